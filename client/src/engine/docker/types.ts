@@ -1,0 +1,72 @@
+/**
+ * The Docker layer's contract, used by the Docker provider (env.py tasks)
+ * and the Harbor runner alike. Everything the engine starts carries
+ * {@link LABELS}; removal of leftovers keys on the owner pid + host.
+ */
+import type { ExecOptions, ExecResult } from '../providers/provider';
+
+export const LABELS = {
+  managed: 'dev.hud-studio.managed',
+  rollout: 'dev.hud-studio.rollout',
+  phase: 'dev.hud-studio.phase',
+  ownerHost: 'dev.hud-studio.owner-host',
+  ownerPid: 'dev.hud-studio.owner-pid',
+  contextHash: 'dev.hud-studio.context-hash',
+} as const;
+
+/** Harbor's network modes plus Docker's own names. */
+export type NetworkMode = 'public' | 'no-network' | 'none' | 'bridge';
+
+export interface ContainerSpec {
+  image: string;
+  rolloutId: string;
+  phase: string;
+  /** Default: keep the container alive (`sleep infinity`) and exec into it. */
+  cmd?: string[];
+  env?: Record<string, string>;
+  workdir?: string;
+  user?: string;
+  network?: NetworkMode;
+  cpus?: number;
+  memoryMb?: number;
+  /** Needs daemon support (xfs quota); the layer warns when it cannot apply it. */
+  storageMb?: number;
+  /** Needs a GPU runtime; the layer warns when it cannot apply it. */
+  gpus?: number | 'all';
+  /** Host paths mounted read-write; only ever with the user's consent. */
+  binds?: string[];
+  extraLabels?: Record<string, string>;
+}
+
+export interface BuildRequest {
+  contextDir: string;
+  /** Relative to contextDir; default `Dockerfile`. */
+  dockerfile?: string;
+  /** Tag to give the result; default derived from the context hash. */
+  tag?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onLog?: (line: string) => void;
+}
+
+export interface BuildResult {
+  tag: string;
+  imageId: string;
+  /** True when an image for the same context hash already existed. */
+  cached: boolean;
+}
+
+export interface ManagedContainer {
+  readonly id: string;
+  readonly image: string;
+  readonly imageId: string;
+  /** Warnings about limits that could not be applied (never silently dropped). */
+  readonly warnings: string[];
+  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
+  /** Copies a host file or folder to `dest` (a folder path) inside the container, creating it. */
+  copyIn(hostPath: string, dest: string): Promise<void>;
+  /** Copies container path `src` into host folder `hostDir`. */
+  copyOut(src: string, hostDir: string): Promise<void>;
+  /** Force-removes the container (and its anonymous volumes). Idempotent. */
+  remove(): Promise<void>;
+}

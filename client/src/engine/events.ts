@@ -1,0 +1,58 @@
+/**
+ * Live rollout events. The engine emits them as things happen; the CLI
+ * renders them, the extension's views and the trace explorer subscribe to
+ * them, and the trace is built from them. Every event carries its rollout id
+ * and an ISO timestamp.
+ */
+import type { GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, TaskIdentity, ErrorPhase } from './trace/schema';
+
+interface Base {
+  rolloutId: string;
+  at: string;
+}
+
+export type RolloutEvent =
+  | (Base & { type: 'rollout.queued'; taskRef: string; jobId?: string })
+  | (Base & { type: 'rollout.started'; task: TaskIdentity; verifier: TaskIdentity | null })
+  | (Base & { type: 'phase.started'; phase: PhaseName; substrate: SubstrateInfo | null; reused: boolean })
+  | (Base & { type: 'step'; phase: PhaseName; step: StepName; status: 'started' | 'completed' | 'error' | 'cancelled'; detail?: string })
+  | (Base & { type: 'log'; phase: PhaseName; stream: LogStream; text: string })
+  | (Base & { type: 'prompt'; prompt: unknown })
+  | (Base & { type: 'agent.step'; index: number; text?: string; toolCalls: { name: string; input?: unknown; output?: unknown; isError?: boolean }[] })
+  | (Base & { type: 'answer'; answer: unknown })
+  | (Base & { type: 'grade'; phase: PhaseName; result: GradeResult; raw: unknown; authoritative: boolean })
+  | (Base & { type: 'phase.ended'; phase: PhaseName; status: RolloutStatus; error?: string })
+  | (Base & { type: 'warning'; phase?: PhaseName; message: string })
+  | (Base & {
+      type: 'rollout.ended';
+      status: RolloutStatus;
+      reward: number | null;
+      result: GradeResult | null;
+      tracePath: string | undefined;
+      error: { phase: ErrorPhase; message: string } | null;
+    });
+
+export type RolloutEventType = RolloutEvent['type'];
+export type RolloutListener = (event: RolloutEvent) => void;
+
+/** Distributes events to listeners; a throwing listener never breaks a rollout. */
+export class EventHub {
+  private readonly listeners = new Set<RolloutListener>();
+
+  on(listener: RolloutListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: RolloutEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch {
+        // A UI bug must not fail the rollout it is displaying.
+      }
+    }
+  }
+}
+
+export const now = (): string => new Date().toISOString();

@@ -1,0 +1,99 @@
+/**
+ * A provider hands out substrates: somewhere an environment's server runs
+ * (a container, a local process group, a borrowed tcp:// server). The engine
+ * only ever talks to this interface, so the actor/verifier rules in
+ * rollout.ts hold for every provider alike.
+ */
+import type { Duplex } from 'node:stream';
+import type { LogStream, PhaseName, SubstrateInfo } from '../trace/schema';
+
+export type ProviderKind = 'docker' | 'local' | 'url';
+
+/** `runtime_config` of a Task, as the discovery module reports it. */
+export interface RuntimeConfig {
+  image?: string | null;
+  compose?: unknown;
+  service_access?: boolean;
+  resources?: { cpu?: number | null; memory_mb?: number | null; [k: string]: unknown } | null;
+  limits?: { startup_timeout_s?: number | null; run_timeout_s?: number | null; [k: string]: unknown } | null;
+  [k: string]: unknown;
+}
+
+/** What to run: one environment of one `env.py`. */
+export interface EnvironmentSpec {
+  /** Absolute host path of the Python module (env.py). */
+  envFile: string;
+  /** Absolute host folder copied into the substrate (the env file's folder). */
+  envDir: string;
+  /** `runtime_config` of the task being run there (null: provider defaults). */
+  runtimeConfig: RuntimeConfig | null;
+  /** Image override (CLI `--image`, setting), wins over the Dockerfile. */
+  image?: string;
+  /** Serve with the SDK installed in the image instead of the bundled runtime. */
+  useImageSdk?: boolean;
+}
+
+export interface AcquireOptions {
+  rolloutId: string;
+  phase: PhaseName;
+  signal?: AbortSignal;
+  /** Provider/setup output, recorded in the phase's logs. */
+  log: (stream: LogStream, text: string) => void;
+  /** Budget for getting the substrate ready (build + start). */
+  startupTimeoutMs?: number;
+}
+
+export interface ExecOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  user?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  stdin?: string;
+  onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+}
+
+export interface ExecResult {
+  /** null when killed (timeout or cancel). */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface ServeOptions {
+  /** Environment name to serve (`--env NAME`). */
+  envName: string;
+  /** Variables for this environment only (credentials): the server process gets them, nothing else. */
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  log: (stream: LogStream, text: string) => void;
+}
+
+export interface Substrate {
+  readonly info: SubstrateInfo;
+  /** Path of the env file as seen inside the substrate. */
+  readonly envPath: string;
+  /** Working folder inside the substrate (the copy of envDir). */
+  readonly workdir: string;
+  /** Runs `python3 ARGS` with the bundled runtime importable (discovery, helpers). */
+  execPython(args: string[], opts?: ExecOptions): Promise<ExecResult>;
+  /** Runs a command (argv) in the substrate. */
+  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
+  /** Starts the environment's control-channel server; resolves once it printed HUD_SERVE_PORT. */
+  serve(opts: ServeOptions): Promise<void>;
+  /** A new byte stream to the served control channel (through the substrate's own loopback). */
+  openChannel(signal?: AbortSignal): Promise<Duplex>;
+  /** Copies a host file or folder to `dest` inside the substrate. */
+  copyIn(hostPath: string, dest: string): Promise<void>;
+  /** Copies `src` from the substrate to a host folder. */
+  copyOut(src: string, hostDir: string): Promise<void>;
+  /** Stops the server (SIGTERM, so teardown runs) and frees everything. Idempotent. */
+  release(): Promise<void>;
+}
+
+export interface Provider {
+  readonly kind: ProviderKind;
+  acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate>;
+}

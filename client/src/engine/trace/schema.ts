@@ -1,0 +1,191 @@
+/**
+ * The trace file format (`*.hudtrace.json`), shared by the engine that writes
+ * it, the CLI, the extension's views and the trace explorer webview that read
+ * it. A trace is untrusted input when read back: always parse it with
+ * {@link parseTrace}, never cast.
+ */
+import { z } from 'zod';
+
+export const TRACE_SCHEMA_VERSION = 1;
+export const TRACE_FILE_SUFFIX = '.hudtrace.json';
+
+export const PhaseName = z.enum(['actor', 'verifier']);
+export type PhaseName = z.infer<typeof PhaseName>;
+
+/** Where a failure happened: a phase, or before any phase started. */
+export const ErrorPhase = z.enum(['setup', 'actor', 'verifier']);
+export type ErrorPhase = z.infer<typeof ErrorPhase>;
+
+export const StepName = z.enum(['setup', 'prompt', 'agent', 'answer', 'grade', 'teardown', 'collect', 'verify']);
+export type StepName = z.infer<typeof StepName>;
+
+export const RolloutStatus = z.enum(['completed', 'error', 'cancelled']);
+export type RolloutStatus = z.infer<typeof RolloutStatus>;
+
+export const LogStream = z.enum(['stdout', 'stderr', 'server', 'agent', 'engine']);
+export type LogStream = z.infer<typeof LogStream>;
+
+export interface SubScoreT {
+  name: string;
+  value: number;
+  weight: number;
+  metadata?: Record<string, unknown> | undefined;
+  children?: SubScoreT[] | undefined;
+}
+export const SubScore: z.ZodType<SubScoreT> = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    value: z.number(),
+    weight: z.number(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    children: z.array(SubScore).optional(),
+  }),
+);
+
+/** A grade as the engine records it (wire `score` is called `reward` here). */
+export const GradeResult = z.object({
+  reward: z.number().nullable(),
+  subscores: z.array(SubScore).default([]),
+  info: z.record(z.string(), z.unknown()).default({}),
+  content: z.unknown().optional(),
+  isError: z.boolean().default(false),
+});
+export type GradeResult = z.infer<typeof GradeResult>;
+
+export const SubstrateInfo = z.object({
+  /** Container id, process id or `tcp://host:port`. */
+  id: z.string(),
+  provider: z.enum(['docker', 'local', 'url', 'compose']),
+  isolation: z.enum(['container', 'process', 'borrowed']),
+  image: z.string().optional(),
+  imageId: z.string().optional(),
+  /** For borrowed servers: the address; the verifier may share the live server. */
+  address: z.string().optional(),
+  network: z.string().optional(),
+});
+export type SubstrateInfo = z.infer<typeof SubstrateInfo>;
+
+export const TraceLog = z.object({
+  /** Milliseconds since the rollout started. */
+  t: z.number(),
+  stream: LogStream,
+  text: z.string(),
+});
+export type TraceLog = z.infer<typeof TraceLog>;
+
+export const TraceStep = z.object({
+  step: StepName,
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  status: z.enum(['completed', 'error', 'cancelled', 'running']),
+  detail: z.string().optional(),
+});
+export type TraceStep = z.infer<typeof TraceStep>;
+
+export const ToolCall = z.object({
+  name: z.string(),
+  input: z.unknown().optional(),
+  output: z.unknown().optional(),
+  isError: z.boolean().optional(),
+});
+export const AgentStep = z.object({
+  index: z.number().int(),
+  at: z.string(),
+  text: z.string().optional(),
+  toolCalls: z.array(ToolCall).default([]),
+});
+export type AgentStep = z.infer<typeof AgentStep>;
+
+export const TracePhase = z.object({
+  name: PhaseName,
+  substrate: SubstrateInfo.nullable(),
+  /** True when the verifier ran on the actor's substrate and channel. */
+  reused: z.boolean(),
+  status: RolloutStatus.or(z.literal('running')),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  steps: z.array(TraceStep).default([]),
+  logs: z.array(TraceLog).default([]),
+  grade: GradeResult.optional(),
+  /** Raw grade frame as the environment sent it. */
+  rawGrade: z.unknown().optional(),
+  error: z.string().optional(),
+});
+export type TracePhase = z.infer<typeof TracePhase>;
+
+export const TaskIdentity = z.object({
+  /** Task reference (DESIGN.md section 2). */
+  ref: z.string(),
+  kind: z.enum(['hud', 'harbor']),
+  env: z.string(),
+  id: z.string(),
+  args: z.record(z.string(), z.unknown()).default({}),
+  slug: z.string(),
+  description: z.string().optional(),
+  /** SHA-256 of the template's source plus the canonical args. */
+  sourceHash: z.string(),
+  /** The template's source (or task.toml + test.sh for Harbor) so an old trace shows what it ran. */
+  source: z.string().optional(),
+  runtimeConfig: z.unknown().optional(),
+});
+export type TaskIdentity = z.infer<typeof TaskIdentity>;
+
+export const TraceEvent = z.object({
+  at: z.string(),
+  type: z.string(),
+  phase: PhaseName.optional(),
+  step: StepName.optional(),
+  message: z.string().optional(),
+});
+export type TraceEvent = z.infer<typeof TraceEvent>;
+
+export const Trace = z.object({
+  schemaVersion: z.literal(TRACE_SCHEMA_VERSION),
+  rolloutId: z.string(),
+  jobId: z.string().optional(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  durationMs: z.number().optional(),
+  task: TaskIdentity,
+  verifier: TaskIdentity.omit({ ref: true }).extend({ ref: z.string().optional() }).nullable(),
+  agent: z.object({ kind: z.string(), detail: z.string().optional() }),
+  provider: z.object({
+    kind: z.enum(['docker', 'local', 'url']),
+    /** How the verifier's substrate relates to the actor's. */
+    verifierSubstrate: z.enum(['fresh', 'reused', 'borrowed', 'none']),
+    dockerHost: z.string().optional(),
+  }),
+  phases: z.array(TracePhase),
+  prompt: z.unknown().optional(),
+  /** The answer exactly as sent to the actor's `tasks.grade`. */
+  answer: z.unknown().optional(),
+  /** The actor's raw result frame, sent unchanged to the verifier as its answer. */
+  actorResult: z.unknown().optional(),
+  agentSteps: z.array(AgentStep).default([]),
+  result: GradeResult.nullable(),
+  status: RolloutStatus,
+  error: z.object({ phase: ErrorPhase, message: z.string(), code: z.string().optional() }).nullable(),
+  warnings: z.array(z.string()).default([]),
+  events: z.array(TraceEvent).default([]),
+  /** Harbor trial extras. */
+  harbor: z
+    .object({
+      trialDir: z.string().optional(),
+      rewards: z.record(z.string(), z.number()).default({}),
+      environmentMode: z.enum(['shared', 'separate']).optional(),
+      agentTimedOut: z.boolean().optional(),
+    })
+    .optional(),
+});
+export type Trace = z.infer<typeof Trace>;
+
+export type TraceParseResult = { ok: true; trace: Trace } | { ok: false; error: string };
+
+/** Validates untrusted JSON as a trace; the error names the first bad field. */
+export function parseTrace(json: unknown): TraceParseResult {
+  const r = Trace.safeParse(json);
+  if (r.success) return { ok: true, trace: r.data };
+  const issue = r.error.issues[0];
+  const where = issue && issue.path.length ? issue.path.join('.') : '(root)';
+  return { ok: false, error: `not a HUD Studio trace: ${where}: ${issue?.message ?? 'invalid'}` };
+}

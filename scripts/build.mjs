@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// Bundles the extension host, the language server, the CLI and the trace
+// explorer webview with esbuild, and puts the wasm files they load by path
+// beside them. `--watch` rebuilds on change.
+import * as esbuild from 'esbuild';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+// Native addons ssh2 and cpu-features try to load in try/catch; they are not
+// needed for the local Docker socket and must never enter the Electron bundle.
+const nativeExternals = ['cpu-features', './crypto/build/Release/sshcrypto.node', 'ssh2'];
+
+const node = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  minify: production,
+  logLevel: 'warning',
+  // web-tree-sitter and execa ship ESM; import.meta.url must still work in CJS.
+  define: { 'import.meta.url': 'importMetaUrl' },
+  banner: { js: "const importMetaUrl = require('url').pathToFileURL(__filename).href;" },
+};
+
+const entries = [
+  { in: 'client/src/extension.ts', out: 'extension', external: ['vscode', ...nativeExternals] },
+  { in: 'server/src/server.ts', out: 'server', external: [...nativeExternals] },
+  { in: 'client/src/cli.ts', out: 'cli', external: ['vscode', ...nativeExternals] },
+];
+const web = [{ in: 'media/src/explorer/main.ts', out: 'media/explorer' }];
+
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+
+const contexts = [];
+for (const e of entries) {
+  if (!existsSync(join(root, e.in))) continue;
+  contexts.push(
+    await esbuild.context({ ...node, entryPoints: { [e.out]: join(root, e.in) }, outdir: dist, external: e.external }),
+  );
+}
+for (const e of web) {
+  if (!existsSync(join(root, e.in))) continue;
+  contexts.push(
+    await esbuild.context({
+      bundle: true,
+      platform: 'browser',
+      target: 'es2022',
+      format: 'iife',
+      sourcemap: true,
+      minify: production,
+      logLevel: 'warning',
+      entryPoints: { [e.out]: join(root, e.in) },
+      outdir: dist,
+      loader: { '.css': 'text' },
+    }),
+  );
+}
+
+function copyAssets() {
+  const assets = [
+    ['node_modules/web-tree-sitter/tree-sitter.wasm', 'tree-sitter.wasm'],
+    ['node_modules/tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-python.wasm'],
+  ];
+  for (const [from, to] of assets) cpSync(join(root, from), join(dist, to));
+  // dockerode's BuildKit session code loads these by __dirname.
+  const protoDir = join(root, 'node_modules/dockerode/lib/proto');
+  if (existsSync(protoDir)) cpSync(protoDir, join(dist, 'proto'), { recursive: true });
+}
+
+if (watch) {
+  copyAssets();
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('watching...');
+} else {
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+  copyAssets();
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Makes sure a Docker engine answers on /var/run/docker.sock and that the
+# base image the fixtures build FROM exists locally. Safe to run repeatedly:
+# every step is skipped when its result is already there.
+#
+# Nothing can be pulled from a registry here, so the base image is a
+# debootstrapped Debian bookworm (python3 + bash) imported with `docker import`.
+set -euo pipefail
+
+BASE_TAGS=(hud-studio/base:bookworm python:3.11-slim)
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+log() { printf '[setup-docker] %s\n' "$*" >&2; }
+
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then $SUDO apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+docker_ok() { docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
+
+if ! docker_ok; then
+  if ! command -v dockerd >/dev/null 2>&1; then
+    log "installing docker.io (Debian)"
+    apt_install docker.io iptables ca-certificates
+  fi
+  if ! command -v docker-compose >/dev/null 2>&1 && ! docker compose version >/dev/null 2>&1; then
+    log "installing docker-compose (v1, Debian)"
+    apt_install docker-compose
+  fi
+  if [ ! -S /var/run/docker.sock ] || ! docker_ok; then
+    log "starting dockerd"
+    $SUDO mkdir -p /var/log
+    ( $SUDO nohup dockerd >/var/log/hud-studio-dockerd.log 2>&1 & )
+    for _ in $(seq 1 60); do
+      docker_ok && break
+      sleep 1
+    done
+  fi
+  docker_ok || { log "dockerd did not start; see /var/log/hud-studio-dockerd.log"; tail -n 30 /var/log/hud-studio-dockerd.log >&2 || true; exit 1; }
+fi
+
+if ! command -v docker-compose >/dev/null 2>&1 && ! docker compose version >/dev/null 2>&1; then
+  log "installing docker-compose (v1, Debian)"
+  apt_install docker-compose
+fi
+
+if ! docker image inspect "${BASE_TAGS[0]}" >/dev/null 2>&1; then
+  command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
+  root=$(mktemp -d /tmp/hud-base.XXXXXX)
+  log "debootstrapping bookworm into $root (about a minute)"
+  $SUDO debootstrap --variant=minbase --include=python3,bash,ca-certificates,procps bookworm "$root" http://deb.debian.org/debian >/tmp/hud-studio-debootstrap.log 2>&1 \
+    || { tail -n 30 /tmp/hud-studio-debootstrap.log >&2; exit 1; }
+  $SUDO rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"*
+  $SUDO tar -C "$root" -c . | docker import -c 'CMD ["/bin/bash"]' -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "${BASE_TAGS[0]}" >/dev/null
+  $SUDO rm -rf "$root"
+fi
+for tag in "${BASE_TAGS[@]:1}"; do
+  docker image inspect "$tag" >/dev/null 2>&1 || docker tag "${BASE_TAGS[0]}" "$tag"
+done
+log "docker $(docker version --format '{{.Server.Version}}') ready; base image ${BASE_TAGS[0]}"

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// The whole test suite, from a fresh clone: installs what the tests need when
+// it is missing (node modules, Docker engine + base image, Chromium,
+// code-server), builds, then runs the Python runtime tests and the
+// TypeScript unit, integration and end-to-end tests.
+//
+//   node scripts/test.mjs                 everything
+//   node scripts/test.mjs --only unit     one layer (unit|python|integration|e2e)
+//   node scripts/test.mjs --skip-setup    do not install anything
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+const skipSetup = args.includes('--skip-setup');
+const layers = only ? [only] : ['python', 'unit', 'integration', 'e2e'];
+const needsDocker = layers.some((l) => l === 'integration' || l === 'e2e');
+const needsBrowser = layers.some((l) => l === 'e2e' || l === 'unit');
+
+function run(cmd, argv, opts = {}) {
+  const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', ...opts });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+}
+function must(cmd, argv, opts) {
+  const code = run(cmd, argv, opts);
+  if (code !== 0) {
+    console.error(`\n${cmd} ${argv.join(' ')} failed with exit code ${code}`);
+    process.exit(code);
+  }
+}
+function files(dir, suffix) {
+  const out = [];
+  const walk = (d) => {
+    if (!existsSync(d)) return;
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) {
+        if (name !== 'fixtures' && name !== 'node_modules') walk(p);
+      } else if (name.endsWith(suffix)) out.push(relative(root, p));
+    }
+  };
+  walk(join(root, dir));
+  return out;
+}
+
+if (!existsSync(join(root, 'node_modules', '.package-lock.json'))) must('npm', ['ci']);
+if (!skipSetup) {
+  if (needsDocker) must('bash', ['scripts/setup-docker.sh']);
+  if (needsBrowser) must('bash', ['scripts/setup-browser.sh']);
+  if (layers.includes('e2e')) must('bash', ['scripts/setup-code-server.sh']);
+}
+must('node', ['scripts/build.mjs']);
+
+const tally = { passed: 0, failed: 0 };
+let failed = false;
+for (const layer of layers) {
+  console.log(`\n=== ${layer} tests ===`);
+  if (layer === 'python') {
+    const r = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'test/python', '-t', '.', '-p', 'test_*.py'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: join(root, 'runtime', 'python'), PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    process.stdout.write(r.stdout);
+    process.stderr.write(r.stderr);
+    const ran = Number(/Ran (\d+) test/.exec(r.stderr)?.[1] ?? 0);
+    const bad = /FAILED \((?:failures=(\d+))?(?:, )?(?:errors=(\d+))?/.exec(r.stderr);
+    const nBad = bad ? Number(bad[1] ?? 0) + Number(bad[2] ?? 0) : 0;
+    tally.passed += ran - nBad;
+    tally.failed += nBad;
+    if (r.status !== 0 || ran === 0) failed = true;
+    continue;
+  }
+  const list = files(`test/${layer}`, '.test.ts');
+  if (list.length === 0) {
+    console.error(`no ${layer} tests found`);
+    failed = true;
+    continue;
+  }
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${layer === 'unit' ? 2 : 1}`, ...list],
+    { cwd: root, encoding: 'utf8', env: { ...process.env, HUD_STUDIO_TEST_LAYER: layer }, maxBuffer: 512 * 1024 * 1024 },
+  );
+  process.stdout.write(r.stdout);
+  process.stderr.write(r.stderr);
+  const pass = Number(/^ℹ pass (\d+)/m.exec(r.stdout)?.[1] ?? 0);
+  const fail = Number(/^ℹ fail (\d+)/m.exec(r.stdout)?.[1] ?? 0);
+  const cancelled = Number(/^ℹ cancelled (\d+)/m.exec(r.stdout)?.[1] ?? 0);
+  tally.passed += pass;
+  tally.failed += fail + cancelled;
+  if (r.status !== 0 || pass === 0) failed = true;
+}
+
+console.log(`\n${tally.passed} passed, ${tally.failed} failed`);
+process.exit(failed || tally.failed > 0 ? 1 : 0);

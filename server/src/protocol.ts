@@ -1,0 +1,119 @@
+/**
+ * Every custom message between the language server and the extension, in
+ * one module both sides import (method name + params/result types). Plain
+ * data only: no `vscode` and no `vscode-languageserver` runtime imports, so
+ * the CLI and tests can use the types too.
+ */
+
+/** LSP positions: 0-based line, UTF-16 character offset. */
+export interface Position {
+  line: number;
+  character: number;
+}
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface TemplateParam {
+  name: string;
+  annotation?: string;
+  /** Source text of the default, if any. */
+  default?: string;
+  kind: 'positional' | 'keyword' | 'varargs' | 'varkw';
+}
+
+export interface IndexedEnvironment {
+  name: string;
+  /** Python variable bound to `Environment("name")`. */
+  variable: string;
+  uri: string;
+  range: Range;
+}
+
+export interface IndexedTemplate {
+  id: string;
+  /** Environment name (not the variable). */
+  env: string;
+  functionName: string;
+  description: string;
+  uri: string;
+  /** The `def` line. */
+  range: Range;
+  /** Line of the grading (second) yield, where inline results are shown. */
+  gradeYieldRange?: Range;
+  params: TemplateParam[];
+  /** First-yield prompt text when it is a literal. */
+  promptPreview?: string;
+  /** True when the first yield is empty (`""`, `None`) - agent-less. */
+  agentless: boolean;
+  /** Keys of a literal dict in the second yield. */
+  resultKeys: string[];
+  /** Keys read from the value the first yield returns (e.g. actor_result["answer"]). */
+  readsKeys: string[];
+}
+
+export interface IndexedVerifierLink {
+  env: string;
+  templateId: string;
+  /** Where the verifier call is written. */
+  uri: string;
+  range: Range;
+  /** Where the verifier's template is defined, when resolved. */
+  templateUri?: string;
+  sameEnvironment: boolean;
+}
+
+export interface IndexedTask {
+  /** Task reference (DESIGN.md section 2) with a workspace-relative POSIX path. */
+  ref: string;
+  kind: 'hud' | 'harbor';
+  /** Display name: variable, `name[i]`, row number or Harbor task name. */
+  label: string;
+  uri: string;
+  range: Range;
+  /** hud: the template it calls, when resolved. */
+  env?: string;
+  templateId?: string;
+  templateUri?: string;
+  verifier?: IndexedVerifierLink;
+  /** harbor: the verification mode. */
+  environmentMode?: 'shared' | 'separate';
+}
+
+export interface WorkspaceIndex {
+  /** Increases on every change. */
+  version: number;
+  environments: IndexedEnvironment[];
+  templates: IndexedTemplate[];
+  tasks: IndexedTask[];
+}
+
+export namespace IndexRequest {
+  export const method = 'hudStudio/index' as const;
+  export type Params = Record<string, never>;
+  export type Result = WorkspaceIndex;
+}
+
+/** Sent by the server whenever the index changed; the client then asks for it. */
+export namespace IndexChangedNotification {
+  export const method = 'hudStudio/indexChanged' as const;
+  export interface Params {
+    version: number;
+  }
+}
+
+/** Arguments of the CodeLens commands the server emits. */
+export namespace Commands {
+  export const runTask = 'hudStudio.runTask' as const;
+  export const runTemplate = 'hudStudio.runTemplate' as const;
+  export interface RunTaskArgs {
+    ref: string;
+    uri: string;
+  }
+  export interface RunTemplateArgs {
+    uri: string;
+    env: string;
+    templateId: string;
+  }
+}
