@@ -5,7 +5,7 @@
 // TypeScript unit, integration and end-to-end tests.
 //
 //   node scripts/test.mjs                 everything
-//   node scripts/test.mjs --only unit     one layer (unit|python|integration|e2e)
+//   node scripts/test.mjs --only unit     one layer (python|unit|browser|integration|e2e)
 //   node scripts/test.mjs --skip-setup    do not install anything
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -16,9 +16,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const skipSetup = args.includes('--skip-setup');
-const layers = only ? [only] : ['python', 'unit', 'integration', 'e2e'];
+const layers = only ? [only] : ['python', 'unit', 'browser', 'integration', 'e2e'];
 const needsDocker = layers.some((l) => l === 'integration' || l === 'e2e');
-const needsBrowser = layers.some((l) => l === 'e2e' || l === 'unit');
+const needsBrowser = layers.some((l) => l === 'e2e' || l === 'browser');
 
 function run(cmd, argv, opts = {}) {
   const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', ...opts });
