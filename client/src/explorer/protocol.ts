@@ -1,0 +1,62 @@
+/**
+ * Messages between the extension host and the trace explorer webview. Both
+ * sides import these types; the webview validates everything it receives
+ * (a trace is untrusted input), so `trace` fields are typed `unknown`: the
+ * host may pass the parsed JSON object or the raw file text.
+ *
+ * Typical host flow:
+ *   1. set `webview.html = renderExplorerHtml(...)`;
+ *   2. wait for `{type: 'ready'}` from the webview (it is sent on every load,
+ *      including after VS Code reloads a hidden webview);
+ *   3. post `{type: 'trace', trace}` for a finished rollout (file text or
+ *      parsed object), or, while a rollout runs, every event so far as one
+ *      `{type: 'events', events}` followed by `{type: 'event' | 'events'}`
+ *      as they happen (the page builds the trace; a running trace is not
+ *      a valid trace file, so do not post it as `trace`), or
+ *      `{type: 'compare', left, right}` for two rollouts of one task.
+ */
+import type { RolloutEvent } from '../engine/events';
+
+/** Host -> webview. */
+export type HostToExplorerMessage =
+  /** Show one rollout (replaces whatever is shown). `trace` is a parsed trace object or its JSON text. */
+  | { type: 'trace'; trace: unknown }
+  /**
+   * One live event of the rollout being shown. A `rollout.queued` or
+   * `rollout.started` event of a rollout not shown yet starts a new live trace
+   * (replacing what was shown); other events of another rollout id are ignored.
+   */
+  | { type: 'event'; event: RolloutEvent }
+  /** A burst of live events (e.g. log lines), applied in order with one repaint. */
+  | { type: 'events'; events: RolloutEvent[] }
+  /** Two rollouts of the same task side by side; each is a trace object or JSON text. */
+  | { type: 'compare'; left: unknown; right: unknown }
+  /** The host could not load what was asked for (e.g. unreadable file); shown instead of a trace. */
+  | { type: 'loadError'; message: string };
+
+/** Webview -> host. */
+export type ExplorerToHostMessage =
+  /** The page is ready for a `trace` / `compare` message. */
+  | { type: 'ready' }
+  /** Open the task's source, by task reference (`PATH::NAME`, `PATH::N`, or a Harbor directory). */
+  | { type: 'openTask'; ref: string }
+  /** Open a file or folder named by the trace (e.g. a Harbor trial directory). */
+  | { type: 'openFile'; path: string };
+
+export type HostToExplorerType = HostToExplorerMessage['type'];
+
+/** Narrowing for the host's `onDidReceiveMessage` (the webview is less trusted than the host). */
+export function isExplorerToHostMessage(value: unknown): value is ExplorerToHostMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  switch (m.type) {
+    case 'ready':
+      return true;
+    case 'openTask':
+      return typeof m.ref === 'string' && m.ref.length > 0;
+    case 'openFile':
+      return typeof m.path === 'string' && m.path.length > 0;
+    default:
+      return false;
+  }
+}

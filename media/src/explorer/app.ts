@@ -1,0 +1,244 @@
+/**
+ * The explorer page: holds what is shown (one trace, a live rollout, or a
+ * comparison), turns host messages into state, and renders. Non-log parts are
+ * rebuilt on change (they are small); log viewers persist and only take in new
+ * lines, so a chatty live rollout repaints cheaply.
+ */
+import type { RolloutEvent } from '../../../client/src/engine/events';
+import { applyRolloutEvent, type LiveTrace } from '../../../client/src/explorer/liveTrace';
+import type { HostToExplorerMessage } from '../../../client/src/explorer/protocol';
+import { h, replaceChildren, type Child } from './dom';
+import { formatReward } from './format';
+import type { HostLink } from './host';
+import { loadTrace } from './load';
+import { renderAgentSteps, renderAnswer, renderPrompt } from './views/conversation';
+import { renderCompare } from './views/compare';
+import { renderGrade } from './views/subscores';
+import { renderHeader } from './views/header';
+import { LogsSection } from './views/logs';
+import { OpenState } from './views/openState';
+import { renderProblems } from './views/problems';
+import { renderTimeline, type StepTarget } from './views/timeline';
+
+export type ExplorerMode = 'empty' | 'trace' | 'compare' | 'error';
+
+/** Fired on `document` after every render; tests and the bench wait for it. */
+export const RENDERED_EVENT = 'hud-explorer-rendered';
+
+const EVENT_TYPES = new Set<string>([
+  'rollout.queued',
+  'rollout.started',
+  'phase.started',
+  'step',
+  'log',
+  'prompt',
+  'agent.step',
+  'answer',
+  'grade',
+  'phase.ended',
+  'warning',
+  'rollout.ended',
+]);
+
+const LOG_STREAMS = new Set<string>(['stdout', 'stderr', 'server', 'agent', 'engine']);
+
+export class ExplorerApp {
+  private mode: ExplorerMode = 'empty';
+  private trace: LiveTrace | null = null;
+  private pair: { left: LiveTrace; right: LiveTrace } | null = null;
+  private error = '';
+  private open = new OpenState();
+  private logs = new LogsSection();
+  /** Rebuilt on every render. */
+  private readonly page: HTMLElement;
+  /** Holds the log section, which is never detached while shown (detaching would lose its scroll position). */
+  private readonly logsHost: HTMLElement;
+  private frame = 0;
+  private fullPending = false;
+
+  constructor(
+    root: HTMLElement,
+    private readonly host: HostLink,
+    private readonly emptyExtras: () => Child = () => null,
+  ) {
+    this.page = h('div', { class: 'page' });
+    this.logsHost = h('div', { class: 'logs-host' });
+    replaceChildren(root, h('div', { class: 'explorer' }, this.page, this.logsHost));
+    this.render();
+  }
+
+  /** Entry point for every message from the host (or the dev harness). Malformed messages are ignored. */
+  handle(data: unknown): void {
+    if (typeof data !== 'object' || data === null || typeof (data as { type?: unknown }).type !== 'string') return;
+    const msg = data as HostToExplorerMessage;
+    switch (msg.type) {
+      case 'trace': {
+        const r = loadTrace(msg.trace);
+        if (r.ok) this.showTrace(r.trace);
+        else this.showError(r.error);
+        break;
+      }
+      case 'compare': {
+        const l = loadTrace(msg.left, 'left trace');
+        const r = loadTrace(msg.right, 'right trace');
+        if (!l.ok) this.showError(l.error);
+        else if (!r.ok) this.showError(r.error);
+        else {
+          this.pair = { left: l.trace, right: r.trace };
+          this.mode = 'compare';
+          this.render();
+        }
+        break;
+      }
+      case 'event':
+        this.applyEvents([msg.event]);
+        break;
+      case 'events':
+        if (Array.isArray(msg.events)) this.applyEvents(msg.events);
+        break;
+      case 'loadError':
+        this.showError(typeof msg.message === 'string' ? msg.message : 'the trace could not be loaded');
+        break;
+    }
+  }
+
+  private showTrace(trace: LiveTrace): void {
+    if (this.trace?.rolloutId !== trace.rolloutId) {
+      this.open = new OpenState();
+      this.logs = new LogsSection();
+    }
+    this.trace = trace;
+    this.mode = 'trace';
+    this.render();
+  }
+
+  private showError(message: string): void {
+    this.error = message;
+    this.mode = 'error';
+    this.render();
+  }
+
+  private applyEvents(events: unknown[]): void {
+    let structural = false;
+    let changed = false;
+    for (const e of events) {
+      if (!isRolloutEvent(e)) continue;
+      const before = this.trace;
+      let next: LiveTrace | null;
+      try {
+        // The start of another rollout replaces what is shown; its other events are ignored.
+        const starts = e.type === 'rollout.queued' || e.type === 'rollout.started';
+        const current = this.mode === 'trace' && !(starts && e.rolloutId !== this.trace?.rolloutId) ? this.trace : null;
+        next = applyRolloutEvent(current, e);
+      } catch {
+        continue; // a malformed event must not take the page down
+      }
+      if (!next) continue;
+      if (next !== before) {
+        this.open = new OpenState();
+        this.logs = new LogsSection();
+        this.trace = next;
+        this.mode = 'trace';
+        structural = true;
+      }
+      changed = true;
+      if (e.type !== 'log') structural = true;
+    }
+    if (!changed) {
+      document.dispatchEvent(new CustomEvent(RENDERED_EVENT, { detail: { mode: this.mode, ignored: true } }));
+      return;
+    }
+    this.fullPending ||= structural;
+    if (!this.frame) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        const full = this.fullPending;
+        this.fullPending = false;
+        if (full || !this.trace) this.render();
+        else {
+          this.logs.update(this.trace);
+          document.dispatchEvent(new CustomEvent(RENDERED_EVENT, { detail: { mode: this.mode, logsOnly: true } }));
+        }
+      });
+    }
+  }
+
+  render(): void {
+    let content: Child;
+    try {
+      content = this.content();
+    } catch (e) {
+      content = h('div', { class: 'problem error', attrs: { role: 'alert' } }, `The explorer could not show this: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    replaceChildren(this.page, content);
+    if (this.mode === 'trace' && this.trace) {
+      if (this.logs.el.parentElement !== this.logsHost) replaceChildren(this.logsHost, this.logs.el);
+      this.logs.update(this.trace);
+    } else replaceChildren(this.logsHost);
+    document.body.dataset.state = this.mode;
+    document.title = this.title();
+    document.dispatchEvent(new CustomEvent(RENDERED_EVENT, { detail: { mode: this.mode } }));
+  }
+
+  private content(): Child {
+    switch (this.mode) {
+      case 'empty':
+        return h('div', { class: 'empty' }, h('h1', null, 'HUD trace explorer'), h('p', { class: 'muted' }, 'No trace loaded yet.'), this.emptyExtras());
+      case 'error':
+        return h('div', { class: 'problem error', attrs: { role: 'alert', 'data-testid': 'load-error' } }, h('strong', null, 'Could not show this trace'), h('pre', { class: 'problem-msg' }, this.error));
+      case 'compare':
+        return this.pair ? renderCompare(this.pair.left, this.pair.right) : null;
+      case 'trace': {
+        const t = this.trace;
+        if (!t) return null;
+        const now = new Date().toISOString();
+        return [
+          renderProblems(t),
+          renderHeader(t, { openTask: (ref) => this.host.post({ type: 'openTask', ref }), openFile: (path) => this.host.post({ type: 'openFile', path }) }, this.open),
+          renderTimeline(t, (target) => this.jump(target), now),
+          h('div', { class: 'two-col' }, renderPrompt(t), renderAnswer(t, this.open)),
+          renderAgentSteps(t, this.open),
+          renderGrade(t, this.open),
+        ];
+      }
+    }
+  }
+
+  private jump(target: StepTarget): void {
+    const section: Record<string, string> = { prompt: 'section-prompt', agent: 'section-agent', answer: 'section-answer', grade: 'section-grade', verify: 'section-grade' };
+    const id = section[target.step];
+    let el: HTMLElement | null;
+    if (target.agentIndex !== undefined) {
+      this.open.set(`agent-${target.agentIndex}`, true);
+      const details = document.querySelector<HTMLDetailsElement>(`details[data-key="agent-${target.agentIndex}"]`);
+      if (details) details.open = true;
+      el = details;
+    } else if (id) el = document.getElementById(id);
+    else {
+      this.logs.show(target.phase, target.offsetMs);
+      el = this.logs.el;
+    }
+    if (!el) return;
+    el.scrollIntoView({ block: 'start' });
+    el.classList.remove('flash');
+    void el.offsetWidth; // restart the highlight animation
+    el.classList.add('flash');
+  }
+
+  private title(): string {
+    if (this.mode === 'trace' && this.trace) {
+      const t = this.trace;
+      return `${t.task.env || t.task.ref}/${t.task.id} — ${t.status === 'running' ? 'running' : formatReward(t.result?.reward)}`;
+    }
+    if (this.mode === 'compare' && this.pair) return `Compare ${this.pair.left.task.env}/${this.pair.left.task.id}`;
+    return 'HUD trace explorer';
+  }
+}
+
+function isRolloutEvent(e: unknown): e is RolloutEvent {
+  if (typeof e !== 'object' || e === null) return false;
+  const r = e as Record<string, unknown>;
+  if (typeof r.rolloutId !== 'string' || typeof r.at !== 'string' || typeof r.type !== 'string' || !EVENT_TYPES.has(r.type)) return false;
+  if (r.type === 'log') return typeof r.text === 'string' && (r.phase === 'actor' || r.phase === 'verifier') && LOG_STREAMS.has(r.stream as string);
+  return true;
+}

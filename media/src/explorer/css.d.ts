@@ -1,0 +1,5 @@
+// esbuild loads .css as text for the webview bundle (scripts/build.mjs `loader`).
+declare module '*.css' {
+  const text: string;
+  export default text;
+}

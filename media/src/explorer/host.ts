@@ -1,0 +1,39 @@
+/**
+ * The page's link to whoever shows it: VS Code's webview API when present,
+ * otherwise the plain-browser fallback used for development and tests
+ * (messages arrive as window `message` events either way; outgoing messages
+ * go to a parent frame, or are recorded on `window.hudExplorerOutbox`).
+ */
+import type { ExplorerToHostMessage } from '../../../client/src/explorer/protocol';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+}
+declare global {
+  interface Window {
+    /** Messages the page sent while running outside VS Code without a parent frame. */
+    hudExplorerOutbox?: ExplorerToHostMessage[];
+  }
+  // Injected by VS Code into webviews; callable once.
+  // eslint-disable-next-line no-var
+  var acquireVsCodeApi: (() => VsCodeApi) | undefined;
+}
+
+export interface HostLink {
+  readonly inVsCode: boolean;
+  post(message: ExplorerToHostMessage): void;
+}
+
+export function connectHost(): HostLink {
+  if (typeof globalThis.acquireVsCodeApi === 'function') {
+    const api = globalThis.acquireVsCodeApi();
+    return { inVsCode: true, post: (m) => api.postMessage(m) };
+  }
+  return {
+    inVsCode: false,
+    post: (m) => {
+      if (window.parent !== window) window.parent.postMessage(m, '*');
+      else (window.hudExplorerOutbox ??= []).push(m);
+    },
+  };
+}
