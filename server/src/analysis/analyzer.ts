@@ -1,0 +1,236 @@
+/**
+ * The analysis core used by the language server, the `check` CLI, tests and
+ * the benchmark (no LSP dependency). Closed files are parsed, reduced to
+ * facts and their trees freed at once; open documents keep their tree and
+ * are re-parsed incrementally on each edit.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
+import type { FileFacts } from './facts';
+import { problem, ZERO_RANGE } from './diagnostics';
+import { extractHarborFacts } from './harborTask';
+import { extractJsonTasks } from './jsonTasks';
+import { extractPythonFacts } from './pythonFacts';
+import { createPythonParser, type Parser, type Tree } from './treeSitter';
+import { Workspace, type WorkspaceHost } from './workspace';
+
+export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
+
+export type FileKind = 'python' | 'json' | 'harbor';
+
+export function fileKind(path: string): FileKind | undefined {
+  if (path.endsWith('.py')) return 'python';
+  if (path.endsWith('.json') || path.endsWith('.jsonl')) return 'json';
+  if (basename(path) === 'task.toml') return 'harbor';
+  return undefined;
+}
+
+/** What a file holds: its text or bytes, or only its size when it is too large to read. */
+export type FileContent = string | Uint8Array | { oversizedBytes: number };
+
+/** Decodes file bytes as UTF-8; invalid sequences become U+FFFD instead of failing. */
+export function decodeText(content: string | Uint8Array): string {
+  const text = typeof content === 'string' ? content : new TextDecoder('utf-8', { fatal: false }).decode(content);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+export interface AnalyzerOptions {
+  roots: readonly string[];
+  host?: WorkspaceHost;
+  maxFileBytes?: number;
+}
+
+interface OpenDocument {
+  doc: TextDocument;
+  tree: Tree | undefined;
+}
+
+export class Analyzer {
+  private readonly open = new Map<string, OpenDocument>();
+  private readonly maxFileBytes: number;
+
+  private constructor(
+    readonly workspace: Workspace,
+    private readonly parser: Parser,
+    options: AnalyzerOptions,
+  ) {
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
+  static async create(options: AnalyzerOptions): Promise<Analyzer> {
+    const parser = await createPythonParser();
+    const host = options.host ?? { exists: (p: string) => existsSync(p) };
+    return new Analyzer(new Workspace(options.roots, host), parser, options);
+  }
+
+  isOpen(path: string): boolean {
+    return this.open.has(path);
+  }
+
+  /** Text of an open document. */
+  documentText(path: string): string | undefined {
+    return this.open.get(path)?.doc.getText();
+  }
+
+  document(path: string): TextDocument | undefined {
+    return this.open.get(path)?.doc;
+  }
+
+  /** Content of closed files (from disk); open documents win over disk. Returns the affected paths. */
+  setFiles(entries: Iterable<[string, FileContent]>): Set<string> {
+    const facts: [string, FileFacts][] = [];
+    const gone: string[] = [];
+    for (const [path, content] of entries) {
+      if (this.open.has(path)) continue;
+      const f = this.factsFor(path, content);
+      if (f) facts.push([path, f]);
+      else if (this.workspace.has(path)) gone.push(path);
+    }
+    const affected = this.workspace.setFacts(facts);
+    for (const p of gone) for (const a of this.workspace.remove(p)) affected.add(a);
+    return affected;
+  }
+
+  setFile(path: string, content: FileContent): Set<string> {
+    return this.setFiles([[path, content]]);
+  }
+
+  deleteFile(path: string): Set<string> {
+    if (this.open.has(path)) return new Set();
+    return this.workspace.remove(path);
+  }
+
+  /** A non-indexed file changed (Harbor's instruction.md, tests/...). */
+  touch(path: string): Set<string> {
+    return this.workspace.touch(path);
+  }
+
+  openDocument(path: string, text: string, version = 0): Set<string> {
+    this.closeTree(path);
+    const doc = TextDocument.create(path, 'text', version, text);
+    const entry: OpenDocument = { doc, tree: undefined };
+    this.open.set(path, entry);
+    return this.reanalyse(path, entry, undefined);
+  }
+
+  changeDocument(path: string, changes: readonly TextDocumentContentChangeEvent[], version: number): Set<string> {
+    const entry = this.open.get(path);
+    if (!entry) return new Set();
+    let tree = entry.tree;
+    for (const change of changes) {
+      if (tree && 'range' in change) {
+        const doc = entry.doc;
+        const startIndex = doc.offsetAt(change.range.start);
+        const oldEndIndex = doc.offsetAt(change.range.end);
+        const start = doc.positionAt(startIndex);
+        const oldEnd = doc.positionAt(oldEndIndex);
+        // Indices and columns in UTF-16 code units: web-tree-sitter parses JS strings as UTF-16.
+        tree.edit({
+          startIndex,
+          oldEndIndex,
+          newEndIndex: startIndex + change.text.length,
+          startPosition: { row: start.line, column: start.character },
+          oldEndPosition: { row: oldEnd.line, column: oldEnd.character },
+          newEndPosition: endPoint(start.line, start.character, change.text),
+        });
+      } else if (tree) {
+        tree.delete();
+        tree = undefined;
+      }
+      entry.doc = TextDocument.update(entry.doc, [change], version);
+    }
+    entry.tree = tree;
+    return this.reanalyse(path, entry, tree);
+  }
+
+  /** The editor closed a document: fall back to the file on disk (undefined = it no longer exists). */
+  closeDocument(path: string, diskContent: FileContent | undefined): Set<string> {
+    this.closeTree(path);
+    this.open.delete(path);
+    return diskContent === undefined ? this.workspace.remove(path) : this.setFile(path, diskContent);
+  }
+
+  dispose(): void {
+    for (const path of [...this.open.keys()]) this.closeTree(path);
+    this.open.clear();
+    this.parser.delete();
+  }
+
+  /** Parses a Python text and frees the tree (the benchmark's floor uses the same parser). */
+  parseOnly(text: string): void {
+    this.parser.parse(text)?.delete();
+  }
+
+  private closeTree(path: string): void {
+    const entry = this.open.get(path);
+    entry?.tree?.delete();
+    if (entry) entry.tree = undefined;
+  }
+
+  private reanalyse(path: string, entry: OpenDocument, oldTree: Tree | undefined): Set<string> {
+    const text = entry.doc.getText();
+    let facts: FileFacts | undefined;
+    if (fileKind(path) === 'python' && !this.tooLarge(text)) {
+      const tree = this.parser.parse(text, oldTree) ?? undefined;
+      oldTree?.delete();
+      entry.tree = tree;
+      facts = tree ? extractPythonFacts(tree, text) : undefined;
+    } else {
+      oldTree?.delete();
+      entry.tree = undefined;
+      facts = this.factsFor(path, text);
+    }
+    if (facts) return this.workspace.setFacts([[path, facts]]);
+    return this.workspace.has(path) ? this.workspace.remove(path) : new Set();
+  }
+
+  get maxBytes(): number {
+    return this.maxFileBytes;
+  }
+
+  private tooLarge(content: FileContent): boolean {
+    if (typeof content === 'object' && 'oversizedBytes' in content) return true;
+    const bytes = typeof content === 'string' ? (content.length > this.maxFileBytes / 3 ? Buffer.byteLength(content) : content.length) : content.byteLength;
+    return bytes > this.maxFileBytes;
+  }
+
+  private factsFor(path: string, content: FileContent): FileFacts | undefined {
+    const kind = fileKind(path);
+    if (!kind) return undefined;
+    if (this.tooLarge(content)) {
+      // Big JSON files are data far more often than task lists: leave them out silently.
+      if (kind === 'json') return undefined;
+      const mb = (this.maxFileBytes / (1024 * 1024)).toFixed(0);
+      return {
+        kind: 'skipped',
+        problems: [problem('file-too-large', ZERO_RANGE, `${basename(path)} is larger than ${mb} MB, so HUD Studio does not index it (fix: split it into smaller modules if it defines templates or tasks)`)],
+      };
+    }
+    if (typeof content === 'object' && 'oversizedBytes' in content) return undefined;
+    const text = decodeText(content);
+    switch (kind) {
+      case 'python': {
+        const tree = this.parser.parse(text);
+        if (!tree) return undefined;
+        try {
+          return extractPythonFacts(tree, text);
+        } finally {
+          tree.delete();
+        }
+      }
+      case 'json':
+        return extractJsonTasks(text, path);
+      case 'harbor':
+        return extractHarborFacts(text, this.workspace.relOf(dirname(path)));
+    }
+  }
+}
+
+function endPoint(row: number, column: number, text: string): { row: number; column: number } {
+  const last = text.lastIndexOf('\n');
+  if (last < 0) return { row, column: column + text.length };
+  let lines = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+  return { row: row + lines, column: text.length - last - 1 };
+}

@@ -1,0 +1,37 @@
+/**
+ * The stable diagnostic codes, their severities and the wording of each
+ * message. Every message says how to fix the problem.
+ */
+import type { FileProblem, Range, Severity } from './facts';
+
+export const DIAGNOSTIC_SOURCE = 'hud-studio';
+
+export const SEVERITY = {
+  'verifier-unknown-template': 'error',
+  'verifier-nested': 'error',
+  'verifier-not-agentless': 'warning',
+  'verifier-field-missing': 'warning',
+  'result-missing-score': 'error',
+  'task-bad-args': 'error',
+  'template-not-async-generator': 'error',
+  'template-duplicate-id': 'error',
+  'template-single-yield': 'warning',
+  'verifier-two-substrate': 'info',
+  'service-access-docker-socket': 'warning',
+  'v5-scenario-api': 'error',
+  'harbor-invalid-toml': 'error',
+  'harbor-schema': 'error',
+  'harbor-missing-tests-dockerfile': 'error',
+  'harbor-missing-test-sh': 'error',
+  'harbor-missing-instruction': 'error',
+  /** Not a HUD rule: says why a file was left out of the index. */
+  'file-too-large': 'info',
+} as const satisfies Record<string, Severity>;
+
+export type DiagnosticCode = keyof typeof SEVERITY;
+
+export function problem(code: DiagnosticCode, range: Range, message: string): FileProblem {
+  return { code, severity: SEVERITY[code], message, range };
+}
+
+export const ZERO_RANGE: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };

@@ -1,0 +1,140 @@
+/**
+ * What one file says, extracted without running it and without keeping its
+ * syntax tree: the linker joins these across files. Ranges are LSP ranges
+ * (0-based lines, UTF-16 columns).
+ */
+import type { Range, TemplateParam } from '../protocol';
+
+export type { Range, Position, TemplateParam } from '../protocol';
+
+/** A callee written as a dotted name: `solve`, `j.verify`, `envs.judge.verify`. */
+export interface CallFacts {
+  callee: string[];
+  range: Range;
+  calleeRange: Range;
+  positional: number;
+  keywords: { name: string; range: Range }[];
+  /** `*args` / `**kwargs` at the call site: argument checks cannot be exact. */
+  hasSplat: boolean;
+  /** The `verifier=` keyword, kept apart from the template's arguments. */
+  verifier?: VerifierValue;
+}
+
+/** A verifier is a template call or the name of a module-level task. */
+export type VerifierValue = { kind: 'call'; call: CallFacts; range: Range } | { kind: 'name'; name: string; range: Range };
+
+export interface TaskCandidate {
+  /** Variable the task is bound to. */
+  name: string;
+  /** Set for elements of a list, tuple or Taskset. */
+  index?: number;
+  call: CallFacts;
+  range: Range;
+}
+
+export interface VerifierAssignment {
+  target: string;
+  index?: number;
+  value: VerifierValue;
+  range: Range;
+}
+
+export interface EnvironmentFacts {
+  variable: string;
+  name: string;
+  range: Range;
+}
+
+export type FirstYield = { kind: 'empty' } | { kind: 'literal'; text: string } | { kind: 'other' };
+
+export interface ResultShape {
+  /** Keys of a literal dict, or ['score'] for a number; undefined when unknown. */
+  keys?: string[];
+  range: Range;
+  /** Set when a literal dict has no numeric score. */
+  scoreProblem?: 'missing' | 'not-numeric';
+}
+
+export interface TemplateFacts {
+  id: string;
+  /** Environment variable the decorator is read from (`actor` in `@actor.template`). */
+  envVariable: string;
+  functionName: string;
+  description: string;
+  range: Range;
+  nameRange: Range;
+  decoratorRange: Range;
+  params: TemplateParam[];
+  isAsync: boolean;
+  yieldCount: number;
+  /** A yield inside a loop: the count says nothing about how many run. */
+  yieldInLoop: boolean;
+  firstYield?: FirstYield;
+  firstYieldRange?: Range;
+  result?: ResultShape;
+  readsKeys: { key: string; range: Range }[];
+}
+
+export interface ImportBinding {
+  local: string;
+  /** Absolute dotted module, or relative with leading dots (`.judge`, `..pkg`). */
+  module: string;
+  /** Imported name; undefined for `import a.b as x` (binds the module). */
+  name?: string;
+}
+
+export interface PythonFacts {
+  kind: 'python';
+  importsHud: boolean;
+  imports: ImportBinding[];
+  environments: EnvironmentFacts[];
+  templates: TemplateFacts[];
+  tasks: TaskCandidate[];
+  verifierAssignments: VerifierAssignment[];
+  /** Names defined at module level by `def`/`class` that are not templates. */
+  plainDefinitions: string[];
+  v5Scenarios: { envVariable: string; functionName: string; range: Range }[];
+  serviceAccess: Range[];
+  hasSyntaxErrors: boolean;
+}
+
+export interface JsonTaskRow {
+  row: number;
+  env: string;
+  id: string;
+  args: Record<string, unknown>;
+  argsRange: Range;
+  range: Range;
+  verifier?: { env: string; id: string; args: Record<string, unknown>; range: Range };
+}
+
+export interface JsonTaskFacts {
+  kind: 'json-tasks';
+  rows: JsonTaskRow[];
+}
+
+export interface HarborFacts {
+  kind: 'harbor';
+  /** Workspace-relative POSIX path of the task directory. */
+  ref: string;
+  label: string;
+  environmentMode?: 'shared' | 'separate';
+  issues: FileProblem[];
+}
+
+export interface SkippedFacts {
+  kind: 'skipped';
+  problems: FileProblem[];
+}
+
+export type FileFacts = PythonFacts | JsonTaskFacts | HarborFacts | SkippedFacts;
+
+export type Severity = 'error' | 'warning' | 'info';
+
+/** A diagnostic before it is tied to a URI. */
+export interface FileProblem {
+  code: string;
+  severity: Severity;
+  message: string;
+  range: Range;
+}

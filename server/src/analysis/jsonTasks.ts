@@ -1,0 +1,106 @@
+/**
+ * `.json` / `.jsonl` task files: rows of `{env, id, args}` (optionally with a
+ * `verifier` row of the same shape). A JSON file is a task file only when
+ * every row has string `env` and `id`, so package.json and friends never
+ * turn into tasks.
+ */
+import type { JsonTaskFacts, JsonTaskRow, Range } from './facts';
+import { LineMap } from './lines';
+
+type Row = { env: string; id: string; args: Record<string, unknown>; verifier?: unknown };
+
+function isRow(v: unknown): v is Row {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  if (typeof r.env !== 'string' || typeof r.id !== 'string') return false;
+  return r.args === undefined || (r.args !== null && typeof r.args === 'object' && !Array.isArray(r.args));
+}
+
+export function extractJsonTasks(text: string, fileName: string): JsonTaskFacts | undefined {
+  const spans = fileName.endsWith('.jsonl') ? jsonlSpans(text) : jsonArraySpans(text);
+  if (!spans || spans.length === 0) return undefined;
+  const lines = new LineMap(text);
+  const rows: JsonTaskRow[] = [];
+  for (const [i, span] of spans.entries()) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text.slice(span.start, span.end));
+    } catch {
+      return undefined;
+    }
+    if (!isRow(value)) return undefined;
+    const range: Range = { start: lines.positionAt(span.start), end: lines.positionAt(span.end) };
+    const row: JsonTaskRow = { row: i, env: value.env, id: value.id, args: value.args ?? {}, argsRange: range, range };
+    const argsAt = text.indexOf('"args"', span.start);
+    if (argsAt >= 0 && argsAt < span.end) row.argsRange = { start: lines.positionAt(argsAt), end: lines.positionAt(argsAt + 6) };
+    if (isRow(value.verifier)) {
+      const vAt = text.indexOf('"verifier"', span.start);
+      const vRange = vAt >= 0 && vAt < span.end ? { start: lines.positionAt(vAt), end: lines.positionAt(vAt + 10) } : range;
+      row.verifier = { env: value.verifier.env, id: value.verifier.id, args: value.verifier.args ?? {}, range: vRange };
+    }
+    rows.push(row);
+  }
+  return { kind: 'json-tasks', rows };
+}
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+function jsonlSpans(text: string): Span[] {
+  const out: Span[] = [];
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    const lead = line.length - line.trimStart().length;
+    const trimmed = line.trim();
+    if (trimmed) out.push({ start: start + lead, end: start + lead + trimmed.length });
+    start = end + 1;
+  }
+  return out;
+}
+
+/** Offsets of the elements of a top-level JSON array; undefined when it is not one. */
+function jsonArraySpans(text: string): Span[] | undefined {
+  let i = 0;
+  const skipWs = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  skipWs();
+  if (text[i] !== '[') return undefined;
+  i++;
+  const out: Span[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+      if (start < 0) start = i;
+      continue;
+    }
+    if (depth === 0 && (c === ',' || c === ']')) {
+      if (start >= 0) {
+        let end = i;
+        while (end > start && /\s/.test(text[end - 1]!)) end--;
+        out.push({ start, end });
+      }
+      start = -1;
+      if (c === ']') return out;
+      continue;
+    }
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    if (start < 0 && !/\s/.test(c)) start = i;
+  }
+  return undefined;
+}

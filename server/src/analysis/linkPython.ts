@@ -1,0 +1,228 @@
+/**
+ * Links one Python module: resolves its task calls and verifiers to
+ * templates (across modules), builds its part of the index and produces its
+ * diagnostics.
+ */
+import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../protocol';
+import { checkArgs } from './argsCheck';
+import type { CallFacts, FileProblem, PythonFacts, Range, TemplateFacts, VerifierValue } from './facts';
+import { problem } from './diagnostics';
+import type { LinkResult, TemplateUse } from './link';
+import type { Resolver } from './resolver';
+import { checkVerifier, type TemplateSide } from './verifierChecks';
+
+export interface FileIdentity {
+  path: string;
+  uri: string;
+  rel: string;
+  uriOf(path: string): string;
+  relOf(path: string): string;
+}
+
+type Target = TemplateSide & { path: string };
+
+export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Resolver): LinkResult {
+  const problems: FileProblem[] = [];
+  const uses: TemplateUse[] = [];
+  const templates = facts.templates.map((t) => indexTemplate(file, t, resolver.envName(file.path, t.envVariable)));
+  templateProblems(facts, templates, problems);
+
+  const tasks: IndexedTask[] = [];
+  const verifierFor = new Map<string, { value: VerifierValue; range: Range }>();
+  for (const a of facts.verifierAssignments) verifierFor.set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
+
+  for (const cand of facts.tasks) {
+    const target = resolveTemplate(file, cand.call, resolver);
+    if (!target) continue;
+    const label = cand.index === undefined ? cand.name : `${cand.name}[${cand.index}]`;
+    uses.push(use(cand.call.calleeRange, 'task', target));
+    problems.push(...argProblems(cand.call, target.template));
+    const task: IndexedTask = {
+      ref: `${file.rel}::${label}`,
+      kind: 'hud',
+      label,
+      uri: file.uri,
+      range: cand.range,
+      env: target.env,
+      templateId: target.template.id,
+      templateUri: file.uriOf(target.path),
+    };
+    const assigned = verifierFor.get(label);
+    const verifier = assigned ?? (cand.call.verifier ? { value: cand.call.verifier, range: cand.call.verifier.range } : undefined);
+    if (verifier) {
+      const link = linkVerifier(file, facts, target, verifier.value, verifier.range, resolver, problems, uses);
+      if (link) task.verifier = link;
+    }
+    tasks.push(task);
+  }
+  for (const r of facts.v5Scenarios) {
+    problems.push(
+      problem(
+        'v5-scenario-api',
+        r.range,
+        `@${r.envVariable}.scenario is the HUD v5 API and does not run on v6 (fix: rename it to @${r.envVariable}.template and make ${r.functionName} an async generator that yields the prompt, then the result)`,
+      ),
+    );
+  }
+  for (const range of facts.serviceAccess) {
+    problems.push(
+      problem(
+        'service-access-docker-socket',
+        range,
+        'service_access = True mounts the Docker socket into the "main" service: code there controls every container of this Docker daemon (fix: remove it unless the task really needs Docker; HUD Studio asks for consent before running it and refuses it on a remote Docker host)',
+      ),
+    );
+  }
+  return { templates, tasks, problems, uses };
+}
+
+function indexTemplate(file: FileIdentity, t: TemplateFacts, env: string): IndexedTemplate {
+  const out: IndexedTemplate = {
+    id: t.id,
+    env,
+    functionName: t.functionName,
+    description: t.description,
+    uri: file.uri,
+    range: t.nameRange,
+    params: t.params,
+    agentless: t.firstYield?.kind === 'empty',
+    resultKeys: t.result?.keys ?? [],
+    readsKeys: [...new Set(t.readsKeys.map((r) => r.key))],
+  };
+  if (t.result) out.gradeYieldRange = t.result.range;
+  if (t.firstYield?.kind === 'literal') out.promptPreview = t.firstYield.text;
+  return out;
+}
+
+function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: FileProblem[]): void {
+  const seen = new Map<string, TemplateFacts>();
+  facts.templates.forEach((t, i) => {
+    const env = indexed[i]!.env;
+    const key = `${env}\0${t.id}`;
+    const first = seen.get(key);
+    if (first) {
+      out.push(
+        problem(
+          'template-duplicate-id',
+          t.decoratorRange,
+          `environment "${env}" already has a template with id "${t.id}" (${first.functionName}, line ${first.range.start.line + 1}); the SDK rejects the second one (fix: give this template its own id=...)`,
+        ),
+      );
+    } else seen.set(key, t);
+
+    if (!t.isAsync || t.yieldCount === 0) {
+      const missing = !t.isAsync && t.yieldCount === 0 ? 'is neither async nor a generator' : !t.isAsync ? 'is not async' : 'never yields';
+      out.push(
+        problem(
+          'template-not-async-generator',
+          t.nameRange,
+          `template ${t.functionName} ${missing}; the SDK raises TypeError for anything but an async generator (fix: write \`async def ${t.functionName}(...)\` that yields the prompt, then the result)`,
+        ),
+      );
+    } else if (t.yieldCount === 1 && !t.yieldInLoop) {
+      out.push(
+        problem(
+          'template-single-yield',
+          t.firstYieldRange ?? t.nameRange,
+          `template ${t.functionName} yields only once, so it ends without a result and scores 0.0 at best (fix: add a second yield with the result, e.g. \`yield {"score": 1.0}\`)`,
+        ),
+      );
+    }
+    if (t.result?.scoreProblem) {
+      out.push(
+        problem(
+          'result-missing-score',
+          t.result.range,
+          t.result.scoreProblem === 'missing'
+            ? `the result dict of ${t.functionName} has no "score", so grading fails (fix: add "score": <number between 0 and 1>)`
+            : `the result dict of ${t.functionName} has a "score" that is not a number, so grading fails (fix: make "score" a number between 0 and 1)`,
+        ),
+      );
+    }
+  });
+}
+
+function resolveTemplate(file: FileIdentity, call: CallFacts, resolver: Resolver): Target | undefined {
+  const r = resolver.callee(file.path, call.callee);
+  if (r.kind !== 'template') return undefined;
+  return { template: r.template, env: r.env, path: r.path, rel: file.relOf(r.path) };
+}
+
+function use(range: Range, role: TemplateUse['role'], t: Target): TemplateUse {
+  return { range, role, templatePath: t.path, env: t.env, templateId: t.template.id };
+}
+
+function argProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
+  const shape = { positional: call.positional, keywords: call.keywords.map((k) => k.name), hasSplat: call.hasSplat };
+  return checkArgs(template.functionName, template.params, shape).map((p) => {
+    const kw = p.keyword === undefined ? undefined : call.keywords.find((k) => k.name === p.keyword);
+    return problem('task-bad-args', kw?.range ?? call.calleeRange, p.message);
+  });
+}
+
+function linkVerifier(
+  file: FileIdentity,
+  facts: PythonFacts,
+  actor: Target,
+  value: VerifierValue,
+  range: Range,
+  resolver: Resolver,
+  problems: FileProblem[],
+  uses: TemplateUse[],
+): IndexedVerifierLink | undefined {
+  let call: CallFacts | undefined;
+  let nested = false;
+  let nameRange = value.range;
+  if (value.kind === 'call') {
+    call = value.call;
+    nameRange = call.calleeRange;
+    nested = !!call.verifier;
+  } else {
+    const r = resolver.lookup(file.path, value.name);
+    if (r.kind === 'task') {
+      call = r.task.call;
+      const ownFacts = r.path === file.path ? facts : resolver.pythonFacts(r.path);
+      const name = r.task.name;
+      nested = !!call.verifier || (ownFacts?.verifierAssignments.some((a) => a.target === name && a.index === undefined) ?? false);
+    } else if (r.kind === 'external') {
+      return undefined;
+    } else {
+      problems.push(unknownTemplate(value.name, value.range, r.kind));
+      return undefined;
+    }
+  }
+  const target = resolveTemplate(file, call, resolver);
+  if (!target) {
+    const r = resolver.callee(file.path, call.callee);
+    if (r.kind !== 'external') problems.push(unknownTemplate(call.callee.join('.'), call.calleeRange, r.kind));
+    return undefined;
+  }
+  if (value.kind === 'call') {
+    uses.push(use(call.calleeRange, 'verifier', target));
+    problems.push(...argProblems(call, target.template));
+  }
+  if (nested) {
+    problems.push(
+      problem(
+        'verifier-nested',
+        nameRange,
+        `this verifier (${target.env}/${target.template.id}) has a verifier of its own; nested verifier tasks are rejected (fix: remove the inner verifier, or make it the task's verifier instead)`,
+      ),
+    );
+  }
+  problems.push(...checkVerifier(actor, target, range));
+  return {
+    env: target.env,
+    templateId: target.template.id,
+    uri: file.uri,
+    range,
+    templateUri: file.uriOf(target.path),
+    sameEnvironment: target.env === actor.env,
+  };
+}
+
+function unknownTemplate(name: string, range: Range, kind: string): FileProblem {
+  const why = kind === 'unknown' ? 'is not defined or imported in this workspace' : 'is not a template (@env.template)';
+  return problem('verifier-unknown-template', range, `verifier "${name}" ${why} (fix: call a template, e.g. \`task.verifier = verify(...)\`, and import it from its module)`);
+}
+

@@ -1,0 +1,46 @@
+/**
+ * File paths and URIs. Files are keyed by absolute native path; URIs are
+ * written the way VS Code writes them (every character outside
+ * [A-Za-z0-9-._~/] percent-encoded) so the client matches them verbatim.
+ */
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+
+export function pathToUri(path: string): string {
+  let p = resolve(path).split(sep).join('/');
+  if (!p.startsWith('/')) p = `/${p}`; // Windows drive paths
+  const encoded = p
+    .split('/')
+    .map((seg) => encodeURIComponent(seg).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+  return `file://${encoded}`;
+}
+
+export function uriToPath(uri: string): string | undefined {
+  if (!uri.startsWith('file://')) return undefined;
+  let rest = uri.slice('file://'.length);
+  const slash = rest.indexOf('/');
+  if (slash > 0) rest = rest.slice(slash); // drop an authority (rare for file URIs)
+  let p: string;
+  try {
+    p = decodeURIComponent(rest);
+  } catch {
+    return undefined;
+  }
+  if (/^\/[A-Za-z]:/.test(p)) p = p.slice(1); // /c:/x -> c:/x
+  return resolve(p);
+}
+
+/** POSIX path of `path` relative to the deepest root containing it. */
+export function workspaceRelative(roots: readonly string[], path: string): string {
+  let best: string | undefined;
+  for (const root of roots) {
+    const rel = relative(root, path);
+    if (rel && !rel.startsWith('..') && !isAbsolute(rel) && (best === undefined || rel.length < best.length)) best = rel;
+  }
+  return (best ?? path).split(sep).join('/');
+}
+
+export function isUnder(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}

@@ -1,0 +1,433 @@
+/**
+ * Extracts the HUD facts of one Python module: imports, environments,
+ * templates, module-level task candidates and verifier links.
+ *
+ * The tree-sitter tree decides the structure: which module-level statements
+ * exist and where each starts, whether the file has syntax errors (broken
+ * regions are ERROR nodes and everything around them still counts), and
+ * which `yield`s and key reads are code rather than text in strings or
+ * comments. Inside a statement the tree has already delimited, calls,
+ * arguments and dict displays are read with a bracket/string-aware scanner
+ * (pyScan.ts), because every node access from JS is a call into wasm and a
+ * node-by-node reading cost more than the parse itself.
+ *
+ * Environments and templates count only in files that import `hud`, so an
+ * unrelated `.template` decorator is ignored.
+ */
+import type { CallFacts, EnvironmentFacts, ImportBinding, PythonFacts, Range, TaskCandidate, VerifierValue } from './facts';
+import { LineMap } from './lines';
+import { expressionEnd, matchBracket, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
+import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
+import { readBody, readParams } from './templateBody';
+import type { SyntaxNode, Tree } from './treeSitter';
+
+interface HudNames {
+  /** Local names bound to the `hud` package or one of its submodules. */
+  modules: Set<string>;
+  environment: Set<string>;
+  taskset: Set<string>;
+}
+
+interface Ctx {
+  text: string;
+  lines: LineMap;
+  root: SyntaxNode;
+  hud: HudNames;
+  facts: PythonFacts;
+}
+
+type StatementKind = 'import' | 'decorated' | 'definition' | 'simple' | 'other';
+
+/** Classifies a module-level statement by its first characters (no call into wasm). */
+function kindOf(text: string, at: number): StatementKind {
+  const head = text.slice(at, at + 12);
+  if (/^(?:import|from)\s/.test(head)) return 'import';
+  if (head.startsWith('@')) return 'decorated';
+  if (/^(?:def|class|async)\s/.test(head)) return 'definition';
+  if (/^[A-Za-z_]/.test(head)) return 'simple';
+  return 'other';
+}
+
+export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
+  const root = tree.rootNode;
+  const hasSyntaxErrors = root.hasError;
+  const nodes = root.namedChildren.filter((n): n is SyntaxNode => n !== null);
+  const facts: PythonFacts = {
+    kind: 'python',
+    importsHud: false,
+    imports: [],
+    environments: [],
+    templates: [],
+    tasks: [],
+    verifierAssignments: [],
+    plainDefinitions: [],
+    v5Scenarios: [],
+    serviceAccess: [],
+    hasSyntaxErrors,
+  };
+  const ctx: Ctx = { text, lines: new LineMap(text), root, hud: { modules: new Set(), environment: new Set(), taskset: new Set() }, facts };
+  // A statement's extent: from its start to the next statement's start.
+  const spans: Span[] = nodes.map((n, i) => ({ start: n.startIndex, end: nodes[i + 1]?.startIndex ?? text.length }));
+  const statements = (hasSyntaxErrors ? recoverStatements(spans, nodes, text) : spans).map((sp) => ({ ...sp, kind: kindOf(text, sp.start) }));
+
+  for (const st of statements) if (st.kind === 'import') readImport(text.slice(st.start, expressionEnd(text, st.start, st.end)), facts, ctx.hud);
+  // Each simple statement is read once: environments must be known before the decorators that use them.
+  const simple = new Map<Span, ParsedAssignment | undefined>();
+  for (const st of statements) if (st.kind === 'simple') simple.set(st, parseAssignment(ctx, st));
+  const envVars = new Set<string>();
+  if (facts.importsHud) {
+    for (const parsed of simple.values()) {
+      const env = parsed && readEnvironment(ctx, parsed);
+      if (env) {
+        facts.environments.push(env);
+        envVars.add(env.variable);
+      }
+    }
+  }
+  const imported = new Set(facts.imports.map((i) => i.local));
+  for (const st of statements) {
+    if (st.kind === 'decorated') readDecorated(ctx, st, envVars, imported);
+    else if (st.kind === 'definition') {
+      const name = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/.exec(text.slice(st.start, st.start + 200));
+      if (name) facts.plainDefinitions.push(name[1]!);
+    } else if (st.kind === 'simple') {
+      const parsed = simple.get(st);
+      if (parsed) readAssignment(ctx, parsed);
+    }
+  }
+  if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
+  return facts;
+}
+
+/**
+ * Error recovery can fold the statements after a broken line into one node
+ * (an unclosed bracket swallows the rest of the file). Python's own layout
+ * says better where statements start: inside a broken statement, every line
+ * that starts in column 0 starts a new one (a decorator keeps its `def`).
+ */
+function recoverStatements(spans: Span[], nodes: SyntaxNode[], text: string): Span[] {
+  const out: Span[] = [];
+  spans.forEach((span, i) => {
+    const node = nodes[i]!;
+    if (node.type !== 'ERROR' && !node.hasError) {
+      out.push(span);
+      return;
+    }
+    const starts = [span.start];
+    for (let nl = text.indexOf('\n', span.start); nl >= 0 && nl + 1 < span.end; nl = text.indexOf('\n', nl + 1)) {
+      if (/[A-Za-z_@]/.test(text[nl + 1]!)) starts.push(nl + 1);
+    }
+    let pending: number | undefined;
+    starts.forEach((start, j) => {
+      const end = starts[j + 1] ?? span.end;
+      if (text[start] === '@') {
+        pending ??= start;
+        return;
+      }
+      out.push({ start: pending ?? start, end });
+      pending = undefined;
+    });
+    if (pending !== undefined) out.push({ start: pending, end: span.end });
+  });
+  return out;
+}
+
+export function spanRange(lines: LineMap, start: number, end: number): Range {
+  return { start: lines.positionAt(start), end: lines.positionAt(end) };
+}
+
+const isHudModule = (module: string) => module === 'hud' || module.startsWith('hud.');
+
+function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
+  const clean = source.replace(/#[^\n]*/g, '').replace(/\\\n/g, ' ').replace(/[()]/g, ' ').replace(/\s+/g, ' ').trim();
+  const from = /^from ([.\w ]+?) import (.+)$/.exec(clean);
+  if (from) {
+    const module = from[1]!.replace(/\s+/g, '');
+    const isHud = isHudModule(module);
+    if (isHud) facts.importsHud = true;
+    for (const part of from[2]!.split(',')) {
+      const m = /^\s*([A-Za-z_*][\w]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
+      if (!m) continue;
+      const name = m[1]!;
+      const local = m[2] ?? name;
+      facts.imports.push({ local, module, name } satisfies ImportBinding);
+      if (isHud) {
+        if (name === 'Environment') hud.environment.add(local);
+        else if (name === 'Taskset') hud.taskset.add(local);
+        else if (name !== '*') hud.modules.add(local); // `from hud import environment`
+      }
+    }
+    return;
+  }
+  const imp = /^import (.+)$/.exec(clean);
+  if (!imp) return;
+  for (const part of imp[1]!.split(',')) {
+    const m = /^\s*([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
+    if (!m) continue;
+    const module = m[1]!;
+    const isHud = isHudModule(module);
+    if (isHud) facts.importsHud = true;
+    if (m[2]) {
+      facts.imports.push({ local: m[2], module });
+      if (isHud) hud.modules.add(m[2]);
+    } else {
+      // `import a.b` binds `a`; attribute access walks the rest.
+      const head = module.split('.')[0]!;
+      facts.imports.push({ local: head, module: head });
+      if (isHud) hud.modules.add(head);
+      if (module !== head) facts.imports.push({ local: module, module });
+    }
+  }
+}
+
+function isHudName(callee: string[] | undefined, hud: HudNames, set: Set<string>, name: string): boolean {
+  if (!callee) return false;
+  if (callee.length === 1) return set.has(callee[0]!);
+  return hud.modules.has(callee[0]!) && callee[callee.length - 1] === name;
+}
+
+const NAME_TARGET = /^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)\s*/;
+const VERIFIER_TARGET = /^([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*\.\s*verifier\s*=(?!=)\s*/;
+
+/** `name = <rhs>`: the variable and where the right-hand side starts and ends. */
+function simpleAssignment(text: string, st: Span): { name: string; rhs: Span } | undefined {
+  const m = NAME_TARGET.exec(text.slice(st.start, Math.min(st.end, st.start + 300)));
+  if (!m) return undefined;
+  const start = st.start + m[0].length;
+  return { name: m[1]!, rhs: { start, end: expressionEnd(text, start, st.end) } };
+}
+
+type ParsedCall = { facts: CallFacts; args: ArgSpan[] };
+
+/** A module-level `name = rhs` or `target.verifier = value`, read once. */
+type ParsedAssignment =
+  | { kind: 'verifier'; target: string; index?: number; value: VerifierValue; range: Range }
+  | { kind: 'name'; name: string; rhs: Span; statement: Span; call?: ParsedCall; items?: Span[] };
+
+function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
+  const { text } = ctx;
+  const head = text.slice(st.start, Math.min(st.end, st.start + 300));
+  const v = VERIFIER_TARGET.exec(head);
+  if (v) {
+    const start = st.start + v[0].length;
+    const end = expressionEnd(text, start, st.end);
+    const value = verifierValue(ctx, { start, end });
+    if (!value) return undefined;
+    return { kind: 'verifier', target: v[1]!, ...(v[2] === undefined ? {} : { index: Number(v[2]) }), value, range: spanRange(ctx.lines, st.start, end) };
+  }
+  const assign = simpleAssignment(text, st);
+  if (!assign) return undefined;
+  const items = sequenceItems(text, assign.rhs);
+  if (items) return { kind: 'name', name: assign.name, rhs: assign.rhs, statement: st, items };
+  const call = parseCall(ctx, assign.rhs);
+  return call ? { kind: 'name', name: assign.name, rhs: assign.rhs, statement: st, call } : undefined;
+}
+
+function readEnvironment(ctx: Ctx, parsed: ParsedAssignment): EnvironmentFacts | undefined {
+  if (parsed.kind !== 'name' || !parsed.call || !isHudName(parsed.call.facts.callee, ctx.hud, ctx.hud.environment, 'Environment')) return undefined;
+  const args = parsed.call.args;
+  const nameArg = args.find((a) => a.keyword === 'name') ?? args.find((a) => a.keyword === undefined && !a.splat);
+  const name = nameArg ? literalString(ctx.text.slice(nameArg.value.start, nameArg.value.end)) : undefined;
+  return { variable: parsed.name, name: name ?? parsed.name, range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end) };
+}
+
+interface ArgSpan {
+  keyword?: string;
+  splat: boolean;
+  span: Span;
+  value: Span;
+}
+
+/** A call written as `dotted.name(args)` spanning exactly `span`. */
+function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
+  const { text, lines } = ctx;
+  const head = /^([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/.exec(text.slice(span.start, Math.min(span.end, span.start + 300)));
+  if (!head) return undefined;
+  const open = span.start + head[0].length - 1;
+  const close = matchBracket(text, open, span.end);
+  if (close !== span.end - 1) return undefined; // `f(x).g`, `f(x) + 1`: not a plain call
+  const callee = head[1]!.split('.').map((s) => s.trim());
+  const calleeEnd = span.start + head[1]!.length;
+  const facts: CallFacts = {
+    callee,
+    range: spanRange(lines, span.start, span.end),
+    calleeRange: spanRange(lines, span.start, calleeEnd),
+    positional: 0,
+    keywords: [],
+    hasSplat: false,
+  };
+  const args: ArgSpan[] = [];
+  for (const a of splitTopLevel(text, open + 1, close)) {
+    if (text[a.start] === '*') {
+      facts.hasSplat = true;
+      args.push({ splat: true, span: a, value: a });
+      continue;
+    }
+    const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*/.exec(text.slice(a.start, Math.min(a.end, a.start + 200)));
+    if (kw) {
+      const value = { start: a.start + kw[0].length, end: a.end };
+      args.push({ keyword: kw[1]!, splat: false, span: a, value });
+      if (kw[1] === 'verifier') {
+        const v = verifierValue(ctx, value);
+        if (v) facts.verifier = v;
+        continue;
+      }
+      facts.keywords.push({ name: kw[1]!, range: spanRange(lines, a.start, a.start + kw[1]!.length) });
+    } else {
+      args.push({ splat: false, span: a, value: a });
+      facts.positional++;
+    }
+  }
+  return { facts, args };
+}
+
+function verifierValue(ctx: Ctx, span: Span): VerifierValue | undefined {
+  const source = ctx.text.slice(span.start, span.end);
+  if (/^[A-Za-z_]\w*$/.test(source)) return { kind: 'name', name: source, range: spanRange(ctx.lines, span.start, span.end) };
+  const call = parseCall(ctx, span);
+  return call ? { kind: 'call', call: call.facts, range: call.facts.range } : undefined;
+}
+
+function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
+  const { text, facts } = ctx;
+  if (parsed.kind === 'verifier') {
+    const { kind: _kind, ...assignment } = parsed;
+    facts.verifierAssignments.push(assignment);
+    return;
+  }
+  if (parsed.items) {
+    pushElements(ctx, parsed.items, parsed.name);
+    return;
+  }
+  const call = parsed.call;
+  if (!call || isHudName(call.facts.callee, ctx.hud, ctx.hud.environment, 'Environment')) return;
+  if (isHudName(call.facts.callee, ctx.hud, ctx.hud.taskset, 'Taskset')) {
+    const list = call.args.find((a) => a.keyword === 'tasks') ?? call.args.filter((a) => a.keyword === undefined && !a.splat)[1];
+    const listItems = list ? sequenceItems(text, list.value) : undefined;
+    if (listItems) pushElements(ctx, listItems, parsed.name);
+    return;
+  }
+  facts.tasks.push({ name: parsed.name, call: call.facts, range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end) });
+}
+
+/** Items of a list/tuple display (`[a, b]`, `(a, b)`, `a, b`), or undefined when `span` is not one. */
+function sequenceItems(text: string, span: Span): Span[] | undefined {
+  const first = text[span.start];
+  if (first === '[' || first === '(') {
+    const close = matchBracket(text, span.start, span.end);
+    if (close === span.end - 1) {
+      const items = splitTopLevel(text, span.start + 1, close);
+      const inner = text.slice(span.start + 1, close);
+      // `(call())` is the call itself, not a tuple.
+      if (first === '(' && items.length === 1 && !/,\s*$/.test(inner)) return undefined;
+      return items;
+    }
+  }
+  const items = splitTopLevel(text, span.start, span.end);
+  return items.length > 1 ? items : undefined;
+}
+
+function pushElements(ctx: Ctx, items: Span[], name: string): void {
+  items.forEach((item, index) => {
+    const call = parseCall(ctx, item);
+    if (call) ctx.facts.tasks.push({ name, index, call: call.facts, range: call.facts.range } satisfies TaskCandidate);
+  });
+}
+
+const DECORATOR = /^@\s*([A-Za-z_]\w*)\s*\.\s*(template|scenario)\b\s*/;
+
+function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<string>): void {
+  const { text, facts, lines } = ctx;
+  const decorators: Span[] = [];
+  let at = st.start;
+  while (text[at] === '@') {
+    const end = expressionEnd(text, at + 1, st.end);
+    decorators.push({ start: at, end });
+    at = skipSpaceAndComments(text, end, st.end);
+  }
+  const defHead = /^(async\s+)?(def|class)\s+([A-Za-z_]\w*)\s*/.exec(text.slice(at, at + 300));
+  if (!defHead) return;
+  const functionName = defHead[3]!;
+  const defStart = at;
+  let found = false;
+  for (const dec of decorators) {
+    if (!facts.importsHud) break;
+    const decText = text.slice(dec.start, dec.end);
+    const m = DECORATOR.exec(decText);
+    if (!m) continue;
+    const envVariable = m[1]!;
+    if (!envVars.has(envVariable) && !imported.has(envVariable)) continue;
+    const decRange = spanRange(lines, dec.start, dec.end);
+    if (m[2] === 'scenario') {
+      facts.v5Scenarios.push({ envVariable, functionName, range: decRange });
+      continue;
+    }
+    if (defHead[2] !== 'def' || found) continue;
+    const afterName = dec.start + m[0].length;
+    let id: string | undefined;
+    let description: string | undefined;
+    if (text[afterName] === '(') {
+      const close = matchBracket(text, afterName, dec.end);
+      if (close > 0) {
+        splitTopLevel(text, afterName + 1, close).forEach((a, i) => {
+          const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*/.exec(text.slice(a.start, a.end));
+          const value = literalString(text.slice(kw ? a.start + kw[0].length : a.start, a.end));
+          const key = kw ? kw[1] : i === 0 ? 'id' : i === 1 ? 'description' : undefined;
+          if (value === undefined) return;
+          if (key === 'id') id = value;
+          else if (key === 'description') description = value;
+        });
+      }
+    }
+    const nameAt = defStart + defHead[0].trimEnd().length - functionName.length;
+    const paramsOpen = defStart + defHead[0].length;
+    const paramsClose = text[paramsOpen] === '(' ? matchBracket(text, paramsOpen, st.end) : -1;
+    facts.templates.push({
+      id: id ?? functionName,
+      envVariable,
+      functionName,
+      description: description ?? '',
+      range: spanRange(lines, defStart, trimEndOf(text, defStart, st.end)),
+      nameRange: spanRange(lines, nameAt, nameAt + functionName.length),
+      decoratorRange: decRange,
+      params: paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [],
+      isAsync: !!defHead[1],
+      ...readBody(ctx.root, text, lines, { start: defStart, end: st.end }, Math.max(paramsClose, paramsOpen)),
+    });
+    found = true;
+  }
+  if (!found) facts.plainDefinitions.push(functionName);
+}
+
+function trimEndOf(text: string, from: number, end: number): number {
+  let e = end;
+  // drop trailing blank lines and comments that belong to no statement
+  for (;;) {
+    while (e > from && /\s/.test(text[e - 1]!)) e--;
+    const lineStart = text.lastIndexOf('\n', e - 1) + 1;
+    if (lineStart > from && /^\s*#/.test(text.slice(lineStart, e))) e = lineStart;
+    else return e;
+  }
+}
+
+/** `service_access=True` keywords and `"service_access": True` dict entries (rare, so read from the tree). */
+function findServiceAccess(root: SyntaxNode, text: string): Range[] {
+  const out: Range[] = [];
+  for (let at = text.indexOf('service_access'); at >= 0; at = text.indexOf('service_access', at + 1)) {
+    let node: SyntaxNode | null = root.descendantForIndex(at, at + 1);
+    for (let depth = 0; node && depth < 4; depth++, node = node.parent) {
+      const type = node.type;
+      if (type === 'keyword_argument') {
+        if (identifierAt(text, node.startIndex) === 'service_access' && node.childForFieldName('value')?.type === 'true') out.push(rangeOf(node));
+        break;
+      }
+      if (type === 'pair') {
+        const key = node.childForFieldName('key');
+        if (key && stringValue(key, text) === 'service_access' && node.childForFieldName('value')?.type === 'true') out.push(rangeOf(node));
+        break;
+      }
+    }
+  }
+  return out;
+}
+

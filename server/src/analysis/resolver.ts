@@ -1,0 +1,146 @@
+/**
+ * Resolves names the way Python imports would, over the facts of workspace
+ * files only (no code runs). Every file path the resolver looks at, found or
+ * not, is recorded as a dependency, so creating, editing or deleting any of
+ * them re-links the files that asked.
+ */
+import { basename, dirname, join, sep } from 'node:path';
+import type { EnvironmentFacts, FileFacts, PythonFacts, TaskCandidate, TemplateFacts } from './facts';
+import { isUnder } from './paths';
+
+export type Resolved =
+  | { kind: 'template'; path: string; template: TemplateFacts; env: string }
+  | { kind: 'task'; path: string; task: TaskCandidate }
+  | { kind: 'module'; path: string }
+  | { kind: 'environment'; path: string; env: EnvironmentFacts }
+  /** Defined, but not something the index understands (a function, a list...). */
+  | { kind: 'other' }
+  /** Comes from outside the workspace (an installed package): nothing can be said. */
+  | { kind: 'external' }
+  | { kind: 'unknown' };
+
+export interface FactsLookup {
+  facts(path: string): FileFacts | undefined;
+}
+
+const MAX_DEPTH = 12;
+
+export class Resolver {
+  constructor(
+    private readonly files: FactsLookup,
+    private readonly roots: readonly string[],
+    readonly deps: Set<string>,
+  ) {}
+
+  pythonFacts(path: string): PythonFacts | undefined {
+    return this.python(path);
+  }
+
+  private python(path: string): PythonFacts | undefined {
+    this.deps.add(path);
+    const f = this.files.facts(path);
+    return f?.kind === 'python' ? f : undefined;
+  }
+
+  /** The workspace file of a module, or undefined when it lives elsewhere. */
+  resolveModule(fromPath: string, module: string): string | undefined {
+    const dots = /^\.*/.exec(module)![0].length;
+    const rest = module.slice(dots).split('.').filter(Boolean);
+    const bases: string[] = [];
+    if (dots > 0) {
+      let base = dirname(fromPath);
+      for (let i = 1; i < dots; i++) base = dirname(base);
+      bases.push(base);
+    } else {
+      const root = this.roots.find((r) => isUnder(r, fromPath));
+      for (let dir = dirname(fromPath); ; dir = dirname(dir)) {
+        bases.push(dir);
+        if (!root || dir === root || dirname(dir) === dir) break;
+      }
+      for (const r of this.roots) if (!bases.includes(r)) bases.push(r);
+    }
+    for (const base of bases) {
+      const stem = rest.length === 0 ? base : base + sep + rest.join(sep);
+      const candidates = rest.length === 0 ? [stem + sep + '__init__.py'] : [stem + '.py', stem + sep + '__init__.py'];
+      for (const c of candidates) if (this.python(c)) return c;
+    }
+    return undefined;
+  }
+
+  lookup(path: string, name: string, depth = 0): Resolved {
+    if (depth > MAX_DEPTH) return { kind: 'unknown' };
+    const facts = this.python(path);
+    if (!facts) return { kind: 'unknown' };
+    const template = facts.templates.find((t) => t.functionName === name);
+    if (template) return { kind: 'template', path, template, env: this.envName(path, template.envVariable, depth + 1) };
+    const task = facts.tasks.find((t) => t.name === name && t.index === undefined);
+    if (task) {
+      const target = this.callee(path, task.call.callee, depth + 1);
+      return target.kind === 'template' ? { kind: 'task', path, task } : { kind: 'other' };
+    }
+    if (facts.plainDefinitions.includes(name)) return { kind: 'other' };
+    const env = facts.environments.find((e) => e.variable === name);
+    if (env) return { kind: 'environment', path, env };
+    if (facts.tasks.some((t) => t.name === name)) return { kind: 'other' };
+    const binding = facts.imports.find((i) => i.local === name);
+    if (binding) {
+      const mod = this.resolveModule(path, binding.module);
+      if (binding.name === undefined) return mod ? { kind: 'module', path: mod } : { kind: 'external' };
+      if (!mod) return { kind: 'external' };
+      const found = this.lookup(mod, binding.name, depth + 1);
+      if (found.kind !== 'unknown') return found;
+      return this.submodule(mod, binding.name) ?? found;
+    }
+    for (const star of facts.imports) {
+      if (star.name !== '*') continue;
+      const mod = this.resolveModule(path, star.module);
+      if (!mod) return { kind: 'external' };
+      const found = this.lookup(mod, name, depth + 1);
+      if (found.kind !== 'unknown') return found;
+    }
+    return { kind: 'unknown' };
+  }
+
+  /** `from pkg import mod` / `pkg.mod` where pkg is a package's __init__.py. */
+  private submodule(initPath: string, name: string): Resolved | undefined {
+    if (basename(initPath) !== '__init__.py') return undefined;
+    const dir = dirname(initPath);
+    for (const c of [join(dir, `${name}.py`), join(dir, name, '__init__.py')]) if (this.python(c)) return { kind: 'module', path: c };
+    return undefined;
+  }
+
+  /** Resolves `a`, `mod.a`, `pkg.mod.a` written in `path`. */
+  callee(path: string, parts: readonly string[], depth = 0): Resolved {
+    let r: Resolved | undefined;
+    let used = 1;
+    // `import a.b` then `a.b.f()`: the dotted import binds the whole prefix.
+    const facts = parts.length > 2 ? this.python(path) : undefined;
+    for (let n = parts.length - 1; facts && n >= 2 && !r; n--) {
+      const prefix = parts.slice(0, n).join('.');
+      const binding = facts.imports.find((i) => i.local === prefix && i.name === undefined);
+      if (binding) {
+        const mod = this.resolveModule(path, binding.module);
+        r = mod ? { kind: 'module', path: mod } : { kind: 'external' };
+        used = n;
+      }
+    }
+    r ??= this.lookup(path, parts[0]!, depth);
+    for (const part of parts.slice(used)) {
+      if (r.kind === 'module') {
+        const next = this.lookup(r.path, part, depth + 1);
+        r = next.kind === 'unknown' ? (this.submodule(r.path, part) ?? next) : next;
+      } else if (r.kind === 'external' || r.kind === 'unknown') {
+        return r;
+      } else {
+        return { kind: 'other' };
+      }
+    }
+    return r;
+  }
+
+  /** Name of the environment a template's decorator variable refers to. */
+  envName(path: string, variable: string, depth = 0): string {
+    const r = this.lookup(path, variable, depth);
+    return r.kind === 'environment' ? r.env.name : variable;
+  }
+}

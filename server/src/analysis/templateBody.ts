@@ -1,0 +1,213 @@
+/**
+ * Reads a template function: its parameters and what its yields say (prompt,
+ * result shape, keys read from the actor's result). Nested functions,
+ * lambdas and classes are skipped: their yields belong to someone else.
+ *
+ * Candidates are found in the source text (`yield`, `x[...]`, `x.get(...)`)
+ * and each one is confirmed on the syntax tree, so a `yield` in a string or a
+ * comment never counts; values are read with the scanner of pyScan.ts.
+ */
+import type { FirstYield, Range, ResultShape, TemplateParam } from './facts';
+import type { LineMap } from './lines';
+import { expressionEnd, findTopLevel, matchBracket, skipString, splitTopLevel, trimEnd, trimStart, type Span } from './pyScan';
+import { isNonNumericLiteral, isNumberLiteral, literalString } from './syntax';
+import type { SyntaxNode } from './treeSitter';
+
+export interface BodyFacts {
+  yieldCount: number;
+  yieldInLoop: boolean;
+  firstYield?: FirstYield;
+  firstYieldRange?: Range;
+  result?: ResultShape;
+  readsKeys: { key: string; range: Range }[];
+}
+
+const LOOPS = new Set(['for_statement', 'while_statement', 'list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension']);
+const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
+const YIELD = /\byield\b/g;
+/** Words that can put a yield in a loop or another scope; without them no climbing in the tree is needed. */
+const NESTING = /\b(?:for|while|def|lambda|class)\b/;
+
+/** Where a yield sits relative to its template, found by climbing the tree to the `def`. */
+function placeOf(node: SyntaxNode, defStart: number): { own: boolean; inLoop: boolean } {
+  let inLoop = false;
+  for (let n = node.parent; n; n = n.parent) {
+    const type = n.type;
+    if (type === 'function_definition' && n.startIndex === defStart) return { own: true, inLoop };
+    if (SCOPES.has(type)) return { own: false, inLoop };
+    if (LOOPS.has(type)) inLoop = true;
+  }
+  return { own: false, inLoop };
+}
+
+export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Span, bodyFrom: number): BodyFacts {
+  // Strings may say "for" or "class"; only code decides whether a yield can sit in a loop or a nested scope.
+  const nested = NESTING.test(text.slice(bodyFrom, def.end).replace(/("""|\'\'\'|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
+  const yields: number[] = [];
+  let yieldInLoop = false;
+  YIELD.lastIndex = bodyFrom;
+  for (let m = YIELD.exec(text); m && m.index < def.end; m = YIELD.exec(text)) {
+    const keyword = root.descendantForIndex(m.index, m.index + 5);
+    if (keyword?.type !== 'yield') continue; // inside a string or comment
+    if (nested) {
+      const expr = keyword.parent;
+      if (!expr) continue;
+      const place = placeOf(expr, def.start);
+      if (!place.own) continue;
+      yieldInLoop ||= place.inLoop;
+    }
+    yields.push(m.index);
+  }
+  const facts: BodyFacts = { yieldCount: yields.length, yieldInLoop, readsKeys: [] };
+  const first = yields[0];
+  if (first !== undefined) {
+    const value = valueOf(text, first, def.end);
+    facts.firstYield = classifyPrompt(text, value);
+    facts.firstYieldRange = { start: lines.positionAt(first), end: lines.positionAt(value?.end ?? first + 5) };
+    const bound = boundVariable(text, first);
+    if (bound) facts.readsKeys = keyReads(root, text, lines, first, def.end, bound);
+  }
+  const second = yields[1];
+  if (second !== undefined) facts.result = resultShape(text, lines, second, def.end);
+  return facts;
+}
+
+/** The expression after `yield` (undefined for a bare `yield`). */
+function valueOf(text: string, yieldAt: number, limit: number): Span | undefined {
+  const start = trimStart(text, yieldAt + 5, limit);
+  const c = text[start];
+  if (c === undefined || c === '\n' || c === '#' || c === ')' || c === ']' || c === '}' || c === ';' || c === ',') return undefined;
+  if (text.startsWith('from', start) && /\s/.test(text[start + 4] ?? '')) return undefined;
+  const end = expressionEnd(text, start, limit);
+  return end > start ? { start, end } : undefined;
+}
+
+/** `x = yield ...` binds x to what the first yield returns (the actor's answer/result). */
+function boundVariable(text: string, yieldAt: number): string | undefined {
+  const before = text.slice(Math.max(0, yieldAt - 80), yieldAt);
+  return /(?:^|[\n;])\s*([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*\(?\s*$/.exec(before)?.[1];
+}
+
+/** The value of a literal (or implicitly concatenated literals, maybe parenthesized) in `span`. */
+function literalIn(text: string, span: Span): string | undefined {
+  let { start, end } = span;
+  if (text[start] === '(' && matchBracket(text, start, end) === end - 1) {
+    start = trimStart(text, start + 1, end - 1);
+    end = trimEnd(text, start, end - 1);
+  }
+  let out = '';
+  let i = start;
+  while (i < end) {
+    const q = /[rRbBuUfF]{0,2}(?=["'])/y;
+    q.lastIndex = i;
+    const prefix = q.exec(text);
+    if (!prefix) return undefined;
+    const close = skipString(text, i + prefix[0].length);
+    if (close < 0 || close > end) return undefined;
+    const v = literalString(text.slice(i, close));
+    if (v === undefined) return undefined;
+    out += v;
+    i = close;
+    // whitespace, newlines and comments between the parts
+    for (;;) {
+      i = trimStart(text, i, end);
+      if (text[i] !== '#') break;
+      const nl = text.indexOf('\n', i);
+      i = nl < 0 ? end : nl;
+    }
+  }
+  return out;
+}
+
+function dictEntries(text: string, span: Span): { key: string | undefined; value: Span }[] | undefined {
+  if (text[span.start] !== '{' || matchBracket(text, span.start, span.end) !== span.end - 1) return undefined;
+  const out: { key: string | undefined; value: Span }[] = [];
+  for (const item of splitTopLevel(text, span.start + 1, span.end - 1)) {
+    const colon = findTopLevel(text, item.start, item.end, ':');
+    if (text.startsWith('**', item.start) || colon < 0) {
+      out.push({ key: undefined, value: item });
+      continue;
+    }
+    const value = { start: trimStart(text, colon + 1, item.end), end: item.end };
+    if (/\bfor\b/.test(text.slice(value.start, value.end)) && /\bin\b/.test(text.slice(value.start, value.end))) return undefined; // a comprehension
+    out.push({ key: literalIn(text, { start: item.start, end: trimEnd(text, item.start, colon) }), value });
+  }
+  return out;
+}
+
+function classifyPrompt(text: string, value: Span | undefined): FirstYield {
+  if (!value) return { kind: 'empty' };
+  const source = text.slice(value.start, value.end);
+  if (source === 'None') return { kind: 'empty' };
+  const literal = literalIn(text, value);
+  if (literal !== undefined) return literal === '' ? { kind: 'empty' } : { kind: 'literal', text: literal };
+  const prompt = dictEntries(text, value)?.find((e) => e.key === 'prompt');
+  if (prompt) {
+    const p = literalIn(text, prompt.value);
+    if (p !== undefined) return p === '' ? { kind: 'empty' } : { kind: 'literal', text: p };
+  }
+  return { kind: 'other' };
+}
+
+function resultShape(text: string, lines: LineMap, yieldAt: number, limit: number): ResultShape {
+  const value = valueOf(text, yieldAt, limit);
+  const range = { start: lines.positionAt(yieldAt), end: lines.positionAt(value?.end ?? yieldAt + 5) };
+  if (!value) return { range };
+  const source = text.slice(value.start, value.end);
+  if (isNumberLiteral(source)) return { keys: ['score'], range };
+  const entries = dictEntries(text, value);
+  if (!entries) return { range };
+  const complete = entries.every((e) => e.key !== undefined);
+  const keys = entries.map((e) => e.key).filter((k): k is string => k !== undefined);
+  const shape: ResultShape = complete ? { keys, range } : { range };
+  const score = entries.find((e) => e.key === 'score');
+  if (!score && complete) shape.scoreProblem = 'missing';
+  else if (score && isNonNumericLiteral(text.slice(score.value.start, score.value.end))) shape.scoreProblem = 'not-numeric';
+  return shape;
+}
+
+/** `bound["key"]` and `bound.get("key")` between `from` and `to`. */
+function keyReads(root: SyntaxNode, text: string, lines: LineMap, from: number, to: number, bound: string): { key: string; range: Range }[] {
+  const out: { key: string; range: Range }[] = [];
+  const re = new RegExp(`\\b${bound}\\s*(?:\\[|\\.\\s*get\\s*\\()\\s*(?=[rRuU]?["'])`, 'g');
+  re.lastIndex = from;
+  for (let m = re.exec(text); m && m.index < to; m = re.exec(text)) {
+    if (m.index > 0 && text[m.index - 1] === '.') continue; // `other.bound[...]`
+    const keyAt = m.index + m[0].length;
+    if (root.descendantForIndex(keyAt, keyAt + 1)?.type !== 'string_start') continue; // inside a string or comment
+    const quoteAt = /^[rRuU]?/.exec(text.slice(keyAt, keyAt + 1))![0].length + keyAt;
+    const close = skipString(text, quoteAt);
+    const key = close > 0 ? literalString(text.slice(keyAt, close)) : undefined;
+    if (key !== undefined) out.push({ key, range: { start: lines.positionAt(keyAt), end: lines.positionAt(close) } });
+  }
+  return out;
+}
+
+/** Parameters of `def f(<from..to>)`. */
+export function readParams(text: string, from: number, to: number): TemplateParam[] {
+  const out: TemplateParam[] = [];
+  let keywordOnly = false;
+  for (const p of splitTopLevel(text, from, to)) {
+    const source = text.slice(p.start, p.end);
+    if (source === '/') continue;
+    if (source === '*') {
+      keywordOnly = true;
+      continue;
+    }
+    const stars = /^\*{0,2}/.exec(source)![0];
+    const eq = findTopLevel(text, p.start, p.end, '=');
+    const colon = findTopLevel(text, p.start, eq < 0 ? p.end : eq, ':');
+    const nameEnd = colon >= 0 ? colon : eq >= 0 ? eq : p.end;
+    const name = text.slice(p.start + stars.length, nameEnd).trim();
+    if (!/^[A-Za-z_]\w*$/.test(name)) continue;
+    const param: TemplateParam = {
+      name,
+      kind: stars === '*' ? 'varargs' : stars === '**' ? 'varkw' : keywordOnly ? 'keyword' : 'positional',
+    };
+    if (colon >= 0) param.annotation = text.slice(colon + 1, eq >= 0 ? eq : p.end).trim();
+    if (eq >= 0) param.default = text.slice(eq + 1, p.end).trim();
+    if (stars === '*') keywordOnly = true;
+    out.push(param);
+  }
+  return out;
+}

@@ -1,0 +1,244 @@
+/**
+ * The workspace model: the facts of every indexed file, the links between
+ * them and the reverse dependencies that decide what to re-link when a file
+ * changes. Holds no syntax trees and no file text, so memory stays small.
+ */
+import { basename } from 'node:path';
+import type { IndexedEnvironment, IndexedTask, IndexedTemplate, WorkspaceIndex } from '../protocol';
+import type { FileFacts, FileProblem, TemplateFacts } from './facts';
+import { linkHarbor } from './harborTask';
+import { EMPTY_LINK, type LinkResult } from './link';
+import { linkJson } from './linkJson';
+import { linkPython, type FileIdentity } from './linkPython';
+import { pathToUri, workspaceRelative } from './paths';
+import { Resolver } from './resolver';
+
+export interface WorkspaceHost {
+  /** Whether a file exists on disk (Harbor's implied files). */
+  exists(path: string): boolean;
+}
+
+interface FileRecord {
+  path: string;
+  uri: string;
+  rel: string;
+  facts: FileFacts;
+  link: LinkResult;
+  deps: string[];
+  /** `env\0id` of each template this file defines. */
+  templateKeys: string[];
+}
+
+const templateKey = (env: string, id: string) => `tmpl:${env}\0${id}`;
+
+export class Workspace {
+  private readonly records = new Map<string, FileRecord>();
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly definers = new Map<string, Set<string>>();
+  private readonly uris = new Map<string, string>();
+  private cachedIndex: WorkspaceIndex | undefined;
+  version = 0;
+
+  constructor(
+    readonly roots: readonly string[],
+    private readonly host: WorkspaceHost,
+  ) {}
+
+  /** Remembers the URI spelling the client uses for a path. */
+  setUri(path: string, uri: string): void {
+    this.uris.set(path, uri);
+    const rec = this.records.get(path);
+    if (rec) rec.uri = uri;
+  }
+
+  uriOf(path: string): string {
+    return this.records.get(path)?.uri ?? this.uris.get(path) ?? pathToUri(path);
+  }
+
+  relOf(path: string): string {
+    return this.records.get(path)?.rel ?? workspaceRelative(this.roots, path);
+  }
+
+  has(path: string): boolean {
+    return this.records.has(path);
+  }
+
+  paths(): IterableIterator<string> {
+    return this.records.keys();
+  }
+
+  facts(path: string): FileFacts | undefined {
+    return this.records.get(path)?.facts;
+  }
+
+  link(path: string): LinkResult | undefined {
+    return this.records.get(path)?.link;
+  }
+
+  problems(path: string): FileProblem[] {
+    const rec = this.records.get(path);
+    if (!rec) return [];
+    const own = rec.facts.kind === 'skipped' ? rec.facts.problems : [];
+    return [...own, ...rec.link.problems];
+  }
+
+  /** Sets the facts of several files and re-links everything they affect; returns the affected paths. */
+  setFacts(entries: Iterable<[string, FileFacts]>): Set<string> {
+    const affected = new Set<string>();
+    for (const [path, facts] of entries) {
+      const old = this.records.get(path);
+      const rec: FileRecord = { path, uri: old?.uri ?? this.uriOf(path), rel: old?.rel ?? this.relOf(path), facts, link: old?.link ?? EMPTY_LINK, deps: old?.deps ?? [], templateKeys: [] };
+      this.records.set(path, rec);
+      // Keys need the record in place: a template's environment is resolved through this file's facts.
+      const templateKeys = facts.kind === 'python' ? this.templateKeysOf(path, facts.templates) : [];
+      this.retarget(path, old?.templateKeys ?? [], templateKeys);
+      rec.templateKeys = templateKeys;
+      affected.add(path);
+      this.collectDependents(path, old?.templateKeys ?? [], templateKeys, affected);
+    }
+    this.relink(affected);
+    return affected;
+  }
+
+  remove(path: string): Set<string> {
+    const old = this.records.get(path);
+    const affected = new Set<string>();
+    if (!old) return this.touch(path);
+    this.retarget(path, old.templateKeys, []);
+    this.setDeps(old, []);
+    this.records.delete(path);
+    this.uris.delete(path);
+    this.collectDependents(path, old.templateKeys, [], affected);
+    affected.delete(path);
+    this.relink(affected);
+    affected.add(path);
+    return affected;
+  }
+
+  /** A file outside the index appeared, changed or went away (e.g. a Harbor task's tests/test.sh). */
+  touch(path: string): Set<string> {
+    const affected = new Set(this.dependents.get(path) ?? []);
+    if (affected.size > 0) this.relink(affected);
+    return affected;
+  }
+
+  index(): WorkspaceIndex {
+    if (this.cachedIndex?.version === this.version) return this.cachedIndex;
+    const environments: IndexedEnvironment[] = [];
+    const templates: IndexedTemplate[] = [];
+    const tasks: IndexedTask[] = [];
+    const sorted = [...this.records.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+    for (const rec of sorted) {
+      if (rec.facts.kind === 'python' && rec.facts.importsHud) {
+        for (const e of rec.facts.environments) environments.push({ name: e.name, variable: e.variable, uri: rec.uri, range: e.range });
+      }
+      templates.push(...rec.link.templates);
+      tasks.push(...rec.link.tasks);
+    }
+    this.cachedIndex = { version: this.version, environments, templates, tasks };
+    return this.cachedIndex;
+  }
+
+  private templateKeysOf(path: string, templates: TemplateFacts[]): string[] {
+    if (templates.length === 0) return [];
+    const resolver = new Resolver(this, this.roots, new Set());
+    return templates.map((t) => templateKey(resolver.envName(path, t.envVariable), t.id));
+  }
+
+  private retarget(path: string, oldKeys: string[], newKeys: string[]): void {
+    for (const k of oldKeys) this.definers.get(k)?.delete(path);
+    for (const k of newKeys) {
+      let set = this.definers.get(k);
+      if (!set) this.definers.set(k, (set = new Set()));
+      set.add(path);
+    }
+  }
+
+  private collectDependents(path: string, oldKeys: string[], newKeys: string[], into: Set<string>): void {
+    for (const key of [path, ...oldKeys, ...newKeys]) for (const d of this.dependents.get(key) ?? []) into.add(d);
+  }
+
+  private setDeps(rec: FileRecord, deps: string[]): void {
+    for (const d of rec.deps) {
+      const set = this.dependents.get(d);
+      if (!set) continue;
+      set.delete(rec.path);
+      if (set.size === 0) this.dependents.delete(d);
+    }
+    for (const d of deps) {
+      let set = this.dependents.get(d);
+      if (!set) this.dependents.set(d, (set = new Set()));
+      set.add(rec.path);
+    }
+    rec.deps = deps;
+  }
+
+  private relink(paths: Iterable<string>): void {
+    for (const path of paths) {
+      const rec = this.records.get(path);
+      if (rec) this.linkOne(rec);
+    }
+    this.version++;
+  }
+
+  private linkOne(rec: FileRecord): void {
+    const deps = new Set<string>();
+    const identity: FileIdentity = {
+      path: rec.path,
+      uri: rec.uri,
+      rel: rec.rel,
+      uriOf: (p) => this.uriOf(p),
+      relOf: (p) => this.relOf(p),
+    };
+    const facts = rec.facts;
+    try {
+      switch (facts.kind) {
+        case 'python':
+          rec.link = linkPython(identity, facts, new Resolver(this, this.roots, deps));
+          break;
+        case 'json-tasks':
+          rec.link = linkJson(identity, facts, {
+            find: (env, id) => {
+              const key = templateKey(env, id);
+              deps.add(key);
+              const out: { path: string; template: TemplateFacts }[] = [];
+              for (const p of this.definers.get(key) ?? []) {
+                const f = this.records.get(p)?.facts;
+                if (f?.kind !== 'python') continue;
+                const idx = this.records.get(p)!.templateKeys.indexOf(key);
+                const t = f.templates[idx];
+                if (t) out.push({ path: p, template: t });
+              }
+              return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+            },
+          });
+          break;
+        case 'harbor':
+          rec.link = linkHarbor(identity, facts, {
+            exists: (p) => {
+              deps.add(p);
+              return this.host.exists(p);
+            },
+          });
+          break;
+        case 'skipped':
+          rec.link = EMPTY_LINK;
+          break;
+      }
+    } catch (err) {
+      // A bug in linking one file must not take the index down; say so on the file.
+      rec.link = {
+        ...EMPTY_LINK,
+        problems: [
+          {
+            code: 'internal-error',
+            severity: 'info',
+            message: `HUD Studio could not analyse ${basename(rec.path)}: ${err instanceof Error ? err.message : String(err)} (please report this)`,
+            range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+          },
+        ],
+      };
+    }
+    this.setDeps(rec, [...deps]);
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * The HUD Studio language server (bundled to dist/server.js). LSP wiring
+ * only: all analysis lives in ./analysis and ./features. Transport (stdio or
+ * node-ipc) is chosen by the arguments vscode-languageclient passes.
+ */
+import {
+  createConnection,
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
+  ProposedFeatures,
+  TextDocumentSyncKind,
+  type Connection,
+  type Diagnostic,
+  type InitializeParams,
+} from 'vscode-languageserver/node';
+import { Analyzer, fileKind } from './analysis/analyzer';
+import { DIAGNOSTIC_SOURCE } from './analysis/diagnostics';
+import type { FileProblem } from './analysis/facts';
+import { isUnder, uriToPath } from './analysis/paths';
+import { DEFAULT_EXCLUDED_DIRS, listIndexableFiles, readFiles } from './analysis/scan';
+import { codeLenses } from './features/codeLens';
+import { completeKeywords } from './features/completion';
+import { hover } from './features/hover';
+import { definition, references } from './features/navigation';
+import { documentSymbols, workspaceSymbols } from './features/symbols';
+import { IndexChangedNotification, IndexRequest } from './protocol';
+
+const INDEX_NOTIFY_DELAY_MS = 150;
+const SCAN_BATCH = 256;
+
+export interface ServerInitOptions {
+  /** Folder names never scanned (defaults: node_modules, .git, .venv, __pycache__, dist, ...). */
+  excludeDirs?: string[];
+}
+
+const SEVERITY = { error: 1, warning: 2, info: 3 } as const;
+
+function toDiagnostic(p: FileProblem): Diagnostic {
+  return { range: p.range, severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, message: p.message };
+}
+
+export function startServer(connection: Connection): void {
+  let analyzer: Analyzer | undefined;
+  let roots: string[] = [];
+  let excludeDirs: readonly string[] = DEFAULT_EXCLUDED_DIRS;
+  let dynamicWatch = false;
+  const published = new Set<string>();
+  /** Bumped on every open and close, so a slow close never undoes a later open. */
+  const opens = new Map<string, number>();
+  let notifyTimer: NodeJS.Timeout | undefined;
+  let ready: Promise<Analyzer> | undefined;
+
+  const log = (msg: string) => connection.console.log(`[hud-studio] ${msg}`);
+  const safe = <A extends unknown[], R>(name: string, fallback: R, fn: (...args: A) => R | Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        connection.console.error(`[hud-studio] ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return fallback;
+      }
+    };
+
+  const publish = (paths: Iterable<string>) => {
+    if (!analyzer) return;
+    for (const path of paths) {
+      const problems = analyzer.workspace.problems(path);
+      if (problems.length === 0 && !published.has(path)) continue;
+      if (problems.length) published.add(path);
+      else published.delete(path);
+      void connection.sendDiagnostics({ uri: analyzer.workspace.uriOf(path), diagnostics: problems.map(toDiagnostic) });
+    }
+    clearTimeout(notifyTimer);
+    notifyTimer = setTimeout(() => {
+      if (analyzer) void connection.sendNotification(IndexChangedNotification.method, { version: analyzer.workspace.version } satisfies IndexChangedNotification.Params);
+    }, INDEX_NOTIFY_DELAY_MS);
+  };
+
+  const pathOf = (uri: string): string | undefined => {
+    const path = uriToPath(uri);
+    if (path && analyzer) analyzer.workspace.setUri(path, uri);
+    return path;
+  };
+  const excluded = (path: string) => path.split(/[\\/]/).some((seg) => excludeDirs.includes(seg));
+
+  connection.onInitialize((params: InitializeParams) => {
+    const folders = params.workspaceFolders?.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p) ?? [];
+    const rootUri = params.rootUri ? uriToPath(params.rootUri) : undefined;
+    roots = folders.length ? folders : rootUri ? [rootUri] : [];
+    const init = (params.initializationOptions ?? {}) as ServerInitOptions;
+    if (Array.isArray(init.excludeDirs)) excludeDirs = init.excludeDirs.filter((d): d is string => typeof d === 'string');
+    dynamicWatch = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
+    ready = Analyzer.create({ roots }).then((a) => (analyzer = a));
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        codeLensProvider: { resolveProvider: false },
+        hoverProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        documentSymbolProvider: true,
+        workspaceSymbolProvider: true,
+        completionProvider: { triggerCharacters: ['(', ','] },
+      },
+      serverInfo: { name: 'hud-studio-language-server' },
+    };
+  });
+
+  connection.onInitialized(
+    safe('initialized', undefined, async () => {
+      const a = await ready!;
+      if (dynamicWatch) {
+        await connection.client.register(DidChangeWatchedFilesNotification.type, {
+          watchers: ['**/*.py', '**/*.json', '**/*.jsonl', '**/task.toml', '**/instruction.md', '**/tests/**'].map((globPattern) => ({ globPattern })),
+        });
+      }
+      const started = Date.now();
+      const files = await listIndexableFiles(roots, excludeDirs);
+      for (let i = 0; i < files.length; i += SCAN_BATCH) {
+        const batch = await readFiles(files.slice(i, i + SCAN_BATCH));
+        publish(a.setFiles(batch));
+        await new Promise((r) => setImmediate(r)); // let edits and requests in between batches
+      }
+      log(`indexed ${files.length} files in ${Date.now() - started} ms`);
+      publish([]);
+    }),
+  );
+
+  const withAnalyzer = async () => ready ?? Promise.reject(new Error('not initialized'));
+
+  connection.onDidOpenTextDocument(
+    safe('didOpen', undefined, async ({ textDocument }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      if (!path || !fileKind(path)) return;
+      opens.set(path, (opens.get(path) ?? 0) + 1);
+      publish(a.openDocument(path, textDocument.text, textDocument.version));
+    }),
+  );
+  connection.onDidChangeTextDocument(
+    safe('didChange', undefined, async ({ textDocument, contentChanges }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      if (!path || !a.isOpen(path)) return;
+      publish(a.changeDocument(path, contentChanges, textDocument.version));
+    }),
+  );
+  connection.onDidCloseTextDocument(
+    safe('didClose', undefined, async ({ textDocument }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      if (!path || !a.isOpen(path)) return;
+      const generation = (opens.get(path) ?? 0) + 1;
+      opens.set(path, generation);
+      const disk = excluded(path) || !roots.some((r) => isUnder(r, path)) ? undefined : (await readFiles([path], 1, a.maxBytes))[0]?.[1];
+      if (opens.get(path) !== generation) return; // reopened while the file was being read
+      publish(a.closeDocument(path, disk));
+    }),
+  );
+  connection.onDidChangeWatchedFiles(
+    safe('didChangeWatchedFiles', undefined, async ({ changes }) => {
+      const a = await withAnalyzer();
+      const affected = new Set<string>();
+      const add = (s: Set<string>) => s.forEach((p) => affected.add(p));
+      for (const change of changes) {
+        const path = pathOf(change.uri);
+        if (!path || excluded(path)) continue;
+        if (change.type === FileChangeType.Deleted) {
+          if (a.workspace.has(path)) add(a.deleteFile(path));
+          else {
+            // A folder went away: drop everything indexed under it.
+            for (const p of [...a.workspace.paths()]) if (isUnder(path, p) && p !== path) add(a.deleteFile(p));
+            add(a.touch(path));
+          }
+          continue;
+        }
+        if (fileKind(path)) {
+          const content = (await readFiles([path], 1, a.maxBytes))[0]?.[1];
+          add(content === undefined ? a.deleteFile(path) : a.setFile(path, content));
+        } else {
+          add(a.touch(path));
+        }
+      }
+      publish(affected);
+    }),
+  );
+
+  connection.onRequest(IndexRequest.method, safe('index', { version: 0, environments: [], templates: [], tasks: [] }, async () => (await withAnalyzer()).workspace.index()));
+
+  connection.onCodeLens(safe('codeLens', [], async ({ textDocument }) => {
+    const a = await withAnalyzer();
+    const path = pathOf(textDocument.uri);
+    return path ? codeLenses(a.workspace, path) : [];
+  }));
+  connection.onHover(safe('hover', null, async ({ textDocument, position }) => {
+    const a = await withAnalyzer();
+    const path = pathOf(textDocument.uri);
+    return path ? hover(a.workspace, path, position) : null;
+  }));
+  connection.onDefinition(safe('definition', [], async ({ textDocument, position }) => {
+    const a = await withAnalyzer();
+    const path = pathOf(textDocument.uri);
+    return path ? definition(a.workspace, path, position) : [];
+  }));
+  connection.onReferences(safe('references', [], async ({ textDocument, position, context }) => {
+    const a = await withAnalyzer();
+    const path = pathOf(textDocument.uri);
+    return path ? references(a.workspace, path, position, context.includeDeclaration) : [];
+  }));
+  connection.onDocumentSymbol(safe('documentSymbol', [], async ({ textDocument }) => {
+    const a = await withAnalyzer();
+    const path = pathOf(textDocument.uri);
+    return path ? documentSymbols(a.workspace, path) : [];
+  }));
+  connection.onWorkspaceSymbol(safe('workspaceSymbol', [], async ({ query }) => workspaceSymbols((await withAnalyzer()).workspace, query)));
+  connection.onCompletion(safe('completion', [], async ({ textDocument, position }) => {
+    const a = await withAnalyzer();
+    const path = pathOf(textDocument.uri);
+    const doc = path ? a.document(path) : undefined;
+    if (!path || !doc || fileKind(path) !== 'python') return [];
+    return completeKeywords(a.workspace, path, doc.getText(), doc.offsetAt(position));
+  }));
+
+  connection.onShutdown(() => {
+    clearTimeout(notifyTimer);
+    analyzer?.dispose();
+    analyzer = undefined;
+  });
+  connection.listen();
+}
+
+// A bad message must never take the server down.
+process.on('uncaughtException', (err) => process.stderr.write(`[hud-studio] uncaught: ${err.stack ?? err.message}\n`));
+process.on('unhandledRejection', (err) => process.stderr.write(`[hud-studio] unhandled rejection: ${String(err)}\n`));
+
+startServer(createConnection(ProposedFeatures.all));

@@ -1,0 +1,86 @@
+/** `hud-studio check`: JSON and human output, exit codes, usage errors. */
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { runCheck, type CheckFinding } from '../../../client/src/cli/check';
+import type { CliIO } from '../../../client/src/cli/io';
+
+const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'workspaces');
+
+function capture(cwd: string): { io: CliIO; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    io: { stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (err += t) }, cwd, env: {} },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+describe('hud-studio check', () => {
+  test('--json lists every finding with 1-based positions and exits 1 on errors', async () => {
+    const c = capture(join(FIXTURES, 'lsp-basic'));
+    const code = await runCheck(['--json'], c.io);
+    assert.equal(code, 1);
+    const findings = JSON.parse(c.out()) as CheckFinding[];
+    assert.deepEqual(
+      findings.map((f) => [f.file, f.line, f.column, f.severity, f.code]),
+      [
+        ['envs/env.py', 14, 1, 'info', 'verifier-two-substrate'],
+        ['envs/env.py', 16, 16, 'error', 'task-bad-args'],
+        ['harbor/broken/task.toml', 1, 1, 'error', 'harbor-missing-instruction'],
+        ['harbor/broken/task.toml', 1, 1, 'error', 'harbor-missing-test-sh'],
+        ['harbor/broken/task.toml', 2, 1, 'error', 'harbor-schema'],
+      ],
+    );
+    for (const f of findings) assert.match(f.message, /fix/);
+  });
+
+  test('human output is file:line:col severity code message', async () => {
+    const c = capture(join(FIXTURES, 'lsp-basic'));
+    assert.equal(await runCheck(['envs'], c.io), 1);
+    const lines = c.out().trimEnd().split('\n');
+    assert.equal(lines.length, 2, c.out());
+    assert.match(lines[1]!, /^envs\/env\.py:16:16 error task-bad-args solve\(\) got an unexpected keyword argument "destination"/);
+    assert.match(c.err(), /1 error\(s\), 0 warning\(s\), 1 info/);
+  });
+
+  test('a single file is checked against the whole workspace (cross-module links resolve)', async () => {
+    const c = capture(join(FIXTURES, 'lsp-basic'));
+    assert.equal(await runCheck(['--json', 'envs/judge.py'], c.io), 0);
+    assert.deepEqual(JSON.parse(c.out()), []);
+  });
+
+  test('exit 0 when there are only warnings and infos', async () => {
+    const c = capture(join(FIXTURES, 'lsp-clean'));
+    assert.equal(await runCheck(['--json'], c.io), 0);
+    assert.deepEqual((JSON.parse(c.out()) as CheckFinding[]).map((f) => f.code), ['verifier-two-substrate']);
+  });
+
+  test('usage errors exit 2', async () => {
+    const bad = capture(FIXTURES);
+    assert.equal(await runCheck(['--nope'], bad.io), 2);
+    assert.match(bad.err(), /--nope/);
+    const missing = capture(FIXTURES);
+    assert.equal(await runCheck(['does/not/exist'], missing.io), 2);
+    assert.match(missing.err(), /does\/not\/exist does not exist/);
+  });
+
+  test('excluded folders (node_modules, .venv, ...) are not checked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hud-check-'));
+    try {
+      cpSync(join(FIXTURES, 'lsp-clean'), dir, { recursive: true });
+      for (const skip of ['node_modules/pkg', '.venv/lib', '__pycache__']) {
+        mkdirSync(join(dir, skip), { recursive: true });
+        writeFileSync(join(dir, skip, 'env.py'), 'from hud import Environment\ne = Environment("x")\n@e.template()\ndef bad():\n    return 1\n');
+      }
+      const c = capture(dir);
+      assert.equal(await runCheck(['--json'], c.io), 0);
+      assert.deepEqual((JSON.parse(c.out()) as CheckFinding[]).map((f) => f.file), ['env.py']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

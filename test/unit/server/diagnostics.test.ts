@@ -1,0 +1,230 @@
+/**
+ * Every diagnostic code fires in one case and stays silent in a near miss.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { SEVERITY } from '../../../server/src/analysis/diagnostics';
+import { py, workspace } from './helpers';
+
+const ACTOR = py`
+  from hud import Environment
+
+  actor = Environment("workspace")
+  judge = Environment("judge")
+
+  @actor.template(id="solve")
+  async def solve(level: int, mode: str = "fast", *, retries: int = 1):
+      answer = yield "Write the secret."
+      yield {"score": 0.0, "answer": answer}
+
+  @judge.template(id="verify")
+  async def verify(expected: str = "secret"):
+      result = yield ""
+      yield 1.0 if result["answer"] == expected else 0.0
+
+  @actor.template(id="same_env_check")
+  async def same_env_check():
+      result = yield None
+      yield 1.0 if result.get("answer") else 0.0
+`;
+
+async function codesFor(extra: string): Promise<{ codes: string[]; messages: string[] }> {
+  const ws = await workspace({ 'env.py': `${ACTOR}\n${py([extra] as unknown as TemplateStringsArray)}` });
+  const problems = ws.problems('env.py');
+  return { codes: problems.map((p) => p.code), messages: problems.map((p) => p.message) };
+}
+
+describe('diagnostics: each code fires and has a near miss', () => {
+  test('the base file is clean', async () => {
+    assert.deepEqual((await codesFor('t = solve(1)\n')).codes, []);
+  });
+
+  test('severities are the ones the issue lists', () => {
+    for (const code of ['verifier-field-missing', 'verifier-not-agentless', 'template-single-yield', 'service-access-docker-socket']) {
+      assert.equal(SEVERITY[code as keyof typeof SEVERITY], 'warning', code);
+    }
+    assert.equal(SEVERITY['verifier-two-substrate'], 'info');
+    for (const code of [
+      'verifier-unknown-template',
+      'verifier-nested',
+      'result-missing-score',
+      'task-bad-args',
+      'template-not-async-generator',
+      'template-duplicate-id',
+      'v5-scenario-api',
+      'harbor-invalid-toml',
+      'harbor-schema',
+      'harbor-missing-tests-dockerfile',
+      'harbor-missing-test-sh',
+      'harbor-missing-instruction',
+    ]) {
+      assert.equal(SEVERITY[code as keyof typeof SEVERITY], 'error', code);
+    }
+  });
+
+  test('verifier-unknown-template', async () => {
+    const fired = await codesFor('t = solve(1)\nt.verifier = verfy(expected="x")\n');
+    assert.ok(fired.codes.includes('verifier-unknown-template'));
+    assert.match(fired.messages.find((m) => m.includes('verfy'))!, /fix:/);
+    const plain = await codesFor('def helper():\n    return None\n\nt = solve(1)\nt.verifier = helper()\n');
+    assert.ok(plain.codes.includes('verifier-unknown-template'), 'a plain function is not a template');
+    const ok = await codesFor('t = solve(1)\nt.verifier = verify(expected="x")\n');
+    assert.ok(!ok.codes.includes('verifier-unknown-template'));
+    const external = await codesFor('from somewhere_else import checker\nt = solve(1)\nt.verifier = checker()\n');
+    assert.ok(!external.codes.includes('verifier-unknown-template'), 'names from outside the workspace are not judged');
+  });
+
+  test('verifier-nested', async () => {
+    const inline = await codesFor('t = solve(1)\nt.verifier = verify(verifier=verify())\n');
+    assert.ok(inline.codes.includes('verifier-nested'));
+    const byName = await codesFor('v = verify()\nv.verifier = verify()\nt = solve(1)\nt.verifier = v\n');
+    assert.ok(byName.codes.includes('verifier-nested'));
+    const ok = await codesFor('v = verify()\nt = solve(1)\nt.verifier = v\n');
+    assert.ok(!ok.codes.includes('verifier-nested'));
+    assert.ok(!ok.codes.includes('verifier-unknown-template'));
+  });
+
+  test('verifier-not-agentless', async () => {
+    const extra = '@judge.template(id="chatty")\nasync def chatty():\n    r = yield "Please grade this"\n    yield 1.0\n\n';
+    const fired = await codesFor(`${extra}t = solve(1)\nt.verifier = chatty()\n`);
+    assert.ok(fired.codes.includes('verifier-not-agentless'));
+    const ok = await codesFor('t = solve(1)\nt.verifier = verify()\n');
+    assert.ok(!ok.codes.includes('verifier-not-agentless'));
+  });
+
+  test('verifier-field-missing', async () => {
+    const extra = '@judge.template(id="strict")\nasync def strict():\n    r = yield ""\n    yield 1.0 if r["answer"] and r["trace"] else 0.0\n\n';
+    const fired = await codesFor(`${extra}t = solve(1)\nt.verifier = strict()\n`);
+    const msg = fired.messages.find((m) => m.includes('"trace"'));
+    assert.ok(fired.codes.includes('verifier-field-missing'));
+    assert.ok(msg && /add "trace"/.test(msg), msg);
+    assert.ok(!fired.messages.some((m) => m.includes('reads "answer"')), 'answer is yielded by the actor');
+    const ok = await codesFor('t = solve(1)\nt.verifier = verify()\n');
+    assert.ok(!ok.codes.includes('verifier-field-missing'));
+  });
+
+  test('result-missing-score', async () => {
+    const missing = await codesFor('@actor.template()\nasync def bad():\n    a = yield "go"\n    yield {"answer": a}\n');
+    assert.ok(missing.codes.includes('result-missing-score'));
+    const text = await codesFor('@actor.template()\nasync def bad():\n    a = yield "go"\n    yield {"score": "high"}\n');
+    assert.ok(text.codes.includes('result-missing-score'));
+    const ok = await codesFor('@actor.template()\nasync def good():\n    a = yield "go"\n    yield {"score": 0.5, "answer": a}\n');
+    assert.ok(!ok.codes.includes('result-missing-score'));
+    const spread = await codesFor('@actor.template()\nasync def good():\n    a = yield "go"\n    yield {**a}\n');
+    assert.ok(!spread.codes.includes('result-missing-score'), 'a spread may carry the score');
+  });
+
+  test('task-bad-args: unknown keyword, missing argument, too many positionals', async () => {
+    const unknown = await codesFor('t = solve(1, colour="red")\n');
+    assert.deepEqual(unknown.codes, ['task-bad-args']);
+    assert.match(unknown.messages[0]!, /unexpected keyword argument "colour"/);
+    const missing = await codesFor('t = solve(mode="slow")\n');
+    assert.deepEqual(missing.codes, ['task-bad-args']);
+    assert.match(missing.messages[0]!, /missing the required argument "level"/);
+    const many = await codesFor('t = solve(1, "slow", 3)\n');
+    assert.deepEqual(many.codes, ['task-bad-args']);
+    assert.match(many.messages[0]!, /takes 2 positional arguments but 3 were given/);
+    const ok = await codesFor('t = solve(1, "slow", retries=2)\nu = solve(level=2)\nv = solve(*args)\n');
+    assert.deepEqual(ok.codes, []);
+  });
+
+  test('template-not-async-generator', async () => {
+    const sync = await codesFor('@actor.template()\ndef plain():\n    x = yield "a"\n    yield 1.0\n');
+    assert.ok(sync.codes.includes('template-not-async-generator'));
+    const noYield = await codesFor('@actor.template()\nasync def coro():\n    return 1.0\n');
+    assert.ok(noYield.codes.includes('template-not-async-generator'));
+    const ok = await codesFor('@actor.template()\nasync def gen():\n    x = yield "a"\n    yield 1.0\n');
+    assert.ok(!ok.codes.includes('template-not-async-generator'));
+    const inString = await codesFor('@actor.template()\nasync def fake():\n    """This would yield twice."""\n    return 1\n');
+    assert.ok(inString.codes.includes('template-not-async-generator'), 'a yield in a docstring is not a yield');
+  });
+
+  test('template-duplicate-id', async () => {
+    const fired = await codesFor('@actor.template(id="solve")\nasync def solve_again():\n    x = yield "a"\n    yield 1.0\n');
+    assert.ok(fired.codes.includes('template-duplicate-id'));
+    const otherEnv = await codesFor('@judge.template(id="solve")\nasync def judge_solve():\n    x = yield ""\n    yield 1.0\n');
+    assert.ok(!otherEnv.codes.includes('template-duplicate-id'), 'ids are per environment');
+  });
+
+  test('template-single-yield', async () => {
+    const fired = await codesFor('@actor.template()\nasync def once():\n    yield "just a prompt"\n');
+    assert.ok(fired.codes.includes('template-single-yield'));
+    const loop = await codesFor('@actor.template()\nasync def looped():\n    for p in ["a", "b"]:\n        yield p\n');
+    assert.ok(!loop.codes.includes('template-single-yield'), 'a yield in a loop may run twice');
+    const nested = await codesFor('@actor.template()\nasync def outer():\n    def inner():\n        yield 1\n    yield "prompt"\n    yield 1.0\n');
+    assert.ok(!nested.codes.includes('template-single-yield'));
+    assert.ok(!nested.codes.includes('template-not-async-generator'));
+  });
+
+  test('verifier-two-substrate', async () => {
+    const fired = await codesFor('t = solve(1)\nt.verifier = verify()\n');
+    assert.deepEqual(fired.codes, ['verifier-two-substrate']);
+    const same = await codesFor('t = solve(1)\nt.verifier = same_env_check()\n');
+    assert.deepEqual(same.codes, []);
+  });
+
+  test('service-access-docker-socket', async () => {
+    const fired = await codesFor('config = dict(compose=dict(service_access=True))\n');
+    assert.ok(fired.codes.includes('service-access-docker-socket'));
+    const dictForm = await codesFor('config = {"service_access": True}\n');
+    assert.ok(dictForm.codes.includes('service-access-docker-socket'));
+    const off = await codesFor('config = dict(compose=dict(service_access=False))\n# service_access=True in a comment\n');
+    assert.ok(!off.codes.includes('service-access-docker-socket'));
+  });
+
+  test('v5-scenario-api', async () => {
+    const fired = await codesFor('@actor.scenario("old")\nasync def old():\n    yield "x"\n    yield 1.0\n');
+    assert.ok(fired.codes.includes('v5-scenario-api'));
+    assert.match(fired.messages.find((m) => m.includes('scenario'))!, /rename it to @actor\.template/);
+    const unrelated = await codesFor('class Thing:\n    pass\n\nthing = Thing()\n\n@thing.scenario\ndef other():\n    pass\n');
+    assert.ok(!unrelated.codes.includes('v5-scenario-api'), 'only environments have the v5 API');
+  });
+});
+
+describe('diagnostics: Harbor task directories', () => {
+  const TOML = '[task]\nname = "acme/hello"\n\n[verifier]\ntimeout_sec = 60\n';
+  const ALL = ['t/instruction.md', 't/tests/test.sh'];
+
+  test('harbor-invalid-toml', async () => {
+    const ws = await workspace({ 't/task.toml': '[task\nname = "x"\n' }, ALL);
+    assert.deepEqual(ws.codes('t/task.toml'), ['harbor-invalid-toml']);
+    const ok = await workspace({ 't/task.toml': TOML }, ALL);
+    assert.deepEqual(ok.codes('t/task.toml'), []);
+  });
+
+  test('harbor-schema names the key', async () => {
+    const ws = await workspace({ 't/task.toml': '[verifier]\ntimeout_sec = "soon"\n' }, ALL);
+    const p = ws.problems('t/task.toml').find((x) => x.code === 'harbor-schema');
+    assert.ok(p, JSON.stringify(ws.problems('t/task.toml')));
+    assert.match(p.message, /verifier\.timeout_sec/);
+    assert.equal(p.range.start.line, 1);
+    const ok = await workspace({ 't/task.toml': '[verifier]\ntimeout_sec = 30\n' }, ALL);
+    assert.deepEqual(ok.codes('t/task.toml'), []);
+  });
+
+  test('harbor-missing-test-sh and harbor-missing-instruction', async () => {
+    const ws = await workspace({ 't/task.toml': TOML });
+    assert.deepEqual(ws.codes('t/task.toml').sort(), ['harbor-missing-instruction', 'harbor-missing-test-sh']);
+    const ok = await workspace({ 't/task.toml': TOML }, ALL);
+    assert.deepEqual(ok.codes('t/task.toml'), []);
+  });
+
+  test('harbor-missing-tests-dockerfile only in separate mode', async () => {
+    const separate = `${TOML}environment_mode = "separate"\n`;
+    const ws = await workspace({ 't/task.toml': separate }, ALL);
+    assert.deepEqual(ws.codes('t/task.toml'), ['harbor-missing-tests-dockerfile']);
+    const ok = await workspace({ 't/task.toml': separate }, [...ALL, 't/tests/Dockerfile']);
+    assert.deepEqual(ok.codes('t/task.toml'), []);
+    const shared = await workspace({ 't/task.toml': TOML }, ALL);
+    assert.deepEqual(shared.codes('t/task.toml'), []);
+  });
+
+  test('creating the missing file clears the diagnostic (touch)', async () => {
+    const ws = await workspace({ 't/task.toml': TOML }, ['t/instruction.md']);
+    assert.deepEqual(ws.codes('t/task.toml'), ['harbor-missing-test-sh']);
+    ws.existing.add(ws.path('t/tests/test.sh'));
+    const affected = ws.analyzer.touch(ws.path('t/tests/test.sh'));
+    assert.ok(affected.has(ws.path('t/task.toml')));
+    assert.deepEqual(ws.codes('t/task.toml'), []);
+  });
+});

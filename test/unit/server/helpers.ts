@@ -1,0 +1,40 @@
+/** In-memory workspaces for the language-server tests (no disk, no VS Code). */
+import { join } from 'node:path';
+import { Analyzer } from '../../../server/src/analysis/analyzer';
+import type { FileProblem } from '../../../server/src/analysis/facts';
+
+export const ROOT = '/ws';
+
+export interface MemoryWorkspace {
+  analyzer: Analyzer;
+  /** Paths that exist "on disk" for Harbor's file checks. */
+  existing: Set<string>;
+  path(rel: string): string;
+  problems(rel: string): FileProblem[];
+  codes(rel: string): string[];
+}
+
+/** Builds a workspace at /ws from `{relativePath: text}`; extra paths only exist (Harbor's implied files). */
+export async function workspace(files: Record<string, string | Uint8Array>, alsoExisting: string[] = []): Promise<MemoryWorkspace> {
+  const existing = new Set<string>([...Object.keys(files), ...alsoExisting].map((r) => join(ROOT, r)));
+  const analyzer = await Analyzer.create({ roots: [ROOT], host: { exists: (p) => existing.has(p) } });
+  analyzer.setFiles(Object.entries(files).map(([rel, text]) => [join(ROOT, rel), text]));
+  const path = (rel: string) => join(ROOT, rel);
+  return {
+    analyzer,
+    existing,
+    path,
+    problems: (rel) => analyzer.workspace.problems(path(rel)),
+    codes: (rel) => analyzer.workspace.problems(path(rel)).map((p) => p.code),
+  };
+}
+
+/** Dedent a template literal so Python sources can be written inline. */
+export function py(strings: TemplateStringsArray, ...values: unknown[]): string {
+  const raw = strings.reduce((acc, s, i) => acc + s + (i < values.length ? String(values[i]) : ''), '');
+  const lines = raw.replace(/^\n/, '').split('\n');
+  const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => /^ */.exec(l)![0].length));
+  return lines.map((l) => l.slice(indent)).join('\n');
+}
+
+export const ENV_HEADER = 'from hud import Environment\n\nenv = Environment("workspace")\n';

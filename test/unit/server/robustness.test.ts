@@ -1,0 +1,49 @@
+/**
+ * Bad input never throws: every prefix of a real environment file (cut mid
+ * string, mid call, mid decorator) and shuffled lines go through the whole
+ * analysis, and the index stays consistent with a fresh parse.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { workspace } from './helpers';
+
+const SOURCE = readFileSync(join(__dirname, '..', '..', 'fixtures', 'workspaces', 'lsp-basic', 'envs', 'env.py'), 'utf8')
+  + '\nsuite = Taskset("s", [solve(target="""a\n(b"""), solve(*xs, **kw)])\nx = {"service_access": True, **{"a": [1, (2,]}}\n';
+
+test('every prefix of an environment file is analysed without throwing', async () => {
+  const ws = await workspace({});
+  const path = ws.path('env.py');
+  for (let end = 0; end <= SOURCE.length; end += 3) {
+    ws.analyzer.setFile(path, SOURCE.slice(0, end));
+    ws.analyzer.workspace.problems(path);
+  }
+  ws.analyzer.setFile(path, SOURCE);
+  assert.ok(ws.analyzer.workspace.index().tasks.some((t) => t.ref === 'env.py::task'));
+});
+
+test('shuffled lines and an open document edited character by character never throw', async () => {
+  const lines = SOURCE.split('\n');
+  const ws = await workspace({});
+  const path = ws.path('env.py');
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (let i = 0; i < 40; i++) {
+    const shuffled = [...lines].sort(() => random() - 0.5).join('\n');
+    ws.analyzer.setFile(path, shuffled);
+    ws.analyzer.workspace.index();
+  }
+  ws.analyzer.openDocument(path, '', 1);
+  let text = '';
+  let version = 1;
+  for (const ch of SOURCE.slice(0, 600)) {
+    const lineNo = text.split('\n').length - 1;
+    const col = text.length - text.lastIndexOf('\n') - 1;
+    ws.analyzer.changeDocument(path, [{ range: { start: { line: lineNo, character: col }, end: { line: lineNo, character: col } }, text: ch }], ++version);
+    text += ch;
+  }
+  assert.equal(ws.analyzer.documentText(path), SOURCE.slice(0, 600));
+  const fresh = await workspace({ 'env.py': text });
+  assert.deepEqual({ ...ws.analyzer.workspace.index(), version: 0 }, { ...fresh.analyzer.workspace.index(), version: 0 });
+});
