@@ -1,0 +1,62 @@
+/** Command dispatch of the `hud-studio` CLI. */
+import { errorMessage, UsageError } from '../engine/errors';
+import { EVAL_USAGE, evalCommand } from './eval';
+import { EXIT, type CliIO } from './io';
+import { RUN_USAGE, runCommand } from './run';
+import { version } from './version';
+
+export const USAGE = `HUD Studio ${version()}: run and check HUD environments and Harbor tasks
+
+usage:
+  hud-studio run PATH[::REF] [--answer TEXT] [--agent fixed|command|nop] [--command CMD]
+                 [--runtime auto|docker|local|tcp://HOST:PORT] [--image IMG]
+                 [--trace-dir DIR] [--timeout SEC] [--json]
+  hud-studio eval PATH... [--group N] [--max-concurrent N] [--threshold X] [--json]
+  hud-studio check [PATH...]      static checks of env.py files and Harbor tasks
+  hud-studio --help | --version
+
+Run "hud-studio COMMAND --help" for a command's options.
+Exit codes: 0 completed, 1 error, 2 usage error, 130 cancelled.
+`;
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        io.stdout.write(command === undefined ? USAGE : helpFor(rest[0]));
+        return command === undefined ? EXIT.usage : EXIT.ok;
+      case '--version':
+      case '-V':
+      case 'version':
+        io.stdout.write(`${version()}\n`);
+        return EXIT.ok;
+      case 'run':
+        return await runCommand(rest, io);
+      case 'eval':
+        return await evalCommand(rest, io);
+      case 'check': {
+        const { runCheck } = await import('./check');
+        return await runCheck(rest, io);
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`, { hint: 'use run, eval or check (hud-studio --help)' });
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`hud-studio: ${err.describe()}\n`);
+      return EXIT.usage;
+    }
+    io.stderr.write(`hud-studio: ${errorMessage(err)}\n`);
+    return EXIT.error;
+  }
+}
+
+function helpFor(command: string | undefined): string {
+  if (command === 'run') return RUN_USAGE;
+  if (command === 'eval') return EVAL_USAGE;
+  return USAGE;
+}

@@ -1,0 +1,40 @@
+/** Option parsing shared by `run` and `eval` (node:util parseArgs, strict). */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../engine/errors';
+
+export const COMMON_OPTIONS = {
+  agent: { type: 'string' },
+  answer: { type: 'string' },
+  command: { type: 'string' },
+  runtime: { type: 'string', default: 'auto' },
+  image: { type: 'string' },
+  'trace-dir': { type: 'string' },
+  timeout: { type: 'string' },
+  module: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/^TypeError \[\w+\]: /, ''), { hint: 'see hud-studio --help' });
+  }
+}
+
+export function positiveNumber(name: string, text: string | undefined, integer: boolean): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`--${name} must be a positive ${integer ? 'integer' : 'number'}, got "${text}"`);
+  }
+  return n;
+}
+
+export function numberOption(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${text}"`);
+  return n;
+}

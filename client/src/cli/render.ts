@@ -1,0 +1,90 @@
+/**
+ * Human output of a rollout as it happens: each phase with its substrate,
+ * steps and logs, then the grade with subscores and the reward.
+ */
+import type { RolloutEvent } from '../engine/events';
+import type { GradeResult, SubScoreT } from '../engine/trace/schema';
+import type { CliStream } from './io';
+
+export function formatReward(x: number | null): string {
+  if (x === null) return 'none';
+  if (!Number.isFinite(x)) return String(x);
+  const s = x.toFixed(2);
+  return s === '-0.00' ? '0.00' : s;
+}
+
+function oneLine(value: unknown, max = 300): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const flat = (text ?? String(value)).replace(/\s*\n\s*/g, ' ⏎ ');
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export function formatSubscores(subs: SubScoreT[], indent: string): string[] {
+  const lines: string[] = [];
+  const walk = (list: SubScoreT[], depth: number): void => {
+    for (const s of list) {
+      const penalty = s.weight < 0 ? ' (penalty)' : '';
+      lines.push(`${indent}${'  '.repeat(depth)}${s.name}: ${formatReward(s.value)} × ${s.weight}${penalty}`);
+      if (s.children?.length) walk(s.children, depth + 1);
+    }
+  };
+  walk(subs, 0);
+  return lines;
+}
+
+function gradeLines(result: GradeResult, indent: string): string[] {
+  const lines = formatSubscores(result.subscores, `${indent}  `);
+  if (Object.keys(result.info).length) lines.push(`${indent}  info: ${oneLine(result.info)}`);
+  if (result.isError && result.content !== undefined) lines.push(`${indent}  error: ${oneLine(result.content)}`);
+  return lines;
+}
+
+/** Returns a listener that writes the rollout's events to `out`. */
+export function humanRenderer(out: CliStream): (e: RolloutEvent) => void {
+  const w = (line: string): void => void out.write(`${line}\n`);
+  return (e) => {
+    switch (e.type) {
+      case 'rollout.queued':
+        w(`▶ ${e.taskRef}`);
+        break;
+      case 'rollout.started':
+        w(`  task ${e.task.env}/${e.task.id} (${e.task.slug})${e.verifier ? `, verified by ${e.verifier.env}/${e.verifier.id}` : ', no verifier'}`);
+        break;
+      case 'phase.started': {
+        const s = e.substrate;
+        const where = s ? `${e.reused ? 'same' : s.isolation === 'borrowed' ? 'borrowed' : 'fresh'} ${s.provider} substrate ${s.id} (isolation: ${s.isolation})` : 'no substrate';
+        w(`┌ ${e.phase} phase on ${where}`);
+        break;
+      }
+      case 'step':
+        if (e.status !== 'started') w(`│ ${e.phase} ${e.step}: ${e.status}${e.detail ? ` - ${e.detail}` : ''}`);
+        break;
+      case 'log':
+        w(`│   [${e.stream}] ${e.text}`);
+        break;
+      case 'prompt':
+        w(`│ prompt: ${oneLine((e.prompt as { prompt?: unknown })?.prompt ?? e.prompt)}`);
+        break;
+      case 'answer':
+        w(`│ answer: ${oneLine(e.answer)}`);
+        break;
+      case 'grade':
+        w(`│ ${e.phase} grade: ${formatReward(e.result.reward)}${e.authoritative ? '' : ' (provisional)'}${e.result.isError ? ' [isError]' : ''}`);
+        for (const l of gradeLines(e.result, '│ ')) w(l);
+        break;
+      case 'phase.ended':
+        w(`└ ${e.phase} phase ${e.status}${e.error ? `: ${e.error}` : ''}`);
+        break;
+      case 'warning':
+        w(`! ${e.message}`);
+        break;
+      case 'rollout.ended':
+        if (e.status === 'completed') w(`reward ${formatReward(e.reward)}`);
+        else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${e.error.message}` : ''} (no reward)`);
+        if (e.tracePath) w(`trace: ${e.tracePath}`);
+        break;
+      default:
+        break;
+    }
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * `hud-studio run PATH[::REF]`: one rollout, rendered live (or one JSON
+ * object with --json). Exit 0 completed, 1 errored, 2 usage, 130 cancelled.
+ * A Harbor task directory (a folder with task.toml) goes to the Harbor runner.
+ */
+import { resolve } from 'node:path';
+import { createAgent } from '../engine/agents/create';
+import { HudStudioError, UsageError, errorMessage } from '../engine/errors';
+import { EventHub } from '../engine/events';
+import { selectProvider } from '../engine/providers/select';
+import { isHarborDir } from '../engine/job';
+import { runRollout, type RolloutOutcome } from '../engine/rollout';
+import type { HarborRunRequest } from '../engine/runRequest';
+import { abortOnInterrupt } from './interrupt';
+import { EXIT, type CliIO } from './io';
+import { COMMON_OPTIONS, parse, positiveNumber } from './options';
+import { humanRenderer } from './render';
+
+export const RUN_USAGE = `usage: hud-studio run PATH[::REF] [options]
+
+  PATH            an env.py (or .json/.jsonl task file), or a Harbor task directory
+  ::REF           NAME, NAME[i] or N (row); may be omitted when the file has one task
+
+options:
+  --answer TEXT   the answer (implies --agent fixed)
+  --agent KIND    fixed | command | nop (default: fixed with --answer, command with --command, else nop)
+  --command CMD   shell command run in the actor substrate; its stdout is the answer
+  --runtime R     auto | docker | local | tcp://HOST:PORT (default auto)
+  --image IMG     image for Docker substrates (wins over a Dockerfile)
+  --trace-dir DIR where traces go (default .hud-studio/traces)
+  --timeout SEC   limit for the whole rollout
+  --module ENV_PY the environment module of a .json/.jsonl task file
+  --json          print one JSON object instead of the live log
+`;
+
+/** The `--json` object of `run` (issue 3). */
+export interface RunJson {
+  status: RolloutOutcome['status'];
+  reward: number | null;
+  subscores: { name: string; value: number; weight: number }[];
+  phases: { name: string; substrate: RolloutOutcome['phases'][number]['substrate']; reused: boolean; status: string; startedAt: string; endedAt: string | null }[];
+  error: { phase: string; message: string } | null;
+  trace: string | null;
+}
+
+export function runJson(o: RolloutOutcome): RunJson {
+  return {
+    status: o.status,
+    reward: o.reward,
+    subscores: o.subscores,
+    phases: o.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt ?? null })),
+    error: o.error,
+    trace: o.tracePath ?? null,
+  };
+}
+
+export function exitCodeFor(status: RolloutOutcome['status']): number {
+  return status === 'completed' ? EXIT.ok : status === 'cancelled' ? EXIT.cancelled : EXIT.error;
+}
+
+export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parse(argv, COMMON_OPTIONS);
+  if (values.help) {
+    io.stdout.write(RUN_USAGE);
+    return EXIT.ok;
+  }
+  if (positionals.length !== 1) throw new UsageError(`run takes exactly one PATH[::REF], got ${positionals.length}`, { hint: 'hud-studio run env.py::task --answer 42' });
+  const ref = positionals[0]!;
+  const timeoutSec = positiveNumber('timeout', values.timeout, false);
+  const traceDir = values['trace-dir'] ?? undefined;
+  const hub = new EventHub();
+  if (!values.json) hub.on(humanRenderer(io.stdout));
+  const interrupt = abortOnInterrupt(() => void io.stderr.write('cancelling: releasing every substrate (Ctrl-C again to quit at once)\n'));
+  try {
+    let outcome: RolloutOutcome;
+    if (isHarborDir(ref, io.cwd)) {
+      const { runHarborTask } = await import('../engine/harbor/run');
+      const request: HarborRunRequest = {
+        taskDir: resolve(io.cwd, ref),
+        cwd: io.cwd,
+        agent: values.agent,
+        answer: values.answer,
+        command: values.command,
+        runtime: values.runtime,
+        image: values.image,
+        traceDir,
+        timeoutMs: timeoutSec === undefined ? undefined : timeoutSec * 1000,
+        signal: interrupt.signal,
+        hub,
+        notice: (line) => void io.stderr.write(`${line}\n`),
+      };
+      outcome = await runHarborTask(request);
+    } else {
+      const agent = createAgent({ agent: values.agent, answer: values.answer, command: values.command });
+      const selected = await selectProvider(values.runtime);
+      if (selected.notice) io.stderr.write(`${selected.notice}\n`);
+      outcome = await runRollout({
+        ref,
+        cwd: io.cwd,
+        provider: selected.provider,
+        agent,
+        hub,
+        signal: interrupt.signal,
+        ...(values.module ? { module: values.module } : {}),
+        ...(traceDir ? { traceDir } : {}),
+        ...(values.image ? { image: values.image } : {}),
+        ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
+        ...(timeoutSec ? { timeouts: { rolloutMs: timeoutSec * 1000 } } : {}),
+      });
+    }
+    if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
+    return exitCodeFor(outcome.status);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    // Failed before a rollout could start (e.g. --runtime docker without a daemon).
+    if (values.json) {
+      const json: RunJson = { status: 'error', reward: null, subscores: [], phases: [], error: { phase: 'setup', message: errorMessage(err) }, trace: null };
+      io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    } else io.stderr.write(`hud-studio: ${errorMessage(err)}\n`);
+    return err instanceof HudStudioError && err.code === 'cancelled' ? EXIT.cancelled : EXIT.error;
+  } finally {
+    interrupt.dispose();
+  }
+}

@@ -1,0 +1,31 @@
+/** Builds the agent the CLI (or a setting) names. */
+import { UsageError } from '../errors';
+import type { Agent } from './agent';
+import { CommandAgent } from './command';
+import { FixedAgent } from './fixed';
+import { NopAgent } from './nop';
+
+export type AgentKind = 'fixed' | 'command' | 'nop';
+
+export interface AgentChoice {
+  agent?: string;
+  answer?: string;
+  command?: string;
+}
+
+/** `--agent` defaults to fixed with --answer, command with --command, else nop. */
+export function createAgent(choice: AgentChoice): Agent {
+  const kind = choice.agent ?? (choice.answer !== undefined ? 'fixed' : choice.command !== undefined ? 'command' : 'nop');
+  switch (kind) {
+    case 'fixed':
+      if (choice.answer === undefined) throw new UsageError('--agent fixed needs --answer TEXT');
+      return new FixedAgent(choice.answer);
+    case 'command':
+      if (!choice.command) throw new UsageError('--agent command needs --command CMD');
+      return new CommandAgent(choice.command);
+    case 'nop':
+      return new NopAgent();
+    default:
+      throw new UsageError(`unknown agent "${kind}"`, { hint: 'use fixed, command or nop' });
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Local provider: the environment's server as a subprocess on the host, for
+ * machines without Docker. Isolation is by process only (DESIGN.md 1.2): a
+ * private temporary copy of the environment's folder, a scrubbed environment,
+ * and its own process group that release() kills. It shares the host's
+ * filesystem and network, and says so (`isolation: "process"`).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { connectTcp } from '../channel/tcp';
+import { CancelledError, HudStudioError } from '../errors';
+import { runtimePythonDir } from '../runtimePaths';
+import type { SubstrateInfo } from '../trace/schema';
+import { sweepOrphans, writeOwner } from './localOwner';
+import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader } from './processGroup';
+import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
+import { scrubbedEnv } from './scrubbedEnv';
+import { serveArgv, waitForServePort } from './serveProcess';
+
+/** Folders never worth copying into a substrate (VCS, caches, our own traces). */
+const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
+
+export interface LocalProviderOptions {
+  /** Where substrates' private folders go (default: the OS temp folder). */
+  tempRoot?: string;
+  /** Variables of the host process to scrub from (default process.env). */
+  parentEnv?: NodeJS.ProcessEnv;
+  killGraceMs?: number;
+}
+
+/** Temp folders already swept by this process (once is enough: later orphans are other processes' business). */
+const swept = new Set<string>();
+
+export class LocalProvider implements Provider {
+  readonly kind = 'local' as const;
+
+  constructor(private readonly options: LocalProviderOptions = {}) {}
+
+  async acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
+    if (opts.signal?.aborted) throw new CancelledError('acquire');
+    const tempRoot = this.options.tempRoot ?? tmpdir();
+    if (!swept.has(tempRoot)) {
+      swept.add(tempRoot);
+      for (const gone of await sweepOrphans(tempRoot)) opts.log('engine', `removed ${gone}, left behind by a HUD Studio process that no longer runs`);
+    }
+    const root = mkdtempSync(join(tempRoot, `hud-studio-${opts.rolloutId.slice(0, 8)}-${opts.phase}-`));
+    try {
+      writeOwner(root, []);
+      const work = join(root, 'work');
+      cpSync(spec.envDir, work, { recursive: true, filter: (src) => !SKIP_DIRS.has(basename(src)) || src === spec.envDir });
+      mkdirSync(join(root, 'home'));
+      mkdirSync(join(root, 'tmp'));
+      const envPath = join(work, relative(spec.envDir, spec.envFile));
+      opts.log('engine', `local substrate: private copy of ${spec.envDir} at ${work} (process isolation only)`);
+      return new LocalSubstrate(root, work, envPath, spec, this.options);
+    } catch (err) {
+      rmSync(root, { recursive: true, force: true });
+      throw new HudStudioError('provider', `cannot prepare a local substrate for ${spec.envDir}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+}
+
+export class LocalSubstrate implements Substrate {
+  readonly info: SubstrateInfo;
+  private server: ChildProcess | undefined;
+  private port: number | undefined;
+  private readonly groups = new Set<number>();
+  private released: Promise<void> | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly workdir: string,
+    readonly envPath: string,
+    private readonly spec: EnvironmentSpec,
+    private readonly options: LocalProviderOptions,
+  ) {
+    this.info = { id: basename(root), provider: 'local', isolation: 'process' };
+  }
+
+  /** Process group of the served environment. */
+  get serverPgid(): number | undefined {
+    return this.server?.pid;
+  }
+
+  /** Every process group this substrate started (server and exec'd commands); all are killed at release. */
+  get processGroups(): number[] {
+    return [...this.groups];
+  }
+
+  private env(extra?: Record<string, string>, bundled = true): Record<string, string> {
+    return scrubbedEnv(this.options.parentEnv ?? process.env, {
+      home: join(this.root, 'home'),
+      tmp: join(this.root, 'tmp'),
+      ...(bundled ? { pythonPath: runtimePythonDir() } : {}),
+      ...(extra ? { extra } : {}),
+    });
+  }
+
+  async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    this.assertLive();
+    return execInGroup(argv, {
+      ...opts,
+      cwd: opts.cwd ?? this.workdir,
+      env: this.env(opts.env),
+      onGroup: (pgid) => this.addGroup(pgid),
+    });
+  }
+
+  execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    return this.exec(['python3', ...args], opts);
+  }
+
+  async serve(opts: ServeOptions): Promise<void> {
+    this.assertLive();
+    if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
+    const child = spawnGroupLeader(serveArgv(this.envPath, opts.envName), {
+      cwd: this.workdir,
+      env: this.env(opts.env, !this.spec.useImageSdk),
+    });
+    this.server = child;
+    if (child.pid !== undefined) this.addGroup(child.pid);
+    try {
+      this.port = await waitForServePort(child, opts);
+    } catch (err) {
+      await this.release();
+      throw err;
+    }
+  }
+
+  async openChannel(signal?: AbortSignal): Promise<Duplex> {
+    this.assertLive();
+    if (this.port === undefined) throw new HudStudioError('provider', 'openChannel before serve');
+    return connectTcp('127.0.0.1', this.port, signal ? { signal } : {});
+  }
+
+  async copyIn(hostPath: string, dest: string): Promise<void> {
+    this.assertLive();
+    const target = this.resolveInside(dest);
+    mkdirSync(target, { recursive: true });
+    cpSync(hostPath, join(target, basename(hostPath)), { recursive: true });
+  }
+
+  async copyOut(src: string, hostDir: string): Promise<void> {
+    this.assertLive();
+    mkdirSync(hostDir, { recursive: true });
+    const from = this.resolveInside(src);
+    cpSync(from, join(hostDir, basename(from)), { recursive: true });
+  }
+
+  release(): Promise<void> {
+    this.released ??= (async () => {
+      const grace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+      // The server first, with its grace period, so the template's teardown can run.
+      if (this.server?.pid !== undefined) await killGroup(this.server.pid, grace);
+      await Promise.all([...this.groups].map((g) => killGroup(g, 1_000)));
+      rmSync(this.root, { recursive: true, force: true });
+    })();
+    return this.released;
+  }
+
+  private addGroup(pgid: number): void {
+    this.groups.add(pgid);
+    // Recorded so that a later process can stop these groups if we die without releasing them.
+    if (!this.released) writeOwner(this.root, [...this.groups]);
+  }
+
+  private resolveInside(p: string): string {
+    // Paths are relative to the work folder; absolute ones are taken as they are (the host is shared).
+    return p.startsWith('/') ? p : join(this.workdir, p);
+  }
+
+  private assertLive(): void {
+    if (this.released) throw new HudStudioError('provider', `local substrate ${this.info.id} was already released`);
+  }
+}
+

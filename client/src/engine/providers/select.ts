@@ -1,0 +1,63 @@
+/**
+ * Picks the provider for `--runtime auto|docker|local|tcp://HOST:PORT`.
+ * The Docker provider is imported lazily so that the Local path never loads
+ * dockerode. `auto` uses Docker when a daemon answers, else Local, and says
+ * which one and why in one line.
+ */
+import { HudStudioError, UsageError } from '../errors';
+import { LocalProvider, type LocalProviderOptions } from './local';
+import type { Provider } from './provider';
+import { UrlProvider } from './url';
+
+export type RuntimeChoice = 'auto' | 'docker' | 'local' | `tcp://${string}`;
+
+export interface SelectedProvider {
+  provider: Provider;
+  /** One line for the user: which runtime and why (auto), or undefined. */
+  notice: string | undefined;
+  /** The Docker host the daemon answered on, when Docker was chosen. */
+  dockerHost?: string;
+}
+
+export interface SelectOptions {
+  local?: LocalProviderOptions;
+}
+
+export function parseRuntime(text: string): RuntimeChoice {
+  if (text === 'auto' || text === 'docker' || text === 'local') return text;
+  if (text.startsWith('tcp://')) return text as RuntimeChoice;
+  throw new UsageError(`unknown runtime "${text}"`, { hint: 'use auto, docker, local or tcp://HOST:PORT' });
+}
+
+export async function selectProvider(runtime: string, opts: SelectOptions = {}): Promise<SelectedProvider> {
+  const choice = parseRuntime(runtime);
+  if (choice === 'local') return { provider: new LocalProvider(opts.local), notice: undefined };
+  if (choice.startsWith('tcp://')) return { provider: new UrlProvider(choice), notice: undefined };
+
+  const docker = await loadDocker();
+  if (choice === 'docker') {
+    if (!docker.ok) throw new HudStudioError('docker-unavailable', `Docker is not available: ${docker.reason}`, { hint: 'start the Docker daemon, or use --runtime local' });
+    return { provider: docker.provider, notice: undefined, dockerHost: docker.host };
+  }
+  if (docker.ok) {
+    return { provider: docker.provider, notice: `runtime: docker (daemon answered at ${docker.host})`, dockerHost: docker.host };
+  }
+  return {
+    provider: new LocalProvider(opts.local),
+    notice: `runtime: local (no Docker: ${docker.reason}); isolation is by process only`,
+  };
+}
+
+type DockerProbe = { ok: true; provider: Provider; host: string } | { ok: false; reason: string };
+
+async function loadDocker(): Promise<DockerProbe> {
+  let mod: typeof import('./docker');
+  try {
+    mod = await import('./docker');
+  } catch (err) {
+    return { ok: false, reason: `the Docker provider could not be loaded (${(err as Error).message})` };
+  }
+  const probe = await mod.dockerAvailable();
+  if (!probe.ok) return probe;
+  return { ok: true, provider: new mod.DockerProvider(), host: probe.host };
+}

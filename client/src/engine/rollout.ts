@@ -1,0 +1,575 @@
+/**
+ * One rollout, by the rules of DESIGN.md 1.2: the actor task's whole
+ * lifecycle, then the verifier, on the same substrate and channel when the
+ * verifier is in the same environment without its own runtime_config, else
+ * on a fresh one acquired after the actor's is gone. Every step is reported
+ * as a typed event; the trace is built from those same events and written
+ * before `rollout.ended` goes out, so listeners can open it.
+ */
+import { randomUUID } from 'node:crypto';
+import { relative, resolve } from 'node:path';
+import type { Agent, AgentContext } from './agents/agent';
+import { promptToText } from './agents/agent';
+import { ControlChannel } from './channel/client';
+import type { GradeFrame, HelloResult } from './channel/messages';
+import { Deadline, abortable } from './deadline';
+import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
+import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage } from './errors';
+import { EventHub, now, type RolloutEvent } from './events';
+import { actorErrorResult, gradeFromFrame } from './grade';
+import { LocalProvider } from './providers/local';
+import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
+import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
+import { TraceBuilder } from './trace/builder';
+import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, Trace } from './trace/schema';
+import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
+
+export interface RolloutTimeouts {
+  /** Whole rollout (CLI --timeout). */
+  rolloutMs?: number;
+  /** Each phase, unless the task's runtime_config.limits.run_timeout_s says otherwise. */
+  phaseMs?: number;
+  /** Getting a substrate ready and its server listening, unless limits.startup_timeout_s says otherwise. */
+  startupMs?: number;
+  /** hello / tasks.list / bye. */
+  requestMs?: number;
+}
+
+export interface RolloutOptions {
+  /** `PATH[::REF]`; PATH relative to `cwd`. */
+  ref: string;
+  cwd?: string;
+  /** The env.py for a .json/.jsonl task file (default: env.py beside it). */
+  module?: string;
+  provider: Provider;
+  agent: Agent;
+  hub?: EventHub;
+  signal?: AbortSignal;
+  rolloutId?: string;
+  jobId?: string;
+  /** Default `<cwd>/.hud-studio/traces`; null writes no trace. */
+  traceDir?: string | null;
+  image?: string;
+  useImageSdk?: boolean;
+  timeouts?: RolloutTimeouts;
+  /** Per-environment variables (by environment name): only that environment's substrates get them. */
+  credentials?: Record<string, Record<string, string>>;
+  /** Secrets meant for the verifier only (e.g. HUD_API_KEY for LLMJudgeGrader). */
+  verifierSecrets?: Record<string, string>;
+  /** Inject verifierSecrets even when the verifier shares the actor's substrate. */
+  allowSharedSecrets?: boolean;
+  /** An already discovered row (eval discovers each file once). */
+  task?: DiscoveredTask;
+  /** Where discovery runs when the provider cannot run commands (borrowed servers): default Local. */
+  discoveryProvider?: Provider;
+  dockerHost?: string;
+}
+
+export interface PhaseSummary {
+  name: PhaseName;
+  substrate: SubstrateInfo | null;
+  reused: boolean;
+  status: RolloutStatus | 'running';
+  startedAt: string;
+  endedAt: string | undefined;
+}
+
+export interface RolloutOutcome {
+  rolloutId: string;
+  ref: string;
+  status: RolloutStatus;
+  reward: number | null;
+  result: GradeResult | null;
+  subscores: { name: string; value: number; weight: number }[];
+  phases: PhaseSummary[];
+  error: { phase: ErrorPhase; message: string } | null;
+  tracePath: string | undefined;
+  trace: Trace;
+}
+
+type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
+
+const DEFAULT_STARTUP_MS = 120_000;
+const DEFAULT_REQUEST_MS = 30_000;
+
+export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> {
+  const rolloutId = opts.rolloutId ?? randomUUID();
+  const cwd = opts.cwd ?? process.cwd();
+  const hub = opts.hub ?? new EventHub();
+  const builder = new TraceBuilder({
+    rolloutId,
+    ...(opts.jobId ? { jobId: opts.jobId } : {}),
+    taskRef: opts.task?.ref ?? opts.ref,
+    startedAt: now(),
+    agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
+    providerKind: opts.provider.kind,
+    ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
+  });
+  const emit = (e: EventInput): void => {
+    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    builder.handle(event);
+    hub.emit(event);
+  };
+  emit({ type: 'rollout.queued', taskRef: opts.task?.ref ?? opts.ref, ...(opts.jobId ? { jobId: opts.jobId } : {}) });
+
+  const run = new RolloutRun(opts, rolloutId, cwd, emit);
+  let ending: Ending;
+  let usage: UsageError | undefined;
+  try {
+    ending = await run.execute();
+  } catch (err) {
+    // Only a wrong reference escapes execute(): the caller's mistake, not the task's.
+    usage = err instanceof UsageError ? err : undefined;
+    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), code: codeOf(err) } };
+  } finally {
+    await run.releaseAll();
+  }
+
+  const endedAt = now();
+  const trace = builder.finish({ ...ending, endedAt });
+  let tracePath: string | undefined;
+  if (opts.traceDir !== null && !usage) {
+    try {
+      tracePath = writeTrace(resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR), trace);
+    } catch (err) {
+      emit({ type: 'warning', message: errorMessage(err) });
+      trace.warnings.push(errorMessage(err));
+    }
+  }
+  const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+  const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
+  emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
+  if (usage) throw usage;
+  return {
+    rolloutId,
+    ref: trace.task.ref,
+    status: ending.status,
+    reward,
+    result: ending.result,
+    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
+    phases: trace.phases.map((p) => ({
+      name: p.name,
+      substrate: p.substrate,
+      reused: p.reused,
+      status: p.status,
+      startedAt: p.startedAt,
+      endedAt: p.endedAt,
+    })),
+    error,
+    tracePath,
+    trace,
+  };
+}
+
+interface Ending {
+  status: RolloutStatus;
+  result: GradeResult | null;
+  error: { phase: ErrorPhase; message: string; code?: string } | null;
+}
+
+/** Thrown inside a phase to end the rollout with a recorded failure. */
+class PhaseFailure extends Error {
+  constructor(
+    readonly phase: ErrorPhase,
+    readonly status: 'error' | 'cancelled',
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+function codeOf(err: unknown): string | undefined {
+  return err instanceof HudStudioError ? err.code : undefined;
+}
+
+function hasRuntimeConfig(rc: RuntimeConfig | null | undefined): boolean {
+  return !!rc && Object.values(rc).some((v) => v !== null && v !== undefined);
+}
+
+/** Keys that change how a substrate is provisioned (limits only change clocks). */
+function needsOwnProvisioning(rc: RuntimeConfig | null | undefined): boolean {
+  return !!rc && Object.entries(rc).some(([k, v]) => k !== 'limits' && v !== null && v !== undefined);
+}
+
+function seconds(v: unknown): number | undefined {
+  return typeof v === 'number' && v > 0 ? v * 1000 : undefined;
+}
+
+interface Session {
+  substrate: Substrate;
+  channel: ControlChannel;
+  hello: HelloResult;
+}
+
+class RolloutRun {
+  private readonly live = new Set<Substrate>();
+  private readonly acquiring = new Set<Promise<void>>();
+  private readonly channels = new Set<ControlChannel>();
+  private readonly rolloutClock: Deadline;
+  private phase: PhaseName = 'actor';
+  private stage: ErrorPhase = 'setup';
+  private readonly ended = new Set<PhaseName>();
+  private readonly started = new Set<PhaseName>();
+
+  constructor(
+    private readonly opts: RolloutOptions,
+    private readonly rolloutId: string,
+    private readonly cwd: string,
+    private readonly emit: (e: EventInput) => void,
+  ) {
+    this.rolloutClock = new Deadline('rollout', opts.signal, opts.timeouts?.rolloutMs);
+  }
+
+  async execute(): Promise<Ending> {
+    const signal = this.rolloutClock.signal;
+    try {
+      return await this.actorThenVerifier(signal);
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      const failure = err instanceof PhaseFailure ? err : this.classify(err, signal);
+      if (this.started.has(this.phase) || failure.phase !== 'setup') this.endPhase(this.phase, failure.status, failure.message);
+      return { status: failure.status, result: null, error: { phase: failure.phase, message: failure.message, ...(failure.code ? { code: failure.code } : {}) } };
+    } finally {
+      this.rolloutClock.dispose();
+    }
+  }
+
+  async releaseAll(): Promise<void> {
+    await Promise.all(this.acquiring);
+    const channels = [...this.channels];
+    this.channels.clear();
+    if (this.opts.provider.kind === 'url') {
+      // Nobody kills a borrowed server: withdraw our task instead of leaving it parked there.
+      await Promise.all(channels.map(async (c) => (await c.cancel({ timeoutMs: 2_000 }).catch(() => false), await c.bye())));
+    }
+    for (const c of channels) c.close();
+    const subs = [...this.live];
+    this.live.clear();
+    await Promise.all(subs.map((s) => s.release().catch((err: unknown) => this.warn(`releasing ${s.info.id} failed: ${errorMessage(err)}`))));
+  }
+
+  private async actorThenVerifier(rolloutSignal: AbortSignal): Promise<Ending> {
+    const { opts } = this;
+    const target = taskFileTarget(opts.task?.ref ?? opts.ref, this.cwd, opts.module);
+    if (relative(target.envDir, target.file).startsWith('..')) {
+      throw new UsageError(`${target.displayPath} must be inside the environment's folder ${target.envDir}`);
+    }
+
+    // ---- actor phase: setup, prompt, agent, grade, teardown
+    this.phase = 'actor';
+    this.stage = 'actor';
+    const actorClock = new Deadline('actor phase', rolloutSignal, opts.timeouts?.phaseMs);
+    let actorSession: Session | undefined;
+    let task: DiscoveredTask;
+    let actorResult: Record<string, unknown>;
+    let actorGrade: GradeResult;
+    let actorGradeFailed: string | undefined;
+    try {
+      this.step('setup', 'started');
+      let substrate = await this.acquire(target, opts.task?.runtimeConfig ?? null, 'actor', actorClock.signal, undefined);
+      if (opts.task) task = opts.task;
+      else {
+        this.stage = 'setup';
+        task = await this.discover(substrate, target, actorClock.signal);
+        this.stage = 'actor';
+        if (needsOwnProvisioning(task.runtimeConfig)) {
+          // Discovery ran on defaults; this task asks for its own image/resources.
+          await this.release(substrate);
+          substrate = await this.acquire(target, task.runtimeConfig, 'actor', actorClock.signal, task.runtimeConfig?.limits?.startup_timeout_s);
+        }
+      }
+      const verifier = task.verifier;
+      this.emit({ type: 'rollout.started', task: taskIdentity(task, task.ref), verifier: verifier ? taskIdentity(verifier, task.ref) : null });
+      actorClock.reset(seconds(task.runtimeConfig?.limits?.run_timeout_s) ?? opts.timeouts?.phaseMs);
+      this.startPhase('actor', substrate.info, false);
+
+      const shared = !!verifier && verifier.env === task.env && !hasRuntimeConfig(verifier.runtimeConfig);
+      const actorEnv = { ...(opts.credentials?.[task.env] ?? {}) };
+      if (shared) this.sharedSubstrateWarnings(task, actorEnv);
+      if (opts.provider.kind === 'url' && verifier) {
+        this.warn(`the substrate is borrowed (${substrate.info.address ?? substrate.info.id}): the verifier talks to the same live server the actor used`);
+      }
+
+      actorSession = await this.open(substrate, task, actorEnv, actorClock.signal, task.runtimeConfig);
+      this.step('setup', 'completed');
+
+      this.step('prompt', 'started');
+      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: 0, signal: actorClock.signal });
+      this.emit({ type: 'prompt', prompt });
+      this.step('prompt', 'completed');
+
+      this.step('agent', 'started', opts.agent.describe());
+      const answer = await this.runAgent(prompt, actorSession, actorClock.signal);
+      this.step('agent', 'completed');
+      this.emit({ type: 'answer', answer });
+
+      this.step('grade', 'started');
+      try {
+        actorResult = await actorSession.channel.grade(answer, { timeoutMs: 0, signal: actorClock.signal });
+        actorGrade = this.gradeOf(actorResult);
+        this.step('grade', 'completed');
+      } catch (err) {
+        if (actorClock.signal.aborted || err instanceof CancelledError || err instanceof TimeoutError) throw err;
+        // The answer must survive a broken actor grader: an authoritative verifier may still judge it.
+        actorGradeFailed = `actor grading failed: ${errorMessage(err)}`;
+        actorResult = actorErrorResult(answer, actorGradeFailed);
+        actorGrade = this.gradeOf(actorResult);
+        this.step('grade', 'error', actorGradeFailed);
+      }
+      this.emit({ type: 'grade', phase: 'actor', result: actorGrade, raw: actorResult, authoritative: !verifier });
+
+      this.step('teardown', 'started');
+      if (shared) {
+        this.step('teardown', 'completed', 'template closed by the server; substrate kept for the verifier');
+      } else {
+        await this.close(actorSession);
+        actorSession = undefined;
+        this.step('teardown', 'completed');
+      }
+      if (actorGradeFailed && !verifier) throw new PhaseFailure('actor', 'error', actorGradeFailed, 'grade');
+      this.endPhase('actor', actorGradeFailed ? 'error' : 'completed', actorGradeFailed);
+
+      if (!verifier) return { status: 'completed', result: actorGrade, error: null };
+
+      // ---- verifier phase: setup, grading; no agent; authoritative (its own clock)
+      actorClock.dispose();
+      this.phase = 'verifier';
+      this.stage = 'verifier';
+      const verifierResult = await this.verifierPhase(verifier, target, shared ? actorSession : undefined, actorResult, rolloutSignal);
+      return { status: 'completed', result: verifierResult, error: null };
+    } catch (err) {
+      if (err instanceof UsageError || err instanceof PhaseFailure) throw err;
+      throw this.classify(err, this.phase === 'actor' ? actorClock.signal : rolloutSignal);
+    } finally {
+      actorClock.dispose();
+    }
+  }
+
+  private async verifierPhase(
+    verifier: DiscoveredVerifier,
+    target: TaskFileTarget,
+    shared: Session | undefined,
+    actorResult: Record<string, unknown>,
+    rolloutSignal: AbortSignal,
+  ): Promise<GradeResult> {
+    const clock = new Deadline('verifier phase', rolloutSignal, seconds(verifier.runtimeConfig?.limits?.run_timeout_s) ?? this.opts.timeouts?.phaseMs);
+    try {
+      let session: Session;
+      this.step('setup', 'started');
+      if (shared) {
+        session = shared;
+        this.startPhase('verifier', shared.substrate.info, true);
+        this.step('setup', 'completed', 'reusing the actor\'s substrate and control channel');
+      } else {
+        const substrate = await this.acquire(target, verifier.runtimeConfig, 'verifier', clock.signal, verifier.runtimeConfig?.limits?.startup_timeout_s);
+        this.startPhase('verifier', substrate.info, false);
+        const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
+        session = await this.open(substrate, verifier, env, clock.signal, verifier.runtimeConfig);
+        this.step('setup', 'completed');
+      }
+
+      this.step('prompt', 'started');
+      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: 0, signal: clock.signal });
+      this.step('prompt', 'completed', promptToText(prompt) ? `prompt: ${promptToText(prompt).slice(0, 200)}` : 'agent-less');
+
+      this.step('grade', 'started');
+      // The actor's result frame goes over unchanged: the verifier judges exactly what the actor produced.
+      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: 0, signal: clock.signal });
+      const grade = this.gradeOf(raw);
+      this.step('grade', 'completed');
+      this.emit({ type: 'grade', phase: 'verifier', result: grade, raw, authoritative: true });
+
+      this.step('teardown', 'started');
+      await this.close(session);
+      this.step('teardown', 'completed');
+      this.endPhase('verifier', 'completed');
+      return grade;
+    } catch (err) {
+      if (err instanceof PhaseFailure) throw err;
+      // Never fall back to the actor's provisional grade: an errored verifier leaves the run ungraded.
+      throw this.classify(err, clock.signal);
+    } finally {
+      clock.dispose();
+    }
+  }
+
+  private async acquire(
+    target: TaskFileTarget,
+    runtimeConfig: RuntimeConfig | null,
+    phase: PhaseName,
+    signal: AbortSignal,
+    startupSeconds: number | null | undefined,
+  ): Promise<Substrate> {
+    const spec: EnvironmentSpec = {
+      envFile: target.envFile,
+      envDir: target.envDir,
+      runtimeConfig,
+      ...(this.opts.image ? { image: this.opts.image } : {}),
+      ...(this.opts.useImageSdk ? { useImageSdk: true } : {}),
+    };
+    const acquiring = this.opts.provider.acquire(spec, {
+      rolloutId: this.rolloutId,
+      phase,
+      signal,
+      log: (stream, text) => this.log(stream, text),
+      startupTimeoutMs: seconds(startupSeconds) ?? this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
+    });
+    return this.track(acquiring, signal);
+  }
+
+  /**
+   * Every substrate a provider hands out joins `live` the moment it exists,
+   * even when the rollout stopped waiting for it (cancel, timeout), so that
+   * releaseAll() frees it before runRollout returns.
+   */
+  private track(acquiring: Promise<Substrate>, signal: AbortSignal): Promise<Substrate> {
+    const joined = acquiring.then((substrate) => {
+      this.live.add(substrate);
+      return substrate;
+    });
+    this.acquiring.add(joined.then(() => undefined, () => undefined));
+    return abortable(joined, signal);
+  }
+
+  private async release(substrate: Substrate): Promise<void> {
+    this.live.delete(substrate);
+    await substrate.release();
+  }
+
+  private async discover(substrate: Substrate, target: TaskFileTarget, signal: AbortSignal): Promise<DiscoveredTask> {
+    let where = substrate;
+    let scratch: Substrate | undefined;
+    if (this.opts.provider.kind === 'url') {
+      // A borrowed server cannot run our helper: read the file where it lives, on this machine.
+      const local = this.opts.discoveryProvider ?? new LocalProvider();
+      scratch = await this.track(
+        local.acquire({ envFile: target.envFile, envDir: target.envDir, runtimeConfig: null }, { rolloutId: this.rolloutId, phase: 'actor', signal, log: (s, t) => this.log(s, t) }),
+        signal,
+      );
+      where = scratch;
+    }
+    try {
+      const tasks = await abortable(discoverTasks(where, {
+        displayPath: target.displayPath,
+        hostDir: target.envDir,
+        file: `${where.workdir}/${relative(target.envDir, target.file)}`,
+        ...(target.file !== target.envFile ? { module: where.envPath } : {}),
+        signal,
+        timeoutMs: this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
+      }), signal);
+      return resolveTask(tasks, target);
+    } finally {
+      if (scratch) await this.release(scratch);
+    }
+  }
+
+  /** Serves the environment, connects and says hello. */
+  private async open(
+    substrate: Substrate,
+    task: { env: string },
+    env: Record<string, string>,
+    signal: AbortSignal,
+    rc: RuntimeConfig | null,
+  ): Promise<Session> {
+    const serving = substrate.serve({
+      envName: task.env,
+      env,
+      signal,
+      timeoutMs: seconds(rc?.limits?.startup_timeout_s) ?? this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
+      log: (stream, text) => this.log(stream, text),
+    });
+    await abortable(serving, signal);
+    const stream = await abortable(substrate.openChannel(signal), signal, (late) => void late.destroy());
+    const channel = new ControlChannel(stream, {
+      requestTimeoutMs: this.opts.timeouts?.requestMs ?? DEFAULT_REQUEST_MS,
+      onNotification: (n) => this.log('server', `${n.method} ${JSON.stringify(n.params ?? {})}`),
+    });
+    this.channels.add(channel);
+    const hello = await channel.hello(undefined, { signal });
+    if (hello.env.name !== task.env) {
+      throw new ProtocolError(`the server at ${substrate.info.id} serves environment "${hello.env.name}", but the task needs "${task.env}"`, {
+        hint: 'serve the right environment (hud serve ... --env NAME) or use --runtime docker/local',
+      });
+    }
+    this.log('engine', `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`);
+    return { substrate, channel, hello };
+  }
+
+  private async close(session: Session): Promise<void> {
+    await session.channel.bye();
+    this.channels.delete(session.channel);
+    await this.release(session.substrate);
+  }
+
+  private async runAgent(prompt: unknown, session: Session, signal: AbortSignal): Promise<unknown> {
+    const { substrate, hello } = session;
+    let steps = 0;
+    const ctx: AgentContext = {
+      prompt,
+      promptText: promptToText(prompt),
+      workspace: {
+        exec: (argv, o) => substrate.exec(argv, o),
+        copyIn: (h, d) => substrate.copyIn(h, d),
+        workdir: substrate.workdir,
+        bindings: hello.bindings.map((b) => ({ name: b.name, protocol: b.protocol, url: b.url, params: b.params })),
+      },
+      signal,
+      log: (stream, text) => this.log(stream, text),
+      step: (text, toolCalls = []) => this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls }),
+    };
+    // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
+    return abortable(this.opts.agent.run(ctx), signal);
+  }
+
+  private gradeOf(frame: Record<string, unknown>): GradeResult {
+    const { result, dropped } = gradeFromFrame(frame);
+    if (dropped) this.warn(`${dropped} subscore(s) of the ${this.phase} grade were malformed and left out of the summary (the raw frame keeps them)`);
+    return result;
+  }
+
+  private sharedSubstrateWarnings(task: DiscoveredTask, actorEnv: Record<string, string>): void {
+    this.warn(
+      `the verifier runs on the actor's substrate (same environment "${task.env}", no verifier runtime_config): anything the verifier receives, the actor could have seen`,
+    );
+    const secrets = Object.keys(this.opts.verifierSecrets ?? {});
+    if (!secrets.length) return;
+    if (this.opts.allowSharedSecrets) {
+      Object.assign(actorEnv, this.opts.verifierSecrets);
+      this.warn(`verifier-only secrets (${secrets.join(', ')}) were injected into the shared substrate because sharing was allowed`);
+    } else {
+      this.warn(`verifier-only secrets (${secrets.join(', ')}) were NOT injected into the shared substrate; allow shared secrets to opt in`);
+    }
+  }
+
+  private classify(err: unknown, signal: AbortSignal): PhaseFailure {
+    const reason: unknown = signal.aborted ? signal.reason : undefined;
+    if (reason instanceof TimeoutError) return new PhaseFailure(this.stage, 'error', reason.message, 'timeout');
+    if (signal.aborted || err instanceof CancelledError) return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
+    const msg = this.stage === 'verifier' ? `verifier failed: ${errorMessage(err)}` : errorMessage(err);
+    return new PhaseFailure(this.stage, 'error', msg, codeOf(err));
+  }
+
+  private startPhase(phase: PhaseName, substrate: SubstrateInfo | null, reused: boolean): void {
+    this.started.add(phase);
+    this.emit({ type: 'phase.started', phase, substrate, reused });
+  }
+
+  private endPhase(phase: PhaseName, status: RolloutStatus, error?: string): void {
+    if (this.ended.has(phase)) return;
+    this.ended.add(phase);
+    this.emit({ type: 'phase.ended', phase, status, ...(error ? { error } : {}) });
+  }
+
+  private step(step: StepName, status: 'started' | 'completed' | 'error' | 'cancelled', detail?: string): void {
+    this.emit({ type: 'step', phase: this.phase, step, status, ...(detail ? { detail } : {}) });
+  }
+
+  private log(stream: LogStream, text: string): void {
+    this.emit({ type: 'log', phase: this.phase, stream, text });
+  }
+
+  private warn(message: string): void {
+    this.emit({ type: 'warning', phase: this.phase, message });
+  }
+}

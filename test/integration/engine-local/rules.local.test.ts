@@ -1,0 +1,4 @@
+import { localUnderTest } from './localUnderTest';
+import { defineRolloutRuleTests } from './rules';
+
+defineRolloutRuleTests(localUnderTest);
