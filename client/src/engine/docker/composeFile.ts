@@ -1,0 +1,205 @@
+/**
+ * Turns a task's compose file into the one we run: services with `build`
+ * are built through the Docker layer's content-hash cache (so a rerun never
+ * rebuilds and never piles up per-project images) and then referenced by
+ * tag; every service and the default network carry our labels; `main` is
+ * kept alive; an "internal" network lets services reach each other and
+ * nothing else. The original file is never modified.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { HudStudioError } from '../errors';
+import { buildImage } from './build';
+import { LABELS } from './types';
+
+export const MAIN_SERVICE = 'main';
+export const DOCKER_SOCKET = '/var/run/docker.sock';
+
+export interface PrepareComposeOptions {
+  composeFile: string;
+  rolloutId: string;
+  phase: string;
+  /** `internal`: services reach each other, nothing outside the project. */
+  network: 'default' | 'internal';
+  /** Mount the Docker socket into `main` (service_access; caller has checked consent + local daemon). */
+  mountDockerSocket?: boolean;
+  /** Extra environment for `main` only. */
+  mainEnv?: Record<string, string>;
+  /** CPU / memory limits for `main` (the task.toml's [environment] limits). */
+  mainLimits?: { cpus?: number; memoryMb?: number };
+  /** Replace main's command with `sleep infinity` when it has none (Harbor tasks exec into main). */
+  keepMainAlive?: boolean;
+  buildTimeoutMs?: number;
+  signal?: AbortSignal;
+  onLog?: (line: string) => void;
+}
+
+export interface PreparedCompose {
+  /** The generated compose file (in a private temporary folder). */
+  file: string;
+  /** Where relative paths of the original file resolve. */
+  projectDirectory: string;
+  services: string[];
+  /** Image each service runs, after building. */
+  images: Record<string, { image: string; imageId?: string; cached?: boolean }>;
+  /** Deletes the generated file. */
+  dispose(): void;
+}
+
+type ServiceDoc = Record<string, unknown> & { build?: unknown; image?: unknown; labels?: unknown; command?: unknown; volumes?: unknown; environment?: unknown };
+
+export function composeLabels(rolloutId: string, phase: string): Record<string, string> {
+  return {
+    [LABELS.managed]: 'true',
+    [LABELS.rollout]: rolloutId,
+    [LABELS.phase]: phase,
+    [LABELS.ownerHost]: hostname(),
+    [LABELS.ownerPid]: String(process.pid),
+  };
+}
+
+export async function prepareCompose(opts: PrepareComposeOptions): Promise<PreparedCompose> {
+  const composeFile = resolve(opts.composeFile);
+  const projectDirectory = dirname(composeFile);
+  const doc = await readComposeDoc(composeFile);
+  const services = doc.services as Record<string, ServiceDoc>;
+  if (!services[MAIN_SERVICE]) {
+    throw new HudStudioError('harbor-config', `${composeFile} has no service named "${MAIN_SERVICE}"`, {
+      location: { file: composeFile, key: 'services' },
+      hint: `name the service the agent works in "${MAIN_SERVICE}"`,
+    });
+  }
+  const labels = composeLabels(opts.rolloutId, opts.phase);
+  const images: PreparedCompose['images'] = {};
+  for (const [name, svc] of Object.entries(services)) {
+    if (svc.build !== undefined) {
+      const { context, dockerfile } = buildSpec(svc.build, composeFile, name);
+      const built = await buildImage({
+        contextDir: resolve(projectDirectory, context),
+        ...(dockerfile ? { dockerfile } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.buildTimeoutMs ? { timeoutMs: opts.buildTimeoutMs } : {}),
+        onLog: (line) => opts.onLog?.(`[${name}] ${line}`),
+      });
+      delete svc.build;
+      svc.image = built.tag;
+      images[name] = { image: built.tag, imageId: built.imageId, cached: built.cached };
+    } else if (typeof svc.image === 'string') {
+      images[name] = { image: svc.image };
+    } else {
+      throw new HudStudioError('harbor-config', `service "${name}" in ${composeFile} has neither image nor build`, {
+        location: { file: composeFile, key: `services.${name}` },
+        hint: 'give it `build: <folder>` or `image: <name>`',
+      });
+    }
+    svc.labels = { ...labelMap(svc.labels), ...labels };
+  }
+
+  const main = services[MAIN_SERVICE]!;
+  if (opts.keepMainAlive && main.command === undefined) main.command = ['sleep', 'infinity'];
+  if (opts.mainEnv && Object.keys(opts.mainEnv).length > 0) main.environment = withEnv(main.environment, opts.mainEnv);
+  if (opts.mainLimits?.cpus !== undefined) main.cpus = opts.mainLimits.cpus;
+  if (opts.mainLimits?.memoryMb !== undefined) main.mem_limit = `${opts.mainLimits.memoryMb}m`;
+  if (opts.mountDockerSocket) main.volumes = [...(Array.isArray(main.volumes) ? main.volumes : []), `${DOCKER_SOCKET}:${DOCKER_SOCKET}`];
+
+  const networks = (doc.networks ?? {}) as Record<string, Record<string, unknown> | null>;
+  const defaultNet = { ...(networks.default ?? {}) };
+  defaultNet.labels = { ...labelMap(defaultNet.labels), ...labels };
+  if (opts.network === 'internal') defaultNet.internal = true;
+  networks.default = defaultNet;
+  doc.networks = networks;
+  // Per-service networks other than the default would escape `internal`; refuse rather than pretend.
+  if (opts.network === 'internal') {
+    for (const [name, net] of Object.entries(networks)) {
+      if (name !== 'default' && net && net.internal !== true) net.internal = true;
+    }
+    for (const [name, svc] of Object.entries(services)) {
+      if (svc.network_mode !== undefined) {
+        throw new HudStudioError('harbor-config', `service "${name}" sets network_mode, which cannot be confined for network_mode = "no-network"`, {
+          location: { file: composeFile, key: `services.${name}.network_mode` },
+          hint: 'remove network_mode from the service',
+        });
+      }
+    }
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'hud-studio-compose-'));
+  const file = join(dir, 'docker-compose.yaml');
+  writeFileSync(file, stringify(doc), 'utf8');
+  return {
+    file,
+    projectDirectory,
+    services: Object.keys(services),
+    images,
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+async function readComposeDoc(composeFile: string): Promise<Record<string, unknown>> {
+  let doc: unknown;
+  try {
+    doc = parse(await readFile(composeFile, 'utf8'));
+  } catch (err) {
+    const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+    throw new HudStudioError('harbor-config', `${composeFile} is not valid YAML: ${(err as Error).message.split('\n')[0]}`, {
+      location: { file: composeFile, ...(pos ? { line: pos.line, column: pos.col } : {}) },
+      hint: 'fix the YAML syntax',
+      cause: err,
+    });
+  }
+  if (!doc || typeof doc !== 'object' || !('services' in doc) || !doc.services || typeof doc.services !== 'object') {
+    throw new HudStudioError('harbor-config', `${composeFile} has no services`, {
+      location: { file: composeFile },
+      hint: 'a compose file needs a `services:` map with at least the "main" service',
+    });
+  }
+  return doc as Record<string, unknown>;
+}
+
+function buildSpec(build: unknown, composeFile: string, service: string): { context: string; dockerfile?: string } {
+  if (typeof build === 'string') return { context: build };
+  if (build && typeof build === 'object') {
+    const b = build as Record<string, unknown>;
+    const unsupported = Object.keys(b).filter((k) => k !== 'context' && k !== 'dockerfile');
+    if (unsupported.length > 0) {
+      throw new HudStudioError('harbor-config', `service "${service}" uses build.${unsupported[0]}, which HUD Studio does not support yet`, {
+        location: { file: composeFile, key: `services.${service}.build.${unsupported[0]}` },
+        hint: 'bake the values into the Dockerfile, or build the image yourself and use `image:`',
+      });
+    }
+    return { context: typeof b.context === 'string' ? b.context : '.', ...(typeof b.dockerfile === 'string' ? { dockerfile: b.dockerfile } : {}) };
+  }
+  throw new HudStudioError('harbor-config', `service "${service}" has an invalid build entry`, {
+    location: { file: composeFile, key: `services.${service}.build` },
+    hint: 'use `build: <folder>` or `build: {context, dockerfile}`',
+  });
+}
+
+/** Adds variables in whichever form (list or map) the file used, keeping `KEY`-only (host pass-through) entries. */
+function withEnv(v: unknown, add: Record<string, string>): unknown {
+  if (Array.isArray(v)) {
+    const kept = v.filter((item) => !Object.hasOwn(add, String(item).split('=')[0]!));
+    return [...kept, ...Object.entries(add).map(([k, x]) => `${k}=${x}`)];
+  }
+  return { ...(v && typeof v === 'object' ? v : {}), ...add };
+}
+
+/** Compose accepts labels as a map or as `KEY=VALUE` lines. */
+function labelMap(v: unknown): Record<string, string> {
+  if (Array.isArray(v)) {
+    const out: Record<string, string> = {};
+    for (const item of v) {
+      const text = String(item);
+      const eq = text.indexOf('=');
+      if (eq > 0) out[text.slice(0, eq)] = text.slice(eq + 1);
+    }
+    return out;
+  }
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, x === null ? '' : String(x)]));
+  }
+  return {};
+}

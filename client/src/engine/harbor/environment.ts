@@ -1,0 +1,132 @@
+/**
+ * Where a trial phase runs: one container (a Dockerfile or docker_image) or
+ * a Compose project with sidecars. Both look the same to the trial: services
+ * by name (`main` is where the agent and a shared verifier work), exec and
+ * copy through the Docker layer, and one idempotent teardown.
+ */
+import { buildImage } from '../docker/build';
+import { ComposeProject } from '../docker/compose';
+import { MAIN_SERVICE } from '../docker/composeFile';
+import { createContainer } from '../docker/container';
+import type { ManagedContainer } from '../docker/types';
+import { HudStudioError } from '../errors';
+import type { SubstrateInfo } from '../trace/schema';
+import type { EnvironmentConfig } from '../../../../server/src/harbor';
+import { planNetwork } from './network';
+
+export interface TrialEnvironment {
+  readonly substrate: SubstrateInfo;
+  /** Limits or modes that could not be applied, network caveats. */
+  readonly warnings: string[];
+  readonly services: string[];
+  service(name: string): Promise<ManagedContainer>;
+  /** Stops and removes everything (volumes and networks included). Idempotent. */
+  teardown(): Promise<void>;
+}
+
+export type EnvironmentDefinition =
+  | { kind: 'image'; image: string }
+  | { kind: 'dockerfile'; contextDir: string; dockerfile: string }
+  | { kind: 'compose'; composeFile: string };
+
+export interface StartOptions {
+  definition: EnvironmentDefinition;
+  config: EnvironmentConfig;
+  rolloutId: string;
+  phase: 'actor' | 'verifier';
+  /** Label for warnings (`[environment]`, `[verifier.environment]`). */
+  where: string;
+  /** `[agent] network_mode` overrides the environment's while the agent works. */
+  networkOverride?: EnvironmentConfig['network_mode'];
+  /** Container environment (already expanded). */
+  env: Record<string, string>;
+  user?: string;
+  signal?: AbortSignal;
+  log: (line: string) => void;
+}
+
+export async function startEnvironment(opts: StartOptions): Promise<TrialEnvironment> {
+  const { config } = opts;
+  const net = planNetwork(opts.networkOverride ?? config.network_mode, config.allowed_hosts, opts.where);
+  const warnings = net.warning ? [net.warning] : [];
+  const buildTimeoutMs = config.build_timeout_sec * 1000;
+
+  if (opts.definition.kind === 'compose') {
+    for (const [key, value] of [['storage_mb', config.storage_mb], ['gpus', config.gpus || undefined]] as const) {
+      if (value !== undefined) warnings.push(`${opts.where} ${key} = ${value} was not applied: Compose tasks set limits in docker-compose.yaml`);
+    }
+    const project = await ComposeProject.up({
+      composeFile: opts.definition.composeFile,
+      rolloutId: opts.rolloutId,
+      phase: opts.phase,
+      network: net.compose,
+      keepMainAlive: true,
+      mainEnv: opts.env,
+      mainLimits: { ...(config.cpus !== undefined ? { cpus: config.cpus } : {}), ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}) },
+      buildTimeoutMs,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      log: opts.log,
+    });
+    const main = await project.service(MAIN_SERVICE).catch(async (err: unknown) => {
+      await project.down().catch(() => undefined);
+      throw err;
+    });
+    return {
+      substrate: {
+        id: project.name,
+        provider: 'compose',
+        isolation: 'container',
+        image: main.image,
+        imageId: main.imageId,
+        network: net.compose === 'internal' ? 'internal' : 'bridge',
+      },
+      warnings,
+      services: project.services,
+      service: (name) => project.service(name),
+      teardown: () => project.down(),
+    };
+  }
+
+  let image: string;
+  let imageId: string | undefined;
+  if (opts.definition.kind === 'dockerfile') {
+    const built = await buildImage({
+      contextDir: opts.definition.contextDir,
+      dockerfile: opts.definition.dockerfile,
+      timeoutMs: buildTimeoutMs,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      onLog: opts.log,
+    });
+    opts.log(built.cached ? `image ${built.tag} (cached)` : `built ${built.tag}`);
+    image = built.tag;
+    imageId = built.imageId;
+  } else {
+    image = opts.definition.image;
+  }
+  const container = await createContainer({
+    image,
+    rolloutId: opts.rolloutId,
+    phase: opts.phase,
+    env: opts.env,
+    network: net.docker,
+    ...(config.workdir ? { workdir: config.workdir } : {}),
+    ...(opts.user ? { user: opts.user } : {}),
+    ...(config.cpus !== undefined ? { cpus: config.cpus } : {}),
+    ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}),
+    ...(config.storage_mb !== undefined ? { storageMb: config.storage_mb } : {}),
+    ...(config.gpus > 0 ? { gpus: config.gpus } : {}),
+  });
+  warnings.push(...container.warnings);
+  return {
+    substrate: { id: container.id, provider: 'docker', isolation: 'container', image, imageId: imageId ?? container.imageId, network: container.network },
+    warnings,
+    services: [MAIN_SERVICE],
+    service: async (name) => {
+      if (name !== MAIN_SERVICE) {
+        throw new HudStudioError('harbor-config', `service "${name}" does not exist: this task runs a single container`, { hint: `use service = "${MAIN_SERVICE}"` });
+      }
+      return container;
+    },
+    teardown: () => container.remove(),
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * Entry point for Harbor task directories (lazily imported by the CLI and
+ * the extension): load and check task.toml, run one trial on Docker, write
+ * our trace plus a Harbor-style trial folder next to it, and resolve with the
+ * same RolloutOutcome as an env.py rollout.
+ */
+import { randomUUID } from 'node:crypto';
+import { relative, resolve } from 'node:path';
+import { dockerHost } from '../docker/client';
+import { Deadline } from '../deadline';
+import { HudStudioError, UsageError, errorMessage } from '../errors';
+import { EventHub, now, type RolloutEvent } from '../events';
+import type { RolloutOutcome } from '../rollout';
+import type { HarborRunRequest } from '../runRequest';
+import { TraceBuilder } from '../trace/builder';
+import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
+import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../server/src/harbor';
+import { createHarborAgent } from './agents';
+import { HarborTrial } from './trial';
+import { createTrialFolder, trialName, writeTrialResult } from './trialFolder';
+
+export type { HarborRunRequest } from '../runRequest';
+
+type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
+
+/** Extra knobs the CLI request does not carry (tests, the extension's consent). */
+export interface HarborRunExtras {
+  rolloutId?: string;
+  jobId?: string;
+  /** `${VAR}` source; default process.env. */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
+  /** Pass `${VAR}`-expanded verifier.env into a shared verifier's container. */
+  allowSharedSecrets?: boolean;
+}
+
+export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<RolloutOutcome & { trialDir: string }> {
+  if (req.runtime !== 'auto' && req.runtime !== 'docker') {
+    throw new UsageError(`Harbor tasks run in Docker; --runtime ${req.runtime} cannot run them`, { hint: 'drop --runtime or use --runtime docker' });
+  }
+  const loaded = loadHarborTask(req.taskDir);
+  if (!loaded.ok) throw harborLoadError(loaded);
+  const task = loaded.task;
+  for (const w of task.warnings) req.notice(`${task.tomlPath}:${w.line}:${w.column}: warning: ${w.message}`);
+
+  const agent = createHarborAgent({ ...(req.agent ? { agent: req.agent } : {}), ...(req.answer !== undefined ? { answer: req.answer } : {}), ...(req.command !== undefined ? { command: req.command } : {}) }, task);
+  const rolloutId = req.rolloutId ?? randomUUID();
+  const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
+  const hub = req.hub ?? new EventHub();
+  const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
+  const builder = new TraceBuilder({
+    rolloutId,
+    ...(req.jobId ? { jobId: req.jobId } : {}),
+    taskRef: ref,
+    startedAt: now(),
+    agent: { kind: agent.kind, detail: agent.describe() },
+    providerKind: 'docker',
+    dockerHost: dockerHost(),
+  });
+  const emit = (e: EventInput): void => {
+    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    builder.handle(event);
+    hub.emit(event);
+  };
+  emit({ type: 'rollout.queued', taskRef: ref, ...(req.jobId ? { jobId: req.jobId } : {}) });
+
+  const name = trialName(task.name, rolloutId);
+  const paths = createTrialFolder(traceDir, name);
+  const deadline = new Deadline('Harbor trial', req.signal, req.timeoutMs);
+  const trial = new HarborTrial({
+    task,
+    ref,
+    agent,
+    rolloutId,
+    paths,
+    signal: deadline.signal,
+    emit,
+    hostEnv: req.hostEnv ?? process.env,
+    allowSharedSecrets: req.allowSharedSecrets ?? false,
+    ...(req.image ? { image: req.image } : {}),
+  });
+  const startedAt = now();
+  let ending;
+  try {
+    ending = await trial.execute();
+  } finally {
+    await trial.teardownAll();
+    deadline.dispose();
+  }
+
+  const endedAt = now();
+  const trace = builder.finish({ status: ending.status, result: ending.result, error: ending.error, endedAt });
+  trace.harbor = {
+    trialDir: paths.root,
+    rewards: ending.reward?.rewards ?? {},
+    environmentMode: task.config.verifier.environmentMode,
+    agentTimedOut: ending.agentTimedOut,
+  };
+  let tracePath: string | undefined;
+  try {
+    tracePath = writeTrace(traceDir, trace);
+  } catch (err) {
+    emit({ type: 'warning', message: errorMessage(err) });
+    trace.warnings.push(errorMessage(err));
+  }
+  const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+  writeTrialResult(paths, {
+    task_name: task.name,
+    trial_name: name,
+    task_path: task.dir,
+    task_checksum: trace.task.sourceHash,
+    agent_info: { name: agent.kind, detail: agent.describe() },
+    verifier_result: ending.reward ? { rewards: ending.reward.rewards } : null,
+    exception_info: ending.error ? { phase: ending.error.phase, exception_type: ending.error.code ?? 'error', exception_message: ending.error.message } : null,
+    started_at: startedAt,
+    finished_at: endedAt,
+    ...ending.timings,
+    hud_studio: {
+      rollout_id: rolloutId,
+      status: ending.status,
+      reward,
+      environment_mode: task.config.verifier.environmentMode,
+      agent_timed_out: ending.agentTimedOut,
+      trace_path: tracePath,
+      warnings: trace.warnings,
+    },
+  });
+  const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
+  emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
+  return {
+    rolloutId,
+    ref,
+    status: ending.status,
+    reward,
+    result: ending.result,
+    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
+    phases: trace.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt })),
+    error,
+    tracePath,
+    trace,
+    trialDir: paths.root,
+  };
+}
+
+/** The loader's issues as one typed error: the first locates it, the rest are listed. */
+export function harborLoadError(result: Extract<LoadHarborTaskResult, { ok: false }>): HudStudioError {
+  const [first, ...rest] = result.errors as [HarborTomlIssue, ...HarborTomlIssue[]];
+  const { message, hint } = splitFix(first.message);
+  const more = rest.map((e) => `\n  ${result.tomlPath}:${e.line}:${e.column}: ${e.message}`).join('');
+  return new HudStudioError('harbor-config', `${message}${more}`, {
+    location: { file: result.tomlPath, line: first.line, column: first.column, ...(first.key ? { key: first.key } : {}) },
+    ...(hint ? { hint } : {}),
+  });
+}
+
+function splitFix(text: string): { message: string; hint: string | undefined } {
+  const m = /^([\s\S]*?)\s*\(fix:?\s*([\s\S]*)\)$/.exec(text);
+  return m ? { message: m[1]!, hint: m[2]! } : { message: text, hint: undefined };
+}

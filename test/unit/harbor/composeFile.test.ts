@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { composeProjectName } from '../../../client/src/engine/docker/compose';
+import { prepareCompose } from '../../../client/src/engine/docker/composeFile';
+import { LABELS } from '../../../client/src/engine/docker/types';
+import { HudStudioError } from '../../../client/src/engine/errors';
+
+function composeDir(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hs-compose-unit-'));
+  writeFileSync(join(dir, 'docker-compose.yaml'), text);
+  return dir;
+}
+
+const IMAGES_ONLY = `services:
+  main:
+    image: base:1
+    environment:
+      - KEEP=1
+      - FROM_HOST
+  db:
+    image: db:2
+    labels: ["x=y"]
+    command: ["serve"]
+`;
+
+test('the generated file labels every service and the network, keeps main alive and leaves the original alone', async () => {
+  const dir = composeDir(IMAGES_ONLY);
+  const p = await prepareCompose({
+    composeFile: join(dir, 'docker-compose.yaml'),
+    rolloutId: 'r-1',
+    phase: 'actor',
+    network: 'internal',
+    keepMainAlive: true,
+    mountDockerSocket: true,
+    mainEnv: { ADDED: 'v' },
+    mainLimits: { cpus: 1.5, memoryMb: 300 },
+  });
+  try {
+    const doc = parse(readFileSync(p.file, 'utf8'));
+    assert.equal(p.projectDirectory, dir);
+    assert.deepEqual(p.services, ['main', 'db']);
+    for (const svc of ['main', 'db']) {
+      assert.equal(doc.services[svc].labels[LABELS.rollout], 'r-1');
+      assert.equal(doc.services[svc].labels[LABELS.managed], 'true');
+      assert.equal(doc.services[svc].labels[LABELS.ownerPid], String(process.pid));
+    }
+    assert.equal(doc.services.db.labels.x, 'y');
+    assert.deepEqual(doc.services.main.command, ['sleep', 'infinity']);
+    assert.deepEqual(doc.services.db.command, ['serve']);
+    assert.deepEqual(doc.services.main.environment, ['KEEP=1', 'FROM_HOST', 'ADDED=v']);
+    assert.deepEqual(doc.services.main.volumes, ['/var/run/docker.sock:/var/run/docker.sock']);
+    assert.equal(doc.services.db.volumes, undefined, 'the socket goes to main only');
+    assert.equal(doc.services.main.cpus, 1.5);
+    assert.equal(doc.services.main.mem_limit, '300m');
+    assert.equal(doc.networks.default.internal, true);
+    assert.equal(doc.networks.default.labels[LABELS.rollout], 'r-1');
+    assert.equal(readFileSync(join(dir, 'docker-compose.yaml'), 'utf8'), IMAGES_ONLY);
+  } finally {
+    p.dispose();
+  }
+  assert.ok(!existsSync(p.file));
+});
+
+test('a compose file without "main" or with unsupported build keys is a located error', async () => {
+  const noMain = composeDir('services:\n  web:\n    image: x\n');
+  await assert.rejects(prepareCompose({ composeFile: join(noMain, 'docker-compose.yaml'), rolloutId: 'r', phase: 'actor', network: 'default' }), (e: unknown) => e instanceof HudStudioError && /no service named "main"/.test(e.message));
+  const args = composeDir('services:\n  main:\n    build:\n      context: .\n      args: { A: 1 }\n');
+  await assert.rejects(prepareCompose({ composeFile: join(args, 'docker-compose.yaml'), rolloutId: 'r', phase: 'actor', network: 'default' }), /build\.args, which HUD Studio does not support yet/);
+  const bad = composeDir('services: [\n');
+  await assert.rejects(prepareCompose({ composeFile: join(bad, 'docker-compose.yaml'), rolloutId: 'r', phase: 'actor', network: 'default' }), /not valid YAML/);
+});
+
+test('project names are unique per rollout and phase and valid for Compose v1 and v2', () => {
+  const a = composeProjectName('0F3A-uuid', 'actor');
+  assert.equal(a, 'hudstudio-0f3a-uuid-actor');
+  assert.notEqual(a, composeProjectName('0F3A-uuid', 'verifier'));
+  assert.match(composeProjectName('A B/C', 'x'), /^[a-z0-9_-]+$/);
+});

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyExcludes, artifactDestination, globToRegExp } from '../../../client/src/engine/harbor/artifacts';
+import { planNetwork } from '../../../client/src/engine/harbor/network';
+import { trialName } from '../../../client/src/engine/harbor/trialFolder';
+
+test('network modes: public is bridge, no-network and empty allowlists have no network, allowlists with hosts fail closed loudly', () => {
+  assert.deepEqual(planNetwork('public', [], '[environment]'), { docker: 'bridge', compose: 'default', warning: undefined });
+  assert.deepEqual(planNetwork('no-network', [], '[environment]'), { docker: 'none', compose: 'internal', warning: undefined });
+  assert.deepEqual(planNetwork('allowlist', [], '[environment]'), { docker: 'none', compose: 'internal', warning: undefined });
+  const p = planNetwork('allowlist', ['pypi.org', 'github.com'], '[verifier.environment]');
+  assert.equal(p.docker, 'none');
+  assert.match(p.warning!, /^\[verifier\.environment\] network_mode = "allowlist" was NOT enforced.*no egress proxy.*pypi\.org, github\.com/);
+});
+
+test('artifact destinations default to the source path inside artifacts/ and never escape it', () => {
+  assert.equal(artifactDestination({ source: '/app/out.txt', destination: undefined, exclude: [], service: 'main' }), 'app/out.txt');
+  assert.equal(artifactDestination({ source: '/app/report', destination: 'report', exclude: [], service: 'main' }), 'report');
+  assert.equal(artifactDestination({ source: '/app/x', destination: '../../etc/x', exclude: [], service: 'main' }), 'etc/x');
+});
+
+test('exclude globs: * within a segment, ** across, bare names match anywhere', () => {
+  assert.ok(globToRegExp('*.tmp').test('a/b/c.tmp'));
+  assert.ok(!globToRegExp('*.tmp').test('a/b/c.tmpx'));
+  assert.ok(globToRegExp('cache/**').test('cache/a/b'));
+  assert.ok(!globToRegExp('cache/*').test('cache/a/b'));
+  assert.ok(globToRegExp('?.log').test('x/a.log'));
+  const root = mkdtempSync(join(tmpdir(), 'hs-excl-'));
+  mkdirSync(join(root, 'sub', '__pycache__'), { recursive: true });
+  writeFileSync(join(root, 'keep.md'), '');
+  writeFileSync(join(root, 'sub', 'drop.tmp'), '');
+  writeFileSync(join(root, 'sub', '__pycache__', 'x.pyc'), '');
+  assert.deepEqual(applyExcludes(root, ['*.tmp', '__pycache__']).sort(), ['sub/__pycache__', 'sub/drop.tmp']);
+  assert.ok(existsSync(join(root, 'keep.md')));
+});
+
+test('trial folder names are filesystem-safe and unique per rollout', () => {
+  assert.equal(trialName('acme/hello world', 'abcdef0123456789'), 'acme__hello_world__abcdef01');
+});
