@@ -12,9 +12,11 @@ const dist = join(root, 'dist');
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-// Native addons ssh2 and cpu-features try to load in try/catch; they are not
-// needed for the local Docker socket and must never enter the Electron bundle.
-const nativeExternals = ['cpu-features', './crypto/build/Release/sshcrypto.node', 'ssh2'];
+// Native addons ssh2 tries to load in try/catch (cpu-features, sshcrypto.node);
+// they are not needed for the local Docker socket and must never enter the
+// bundle. ssh2 itself is plain JS that docker-modem requires at load time, so
+// it is bundled: the packaged extension has no node_modules to find it in.
+const nativeExternals = ['cpu-features', './crypto/build/Release/sshcrypto.node'];
 
 const node = {
   bundle: true,

@@ -29,7 +29,7 @@ if (!existsSync(cli) || statSync(cli).mtimeMs < sources) {
   if (b.status !== 0) process.exit(b.status ?? 1);
 }
 
-const args = ['run', 'test/fixtures/python/verifier_two_env/env.py::task', '--answer', 'secret', '--runtime', 'auto', ...process.argv.slice(2)];
+const args = ['run', 'examples/secret-verifier/env.py::task', '--answer', 'secret', '--runtime', 'auto', ...process.argv.slice(2)];
 console.log(`$ hud-studio ${args.join(' ')}\n`);
 const r = spawnSync(process.execPath, [join(root, 'bin', 'hud-studio.js'), ...args], { cwd: root, stdio: 'inherit' });
 const code = r.status ?? 1;

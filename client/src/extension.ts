@@ -1,0 +1,170 @@
+/**
+ * Extension entry point: wires the language server's index and the engine's
+ * rollout events into views, the Testing API, the editor and the trace
+ * explorer. Activation stays cheap: the engine (and dockerode) load on the
+ * first run, past traces after start-up.
+ */
+import { isAbsolute, join } from 'node:path';
+import * as vscode from 'vscode';
+import { EventHub } from './engine/events';
+import { listTraceFiles, readTrace } from './engine/trace/store';
+import { EnvironmentsModel } from './environmentsModel';
+import { inlineResults } from './inlineResults';
+import { formatEvent } from './rolloutLog';
+import { RunsModel } from './runsModel';
+import { registerCommands } from './ui/commands';
+import { readSettings } from './ui/config';
+import { InlineResultDecorations } from './ui/decorations';
+import { EnvironmentsView } from './ui/environmentsView';
+import { IndexClient } from './ui/indexClient';
+import type { RunRequest, Runner } from './ui/runner';
+import { RunsView } from './ui/runsView';
+import { EnvironmentSecrets } from './ui/secrets';
+import { RunningStatus } from './ui/statusBar';
+import { TaskTests } from './ui/testing';
+import { TRACE_EDITOR_VIEW_TYPE, TraceExplorer } from './ui/traceExplorer';
+import { TraceLens } from './ui/traceLens';
+
+/** Past traces shown in the Runs view at start-up, per workspace folder. */
+const HISTORY = 20;
+
+let stopIndexClient: (() => Promise<void>) | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const t0 = performance.now();
+  const sub = <T extends vscode.Disposable>(d: T): T => {
+    context.subscriptions.push(d);
+    return d;
+  };
+  const rolloutLog = sub(vscode.window.createOutputChannel('HUD Rollouts', 'hud-rollout-log'));
+  const studioLog = sub(vscode.window.createOutputChannel('HUD Studio', { log: true }));
+  const relativePath = (uri: string) => vscode.workspace.asRelativePath(vscode.Uri.parse(uri), (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
+
+  const hub = new EventHub();
+  const runs = new RunsModel();
+  const envModel = new EnvironmentsModel(relativePath);
+  const envView = sub(new EnvironmentsView(envModel));
+  const runsView = sub(new RunsView(runs));
+  const status = sub(new RunningStatus());
+  const decorations = sub(new InlineResultDecorations());
+  const traceLens = sub(new TraceLens());
+  const secrets = new EnvironmentSecrets(context);
+  const indexClient = sub(new IndexClient(context, studioLog));
+  stopIndexClient = () => indexClient.dispose();
+
+  hub.on((e) => runs.apply(e));
+  hub.on((e) => {
+    for (const line of formatEvent(e)) rolloutLog.appendLine(line);
+  });
+
+  const explorer = sub(
+    new TraceExplorer(context, async (ref) => {
+      await vscode.commands.executeCommand('hudStudio.openTask', ref);
+    }),
+  );
+  hub.on((e) => explorer.onEvent(e));
+
+  let runner: Promise<Runner> | undefined;
+  const getRunner = (): Promise<Runner> =>
+    (runner ??= import('./ui/runner')
+      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, (id, label) => runs.startJob(id, label))))
+      .catch((err: unknown) => {
+        runner = undefined; // let the next run try again instead of failing forever
+        throw err;
+      }));
+  const run = async (req: RunRequest) => (await getRunner()).run(req);
+
+  let lastText: string | undefined;
+  /** After every rollout, whoever started it: inline results, the trace lens, the status bar. */
+  const afterRun: NonNullable<RunRequest['onFinished']> = (target, outcome, actorGrade, rolloutId) => {
+    decorations.show(inlineResults(indexClient.index, target.ref, outcome, actorGrade));
+    if (rolloutId) traceLens.record(target.ref, { rolloutId, outcome });
+    lastText = `${target.label} ${outcome.reward === null ? outcome.status : outcome.reward.toFixed(2)}`;
+    status.update(runs.runningCount(), lastText);
+  };
+
+  const tests = sub(
+    new TaskTests(
+      (req) =>
+        run({
+          ...req,
+          onFinished: (...a) => {
+            req.onFinished?.(...a);
+            afterRun(...a);
+          },
+        }),
+      relativePath,
+    ),
+  );
+
+  runs.onChange(() => {
+    envModel.setOutcomes(runs.lastOutcomes());
+    envView.refresh();
+    status.update(runs.runningCount(), lastText);
+  });
+
+  indexClient.onDidChange((index) => {
+    envModel.setIndex(index);
+    envView.refresh();
+    tests.setIndex(index);
+    traceLens.setIndex(index);
+    void vscode.commands.executeCommand('setContext', 'hudStudio.hasTasks', index.tasks.length > 0);
+  });
+
+  sub(vscode.window.registerTreeDataProvider('hudStudio.environments', envView));
+  sub(vscode.window.createTreeView('hudStudio.runs', { treeDataProvider: runsView, showCollapseAll: true }));
+  sub(vscode.languages.registerCodeLensProvider([{ scheme: 'file', language: 'python' }, { scheme: 'file', pattern: '**/task.toml' }, { scheme: 'file', pattern: '**/*.{json,jsonl}' }], traceLens));
+  sub(vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }));
+
+  registerCommands(context, {
+    index: () => indexClient.index,
+    locate: (node) => envModel.location(node),
+    runs,
+    run,
+    cancelAll: () => void runner?.then((r) => r.cancelAll()),
+    refresh: () => indexClient.refresh(),
+    openTrace: (rolloutId) => {
+      const r = runs.rollout(rolloutId);
+      explorer.openRollout(rolloutId, r?.tracePath, r?.label ?? rolloutId);
+    },
+    openTraceFile: (uri) => explorer.openFile(uri),
+    setSecret: () => secrets.promptSet([...new Set(indexClient.index.environments.map((e) => e.name))].sort()),
+    deleteSecret: () => secrets.promptDelete(),
+    rolloutLog,
+    log: studioLog,
+    onFinished: (target, outcome, actorGrade, rolloutId) => {
+      afterRun(target, outcome, actorGrade, rolloutId);
+      const started = runs.rollout(rolloutId)?.startedAt;
+      tests.recordEditorRun(target.ref, outcome, started ? Date.now() - Date.parse(started) : undefined);
+    },
+  });
+
+  // The language server starts in the background: a failure is reported, never an activation error.
+  indexClient.start().catch((err: unknown) => {
+    studioLog.error(`the HUD Studio language server did not start: ${(err as Error).message}`);
+    void vscode.window.showErrorMessage(`HUD Studio: the language server did not start (${(err as Error).message}). See the "HUD Studio" output.`);
+  });
+  setTimeout(() => loadHistory(runs, studioLog), 500);
+  studioLog.info(`HUD Studio activated in ${(performance.now() - t0).toFixed(1)} ms`);
+}
+
+/** Shows the latest traces of each workspace folder in the Runs view, so the view survives a reload. */
+function loadHistory(runs: RunsModel, log: vscode.LogOutputChannel): void {
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    const setting = readSettings(folder.uri).traceFolder;
+    const dir = isAbsolute(setting) ? setting : join(folder.uri.fsPath, setting);
+    for (const file of listTraceFiles(dir).slice(-HISTORY)) {
+      try {
+        runs.addTrace(readTrace(file), file);
+      } catch (err) {
+        log.warn(`skipped trace ${file}: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  // Waiting for the server's shutdown handshake keeps it from outliving the window;
+  // the other disposables (running rollouts are cancelled) go with context.subscriptions.
+  await stopIndexClient?.();
+}

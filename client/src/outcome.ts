@@ -1,0 +1,128 @@
+/**
+ * How a finished rollout is shown: the short text beside a task line, the
+ * hover breakdown, and the Testing API verdict. One place, so the editor,
+ * the Runs view and the Testing view always agree.
+ */
+import type { RolloutEvent } from './engine/events';
+import type { ErrorPhase, GradeResult, RolloutStatus, SubScoreT, Trace } from './engine/trace/schema';
+
+/** What the UI needs to know about a finished rollout. */
+export interface RolloutOutcome {
+  status: RolloutStatus;
+  reward: number | null;
+  result: GradeResult | null;
+  error: { phase: ErrorPhase; message: string } | null;
+  tracePath?: string | undefined;
+}
+
+export type EndedEvent = Extract<RolloutEvent, { type: 'rollout.ended' }>;
+
+export function outcomeFromEvent(e: EndedEvent): RolloutOutcome {
+  return { status: e.status, reward: e.reward, result: e.result, error: e.error, tracePath: e.tracePath };
+}
+
+export function outcomeFromTrace(t: Trace, tracePath?: string): RolloutOutcome {
+  return {
+    status: t.status,
+    reward: t.result?.reward ?? null,
+    result: t.result,
+    error: t.error ? { phase: t.error.phase, message: t.error.message } : null,
+    tracePath,
+  };
+}
+
+/** Two decimals; rewards are not clamped, so negatives and values above 1 show as they are. */
+export function score(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const s = x.toFixed(2);
+  return s === '-0.00' ? '0.00' : s;
+}
+
+/** `reward 0.83 · exact_match 1.00 · tests 0.00` (top-level subscores only). */
+export function inlineText(o: RolloutOutcome): string {
+  if (o.status === 'cancelled') return 'cancelled';
+  if (o.status === 'error' || o.reward === null) {
+    const where = o.error ? ` in ${o.error.phase}` : '';
+    return `errored${where}: ${firstLine(o.error?.message ?? 'no reward')}`;
+  }
+  const parts = [`reward ${score(o.reward)}`];
+  for (const s of o.result?.subscores ?? []) parts.push(`${s.name} ${score(s.value)}`);
+  return parts.join(' · ');
+}
+
+function firstLine(s: string, max = 80): string {
+  const line = s.split(/\r?\n/, 1)[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Markdown-escapes untrusted text (subscore names, messages come from user code). */
+export function mdEscape(s: string): string {
+  return s.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
+}
+
+function subscoreRows(subs: SubScoreT[], depth: number, rows: string[]): void {
+  for (const s of subs) {
+    const indent = '\u00a0\u00a0'.repeat(depth * 2);
+    const kind = s.weight < 0 ? 'penalty' : '';
+    rows.push(`| ${indent}${mdEscape(s.name)} | ${score(s.value)} | ${score(s.weight)} ${kind} | ${score(s.value * s.weight)} |`);
+    if (s.children?.length) subscoreRows(s.children, depth + 1, rows);
+  }
+}
+
+/** The full breakdown for a hover: reward, status, subscores table, error. */
+export function hoverMarkdown(o: RolloutOutcome, label: string): string {
+  const out: string[] = [`**HUD Studio · ${mdEscape(label)}**`, ''];
+  if (o.status === 'cancelled') out.push('Rollout cancelled.');
+  else if (o.status === 'error' || o.reward === null) {
+    out.push(`**Errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(o.error?.message ?? 'no reward')}`);
+  } else out.push(`**Reward ${score(o.reward)}**`);
+  const subs = o.result?.subscores ?? [];
+  if (subs.length) {
+    out.push('', '| subscore | value | weight | contribution |', '|---|---:|---:|---:|');
+    subscoreRows(subs, 0, out);
+  }
+  if (o.result?.content !== undefined && o.result.content !== null && o.result.content !== '') {
+    const c = typeof o.result.content === 'string' ? o.result.content : JSON.stringify(o.result.content);
+    out.push('', mdEscape(firstLine(c, 300)));
+  }
+  return out.join('\n');
+}
+
+export type TestVerdict = 'passed' | 'failed' | 'errored' | 'skipped';
+
+/**
+ * The Testing API verdict: passed when the reward reaches the threshold,
+ * failed below it, errored when the rollout errored (or produced no reward),
+ * skipped when it was cancelled.
+ */
+export function verdict(o: RolloutOutcome, threshold: number): TestVerdict {
+  if (o.status === 'cancelled') return 'skipped';
+  if (o.status === 'error' || o.reward === null || o.result?.isError) return 'errored';
+  return o.reward >= threshold ? 'passed' : 'failed';
+}
+
+/** The Testing message: reward against the threshold, subscores, and the phase that failed. */
+export function testMessage(o: RolloutOutcome, threshold: number): string {
+  const v = verdict(o, threshold);
+  const lines: string[] = [];
+  if (v === 'skipped') lines.push('Rollout cancelled.');
+  else if (v === 'errored') {
+    const phase = o.error ? `the ${o.error.phase} phase` : 'an unknown phase';
+    lines.push(`Rollout errored in ${phase}: ${o.error?.message ?? (o.result?.isError ? 'the grade is marked isError' : 'no reward')}`);
+    if (o.reward !== null) lines.push(`reward ${score(o.reward)} (not counted)`);
+  } else {
+    const cmp = v === 'passed' ? '>=' : '<';
+    lines.push(`reward ${score(o.reward!)} ${cmp} threshold ${score(threshold)}`);
+  }
+  const flat: string[] = [];
+  const walk = (subs: SubScoreT[], prefix: string) => {
+    for (const s of subs) {
+      flat.push(`  ${prefix}${s.name}: ${score(s.value)} × ${score(s.weight)}${s.weight < 0 ? ' (penalty)' : ''}`);
+      if (s.children?.length) walk(s.children, `${prefix}${s.name} / `);
+    }
+  };
+  walk(o.result?.subscores ?? [], '');
+  if (flat.length) lines.push('subscores:', ...flat);
+  if (o.tracePath) lines.push(`trace: ${o.tracePath}`);
+  return lines.join('\n');
+}

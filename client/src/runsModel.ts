@@ -1,0 +1,414 @@
+/**
+ * The Runs view's model: jobs -> rollouts -> phases -> subscores, built from
+ * live rollout events (and from stored traces for past runs). Plain data and
+ * plain rendering decisions (labels, icons, badges), so the tree provider is
+ * a thin adapter and all of this is unit-tested without VS Code.
+ */
+import type { RolloutEvent } from './engine/events';
+import type { PhaseName, RolloutStatus, SubScoreT, SubstrateInfo, Trace } from './engine/trace/schema';
+import { type RolloutOutcome, inlineText, outcomeFromEvent, outcomeFromTrace, score } from './outcome';
+
+export interface PhaseRecord {
+  name: PhaseName;
+  status: RolloutStatus | 'running';
+  substrate: SubstrateInfo | null;
+  reused: boolean;
+  startedAt: string;
+  endedAt?: string;
+  error?: string;
+  reward?: number | null;
+  subscores: SubScoreT[];
+  authoritative?: boolean;
+}
+
+export interface RolloutRecord {
+  id: string;
+  jobId: string;
+  taskRef: string;
+  label: string;
+  status: RolloutStatus | 'running' | 'queued';
+  startedAt?: string;
+  endedAt?: string;
+  phases: PhaseRecord[];
+  outcome?: RolloutOutcome;
+  tracePath?: string;
+  warnings: string[];
+}
+
+export interface JobRecord {
+  id: string;
+  label: string;
+  startedAt: string;
+  rollouts: string[];
+}
+
+export type RunsNode =
+  | { kind: 'job'; jobId: string }
+  | { kind: 'rollout'; rolloutId: string }
+  | { kind: 'phase'; rolloutId: string; phase: PhaseName }
+  | { kind: 'subscore'; rolloutId: string; path: number[]; phase?: PhaseName }
+  | { kind: 'error'; rolloutId: string };
+
+/** Icon ids are VS Code codicons; colours are theme colour ids. */
+export interface NodeView {
+  label: string;
+  description?: string;
+  tooltip?: string;
+  icon: { id: string; color?: string };
+  contextValue: string;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  /** Stable id so the tree keeps expansion state across refreshes. */
+  id: string;
+}
+
+const MAX_JOBS = 50;
+
+export class RunsModel {
+  private readonly jobs = new Map<string, JobRecord>();
+  private readonly rollouts = new Map<string, RolloutRecord>();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  onChange(l: () => void): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  /** Declares a job (one user action) before its rollouts are queued, so it gets a readable label. */
+  startJob(id: string, label: string): void {
+    if (!this.jobs.has(id)) this.jobs.set(id, { id, label, startedAt: new Date(this.clock()).toISOString(), rollouts: [] });
+    this.trim();
+    this.changed();
+  }
+
+  job(id: string): JobRecord | undefined {
+    return this.jobs.get(id);
+  }
+  rollout(id: string): RolloutRecord | undefined {
+    return this.rollouts.get(id);
+  }
+
+  /** Jobs newest first. */
+  jobList(): JobRecord[] {
+    return [...this.jobs.values()].reverse();
+  }
+
+  /** Latest outcome per task reference, for the Environments view and decorations. */
+  lastOutcomes(): Map<string, RolloutOutcome> {
+    const out = new Map<string, RolloutOutcome>();
+    for (const r of this.rollouts.values()) if (r.outcome) out.set(r.taskRef, r.outcome);
+    return out;
+  }
+
+  runningCount(): number {
+    let n = 0;
+    for (const r of this.rollouts.values()) if (r.status === 'running' || r.status === 'queued') n++;
+    return n;
+  }
+
+  apply(e: RolloutEvent): void {
+    const r = this.ensureRollout(e);
+    switch (e.type) {
+      case 'rollout.queued':
+        r.taskRef = e.taskRef;
+        r.label = labelOfRef(e.taskRef);
+        break;
+      case 'rollout.started':
+        r.status = 'running';
+        r.startedAt = e.at;
+        r.taskRef = e.task.ref || r.taskRef;
+        r.label = labelOfRef(r.taskRef);
+        break;
+      case 'phase.started':
+        r.phases = r.phases.filter((p) => p.name !== e.phase);
+        r.phases.push({ name: e.phase, status: 'running', substrate: e.substrate, reused: e.reused, startedAt: e.at, subscores: [] });
+        break;
+      case 'grade': {
+        const p = r.phases.find((x) => x.name === e.phase);
+        if (p) {
+          p.reward = e.result.reward;
+          p.subscores = e.result.subscores;
+          p.authoritative = e.authoritative;
+        }
+        break;
+      }
+      case 'phase.ended': {
+        const p = r.phases.find((x) => x.name === e.phase);
+        if (p) {
+          p.status = e.status;
+          p.endedAt = e.at;
+          if (e.error) p.error = e.error;
+        }
+        break;
+      }
+      case 'warning':
+        r.warnings.push(e.message);
+        break;
+      case 'rollout.ended':
+        r.status = e.status;
+        r.endedAt = e.at;
+        r.outcome = outcomeFromEvent(e);
+        if (e.tracePath) r.tracePath = e.tracePath;
+        for (const p of r.phases) if (p.status === 'running') p.status = e.status;
+        break;
+      default:
+        return; // logs, steps, prompt, answer: not shown in this tree
+    }
+    this.changed();
+  }
+
+  /** Adds a finished rollout read from a trace file (history from earlier sessions). */
+  addTrace(t: Trace, tracePath: string): void {
+    if (this.rollouts.has(t.rolloutId)) return;
+    const jobId = t.jobId ?? `trace:${t.rolloutId}`;
+    if (!this.jobs.has(jobId)) this.jobs.set(jobId, { id: jobId, label: labelOfRef(t.task.ref), startedAt: t.startedAt, rollouts: [] });
+    this.jobs.get(jobId)!.rollouts.push(t.rolloutId);
+    this.rollouts.set(t.rolloutId, {
+      id: t.rolloutId,
+      jobId,
+      taskRef: t.task.ref,
+      label: labelOfRef(t.task.ref),
+      status: t.status,
+      startedAt: t.startedAt,
+      ...(t.endedAt ? { endedAt: t.endedAt } : {}),
+      phases: t.phases.map((p) => ({
+        name: p.name,
+        status: p.status,
+        substrate: p.substrate,
+        reused: p.reused,
+        startedAt: p.startedAt,
+        ...(p.endedAt ? { endedAt: p.endedAt } : {}),
+        ...(p.error ? { error: p.error } : {}),
+        reward: p.grade?.reward ?? null,
+        subscores: p.grade?.subscores ?? [],
+      })),
+      outcome: outcomeFromTrace(t, tracePath),
+      tracePath,
+      warnings: t.warnings,
+    });
+    this.trim();
+    this.changed();
+  }
+
+  clearFinished(): void {
+    for (const [id, j] of this.jobs) {
+      const live = j.rollouts.some((rid) => {
+        const s = this.rollouts.get(rid)?.status;
+        return s === 'running' || s === 'queued';
+      });
+      if (live) continue;
+      for (const rid of j.rollouts) this.rollouts.delete(rid);
+      this.jobs.delete(id);
+    }
+    this.changed();
+  }
+
+  private ensureRollout(e: RolloutEvent): RolloutRecord {
+    let r = this.rollouts.get(e.rolloutId);
+    if (r) return r;
+    const jobId = (e.type === 'rollout.queued' && e.jobId) || `rollout:${e.rolloutId}`;
+    if (!this.jobs.has(jobId)) {
+      const label = e.type === 'rollout.queued' ? labelOfRef(e.taskRef) : e.rolloutId;
+      this.jobs.set(jobId, { id: jobId, label, startedAt: e.at, rollouts: [] });
+    }
+    this.jobs.get(jobId)!.rollouts.push(e.rolloutId);
+    r = { id: e.rolloutId, jobId, taskRef: '', label: e.rolloutId, status: 'queued', phases: [], warnings: [] };
+    this.rollouts.set(e.rolloutId, r);
+    this.trim();
+    return r;
+  }
+
+  private trim(): void {
+    while (this.jobs.size > MAX_JOBS) {
+      const oldest = this.jobs.keys().next().value as string;
+      for (const rid of this.jobs.get(oldest)!.rollouts) this.rollouts.delete(rid);
+      this.jobs.delete(oldest);
+    }
+  }
+
+  // ---- rendering -------------------------------------------------------
+
+  children(node?: RunsNode): RunsNode[] {
+    if (!node) return this.jobList().map((j) => ({ kind: 'job', jobId: j.id }));
+    switch (node.kind) {
+      case 'job':
+        return (this.jobs.get(node.jobId)?.rollouts ?? []).map((rolloutId) => ({ kind: 'rollout', rolloutId }));
+      case 'rollout': {
+        const r = this.rollouts.get(node.rolloutId);
+        if (!r) return [];
+        const out: RunsNode[] = [];
+        if (r.outcome?.error || r.status === 'error') out.push({ kind: 'error', rolloutId: r.id });
+        for (const p of r.phases) out.push({ kind: 'phase', rolloutId: r.id, phase: p.name });
+        return out;
+      }
+      case 'phase': {
+        const p = this.rollouts.get(node.rolloutId)?.phases.find((x) => x.name === node.phase);
+        return (p?.subscores ?? []).map((_, i) => ({ kind: 'subscore', rolloutId: node.rolloutId, phase: node.phase, path: [i] }));
+      }
+      case 'subscore': {
+        const s = this.subscoreAt(node);
+        return (s?.children ?? []).map((_, i) => ({ ...node, path: [...node.path, i] }));
+      }
+      case 'error':
+        return [];
+    }
+  }
+
+  private subscoreAt(node: Extract<RunsNode, { kind: 'subscore' }>): SubScoreT | undefined {
+    const p = this.rollouts.get(node.rolloutId)?.phases.find((x) => x.name === node.phase);
+    let list = p?.subscores ?? [];
+    let s: SubScoreT | undefined;
+    for (const i of node.path) {
+      s = list[i];
+      list = s?.children ?? [];
+    }
+    return s;
+  }
+
+  view(node: RunsNode): NodeView {
+    switch (node.kind) {
+      case 'job': {
+        const j = this.jobs.get(node.jobId);
+        const rs = (j?.rollouts ?? []).map((id) => this.rollouts.get(id)).filter((r): r is RolloutRecord => !!r);
+        const running = rs.some((r) => r.status === 'running' || r.status === 'queued');
+        const done = rs.filter((r) => r.outcome);
+        const rewards = done.map((r) => r.outcome!.reward).filter((x): x is number => x !== null);
+        const mean = rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
+        const desc = [
+          rs.length === 1 ? '1 rollout' : `${rs.length} rollouts`,
+          mean !== null ? (rs.length === 1 ? `reward ${score(mean)}` : `mean ${score(mean)}`) : undefined,
+          running ? 'running' : undefined,
+        ]
+          .filter(Boolean)
+          .join(' · ');
+        return {
+          id: `job:${node.jobId}`,
+          label: j?.label ?? node.jobId,
+          description: desc,
+          tooltip: `${j?.label ?? node.jobId}\nstarted ${j?.startedAt ?? ''}`,
+          icon: running ? { id: 'sync~spin' } : { id: 'layers' },
+          contextValue: 'hudJob',
+          collapsible: 'expanded',
+        };
+      }
+      case 'rollout': {
+        const r = this.rollouts.get(node.rolloutId)!;
+        return {
+          id: `rollout:${r.id}`,
+          label: r.label,
+          description: rolloutDescription(r, this.clock()),
+          tooltip: [r.taskRef, r.outcome ? inlineText(r.outcome) : r.status, ...r.warnings.map((w) => `warning: ${w}`)].join('\n'),
+          icon: statusIcon(r.status, r.outcome),
+          contextValue: r.tracePath ? 'hudRollout.trace' : 'hudRollout',
+          collapsible: 'collapsed',
+        };
+      }
+      case 'phase': {
+        const r = this.rollouts.get(node.rolloutId)!;
+        const p = r.phases.find((x) => x.name === node.phase)!;
+        const sub = p.substrate;
+        const parts = [
+          sub ? `${sub.provider}${sub.image ? ` ${sub.image}` : ''}${p.reused ? ' (reused)' : ''}` : p.reused ? 'reused substrate' : undefined,
+          durationText(p.startedAt, p.endedAt, this.clock()),
+          p.reward !== undefined && p.reward !== null ? `${p.authoritative === false ? 'provisional ' : ''}${score(p.reward)}` : undefined,
+        ];
+        return {
+          id: `phase:${r.id}:${p.name}`,
+          label: p.name,
+          description: parts.filter(Boolean).join(' · '),
+          tooltip: [
+            `${p.name} phase: ${p.status}`,
+            sub ? `substrate ${sub.id} (${sub.provider}, isolation ${sub.isolation})` : '',
+            p.error ? `error: ${p.error}` : '',
+          ]
+            .filter(Boolean)
+            .join('\n'),
+          icon: statusIcon(p.status),
+          contextValue: 'hudPhase',
+          collapsible: p.subscores.length ? 'expanded' : 'none',
+        };
+      }
+      case 'subscore': {
+        const s = this.subscoreAt(node)!;
+        const penalty = s.weight < 0;
+        return {
+          id: `sub:${node.rolloutId}:${node.phase ?? ''}:${node.path.join('.')}`,
+          label: s.name,
+          description: `${score(s.value)} × ${score(s.weight)}${penalty ? ' penalty' : ''}`,
+          tooltip: s.metadata ? JSON.stringify(s.metadata, null, 2).slice(0, 2000) : `${s.name}: ${score(s.value)}`,
+          icon: penalty ? { id: 'dash', color: 'testing.iconFailed' } : { id: s.value >= 1 ? 'pass' : s.value <= 0 ? 'circle-slash' : 'circle-large-outline' },
+          contextValue: 'hudSubscore',
+          collapsible: s.children?.length ? 'collapsed' : 'none',
+        };
+      }
+      case 'error': {
+        const r = this.rollouts.get(node.rolloutId)!;
+        const err = r.outcome?.error;
+        const failed = err?.phase ?? r.phases.find((p) => p.status === 'error')?.name ?? 'unknown';
+        const msg = err?.message ?? r.phases.find((p) => p.error)?.error ?? 'errored';
+        return {
+          id: `error:${r.id}`,
+          label: `failed in ${failed}`,
+          description: msg.split(/\r?\n/, 1)[0],
+          tooltip: msg,
+          icon: { id: 'error', color: 'testing.iconErrored' },
+          contextValue: 'hudError',
+          collapsible: 'none',
+        };
+      }
+    }
+  }
+}
+
+function statusIcon(status: RolloutRecord['status'] | PhaseRecord['status'], outcome?: RolloutOutcome): NodeView['icon'] {
+  switch (status) {
+    case 'queued':
+      return { id: 'clock' };
+    case 'running':
+      return { id: 'sync~spin' };
+    case 'cancelled':
+      return { id: 'circle-slash' };
+    case 'error':
+      return { id: 'error', color: 'testing.iconErrored' };
+    case 'completed':
+      if (outcome && outcome.reward !== null && outcome.reward < 1) return { id: 'pass', color: 'testing.iconQueued' };
+      return { id: 'pass', color: 'testing.iconPassed' };
+  }
+}
+
+function rolloutDescription(r: RolloutRecord, now: number): string {
+  if (r.outcome) {
+    const time = durationText(r.startedAt, r.endedAt, now);
+    return [inlineText(r.outcome), time].filter(Boolean).join(' · ');
+  }
+  if (r.status === 'queued') return 'queued';
+  const phase = r.phases.at(-1);
+  return [`running${phase ? ` ${phase.name}` : ''}`, durationText(r.startedAt, undefined, now)].filter(Boolean).join(' · ');
+}
+
+export function durationText(start: string | undefined, end: string | undefined, now: number): string | undefined {
+  if (!start) return undefined;
+  const a = Date.parse(start);
+  const b = end ? Date.parse(end) : now;
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return undefined;
+  const ms = Math.max(0, b - a);
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const m = Math.floor(ms / 60_000);
+  return `${m} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** `envs/env.py::task` -> `task (envs/env.py)`; a Harbor directory -> its last segment. */
+export function labelOfRef(ref: string): string {
+  const at = ref.lastIndexOf('::');
+  if (at < 0) {
+    const parts = ref.split('/').filter(Boolean);
+    return parts.at(-1) ?? ref;
+  }
+  const file = ref.slice(0, at).split('/').at(-1) ?? ref.slice(0, at);
+  return `${ref.slice(at + 2)} (${file})`;
+}

@@ -1,0 +1,159 @@
+/**
+ * The Testing view: every task is a test item (file -> task, ids = task
+ * references), with one run profile per agent kind. The verdict and message
+ * come from ../outcome.ts; this file only maps them onto the Testing API.
+ */
+import * as vscode from 'vscode';
+import type { WorkspaceIndex } from '../../../server/src/protocol';
+import { type RolloutOutcome, testMessage, verdict } from '../outcome';
+import { AGENT_KINDS, type AgentKind, batchAgentOf } from '../settings';
+import { testTree } from '../testTree';
+import { readSettings } from './config';
+import type { RunRequest, RunResult, RunTarget } from './runner';
+
+const PROFILE_LABEL: Record<AgentKind, string> = {
+  fixed: 'Run with the fixed answer',
+  command: 'Run with the command agent',
+  nop: 'Run with the nop agent',
+  ask: 'Run and answer yourself (one task)',
+};
+
+export class TaskTests implements vscode.Disposable {
+  readonly controller = vscode.tests.createTestController('hudStudio', 'HUD Tasks');
+  private readonly profiles = new Map<AgentKind, vscode.TestRunProfile>();
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly run: (req: RunRequest) => Promise<RunResult>,
+    private readonly relativePath: (uri: string) => string,
+  ) {
+    for (const kind of AGENT_KINDS) {
+      const profile = this.controller.createRunProfile(PROFILE_LABEL[kind], vscode.TestRunProfileKind.Run, (request, token) => this.execute(kind, request, token), false);
+      this.profiles.set(kind, profile);
+    }
+    this.updateDefaultProfile();
+    this.subs.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('hudStudio.agent') || e.affectsConfiguration('hudStudio.batchAgent')) this.updateDefaultProfile();
+      }),
+    );
+    this.controller.refreshHandler = async () => {
+      await vscode.commands.executeCommand('hudStudio.refresh');
+    };
+  }
+
+  /** The default profile ("Run All", the gutter's Run) is the configured non-interactive agent. */
+  private updateDefaultProfile(): void {
+    const batch = batchAgentOf(readSettings());
+    for (const [kind, p] of this.profiles) p.isDefault = kind === batch;
+  }
+
+  setIndex(index: WorkspaceIndex): void {
+    const files = testTree(index, this.relativePath);
+    const fileItems: vscode.TestItem[] = [];
+    for (const f of files) {
+      const uri = vscode.Uri.parse(f.uri);
+      const fileItem = this.controller.items.get(f.id) ?? this.controller.createTestItem(f.id, f.label, uri);
+      fileItem.label = f.label;
+      const tasks = f.tasks.map((t) => {
+        const item = fileItem.children.get(t.id) ?? this.controller.createTestItem(t.id, t.label, uri);
+        item.label = t.label;
+        item.description = t.description;
+        item.range = new vscode.Range(t.range.start.line, t.range.start.character, t.range.end.line, t.range.end.character);
+        return item;
+      });
+      fileItem.children.replace(tasks);
+      fileItems.push(fileItem);
+    }
+    this.controller.items.replace(fileItems);
+  }
+
+  /** Records a run started outside the Testing view (CodeLens, views), so gutter icons and history follow it. */
+  recordEditorRun(ref: string, outcome: RolloutOutcome, durationMs: number | undefined): void {
+    let item: vscode.TestItem | undefined;
+    this.controller.items.forEach((f) => (item ??= f.children.get(ref)));
+    if (!item) return;
+    const threshold = readSettings(item.uri).passThreshold;
+    const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), `HUD task ${item.label}`, true);
+    this.report(run, item, outcome, threshold, durationMs);
+    run.end();
+  }
+
+  private report(run: vscode.TestRun, item: vscode.TestItem, outcome: RolloutOutcome, threshold: number, duration: number | undefined): void {
+    const text = testMessage(outcome, threshold);
+    const message = new vscode.TestMessage(text);
+    if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
+    run.appendOutput(`${item.id}: ${text.replace(/\n/g, '\r\n')}\r\n`, undefined, item);
+    switch (verdict(outcome, threshold)) {
+      case 'passed':
+        run.passed(item, duration);
+        break;
+      case 'failed':
+        run.failed(item, message, duration);
+        break;
+      case 'errored':
+        run.errored(item, message, duration);
+        break;
+      case 'skipped':
+        run.skipped(item);
+        break;
+    }
+  }
+
+  private collect(request: vscode.TestRunRequest): vscode.TestItem[] {
+    const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+    const out: vscode.TestItem[] = [];
+    const add = (item: vscode.TestItem): void => {
+      if (excluded.has(item.id)) return;
+      if (item.children.size === 0) {
+        if (item.parent) out.push(item); // a file without tasks has nothing to run
+        return;
+      }
+      item.children.forEach(add);
+    };
+    if (request.include) request.include.forEach(add);
+    else this.controller.items.forEach(add);
+    return [...new Map(out.map((i) => [i.id, i])).values()];
+  }
+
+  private async execute(kind: AgentKind, request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const items = this.collect(request);
+    const run = this.controller.createTestRun(request, `HUD tasks (${kind} agent)`, true);
+    const byRef = new Map(items.map((i) => [i.id, i]));
+    const started = new Map<string, number>();
+    for (const i of items) run.enqueued(i);
+    const threshold = readSettings().passThreshold;
+    const targets: RunTarget[] = items.map((i) => ({ ref: i.id, uri: i.uri!.toString(), label: i.label }));
+    try {
+      const result = await this.run({
+        targets,
+        label: items.length === 1 ? `Test ${items[0]!.label}` : `Test ${items.length} tasks`,
+        agent: kind,
+        interactive: false,
+        token,
+        onStarted: (t) => {
+          const item = byRef.get(t.ref);
+          if (!item) return;
+          started.set(t.ref, Date.now());
+          run.started(item);
+        },
+        onFinished: (t, outcome) => {
+          const item = byRef.get(t.ref);
+          if (!item) return;
+          const duration = started.has(t.ref) ? Date.now() - started.get(t.ref)! : undefined;
+          this.report(run, item, outcome, threshold, duration);
+          byRef.delete(t.ref);
+        },
+      });
+      if (!result.ran) for (const i of byRef.values()) run.errored(i, new vscode.TestMessage(`Not run: ${result.reason}`));
+      else for (const i of byRef.values()) run.skipped(i); // cancelled before it started
+    } finally {
+      run.end();
+    }
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+    this.controller.dispose();
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Hosts the trace explorer webview (built by media/src/explorer): a panel
+ * per rollout opened from the Runs view or after a run, live updates while a
+ * rollout runs, and the custom editor for `*.hudtrace.json` files.
+ */
+import * as vscode from 'vscode';
+import type { RolloutEvent } from '../engine/events';
+import { type LiveTrace, applyRolloutEvent } from '../explorer/liveTrace';
+import { makeNonce, renderExplorerHtml } from '../explorer/html';
+import { type HostToExplorerMessage, isExplorerToHostMessage } from '../explorer/protocol';
+
+export const TRACE_EDITOR_VIEW_TYPE = 'hudStudio.traceExplorer';
+
+/** What a panel shows: a trace file, or a rollout that may still be running. */
+type Source = { kind: 'file'; uri: vscode.Uri } | { kind: 'live'; rolloutId: string };
+
+interface Shown {
+  panel: vscode.WebviewPanel;
+  source: Source;
+  ready: boolean;
+  pending: RolloutEvent[];
+}
+
+export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscode.Disposable {
+  private readonly shown = new Set<Shown>();
+  /** Live traces of rollouts of this session, so a panel opened mid-run starts with everything so far. */
+  private readonly live = new Map<string, LiveTrace>();
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly openTaskRef: (ref: string) => Promise<void>,
+  ) {}
+
+  // ---- live events ------------------------------------------------------
+
+  onEvent(e: RolloutEvent): void {
+    const t = applyRolloutEvent(this.live.get(e.rolloutId) ?? null, e);
+    if (t) this.live.set(e.rolloutId, t);
+    let queued = false;
+    for (const s of this.shown) {
+      if (s.source.kind === 'live' && s.source.rolloutId === e.rolloutId) {
+        s.pending.push(e);
+        queued = true;
+      }
+    }
+    if (e.type === 'rollout.ended') {
+      // The trace file is the record from now on; keep the live copy only while a panel shows it.
+      if (![...this.shown].some((s) => s.source.kind === 'live' && s.source.rolloutId === e.rolloutId)) this.live.delete(e.rolloutId);
+    }
+    if (queued && !this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), 100);
+  }
+
+  private flush(): void {
+    this.flushTimer = undefined;
+    for (const s of this.shown) {
+      if (!s.ready || !s.pending.length) continue;
+      const events = s.pending.splice(0);
+      void this.post(s, events.length === 1 ? { type: 'event', event: events[0]! } : { type: 'events', events });
+    }
+  }
+
+  // ---- opening ----------------------------------------------------------
+
+  /** Opens a rollout: live while it runs (or if its trace file is not written yet), else its file. */
+  openRollout(rolloutId: string, tracePath: string | undefined, title: string): void {
+    const source: Source = tracePath && !this.isRunning(rolloutId) ? { kind: 'file', uri: vscode.Uri.file(tracePath) } : { kind: 'live', rolloutId };
+    for (const s of this.shown) {
+      if (sameSource(s.source, source)) {
+        s.panel.reveal(undefined, false);
+        return;
+      }
+    }
+    const panel = vscode.window.createWebviewPanel(TRACE_EDITOR_VIEW_TYPE + '.panel', `Trace · ${title}`, vscode.ViewColumn.Active, this.webviewOptions());
+    this.attach(panel, source, title);
+  }
+
+  private isRunning(rolloutId: string): boolean {
+    const t = this.live.get(rolloutId);
+    return !!t && t.status === 'running';
+  }
+
+  async openFile(uri: vscode.Uri): Promise<void> {
+    await vscode.commands.executeCommand('vscode.openWith', uri, TRACE_EDITOR_VIEW_TYPE);
+  }
+
+  // ---- custom editor ----------------------------------------------------
+
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
+    panel.webview.options = this.webviewOptions();
+    this.attach(panel, { kind: 'file', uri: document.uri }, document.uri.path.split('/').at(-1) ?? 'trace');
+  }
+
+  // ---- plumbing ---------------------------------------------------------
+
+  private webviewOptions(): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+    return {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media')],
+    };
+  }
+
+  private attach(panel: vscode.WebviewPanel, source: Source, title: string): void {
+    const s: Shown = { panel, source, ready: false, pending: [] };
+    this.shown.add(s);
+    const script = panel.webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media', 'explorer.js'));
+    panel.webview.html = renderExplorerHtml({ cspSource: panel.webview.cspSource, scriptUri: script.toString(), nonce: makeNonce(), title: `Trace · ${title}` });
+    const subs = [
+      panel.webview.onDidReceiveMessage((m: unknown) => void this.onMessage(s, m)),
+      panel.onDidDispose(() => {
+        this.shown.delete(s);
+        for (const d of subs) d.dispose();
+        if (s.source.kind === 'live' && !this.isRunning(s.source.rolloutId)) this.live.delete(s.source.rolloutId);
+      }),
+    ];
+    if (source.kind === 'file') {
+      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(source.uri, '..'), source.uri.path.split('/').at(-1)!));
+      subs.push(watcher, watcher.onDidChange(() => s.ready && void this.sendInitial(s)));
+    }
+  }
+
+  private async onMessage(s: Shown, m: unknown): Promise<void> {
+    if (!isExplorerToHostMessage(m)) return;
+    switch (m.type) {
+      case 'ready':
+        // Sent on every (re)load of the page, e.g. after a hidden webview comes back.
+        s.ready = true;
+        s.pending = [];
+        await this.sendInitial(s);
+        return;
+      case 'openTask':
+        await this.openTaskRef(m.ref);
+        return;
+      case 'openFile': {
+        const uri = vscode.Uri.file(m.path);
+        await vscode.commands.executeCommand('revealFileInOS', uri).then(undefined, () => vscode.commands.executeCommand('vscode.open', uri));
+        return;
+      }
+    }
+  }
+
+  private async sendInitial(s: Shown): Promise<void> {
+    if (s.source.kind === 'live') {
+      const t = this.live.get(s.source.rolloutId);
+      if (t) await this.post(s, { type: 'trace', trace: t });
+      else await this.post(s, { type: 'loadError', message: 'This rollout is no longer in memory; open its trace file from the Runs view.' });
+      return;
+    }
+    try {
+      const bytes = await vscode.workspace.fs.readFile(s.source.uri);
+      // Raw text: the webview parses and validates it (a trace file is untrusted input).
+      await this.post(s, { type: 'trace', trace: new TextDecoder().decode(bytes) });
+    } catch (err) {
+      await this.post(s, { type: 'loadError', message: `Cannot read ${s.source.uri.fsPath}: ${(err as Error).message}` });
+    }
+  }
+
+  private post(s: Shown, m: HostToExplorerMessage): Thenable<boolean> {
+    return s.panel.webview.postMessage(m);
+  }
+
+  dispose(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    for (const s of [...this.shown]) s.panel.dispose();
+  }
+}
+
+function sameSource(a: Source, b: Source): boolean {
+  if (a.kind === 'file' && b.kind === 'file') return a.uri.toString() === b.uri.toString();
+  if (a.kind === 'live' && b.kind === 'live') return a.rolloutId === b.rolloutId;
+  return false;
+}

@@ -1,0 +1,53 @@
+/**
+ * After a run, a CodeLens above the task opens its trace in the explorer and
+ * shows the reward (the language server's "Run task" lens stays beside it).
+ */
+import * as vscode from 'vscode';
+import type { WorkspaceIndex } from '../../../server/src/protocol';
+import { type RolloutOutcome, inlineText } from '../outcome';
+
+export interface LastRun {
+  rolloutId: string;
+  outcome: RolloutOutcome;
+}
+
+export class TraceLens implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.emitter.event;
+  private index: WorkspaceIndex = { version: 0, environments: [], templates: [], tasks: [] };
+  private readonly last = new Map<string, LastRun>();
+
+  setIndex(index: WorkspaceIndex): void {
+    this.index = index;
+    this.emitter.fire();
+  }
+
+  record(ref: string, run: LastRun): void {
+    this.last.set(ref, run);
+    this.emitter.fire();
+  }
+
+  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+    const uri = document.uri.toString();
+    const out: vscode.CodeLens[] = [];
+    for (const t of this.index.tasks) {
+      if (vscode.Uri.parse(t.uri).toString() !== uri) continue;
+      const run = this.last.get(t.ref);
+      if (!run) continue;
+      const range = new vscode.Range(t.range.start.line, 0, t.range.start.line, 0);
+      out.push(
+        new vscode.CodeLens(range, {
+          title: `$(open-preview) ${inlineText(run.outcome)}`,
+          tooltip: 'Open this run in the trace explorer',
+          command: 'hudStudio.openTrace',
+          arguments: [{ rolloutId: run.rolloutId }],
+        }),
+      );
+    }
+    return out;
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}

@@ -1,0 +1,34 @@
+"""A task with a verifier in an environment of its own.
+
+The actor environment only records the answer; the judge environment grades
+it on a fresh substrate, so nothing the actor leaves behind can influence the
+grade. Run it with:
+
+    hud-studio run examples/secret-verifier/env.py::task --answer secret
+"""
+from hud import Environment
+from hud.graders import SubScore, combine, contains, exact_match
+
+actor = Environment("workspace")
+judge = Environment("judge")
+
+
+@actor.template(id="solve", description="Find the secret word and answer with it.")
+async def solve():
+    answer = yield "What is the secret word? Answer with the word only."
+    # The actor's grade is provisional: the verifier below replaces it.
+    yield {"score": 0.0, "answer": answer}
+
+
+@judge.template(id="verify", description="Grade the actor's answer against the expected word.")
+async def verify(expected: str):
+    actor_result = yield ""  # agent-less: the verifier only grades
+    answer = str(actor_result.get("answer", ""))
+    yield await combine(
+        SubScore("exact", exact_match(answer, expected), weight=0.8),
+        SubScore("mentions", contains(answer, expected), weight=0.2),
+    )
+
+
+task = solve()
+task.verifier = verify(expected="secret")

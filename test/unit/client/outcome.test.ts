@@ -1,0 +1,88 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hoverMarkdown, inlineText, score, testMessage, verdict, type RolloutOutcome } from '../../../client/src/outcome';
+import type { SubScoreT } from '../../../client/src/engine/trace/schema';
+
+const graded = (reward: number, subscores: SubScoreT[] = []): RolloutOutcome => ({
+  status: 'completed',
+  reward,
+  result: { reward, subscores, info: {}, isError: false },
+  error: null,
+});
+
+const errored: RolloutOutcome = {
+  status: 'error',
+  reward: null,
+  result: null,
+  error: { phase: 'verifier', message: 'verifier grading failed: KeyError: answer\nTraceback ...' },
+};
+
+describe('outcome formatting', () => {
+  test('scores have two decimals, no negative zero', () => {
+    assert.equal(score(0.8333), '0.83');
+    assert.equal(score(1), '1.00');
+    assert.equal(score(-0.001), '0.00');
+    assert.equal(score(-0.25), '-0.25');
+    assert.equal(score(1.5), '1.50');
+  });
+
+  test('inline text lists the reward then top-level subscores', () => {
+    const o = graded(0.83, [
+      { name: 'exact_match', value: 1, weight: 0.83 },
+      { name: 'tests', value: 0, weight: 0.17, children: [{ name: 'inner', value: 0, weight: 1 }] },
+    ]);
+    assert.equal(inlineText(o), 'reward 0.83 · exact_match 1.00 · tests 0.00');
+  });
+
+  test('inline text of an errored rollout names the phase and the first line', () => {
+    assert.equal(inlineText(errored), 'errored in verifier: verifier grading failed: KeyError: answer');
+    assert.equal(inlineText({ ...errored, status: 'cancelled' }), 'cancelled');
+  });
+
+  test('hover shows reward, a subscore table with penalties and children, and escapes names', () => {
+    const md = hoverMarkdown(
+      graded(0.5, [
+        { name: 'a_b*', value: 1, weight: 1, children: [{ name: 'child', value: 0.5, weight: 1 }] },
+        { name: 'lint', value: 1, weight: -0.5 },
+      ]),
+      'env.py::task',
+    );
+    assert.match(md, /\*\*Reward 0\.50\*\*/);
+    assert.match(md, /\| a\\_b\\\* \| 1\.00 \| 1\.00  \| 1\.00 \|/);
+    assert.match(md, /child \| 0\.50/);
+    assert.match(md, /lint \| 1\.00 \| -0\.50 penalty \| -0\.50 \|/);
+    assert.match(md, /env\\\.py::task/);
+  });
+
+  test('hover of an errored rollout says which phase failed', () => {
+    assert.match(hoverMarkdown(errored, 't'), /\*\*Errored\*\* in the verifier phase/);
+  });
+});
+
+describe('Testing verdicts', () => {
+  test('passed at or above the threshold, failed below', () => {
+    assert.equal(verdict(graded(1), 1), 'passed');
+    assert.equal(verdict(graded(0.99), 1), 'failed');
+    assert.equal(verdict(graded(0.5), 0.5), 'passed');
+    assert.equal(verdict(graded(1.2), 1), 'passed');
+  });
+
+  test('errored rollouts are errored, never failed, even with a number around', () => {
+    assert.equal(verdict(errored, 1), 'errored');
+    assert.equal(verdict({ ...graded(0), result: { reward: 0, subscores: [], info: {}, isError: true } }, 0), 'errored');
+    assert.equal(verdict({ status: 'completed', reward: null, result: null, error: null }, 0), 'errored');
+  });
+
+  test('cancelled rollouts are skipped', () => {
+    assert.equal(verdict({ ...errored, status: 'cancelled', error: null }, 1), 'skipped');
+  });
+
+  test('messages carry reward, threshold, subscores and the failing phase', () => {
+    const failed = testMessage(graded(0.5, [{ name: 'exact', value: 0, weight: 0.5 }, { name: 'pen', value: 1, weight: -0.1 }]), 1);
+    assert.equal(failed, 'reward 0.50 < threshold 1.00\nsubscores:\n  exact: 0.00 × 0.50\n  pen: 1.00 × -0.10 (penalty)');
+    assert.equal(testMessage(graded(1), 1), 'reward 1.00 >= threshold 1.00');
+    const err = testMessage({ ...errored, tracePath: '/t/x.hudtrace.json' }, 1);
+    assert.match(err, /^Rollout errored in the verifier phase: verifier grading failed/);
+    assert.match(err, /trace: \/t\/x\.hudtrace\.json$/);
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RolloutEvent } from '../../../client/src/engine/events';
+import { RunsModel, durationText, labelOfRef, type RunsNode } from '../../../client/src/runsModel';
+
+const T0 = Date.parse('2026-11-29T10:00:00.000Z');
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+const identity = (ref: string, env: string, id: string) => ({ ref, kind: 'hud' as const, env, id, args: {}, slug: `${id}-1234abcd`, sourceHash: 'h' });
+
+function sameEnvRun(rolloutId: string, jobId: string, verifierReward: number | null): RolloutEvent[] {
+  const ev: RolloutEvent[] = [
+    { type: 'rollout.queued', rolloutId, at: at(0), taskRef: 'envs/env.py::task', jobId },
+    { type: 'rollout.started', rolloutId, at: at(10), task: identity('envs/env.py::task', 'workspace', 'solve'), verifier: identity('', 'workspace', 'verify') },
+    { type: 'phase.started', rolloutId, at: at(20), phase: 'actor', substrate: { id: 'c0ffee123456789', provider: 'docker', isolation: 'container', image: 'hud-studio/env:abc' }, reused: false },
+    { type: 'log', rolloutId, at: at(30), phase: 'actor', stream: 'stdout', text: 'hi\n' },
+    { type: 'grade', rolloutId, at: at(500), phase: 'actor', result: { reward: 0, subscores: [], info: {}, isError: false }, raw: { score: 0 }, authoritative: false },
+    { type: 'phase.ended', rolloutId, at: at(520), phase: 'actor', status: 'completed' },
+    { type: 'phase.started', rolloutId, at: at(530), phase: 'verifier', substrate: { id: 'c0ffee123456789', provider: 'docker', isolation: 'container' }, reused: true },
+  ];
+  if (verifierReward === null) {
+    ev.push(
+      { type: 'phase.ended', rolloutId, at: at(900), phase: 'verifier', status: 'error', error: 'KeyError: answer' },
+      { type: 'rollout.ended', rolloutId, at: at(1000), status: 'error', reward: null, result: null, tracePath: '/tr/x.hudtrace.json', error: { phase: 'verifier', message: 'KeyError: answer' } },
+    );
+  } else {
+    const result = {
+      reward: verifierReward,
+      subscores: [
+        { name: 'exact_match', value: 1, weight: 0.8 },
+        { name: 'all', value: 0, weight: 0.2, children: [{ name: 'tests', value: 0, weight: 1 }] },
+        { name: 'lint', value: 1, weight: -0.1 },
+      ],
+      info: {},
+      isError: false,
+    };
+    ev.push(
+      { type: 'grade', rolloutId, at: at(800), phase: 'verifier', result, raw: {}, authoritative: true },
+      { type: 'phase.ended', rolloutId, at: at(900), phase: 'verifier', status: 'completed' },
+      { type: 'rollout.ended', rolloutId, at: at(2500), status: 'completed', reward: verifierReward, result, tracePath: '/tr/y.hudtrace.json', error: null },
+    );
+  }
+  return ev;
+}
+
+function labels(m: RunsModel, node?: RunsNode, depth = 0): string[] {
+  const out: string[] = [];
+  for (const c of m.children(node)) {
+    const v = m.view(c);
+    out.push(`${'  '.repeat(depth)}${v.label}${v.description ? ` — ${v.description}` : ''} [${v.icon.id}]`);
+    out.push(...labels(m, c, depth + 1));
+  }
+  return out;
+}
+
+describe('Runs view model', () => {
+  test('a graded rollout shows job -> rollout -> phases -> subscores with badges', () => {
+    const m = new RunsModel(() => T0 + 3000);
+    m.startJob('j1', 'Run task (env.py)');
+    for (const e of sameEnvRun('r1', 'j1', 0.7)) m.apply(e);
+    assert.deepEqual(labels(m), [
+      'Run task (env.py) — 1 rollout · reward 0.70 [layers]',
+      '  task (env.py) — reward 0.70 · exact_match 1.00 · all 0.00 · lint 1.00 · 2.5 s [pass]',
+      '    actor — docker hud-studio/env:abc · 500 ms · provisional 0.00 [pass]',
+      '    verifier — docker (reused) · 370 ms · 0.70 [pass]',
+      '      exact_match — 1.00 × 0.80 [pass]',
+      '      all — 0.00 × 0.20 [circle-slash]',
+      '        tests — 0.00 × 1.00 [circle-slash]',
+      '      lint — 1.00 × -0.10 penalty [dash]',
+    ]);
+    const rollout = m.children({ kind: 'job', jobId: 'j1' })[0]!;
+    assert.equal(m.view(rollout).contextValue, 'hudRollout.trace');
+    assert.equal(m.rollout('r1')!.tracePath, '/tr/y.hudtrace.json');
+    assert.equal(m.lastOutcomes().get('envs/env.py::task')!.reward, 0.7);
+  });
+
+  test('an errored rollout shows the failed phase first, with the message', () => {
+    const m = new RunsModel(() => T0 + 3000);
+    for (const e of sameEnvRun('r2', 'j2', null)) m.apply(e);
+    const rollout = m.children({ kind: 'job', jobId: 'j2' })[0]!;
+    const kids = m.children(rollout).map((n) => m.view(n));
+    assert.equal(kids[0]!.label, 'failed in verifier');
+    assert.equal(kids[0]!.description, 'KeyError: answer');
+    assert.equal(kids[0]!.icon.id, 'error');
+    assert.equal(kids[2]!.icon.id, 'error');
+    assert.match(m.view(rollout).description!, /^errored in verifier: KeyError: answer/);
+  });
+
+  test('a running rollout spins and counts as running until it ends', () => {
+    const m = new RunsModel(() => T0 + 700);
+    const events = sameEnvRun('r3', 'j3', 1);
+    for (const e of events.slice(0, 7)) m.apply(e);
+    assert.equal(m.runningCount(), 1);
+    const rollout = m.children({ kind: 'job', jobId: 'j3' })[0]!;
+    assert.equal(m.view(rollout).icon.id, 'sync~spin');
+    assert.match(m.view(rollout).description!, /^running verifier/);
+    for (const e of events.slice(7)) m.apply(e);
+    assert.equal(m.runningCount(), 0);
+  });
+
+  test('listeners hear every visible change, not log lines', () => {
+    const m = new RunsModel();
+    let n = 0;
+    m.onChange(() => n++);
+    const events = sameEnvRun('r4', 'j4', 1);
+    for (const e of events) m.apply(e);
+    assert.equal(n, events.filter((e) => e.type !== 'log').length);
+  });
+
+  test('clearing keeps running jobs and drops finished ones', () => {
+    const m = new RunsModel();
+    for (const e of sameEnvRun('r5', 'j5', 1)) m.apply(e);
+    for (const e of sameEnvRun('r6', 'j6', 1).slice(0, 3)) m.apply(e);
+    m.clearFinished();
+    assert.deepEqual(m.jobList().map((j) => j.id), ['j6']);
+  });
+
+  test('labels and durations', () => {
+    assert.equal(labelOfRef('envs/env.py::suite[2]'), 'suite[2] (env.py)');
+    assert.equal(labelOfRef('tasks/hello-world'), 'hello-world');
+    assert.equal(durationText(at(0), at(61_500), 0), '1 min 2 s');
+    assert.equal(durationText(undefined, undefined, 0), undefined);
+  });
+});
