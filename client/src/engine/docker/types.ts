@@ -56,13 +56,25 @@ export interface BuildResult {
   cached: boolean;
 }
 
+/** A command still running in a container (see {@link ManagedContainer.spawn}). */
+export interface RunningExec {
+  /** Settles when the command ends or is killed; never rejects for a non-zero exit. */
+  readonly done: Promise<ExecResult>;
+  /** Signals the command's process group (and any process that inherited its marker). */
+  kill(signal?: 'TERM' | 'KILL' | 'INT'): Promise<void>;
+}
+
 export interface ManagedContainer {
   readonly id: string;
   readonly image: string;
   readonly imageId: string;
+  /** Docker network mode the container runs with (`bridge`, `none`). */
+  readonly network: string;
   /** Warnings about limits that could not be applied (never silently dropped). */
   readonly warnings: string[];
   exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
+  /** Starts a command and returns at once (servers, background agents); `opts.timeoutMs` still applies. */
+  spawn(argv: string[], opts?: ExecOptions): Promise<RunningExec>;
   /** Copies a host file or folder to `dest` (a folder path) inside the container, creating it. */
   copyIn(hostPath: string, dest: string): Promise<void>;
   /** Copies container path `src` into host folder `hostDir`. */

@@ -1,0 +1,215 @@
+/**
+ * Containers the engine runs: labelled for ownership (cleanup.ts removes the
+ * leftovers of dead owners), with the task's limits applied or a warning
+ * saying which could not be, kept alive by a sleeping PID 1 so that every
+ * piece of work is an exec the engine controls.
+ */
+import { hostname } from 'node:os';
+import { lstat, readlink } from 'node:fs/promises';
+import { basename, posix } from 'node:path';
+import type Docker from 'dockerode';
+import type { ExecOptions, ExecResult } from '../providers/provider';
+import { dockerClient } from './client';
+import { ContainerError, ImageMissingError, dockerMessage, dockerStatus } from './errors';
+import { runExec, spawnExec } from './exec';
+import { extractTar, packEntries, walkFolder, type FolderEntry } from './tar';
+import { LABELS, type ContainerSpec, type ManagedContainer, type NetworkMode, type RunningExec } from './types';
+
+const MiB = 1024 * 1024;
+const KEEP_ALIVE = ['sleep', 'infinity'];
+
+/** Harbor's names and Docker's own, to Docker's. */
+export function dockerNetworkMode(mode: NetworkMode | undefined): 'bridge' | 'none' {
+  return mode === 'none' || mode === 'no-network' ? 'none' : 'bridge';
+}
+
+/** The labels every managed container carries. */
+export function ownerLabels(spec: Pick<ContainerSpec, 'rolloutId' | 'phase' | 'extraLabels'>): Record<string, string> {
+  return {
+    ...spec.extraLabels,
+    [LABELS.managed]: 'true',
+    [LABELS.rollout]: spec.rolloutId,
+    [LABELS.phase]: spec.phase,
+    [LABELS.ownerHost]: hostname(),
+    [LABELS.ownerPid]: String(process.pid),
+  };
+}
+
+/** Creates and starts a container for `spec`; on any failure nothing is left behind. */
+export async function createContainer(spec: ContainerSpec): Promise<ManagedContainer> {
+  const docker = dockerClient();
+  const imageId = await imageIdOf(docker, spec.image);
+  const warnings: string[] = [];
+  const network = dockerNetworkMode(spec.network);
+  // Init reaps the orphans of killed commands (PID 1 is otherwise a plain sleep).
+  const host: Docker.HostConfig = { NetworkMode: network, Init: true };
+  if (spec.cpus !== undefined) host.NanoCpus = Math.round(spec.cpus * 1e9);
+  if (spec.memoryMb !== undefined) host.Memory = Math.round(spec.memoryMb * MiB);
+  if (spec.binds?.length) host.Binds = spec.binds;
+  if (spec.storageMb !== undefined) host.StorageOpt = { size: `${Math.round(spec.storageMb)}M` };
+  if (spec.gpus !== undefined) {
+    host.DeviceRequests = [{ Driver: '', Count: spec.gpus === 'all' ? -1 : spec.gpus, Capabilities: [['gpu']] }];
+  }
+  const options = (): Docker.ContainerCreateOptions => ({
+    Image: imageId,
+    Cmd: spec.cmd ?? KEEP_ALIVE,
+    Env: Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${v}`),
+    Labels: ownerLabels(spec),
+    HostConfig: { ...host },
+    ...(spec.workdir ? { WorkingDir: spec.workdir } : {}),
+    ...(spec.user ? { User: spec.user } : {}),
+    // Only the exec'd commands need a terminal-free stdin; PID 1 gets none.
+    AttachStdin: false,
+    OpenStdin: false,
+    Tty: false,
+  });
+
+  // Limits the daemon cannot enforce are dropped one by one, each with a warning, never silently.
+  const fallbacks: { applies: (msg: string) => boolean; drop: (msg: string) => string | undefined }[] = [
+    {
+      applies: (msg) => host.StorageOpt !== undefined && /storage[- ]opt|quota|xfs/i.test(msg),
+      drop: (msg) => {
+        delete host.StorageOpt;
+        return `storage limit of ${spec.storageMb} MB not applied: the Docker storage driver cannot enforce it (${msg})`;
+      },
+    },
+    {
+      applies: (msg) => host.DeviceRequests !== undefined && /device driver|gpu|nvidia/i.test(msg),
+      drop: (msg) => {
+        delete host.DeviceRequests;
+        return `GPU request (${spec.gpus}) not applied: the Docker daemon has no GPU runtime (${msg})`;
+      },
+    },
+    {
+      // Without docker-init, killed background processes stay zombies until removal: harmless.
+      applies: (msg) => host.Init === true && /docker-init|\binit\b/i.test(msg),
+      drop: () => {
+        delete host.Init;
+        return undefined;
+      },
+    },
+  ];
+  for (;;) {
+    let container: Docker.Container | undefined;
+    try {
+      container = await docker.createContainer(options());
+      await container.start();
+      return new DockerContainer(container, spec.image, imageId, network, warnings);
+    } catch (err) {
+      if (container) await removeQuietly(container);
+      const msg = dockerMessage(err);
+      const fallback = fallbacks.find((f) => f.applies(msg));
+      if (!fallback) {
+        throw new ContainerError(`could not ${container ? 'start' : 'create'} a container of ${spec.image}: ${msg}`, { cause: err });
+      }
+      const warning = fallback.drop(msg);
+      if (warning) warnings.push(warning);
+    }
+  }
+}
+
+async function imageIdOf(docker: Docker, image: string): Promise<string> {
+  try {
+    return (await docker.getImage(image).inspect()).Id;
+  } catch (err) {
+    if (dockerStatus(err) === 404) throw new ImageMissingError(image, 'not found on this Docker host');
+    throw new ContainerError(`could not inspect image ${image}: ${dockerMessage(err)}`, { cause: err });
+  }
+}
+
+async function removeQuietly(container: Docker.Container): Promise<void> {
+  await container.remove({ force: true, v: true }).catch(() => undefined);
+}
+
+export interface CopyInOptions {
+  /** Leaves out matching paths (relative to the copied folder, `/`-separated). */
+  skip?: (rel: string, isDir: boolean) => boolean;
+}
+
+async function entriesOf(hostPath: string, skip: CopyInOptions['skip']): Promise<FolderEntry[]> {
+  const st = await lstat(hostPath).catch(() => undefined);
+  if (!st) throw new ContainerError(`cannot copy ${hostPath} into the container: it does not exist`);
+  if (st.isDirectory()) return walkFolder(hostPath, skip);
+  const single = { rel: basename(hostPath), abs: hostPath, mode: st.mode & 0o7777, mtime: st.mtime };
+  // A symlink travels as a symlink: following it would copy other host files in.
+  if (st.isSymbolicLink()) return [{ ...single, type: 'symlink', size: 0, linkname: await readlink(hostPath) }];
+  return [{ ...single, type: 'file', size: st.size }];
+}
+
+export class DockerContainer implements ManagedContainer {
+  private removal: Promise<void> | undefined;
+
+  constructor(
+    readonly handle: Docker.Container,
+    readonly image: string,
+    readonly imageId: string,
+    readonly network: string,
+    readonly warnings: string[],
+  ) {}
+
+  get id(): string {
+    return this.handle.id;
+  }
+
+  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult> {
+    return runExec(this.handle, argv, opts);
+  }
+
+  spawn(argv: string[], opts?: ExecOptions): Promise<RunningExec> {
+    return spawnExec(this.handle, argv, opts);
+  }
+
+  /**
+   * A folder's contents go into `dest`; a file goes to `dest/<its name>`.
+   * Works before start too. One request: the archive is unpacked at `/`
+   * with every name under `dest`, and the daemon creates missing parent
+   * folders (0755) while existing ones keep their modes (e.g. /tmp's 1777).
+   */
+  copyIn(hostPath: string, dest: string, opts: CopyInOptions = {}): Promise<void> {
+    return this.copyInAll([{ hostPath, dest, ...opts }]);
+  }
+
+  /** Several copies in one archive (each archive costs the daemon a helper process). */
+  async copyInAll(items: ({ hostPath: string; dest: string } & CopyInOptions)[]): Promise<void> {
+    const entries: FolderEntry[] = [];
+    const parents: string[] = [];
+    for (const item of items) {
+      const below = posix.resolve('/', item.dest).slice(1);
+      const own = await entriesOf(item.hostPath, item.skip);
+      // An empty folder has no entry that would bring `dest` into being.
+      if (own.length === 0 && below) parents.push(below);
+      for (const e of own) entries.push({ ...e, rel: below ? `${below}/${e.rel}` : e.rel });
+    }
+    try {
+      await this.handle.putArchive(packEntries(entries, { parents }), { path: '/' });
+    } catch (err) {
+      const what = items.map((i) => `${i.hostPath} to ${posix.resolve('/', i.dest)}`).join(', ');
+      throw new ContainerError(`copying ${what} in container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`, { cause: err });
+    }
+  }
+
+  /** Copies `src` (file or folder) into `hostDir/<basename of src>`, like `docker cp`. */
+  async copyOut(src: string, hostDir: string): Promise<void> {
+    let archive: NodeJS.ReadableStream;
+    try {
+      archive = await this.handle.getArchive({ path: src });
+    } catch (err) {
+      throw new ContainerError(`copying ${src} out of container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`, { cause: err });
+    }
+    await extractTar(archive as import('node:stream').Readable, hostDir);
+  }
+
+  remove(): Promise<void> {
+    this.removal ??= this.handle.remove({ force: true, v: true }).then(
+      () => undefined,
+      (err: unknown) => {
+        const status = dockerStatus(err);
+        // 404: already gone; 409: another caller's removal is in progress.
+        if (status === 404 || status === 409) return;
+        this.removal = undefined;
+        throw new ContainerError(`could not remove container ${this.id.slice(0, 12)}: ${dockerMessage(err)}`, { cause: err });
+      },
+    );
+    return this.removal;
+  }
+}

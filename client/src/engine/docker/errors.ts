@@ -1,0 +1,58 @@
+/**
+ * Typed errors of the Docker layer. Each says what failed and how to fix it,
+ * so the CLI and the extension only render `describe()`.
+ */
+import { HudStudioError } from '../errors';
+
+/** No Docker daemon answers (not installed, not started, wrong DOCKER_HOST). */
+export class DockerUnavailableError extends HudStudioError {
+  /** `reason` already says how to fix it (see client.ts). */
+  constructor(reason: string, opts: { cause?: unknown } = {}) {
+    super('docker-unavailable', `Docker is not available: ${reason}`, opts);
+  }
+}
+
+/** `docker build` failed; `stepOutput` holds the failing step's own lines. */
+export class ImageBuildError extends HudStudioError {
+  readonly step: string | undefined;
+  readonly stepOutput: string[];
+  constructor(dockerfile: string, detail: string, step: string | undefined, stepOutput: string[]) {
+    const shown = stepOutput.slice(-30).join('\n');
+    super('provider', `building ${dockerfile} failed${step ? ` at ${step}` : ''}: ${detail}${shown ? `\n${shown}` : ''}`, {
+      location: { file: dockerfile },
+      hint: 'fix the Dockerfile step shown above; `docker build` in that folder shows the same error',
+    });
+    this.step = step;
+    this.stepOutput = stepOutput;
+  }
+}
+
+/** The daemon refused or lost a container operation. */
+export class ContainerError extends HudStudioError {
+  constructor(message: string, opts: { hint?: string; cause?: unknown } = {}) {
+    super('provider', message, opts);
+  }
+}
+
+/** The image to run is not present locally and could not be pulled. */
+export class ImageMissingError extends HudStudioError {
+  constructor(image: string, reason: string) {
+    super('provider', `image ${image} is not available: ${reason}`, {
+      hint: `build or pull it first (\`docker pull ${image}\`), or choose another image with --image`,
+    });
+  }
+}
+
+/** HTTP status of a dockerode error, when it carries one. */
+export function dockerStatus(err: unknown): number | undefined {
+  const code = (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** The daemon's own message (dockerode wraps it as `json.message`). */
+export function dockerMessage(err: unknown): string {
+  const json = (err as { json?: { message?: unknown } } | null)?.json;
+  if (json && typeof json.message === 'string') return json.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

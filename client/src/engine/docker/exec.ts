@@ -1,0 +1,192 @@
+/**
+ * Commands in a running container through `docker exec`, with demultiplexed
+ * streaming output, stdin, a timeout and cancellation.
+ *
+ * Killing: runc makes every exec its own session and process group, and each
+ * exec also carries a unique marker variable. A second exec signals every
+ * process whose environment holds the marker, as a group when it leads one,
+ * so a timed-out command dies with its children even when some of them
+ * changed group or session.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type Docker from 'dockerode';
+import { CancelledError } from '../errors';
+import type { ExecOptions, ExecResult } from '../providers/provider';
+import { Demuxer } from './demux';
+import { ContainerError, dockerMessage } from './errors';
+import type { RunningExec } from './types';
+
+export const EXEC_MARKER_VAR = 'HUD_STUDIO_EXEC';
+/** After a kill, how long the output may take to close before we stop waiting. */
+const KILL_GRACE_MS = 5000;
+/** Output kept per stream in the result (callbacks see everything). */
+const MAX_CAPTURE_CHARS = 8 * 1024 * 1024;
+
+const KILL_SCRIPT = [
+  'sig=$1; mark=$2',
+  'for d in /proc/[0-9]*; do',
+  '  p=${d#/proc/}',
+  '  grep -aqF "$mark" "$d/environ" 2>/dev/null || continue',
+  '  kill -"$sig" -"$p" 2>/dev/null || kill -"$sig" "$p" 2>/dev/null',
+  'done',
+  'exit 0',
+].join('\n');
+
+/** Runs `argv` to completion. */
+export async function runExec(container: Docker.Container, argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+  return (await spawnExec(container, argv, opts)).done;
+}
+
+/** A spawned command whose stdin stays open for the caller. */
+export interface InteractiveExec extends RunningExec {
+  readonly stdin: NodeJS.WritableStream;
+}
+
+/** Starts `argv` and returns once it runs; `done` settles when it ends. */
+export async function spawnExec(container: Docker.Container, argv: string[], opts?: ExecOptions): Promise<RunningExec>;
+export async function spawnExec(container: Docker.Container, argv: string[], opts: ExecOptions, keepStdinOpen: true): Promise<InteractiveExec>;
+export async function spawnExec(container: Docker.Container, argv: string[], opts: ExecOptions = {}, keepStdinOpen = false): Promise<RunningExec | InteractiveExec> {
+  if (opts.signal?.aborted) throw new CancelledError(`command ${argv[0] ?? ''}`);
+  const marker = `${EXEC_MARKER_VAR}=${randomUUID()}`;
+  const env = Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`);
+  env.push(marker);
+  const hasStdin = opts.stdin !== undefined || keepStdinOpen;
+  let exec: Docker.Exec;
+  let sock: Duplex;
+  try {
+    exec = await container.exec({
+      Cmd: argv,
+      Env: env,
+      AttachStdin: hasStdin,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      ...(opts.cwd ? { WorkingDir: opts.cwd } : {}),
+      ...(opts.user ? { User: opts.user } : {}),
+    });
+    sock = (await exec.start({ hijack: true, stdin: hasStdin })) as Duplex;
+  } catch (err) {
+    throw new ContainerError(`could not start \`${argv.join(' ')}\` in container ${container.id.slice(0, 12)}: ${dockerMessage(err)}`, { cause: err });
+  }
+  const kill = (sig: 'TERM' | 'KILL' | 'INT' = 'TERM'): Promise<void> => signalMarked(container, marker, sig);
+  const done = collect(exec, sock, opts, kill);
+  if (keepStdinOpen) return { done, kill, stdin: sock };
+  if (hasStdin) sock.end(opts.stdin);
+  return { done, kill };
+}
+
+function collect(exec: Docker.Exec, sock: Duplex, opts: ExecOptions, kill: (sig: 'KILL') => Promise<void>): Promise<ExecResult> {
+  return new Promise((resolve, reject) => {
+    const captured = { stdout: new Capture(), stderr: new Capture() };
+    const demux = new Demuxer((stream, payload) => {
+      if (stream === 'stdin') return;
+      const text = captured[stream].write(payload);
+      if (text) opts.onOutput?.(stream, text);
+    });
+    let timedOut = false;
+    let cancelled = false;
+    let grace: NodeJS.Timeout | undefined;
+    const stop = (why: 'timeout' | 'cancel'): void => {
+      if (timedOut || cancelled) return;
+      if (why === 'timeout') timedOut = true;
+      else cancelled = true;
+      kill('KILL').catch(() => undefined);
+      // A process that escaped the kill may still hold the output open.
+      grace = setTimeout(() => sock.destroy(), KILL_GRACE_MS);
+    };
+    const timer = opts.timeoutMs !== undefined ? setTimeout(() => stop('timeout'), opts.timeoutMs) : undefined;
+    const onAbort = (): void => stop('cancel');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    let finished = false;
+    const finish = (err?: Error): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      opts.signal?.removeEventListener('abort', onAbort);
+      for (const s of ['stdout', 'stderr'] as const) {
+        const rest = captured[s].end();
+        if (rest) opts.onOutput?.(s, rest);
+      }
+      const result = (exitCode: number | null): ExecResult => ({
+        exitCode: timedOut || cancelled ? null : exitCode,
+        stdout: captured.stdout.text(),
+        stderr: captured.stderr.text(),
+        timedOut,
+      });
+      if (err && !timedOut && !cancelled) {
+        reject(new ContainerError(`lost the output of a command: ${err.message}`, { cause: err }));
+        return;
+      }
+      exitCodeOf(exec).then(
+        (code) => resolve(result(code)),
+        () => resolve(result(null)),
+      );
+    };
+    sock.on('data', (chunk: Buffer) => demux.push(chunk));
+    sock.on('end', () => finish());
+    sock.on('close', () => finish());
+    sock.on('error', (err) => finish(err));
+  });
+}
+
+/** The exit code, once the daemon has noticed the process ended. */
+async function exitCodeOf(exec: Docker.Exec): Promise<number | null> {
+  for (let i = 0; i < 80; i++) {
+    const info = await exec.inspect();
+    if (!info.Running) return info.ExitCode ?? null;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return null;
+}
+
+async function signalMarked(container: Docker.Container, marker: string, sig: 'TERM' | 'KILL' | 'INT'): Promise<void> {
+  const exec = await container.exec({
+    Cmd: ['sh', '-c', KILL_SCRIPT, 'hud-studio-kill', sig, marker],
+    User: '0',
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const sock = (await exec.start({ hijack: true, stdin: false })) as Duplex;
+  await new Promise<void>((resolve) => {
+    sock.on('close', () => resolve());
+    sock.on('end', () => resolve());
+    sock.on('error', () => resolve());
+    sock.resume();
+  });
+}
+
+/** Decodes UTF-8 across chunk boundaries and keeps the last MAX_CAPTURE_CHARS. */
+class Capture {
+  private readonly decoder = new StringDecoder('utf8');
+  private parts: string[] = [];
+  private size = 0;
+  private dropped = false;
+
+  write(chunk: Buffer): string {
+    return this.keep(this.decoder.write(chunk));
+  }
+
+  end(): string {
+    return this.keep(this.decoder.end());
+  }
+
+  text(): string {
+    const body = this.parts.join('');
+    return this.dropped ? `[... earlier output dropped ...]\n${body}` : body;
+  }
+
+  private keep(text: string): string {
+    if (!text) return text;
+    this.parts.push(text);
+    this.size += text.length;
+    while (this.size > MAX_CAPTURE_CHARS && this.parts.length > 1) {
+      this.size -= this.parts.shift()!.length;
+      this.dropped = true;
+    }
+    return text;
+  }
+}

@@ -1,0 +1,399 @@
+/**
+ * Docker provider: a fresh container per substrate (isolation by container).
+ *
+ * Image: `--image`/setting, else the task's runtime_config image, else the
+ * Dockerfile beside env.py (built with its folder as context, cached by
+ * content), else python:3.11-slim. The bundled runtime is copied to
+ * /opt/hud-studio/runtime and the environment's folder to /workspace/env; the
+ * server runs as an exec and the control channel is relayed through the
+ * container's own loopback, so network mode none works.
+ */
+import { existsSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { buildImage } from '../docker/build';
+import { dockerClient } from '../docker/client';
+import { createContainer, type DockerContainer } from '../docker/container';
+import { spawnExec, type InteractiveExec } from '../docker/exec';
+import { removeOrphans } from '../docker/cleanup';
+import { ImageMissingError, dockerMessage } from '../docker/errors';
+import { LineSplitter } from '../docker/lines';
+import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
+import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
+import { CancelledError, HudStudioError, TimeoutError } from '../errors';
+import { runtimePythonDir } from '../runtimePaths';
+import type { SubstrateInfo } from '../trace/schema';
+import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import { serveArgv } from './serveProcess';
+
+export { dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
+
+export const DEFAULT_IMAGE = 'python:3.11-slim';
+export const RUNTIME_DIR = '/opt/hud-studio/runtime';
+/** Only `hud_studio` (discovery): for images that bring their own `hud`, which must not be shadowed. */
+export const TOOLS_DIR = '/opt/hud-studio/tools';
+export const ENV_DIR = '/workspace/env';
+
+const DEFAULT_STARTUP_MS = 120_000;
+const DEFAULT_SERVE_TIMEOUT_MS = 60_000;
+/** How long the server gets after SIGTERM to run its teardown before the container goes. */
+const DEFAULT_STOP_GRACE_MS = 5_000;
+/** Folders never worth copying into a substrate (VCS, caches, our own traces). */
+const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
+const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
+/**
+ * The bundled server, started ahead of serve() with its imports done: serve()
+ * sends one JSON line (argv + the environment's own variables) and it runs
+ * `hud.environment.server.main` at once. Importing Python (asyncio, the SDK)
+ * is the slow part of a server start; this overlaps it with discovery.
+ */
+const PRESTARTED_SERVER = [
+  'import json, os, sys',
+  'import hud.environment.server as server',
+  'line = sys.stdin.readline()',
+  'if not line:',
+  '    sys.exit(0)',
+  'request = json.loads(line)',
+  'os.environ.update(request["env"])',
+  'sys.argv = ["hud.environment.server"] + request["argv"]',
+  'sys.exit(server.main(request["argv"]))',
+].join('\n');
+// Bytecode caching stays on: discovery compiles the runtime once and the server's start reuses it.
+const PY_ENV = { PYTHONUNBUFFERED: '1' };
+
+export interface DockerProviderOptions {
+  /** Image when nothing else names one (default python:3.11-slim). */
+  defaultImage?: string;
+  /** Remove leftovers of dead owners before the first container (default true). */
+  removeOrphans?: boolean;
+  stopGraceMs?: number;
+  /** Start the bundled server's interpreter while discovery runs (default true). */
+  prestartServer?: boolean;
+}
+
+let orphanSweep: Promise<void> | undefined;
+
+export class DockerProvider implements Provider {
+  readonly kind = 'docker' as const;
+
+  constructor(private readonly options: DockerProviderOptions = {}) {}
+
+  async acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
+    if (spec.runtimeConfig?.compose) {
+      throw new HudStudioError('provider', 'compose runtime_config is handled by ComposeProvider, not the Docker provider', {
+        location: { file: spec.envFile },
+        hint: 'run this task with the compose runtime, or remove runtime_config.compose to run it in a single container',
+      });
+    }
+    const startupMs = opts.startupTimeoutMs ?? DEFAULT_STARTUP_MS;
+    const timeout = AbortSignal.timeout(startupMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const stopped = (): HudStudioError =>
+      opts.signal?.aborted ? new CancelledError(`starting the ${opts.phase} container`) : new TimeoutError(`starting the ${opts.phase} container`, startupMs);
+    const check = (): void => {
+      if (signal.aborted) throw stopped();
+    };
+
+    // The sweep only removes dead owners' containers, never ours: it runs alongside the set-up.
+    const sweep = this.options.removeOrphans === false ? Promise.resolve() : sweepOnce(opts);
+    try {
+      return await this.provision(spec, opts, signal, check);
+    } finally {
+      await sweep;
+    }
+  }
+
+  private async provision(spec: EnvironmentSpec, opts: AcquireOptions, signal: AbortSignal, check: () => void): Promise<Substrate> {
+    const rc = spec.runtimeConfig;
+    const network = networkOf(rc, spec.envFile);
+    let image: string;
+    try {
+      image = await this.resolveImage(spec, opts, signal);
+    } catch (err) {
+      check(); // a build stopped by our deadline or the caller's cancel says which
+      throw err;
+    }
+    check();
+    const resources = rc?.resources ?? undefined;
+    const containerSpec: ContainerSpec = {
+      image,
+      rolloutId: opts.rolloutId,
+      phase: opts.phase,
+      network,
+      workdir: ENV_DIR,
+      ...numberField(resources, 'cpu', (v) => ({ cpus: v })),
+      ...numberField(resources, 'memory_mb', (v) => ({ memoryMb: v })),
+      ...numberField(resources, 'storage_mb', (v) => ({ storageMb: v })),
+      ...gpuField(resources),
+    };
+    let container: DockerContainer;
+    try {
+      container = (await createContainer(containerSpec)) as DockerContainer;
+    } catch (err) {
+      if (!(err instanceof ImageMissingError)) throw err;
+      await pullImage(image, opts, signal);
+      check();
+      container = (await createContainer(containerSpec)) as DockerContainer;
+    }
+    try {
+      for (const w of container.warnings) opts.log('engine', `warning: ${w}`);
+      opts.log('engine', `container ${container.id.slice(0, 12)} of ${image} (network ${container.network})`);
+      check();
+      const runtime = runtimePythonDir();
+      const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
+      await container.copyInAll([
+        spec.useImageSdk ? { hostPath: join(runtime, 'hud_studio'), dest: `${TOOLS_DIR}/hud_studio`, skip } : { hostPath: runtime, dest: RUNTIME_DIR, skip },
+        { hostPath: spec.envDir, dest: ENV_DIR, skip },
+      ]);
+      check();
+      const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
+      const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, spec, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+      if (!spec.useImageSdk && this.options.prestartServer !== false) substrate.prestartServer();
+      return substrate;
+    } catch (err) {
+      await container.remove().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async resolveImage(spec: EnvironmentSpec, opts: AcquireOptions, signal: AbortSignal): Promise<string> {
+    const named = spec.image ?? (typeof spec.runtimeConfig?.image === 'string' && spec.runtimeConfig.image ? spec.runtimeConfig.image : undefined);
+    if (named) return named;
+    if (existsSync(join(spec.envDir, 'Dockerfile'))) {
+      const built = await buildImage({ contextDir: spec.envDir, signal, onLog: (line) => opts.log('engine', line) });
+      return built.tag;
+    }
+    return this.options.defaultImage ?? DEFAULT_IMAGE;
+  }
+}
+
+function sweepOnce(opts: AcquireOptions): Promise<void> {
+  orphanSweep ??= removeOrphans().then(
+    (n) => (n ? opts.log('engine', `removed ${n} container(s) left by HUD Studio processes that are gone`) : undefined),
+    (err: unknown) => opts.log('engine', `warning: could not look for leftover containers: ${dockerMessage(err)}`),
+  );
+  return orphanSweep;
+}
+
+/** Pulls an image that is not present locally. */
+async function pullImage(image: string, opts: AcquireOptions, signal: AbortSignal): Promise<void> {
+  const docker = dockerClient();
+  opts.log('engine', `pulling ${image}`);
+  try {
+    const stream = (await docker.pull(image, { abortSignal: signal })) as NodeJS.ReadableStream;
+    await new Promise<void>((resolve, reject) =>
+      docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+    );
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new ImageMissingError(image, `not found locally and the pull failed: ${dockerMessage(err)}`);
+  }
+}
+
+function networkOf(rc: RuntimeConfig | null, envFile: string): NetworkMode {
+  const raw = rc?.['network_mode'] ?? rc?.['network'];
+  if (raw === undefined || raw === null) return 'bridge';
+  if (raw === 'public' || raw === 'bridge' || raw === 'none' || raw === 'no-network') return raw;
+  throw new HudStudioError('provider', `runtime_config network mode ${JSON.stringify(raw)} is not supported by the Docker provider`, {
+    location: { file: envFile, key: 'runtime_config.network_mode' },
+    hint: 'use "public" (bridge) or "no-network" (none)',
+  });
+}
+
+function numberField<T>(src: Record<string, unknown> | null | undefined, key: string, make: (v: number) => T): T | Record<string, never> {
+  const v = src?.[key];
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? make(v) : {};
+}
+
+function gpuField(src: Record<string, unknown> | null | undefined): { gpus?: number | 'all' } {
+  const v = src?.['gpus'];
+  if (v === 'all') return { gpus: 'all' };
+  return typeof v === 'number' && v > 0 ? { gpus: v } : {};
+}
+
+export class DockerSubstrate implements Substrate {
+  readonly info: SubstrateInfo;
+  readonly workdir = ENV_DIR;
+  private server: RunningExec | undefined;
+  private port: number | undefined;
+  /** The bundled server waiting for its arguments (see PRESTARTED_SERVER), with output kept until serve(). */
+  private prestarted: { exec: Promise<InteractiveExec | undefined>; output: { stream: 'stdout' | 'stderr'; text: string }[]; sink?: (stream: 'stdout' | 'stderr', text: string) => void } | undefined;
+  /** Started with the server so that the first openChannel only has to connect. */
+  private warmRelay: Promise<PendingRelay | undefined> | undefined;
+  private released: Promise<void> | undefined;
+
+  constructor(
+    readonly container: DockerContainer,
+    readonly envPath: string,
+    private readonly spec: EnvironmentSpec,
+    private readonly stopGraceMs: number,
+  ) {
+    this.info = {
+      id: container.id,
+      provider: 'docker',
+      isolation: 'container',
+      image: container.image,
+      imageId: container.imageId,
+      network: container.network,
+    };
+  }
+
+  /** Limits the daemon could not apply (also logged at acquire). */
+  get warnings(): string[] {
+    return this.container.warnings;
+  }
+
+  /** Starts the bundled server's interpreter now; serve() hands it its arguments. */
+  prestartServer(): void {
+    const state: NonNullable<DockerSubstrate['prestarted']> = { exec: Promise.resolve(undefined), output: [] };
+    state.exec = spawnExec(
+      this.container.handle,
+      ['python3', '-c', PRESTARTED_SERVER],
+      {
+        cwd: this.workdir,
+        env: this.pythonEnv(false),
+        onOutput: (stream, text) => (state.sink ? state.sink(stream, text) : state.output.push({ stream, text })),
+      },
+      true,
+    ).catch(() => undefined);
+    this.prestarted = state;
+  }
+
+  exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    this.assertLive();
+    return this.container.exec(argv, { ...opts, cwd: opts.cwd ?? this.workdir });
+  }
+
+  execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    return this.exec(['python3', ...args], { ...opts, env: { ...this.pythonEnv(true), ...opts.env } });
+  }
+
+  async serve(opts: ServeOptions): Promise<void> {
+    this.assertLive();
+    if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_SERVE_TIMEOUT_MS;
+    const tail: string[] = [];
+    let onPort: ((port: number) => void) | undefined;
+    const portSeen = new Promise<number>((resolve) => (onPort = resolve));
+    const splitters = {
+      stdout: new LineSplitter((line) => {
+        const m = PORT_LINE.exec(line);
+        if (m && this.port === undefined) onPort?.(Number(m[1]));
+        else keep(line);
+      }),
+      stderr: new LineSplitter((line) => keep(line)),
+    };
+    function keep(line: string): void {
+      tail.push(line);
+      if (tail.length > 30) tail.shift();
+      opts.log('server', line);
+    }
+    // The credentials in opts.env reach the server process only: not the container, not other execs.
+    const argv = serveArgv(this.envPath, opts.envName);
+    const onOutput = (stream: 'stdout' | 'stderr', text: string): void => splitters[stream].push(text);
+    const prestarted = this.prestarted;
+    this.prestarted = undefined;
+    const warm = await prestarted?.exec;
+    let run: RunningExec;
+    if (prestarted && warm) {
+      prestarted.sink = onOutput;
+      for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
+      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {} })}\n`);
+      run = warm;
+    } else {
+      run = await this.container.spawn(argv, { cwd: this.workdir, env: { ...this.pythonEnv(false), ...opts.env }, onOutput });
+    }
+    this.server = run;
+    this.warmRelay = prepareRelay(this.container.handle).catch(() => undefined);
+    const exited = run.done.then((r) => {
+      splitters.stdout.end();
+      splitters.stderr.end();
+      return r;
+    });
+
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TimeoutError(`starting the ${opts.envName} server`, timeoutMs)), timeoutMs);
+      onAbort = () => reject(new CancelledError('serve'));
+      if (opts.signal?.aborted) onAbort();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const early = exited.then((r): never => {
+      const how = r.exitCode === null ? 'was killed' : `exited with code ${r.exitCode}`;
+      throw new HudStudioError('provider', `the ${opts.envName} server ${how} before it was ready${tail.length ? `:\n${tail.join('\n')}` : ''}`, {
+        hint: `run it by hand to see the full error: docker run --rm -it ${this.container.image} python3 -m hud.environment.server ${this.envPath} --env ${opts.envName}`,
+      });
+    });
+    try {
+      this.port = await Promise.race([portSeen, stop, early]);
+    } catch (err) {
+      await run.kill('KILL').catch(() => undefined);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
+      // Later rejections of these races are expected and handled above.
+      stop.catch(() => undefined);
+      early.catch(() => undefined);
+    }
+  }
+
+  async openChannel(signal?: AbortSignal): Promise<Duplex> {
+    this.assertLive();
+    if (this.port === undefined) throw new HudStudioError('provider', 'openChannel before serve');
+    const warm = await this.warmRelay;
+    this.warmRelay = undefined;
+    if (warm) {
+      try {
+        return await warm.connect(this.port, signal ? { signal } : {});
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        // Fall through: a fresh relay reports the failure (or works, if the warm one died early).
+      }
+    }
+    return openRelay(this.container.handle, this.port, signal ? { signal } : {});
+  }
+
+  copyIn(hostPath: string, dest: string): Promise<void> {
+    this.assertLive();
+    return this.container.copyIn(hostPath, dest.startsWith('/') ? dest : `${this.workdir}/${dest}`);
+  }
+
+  copyOut(src: string, hostDir: string): Promise<void> {
+    this.assertLive();
+    return this.container.copyOut(src.startsWith('/') ? src : `${this.workdir}/${src}`, hostDir);
+  }
+
+  release(): Promise<void> {
+    this.released ??= (async () => {
+      void this.warmRelay?.then((r) => r?.dispose());
+      // An interpreter that never got its arguments reads end-of-file and exits.
+      void this.prestarted?.exec.then((e) => e?.stdin.end());
+      const server = this.server;
+      if (server) {
+        // SIGTERM first so the template's teardown (generator finally blocks, @env.shutdown) runs.
+        await server.kill('TERM').catch(() => undefined);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([server.done.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, this.stopGraceMs)))]);
+        clearTimeout(timer);
+      }
+      await this.container.remove();
+    })().catch((err: unknown) => {
+      // Let a later release() try again (the daemon may have been busy).
+      this.released = undefined;
+      throw err;
+    });
+    return this.released;
+  }
+
+  private pythonEnv(forDiscovery: boolean): Record<string, string> {
+    if (!this.spec.useImageSdk) return { ...PY_ENV, PYTHONPATH: RUNTIME_DIR };
+    // The image's own `hud` serves; only our discovery helper is added, never a second `hud`.
+    return forDiscovery ? { ...PY_ENV, PYTHONPATH: TOOLS_DIR } : { ...PY_ENV };
+  }
+
+  private assertLive(): void {
+    if (this.released) throw new HudStudioError('provider', `container ${this.info.id.slice(0, 12)} was already released`);
+  }
+}
