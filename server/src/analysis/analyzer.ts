@@ -17,6 +17,11 @@ import { Workspace, type WorkspaceHost } from './workspace';
 
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 
+/** Closed Python files parsed before their facts are read (see factsForBatch). */
+const PARSE_BATCH = 64;
+
+const isOversized = (content: FileContent): content is { oversizedBytes: number } => typeof content === 'object' && 'oversizedBytes' in content;
+
 export type FileKind = 'python' | 'json' | 'harbor';
 
 export function fileKind(path: string): FileKind | undefined {
@@ -81,12 +86,20 @@ export class Analyzer {
   setFiles(entries: Iterable<[string, FileContent]>): Set<string> {
     const facts: [string, FileFacts][] = [];
     const gone: string[] = [];
-    for (const [path, content] of entries) {
-      if (this.open.has(path)) continue;
-      const f = this.factsFor(path, content);
-      if (f) facts.push([path, f]);
-      else if (this.workspace.has(path)) gone.push(path);
+    let batch: [string, FileContent][] = [];
+    const flush = () => {
+      for (const [path, f] of this.factsForBatch(batch)) {
+        if (f) facts.push([path, f]);
+        else if (this.workspace.has(path)) gone.push(path);
+      }
+      batch = [];
+    };
+    for (const entry of entries) {
+      if (this.open.has(entry[0])) continue;
+      batch.push(entry);
+      if (batch.length >= PARSE_BATCH) flush();
     }
+    flush();
     const affected = this.workspace.setFacts(facts);
     for (const p of gone) for (const a of this.workspace.remove(p)) affected.add(a);
     return affected;
@@ -190,9 +203,37 @@ export class Analyzer {
   }
 
   private tooLarge(content: FileContent): boolean {
-    if (typeof content === 'object' && 'oversizedBytes' in content) return true;
+    if (isOversized(content)) return true;
     const bytes = typeof content === 'string' ? (content.length > this.maxFileBytes / 3 ? Buffer.byteLength(content) : content.length) : content.byteLength;
     return bytes > this.maxFileBytes;
+  }
+
+  /**
+   * Facts of several closed files, in order. Python files are parsed a batch
+   * at a time and then extracted: alternating one parse with one extraction
+   * made each evict the other's working set from the CPU caches (measured:
+   * about 0.15x the parse time). Each tree is still deleted as soon as its
+   * file is read, so at most PARSE_BATCH trees are alive at once.
+   */
+  private factsForBatch(entries: [string, FileContent][]): [string, FileFacts | undefined][] {
+    const texts: (string | undefined)[] = entries.map(([path, content]) => (fileKind(path) === 'python' && !this.tooLarge(content) && !isOversized(content) ? decodeText(content) : undefined));
+    const trees: (Tree | null | undefined)[] = texts.map((text) => (text === undefined ? undefined : this.parser.parse(text)));
+    try {
+      return entries.map(([path, content], i) => {
+        const text = texts[i];
+        if (text === undefined) return [path, this.factsFor(path, content)];
+        const tree = trees[i];
+        if (!tree) return [path, undefined];
+        try {
+          return [path, extractPythonFacts(tree, text)];
+        } finally {
+          tree.delete();
+          trees[i] = undefined;
+        }
+      });
+    } finally {
+      for (const tree of trees) tree?.delete();
+    }
   }
 
   private factsFor(path: string, content: FileContent): FileFacts | undefined {
@@ -207,7 +248,7 @@ export class Analyzer {
         problems: [problem('file-too-large', ZERO_RANGE, `${basename(path)} is larger than ${mb} MB, so HUD Studio does not index it (fix: split it into smaller modules if it defines templates or tasks)`)],
       };
     }
-    if (typeof content === 'object' && 'oversizedBytes' in content) return undefined;
+    if (isOversized(content)) return undefined;
     const text = decodeText(content);
     switch (kind) {
       case 'python': {

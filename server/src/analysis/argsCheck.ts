@@ -33,26 +33,44 @@ export function signatureText(name: string, params: readonly TemplateParam[]): s
   return `${name}(${parts.join(', ')})`;
 }
 
-export function checkArgs(templateName: string, params: readonly TemplateParam[], call: CallShape): ArgsProblem[] {
-  const out: ArgsProblem[] = [];
-  const positional = params.filter((p) => p.kind === 'positional');
-  const named = new Set(params.filter((p) => p.kind === 'positional' || p.kind === 'keyword').map((p) => p.name));
-  const hasVarargs = params.some((p) => p.kind === 'varargs');
-  const hasVarkw = params.some((p) => p.kind === 'varkw');
-  const sig = signatureText(templateName, params);
+function isNamed(params: readonly TemplateParam[], name: string): boolean {
+  for (const p of params) if ((p.kind === 'positional' || p.kind === 'keyword') && p.name === name) return true;
+  return false;
+}
 
-  if (!hasVarargs && call.positional > positional.length) {
+export function checkArgs(templateName: string, params: readonly TemplateParam[], call: CallShape): ArgsProblem[] {
+  // Runs for every task of the workspace and nearly always finds nothing: no intermediate arrays.
+  const out: ArgsProblem[] = [];
+  let positionalCount = 0;
+  let hasVarargs = false;
+  let hasVarkw = false;
+  for (const p of params) {
+    if (p.kind === 'positional') positionalCount++;
+    else if (p.kind === 'varargs') hasVarargs = true;
+    else if (p.kind === 'varkw') hasVarkw = true;
+  }
+  // The signature is built only for a message; no closures either (this runs for every task).
+  let sig: string | undefined;
+
+  if (!hasVarargs && call.positional > positionalCount) {
     out.push({
-      message: `${templateName}() takes ${positional.length} positional argument${positional.length === 1 ? '' : 's'} but ${call.positional} were given; its signature is ${sig} (fix: remove the extra arguments or pass them by keyword)`,
+      message: `${templateName}() takes ${positionalCount} positional argument${positionalCount === 1 ? '' : 's'} but ${call.positional} were given; its signature is ${(sig ??= signatureText(templateName, params))} (fix: remove the extra arguments or pass them by keyword)`,
     });
   }
-  const bound = new Set(positional.slice(0, call.positional).map((p) => p.name));
+  const bound = new Set<string>();
+  let taken = 0;
+  for (const p of params) {
+    if (taken >= call.positional) break;
+    if (p.kind !== 'positional') continue;
+    bound.add(p.name);
+    taken++;
+  }
   for (const kw of call.keywords) {
-    if (!named.has(kw) && !hasVarkw) {
-      const known = [...named];
+    if (!hasVarkw && !isNamed(params, kw)) {
+      const known = [...new Set(params.filter((p) => p.kind === 'positional' || p.kind === 'keyword').map((p) => p.name))];
       out.push({
         keyword: kw,
-        message: `${templateName}() got an unexpected keyword argument "${kw}"; its signature is ${sig} (fix: ${known.length ? `use one of ${known.join(', ')}` : 'it takes no keyword arguments; remove it'})`,
+        message: `${templateName}() got an unexpected keyword argument "${kw}"; its signature is ${(sig ??= signatureText(templateName, params))} (fix: ${known.length ? `use one of ${known.join(', ')}` : 'it takes no keyword arguments; remove it'})`,
       });
     } else if (bound.has(kw)) {
       out.push({ keyword: kw, message: `${templateName}() got multiple values for argument "${kw}" (fix: pass it either by position or by keyword, not both)` });

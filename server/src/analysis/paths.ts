@@ -5,7 +5,12 @@
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 
+/** A normalized absolute POSIX path of characters a URI keeps as they are: resolving and encoding it change nothing. */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9\-._~]+)+$/;
+
 export function pathToUri(path: string): string {
+  // The common case, once per indexed file at start-up.
+  if (sep === '/' && PLAIN_PATH.test(path)) return `file://${path}`;
   let p = resolve(path).split(sep).join('/');
   if (!p.startsWith('/')) p = `/${p}`; // Windows drive paths
   const encoded = p

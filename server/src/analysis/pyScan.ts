@@ -11,30 +11,32 @@ export interface Span {
   end: number;
 }
 
-const OPEN: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
-
-/** Offset just past the string literal whose opening quote is at `at`, or -1 if it never closes. */
-export function skipString(text: string, at: number): number {
-  const q = text[at]!;
-  const triple = text.startsWith(q + q + q, at);
-  const close = triple ? q + q + q : q;
-  for (let i = at + close.length; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (!triple && c === '\n') return -1;
-    if (text.startsWith(close, i)) return i + close.length;
-  }
-  return -1;
-}
-
 const QUOTE2 = 34; // "
 const QUOTE1 = 39; // '
 const HASH = 35;
 const BACKSLASH = 92;
 const NEWLINE = 10;
+
+/** Offset just past the string literal whose opening quote is at `at`, or -1 if it never closes. */
+export function skipString(text: string, at: number): number {
+  // Character codes rather than one-character strings: this loop sees most of the text of every statement.
+  const q = text.charCodeAt(at);
+  const n = text.length;
+  const triple = text.charCodeAt(at + 1) === q && text.charCodeAt(at + 2) === q;
+  for (let i = at + (triple ? 3 : 1); i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) {
+      i++;
+      continue;
+    }
+    if (c === q) {
+      if (!triple) return i + 1;
+      if (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q) return i + 3;
+    } else if (c === NEWLINE && !triple) return -1;
+  }
+  return -1;
+}
+
 
 /**
  * The first offset in [from, to) holding one of `stops` (at most three
@@ -49,7 +51,8 @@ export function scanTo(text: string, from: number, to: number, stops: string): n
   const s1 = stops.length > 1 ? stops.charCodeAt(1) : -1;
   const s2 = stops.length > 2 ? stops.charCodeAt(2) : -1;
   let depth = 0;
-  const stack: number[] = [];
+  // Most scans never meet a bracket: the stack of expected closers is made on the first one.
+  let stack: number[] | undefined;
   for (let i = from; i < to; i++) {
     const code = text.charCodeAt(i);
     if (depth === 0 && (code === s0 || code === s1 || code === s2)) return i;
@@ -64,10 +67,10 @@ export function scanTo(text: string, from: number, to: number, stops: string): n
     } else if (code === BACKSLASH && text.charCodeAt(i + 1) === NEWLINE) {
       i++;
     } else if (code === 40 || code === 91 || code === 123) {
-      stack.push(code === 40 ? 41 : code + 2);
+      (stack ??= []).push(code === 40 ? 41 : code + 2);
       depth++;
     } else if (code === 41 || code === 93 || code === 125) {
-      if (depth === 0 || stack.pop() !== code) return i;
+      if (depth === 0 || stack!.pop() !== code) return i;
       depth--;
     }
   }
@@ -76,8 +79,11 @@ export function scanTo(text: string, from: number, to: number, stops: string): n
 
 /** Offset of the bracket closing the one at `at`, or -1. */
 export function matchBracket(text: string, at: number, limit = text.length): number {
+  const open = text.charCodeAt(at);
+  // `)` follows `(`; `]` and `}` are two code points after `[` and `{`.
+  const close = open === 40 ? 41 : open === 91 || open === 123 ? open + 2 : -1;
   const end = scanTo(text, at + 1, limit, '');
-  return end < limit && text[end] === OPEN[text[at]!] ? end : -1;
+  return end < limit && text.charCodeAt(end) === close ? end : -1;
 }
 
 /** Where an expression starting at `from` ends: a newline, `;` or comment at depth 0, or an unmatched closer. */
@@ -85,8 +91,16 @@ export function expressionEnd(text: string, from: number, limit = text.length): 
   return trimEnd(text, from, scanTo(text, from, limit, '\n;#'));
 }
 
+/** Whether the code unit is whitespace for `/\s/` (ASCII answered without a regular expression). */
+export function isSpaceCode(code: number): boolean {
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return SPACE.test(String.fromCharCode(code));
+}
+
+const SPACE = /\s/;
+
 export function trimEnd(text: string, from: number, end: number): number {
-  while (end > from && /\s/.test(text[end - 1]!)) end--;
+  while (end > from && isSpaceCode(text.charCodeAt(end - 1))) end--;
   return end;
 }
 
@@ -95,7 +109,7 @@ export function skipSpaceAndComments(text: string, from: number, to: number): nu
   let i = from;
   for (;;) {
     i = trimStart(text, i, to);
-    if (text[i] !== '#') return i;
+    if (text.charCodeAt(i) !== HASH) return i;
     const nl = text.indexOf('\n', i);
     if (nl < 0 || nl >= to) return to;
     i = nl;
@@ -103,7 +117,7 @@ export function skipSpaceAndComments(text: string, from: number, to: number): nu
 }
 
 export function trimStart(text: string, from: number, end: number): number {
-  while (from < end && /\s/.test(text[from]!)) from++;
+  while (from < end && isSpaceCode(text.charCodeAt(from))) from++;
   return from;
 }
 

@@ -38,20 +38,34 @@ interface Ctx {
 
 type StatementKind = 'import' | 'decorated' | 'definition' | 'simple' | 'other';
 
+interface Statement extends Span {
+  kind: StatementKind;
+}
+
+const IMPORT_HEAD = /(?:import|from)\s/y;
+const DEFINITION_HEAD = /(?:def|class|async)\s/y;
+const NAME_HEAD = /[A-Za-z_]/y;
+
+/** Whether the sticky `re` matches `text` at `at` (no slice of the statement). */
+function headIs(re: RegExp, text: string, at: number): boolean {
+  re.lastIndex = at;
+  return re.test(text);
+}
+
 /** Classifies a module-level statement by its first characters (no call into wasm). */
 function kindOf(text: string, at: number): StatementKind {
-  const head = text.slice(at, at + 12);
-  if (/^(?:import|from)\s/.test(head)) return 'import';
-  if (head.startsWith('@')) return 'decorated';
-  if (/^(?:def|class|async)\s/.test(head)) return 'definition';
-  if (/^[A-Za-z_]/.test(head)) return 'simple';
+  if (headIs(IMPORT_HEAD, text, at)) return 'import';
+  if (text.charCodeAt(at) === 64 /* @ */) return 'decorated';
+  if (headIs(DEFINITION_HEAD, text, at)) return 'definition';
+  if (headIs(NAME_HEAD, text, at)) return 'simple';
   return 'other';
 }
 
 export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   const root = tree.rootNode;
   const hasSyntaxErrors = root.hasError;
-  const nodes = root.namedChildren.filter((n): n is SyntaxNode => n !== null);
+  const nodes: SyntaxNode[] = [];
+  for (const n of root.namedChildren) if (n) nodes.push(n);
   const facts: PythonFacts = {
     kind: 'python',
     importsHud: false,
@@ -68,7 +82,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   const ctx: Ctx = { text, lines: new LineMap(text), root, hud: { modules: new Set(), environment: new Set(), taskset: new Set() }, facts };
   // A statement's extent: from its start to the next statement's start.
   const spans: Span[] = nodes.map((n, i) => ({ start: n.startIndex, end: nodes[i + 1]?.startIndex ?? text.length }));
-  const statements = (hasSyntaxErrors ? recoverStatements(spans, nodes, text) : spans).map((sp) => ({ ...sp, kind: kindOf(text, sp.start) }));
+  const statements: Statement[] = [];
+  for (const sp of hasSyntaxErrors ? recoverStatements(spans, nodes, text) : spans) statements.push({ start: sp.start, end: sp.end, kind: kindOf(text, sp.start) });
 
   for (const st of statements) if (st.kind === 'import') readImport(text.slice(st.start, expressionEnd(text, st.start, st.end)), facts, ctx.hud);
   // Each simple statement is read once: environments must be known before the decorators that use them.

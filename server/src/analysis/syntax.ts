@@ -41,21 +41,38 @@ export function literalString(source: string): string | undefined {
   const raw = prefix.includes('r');
   const bodyEnd = source.length - quote.length;
   if (bodyEnd < m[0].length || !source.endsWith(quote)) return undefined;
+  const isF = prefix.includes('f');
+  const q = quote.charCodeAt(0);
+  // Copies runs of plain characters at once: one string per run rather than one per character.
   let out = '';
-  for (let i = m[0].length; i < bodyEnd; i++) {
-    const c = source[i]!;
-    if (c === '\\') {
+  let run = m[0].length;
+  for (let i = run; i < bodyEnd; i++) {
+    const c = source.charCodeAt(i);
+    if (c === BACKSLASH) {
       const next = source[i + 1] ?? '';
-      out += raw ? c + next : (ESCAPES[next] ?? c + next);
+      out += source.slice(run, i) + (raw ? '\\' + next : (ESCAPES[next] ?? '\\' + next));
       i++;
+      run = i + 1;
       continue;
     }
-    if (source.startsWith(quote, i)) return undefined; // the literal ended early: `"a" "b"`, `"a" + x`
-    if (prefix.includes('f') && (c === '{' || c === '}')) return undefined;
-    out += c;
+    if (c === q && source.startsWith(quote, i)) return undefined; // the literal ended early: `"a" "b"`, `"a" + x`
+    if (isF && (c === OPEN_BRACE || c === CLOSE_BRACE)) return undefined;
   }
-  return out;
+  return ownString(run < bodyEnd ? out + source.slice(run, bodyEnd) : out);
 }
+
+/**
+ * A copy of `s` that holds no reference to the text it was cut from: V8
+ * represents a long substring as a view into the whole source file, and a
+ * prompt or description kept in the index would keep every file's text alive.
+ */
+function ownString(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
+}
+
+const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
 
 /** The value of a string literal node (including implicit concatenation), else undefined. */
 export function stringValue(node: SyntaxNode, text: string): string | undefined {

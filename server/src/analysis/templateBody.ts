@@ -42,7 +42,9 @@ function placeOf(node: SyntaxNode, defStart: number): { own: boolean; inLoop: bo
 
 export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Span, bodyFrom: number): BodyFacts {
   // Strings may say "for" or "class"; only code decides whether a yield can sit in a loop or a nested scope.
-  const nested = NESTING.test(text.slice(bodyFrom, def.end).replace(/("""|\'\'\'|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
+  // Blanking strings only matters when the raw text has such a word at all (blanking never adds one).
+  const body = text.slice(bodyFrom, def.end);
+  const nested = NESTING.test(body) && NESTING.test(body.replace(/("""|\'\'\'|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
   const yields: number[] = [];
   let yieldInLoop = false;
   YIELD.lastIndex = bodyFrom;

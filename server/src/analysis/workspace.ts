@@ -37,6 +37,9 @@ export class Workspace {
   private readonly definers = new Map<string, Set<string>>();
   private readonly uris = new Map<string, string>();
   private cachedIndex: WorkspaceIndex | undefined;
+  // Made once rather than per linked file.
+  private readonly uriOfPath = (p: string): string => this.uriOf(p);
+  private readonly relOfPath = (p: string): string => this.relOf(p);
   version = 0;
 
   constructor(
@@ -187,8 +190,8 @@ export class Workspace {
       path: rec.path,
       uri: rec.uri,
       rel: rec.rel,
-      uriOf: (p) => this.uriOf(p),
-      relOf: (p) => this.relOf(p),
+      uriOf: this.uriOfPath,
+      relOf: this.relOfPath,
     };
     const facts = rec.facts;
     try {
