@@ -44,6 +44,8 @@ const fields = {
   batchAgent: z.enum(BATCH_AGENT_KINDS).default('fixed'),
   harborAgent: z.enum(HARBOR_AGENT_KINDS).default('oracle'),
   envFiles: stringMap.default({}),
+  allowServiceAccess: z.boolean().default(false),
+  allowSharedSecrets: z.boolean().default(false),
 } as const;
 
 type Fields = typeof fields;

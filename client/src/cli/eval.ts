@@ -23,7 +23,8 @@ options:
   --group N            runs per task (default 1); pass@k uses k = N
   --max-concurrent N   rollouts at once (default 1)
   --threshold X        a run passes when its reward >= X (default 1.0)
-  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --module, --json
+  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --module,
+  --allow-service-access, --allow-shared-secrets, --json
                        as for run (--timeout applies to each rollout)
 
   A PATH that is a Harbor task directory (holds task.toml) runs as a Harbor trial.
@@ -53,7 +54,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const interrupt = abortOnInterrupt(() => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'));
   const bar = progressReporter(io.stderr);
   try {
-    const selected = await selectProvider(values.runtime);
+    const selected = await selectProvider(values.runtime, { serviceAccess: values['allow-service-access'] });
     if (selected.notice) io.stderr.write(`${selected.notice}\n`);
     const summary = await runJob({
       paths: positionals,
@@ -72,7 +73,9 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
         runtime: values.runtime,
         image: values.image,
         notice: (line) => void io.stderr.write(`${line}\n`),
+        allowSharedSecrets: values['allow-shared-secrets'],
       },
+      allowSharedSecrets: values['allow-shared-secrets'],
       ...(values.module ? { module: values.module } : {}),
       ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
       ...(values.image ? { image: values.image } : {}),

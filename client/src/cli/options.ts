@@ -11,6 +11,8 @@ export const COMMON_OPTIONS = {
   'trace-dir': { type: 'string' },
   timeout: { type: 'string' },
   module: { type: 'string' },
+  'allow-service-access': { type: 'boolean', default: false },
+  'allow-shared-secrets': { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];

@@ -30,6 +30,12 @@ options:
   --trace-dir DIR where traces go (default .hud-studio/traces)
   --timeout SEC   limit for the whole rollout
   --module ENV_PY the environment module of a .json/.jsonl task file
+  --allow-service-access
+                  consent to mount the Docker socket into a compose task's main service
+                  (runtime_config.compose service_access; local daemons only)
+  --allow-shared-secrets
+                  give a verifier that shares the actor's substrate its secrets anyway
+                  (the actor could read them)
   --json          print one JSON object instead of the live log
 `;
 
@@ -88,11 +94,12 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         signal: interrupt.signal,
         hub,
         notice: (line) => void io.stderr.write(`${line}\n`),
+        allowSharedSecrets: values['allow-shared-secrets'],
       };
       outcome = await runHarborTask(request);
     } else {
       const agent = createAgent({ agent: values.agent, answer: values.answer, command: values.command });
-      const selected = await selectProvider(values.runtime);
+      const selected = await selectProvider(values.runtime, { serviceAccess: values['allow-service-access'] });
       if (selected.notice) io.stderr.write(`${selected.notice}\n`);
       outcome = await runRollout({
         ref,
@@ -101,6 +108,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         agent,
         hub,
         signal: interrupt.signal,
+        allowSharedSecrets: values['allow-shared-secrets'],
         ...(values.module ? { module: values.module } : {}),
         ...(traceDir ? { traceDir } : {}),
         ...(values.image ? { image: values.image } : {}),

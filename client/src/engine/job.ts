@@ -31,7 +31,7 @@ export interface JobOptions extends Omit<RolloutOptions, 'ref' | 'task' | 'rollo
   jobId?: string;
   onProgress?: (progress: JobProgress) => void;
   /** How to run Harbor task directories among `paths` (the CLI's agent/runtime flags as typed). */
-  harbor?: Pick<HarborRunRequest, 'agent' | 'answer' | 'command' | 'runtime' | 'image' | 'notice'>;
+  harbor?: Pick<HarborRunRequest, 'agent' | 'answer' | 'command' | 'runtime' | 'image' | 'notice' | 'allowSharedSecrets'>;
 }
 
 /** One entry of the run queue: a discovered env.py task, or a Harbor task directory. */

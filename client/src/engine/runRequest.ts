@@ -25,6 +25,10 @@ export interface HarborRunRequest {
   hub: EventHub;
   /** One-line notices for the user (which runtime and why). */
   notice(line: string): void;
+  /** The eval job this trial belongs to. */
+  jobId?: string;
+  /** Pass `${VAR}`-expanded verifier.env into a shared verifier's container (the user opted in). */
+  allowSharedSecrets?: boolean;
 }
 
 export type RunHarborTask = (request: HarborRunRequest) => Promise<RolloutOutcome>;

@@ -179,8 +179,7 @@ export class Runner implements vscode.Disposable {
     let rolloutId: string | undefined;
     const off = hub.on((e) => {
       rolloutId ??= e.rolloutId;
-      // The Harbor runner does not take a job id: file its rollout under this job all the same.
-      this.hub.emit(e.type === 'rollout.queued' && !e.jobId ? { ...e, jobId: c.jobId } : e);
+      this.hub.emit(e);
       if (e.type === 'rollout.started') c.req.onStarted?.(target);
       if (c.req.targets.length === 1 && c.report) {
         if (e.type === 'phase.started') c.report(`${e.phase} phase${e.reused ? ' (same substrate)' : ''}`);
@@ -220,6 +219,7 @@ export class Runner implements vscode.Disposable {
         rolloutMs: c.settings.timeouts.rolloutSeconds * 1000,
       },
       credentials: c.credentials,
+      allowSharedSecrets: c.settings.allowSharedSecrets,
       ...(c.selected.dockerHost ? { dockerHost: c.selected.dockerHost } : {}),
     });
   }
@@ -240,6 +240,8 @@ export class Runner implements vscode.Disposable {
       signal: c.signal,
       hub,
       notice: (line: string) => this.log.appendLine(`HUD Studio ${line}`),
+      jobId: c.jobId,
+      allowSharedSecrets: c.settings.allowSharedSecrets,
     });
   }
 
@@ -278,7 +280,7 @@ export class Runner implements vscode.Disposable {
       }
     }
     try {
-      const selected = await selectProvider(runtime);
+      const selected = await selectProvider(runtime, { serviceAccess: settings.allowServiceAccess });
       if (selected.notice) {
         this.log.appendLine(`HUD Studio ${selected.notice}`);
         if (!this.autoNoticeShown && selected.provider.kind === 'local') {

@@ -7,6 +7,7 @@ import { dockerClient } from '../../../client/src/engine/docker/client';
 import { LABELS } from '../../../client/src/engine/docker/types';
 import { EventHub, type RolloutEvent } from '../../../client/src/engine/events';
 import { runHarborTask, type HarborRunExtras } from '../../../client/src/engine/harbor/run';
+import type { HarborRunRequest } from '../../../client/src/engine/runRequest';
 import { containersWith } from '../docker/support';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
@@ -21,7 +22,7 @@ export interface TrialRun {
 export async function runTrial(
   taskDir: string,
   agent: { agent: string; command?: string },
-  extras: HarborRunExtras & { signal?: AbortSignal; onEvent?: (e: RolloutEvent) => void } = {},
+  extras: HarborRunExtras & Pick<HarborRunRequest, 'jobId' | 'allowSharedSecrets'> & { signal?: AbortSignal; onEvent?: (e: RolloutEvent) => void } = {},
 ): Promise<TrialRun> {
   const hub = new EventHub();
   const events: RolloutEvent[] = [];

@@ -11,7 +11,7 @@ import type Docker from 'dockerode';
 import type { ExecOptions, ExecResult } from '../providers/provider';
 import { dockerClient } from './client';
 import { ContainerError, ImageMissingError, dockerMessage, dockerStatus } from './errors';
-import { runExec, spawnExec } from './exec';
+import { closeAttached, runExec, spawnExec } from './exec';
 import { extractTar, packEntries, walkFolder, type FolderEntry } from './tar';
 import { LABELS, type ContainerSpec, type ManagedContainer, type NetworkMode, type RunningExec } from './types';
 
@@ -201,11 +201,11 @@ export class DockerContainer implements ManagedContainer {
 
   remove(): Promise<void> {
     this.removal ??= this.handle.remove({ force: true, v: true }).then(
-      () => undefined,
+      () => closeAttached(this.handle),
       (err: unknown) => {
         const status = dockerStatus(err);
         // 404: already gone; 409: another caller's removal is in progress.
-        if (status === 404 || status === 409) return;
+        if (status === 404 || status === 409) return closeAttached(this.handle);
         this.removal = undefined;
         throw new ContainerError(`could not remove container ${this.id.slice(0, 12)}: ${dockerMessage(err)}`, { cause: err });
       },

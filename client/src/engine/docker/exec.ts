@@ -34,6 +34,65 @@ const KILL_SCRIPT = [
   'exit 0',
 ].join('\n');
 
+/**
+ * Attach connections of each container. A connection whose stdin is still
+ * open can outlive its container (the daemon waits for our end of stdin),
+ * and an exec start racing the container's removal may never be answered:
+ * removal aborts the pending starts and closes every connection; a start
+ * after removal fails at once.
+ */
+interface Attachments {
+  sockets: Set<Duplex>;
+  removed: boolean;
+  abort: AbortController;
+}
+const attached = new WeakMap<Docker.Container, Attachments>();
+
+function attachmentsOf(container: Docker.Container): Attachments {
+  let entry = attached.get(container);
+  if (!entry) attached.set(container, (entry = { sockets: new Set(), removed: false, abort: new AbortController() }));
+  return entry;
+}
+
+/** `exec.start` with hijack, abortable by the container's removal (dockerode's own start takes no signal). */
+export function startAttached(container: Docker.Container, exec: Docker.Exec, stdin: boolean): Promise<Duplex> {
+  const entry = attachmentsOf(container);
+  if (entry.removed) return Promise.reject(new ContainerError(`container ${container.id.slice(0, 12)} was removed`));
+  return new Promise((resolve, reject) => {
+    (exec.modem as { dial(opts: unknown, cb: (err: unknown, data: unknown) => void): void }).dial(
+      {
+        path: `/exec/${exec.id}/start?`,
+        method: 'POST',
+        abortSignal: entry.abort.signal,
+        hijack: true,
+        openStdin: stdin,
+        statusCodes: { 200: true, 204: true, 404: 'no such exec', 409: 'container stopped/paused', 500: 'container not running' },
+        options: { hijack: true, stdin },
+      },
+      (err, data) => {
+        if (err) return reject(err);
+        const sock = data as Duplex;
+        if (entry.removed) {
+          sock.destroy();
+          return reject(new ContainerError(`container ${container.id.slice(0, 12)} was removed`));
+        }
+        entry.sockets.add(sock);
+        sock.once('close', () => entry.sockets.delete(sock));
+        resolve(sock);
+      },
+    );
+  });
+}
+
+/** Called once the container is gone: no attach connection of it stays open or pending. */
+export function closeAttached(container: Docker.Container): void {
+  const entry = attachmentsOf(container);
+  entry.removed = true;
+  entry.abort.abort();
+  for (const sock of entry.sockets) sock.destroy();
+  entry.sockets.clear();
+}
+
 /** Runs `argv` to completion. */
 export async function runExec(container: Docker.Container, argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
   return (await spawnExec(container, argv, opts)).done;
@@ -66,7 +125,7 @@ export async function spawnExec(container: Docker.Container, argv: string[], opt
       ...(opts.cwd ? { WorkingDir: opts.cwd } : {}),
       ...(opts.user ? { User: opts.user } : {}),
     });
-    sock = (await exec.start({ hijack: true, stdin: hasStdin })) as Duplex;
+    sock = await startAttached(container, exec, hasStdin);
   } catch (err) {
     throw new ContainerError(`could not start \`${argv.join(' ')}\` in container ${container.id.slice(0, 12)}: ${dockerMessage(err)}`, { cause: err });
   }
@@ -150,7 +209,7 @@ async function signalMarked(container: Docker.Container, marker: string, sig: 'T
     AttachStdout: true,
     AttachStderr: true,
   });
-  const sock = (await exec.start({ hijack: true, stdin: false })) as Duplex;
+  const sock = await startAttached(container, exec, false);
   await new Promise<void>((resolve) => {
     sock.on('close', () => resolve());
     sock.on('end', () => resolve());

@@ -12,6 +12,7 @@ import { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { CancelledError, TimeoutError } from '../errors';
 import { Demuxer } from './demux';
+import { startAttached } from './exec';
 import { ContainerError, dockerMessage } from './errors';
 import { LineSplitter } from './lines';
 
@@ -97,7 +98,7 @@ export async function prepareRelay(container: Docker.Container, opts: Pick<Relay
       AttachStderr: true,
       Tty: false,
     });
-    sock = (await exec.start({ hijack: true, stdin: true })) as Duplex;
+    sock = await startAttached(container, exec, true);
   } catch (err) {
     throw new ContainerError(`could not start the channel relay in container ${container.id.slice(0, 12)}: ${dockerMessage(err)}`, { cause: err });
   }

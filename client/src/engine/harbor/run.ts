@@ -23,14 +23,11 @@ export type { HarborRunRequest } from '../runRequest';
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
-/** Extra knobs the CLI request does not carry (tests, the extension's consent). */
+/** Extra knobs only tests set. */
 export interface HarborRunExtras {
   rolloutId?: string;
-  jobId?: string;
   /** `${VAR}` source; default process.env. */
   hostEnv?: Readonly<Record<string, string | undefined>>;
-  /** Pass `${VAR}`-expanded verifier.env into a shared verifier's container. */
-  allowSharedSecrets?: boolean;
 }
 
 export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<RolloutOutcome & { trialDir: string }> {

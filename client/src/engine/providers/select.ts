@@ -21,6 +21,11 @@ export interface SelectedProvider {
 
 export interface SelectOptions {
   local?: LocalProviderOptions;
+  /**
+   * The user explicitly allowed `runtime_config.compose.service_access`
+   * (the Docker socket mounted into the compose project's `main` service).
+   */
+  serviceAccess?: boolean;
 }
 
 export function parseRuntime(text: string): RuntimeChoice {
@@ -34,7 +39,7 @@ export async function selectProvider(runtime: string, opts: SelectOptions = {}):
   if (choice === 'local') return { provider: new LocalProvider(opts.local), notice: undefined };
   if (choice.startsWith('tcp://')) return { provider: new UrlProvider(choice), notice: undefined };
 
-  const docker = await loadDocker();
+  const docker = await loadDocker(opts.serviceAccess === true);
   if (choice === 'docker') {
     if (!docker.ok) throw new HudStudioError('docker-unavailable', `Docker is not available: ${docker.reason}`, { hint: 'start the Docker daemon, or use --runtime local' });
     return { provider: docker.provider, notice: undefined, dockerHost: docker.host };
@@ -50,14 +55,18 @@ export async function selectProvider(runtime: string, opts: SelectOptions = {}):
 
 type DockerProbe = { ok: true; provider: Provider; host: string } | { ok: false; reason: string };
 
-async function loadDocker(): Promise<DockerProbe> {
+async function loadDocker(serviceAccess: boolean): Promise<DockerProbe> {
   let mod: typeof import('./docker');
+  let compose: typeof import('./compose');
   try {
     mod = await import('./docker');
+    compose = await import('./compose');
   } catch (err) {
     return { ok: false, reason: `the Docker provider could not be loaded (${(err as Error).message})` };
   }
   const probe = await mod.dockerAvailable();
   if (!probe.ok) return probe;
-  return { ok: true, provider: new mod.DockerProvider(), host: probe.host };
+  // Tasks whose runtime_config names a compose project go to Compose; the rest to plain containers.
+  const provider = new compose.ComposeAwareProvider(new mod.DockerProvider(), { consent: { serviceAccess } });
+  return { ok: true, provider, host: probe.host };
 }
