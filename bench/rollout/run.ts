@@ -1,0 +1,107 @@
+/**
+ * Rollout benchmark (Docker provider): the wall time of a trivial
+ * same-environment rollout (actor + verifier on one container: build check,
+ * container, copies, discovery, server, relayed channel, grading, teardown,
+ * removal) against the floor measured in the same run with the docker CLI:
+ * `docker run -d IMAGE sleep infinity` + `docker exec C python3 -c ...` +
+ * `docker rm -f C` of the same image. Runs interleave (floor, engine, ...)
+ * so both see the same machine load; medians are compared.
+ * Target: engine / floor <= 1.5.
+ *
+ * Prints one JSON document. Run: npm run bench -- rollout [--iterations N]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FixedAgent } from '../../client/src/engine/agents/fixed';
+import { dockerAvailable } from '../../client/src/engine/docker/client';
+import { DEFAULT_IMAGE, DockerProvider } from '../../client/src/engine/providers/docker';
+import { runRollout } from '../../client/src/engine/rollout';
+
+const ROOT = join(__dirname, '..', '..');
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_same_env', 'env.py');
+const TARGET = 1.5;
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+function docker(args: string[]): string {
+  const r = spawnSync('docker', args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`docker ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+function floorOnce(image: string): number {
+  const t0 = performance.now();
+  const id = docker(['run', '-d', '--label', 'dev.hud-studio.bench=floor', image, 'sleep', 'infinity']);
+  try {
+    docker(['exec', id, 'python3', '-c', 'print("ok")']);
+  } finally {
+    docker(['rm', '-f', id]);
+  }
+  return performance.now() - t0;
+}
+
+async function engineOnce(traceDir: string): Promise<number> {
+  const t0 = performance.now();
+  const out = await runRollout({ ref: FIXTURE, provider: new DockerProvider(), agent: new FixedAgent('secret'), traceDir });
+  const ms = performance.now() - t0;
+  if (out.status !== 'completed' || out.reward !== 1) throw new Error(`the benchmark rollout did not complete: ${JSON.stringify(out.error)}`);
+  return ms;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const round = (x: number): number => Math.round(x * 10) / 10;
+
+async function main(): Promise<void> {
+  const available = await dockerAvailable();
+  if (!available.ok) throw new Error(available.reason);
+  const iterations = arg('--iterations', 7);
+  const traceDir = mkdtempSync(join(tmpdir(), 'hs-bench-rollout-'));
+  try {
+    // Warm-up: the daemon's caches, the page cache, the first orphan sweep.
+    floorOnce(DEFAULT_IMAGE);
+    await engineOnce(traceDir);
+    const floor: number[] = [];
+    const engine: number[] = [];
+    for (let i = 0; i < iterations; i++) {
+      floor.push(floorOnce(DEFAULT_IMAGE));
+      engine.push(await engineOnce(traceDir));
+    }
+    const ratio = median(engine) / median(floor);
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          bench: 'rollout',
+          shape: 'same-environment (actor + verifier on one container)',
+          image: DEFAULT_IMAGE,
+          dockerVersion: available.version,
+          iterations,
+          floorMs: { median: round(median(floor)), runs: floor.map(round), what: 'docker run -d + docker exec python3 -c + docker rm -f' },
+          engineMs: { median: round(median(engine)), runs: engine.map(round), what: 'runRollout with the Docker provider' },
+          ratio: Math.round(ratio * 100) / 100,
+          target: TARGET,
+          withinTarget: ratio <= TARGET,
+          loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    rmSync(traceDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench rollout failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,8 @@
+// The rollout rules of DESIGN.md 1.2 (shared with the Local provider) on real containers.
+import { before } from 'node:test';
+import { defineRolloutRuleTests } from '../engine-local/rules';
+import { dockerUnderTest } from './dockerUnderTest';
+import { dockerReady } from './support';
+
+before(dockerReady);
+defineRolloutRuleTests(dockerUnderTest);
