@@ -42,14 +42,15 @@ rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
 const contexts = [];
+for (const e of [...entries, ...web]) {
+  if (!existsSync(join(root, e.in))) throw new Error(`build entry ${e.in} is missing`);
+}
 for (const e of entries) {
-  if (!existsSync(join(root, e.in))) continue;
   contexts.push(
     await esbuild.context({ ...node, entryPoints: { [e.out]: join(root, e.in) }, outdir: dist, external: e.external }),
   );
 }
 for (const e of web) {
-  if (!existsSync(join(root, e.in))) continue;
   contexts.push(
     await esbuild.context({
       bundle: true,
