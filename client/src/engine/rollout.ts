@@ -15,6 +15,7 @@ import type { GradeFrame, HelloResult } from './channel/messages';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage } from './errors';
+import { PhaseFailure } from './phaseFailure';
 import { EventHub, now, type RolloutEvent } from './events';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
@@ -167,17 +168,6 @@ interface Ending {
   error: { phase: ErrorPhase; message: string; code?: string } | null;
 }
 
-/** Thrown inside a phase to end the rollout with a recorded failure. */
-class PhaseFailure extends Error {
-  constructor(
-    readonly phase: ErrorPhase,
-    readonly status: 'error' | 'cancelled',
-    message: string,
-    readonly code: string | undefined,
-  ) {
-    super(message);
-  }
-}
 
 function codeOf(err: unknown): string | undefined {
   return err instanceof HudStudioError ? err.code : undefined;

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { HudStudioError } from '../errors';
 import type { ManagedContainer } from '../docker/types';
-import { putPath } from './putPath';
 import type { ArtifactSpec } from '../../../../server/src/harbor';
 
 export const LOGS_AGENT = '/logs/agent';
@@ -118,18 +117,18 @@ export function assertNoSymlinkBetween(root: string, target: string): void {
 /** Copies host `hostPath` (file or folder) so that it appears at exactly `containerPath`. */
 export async function copyInAs(container: ManagedContainer, hostPath: string, containerPath: string): Promise<void> {
   if (lstatSync(hostPath).isDirectory()) {
-    await putPath(container, hostPath, containerPath);
+    await container.copyIn(hostPath, containerPath);
     return;
   }
   const name = posix.basename(containerPath);
   if (basename(hostPath) === name) {
-    await putPath(container, hostPath, posix.dirname(containerPath));
+    await container.copyIn(hostPath, posix.dirname(containerPath));
     return;
   }
   const staging = mkdtempSync(join(tmpdir(), 'hud-studio-copy-'));
   try {
     cpSync(hostPath, join(staging, name));
-    await putPath(container, join(staging, name), posix.dirname(containerPath));
+    await container.copyIn(join(staging, name), posix.dirname(containerPath));
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

@@ -13,6 +13,7 @@ import { promptToText, type Agent, type AgentContext } from '../agents/agent';
 import { Deadline } from '../deadline';
 import type { ManagedContainer } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError, errorMessage } from '../errors';
+import { PhaseFailure } from '../phaseFailure';
 import type { RolloutEvent } from '../events';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, StepName, SubstrateInfo } from '../trace/schema';
 import { expandEnvTable, type EnvironmentConfig, type HarborTask } from '../../../../server/src/harbor';
@@ -20,7 +21,6 @@ import { LOGS_AGENT, LOGS_ARTIFACTS, LOGS_VERIFIER, collectDeclared, copyInAs, c
 import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
 import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { toGradeResult, type HarborReward } from './reward';
-import { putPath } from './putPath';
 import { killNewProcesses, processSnapshot } from './sessions';
 import { writeTrialText, type Timing, type TrialPaths } from './trialFolder';
 import { lastLines, prepareLogDirs, readReward, resetVerifierState, runTests } from './verifier';
@@ -53,16 +53,6 @@ export interface TrialEnding {
   timings: { environment_setup: Timing | null; agent_execution: Timing | null; verifier: Timing | null };
 }
 
-class TrialFailure extends Error {
-  constructor(
-    readonly phase: ErrorPhase,
-    readonly status: 'error' | 'cancelled',
-    message: string,
-    readonly code: string | undefined,
-  ) {
-    super(message);
-  }
-}
 
 const HEALTH_DEFAULTS = { interval_sec: 1, timeout_sec: 10, retries: 30, start_period_sec: 0 };
 
@@ -177,7 +167,7 @@ export class HarborTrial {
       promptText: promptToText(prompt),
       workspace: {
         exec: (argv, opts = {}) => main.exec(argv, { ...opts, ...(opts.user ?? user ? { user: opts.user ?? user } : {}), signal: opts.signal ?? deadline.signal }),
-        copyIn: (hostPath, dest) => putPath(main, hostPath, dest),
+        copyIn: (hostPath, dest) => main.copyIn(hostPath, dest),
         workdir,
         bindings: [],
       },
@@ -324,7 +314,7 @@ export class HarborTrial {
     }
     // /logs/agent and /logs/artifacts as the actor left them (never /logs/verifier).
     for (const [host, dest] of [[this.o.paths.agent, LOGS_AGENT], [join(this.staging(), 'logs-artifacts'), LOGS_ARTIFACTS]] as const) {
-      await putPath(container, host, dest);
+      await container.copyIn(host, dest);
     }
   }
 
@@ -382,13 +372,13 @@ export class HarborTrial {
     return r.env;
   }
 
-  private classify(err: unknown): TrialFailure {
+  private classify(err: unknown): PhaseFailure {
     const reason: unknown = this.o.signal.aborted ? this.o.signal.reason : undefined;
-    if (reason instanceof TimeoutError) return new TrialFailure(this.stage, 'error', reason.message, 'timeout');
-    if (this.o.signal.aborted || err instanceof CancelledError) return new TrialFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
+    if (reason instanceof TimeoutError) return new PhaseFailure(this.stage, 'error', reason.message, 'timeout');
+    if (this.o.signal.aborted || err instanceof CancelledError) return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
     const code = err instanceof HudStudioError ? err.code : undefined;
     const msg = this.stage === 'verifier' ? `verifier failed: ${errorMessage(err)}` : errorMessage(err);
-    return new TrialFailure(this.stage, 'error', msg, code);
+    return new PhaseFailure(this.stage, 'error', msg, code);
   }
 
   private ending(status: TrialEnding['status'], result: GradeResult | null, error: TrialEnding['error']): TrialEnding {

@@ -8,7 +8,6 @@ import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
 import type { ExecResult } from '../providers/provider';
 import { LOGS_AGENT, LOGS_ARTIFACTS, LOGS_VERIFIER } from './artifacts';
-import { putPath } from './putPath';
 import { HarborRewardError, parseRewardFile, type HarborReward } from './reward';
 
 export const TESTS_DIR = '/tests';
@@ -22,7 +21,7 @@ export async function prepareLogDirs(c: ManagedContainer): Promise<void> {
 /** Removes anything the agent left in /logs/verifier or /tests, then installs the task's tests. */
 export async function resetVerifierState(c: ManagedContainer, testsDir: string): Promise<void> {
   await rootSh(c, `rm -rf ${LOGS_VERIFIER} ${TESTS_DIR} && mkdir -p ${LOGS_VERIFIER} && chmod 777 ${LOGS_VERIFIER}`);
-  await putPath(c, testsDir, TESTS_DIR);
+  await c.copyIn(testsDir, TESTS_DIR);
 }
 
 export interface RunTestsOptions {

@@ -19,7 +19,6 @@ import { ComposeProject } from '../docker/compose';
 import { COMPOSE_FILES } from '../../../../server/src/harbor/loadTask';
 import { DOCKER_SOCKET, MAIN_SERVICE } from '../docker/composeFile';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
-import { putPath } from '../harbor/putPath';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import { DockerSubstrate, ENV_DIR, RUNTIME_DIR, TOOLS_DIR } from './docker';
@@ -126,8 +125,8 @@ export class ComposeProvider implements Provider {
       const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
       const runtime = runtimePythonDir();
       await Promise.all([
-        spec.useImageSdk ? putPath(main, join(runtime, 'hud_studio'), `${TOOLS_DIR}/hud_studio`, { skip }) : putPath(main, runtime, RUNTIME_DIR, { skip }),
-        putPath(main, spec.envDir, ENV_DIR, { skip }),
+        spec.useImageSdk ? main.copyIn(join(runtime, 'hud_studio'), `${TOOLS_DIR}/hud_studio`, { skip }) : main.copyIn(runtime, RUNTIME_DIR, { skip }),
+        main.copyIn(spec.envDir, ENV_DIR, { skip }),
       ]);
       if (signal.aborted) throw opts.signal?.aborted ? new CancelledError(`starting the ${opts.phase} compose project`) : new TimeoutError(`starting the ${opts.phase} compose project`, startupMs);
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');

@@ -1,0 +1,17 @@
+/**
+ * Thrown inside a rollout or a Harbor trial to end it with a recorded
+ * failure: the phase that failed, whether it errored or was cancelled, and a
+ * stable code for the trace.
+ */
+import type { ErrorPhase } from './trace/schema';
+
+export class PhaseFailure extends Error {
+  constructor(
+    readonly phase: ErrorPhase,
+    readonly status: 'error' | 'cancelled',
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
