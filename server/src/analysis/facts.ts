@@ -55,7 +55,18 @@ export interface ResultShape {
   scoreProblem?: 'missing' | 'not-numeric';
 }
 
-export interface TemplateFacts {
+/** What a template's body says: its yields, its result and what it reads from the actor. */
+export interface BodyFacts {
+  yieldCount: number;
+  /** A yield inside a loop: the count says nothing about how many run. */
+  yieldInLoop: boolean;
+  firstYield?: FirstYield;
+  firstYieldRange?: Range;
+  result?: ResultShape;
+  readsKeys: { key: string; range: Range }[];
+}
+
+export interface TemplateFacts extends BodyFacts {
   id: string;
   /** Environment variable the decorator is read from (`actor` in `@actor.template`). */
   envVariable: string;
@@ -66,13 +77,6 @@ export interface TemplateFacts {
   decoratorRange: Range;
   params: TemplateParam[];
   isAsync: boolean;
-  yieldCount: number;
-  /** A yield inside a loop: the count says nothing about how many run. */
-  yieldInLoop: boolean;
-  firstYield?: FirstYield;
-  firstYieldRange?: Range;
-  result?: ResultShape;
-  readsKeys: { key: string; range: Range }[];
 }
 
 export interface ImportBinding {

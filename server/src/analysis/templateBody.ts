@@ -7,20 +7,12 @@
  * and each one is confirmed on the syntax tree, so a `yield` in a string or a
  * comment never counts; values are read with the scanner of pyScan.ts.
  */
-import type { FirstYield, Range, ResultShape, TemplateParam } from './facts';
+import type { BodyFacts, FirstYield, Range, ResultShape, TemplateParam } from './facts';
 import type { LineMap } from './lines';
 import { expressionEnd, findTopLevel, matchBracket, skipString, splitTopLevel, trimEnd, trimStart, type Span } from './pyScan';
 import { isNonNumericLiteral, isNumberLiteral, literalString } from './syntax';
 import type { SyntaxNode } from './treeSitter';
 
-export interface BodyFacts {
-  yieldCount: number;
-  yieldInLoop: boolean;
-  firstYield?: FirstYield;
-  firstYieldRange?: Range;
-  result?: ResultShape;
-  readsKeys: { key: string; range: Range }[];
-}
 
 const LOOPS = new Set(['for_statement', 'while_statement', 'list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension']);
 const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
