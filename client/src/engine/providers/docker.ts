@@ -218,7 +218,7 @@ export class DockerSubstrate implements Substrate {
   private port: number | undefined;
   /** The bundled server waiting for its arguments (see PRESTARTED_SERVER), with output kept until serve(). */
   private prestarted: { exec: Promise<InteractiveExec | undefined>; output: { stream: 'stdout' | 'stderr'; text: string }[]; sink?: (stream: 'stdout' | 'stderr', text: string) => void } | undefined;
-  /** Started with the server so that the first openChannel only has to connect. */
+  /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
 
@@ -257,6 +257,8 @@ export class DockerSubstrate implements Substrate {
       true,
     ).catch(() => undefined);
     this.prestarted = state;
+    // The relay's interpreter starts while discovery runs, so the first openChannel only has to connect.
+    this.warmRelay = prepareRelay(this.container.handle).catch(() => undefined);
   }
 
   exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
@@ -304,7 +306,7 @@ export class DockerSubstrate implements Substrate {
       run = await this.container.spawn(argv, { cwd: this.workdir, env: { ...this.pythonEnv(false), ...opts.env }, onOutput });
     }
     this.server = run;
-    this.warmRelay = prepareRelay(this.container.handle).catch(() => undefined);
+    this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
     const exited = run.done.then((r) => {
       splitters.stdout.end();
       splitters.stderr.end();
