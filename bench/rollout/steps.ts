@@ -65,6 +65,7 @@ function frames(value: unknown): void {
 timed(DockerProvider.prototype, 'acquire', 'acquire (create, start, copy in)');
 timed(DockerContainer.prototype, 'copyInAll', 'copy in');
 timed(DockerSubstrate.prototype, 'exec', 'exec');
+timed(DockerSubstrate.prototype, 'execPython', 'execPython');
 timed(DockerSubstrate.prototype, 'serve', 'serve');
 timed(DockerSubstrate.prototype, 'openChannel', 'openChannel', frames);
 timed(DockerSubstrate.prototype, 'release', 'release (SIGTERM, teardown, remove)');

@@ -24,6 +24,7 @@ import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import { DiscoveryReplies } from './prestartedDiscovery';
 import { serveArgv } from './serveProcess';
 
 export { dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
@@ -47,17 +48,8 @@ const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
  * `hud.environment.server.main` at once. Importing Python (asyncio, the SDK)
  * is the slow part of a server start; this overlaps it with discovery.
  */
-const PRESTARTED_SERVER = [
-  'import json, os, sys',
-  'import hud.environment.server as server',
-  'line = sys.stdin.readline()',
-  'if not line:',
-  '    sys.exit(0)',
-  'request = json.loads(line)',
-  'os.environ.update(request["env"])',
-  'sys.argv = ["hud.environment.server"] + request["argv"]',
-  'sys.exit(server.main(request["argv"]))',
-].join('\n');
+// It also answers discovery requests from forked children (runtime/python/hud_studio/prestart.py).
+const PRESTARTED_SERVER = 'from hud_studio.prestart import main; main()';
 // Bytecode caching stays on: discovery compiles the runtime once and the server's start reuses it.
 const PY_ENV = { PYTHONUNBUFFERED: '1' };
 
@@ -217,7 +209,15 @@ export class DockerSubstrate implements Substrate {
   private server: RunningExec | undefined;
   private port: number | undefined;
   /** The bundled server waiting for its arguments (see PRESTARTED_SERVER), with output kept until serve(). */
-  private prestarted: { exec: Promise<InteractiveExec | undefined>; output: { stream: 'stdout' | 'stderr'; text: string }[]; sink?: (stream: 'stdout' | 'stderr', text: string) => void } | undefined;
+  private prestarted:
+    | {
+        exec: Promise<InteractiveExec | undefined>;
+        output: { stream: 'stdout' | 'stderr'; text: string }[];
+        sink?: (stream: 'stdout' | 'stderr', text: string) => void;
+        /** Its stdout until serve(): discovery replies are taken out, the rest kept. */
+        replies: DiscoveryReplies;
+      }
+    | undefined;
   /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
@@ -245,17 +245,24 @@ export class DockerSubstrate implements Substrate {
 
   /** Starts the bundled server's interpreter now; serve() hands it its arguments. */
   prestartServer(): void {
-    const state: NonNullable<DockerSubstrate['prestarted']> = { exec: Promise.resolve(undefined), output: [] };
+    const keep = (stream: 'stdout' | 'stderr', text: string): void => (state.sink ? state.sink(stream, text) : void state.output.push({ stream, text }));
+    const state: NonNullable<DockerSubstrate['prestarted']> = {
+      exec: Promise.resolve(undefined),
+      output: [],
+      replies: new DiscoveryReplies((text) => keep('stdout', text)),
+    };
     state.exec = spawnExec(
       this.container.handle,
       ['python3', '-c', PRESTARTED_SERVER],
       {
         cwd: this.workdir,
         env: this.pythonEnv(false),
-        onOutput: (stream, text) => (state.sink ? state.sink(stream, text) : state.output.push({ stream, text })),
+        onOutput: (stream, text) => (stream === 'stdout' && !state.sink ? state.replies.push(text) : keep(stream, text)),
       },
       true,
     ).catch(() => undefined);
+    // An interpreter that ends (or never started) answers no more discovery requests.
+    void state.exec.then((e) => (e ? e.done : undefined)).then(() => state.replies.close());
     this.prestarted = state;
     // The relay's interpreter starts while discovery runs, so the first openChannel only has to connect.
     this.warmRelay = prepareRelay(this.container.handle).catch(() => undefined);
@@ -266,8 +273,27 @@ export class DockerSubstrate implements Substrate {
     return this.container.exec(argv, { ...opts, cwd: opts.cwd ?? this.workdir });
   }
 
-  execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+  async execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    if (args[0] === '-m' && args[1] === 'hud_studio.discover') {
+      const forked = await this.discoverInPrestarted(args.slice(2), opts);
+      if (forked) return forked;
+    }
     return this.exec(['python3', ...args], { ...opts, env: { ...this.pythonEnv(true), ...opts.env } });
+  }
+
+  /** Discovery in a child of the pre-started interpreter; undefined when only the plain exec can run it. */
+  private async discoverInPrestarted(args: string[], opts: ExecOptions): Promise<ExecResult | undefined> {
+    this.assertLive();
+    const state = this.prestarted;
+    if (!state || state.sink || opts.stdin !== undefined || opts.user !== undefined) return undefined;
+    const warm = await state.exec;
+    if (!warm || this.prestarted !== state || state.sink) return undefined;
+    const giveUp = (): Promise<void> => {
+      // The server cannot start in an interpreter that was killed: serve() starts a fresh one.
+      if (this.prestarted === state) this.prestarted = undefined;
+      return warm.kill('KILL').catch(() => undefined);
+    };
+    return state.replies.request(warm, args, { ...opts, cwd: opts.cwd ?? this.workdir, env: { ...this.pythonEnv(true), ...opts.env } }, giveUp);
   }
 
   async serve(opts: ServeOptions): Promise<void> {
@@ -298,6 +324,7 @@ export class DockerSubstrate implements Substrate {
     const warm = await prestarted?.exec;
     let run: RunningExec;
     if (prestarted && warm) {
+      prestarted.replies.close();
       prestarted.sink = onOutput;
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
       warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {} })}\n`);

@@ -1,0 +1,100 @@
+"""The bundled server's interpreter, started before its arguments are known.
+
+    python3 -c "from hud_studio.prestart import main; main()"
+
+Reads JSON request lines on stdin. A discovery request
+({"discover": ARGS, "nonce": N, "cwd": DIR, "env": {...}}) runs
+`hud_studio.discover ARGS` in a forked child, so that discovery costs no
+interpreter start of its own, and answers with one line on stdout:
+
+    HUD_STUDIO_DISCOVER N {"exit": CODE | null, "signal": SIG | null, "stdout": ..., "stderr": ...}
+
+(or {"unavailable": true} when os.fork is missing: the engine then runs the
+plain `python3 -m hud_studio.discover`). The user's module is imported in the
+child only, never here, so the server started afterwards is unaffected. The
+serve request ({"argv": [...], "env": {...}}) then runs the server in this
+process. End of input exits quietly.
+"""
+import json
+import os
+import sys
+import tempfile
+import traceback
+from typing import Any, Dict, List, Optional
+
+ENVELOPE = "HUD_STUDIO_DISCOVER"
+
+
+def main() -> None:
+    import hud.environment.server as server
+
+    # Imported up front: the forked children start with the helper's imports done.
+    from . import discover as _warm  # noqa: F401
+
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            sys.exit(0)
+        request = json.loads(line)
+        if "discover" in request:
+            reply(request["nonce"], run_discovery(request["discover"], request.get("cwd"), request.get("env") or {}))
+            continue
+        os.environ.update(request["env"])
+        sys.argv = ["hud.environment.server"] + request["argv"]
+        sys.exit(server.main(request["argv"]))
+
+
+def reply(nonce: str, result: Dict[str, Any]) -> None:
+    sys.stdout.write("{} {} {}\n".format(ENVELOPE, nonce, json.dumps(result, ensure_ascii=True)))
+    sys.stdout.flush()
+
+
+def run_discovery(args: List[str], cwd: Optional[str], env: Dict[str, str]) -> Dict[str, Any]:
+    """What `python3 -m hud_studio.discover ARGS` prints and how it exits, run in a forked child."""
+    if not hasattr(os, "fork"):
+        return {"unavailable": True}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child leaves through os._exit
+            os._exit(_child(args, cwd, env, out.fileno(), err.fileno()))
+        _, status = os.waitpid(pid, 0)
+        out.seek(0)
+        err.seek(0)
+        return {
+            "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            "stdout": out.read().decode("utf-8", "replace"),
+            "stderr": err.read().decode("utf-8", "replace"),
+        }
+
+
+def _child(args: List[str], cwd: Optional[str], env: Dict[str, str], out_fd: int, err_fd: int) -> int:
+    code = 1
+    try:
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        if cwd:
+            os.chdir(cwd)
+        os.environ.update(env)
+        from . import discover
+
+        sys.argv = ["python3 -m hud_studio.discover"] + list(args)
+        code = discover.main(list(args))
+    except SystemExit as exc:  # argparse errors, as the plain command would exit
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if exc.code is not None and not isinstance(exc.code, int):
+            sys.stderr.write("{}\n".format(exc.code))
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+    return code
