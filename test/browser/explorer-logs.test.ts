@@ -2,38 +2,21 @@
  * Logs at scale and live: a 100,000-line phase is searchable with only a
  * screenful of rows in the DOM, and a running rollout updates as events arrive.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import type { RolloutEvent } from '../../client/src/engine/events';
 import { makeBigTrace, NEEDLE, needleLine } from '../fixtures/traces/bigTrace';
-import { buildExplorerBundle, launchChromium, openPage, post, screenshotDir, startExplorerServer, type ExplorerServer } from './harness';
+import { openPage, post, screenshotDir, useExplorerSession } from './harness';
 
 const LINES = 100_000;
 
 describe('trace explorer logs', () => {
-  let bundle: Awaited<ReturnType<typeof buildExplorerBundle>>;
-  let server: ExplorerServer;
-  let browser: Browser;
-
-  before(async () => {
-    mkdirSync(screenshotDir, { recursive: true });
-    bundle = await buildExplorerBundle();
-    server = await startExplorerServer(bundle.file);
-    server.put('/big.hudtrace.json', JSON.stringify(makeBigTrace(LINES)));
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    bundle?.cleanup();
-  });
+  const session = useExplorerSession((s) => s.put('/big.hudtrace.json', JSON.stringify(makeBigTrace(LINES))));
 
   test('100,000 lines: few rows in the DOM, a search finds the one hit, next/prev walk the hits', async () => {
-    const { page, problems } = await openPage(browser, server.explorerUrl);
-    const text = await (await fetch(`${server.origin}/big.hudtrace.json`)).text();
+    const { page, problems } = await openPage(session.browser, session.server.explorerUrl);
+    const text = await (await fetch(`${session.server.origin}/big.hudtrace.json`)).text();
     await post(page, { type: 'trace', trace: text });
     const viewer = page.locator('.log-viewer[data-phase=actor]');
     assert.equal(await page.getByTestId('logs-tab-actor').innerText(), 'actor (100,000)');
@@ -83,7 +66,7 @@ describe('trace explorer logs', () => {
   });
 
   test('a running rollout updates live from events', async () => {
-    const { page, problems } = await openPage(browser, server.explorerUrl);
+    const { page, problems } = await openPage(session.browser, session.server.explorerUrl);
     const rolloutId = 'r-live-1';
     const t0 = Date.now() - 5000;
     const at = (s: number) => new Date(t0 + s * 1000).toISOString();

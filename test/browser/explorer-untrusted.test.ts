@@ -4,32 +4,17 @@
  * Checked on the CSP page and on the development page (no CSP), so the
  * escaping itself is what is tested, not only the CSP behind it.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { buildExplorerBundle, fixture, launchChromium, openPage, post, screenshotDir, startExplorerServer, type ExplorerServer } from './harness';
+import type { Page } from 'playwright-core';
+import { fixture, openPage, post, screenshotDir, useExplorerSession } from './harness';
 
 const SCRIPT = '<script>window.__pwned=1</script>';
 const IMG = '<img src=x onerror="window.__pwned=1">';
 
 describe('trace explorer with a hostile trace', () => {
-  let bundle: Awaited<ReturnType<typeof buildExplorerBundle>>;
-  let server: ExplorerServer;
-  let browser: Browser;
-
-  before(async () => {
-    mkdirSync(screenshotDir, { recursive: true });
-    bundle = await buildExplorerBundle();
-    server = await startExplorerServer(bundle.file);
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    bundle?.cleanup();
-  });
+  const session = useExplorerSession();
 
   async function assertInert(page: Page, shot: string): Promise<void> {
     // Give any injected handler (img onerror, script) the chance to run.
@@ -72,7 +57,7 @@ describe('trace explorer with a hostile trace', () => {
   }
 
   test('on the CSP page (as in VS Code)', async () => {
-    const { page, problems } = await openPage(browser, server.explorerUrl);
+    const { page, problems } = await openPage(session.browser, session.server.explorerUrl);
     await post(page, { type: 'trace', trace: fixture('injected.hudtrace.json') });
     await assertInert(page, 'injected-csp.png');
     assert.deepEqual(problems.errors, []);
@@ -81,7 +66,7 @@ describe('trace explorer with a hostile trace', () => {
   });
 
   test('embedded in the page by the host (initialTrace)', async () => {
-    const { page, problems } = await openPage(browser, `${server.explorerUrl}?initial=injected.hudtrace.json`);
+    const { page, problems } = await openPage(session.browser, `${session.server.explorerUrl}?initial=injected.hudtrace.json`);
     await page.waitForSelector('body[data-state=trace]');
     await assertInert(page, 'injected-initial.png');
     assert.deepEqual(problems.errors, []);
@@ -90,7 +75,7 @@ describe('trace explorer with a hostile trace', () => {
   });
 
   test('on the development page without any CSP', async () => {
-    const { page, problems } = await openPage(browser, `${server.origin}/media/dev/index.html?trace=/test/fixtures/traces/injected.hudtrace.json`);
+    const { page, problems } = await openPage(session.browser, `${session.server.origin}/media/dev/index.html?trace=/test/fixtures/traces/injected.hudtrace.json`);
     await page.waitForSelector('body[data-state=trace]');
     await assertInert(page, 'injected-no-csp.png');
     assert.deepEqual(problems.errors, []);
@@ -98,7 +83,7 @@ describe('trace explorer with a hostile trace', () => {
   });
 
   test('hostile live events are inert too', async () => {
-    const { page } = await openPage(browser, server.explorerUrl);
+    const { page } = await openPage(session.browser, session.server.explorerUrl);
     const at = new Date().toISOString();
     const task = { ref: `x.py::t`, kind: 'hud', env: `e${IMG}`, id: 'i', args: {}, slug: 's', sourceHash: 'h' };
     await post(page, {

@@ -3,32 +3,17 @@
  * the extension serves (strict CSP): header and reward, phases, subscores and
  * penalties, errors first, compare view, host messages both ways.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { buildExplorerBundle, fixture, launchChromium, openPage, post, screenshotDir, startExplorerServer, type ExplorerServer, type PageProblems } from './harness';
+import type { Page } from 'playwright-core';
+import { fixture, openPage, post, screenshotDir, type PageProblems, useExplorerSession } from './harness';
 
 describe('trace explorer', () => {
-  let bundle: Awaited<ReturnType<typeof buildExplorerBundle>>;
-  let server: ExplorerServer;
-  let browser: Browser;
-
-  before(async () => {
-    mkdirSync(screenshotDir, { recursive: true });
-    bundle = await buildExplorerBundle();
-    server = await startExplorerServer(bundle.file);
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    bundle?.cleanup();
-  });
+  const session = useExplorerSession();
 
   async function open(message: Parameters<typeof post>[1]): Promise<{ page: Page; problems: PageProblems }> {
-    const opened = await openPage(browser, server.explorerUrl);
+    const opened = await openPage(session.browser, session.server.explorerUrl);
     await post(opened.page, message);
     return opened;
   }
@@ -207,12 +192,12 @@ describe('trace explorer', () => {
   });
 
   test('the development page loads ?trace= and &compare= from the server', async () => {
-    const base = `${server.origin}/media/dev/index.html`;
-    const one = await openPage(browser, `${base}?trace=/test/fixtures/traces/completed.hudtrace.json`);
+    const base = `${session.server.origin}/media/dev/index.html`;
+    const one = await openPage(session.browser, `${base}?trace=/test/fixtures/traces/completed.hudtrace.json`);
     await one.page.waitForSelector('body[data-state=trace]');
     assert.equal(await one.page.getByTestId('reward').innerText(), '0.75');
     await one.page.close();
-    const two = await openPage(browser, `${base}?trace=/test/fixtures/traces/completed.hudtrace.json&compare=/test/fixtures/traces/compare-b.hudtrace.json`);
+    const two = await openPage(session.browser, `${base}?trace=/test/fixtures/traces/completed.hudtrace.json&compare=/test/fixtures/traces/compare-b.hudtrace.json`);
     await two.page.waitForSelector('body[data-state=compare]');
     assert.equal(await two.page.getByTestId('compare-right').getByTestId('reward').innerText(), '0.6');
     assert.deepEqual(two.problems.errors, []);

@@ -7,7 +7,8 @@
  * development page media/dev/index.html.
  */
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { after, before } from 'node:test';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, normalize, sep } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -145,4 +146,40 @@ export async function post(page: Page, message: HostToExplorerMessage): Promise<
       }),
     message as unknown as Record<string, unknown>,
   );
+}
+
+export interface ExplorerSession {
+  readonly server: ExplorerServer;
+  readonly browser: Browser;
+}
+
+/**
+ * Registers before/after hooks in the calling describe(): one explorer
+ * bundle, one static server and one Chromium shared by its tests, all
+ * removed afterwards. `prepare` adds files to the server before any test.
+ */
+export function useExplorerSession(prepare?: (server: ExplorerServer) => void): ExplorerSession {
+  let bundle: Awaited<ReturnType<typeof buildExplorerBundle>> | undefined;
+  let server: ExplorerServer | undefined;
+  let browser: Browser | undefined;
+  before(async () => {
+    mkdirSync(screenshotDir, { recursive: true });
+    bundle = await buildExplorerBundle();
+    server = await startExplorerServer(bundle.file);
+    prepare?.(server);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    bundle?.cleanup();
+  });
+  return {
+    get server() {
+      return server!;
+    },
+    get browser() {
+      return browser!;
+    },
+  };
 }
