@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, type Session, openSession, packageVsix, processGroupOf, tempDir, vsixEntries } from './codeServer';
+import type { Locator, Page } from 'playwright-core';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_same_env');
 const HARBOR_FIXTURE = join(ROOT, 'test', 'fixtures', 'harbor', 'shared-basic');
@@ -125,29 +126,8 @@ describe('HUD Studio in code-server', () => {
 
   test('the ask agent shows the prompt and sends what is typed', async () => {
     const page = s!.page;
-    const quick = page.locator('.quick-input-widget');
-    const input = quick.locator('input').first();
-    const step = async (title: string) => quick.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 60_000 });
-    /**
-     * Enter only once the row is rendered and focused, into the input itself: the widget fades
-     * in, and an Enter sent meanwhile lands elsewhere or accepts nothing.
-     */
-    const choose = async (label: string | RegExp) => {
-      await quick.locator('.monaco-list-row.focused', { hasText: label }).first().waitFor({ timeout: 60_000 });
-      await input.press('Enter');
-    };
-
-    await page.keyboard.press('F1');
-    await input.fill('>HUD Studio: Run Task with Agent');
-    await choose('Run Task with Agent');
-    await step('Run which task?');
-    await choose('env.py::task');
-    await step('Run with which agent?');
-    await input.fill('ask');
-    await choose('show the prompt, type the answer');
-    // The prompt comes from the environment, over the control channel of a real container (started first).
-    await quick.locator('.quick-input-message', { hasText: 'Write the secret to the target system.' }).waitFor({ timeout: 120_000 });
-    await step('HUD Studio · task');
+    const { quick, input } = await askRunUpToPrompt(page);
+    await quick.locator('.quick-input-title', { hasText: 'HUD Studio · task' }).waitFor({ timeout: 60_000 });
     await s!.shot('05-ask-agent');
     await input.fill('secret');
     await input.press('Enter');
@@ -163,26 +143,7 @@ describe('HUD Studio in code-server', () => {
 
   test('Escape at the ask prompt cancels the rollout and leaves no container behind', async () => {
     const page = s!.page;
-    const quick = page.locator('.quick-input-widget');
-    const input = quick.locator('input').first();
-    const step = async (title: string) => quick.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 60_000 });
-    /**
-     * Enter only once the row is rendered and focused, into the input itself: the widget fades
-     * in, and an Enter sent meanwhile lands elsewhere or accepts nothing.
-     */
-    const choose = async (label: string | RegExp) => {
-      await quick.locator('.monaco-list-row.focused', { hasText: label }).first().waitFor({ timeout: 60_000 });
-      await input.press('Enter');
-    };
-    await page.keyboard.press('F1');
-    await input.fill('>HUD Studio: Run Task with Agent');
-    await choose('Run Task with Agent');
-    await step('Run which task?');
-    await choose('env.py::task');
-    await step('Run with which agent?');
-    await input.fill('ask');
-    await choose('show the prompt, type the answer');
-    await quick.locator('.quick-input-message', { hasText: 'Write the secret to the target system.' }).waitFor({ timeout: 120_000 });
+    await askRunUpToPrompt(page);
     assert.ok(managedContainers(s!.processGroup) > 0, 'the actor container should exist while the agent is asked');
     await page.keyboard.press('Escape');
 
@@ -282,3 +243,30 @@ describe('HUD Studio in code-server', () => {
     assert.doesNotMatch(log, new RegExp(`Activating extension '?${EXTENSION_ID}'? failed`, 'i'));
   });
 });
+
+/**
+ * Command palette -> "Run Task with Agent" -> env.py::task -> ask, then waits
+ * until the ask agent shows the environment's prompt (which comes over the
+ * control channel of a real container, started first).
+ */
+async function askRunUpToPrompt(page: Page): Promise<{ quick: Locator; input: Locator }> {
+  const quick = page.locator('.quick-input-widget');
+  const input = quick.locator('input').first();
+  const step = async (title: string) => quick.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 60_000 });
+  // Enter only once the row is rendered and focused, into the input itself: the widget fades
+  // in, and an Enter sent meanwhile lands elsewhere or accepts nothing.
+  const choose = async (label: string | RegExp) => {
+    await quick.locator('.monaco-list-row.focused', { hasText: label }).first().waitFor({ timeout: 60_000 });
+    await input.press('Enter');
+  };
+  await page.keyboard.press('F1');
+  await input.fill('>HUD Studio: Run Task with Agent');
+  await choose('Run Task with Agent');
+  await step('Run which task?');
+  await choose('env.py::task');
+  await step('Run with which agent?');
+  await input.fill('ask');
+  await choose('show the prompt, type the answer');
+  await quick.locator('.quick-input-message', { hasText: 'Write the secret to the target system.' }).waitFor({ timeout: 120_000 });
+  return { quick, input };
+}
