@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,13 +116,7 @@ describe('hud-studio run', () => {
     const dir = traces();
     const child = spawnCli(['run', `${FIXTURES.twoEnv}::task`, '--command', 'sleep 60; echo secret', ...local, '--trace-dir', dir]);
     const done = exitOf(child);
-    let seen = '';
-    await new Promise<void>((resolve) =>
-      child.stdout!.on('data', (t: Buffer) => {
-        seen += t.toString();
-        if (seen.includes('actor prompt: completed')) resolve();
-      }),
-    );
+    await outputUntil(child, 'actor prompt: completed');
     await new Promise((r) => setTimeout(r, 300)); // the agent's sleep is running now
     child.kill('SIGINT');
     const r = await done;
@@ -140,13 +134,7 @@ describe('hud-studio run', () => {
   test('a CLI killed outright leaves a substrate that the next Local run removes', async () => {
     const child = spawnCli(['run', `${FIXTURES.twoEnv}::task`, '--command', 'sleep 60; echo secret', ...local, '--trace-dir', scratchDir('killed-')]);
     const done = exitOf(child);
-    let seen = '';
-    await new Promise<void>((resolve) =>
-      child.stdout!.on('data', (t: Buffer) => {
-        seen += t.toString();
-        if (seen.includes('actor prompt: completed')) resolve();
-      }),
-    );
+    const seen = await outputUntil(child, 'actor prompt: completed');
     const id = /substrate (hud-studio-\S+)/.exec(seen)![1]!;
     child.kill('SIGKILL');
     await done;
@@ -163,13 +151,7 @@ describe('hud-studio run', () => {
     // An agent that keeps talking: its log lines are the writes that find the pipe closed.
     const child = spawnCli(['run', `${FIXTURES.twoEnv}::task`, '--command', 'while true; do echo tick; sleep 0.1; done', ...local, '--trace-dir', scratchDir('epipe-')]);
     const done = exitOf(child);
-    let seen = '';
-    await new Promise<void>((resolve) =>
-      child.stdout!.on('data', (t: Buffer) => {
-        seen += t.toString();
-        if (seen.includes('actor prompt: completed')) resolve();
-      }),
-    );
+    const seen = await outputUntil(child, 'actor prompt: completed');
     const id = /substrate (hud-studio-\S+)/.exec(seen)![1]!;
     child.stdout!.destroy();
     const r = await done;
@@ -189,4 +171,15 @@ function processesMentioning(text: string): string[] {
         return false;
       }
     });
+}
+
+/** Everything the child printed on stdout up to (and including) the chunk holding `marker`. */
+function outputUntil(child: ChildProcess, marker: string): Promise<string> {
+  let seen = '';
+  return new Promise((resolve) =>
+    child.stdout!.on('data', (t: Buffer) => {
+      seen += t.toString();
+      if (seen.includes(marker)) resolve(seen);
+    }),
+  );
 }
