@@ -10,6 +10,7 @@ import { EventHub } from './engine/events';
 import { listTraceFiles, readTrace } from './engine/trace/store';
 import { EnvironmentsModel } from './environmentsModel';
 import { inlineResults } from './inlineResults';
+import { score } from './outcome';
 import { formatEvent } from './rolloutLog';
 import { RunsModel } from './runsModel';
 import { registerCommands } from './ui/commands';
@@ -79,7 +80,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const afterRun: NonNullable<RunRequest['onFinished']> = (target, outcome, actorGrade, rolloutId) => {
     decorations.show(inlineResults(indexClient.index, target.ref, outcome, actorGrade));
     if (rolloutId) traceLens.record(target.ref, { rolloutId, outcome });
-    lastText = `${target.label} ${outcome.reward === null ? outcome.status : outcome.reward.toFixed(2)}`;
+    lastText = `${target.label} ${outcome.reward === null ? outcome.status : score(outcome.reward)}`;
     status.update(runs.runningCount(), lastText);
   };
 

@@ -4,6 +4,7 @@
  * the Runs view and the Testing view always agree.
  */
 import type { RolloutEvent } from './engine/events';
+import { formatScore as score } from './engine/grade';
 import type { ErrorPhase, GradeResult, RolloutStatus, SubScoreT, Trace } from './engine/trace/schema';
 
 /** What the UI needs to know about a finished rollout. */
@@ -31,12 +32,7 @@ export function outcomeFromTrace(t: Trace, tracePath?: string): RolloutOutcome {
   };
 }
 
-/** Two decimals; rewards are not clamped, so negatives and values above 1 show as they are. */
-export function score(x: number): string {
-  if (!Number.isFinite(x)) return String(x);
-  const s = x.toFixed(2);
-  return s === '-0.00' ? '0.00' : s;
-}
+export { formatScore as score } from './engine/grade';
 
 /** `reward 0.83 · exact_match 1.00 · tests 0.00` (top-level subscores only). */
 export function inlineText(o: RolloutOutcome): string {

@@ -8,7 +8,7 @@
  * Columns are fixed so the grammar can key on them and a person can scan them.
  */
 import type { RolloutEvent } from './engine/events';
-import { inlineText, outcomeFromEvent } from './outcome';
+import { inlineText, outcomeFromEvent, score } from './outcome';
 
 const COL = 8;
 
@@ -62,8 +62,8 @@ export function formatEvent(e: RolloutEvent): string[] {
     case 'answer':
       return line(e, 'actor', 'answer', brief(e.answer));
     case 'grade': {
-      const subs = e.result.subscores.map((s) => `${s.name} ${s.value.toFixed(2)}`).join(' · ');
-      const r = e.result.reward === null ? 'no reward' : `reward ${e.result.reward.toFixed(2)}`;
+      const subs = e.result.subscores.map((s) => `${s.name} ${score(s.value)}`).join(' · ');
+      const r = e.result.reward === null ? 'no reward' : `reward ${score(e.result.reward)}`;
       return line(e, e.phase, 'grade', `${r}${subs ? ` · ${subs}` : ''}${e.authoritative ? '' : ' (provisional)'}${e.result.isError ? ' isError' : ''}`);
     }
     case 'phase.ended':

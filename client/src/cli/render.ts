@@ -3,14 +3,12 @@
  * steps and logs, then the grade with subscores and the reward.
  */
 import type { RolloutEvent } from '../engine/events';
+import { formatScore } from '../engine/grade';
 import type { GradeResult, SubScoreT } from '../engine/trace/schema';
 import type { CliStream } from './io';
 
 export function formatReward(x: number | null): string {
-  if (x === null) return 'none';
-  if (!Number.isFinite(x)) return String(x);
-  const s = x.toFixed(2);
-  return s === '-0.00' ? '0.00' : s;
+  return x === null ? 'none' : formatScore(x);
 }
 
 function oneLine(value: unknown, max = 300): string {

@@ -4,6 +4,13 @@
  */
 import { SubScore, type GradeResult, type SubScoreT } from './trace/schema';
 
+/** Two decimals for people; rewards are not clamped, so negatives and values above 1 show as they are. */
+export function formatScore(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const s = x.toFixed(2);
+  return s === '-0.00' ? '0.00' : s;
+}
+
 export function gradeFromFrame(frame: Record<string, unknown>): { result: GradeResult; dropped: number } {
   const subs: SubScoreT[] = [];
   let dropped = 0;

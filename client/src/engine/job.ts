@@ -4,7 +4,7 @@
  * errors per phase, every run's trace) written beside the traces.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { discoverTasks, type DiscoveredTask } from './discover';
 import { HudStudioError, UsageError, errorMessage } from './errors';
@@ -18,6 +18,7 @@ import { resolveTask, taskFileTarget } from './taskLoader';
 import { splitTaskRef } from './taskRef';
 import type { ErrorPhase } from './trace/schema';
 import { DEFAULT_TRACE_DIR, fileTimestamp, writeFileAtomic } from './trace/store';
+import { isHarborTaskDir } from '../../../server/src/harbor/loadTask';
 
 export const JOB_FILE_SUFFIX = '.hudjob.json';
 
@@ -38,9 +39,7 @@ export interface JobOptions extends Omit<RolloutOptions, 'ref' | 'task' | 'rollo
 type QueuedTask = { kind: 'hud'; ref: string; task: DiscoveredTask } | { kind: 'harbor'; ref: string; dir: string };
 
 export function isHarborDir(pathOrRef: string, cwd: string): boolean {
-  if (splitTaskRef(pathOrRef).selector !== undefined) return false;
-  const dir = resolve(cwd, pathOrRef);
-  return existsSync(dir) && statSync(dir).isDirectory() && existsSync(join(dir, 'task.toml'));
+  return splitTaskRef(pathOrRef).selector === undefined && isHarborTaskDir(resolve(cwd, pathOrRef));
 }
 
 export interface JobProgress {

@@ -7,7 +7,8 @@ import * as vscode from 'vscode';
 import { Commands, type IndexedTask, type WorkspaceIndex } from '../../../server/src/protocol';
 import type { EnvNode } from '../environmentsModel';
 import { errorMessage } from '../engine/errors';
-import { type RolloutOutcome, inlineText } from '../outcome';
+import { mean } from '../engine/jobStats';
+import { type RolloutOutcome, inlineText, score } from '../outcome';
 import type { RunsModel, RunsNode } from '../runsModel';
 import { AGENT_KINDS, type AgentKind } from '../settings';
 import type { RunRequest, RunResult, RunTarget } from './runner';
@@ -122,9 +123,10 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     }
     const rewards = results.map((r) => r.outcome.reward).filter((x): x is number => x !== null);
     const errored = results.filter((r) => r.outcome.status === 'error').length;
-    const mean = rewards.length ? (rewards.reduce((a, b) => a + b, 0) / rewards.length).toFixed(2) : '-';
+    const meanReward = mean(rewards);
+    const shown = meanReward === null ? '-' : score(meanReward);
     const a = await vscode.window.showInformationMessage(
-      `HUD Studio: ${label}: ${results.length} rollouts, mean reward ${mean}${errored ? `, ${errored} errored` : ''}`,
+      `HUD Studio: ${label}: ${results.length} rollouts, mean reward ${shown}${errored ? `, ${errored} errored` : ''}`,
       'Show Runs',
     );
     if (a) void vscode.commands.executeCommand('hudStudio.runs.focus');
