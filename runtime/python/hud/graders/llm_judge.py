@@ -10,8 +10,6 @@ import asyncio
 import json
 import os
 import re
-import urllib.error
-import urllib.request
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .base import Grader
@@ -144,6 +142,11 @@ def _judge_one(gateway: str, key: str, model: str, question: str, answer: Any, r
 
 
 def _post(url: str, key: str, body: Dict[str, Any]) -> Dict[str, Any]:
+    # Imported here: urllib.request pulls in http.client and email, about a fifth
+    # of the SDK's import time, which every server start would otherwise pay.
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(
         url,
         data=json.dumps(body).encode("utf-8"),
