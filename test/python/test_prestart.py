@@ -9,7 +9,7 @@ import uuid
 from .support import ROOT, fixture, run_python, runtime_env
 
 PRESTART = "from hud_studio.prestart import main; main()"
-ENVELOPE = "HUD_STUDIO_DISCOVER"
+ENVELOPE = "HUD_STUDIO_REPLY"
 
 
 def plain_discovery(path):

@@ -7,22 +7,27 @@ Reads JSON request lines on stdin. A discovery request
 `hud_studio.discover ARGS` in a forked child, so that discovery costs no
 interpreter start of its own, and answers with one line on stdout:
 
-    HUD_STUDIO_DISCOVER N {"exit": CODE | null, "signal": SIG | null, "stdout": ..., "stderr": ...}
+    HUD_STUDIO_REPLY N {"exit": CODE | null, "signal": SIG | null, "stdout": ..., "stderr": ...}
 
 (or {"unavailable": true} when os.fork is missing: the engine then runs the
 plain `python3 -m hud_studio.discover`). The user's module is imported in the
 child only, never here, so the server started afterwards is unaffected. The
 serve request ({"argv": [...], "env": {...}}) then runs the server in this
-process. End of input exits quietly.
+process. End of input before the serve request exits quietly; once the
+server runs, end of input (or the engine's attach connection closing) stops
+it as SIGTERM does, with the same teardown. The engine stops the server this
+way because it costs no `docker exec` of its own.
 """
 import json
 import os
+import signal
 import sys
+import threading
 import tempfile
 import traceback
 from typing import Any, Dict, List, Optional
 
-ENVELOPE = "HUD_STUDIO_DISCOVER"
+from .unpack import reply
 
 
 def main() -> None:
@@ -41,12 +46,14 @@ def main() -> None:
             continue
         os.environ.update(request["env"])
         sys.argv = ["hud.environment.server"] + request["argv"]
+        threading.Thread(target=_terminate_at_end_of_input, name="hud-studio-stdin", daemon=True).start()
         sys.exit(server.main(request["argv"]))
 
 
-def reply(nonce: str, result: Dict[str, Any]) -> None:
-    sys.stdout.write("{} {} {}\n".format(ENVELOPE, nonce, json.dumps(result, ensure_ascii=True)))
-    sys.stdout.flush()
+def _terminate_at_end_of_input() -> None:
+    while sys.stdin.readline():
+        pass
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def run_discovery(args: List[str], cwd: Optional[str], env: Dict[str, str]) -> Dict[str, Any]:

@@ -110,7 +110,7 @@ export class ComposeProject {
       throw new HudStudioError('provider', `cannot inspect service "${service}": ${dockerMessage(err)}`, { cause: err });
     }
     const image = this.prepared.images[service]?.image ?? info.Config.Image;
-    const container = new DockerContainer(handle, image, info.Image, info.HostConfig.NetworkMode ?? 'default', []);
+    const container = new DockerContainer(handle, image, info.Image, info.HostConfig.NetworkMode ?? 'default', [], info.Config?.User ?? '');
     this.containers.set(service, container);
     return container;
   }

@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { lstat, readlink } from 'node:fs/promises';
 import { basename, posix } from 'node:path';
+import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import type { ExecOptions, ExecResult } from '../providers/provider';
 import { dockerClient } from './client';
@@ -38,7 +39,7 @@ export function ownerLabels(spec: Pick<ContainerSpec, 'rolloutId' | 'phase' | 'e
 /** Creates and starts a container for `spec`; on any failure nothing is left behind. */
 export async function createContainer(spec: ContainerSpec): Promise<ManagedContainer> {
   const docker = dockerClient();
-  const imageId = await imageIdOf(docker, spec.image);
+  const { imageId, imageUser } = await inspectImage(docker, spec.image);
   const warnings: string[] = [];
   const network = dockerNetworkMode(spec.network);
   // Init reaps the orphans of killed commands (PID 1 is otherwise a plain sleep).
@@ -94,7 +95,7 @@ export async function createContainer(spec: ContainerSpec): Promise<ManagedConta
     try {
       container = await docker.createContainer(options());
       await container.start();
-      return new DockerContainer(container, spec.image, imageId, network, warnings);
+      return new DockerContainer(container, spec.image, imageId, network, warnings, spec.user || imageUser);
     } catch (err) {
       if (container) await removeQuietly(container);
       const msg = dockerMessage(err);
@@ -108,9 +109,10 @@ export async function createContainer(spec: ContainerSpec): Promise<ManagedConta
   }
 }
 
-async function imageIdOf(docker: Docker, image: string): Promise<string> {
+async function inspectImage(docker: Docker, image: string): Promise<{ imageId: string; imageUser: string }> {
   try {
-    return (await docker.getImage(image).inspect()).Id;
+    const info = await docker.getImage(image).inspect();
+    return { imageId: info.Id, imageUser: info.Config?.User ?? '' };
   } catch (err) {
     if (dockerStatus(err) === 404) throw new ImageMissingError(image, 'not found on this Docker host');
     throw new ContainerError(`could not inspect image ${image}: ${dockerMessage(err)}`, { cause: err });
@@ -136,6 +138,37 @@ async function entriesOf(hostPath: string, skip: CopyInOptions['skip']): Promise
   return [{ ...single, type: 'file', size: st.size }];
 }
 
+/** One archive of several host files or folders, each under its `dest`, to unpack at `/`. */
+export type CopyItem = { hostPath: string; dest: string } & CopyInOptions;
+
+/** A copy whose files are listed (walked once) and whose archive is made on demand. */
+export interface PackedCopy {
+  readonly items: CopyItem[];
+  /** The files' total size, which decides how the copy travels. */
+  readonly bytes: number;
+  /** A fresh tar stream of the copy, names relative to `/`. */
+  open(): Readable;
+}
+
+export async function packCopy(items: CopyItem[]): Promise<PackedCopy> {
+  const entries: FolderEntry[] = [];
+  const parents: string[] = [];
+  for (const item of items) {
+    const below = posix.resolve('/', item.dest).slice(1);
+    const own = await entriesOf(item.hostPath, item.skip);
+    // An empty folder has no entry that would bring `dest` into being.
+    if (own.length === 0 && below) parents.push(below);
+    for (const e of own) entries.push({ ...e, rel: below ? `${below}/${e.rel}` : e.rel });
+  }
+  const bytes = entries.reduce((sum, e) => sum + e.size, 0);
+  return { items, bytes, open: () => packEntries(entries, { parents }) };
+}
+
+/** What a copy of `items` is called in errors. */
+export function describeCopy(items: CopyItem[]): string {
+  return items.map((i) => `${i.hostPath} to ${posix.resolve('/', i.dest)}`).join(', ');
+}
+
 export class DockerContainer implements ManagedContainer {
   private removal: Promise<void> | undefined;
 
@@ -145,7 +178,14 @@ export class DockerContainer implements ManagedContainer {
     readonly imageId: string,
     readonly network: string,
     readonly warnings: string[],
+    /** The user execs run as unless they name one ('' is the image's default, root). */
+    readonly user = '',
   ) {}
+
+  /** Whether execs run as root, so that one of them may write anywhere a `putArchive` could. */
+  get runsAsRoot(): boolean {
+    return /^(|root|0)(:.*)?$/.test(this.user);
+  }
 
   get id(): string {
     return this.handle.id;
@@ -170,21 +210,16 @@ export class DockerContainer implements ManagedContainer {
   }
 
   /** Several copies in one archive (each archive costs the daemon a helper process). */
-  async copyInAll(items: ({ hostPath: string; dest: string } & CopyInOptions)[]): Promise<void> {
-    const entries: FolderEntry[] = [];
-    const parents: string[] = [];
-    for (const item of items) {
-      const below = posix.resolve('/', item.dest).slice(1);
-      const own = await entriesOf(item.hostPath, item.skip);
-      // An empty folder has no entry that would bring `dest` into being.
-      if (own.length === 0 && below) parents.push(below);
-      for (const e of own) entries.push({ ...e, rel: below ? `${below}/${e.rel}` : e.rel });
-    }
+  async copyInAll(items: CopyItem[]): Promise<void> {
+    await this.putPacked(await packCopy(items));
+  }
+
+  /** A packed copy through the daemon's putArchive. */
+  async putPacked(packed: PackedCopy): Promise<void> {
     try {
-      await this.handle.putArchive(packEntries(entries, { parents }), { path: '/' });
+      await this.handle.putArchive(packed.open(), { path: '/' });
     } catch (err) {
-      const what = items.map((i) => `${i.hostPath} to ${posix.resolve('/', i.dest)}`).join(', ');
-      throw new ContainerError(`copying ${what} in container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`, { cause: err });
+      throw new ContainerError(`copying ${describeCopy(packed.items)} in container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`, { cause: err });
     }
   }
 
@@ -196,7 +231,7 @@ export class DockerContainer implements ManagedContainer {
     } catch (err) {
       throw new ContainerError(`copying ${src} out of container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`, { cause: err });
     }
-    await extractTar(archive as import('node:stream').Readable, hostDir);
+    await extractTar(archive as Readable, hostDir);
   }
 
   remove(): Promise<void> {

@@ -8,12 +8,12 @@
  * server runs as an exec and the control channel is relayed through the
  * container's own loopback, so network mode none works.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { buildImage } from '../docker/build';
 import { dockerClient } from '../docker/client';
-import { createContainer, type DockerContainer } from '../docker/container';
+import { createContainer, describeCopy, packCopy, type CopyItem, type DockerContainer, type PackedCopy } from '../docker/container';
 import { spawnExec, type InteractiveExec } from '../docker/exec';
 import { removeOrphans } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
@@ -24,7 +24,7 @@ import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
-import { DiscoveryReplies } from './prestartedDiscovery';
+import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
 
 export { dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
@@ -41,6 +41,8 @@ const DEFAULT_SERVE_TIMEOUT_MS = 60_000;
 const DEFAULT_STOP_GRACE_MS = 5_000;
 /** Folders never worth copying into a substrate (VCS, caches, our own traces). */
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
+/** Above this, the environment's folder goes by putArchive, which streams large files faster. */
+const STDIN_COPY_MAX_BYTES = 8 * 1024 * 1024;
 const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
 /**
  * The bundled server, started ahead of serve() with its imports done: serve()
@@ -50,6 +52,12 @@ const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
  */
 // It also answers discovery requests from forked children (runtime/python/hud_studio/prestart.py).
 const PRESTARTED_SERVER = 'from hud_studio.prestart import main; main()';
+let unpackCode: string | undefined;
+/** The source of hud_studio/unpack.py, run as `python3 -c` before the runtime is in the container. */
+function unpackSource(): string {
+  unpackCode ??= readFileSync(join(runtimePythonDir(), 'hud_studio', 'unpack.py'), 'utf8');
+  return unpackCode;
+}
 // Bytecode caching stays on: discovery compiles the runtime once and the server's start reuses it.
 const PY_ENV = { PYTHONUNBUFFERED: '1' };
 
@@ -133,14 +141,25 @@ export class DockerProvider implements Provider {
       check();
       const runtime = runtimePythonDir();
       const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
-      await container.copyInAll([
+      const copies: CopyItem[] = [
         spec.useImageSdk ? { hostPath: join(runtime, 'hud_studio'), dest: `${TOOLS_DIR}/hud_studio`, skip } : { hostPath: runtime, dest: RUNTIME_DIR, skip },
         { hostPath: spec.envDir, dest: ENV_DIR, skip },
-      ]);
-      check();
+      ];
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
       const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, spec, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
-      if (!spec.useImageSdk && this.options.prestartServer !== false) substrate.prestartServer();
+      const prestart = !spec.useImageSdk && this.options.prestartServer !== false;
+      const packed = await packCopy(copies);
+      // The copy rides on the pre-started interpreter's stdin when that interpreter may write wherever
+      // putArchive would (root) and the folder is small: a putArchive costs the daemon a helper process
+      // (~60 ms), the stdin path ~5 ms per MB more than putArchive's own streaming.
+      const viaStdin = prestart && container.runsAsRoot && packed.bytes <= STDIN_COPY_MAX_BYTES;
+      const copied = viaStdin && (await substrate.prestartWithCopy(packed, signal, opts.log));
+      check();
+      if (!copied) {
+        await container.putPacked(packed);
+        check();
+        if (prestart) substrate.prestartServer();
+      }
       return substrate;
     } catch (err) {
       await container.remove().catch(() => undefined);
@@ -207,6 +226,8 @@ export class DockerSubstrate implements Substrate {
   readonly info: SubstrateInfo;
   readonly workdir = ENV_DIR;
   private server: RunningExec | undefined;
+  /** Set when the pre-started interpreter serves: ending it stops the server as SIGTERM does (prestart.py). */
+  private serverStdin: NodeJS.WritableStream | undefined;
   private port: number | undefined;
   /** The bundled server waiting for its arguments (see PRESTARTED_SERVER), with output kept until serve(). */
   private prestarted:
@@ -215,7 +236,7 @@ export class DockerSubstrate implements Substrate {
         output: { stream: 'stdout' | 'stderr'; text: string }[];
         sink?: (stream: 'stdout' | 'stderr', text: string) => void;
         /** Its stdout until serve(): discovery replies are taken out, the rest kept. */
-        replies: DiscoveryReplies;
+        replies: PrestartedReplies;
       }
     | undefined;
   /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
@@ -245,15 +266,40 @@ export class DockerSubstrate implements Substrate {
 
   /** Starts the bundled server's interpreter now; serve() hands it its arguments. */
   prestartServer(): void {
+    this.startPrestarted(PRESTARTED_SERVER);
+  }
+
+  /**
+   * Starts the bundled server's interpreter with nothing of the runtime in
+   * the container yet, and sends it the runtime and the environment's folder
+   * (hud_studio/unpack.py) before its first request. False when that did not
+   * work (no python3 in the image, a read-only path...): the interpreter is
+   * gone and the caller copies by putArchive instead, whose error says more.
+   */
+  async prestartWithCopy(packed: PackedCopy, signal: AbortSignal, log: (stream: 'engine', text: string) => void): Promise<boolean> {
+    const archive = packed.open();
+    const state = this.startPrestarted(unpackSource());
+    const warm = await state.exec;
+    const outcome = warm ? await state.replies.copy(warm, archive, signal) : undefined;
+    if (outcome && 'copied' in outcome) return true;
+    archive.destroy();
+    if (this.prestarted === state) this.prestarted = undefined;
+    state.replies.close();
+    await warm?.kill('KILL').catch(() => undefined);
+    if (outcome && !signal.aborted) log('engine', `copying ${describeCopy(packed.items)} through python3 failed (${outcome.error}); copying it with the Docker API instead`);
+    return false;
+  }
+
+  private startPrestarted(code: string): NonNullable<DockerSubstrate['prestarted']> {
     const keep = (stream: 'stdout' | 'stderr', text: string): void => (state.sink ? state.sink(stream, text) : void state.output.push({ stream, text }));
     const state: NonNullable<DockerSubstrate['prestarted']> = {
       exec: Promise.resolve(undefined),
       output: [],
-      replies: new DiscoveryReplies((text) => keep('stdout', text)),
+      replies: new PrestartedReplies((text) => keep('stdout', text)),
     };
     state.exec = spawnExec(
       this.container.handle,
-      ['python3', '-c', PRESTARTED_SERVER],
+      ['python3', '-c', code],
       {
         cwd: this.workdir,
         env: this.pythonEnv(false),
@@ -261,11 +307,12 @@ export class DockerSubstrate implements Substrate {
       },
       true,
     ).catch(() => undefined);
-    // An interpreter that ends (or never started) answers no more discovery requests.
+    // An interpreter that ends (or never started) answers no more requests.
     void state.exec.then((e) => (e ? e.done : undefined)).then(() => state.replies.close());
     this.prestarted = state;
     // The relay's interpreter starts while discovery runs, so the first openChannel only has to connect.
-    this.warmRelay = prepareRelay(this.container.handle).catch(() => undefined);
+    this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
+    return state;
   }
 
   exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
@@ -329,6 +376,7 @@ export class DockerSubstrate implements Substrate {
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
       warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {} })}\n`);
       run = warm;
+      this.serverStdin = warm.stdin;
     } else {
       run = await this.container.spawn(argv, { cwd: this.workdir, env: { ...this.pythonEnv(false), ...opts.env }, onOutput });
     }
@@ -402,7 +450,9 @@ export class DockerSubstrate implements Substrate {
       const server = this.server;
       if (server) {
         // SIGTERM first so the template's teardown (generator finally blocks, @env.shutdown) runs.
-        await server.kill('TERM').catch(() => undefined);
+        // The pre-started server takes it from the end of its stdin, which saves a `docker exec`.
+        if (this.serverStdin) this.serverStdin.end();
+        else await server.kill('TERM').catch(() => undefined);
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([server.done.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, this.stopGraceMs)))]);
         clearTimeout(timer);

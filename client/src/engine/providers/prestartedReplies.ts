@@ -1,18 +1,26 @@
 /**
- * Discovery answered by the pre-started server's interpreter (see
- * runtime/python/hud_studio/prestart.py): it forks a child per request, so
- * discovery starts no interpreter of its own. Replies arrive on that
- * interpreter's stdout as one line `HUD_STUDIO_DISCOVER NONCE JSON`; the nonce
- * is fresh per request, and every other line passes through untouched.
+ * Requests to the pre-started server's interpreter, on its stdin: the copy
+ * of the runtime and the environment's folder (runtime/python/hud_studio/
+ * unpack.py), which saves a `putArchive`, and discovery, which it runs in a
+ * forked child (hud_studio/prestart.py), so that discovery starts no
+ * interpreter of its own. Replies arrive on that interpreter's stdout as one
+ * line `HUD_STUDIO_REPLY NONCE JSON`; the nonce is fresh per request, and
+ * every other line passes through untouched.
  */
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { LineSplitter } from '../docker/lines';
 import type { InteractiveExec } from '../docker/exec';
 import { CancelledError } from '../errors';
 import type { ExecOptions, ExecResult } from './provider';
 
-const ENVELOPE = 'HUD_STUDIO_DISCOVER ';
+const ENVELOPE = 'HUD_STUDIO_REPLY ';
+
+const CopyReply = z.union([z.object({ copied: z.literal(true) }), z.object({ error: z.string() })]);
+/** How a copy through the interpreter ended; undefined when the interpreter ended without answering. */
+export type CopyOutcome = z.infer<typeof CopyReply> | undefined;
 
 const Reply = z.union([
   z.object({ unavailable: z.literal(true) }),
@@ -20,9 +28,9 @@ const Reply = z.union([
 ]);
 type Reply = z.infer<typeof Reply>;
 
-/** Splits the pre-started interpreter's stdout into discovery replies and everything else. */
-export class DiscoveryReplies {
-  private readonly waiting = new Map<string, (reply: Reply | undefined) => void>();
+/** Splits the pre-started interpreter's stdout into replies and everything else. */
+export class PrestartedReplies {
+  private readonly waiting = new Map<string, (reply: unknown) => void>();
   private readonly lines: LineSplitter;
 
   constructor(forward: (text: string) => void) {
@@ -32,7 +40,7 @@ export class DiscoveryReplies {
         const space = rest.indexOf(' ');
         const settle = this.waiting.get(rest.slice(0, space));
         if (space > 0 && settle) {
-          settle(parseReply(rest.slice(space + 1)));
+          settle(parseJson(rest.slice(space + 1)));
           return;
         }
       }
@@ -48,6 +56,39 @@ export class DiscoveryReplies {
   close(): void {
     this.lines.end();
     for (const settle of [...this.waiting.values()]) settle(undefined);
+  }
+
+  /**
+   * Streams `archive` to an interpreter started with unpack.py's source and
+   * waits for it to be unpacked. `signal` ends the wait (undefined), the
+   * caller then removes the container.
+   */
+  async copy(warm: InteractiveExec, archive: Readable, signal: AbortSignal): Promise<CopyOutcome> {
+    const nonce = randomUUID();
+    // Writing stops once the interpreter has answered or ended (an early error), or on `signal`.
+    const answeredEarly = new AbortController();
+    const answered = new Promise<unknown>((resolve) => {
+      const settle = (reply: unknown): void => {
+        if (!this.waiting.delete(nonce)) return;
+        signal.removeEventListener('abort', onAbort);
+        answeredEarly.abort();
+        resolve(reply);
+      };
+      const onAbort = (): void => settle(undefined);
+      this.waiting.set(nonce, settle);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+    });
+    warm.stdin.write(`${JSON.stringify({ copy: nonce })}\n`);
+    try {
+      await writeChunked(archive, warm.stdin, AbortSignal.any([signal, answeredEarly.signal]));
+    } catch {
+      archive.destroy();
+      // A half-sent archive: end of input makes the interpreter answer with an error and exit.
+      warm.stdin.end();
+    }
+    const parsed = CopyReply.safeParse(await answered);
+    return parsed.success ? parsed.data : undefined;
   }
 
   /**
@@ -72,7 +113,11 @@ export class DiscoveryReplies {
         if (settled()) void giveUp().then(() => resolve({ exitCode: null, stdout: '', stderr: '', timedOut }));
       };
       const onAbort = (): void => stop(false);
-      this.waiting.set(nonce, (reply) => settled() && resolve(reply && toResult(reply, opts)));
+      this.waiting.set(nonce, (reply) => {
+        if (!settled()) return;
+        const parsed = Reply.safeParse(reply);
+        resolve(parsed.success ? toResult(parsed.data, opts) : undefined);
+      });
       if (opts.timeoutMs !== undefined) timer = setTimeout(() => stop(true), opts.timeoutMs);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       warm.stdin.write(`${JSON.stringify({ discover: args, nonce, cwd: opts.cwd, env: opts.env ?? {} })}\n`);
@@ -80,13 +125,23 @@ export class DiscoveryReplies {
   }
 }
 
-function parseReply(json: string): Reply | undefined {
+function parseJson(json: string): unknown {
   try {
-    const parsed = Reply.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : undefined;
+    return JSON.parse(json);
   } catch {
     return undefined;
   }
+}
+
+/** The framing unpack.py reads: each chunk as a line with its length, then its bytes; a zero length ends it. */
+async function writeChunked(archive: Readable, sink: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {
+  for await (const chunk of archive) {
+    if (signal.aborted) throw signal.reason;
+    const bytes = chunk as Buffer;
+    if (bytes.length === 0) continue;
+    if (!sink.write(Buffer.concat([Buffer.from(`${bytes.length}\n`), bytes]))) await once(sink as unknown as NodeJS.EventEmitter, 'drain', { signal });
+  }
+  sink.write('0\n');
 }
 
 // A signalled child reports 128 + signal, as `docker exec` does for a signalled command.
