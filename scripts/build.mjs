@@ -6,30 +6,14 @@ import * as esbuild from 'esbuild';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nativeExternals, nodeBundleOptions } from './esbuildNode.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
-// Native addons ssh2 tries to load in try/catch (cpu-features, sshcrypto.node);
-// they are not needed for the local Docker socket and must never enter the
-// bundle. ssh2 itself is plain JS that docker-modem requires at load time, so
-// it is bundled: the packaged extension has no node_modules to find it in.
-const nativeExternals = ['cpu-features', './crypto/build/Release/sshcrypto.node'];
-
-const node = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: true,
-  minify: production,
-  logLevel: 'warning',
-  // web-tree-sitter and execa ship ESM; import.meta.url must still work in CJS.
-  define: { 'import.meta.url': 'importMetaUrl' },
-  banner: { js: "const importMetaUrl = require('url').pathToFileURL(__filename).href;" },
-};
+const node = nodeBundleOptions(production);
 
 const entries = [
   { in: 'client/src/extension.ts', out: 'extension', external: ['vscode', ...nativeExternals] },

@@ -35,17 +35,30 @@ export function uriToPath(uri: string): string | undefined {
   return resolve(p);
 }
 
+/**
+ * `path` below `dir` when it plainly is (`dir` + separator + a path without `..`
+ * segments); undefined means "ask path.relative". Saves its resolve() calls
+ * for the paths the index mostly sees, which are already normalized.
+ */
+function plainlyBelow(dir: string, path: string): string | undefined {
+  if (path.length <= dir.length + 1 || path.charCodeAt(dir.length) !== sep.charCodeAt(0) || !path.startsWith(dir)) return undefined;
+  const rel = path.slice(dir.length + 1);
+  const odd = rel.includes('..') || rel.startsWith(sep) || rel.includes(sep + sep) || rel.startsWith(`.${sep}`) || rel.includes(`${sep}.${sep}`);
+  return odd ? undefined : rel;
+}
+
 /** POSIX path of `path` relative to the deepest root containing it. */
 export function workspaceRelative(roots: readonly string[], path: string): string {
   let best: string | undefined;
   for (const root of roots) {
-    const rel = relative(root, path);
+    const rel = plainlyBelow(root, path) ?? relative(root, path);
     if (rel && !rel.startsWith('..') && !isAbsolute(rel) && (best === undefined || rel.length < best.length)) best = rel;
   }
   return (best ?? path).split(sep).join('/');
 }
 
 export function isUnder(dir: string, path: string): boolean {
+  if (plainlyBelow(dir, path) !== undefined) return true;
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }

@@ -153,8 +153,13 @@ export function spanRange(lines: LineMap, start: number, end: number): Range {
 
 const isHudModule = (module: string) => module === 'hud' || module.startsWith('hud.');
 
+/** Comments, continuations, parentheses, whitespace other than single spaces: the import needs normalising first. */
+const IMPORT_NOISE = /[#\\()]|[^\S ]| {2}/;
+
 function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
-  const clean = source.replace(/#[^\n]*/g, '').replace(/\\\n/g, ' ').replace(/[()]/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = IMPORT_NOISE.test(source)
+    ? source.replace(/#[^\n]*/g, '').replace(/\\\n/g, ' ').replace(/[()]/g, ' ').replace(/\s+/g, ' ').trim()
+    : source.trim();
   const from = /^from ([.\w ]+?) import (.+)$/.exec(clean);
   if (from) {
     const module = from[1]!.replace(/\s+/g, '');
@@ -201,12 +206,21 @@ function isHudName(callee: string[] | undefined, hud: HudNames, set: Set<string>
   return hud.modules.has(callee[0]!) && callee[callee.length - 1] === name;
 }
 
-const NAME_TARGET = /^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)\s*/;
-const VERIFIER_TARGET = /^([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*\.\s*verifier\s*=(?!=)\s*/;
+const NAME_TARGET = /([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)\s*/y;
+const VERIFIER_TARGET = /([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*\.\s*verifier\s*=(?!=)\s*/y;
+const CALL_HEAD = /([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/y;
+const KEYWORD_ARG = /([A-Za-z_]\w*)\s*=(?!=)\s*/y;
+
+/** The sticky `re` matched at `at`, if the match ends by `limit` (no slice of the text). */
+function matchAt(re: RegExp, text: string, at: number, limit: number): RegExpExecArray | null {
+  re.lastIndex = at;
+  const m = re.exec(text);
+  return m && at + m[0].length <= limit ? m : null;
+}
 
 /** `name = <rhs>`: the variable and where the right-hand side starts and ends. */
 function simpleAssignment(text: string, st: Span): { name: string; rhs: Span } | undefined {
-  const m = NAME_TARGET.exec(text.slice(st.start, Math.min(st.end, st.start + 300)));
+  const m = matchAt(NAME_TARGET, text, st.start, st.end);
   if (!m) return undefined;
   const start = st.start + m[0].length;
   return { name: m[1]!, rhs: { start, end: expressionEnd(text, start, st.end) } };
@@ -221,8 +235,7 @@ type ParsedAssignment =
 
 function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   const { text } = ctx;
-  const head = text.slice(st.start, Math.min(st.end, st.start + 300));
-  const v = VERIFIER_TARGET.exec(head);
+  const v = matchAt(VERIFIER_TARGET, text, st.start, st.end);
   if (v) {
     const start = st.start + v[0].length;
     const end = expressionEnd(text, start, st.end);
@@ -256,12 +269,13 @@ interface ArgSpan {
 /** A call written as `dotted.name(args)` spanning exactly `span`. */
 function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
   const { text, lines } = ctx;
-  const head = /^([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/.exec(text.slice(span.start, Math.min(span.end, span.start + 300)));
+  const head = matchAt(CALL_HEAD, text, span.start, span.end);
   if (!head) return undefined;
   const open = span.start + head[0].length - 1;
   const close = matchBracket(text, open, span.end);
   if (close !== span.end - 1) return undefined; // `f(x).g`, `f(x) + 1`: not a plain call
-  const callee = head[1]!.split('.').map((s) => s.trim());
+  const dotted = head[1]!;
+  const callee = dotted.indexOf('.') < 0 ? [dotted] : dotted.split('.').map((s) => s.trim());
   const calleeEnd = span.start + head[1]!.length;
   const facts: CallFacts = {
     callee,
@@ -278,7 +292,7 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
       args.push({ splat: true, span: a, value: a });
       continue;
     }
-    const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*/.exec(text.slice(a.start, Math.min(a.end, a.start + 200)));
+    const kw = matchAt(KEYWORD_ARG, text, a.start, a.end);
     if (kw) {
       const value = { start: a.start + kw[0].length, end: a.end };
       args.push({ keyword: kw[1]!, splat: false, span: a, value });

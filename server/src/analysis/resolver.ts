@@ -25,11 +25,19 @@ export interface FactsLookup {
 
 const MAX_DEPTH = 12;
 
+/**
+ * Module resolutions shared by the resolvers of one linking pass, during
+ * which no file's facts change: keyed by the importing folder and the module
+ * name, each with every path it probed (a hit still records them as deps).
+ */
+export type ModuleCache = Map<string, { probed: string[]; found: string | undefined }>;
+
 export class Resolver {
   constructor(
     private readonly files: FactsLookup,
     private readonly roots: readonly string[],
     readonly deps: Set<string>,
+    private readonly modules?: ModuleCache,
   ) {}
 
   pythonFacts(path: string): PythonFacts | undefined {
@@ -44,6 +52,20 @@ export class Resolver {
 
   /** The workspace file of a module, or undefined when it lives elsewhere. */
   resolveModule(fromPath: string, module: string): string | undefined {
+    if (!this.modules) return this.findModule(fromPath, module, undefined);
+    const key = `${dirname(fromPath)}\0${module}`;
+    let entry = this.modules.get(key);
+    if (entry) {
+      for (const p of entry.probed) this.deps.add(p);
+    } else {
+      const probed: string[] = [];
+      entry = { probed, found: this.findModule(fromPath, module, probed) };
+      this.modules.set(key, entry);
+    }
+    return entry.found;
+  }
+
+  private findModule(fromPath: string, module: string, probed: string[] | undefined): string | undefined {
     const dots = /^\.*/.exec(module)![0].length;
     const rest = module.slice(dots).split('.').filter(Boolean);
     const bases: string[] = [];
@@ -62,7 +84,10 @@ export class Resolver {
     for (const base of bases) {
       const stem = rest.length === 0 ? base : base + sep + rest.join(sep);
       const candidates = rest.length === 0 ? [stem + sep + '__init__.py'] : [stem + '.py', stem + sep + '__init__.py'];
-      for (const c of candidates) if (this.python(c)) return c;
+      for (const c of candidates) {
+        probed?.push(c);
+        if (this.python(c)) return c;
+      }
     }
     return undefined;
   }

@@ -160,10 +160,23 @@ function resultShape(text: string, lines: LineMap, yieldAt: number, limit: numbe
   return shape;
 }
 
+/** One pattern per variable name: templates mostly call it `actor_result` or `result`. */
+const keyReadPatterns = new Map<string, RegExp>();
+
+function keyReadPattern(bound: string): RegExp {
+  let re = keyReadPatterns.get(bound);
+  if (!re) {
+    if (keyReadPatterns.size > 256) keyReadPatterns.clear();
+    re = new RegExp(`\\b${bound}\\s*(?:\\[|\\.\\s*get\\s*\\()\\s*(?=[rRuU]?["'])`, 'g');
+    keyReadPatterns.set(bound, re);
+  }
+  return re;
+}
+
 /** `bound["key"]` and `bound.get("key")` between `from` and `to`. */
 function keyReads(root: SyntaxNode, text: string, lines: LineMap, from: number, to: number, bound: string): { key: string; range: Range }[] {
   const out: { key: string; range: Range }[] = [];
-  const re = new RegExp(`\\b${bound}\\s*(?:\\[|\\.\\s*get\\s*\\()\\s*(?=[rRuU]?["'])`, 'g');
+  const re = keyReadPattern(bound);
   re.lastIndex = from;
   for (let m = re.exec(text); m && m.index < to; m = re.exec(text)) {
     if (m.index > 0 && text[m.index - 1] === '.') continue; // `other.bound[...]`

@@ -11,7 +11,7 @@ import { EMPTY_LINK, type LinkResult } from './link';
 import { linkJson } from './linkJson';
 import { linkPython, type FileIdentity } from './linkPython';
 import { pathToUri, workspaceRelative } from './paths';
-import { Resolver } from './resolver';
+import { Resolver, type ModuleCache } from './resolver';
 
 export interface WorkspaceHost {
   /** Whether a file exists on disk (Harbor's implied files). */
@@ -177,14 +177,15 @@ export class Workspace {
   }
 
   private relink(paths: Iterable<string>): void {
+    const modules: ModuleCache = new Map();
     for (const path of paths) {
       const rec = this.records.get(path);
-      if (rec) this.linkOne(rec);
+      if (rec) this.linkOne(rec, modules);
     }
     this.version++;
   }
 
-  private linkOne(rec: FileRecord): void {
+  private linkOne(rec: FileRecord, modules: ModuleCache): void {
     const deps = new Set<string>();
     const identity: FileIdentity = {
       path: rec.path,
@@ -197,7 +198,7 @@ export class Workspace {
     try {
       switch (facts.kind) {
         case 'python':
-          rec.link = linkPython(identity, facts, new Resolver(this, this.roots, deps));
+          rec.link = linkPython(identity, facts, new Resolver(this, this.roots, deps, modules));
           break;
         case 'json-tasks':
           rec.link = linkJson(identity, facts, {
