@@ -3,14 +3,17 @@
  * environment files (plus one shared judge module per 10), then measures:
  *   - floorMs: decode + tree-sitter parse of every file, nothing else;
  *   - coldIndexMs: the same pre-read files through the analysis (parse,
- *     extract, link, diagnostics) and the index; ratio = cold / floor in
- *     CPU time (target <= 1.5), median over interleaved pairs in one process;
+ *     extract, link, diagnostics) in the server's start-up batches, and the
+ *     index; ratio = cold / floor in CPU time (target <= 1.5), each batch
+ *     timed beside the floor's parse of the same files, median of 5 runs;
  *   - edit -> diagnostics latency on open documents (incremental reparse,
  *     re-link of the file and its dependents, diagnostics): p50/p95
  *     (target p95 <= 20 ms);
  *   - in a fresh process, one server-like cold index from disk: wall time,
  *     peak RSS and retained heap (target <= 400 MB at 10,000 files).
- * Prints one JSON document. Run: npx tsx bench/index/run.ts [--sizes 1000,10000]
+ * Prints one JSON document. Run: npm run bench -- index [--sizes 1000,10000]
+ * (bundled as the server ships; `npx tsx bench/index/run.ts` runs the
+ * unbundled source, which is slower by tsx's helpers).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

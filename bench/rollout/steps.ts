@@ -63,7 +63,8 @@ function frames(value: unknown): void {
 }
 
 timed(DockerProvider.prototype, 'acquire', 'acquire (create, start, copy in)');
-timed(DockerContainer.prototype, 'copyInAll', 'copy in');
+timed(DockerContainer.prototype, 'putPacked', 'copy in by putArchive');
+timed(DockerSubstrate.prototype, 'prestartWithCopy', 'copy in through the pre-started interpreter (its exec, start, unpack)');
 timed(DockerSubstrate.prototype, 'exec', 'exec');
 timed(DockerSubstrate.prototype, 'execPython', 'execPython');
 timed(DockerSubstrate.prototype, 'serve', 'serve');
