@@ -136,6 +136,24 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
     }
   });
 
+  test('an image without python3: putArchive copies, and discovery reports the missing interpreter', async () => {
+    const context = tempDir('nopython-');
+    writeFileSync(join(context, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN rm -f /usr/bin/python3*\n`);
+    const image = (await buildImage({ contextDir: context, onLog: () => undefined })).tag;
+    rmSync(context, { recursive: true, force: true });
+    const { s, rolloutId, since } = await acquire(new DockerProvider(), { image });
+    try {
+      const copied = await s.exec(['cat', 'env.py']);
+      assert.match(copied.stdout, /Environment\("copied"\)/);
+      const found = await s.execPython(['-m', 'hud_studio.discover', s.envPath, '--json']).catch((err: Error) => err);
+      const text = found instanceof Error ? found.message : `${found.exitCode} ${found.stdout} ${found.stderr}`;
+      assert.match(text, /"python3": executable file not found/);
+    } finally {
+      await release(s, rolloutId);
+    }
+    assert.equal((await eventsOf(rolloutId, 'extract-to-dir', since)).length, 1);
+  });
+
   test('when the copy through python3 fails, putArchive takes over and says why', async () => {
     // /opt/hud-studio is a file in this container's image: unpacking below it fails in Python and in the daemon alike.
     const context = tempDir('blocked-');

@@ -31,6 +31,8 @@ type Reply = z.infer<typeof Reply>;
 /** Splits the pre-started interpreter's stdout into replies and everything else. */
 export class PrestartedReplies {
   private readonly waiting = new Map<string, (reply: unknown) => void>();
+  /** Set once the interpreter ended or was handed over: later requests get undefined at once. */
+  private closed = false;
   private readonly lines: LineSplitter;
 
   constructor(forward: (text: string) => void) {
@@ -54,6 +56,8 @@ export class PrestartedReplies {
 
   /** The interpreter ended or is handed over: nothing more will be answered. */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.lines.end();
     for (const settle of [...this.waiting.values()]) settle(undefined);
   }
@@ -64,14 +68,15 @@ export class PrestartedReplies {
    * caller then removes the container.
    */
   async copy(warm: InteractiveExec, archive: Readable, signal: AbortSignal): Promise<CopyOutcome> {
+    if (this.closed) {
+      archive.destroy();
+      return undefined;
+    }
     const nonce = randomUUID();
-    // Writing stops once the interpreter has answered or ended (an early error), or on `signal`.
-    const answeredEarly = new AbortController();
     const answered = new Promise<unknown>((resolve) => {
       const settle = (reply: unknown): void => {
         if (!this.waiting.delete(nonce)) return;
         signal.removeEventListener('abort', onAbort);
-        answeredEarly.abort();
         resolve(reply);
       };
       const onAbort = (): void => settle(undefined);
@@ -80,14 +85,21 @@ export class PrestartedReplies {
       else signal.addEventListener('abort', onAbort, { once: true });
     });
     warm.stdin.write(`${JSON.stringify({ copy: nonce })}\n`);
-    try {
-      await writeChunked(archive, warm.stdin, AbortSignal.any([signal, answeredEarly.signal]));
-    } catch {
-      archive.destroy();
+    // Written alongside the wait: the interpreter may answer (an error) or end before it has read everything.
+    const stopWriting = new AbortController();
+    let hostError: string | undefined;
+    const writing = writeChunked(archive, warm.stdin, stopWriting.signal).catch((err: unknown) => {
+      // A host file that cannot be read says more than the interpreter's "archive ended early".
+      if (!stopWriting.signal.aborted) hostError = err instanceof Error ? err.message : String(err);
       // A half-sent archive: end of input makes the interpreter answer with an error and exit.
       warm.stdin.end();
-    }
-    const parsed = CopyReply.safeParse(await answered);
+    });
+    const reply = await answered;
+    stopWriting.abort();
+    archive.destroy();
+    await writing;
+    if (hostError !== undefined) return { error: hostError };
+    const parsed = CopyReply.safeParse(reply);
     return parsed.success ? parsed.data : undefined;
   }
 
@@ -99,6 +111,7 @@ export class PrestartedReplies {
    */
   request(warm: InteractiveExec, args: string[], opts: ExecOptions & { cwd: string }, giveUp: () => Promise<void>): Promise<ExecResult | undefined> {
     if (opts.signal?.aborted) return Promise.reject(new CancelledError('command python3'));
+    if (this.closed) return Promise.resolve(undefined);
     const nonce = randomUUID();
     return new Promise<ExecResult | undefined>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
@@ -136,7 +149,7 @@ function parseJson(json: string): unknown {
 /** The framing unpack.py reads: each chunk as a line with its length, then its bytes; a zero length ends it. */
 async function writeChunked(archive: Readable, sink: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {
   for await (const chunk of archive) {
-    if (signal.aborted) throw signal.reason;
+    if (signal.aborted) return;
     const bytes = chunk as Buffer;
     if (bytes.length === 0) continue;
     if (!sink.write(Buffer.concat([Buffer.from(`${bytes.length}\n`), bytes]))) await once(sink as unknown as NodeJS.EventEmitter, 'drain', { signal });
