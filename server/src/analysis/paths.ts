@@ -54,7 +54,8 @@ export function workspaceRelative(roots: readonly string[], path: string): strin
     const rel = plainlyBelow(root, path) ?? relative(root, path);
     if (rel && !rel.startsWith('..') && !isAbsolute(rel) && (best === undefined || rel.length < best.length)) best = rel;
   }
-  return (best ?? path).split(sep).join('/');
+  const rel = best ?? path;
+  return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
 export function isUnder(dir: string, path: string): boolean {

@@ -158,7 +158,10 @@ export class Workspace {
   }
 
   private collectDependents(path: string, oldKeys: string[], newKeys: string[], into: Set<string>): void {
-    for (const key of [path, ...oldKeys, ...newKeys]) for (const d of this.dependents.get(key) ?? []) into.add(d);
+    const add = (key: string): void => this.dependents.get(key)?.forEach((d) => into.add(d));
+    add(path);
+    oldKeys.forEach(add);
+    newKeys.forEach(add);
   }
 
   private setDeps(rec: FileRecord, deps: string[]): void {
