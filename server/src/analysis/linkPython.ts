@@ -28,8 +28,8 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
   templateProblems(facts, templates, problems);
 
   const tasks: IndexedTask[] = [];
-  const verifierFor = facts.verifierAssignments.length ? new Map<string, { value: VerifierValue; range: Range }>() : undefined;
-  for (const a of facts.verifierAssignments) verifierFor!.set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
+  const verifierFor = new Map<string, { value: VerifierValue; range: Range }>();
+  for (const a of facts.verifierAssignments) verifierFor.set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
 
   for (const cand of facts.tasks) {
     const target = resolveTemplate(file, cand.call, resolver);
@@ -47,7 +47,7 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
       templateId: target.template.id,
       templateUri: file.uriOf(target.path),
     };
-    const assigned = verifierFor?.get(label);
+    const assigned = verifierFor.get(label);
     const verifier = assigned ?? (cand.call.verifier ? { value: cand.call.verifier, range: cand.call.verifier.range } : undefined);
     if (verifier) {
       const link = linkVerifier(file, facts, target, verifier.value, verifier.range, resolver, problems, uses);

@@ -52,6 +52,13 @@ function headIs(re: RegExp, text: string, at: number): boolean {
   return re.test(text);
 }
 
+/** The sticky `re` matched at `at`, if the match ends by `limit` (no slice of the text). */
+function matchAt(re: RegExp, text: string, at: number, limit: number): RegExpExecArray | null {
+  re.lastIndex = at;
+  const m = re.exec(text);
+  return m && at + m[0].length <= limit ? m : null;
+}
+
 /** Classifies a module-level statement by its first characters (no call into wasm). */
 function kindOf(text: string, at: number): StatementKind {
   if (headIs(IMPORT_HEAD, text, at)) return 'import';
@@ -210,13 +217,6 @@ const NAME_TARGET = /([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)\s*/y;
 const VERIFIER_TARGET = /([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*\.\s*verifier\s*=(?!=)\s*/y;
 const CALL_HEAD = /([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/y;
 const KEYWORD_ARG = /([A-Za-z_]\w*)\s*=(?!=)\s*/y;
-
-/** The sticky `re` matched at `at`, if the match ends by `limit` (no slice of the text). */
-function matchAt(re: RegExp, text: string, at: number, limit: number): RegExpExecArray | null {
-  re.lastIndex = at;
-  const m = re.exec(text);
-  return m && at + m[0].length <= limit ? m : null;
-}
 
 /** `name = <rhs>`: the variable and where the right-hand side starts and ends. */
 function simpleAssignment(text: string, st: Span): { name: string; rhs: Span } | undefined {

@@ -277,12 +277,10 @@ export class DockerSubstrate implements Substrate {
    * gone and the caller copies by putArchive instead, whose error says more.
    */
   async prestartWithCopy(packed: PackedCopy, signal: AbortSignal, log: (stream: 'engine', text: string) => void): Promise<boolean> {
-    const archive = packed.open();
     const state = this.startPrestarted(unpackSource());
     const warm = await state.exec;
-    const outcome = warm ? await state.replies.copy(warm, archive, signal) : undefined;
+    const outcome = warm ? await state.replies.copy(warm, packed.open(), signal) : undefined;
     if (outcome && 'copied' in outcome) return true;
-    archive.destroy();
     if (this.prestarted === state) this.prestarted = undefined;
     state.replies.close();
     await warm?.kill('KILL').catch(() => undefined);
