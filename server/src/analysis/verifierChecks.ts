@@ -1,7 +1,7 @@
 /**
  * Checks a task's verifier against the task's own template: agent-less first
  * yield, keys it reads from the actor's result, and whether the two share a
- * substrate (DESIGN.md 1.2).
+ * substrate (docs/hud-protocol.md).
  */
 import type { FileProblem, Range, TemplateFacts } from './facts';
 import { problem } from './diagnostics';
