@@ -4,6 +4,7 @@
  * node-ipc) is chosen by the arguments vscode-languageclient passes.
  */
 import {
+  CodeActionKind,
   createConnection,
   DidChangeWatchedFilesNotification,
   FileChangeType,
@@ -18,9 +19,11 @@ import { DIAGNOSTIC_SOURCE } from './analysis/diagnostics';
 import type { FileProblem } from './analysis/facts';
 import { isUnder, uriToPath } from './analysis/paths';
 import { DEFAULT_EXCLUDED_DIRS, listIndexableFiles, readFiles } from './analysis/scan';
+import { codeActions } from './features/codeActions';
 import { codeLenses } from './features/codeLens';
-import { completeKeywords } from './features/completion';
+import { complete } from './features/completion';
 import { hover } from './features/hover';
+import { sdkHover } from './features/sdkHover';
 import { definition, references } from './features/navigation';
 import { documentSymbols, workspaceSymbols } from './features/symbols';
 import { IndexChangedNotification, IndexRequest } from './protocol';
@@ -36,7 +39,9 @@ export interface ServerInitOptions {
 const SEVERITY = { error: 1, warning: 2, info: 3 } as const;
 
 function toDiagnostic(p: FileProblem): Diagnostic {
-  return { range: p.range, severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, message: p.message };
+  const d: Diagnostic = { range: p.range, severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, message: p.message };
+  if (p.fix) d.data = p.fix;
+  return d;
 }
 
 export function startServer(connection: Connection): void {
@@ -100,7 +105,8 @@ export function startServer(connection: Connection): void {
         referencesProvider: true,
         documentSymbolProvider: true,
         workspaceSymbolProvider: true,
-        completionProvider: { triggerCharacters: ['(', ','] },
+        completionProvider: { triggerCharacters: ['(', ',', '='] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
       },
       serverInfo: { name: 'hud-studio-language-server' },
     };
@@ -195,7 +201,13 @@ export function startServer(connection: Connection): void {
   connection.onHover(safe('hover', null, async ({ textDocument, position }) => {
     const a = await withAnalyzer();
     const path = pathOf(textDocument.uri);
-    return path ? hover(a.workspace, path, position) : null;
+    if (!path) return null;
+    const found = hover(a.workspace, path, position);
+    if (found) return found;
+    const facts = a.workspace.facts(path);
+    const doc = a.document(path);
+    if (facts?.kind !== 'python' || !facts.importsHud || !doc) return null;
+    return sdkHover(facts.imports, doc.getText(), doc.offsetAt(position), (o) => doc.positionAt(o));
   }));
   connection.onDefinition(safe('definition', [], async ({ textDocument, position }) => {
     const a = await withAnalyzer();
@@ -218,7 +230,14 @@ export function startServer(connection: Connection): void {
     const path = pathOf(textDocument.uri);
     const doc = path ? a.document(path) : undefined;
     if (!path || !doc || fileKind(path) !== 'python') return [];
-    return completeKeywords(a.workspace, path, doc.getText(), doc.offsetAt(position));
+    return complete(a.workspace, path, doc.getText(), doc.offsetAt(position));
+  }));
+
+  connection.onCodeAction(safe('codeAction', [], async ({ textDocument, context }) => {
+    const a = await withAnalyzer();
+    const path = pathOf(textDocument.uri);
+    const doc = path ? a.document(path) : undefined;
+    return doc ? codeActions(textDocument.uri, doc, context.diagnostics) : [];
   }));
 
   connection.onShutdown(() => {
