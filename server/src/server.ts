@@ -7,6 +7,7 @@ import {
   CodeActionKind,
   createConnection,
   DidChangeWatchedFilesNotification,
+  WatchKind,
   FileChangeType,
   ProposedFeatures,
   TextDocumentSyncKind,
@@ -14,6 +15,7 @@ import {
   type Diagnostic,
   type InitializeParams,
 } from 'vscode-languageserver/node';
+import { stat } from 'node:fs/promises';
 import { Analyzer, fileKind } from './analysis/analyzer';
 import { DIAGNOSTIC_SOURCE } from './analysis/diagnostics';
 import type { FileProblem } from './analysis/facts';
@@ -117,22 +119,50 @@ export function startServer(connection: Connection): void {
       const a = await ready!;
       if (dynamicWatch) {
         await connection.client.register(DidChangeWatchedFilesNotification.type, {
-          watchers: ['**/*.py', '**/*.json', '**/*.jsonl', '**/task.toml', '**/instruction.md', '**/tests/**'].map((globPattern) => ({ globPattern })),
+          watchers: [
+            ...['**/*.py', '**/*.json', '**/*.jsonl', '**/task.toml', '**/instruction.md', '**/tests/**'].map((globPattern) => ({ globPattern })),
+            // A folder deleted, moved or copied in is reported as the folder alone, which the globs above never match.
+            { globPattern: '**/*', kind: WatchKind.Create | WatchKind.Delete },
+          ],
         });
       }
       const started = Date.now();
-      const files = await listIndexableFiles(roots, excludeDirs);
-      for (let i = 0; i < files.length; i += SCAN_BATCH) {
-        const batch = await readFiles(files.slice(i, i + SCAN_BATCH));
-        publish(a.setFiles(batch));
-        await new Promise((r) => setImmediate(r)); // let edits and requests in between batches
-      }
-      log(`indexed ${files.length} files in ${Date.now() - started} ms`);
+      const count = await indexFolders(a, roots);
+      log(`indexed ${count} files in ${Date.now() - started} ms`);
       publish([]);
     }),
   );
 
   const withAnalyzer = async () => ready ?? Promise.reject(new Error('not initialized'));
+
+  /** Reads every indexable file under `folders` in batches; returns how many. */
+  const indexFolders = async (a: Analyzer, folders: readonly string[]): Promise<number> => {
+    const files = await listIndexableFiles(folders, excludeDirs);
+    for (let i = 0; i < files.length; i += SCAN_BATCH) {
+      const batch = await readFiles(files.slice(i, i + SCAN_BATCH));
+      publish(a.setFiles(batch));
+      await new Promise((r) => setImmediate(r)); // let edits and requests in between batches
+    }
+    return files.length;
+  };
+
+  /** Forgets `path` and, when it was a folder, everything indexed under it. */
+  const forget = (a: Analyzer, path: string, into: Set<string>): void => {
+    const add = (s: Set<string>) => s.forEach((p) => into.add(p));
+    if (a.workspace.has(path)) add(a.deleteFile(path));
+    else {
+      for (const p of [...a.workspace.paths()]) if (isUnder(path, p) && p !== path) add(a.deleteFile(p));
+      add(a.touch(path));
+    }
+  };
+
+  const isFolder = async (path: string): Promise<boolean> => {
+    try {
+      return (await stat(path)).isDirectory();
+    } catch {
+      return false;
+    }
+  };
 
   connection.onDidOpenTextDocument(
     safe('didOpen', undefined, async ({ textDocument }) => {
@@ -172,12 +202,12 @@ export function startServer(connection: Connection): void {
         const path = pathOf(change.uri);
         if (!path || excluded(path)) continue;
         if (change.type === FileChangeType.Deleted) {
-          if (a.workspace.has(path)) add(a.deleteFile(path));
-          else {
-            // A folder went away: drop everything indexed under it.
-            for (const p of [...a.workspace.paths()]) if (isUnder(path, p) && p !== path) add(a.deleteFile(p));
-            add(a.touch(path));
-          }
+          forget(a, path, affected);
+          continue;
+        }
+        if (change.type === FileChangeType.Created && !fileKind(path) && (await isFolder(path))) {
+          await indexFolders(a, [path]);
+          add(a.touch(path));
           continue;
         }
         if (fileKind(path)) {

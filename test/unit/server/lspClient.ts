@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import type { PublishDiagnosticsParams } from 'vscode-languageserver';
+import type { PublishDiagnosticsParams, RegistrationParams } from 'vscode-languageserver';
 import { pathToUri } from '../../../server/src/analysis/paths';
 
 export const REPO = join(__dirname, '..', '..', '..');
@@ -19,10 +19,16 @@ export interface LspClient {
   diagnostics: Map<string, PublishDiagnosticsParams>;
   until(what: string, check: () => boolean, ms?: number): Promise<void>;
   stderr(): string;
+  /** How many notifications the server has sent so far. */
+  notifications(): number;
   close(): Promise<void>;
 }
 
-export async function startServer(workspace: string, entry = BUNDLED_SERVER): Promise<LspClient> {
+export async function startServer(
+  workspace: string,
+  entry = BUNDLED_SERVER,
+  onRegister: (p: RegistrationParams) => void = () => undefined,
+): Promise<LspClient> {
   assert.ok(existsSync(entry), `${entry} is missing: run "npm run build" first`);
   const child: ChildProcess = spawn(process.execPath, [entry, '--stdio'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
@@ -30,13 +36,21 @@ export async function startServer(workspace: string, entry = BUNDLED_SERVER): Pr
   const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   const diagnostics = new Map<string, PublishDiagnosticsParams>();
   const waiters: (() => void)[] = [];
-  const wake = () => waiters.splice(0).forEach((w) => w());
+  let notified = 0;
+  const wake = () => {
+    notified++;
+    waiters.splice(0).forEach((w) => w());
+  };
   conn.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
     diagnostics.set(p.uri, p);
     wake();
   });
   conn.onNotification(() => wake());
-  conn.onRequest('client/registerCapability', () => null);
+  conn.onRequest('client/registerCapability', (p: RegistrationParams) => {
+    onRegister(p);
+    wake();
+    return null;
+  });
   conn.listen();
   await conn.sendRequest('initialize', {
     processId: process.pid,
@@ -71,5 +85,5 @@ export async function startServer(workspace: string, entry = BUNDLED_SERVER): Pr
       }
     }
   };
-  return { conn, diagnostics, until, stderr: () => stderr, close };
+  return { conn, diagnostics, until, stderr: () => stderr, notifications: () => notified, close };
 }
