@@ -4,7 +4,7 @@
  * the document's text travels in the diagnostic's `data` (FixData), so no
  * second analysis runs when the light bulb opens.
  */
-import { CodeActionKind, type CodeAction, type Diagnostic, type TextEdit } from 'vscode-languageserver';
+import { CodeActionKind, type CodeAction, type Diagnostic, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { DIAGNOSTIC_SOURCE } from '../analysis/diagnostics';
 import type { FixData } from '../analysis/facts';
@@ -23,7 +23,7 @@ export function codeActions(uri: string, doc: TextDocument, diagnostics: readonl
 
 type Fix = Pick<CodeAction, 'title' | 'edit' | 'isPreferred'>;
 
-function edit(uri: string, edits: TextEdit[]): CodeAction['edit'] {
+function edit(uri: string, edits: TextEdit[]): WorkspaceEdit {
   return { changes: { [uri]: edits } };
 }
 

@@ -45,7 +45,7 @@ describe('the index follows folders deleted, moved and copied on disk (bundled s
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const refs = async () => ((await lsp.conn.sendRequest(IndexRequest.method, {})) as WorkspaceIndex).tasks.map((t) => t.ref).sort();
+  const refs = async () => (await lsp.conn.sendRequest<WorkspaceIndex>(IndexRequest.method, {})).tasks.map((t) => t.ref).sort();
   const problems = (rel: string) => lsp.diagnostics.get(pathToUri(join(dir, rel)))?.diagnostics.length ?? 0;
   const changed = (rel: string, type: FileChangeType) =>
     lsp.conn.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToUri(join(dir, rel)), type }] });

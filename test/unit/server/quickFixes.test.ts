@@ -132,11 +132,11 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
       const current = published(uri)!.diagnostics;
       if (current.length === 0) break;
       const d: Diagnostic = current[0]!;
-      const actions = (await lsp.conn.sendRequest('textDocument/codeAction', {
+      const actions = await lsp.conn.sendRequest<CodeAction[]>('textDocument/codeAction', {
         textDocument: { uri },
         range: d.range,
         context: { diagnostics: [d], only: ['quickfix'] },
-      })) as CodeAction[];
+      });
       const preferred = actions.find((a) => a.isPreferred);
       assert.ok(preferred, `no preferred quick fix for ${String(d.code)}: ${d.message}`);
       assert.equal(preferred.kind, 'quickfix');
@@ -152,10 +152,10 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     assert.match(fixed, /wrong_type = solve\(1, mode="3"\)/);
     assert.match(fixed, /inner = verify\(expected="a"\)\nouter = solve\(2\)/, 'the inner verifier line is gone');
     assert.match(fixed, /yield await combine\(exact_match\(answer, "hi"\)\)/);
-    assert.match(fixed, /answer = yield "Only a prompt\."\n    yield 0\.0/);
+    assert.match(fixed, /answer = yield "Only a prompt\."\n {4}yield 0\.0/);
     assert.match(fixed, /yield \{"score": 0\.0, "answer": answer\}/);
     assert.match(fixed, /@actor\.template\(id="old"\)/);
-    assert.match(texts.get(pathToUri(join(dir, 'envs', 'judge.py')))!.getText(), /result = yield ""\n    yield 1\.0\n$/, 'chatty became agent-less');
+    assert.match(texts.get(pathToUri(join(dir, 'envs', 'judge.py')))!.getText(), /result = yield ""\n {4}yield 1\.0\n$/, 'chatty became agent-less');
     assert.equal(applied.length, 9, applied.join('\n'));
   });
 
@@ -167,7 +167,7 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     texts.set(uri, next);
     await lsp.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: next.version }, contentChanges: [{ text }] });
     const position = next.positionAt(text.length);
-    const items = (await lsp.conn.sendRequest('textDocument/completion', { textDocument: { uri }, position })) as CompletionItem[];
+    const items = await lsp.conn.sendRequest<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position });
     const labels = items.map((i) => i.label).sort();
     assert.ok(labels.includes('verify(…)'), labels.join(', '));
     assert.ok(labels.includes('chatty(…)'), 'chatty is agent-less since the quick fix');
@@ -183,7 +183,7 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     const text = doc.getText();
     const hoverAt = async (needle: string, delta = 1) => {
       const position = doc.positionAt(text.indexOf(needle) + delta);
-      return (await lsp.conn.sendRequest('textDocument/hover', { textDocument: { uri }, position })) as Hover | null;
+      return await lsp.conn.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri }, position });
     };
     const value = (h: Hover | null) => (h?.contents as { value: string } | undefined)?.value ?? '';
     assert.match(value(await hoverAt('exact_match(answer')), /def exact_match\(answer.*expected.*normalize_text: bool = True/s);
