@@ -54,6 +54,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   stopIndexClient = () => indexClient.dispose();
 
   hub.on((e) => runs.apply(e));
+  hub.onJob((e) => runs.startJob(e.jobId, e.label));
   hub.on((e) => {
     for (const line of formatEvent(e)) rolloutLog.appendLine(line);
   });
@@ -68,7 +69,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let runner: Promise<Runner> | undefined;
   const getRunner = (): Promise<Runner> =>
     (runner ??= import('./ui/runner')
-      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, (id, label) => runs.startJob(id, label))))
+      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog)))
       .catch((err: unknown) => {
         runner = undefined; // let the next run try again instead of failing forever
         throw err;

@@ -8,7 +8,7 @@
  * Columns are fixed so the grammar can key on them and a person can scan them.
  */
 import type { RolloutEvent } from './engine/events';
-import { inlineText, outcomeFromEvent, score } from './outcome';
+import { inlineText, score } from './outcome';
 
 const COL = 8;
 
@@ -72,7 +72,7 @@ export function formatEvent(e: RolloutEvent): string[] {
       return line(e, e.phase ?? 'rollout', 'warning', e.message);
     case 'rollout.ended': {
       const trace = e.tracePath ? ` trace ${e.tracePath}` : '';
-      return line(e, 'rollout', 'ended', `${inlineText(outcomeFromEvent(e))}${trace}`);
+      return line(e, 'rollout', 'ended', `${inlineText(e)}${trace}`);
     }
   }
 }

@@ -26,6 +26,8 @@ export interface SelectOptions {
    * (the Docker socket mounted into the compose project's `main` service).
    */
   serviceAccess?: boolean;
+  /** The Docker endpoint to probe and use; default this process's DOCKER_HOST (or the local socket). */
+  dockerHost?: string | undefined;
 }
 
 export function parseRuntime(text: string): RuntimeChoice {
@@ -39,9 +41,12 @@ export async function selectProvider(runtime: string, opts: SelectOptions = {}):
   if (choice === 'local') return { provider: new LocalProvider(opts.local), notice: undefined };
   if (choice.startsWith('tcp://')) return { provider: new UrlProvider(choice), notice: undefined };
 
-  const docker = await loadDocker(opts.serviceAccess === true);
+  const docker = await loadDocker(opts.serviceAccess === true, opts.dockerHost);
   if (choice === 'docker') {
-    if (!docker.ok) throw new HudStudioError('docker-unavailable', `Docker is not available: ${docker.reason}`, { hint: 'start the Docker daemon, or use --runtime local' });
+    if (!docker.ok) throw new HudStudioError('docker-unavailable', `Docker is not available: ${docker.reason}`, {
+        hint: 'start the Docker daemon, or run on the local runtime',
+        fix: { kind: 'runtime', use: 'local' },
+      });
     return { provider: docker.provider, notice: undefined, dockerHost: docker.host };
   }
   if (docker.ok) {
@@ -55,7 +60,7 @@ export async function selectProvider(runtime: string, opts: SelectOptions = {}):
 
 type DockerProbe = { ok: true; provider: Provider; host: string } | { ok: false; reason: string };
 
-async function loadDocker(serviceAccess: boolean): Promise<DockerProbe> {
+async function loadDocker(serviceAccess: boolean, host: string | undefined): Promise<DockerProbe> {
   let mod: typeof import('./docker');
   let compose: typeof import('./compose');
   try {
@@ -64,7 +69,7 @@ async function loadDocker(serviceAccess: boolean): Promise<DockerProbe> {
   } catch (err) {
     return { ok: false, reason: `the Docker provider could not be loaded (${(err as Error).message})` };
   }
-  const probe = await mod.dockerAvailable();
+  const probe = await mod.dockerAvailable({ host: host ?? mod.defaultDockerHost() });
   if (!probe.ok) return probe;
   // Tasks whose runtime_config names a compose project go to Compose; the rest to plain containers.
   const provider = new compose.ComposeAwareProvider(new mod.DockerProvider(), { consent: { serviceAccess } });
