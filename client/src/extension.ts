@@ -68,7 +68,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   let runner: Promise<Runner> | undefined;
   const getRunner = (): Promise<Runner> =>
-    (runner ??= import('./ui/runner')
+    (runner ??= loadRunner()
       .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog)))
       .catch((err: unknown) => {
         runner = undefined; // let the next run try again instead of failing forever
@@ -148,6 +148,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   setTimeout(() => loadHistory(runs, studioLog), 500);
   studioLog.info(`HUD Studio activated in ${(performance.now() - t0).toFixed(1)} ms`);
+}
+
+/**
+ * The runner and the engine under it (dockerode, ssh2, gRPC) are their own
+ * bundle, dist/engine.js, loaded when the first run starts: activation never
+ * parses them. The path is computed so that esbuild leaves it out of this bundle.
+ */
+function loadRunner(): Promise<typeof import('./ui/runner')> {
+  const file = join(__dirname, 'engine.js');
+  return Promise.resolve().then(() => require(file) as typeof import('./ui/runner'));
 }
 
 /** Shows the latest traces of each workspace folder in the Runs view, so the view survives a reload. */
