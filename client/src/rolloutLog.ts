@@ -7,6 +7,7 @@
  *
  * Columns are fixed so the grammar can key on them and a person can scan them.
  */
+import { stripVTControlCharacters } from 'node:util';
 import type { RolloutEvent } from './engine/events';
 import { inlineText, score } from './outcome';
 
@@ -29,7 +30,7 @@ function line(e: RolloutEvent, phase: string, kind: string, text: string): strin
 /** Output channels do not render ANSI; control sequences would show as noise. */
 function stripControl(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
+  return stripVTControlCharacters(s).replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
 }
 
 function brief(v: unknown, max = 200): string {

@@ -89,10 +89,6 @@ export class CancelledError extends HudStudioError {
   }
 }
 
-export function isCancelled(err: unknown): err is CancelledError {
-  return err instanceof CancelledError;
-}
-
 /** Throws CancelledError when the signal has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined, what?: string): void {
   if (signal?.aborted) throw new CancelledError(what);

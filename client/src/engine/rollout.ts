@@ -34,8 +34,6 @@ export interface RolloutTimeouts {
   phaseMs?: number;
   /** Getting a substrate ready and its server listening, unless limits.startup_timeout_s says otherwise. */
   startupMs?: number;
-  /** hello / tasks.list / bye. */
-  requestMs?: number;
 }
 
 export interface RolloutOptions {
@@ -63,8 +61,6 @@ export interface RolloutOptions {
   allowSharedSecrets?: boolean;
   /** An already discovered row (eval discovers each file once). */
   task?: DiscoveredTask;
-  /** Where discovery runs when the provider cannot run commands (borrowed servers): default Local. */
-  discoveryProvider?: Provider;
   dockerHost?: string;
 }
 
@@ -408,7 +404,7 @@ class RolloutRun {
     let scratch: Substrate | undefined;
     if (this.opts.provider.kind === 'url') {
       // A borrowed server cannot run our helper: read the file where it lives, on this machine.
-      const local = this.opts.discoveryProvider ?? new LocalProvider();
+      const local = new LocalProvider();
       scratch = await this.track(
         local.acquire({ envFile: target.envFile, envDir: target.envDir, runtimeConfig: null }, { rolloutId: this.rolloutId, phase: 'actor', signal, log: (s, t) => this.log(s, t) }),
         signal,
@@ -448,7 +444,7 @@ class RolloutRun {
     await abortable(serving, signal);
     const stream = await abortable(substrate.openChannel(signal), signal, (late) => void late.destroy());
     const channel = new ControlChannel(stream, {
-      requestTimeoutMs: this.opts.timeouts?.requestMs ?? DEFAULT_REQUEST_MS,
+      requestTimeoutMs: DEFAULT_REQUEST_MS,
       onNotification: (n) => this.log('server', `${n.method} ${JSON.stringify(n.params ?? {})}`),
     });
     this.channels.add(channel);

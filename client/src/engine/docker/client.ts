@@ -17,7 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { DockerUnavailableError, dockerMessage } from './errors';
+import { dockerMessage } from './errors';
 
 const DEFAULT_SOCKET = '/var/run/docker.sock';
 const PING_TIMEOUT_MS = 5000;
@@ -153,13 +153,6 @@ export async function dockerAvailable(
   } catch (err) {
     return { ok: false, reason: unavailableReason(host, err, timeoutMs) };
   }
-}
-
-/** Throws {@link DockerUnavailableError} unless the bound endpoint's daemon answers. */
-export async function requireDocker(): Promise<{ host: string; version: string }> {
-  const a = await dockerAvailable();
-  if (!a.ok) throw new DockerUnavailableError(a.reason);
-  return a;
 }
 
 function unavailableReason(host: string, err: unknown, timeoutMs: number): string {

@@ -5,7 +5,7 @@
  * which one and why in one line.
  */
 import { HudStudioError, UsageError } from '../errors';
-import { LocalProvider, type LocalProviderOptions } from './local';
+import { LocalProvider } from './local';
 import type { Provider } from './provider';
 import { UrlProvider } from './url';
 
@@ -20,7 +20,6 @@ export interface SelectedProvider {
 }
 
 export interface SelectOptions {
-  local?: LocalProviderOptions;
   /**
    * The user explicitly allowed `runtime_config.compose.service_access`
    * (the Docker socket mounted into the compose project's `main` service).
@@ -38,7 +37,7 @@ export function parseRuntime(text: string): RuntimeChoice {
 
 export async function selectProvider(runtime: string, opts: SelectOptions = {}): Promise<SelectedProvider> {
   const choice = parseRuntime(runtime);
-  if (choice === 'local') return { provider: new LocalProvider(opts.local), notice: undefined };
+  if (choice === 'local') return { provider: new LocalProvider(), notice: undefined };
   if (choice.startsWith('tcp://')) return { provider: new UrlProvider(choice), notice: undefined };
 
   const docker = await loadDocker(opts.serviceAccess === true, opts.dockerHost);
@@ -53,7 +52,7 @@ export async function selectProvider(runtime: string, opts: SelectOptions = {}):
     return { provider: docker.provider, notice: `runtime: docker (daemon answered at ${docker.host})`, dockerHost: docker.host };
   }
   return {
-    provider: new LocalProvider(opts.local),
+    provider: new LocalProvider(),
     notice: `runtime: local (no Docker: ${docker.reason}); isolation is by process only`,
   };
 }
