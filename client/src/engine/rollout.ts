@@ -84,7 +84,7 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
   });
   const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    const event = { ...e, rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
   };
@@ -98,11 +98,12 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
   } catch (err) {
     // Only a wrong reference escapes execute(): the caller's mistake, not the task's.
     usage = err instanceof UsageError ? err : undefined;
+    const code = codeOf(err);
     const fix = fixOf(err);
     ending = {
       status: 'error',
       result: null,
-      error: { phase: 'setup', message: errorMessage(err), code: codeOf(err), ...(fix ? { fix } : {}) },
+      error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}), ...(fix ? { fix } : {}) },
     };
   } finally {
     await run.releaseAll();

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { ResultPromise } from 'execa';
 import { loadExeca } from '../execa';
 import type { ExecOptions, ExecResult } from './provider';
 
@@ -77,8 +78,19 @@ async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
   return true;
 }
 
+interface LeaderOptions {
+  cwd: string;
+  env: Record<string, string>;
+  extendEnv: false;
+  detached: true;
+  cleanup: false;
+  stdin: 'pipe' | 'ignore';
+  buffer: false;
+  reject: false;
+}
+
 /** A child process that execa started (a ChildProcess that is also a promise of its result). */
-export type GroupLeader = ReturnType<typeof import('execa').execa>;
+export type GroupLeader = ResultPromise<LeaderOptions>;
 
 /**
  * Starts argv as the leader of a new process group, with exactly `env` (no
@@ -93,7 +105,7 @@ export async function spawnGroupLeader(
   const [cmd, ...args] = argv;
   if (!cmd) throw new Error('empty command');
   const { execa } = await loadExeca();
-  const child = execa(cmd, args, {
+  const options: LeaderOptions = {
     cwd: opts.cwd,
     env: opts.env,
     extendEnv: false,
@@ -103,7 +115,8 @@ export async function spawnGroupLeader(
     stdin: opts.stdin ? 'pipe' : 'ignore',
     buffer: false,
     reject: false,
-  });
+  };
+  const child = execa(cmd, args, options);
   // Wrapped: the subprocess is itself a promise, which an async function would wait for.
   return { child };
 }
