@@ -157,6 +157,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
  */
 function loadRunner(): Promise<typeof import('./ui/runner')> {
   const file = join(__dirname, 'engine.js');
+  // A CommonJS require, not import(): the engine's own require('vscode') must go through the extension host's loader.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return Promise.resolve().then(() => require(file) as typeof import('./ui/runner'));
 }
 

@@ -29,7 +29,7 @@ export interface RunConsent {
   sharedSecrets: boolean;
 }
 
-/** An agent by name (`fixed`, `command`, `nop`, Harbor's `oracle`), or one the front end built (the editor's ask agent). */
+/** An agent by name (`fixed`, `command`, `nop`, Harbor's `oracle`), or one the front end built (the ask agent). */
 export type AgentRequest = { choice: AgentChoice } | { instance: Agent };
 
 export interface TaskRunRequest {

@@ -138,7 +138,7 @@ export type DockerAvailability =
   | { ok: true; host: string; version: string; apiVersion: string }
   | { ok: false; reason: string };
 
-/** Asks the daemon at `host` (default: the bound endpoint) for its version; never throws. `reason` says how to fix it. */
+/** Asks the daemon at `host` (default: the bound endpoint) for its version; never throws. `reason` has the fix. */
 export async function dockerAvailable(
   opts: { host?: string | undefined; timeoutMs?: number } = {},
 ): Promise<DockerAvailability> {
