@@ -116,7 +116,7 @@ export class LocalSubstrate implements Substrate {
   async serve(opts: ServeOptions): Promise<void> {
     this.assertLive();
     if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
-    const child = spawnGroupLeader(serveArgv(this.envPath, opts.envName), {
+    const child = spawnGroupLeader(serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk), {
       cwd: this.workdir,
       env: this.env(opts.env, !this.spec.useImageSdk),
     });
