@@ -85,8 +85,10 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
     bar.done();
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else writeSummary(io.stdout, summary);
+    if (summary.summaryError) io.stderr.write(`hud-studio: ${summary.summaryError}\n`);
     if (interrupt.signal.aborted || summary.cancelled > 0) return EXIT.cancelled;
-    return summary.errored > 0 || summary.loadErrors.length > 0 ? EXIT.error : EXIT.ok;
+    const lost = summary.summaryError !== undefined || summary.traceErrors > 0;
+    return summary.errored > 0 || summary.loadErrors.length > 0 || lost ? EXIT.error : EXIT.ok;
   } catch (err) {
     bar.done();
     if (err instanceof UsageError) throw err;
@@ -108,7 +110,8 @@ function writeSummary(out: CliStream, s: JobSummary): void {
     w(`  runs ${t.runs.length}  mean ${t.meanReward === null ? '-' : formatReward(t.meanReward)}  passed ${t.passed}  pass@1 ${pct(t.passAt1)}  pass@${s.k} ${pct(t.passAtK)}`);
     for (const r of t.runs) {
       const what = r.status === 'completed' ? `reward ${formatReward(r.reward)}` : `${r.status}${r.error ? ` in ${r.error.phase}: ${r.error.message}` : ''}`;
-      w(`    ${what}${r.trace ? `  ${r.trace}` : ''}`);
+      const where = r.trace ? `  ${r.trace}` : r.traceError ? `  (no trace: ${r.traceError})` : '';
+      w(`    ${what}${r.notStarted ? ' (never started)' : ''}${where}`);
     }
   }
   for (const e of s.loadErrors) w(`! ${e.path}: ${e.message}`);

@@ -47,6 +47,8 @@ export interface RunJson {
   phases: { name: string; substrate: RolloutOutcome['phases'][number]['substrate']; reused: boolean; status: string; startedAt: string; endedAt: string | null }[];
   error: { phase: string; message: string } | null;
   trace: string | null;
+  /** Why no trace was written, when the trace folder is unwritable or full. */
+  traceError?: string;
 }
 
 export function runJson(o: RolloutOutcome): RunJson {
@@ -57,6 +59,7 @@ export function runJson(o: RolloutOutcome): RunJson {
     phases: o.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt ?? null })),
     error: o.error,
     trace: o.tracePath ?? null,
+    ...(o.traceError ? { traceError: o.traceError } : {}),
   };
 }
 
@@ -117,6 +120,11 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       });
     }
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
+    if (outcome.traceError) {
+      // The result above stands, but a run whose record is lost has not fully succeeded.
+      io.stderr.write(`hud-studio: no trace was written: ${outcome.traceError}\n`);
+      return outcome.status === 'cancelled' ? EXIT.cancelled : EXIT.error;
+    }
     return exitCodeFor(outcome.status);
   } catch (err) {
     if (err instanceof UsageError) throw err;

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { discoverTasks, type DiscoveredTask } from './discover';
-import { HudStudioError, UsageError, errorMessage } from './errors';
+import { UsageError, errorMessage } from './errors';
 import { EventHub, now } from './events';
 import { mean, passAtK, passes } from './jobStats';
 import { LocalProvider } from './providers/local';
@@ -58,6 +58,10 @@ export interface JobRun {
   reward: number | null;
   error: RolloutOutcome['error'];
   trace: string | undefined;
+  /** A run the job was cancelled before it could start. */
+  notStarted?: true;
+  /** Why this run's trace could not be written. */
+  traceError?: string;
 }
 
 export interface JobTaskSummary {
@@ -92,7 +96,11 @@ export interface JobSummary {
   /** Files that could not be loaded (the rest of the job still ran). */
   loadErrors: { path: string; message: string }[];
   traces: string[];
+  /** Runs whose trace could not be written. */
+  traceErrors: number;
   summaryPath: string | undefined;
+  /** Why the summary file could not be written (the summary itself still holds). */
+  summaryError?: string;
 }
 
 export async function runJob(opts: JobOptions): Promise<JobSummary> {
@@ -108,7 +116,10 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
   const loadErrors: JobSummary['loadErrors'] = [];
   const tasks: QueuedTask[] = [];
   for (const path of opts.paths) {
-    if (opts.signal?.aborted) break;
+    if (opts.signal?.aborted) {
+      loadErrors.push({ path, message: 'cancelled before its tasks were loaded' });
+      continue;
+    }
     if (isHarborDir(path, cwd)) {
       if (!opts.harbor) throw new UsageError(`${path} is a Harbor task directory; this job was not given how to run Harbor tasks`);
       tasks.push({ kind: 'harbor', ref: path, dir: resolve(cwd, path) });
@@ -153,11 +164,18 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
       else if (outcome.status === 'error') progress.errored++;
       else progress.cancelled++;
       if (passes(outcome, threshold)) progress.passed++;
-      byRef.get(task.ref)!.push({ rolloutId: outcome.rolloutId, status: outcome.status, reward: outcome.reward, error: outcome.error, trace: outcome.tracePath });
+      byRef.get(task.ref)!.push({ rolloutId: outcome.rolloutId, status: outcome.status, reward: outcome.reward, error: outcome.error, trace: outcome.tracePath, ...(outcome.traceError ? { traceError: outcome.traceError } : {}) });
       report();
     }
   };
   await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
+  // Runs a Ctrl-C kept from starting still count: the summary covers the whole job asked for.
+  for (const task of queue.slice(next)) {
+    byRef.get(task.ref)!.push({ rolloutId: '', status: 'cancelled', reward: null, error: null, trace: undefined, notStarted: true });
+    progress.done++;
+    progress.cancelled++;
+  }
+  if (next < queue.length) report();
 
   const taskSummaries: JobTaskSummary[] = [...byRef].map(([ref, runs]) => {
     const passed = runs.filter((r) => passes(r, threshold)).length;
@@ -194,6 +212,7 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
     tasks: taskSummaries,
     loadErrors,
     traces: runs.flatMap((r) => (r.trace ? [r.trace] : [])),
+    traceErrors: runs.filter((r) => r.traceError !== undefined).length,
     summaryPath: undefined,
   };
   if (opts.traceDir !== null) {
@@ -204,7 +223,7 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
       writeFileAtomic(summary.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
     } catch (err) {
       summary.summaryPath = undefined;
-      throw new HudStudioError('trace', `cannot write the job summary into ${dir}: ${(err as Error).message}`, { cause: err });
+      summary.summaryError = `cannot write the job summary into ${dir}: ${(err as Error).message}`;
     }
   }
   return summary;

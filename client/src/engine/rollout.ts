@@ -23,6 +23,7 @@ import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './prov
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceBuilder } from './trace/builder';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, Trace } from './trace/schema';
+import { SideLogs } from './trace/sideLogs';
 import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
 
 export interface RolloutTimeouts {
@@ -85,6 +86,8 @@ export interface RolloutOutcome {
   phases: PhaseSummary[];
   error: { phase: ErrorPhase; message: string } | null;
   tracePath: string | undefined;
+  /** Why the trace could not be written (the result above still holds). */
+  traceError?: string;
   trace: Trace;
 }
 
@@ -97,6 +100,8 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
   const hub = opts.hub ?? new EventHub();
+  const traceDir = opts.traceDir === null ? undefined : resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR);
+  const sideLogs = traceDir ? new SideLogs(traceDir, rolloutId) : undefined;
   const builder = new TraceBuilder({
     rolloutId,
     ...(opts.jobId ? { jobId: opts.jobId } : {}),
@@ -105,6 +110,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
     providerKind: opts.provider.kind,
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
+    ...(sideLogs ? { sideLogs } : {}),
   });
   const emit = (e: EventInput): void => {
     const event = { ...e, rolloutId, at: now() } as RolloutEvent;
@@ -129,14 +135,16 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   const endedAt = now();
   const trace = builder.finish({ ...ending, endedAt });
   let tracePath: string | undefined;
-  if (opts.traceDir !== null && !usage) {
+  let traceError: string | undefined;
+  if (traceDir && !usage) {
     try {
-      tracePath = writeTrace(resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR), trace);
+      tracePath = writeTrace(traceDir, trace, sideLogs);
     } catch (err) {
-      emit({ type: 'warning', message: errorMessage(err) });
-      trace.warnings.push(errorMessage(err));
+      traceError = errorMessage(err);
+      emit({ type: 'warning', message: traceError });
+      trace.warnings.push(traceError);
     }
-  }
+  } else sideLogs?.discard();
   const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
   emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
@@ -158,6 +166,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     })),
     error,
     tracePath,
+    ...(traceError ? { traceError } : {}),
     trace,
   };
 }
