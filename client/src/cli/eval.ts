@@ -23,7 +23,7 @@ options:
   --group N            runs per task (default 1); pass@k uses k = N
   --max-concurrent N   rollouts at once (default 1)
   --threshold X        a run passes when its reward >= X (default 1.0)
-  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --module,
+  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --call-timeout, --module,
   --allow-service-access, --allow-shared-secrets, --json
                        as for run (--timeout applies to each rollout)
 
@@ -48,6 +48,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const maxConcurrent = positiveNumber('max-concurrent', values['max-concurrent'], true) ?? 1;
   const threshold = numberOption('threshold', values.threshold) ?? 1.0;
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
+  const callSec = positiveNumber('call-timeout', values['call-timeout'], false);
   // Harbor-only jobs may name agents env.py tasks do not have (oracle).
   const hudPaths = positionals.filter((p) => !isHarborDir(p, io.cwd));
   const agent = hudPaths.length ? createAgent({ agent: values.agent, answer: values.answer, command: values.command }) : new NopAgent();
@@ -80,7 +81,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
       ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
       ...(values.image ? { image: values.image } : {}),
       ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
-      ...(timeoutSec ? { timeouts: { rolloutMs: timeoutSec * 1000 } } : {}),
+      timeouts: { ...(timeoutSec ? { rolloutMs: timeoutSec * 1000 } : {}), ...(callSec ? { callMs: callSec * 1000 } : {}) },
     });
     bar.done();
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

@@ -10,6 +10,7 @@ export const COMMON_OPTIONS = {
   image: { type: 'string' },
   'trace-dir': { type: 'string' },
   timeout: { type: 'string' },
+  'call-timeout': { type: 'string' },
   module: { type: 'string' },
   'allow-service-access': { type: 'boolean', default: false },
   'allow-shared-secrets': { type: 'boolean', default: false },

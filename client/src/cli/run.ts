@@ -29,6 +29,9 @@ options:
   --image IMG     image for Docker substrates (wins over a Dockerfile)
   --trace-dir DIR where traces go (default .hud-studio/traces)
   --timeout SEC   limit for the whole rollout
+  --call-timeout SEC
+                  limit of each tasks.start and tasks.grade (default 600; a task's
+                  runtime_config.limits.run_timeout_s wins)
   --module ENV_PY the environment module of a .json/.jsonl task file
   --allow-service-access
                   consent to mount the Docker socket into a compose task's main service
@@ -76,6 +79,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`run takes exactly one PATH[::REF], got ${positionals.length}`, { hint: 'hud-studio run env.py::task --answer 42' });
   const ref = positionals[0]!;
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
+  const callSec = positiveNumber('call-timeout', values['call-timeout'], false);
   const traceDir = values['trace-dir'] ?? undefined;
   const hub = new EventHub();
   if (!values.json) hub.on(humanRenderer(io.stdout));
@@ -116,7 +120,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         ...(traceDir ? { traceDir } : {}),
         ...(values.image ? { image: values.image } : {}),
         ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
-        ...(timeoutSec ? { timeouts: { rolloutMs: timeoutSec * 1000 } } : {}),
+        timeouts: { ...(timeoutSec ? { rolloutMs: timeoutSec * 1000 } : {}), ...(callSec ? { callMs: callSec * 1000 } : {}) },
       });
     }
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);

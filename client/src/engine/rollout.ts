@@ -35,6 +35,8 @@ export interface RolloutTimeouts {
   startupMs?: number;
   /** hello / tasks.list / bye. */
   requestMs?: number;
+  /** tasks.start and tasks.grade each, unless the task's runtime_config.limits.run_timeout_s says otherwise. */
+  callMs?: number;
 }
 
 export interface RolloutOptions {
@@ -95,6 +97,8 @@ type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
+/** A template that never yields must not hold an eval slot for ever (docs/reliability.md). */
+export const DEFAULT_CALL_MS = 600_000;
 
 export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> {
   const rolloutId = opts.rolloutId ?? randomUUID();
@@ -294,7 +298,7 @@ class RolloutRun {
       this.step('setup', 'completed');
 
       this.step('prompt', 'started');
-      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: 0, signal: actorClock.signal });
+      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
       this.emit({ type: 'prompt', prompt });
       this.step('prompt', 'completed');
 
@@ -305,7 +309,7 @@ class RolloutRun {
 
       this.step('grade', 'started');
       try {
-        actorResult = await actorSession.channel.grade(answer, { timeoutMs: 0, signal: actorClock.signal });
+        actorResult = await actorSession.channel.grade(answer, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
         actorGrade = this.gradeOf(actorResult);
         this.step('grade', 'completed');
       } catch (err) {
@@ -369,12 +373,12 @@ class RolloutRun {
       }
 
       this.step('prompt', 'started');
-      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: 0, signal: clock.signal });
+      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
       this.step('prompt', 'completed', promptToText(prompt) ? `prompt: ${promptToText(prompt).slice(0, 200)}` : 'agent-less');
 
       this.step('grade', 'started');
       // The actor's result frame goes over unchanged: the verifier judges exactly what the actor produced.
-      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: 0, signal: clock.signal });
+      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
       const grade = this.gradeOf(raw);
       this.step('grade', 'completed');
       this.emit({ type: 'grade', phase: 'verifier', result: grade, raw, authoritative: true });
@@ -464,6 +468,11 @@ class RolloutRun {
   }
 
   /** Serves the environment, connects and says hello. */
+  /** The limit of one tasks.start or tasks.grade: the task's run_timeout_s, else the caller's, else the default. */
+  private callMs(rc: RuntimeConfig | null | undefined): number {
+    return seconds(rc?.limits?.run_timeout_s) ?? this.opts.timeouts?.callMs ?? DEFAULT_CALL_MS;
+  }
+
   private async open(
     substrate: Substrate,
     task: { env: string },

@@ -217,6 +217,7 @@ export class Runner implements vscode.Disposable {
         startupMs: c.settings.timeouts.startupSeconds * 1000,
         phaseMs: c.settings.timeouts.phaseSeconds * 1000,
         rolloutMs: c.settings.timeouts.rolloutSeconds * 1000,
+        callMs: c.settings.timeouts.callSeconds * 1000,
       },
       credentials: c.credentials,
       allowSharedSecrets: c.settings.allowSharedSecrets,
