@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { z } from 'zod';
 import { CancelledError, ProtocolError, TimeoutError } from '../errors';
 import { FrameTooLargeError, LineSplitter, MAX_FRAME_BYTES } from '../output/lineSplitter';
+import { MAX_FRAME_NESTING, nestsDeeperThan } from './nesting';
 import {
   ByeResult,
   CancelResult,
@@ -188,6 +189,10 @@ export class ControlChannel {
       json = JSON.parse(line);
     } catch {
       this.fail(new ProtocolError(`server sent a frame that is not JSON: ${preview(line)}`));
+      return;
+    }
+    if (nestsDeeperThan(json, MAX_FRAME_NESTING)) {
+      this.fail(new ProtocolError(`server sent a frame nested deeper than ${MAX_FRAME_NESTING} levels`));
       return;
     }
     const note = NotificationFrame.safeParse(json);
