@@ -57,7 +57,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     sideLogs,
   });
   const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    const event = { ...e, rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
   };
