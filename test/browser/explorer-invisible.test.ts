@@ -19,12 +19,13 @@ function nestedJson(depth: number): string {
 
 /** The trace as the host posts it: the file's text. */
 function traceText(depth: number): string {
-  const t = structuredClone(fixture('injected.hudtrace.json')) as Record<string, any>;
+  type Shape = { answer: unknown; actorResult: unknown; result: { subscores: { name: string }[]; info: unknown }; phases: { logs: { text: string }[] }[] };
+  const t = structuredClone(fixture('injected.hudtrace.json')) as Shape;
   t.answer = `paid ${RLO}dias ton${ISOLATE} end`;
-  t.result.subscores[0].name = `score${ZWSP}hidden`;
+  t.result.subscores[0]!.name = `score${ZWSP}hidden`;
   t.result.info = { deep: '__DEEP__' };
   t.actorResult = '__DEEP__';
-  t.phases[0].logs[0].text = `LOG1 ${RLO}evil`;
+  t.phases[0]!.logs[0]!.text = `LOG1 ${RLO}evil`;
   return JSON.stringify(t).replaceAll('"__DEEP__"', nestedJson(depth));
 }
 
@@ -37,7 +38,7 @@ describe('trace explorer with invisible characters and deep nesting', () => {
       await post(page, { type: 'trace', trace: traceText(depth) } as never);
       await page.waitForSelector('body[data-state=trace]');
       const panels = await page.locator('.problem.error').allInnerTexts();
-      assert.ok(!panels.some((p) => /could not show|not valid|Maximum call stack/i.test(p)), `no error panel: ${panels}`);
+      assert.ok(!panels.some((p) => /could not show|not valid|Maximum call stack/i.test(p)), `no error panel: ${panels.join(' | ')}`);
       assert.equal(await page.getByTestId('rollout-error').count(), 1, 'the trace itself rendered');
       const answer = await page.getByTestId('answer').innerText();
       assert.ok(answer.includes('paid [U+202E]dias ton[U+2066] end'), answer);

@@ -52,7 +52,7 @@ export const MAX_SHOWN_DEPTH = 48;
 export function valueText(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value;
-  return limitedJson(value, 0) ?? String(value);
+  return limitedJson(value, 0) ?? '';
 }
 
 function limitedJson(value: unknown, depth: number): string | undefined {

@@ -45,7 +45,7 @@ describe('output floods (Docker)', () => {
     const actor = readTrace(tracePath).phases.find((p) => p.name === 'actor')!;
     assert.ok(actor.logs.some((l) => l.text.startsWith(CUT_MARK)), 'the cut is marked');
     assert.ok(actor.logFile, 'the phase names its whole log');
-    const whole = readFileSync(join(dir, actor.logFile!), 'utf8');
+    const whole = readFileSync(join(dir, actor.logFile), 'utf8');
     // The line arrives in pieces of at most 1 MiB, each on a line of its own.
     const pieces = whole.split('\n').flatMap((l) => /^\[agent\] \[stderr\] (a+)$/.exec(l)?.[1] ?? []);
     assert.equal(pieces.join('').length, 20 * MB, 'every byte of the line is in the side file');

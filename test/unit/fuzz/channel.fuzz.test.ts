@@ -99,7 +99,7 @@ function exchange(bytes: Buffer): Promise<string | null> {
     });
     socket.on('close', () => (clearTimeout(timer), resolve(got.includes('\n') ? got.slice(0, got.indexOf('\n')) : null)));
     socket.connect(pythonPort, '127.0.0.1', () => {
-      socket.write(Buffer.concat([bytes.filter((b) => b !== 0x0a) as Buffer, Buffer.from('\n')]));
+      socket.write(Buffer.concat([bytes.filter((b) => b !== 0x0a), Buffer.from('\n')]));
     });
   });
 }

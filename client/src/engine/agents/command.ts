@@ -30,7 +30,7 @@ export class CommandAgent implements Agent {
       stdin: ctx.promptText,
       signal: ctx.signal,
       ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}),
-      onOutput: output.onOutput,
+      onOutput: (stream, text) => output.onOutput(stream, text),
     });
     output.end();
     throwIfAborted(ctx.signal, 'agent command');

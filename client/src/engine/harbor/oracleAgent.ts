@@ -32,7 +32,7 @@ export class OracleAgent implements Agent {
       cwd: ctx.workspace.workdir,
       env: this.env,
       signal: ctx.signal,
-      onOutput: output.onOutput,
+      onOutput: (stream, text) => output.onOutput(stream, text),
     });
     output.end();
     throwIfAborted(ctx.signal, 'oracle');

@@ -62,7 +62,7 @@ test('a rollout log past the budget goes whole to a side file the trace names', 
   const actor = back.phases.find((p) => p.name === 'actor')!;
   assert.ok(actor.logFile, 'the phase names its side file');
   assert.ok(readFileSync(path, 'utf8').length < 6 * 1024 * 1024);
-  const whole = readFileSync(join(dir, actor.logFile!), 'utf8').split('\n');
+  const whole = readFileSync(join(dir, actor.logFile), 'utf8').split('\n');
   assert.equal(whole.length, lines + 1);
   assert.equal(whole[lines - 1], `${lines - 1} ${line}`);
   assert.ok(actor.logs.some((l) => l.text.startsWith(CUT_MARK)));
