@@ -13,6 +13,8 @@ export const SEVERITY = {
   'verifier-field-missing': 'warning',
   'result-missing-score': 'error',
   'task-bad-args': 'error',
+  'task-file-malformed': 'error',
+  'python-unimportable': 'error',
   'template-not-async-generator': 'error',
   'template-duplicate-id': 'error',
   'template-single-yield': 'warning',

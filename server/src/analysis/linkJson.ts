@@ -19,6 +19,7 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
   const problems: FileProblem[] = [];
   const uses: TemplateUse[] = [];
   const tasks: IndexedTask[] = [];
+  problems.push(...(facts.issues ?? []));
   for (const row of facts.rows) {
     const task: IndexedTask = {
       ref: `${file.rel}::${row.row}`,
