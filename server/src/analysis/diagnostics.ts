@@ -14,6 +14,8 @@ export const SEVERITY = {
   'result-missing-score': 'error',
   'task-bad-args': 'error',
   'task-file-malformed': 'error',
+  'task-file-other-folder': 'warning',
+  'task-args-into-varargs': 'error',
   'python-unimportable': 'error',
   'template-not-async-generator': 'error',
   'template-duplicate-id': 'error',
