@@ -20,12 +20,13 @@ function run(command: string, runtime: 'docker' | 'local', traceDir: string) {
   return runMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', command, '--runtime', runtime, '--trace-dir', traceDir, '--json']);
 }
 
+after(() => {
+  // The README's reliability figures come from this line.
+  process.stdout.write(`# fault-suite figures ${JSON.stringify(figures)}\n`);
+});
+
 describe('output floods (Docker)', () => {
   before(dockerReady);
-  after(() => {
-    // The README's reliability figures come from these lines.
-    process.stdout.write(`# fault-suite figures ${JSON.stringify(figures)}\n`);
-  });
 
   test('a 20 MB line without a newline: linear time, small trace, the whole line beside it', async () => {
     const dir = scratch('line-');
@@ -85,6 +86,21 @@ describe('output floods (Docker)', () => {
 });
 
 describe('local runtime output', () => {
+  test('200 MB of output on the local runtime: memory bounded, nothing lost', async () => {
+    const dir = scratch('local-flood-');
+    const line = 'y'.repeat(99);
+    const child = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', `yes ${line} | head -c ${200 * MB} >&2; echo ok`, '--runtime', 'local', '--trace-dir', dir, '--json']);
+    const r = await measured(child);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    const json = assertJsonRun(r);
+    assert.equal(json['reward'], 1);
+    figures['output200MBLocal'] = { ms: r.ms, maxRssMb: r.maxRssMb, traceBytes: statSync(json['trace'] as string).size };
+    assert.ok(r.maxRssMb < 400, `peak memory ${r.maxRssMb} MB`);
+    const actor = readTrace(json['trace'] as string).phases.find((p) => p.name === 'actor')!;
+    assert.ok(actor.logFile);
+    assert.ok(statSync(join(dir, actor.logFile)).size >= 200 * MB);
+  });
+
   test('a last line without a newline is kept (server and agent)', async () => {
     const dir = scratch('lastline-');
     const r = await runMeasured(['run', `${FAULTS_ENV}::last_line`, '--agent', 'command', '--command', "printf 'agent tail without newline' >&2; echo ok", '--runtime', 'local', '--trace-dir', dir, '--json']);

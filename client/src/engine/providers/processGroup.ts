@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { TailCapture } from '../output/tailCapture';
 import type { ExecOptions, ExecResult } from './provider';
 
 export const DEFAULT_KILL_GRACE_MS = 5_000;
@@ -102,8 +103,9 @@ export function execInGroup(
       resolve({ exitCode: 127, stdout: '', stderr: (err as Error).message, timedOut: false });
       return;
     }
-    const out: string[] = [];
-    const err: string[] = [];
+    // The result keeps each stream's tail; onOutput sees everything (a flood must not fill memory).
+    const out = new TailCapture();
+    const err = new TailCapture();
     let timedOut = false;
     let killed = false;
     let finished = false;
@@ -120,8 +122,14 @@ export function execInGroup(
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) kill();
 
-    child.stdout?.setEncoding('utf8').on('data', (t: string) => (out.push(t), opts.onOutput?.('stdout', t)));
-    child.stderr?.setEncoding('utf8').on('data', (t: string) => (err.push(t), opts.onOutput?.('stderr', t)));
+    child.stdout?.setEncoding('utf8').on('data', (t: string) => {
+      out.write(t);
+      opts.onOutput?.('stdout', t);
+    });
+    child.stderr?.setEncoding('utf8').on('data', (t: string) => {
+      err.write(t);
+      opts.onOutput?.('stderr', t);
+    });
     if (child.stdin) {
       child.stdin.on('error', () => undefined); // a command that never reads stdin closes the pipe early
       child.stdin.end(opts.stdin);
@@ -132,8 +140,8 @@ export function execInGroup(
       finished = true;
       if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
-      if (spawnError) err.push(spawnError.message);
-      resolve({ exitCode: killed ? null : code, stdout: out.join(''), stderr: err.join(''), timedOut });
+      if (spawnError) err.write(spawnError.message);
+      resolve({ exitCode: killed ? null : code, stdout: out.text(), stderr: err.text(), timedOut });
     };
     child.on('error', (e) => finish(127, e));
     child.on('exit', (code, signal) => {
