@@ -10,7 +10,7 @@ import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
 import { HudStudioError, UsageError, errorMessage } from '../errors';
 import { EventHub, now, type RolloutEvent } from '../events';
-import type { RolloutOutcome } from '../rollout';
+import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
 import { TraceBuilder } from '../trace/builder';
 import { SideLogs } from '../trace/sideLogs';
@@ -31,7 +31,7 @@ export interface HarborRunExtras {
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<RolloutOutcome & { trialDir: string }> {
+export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<FinishedRollout & { trialDir: string }> {
   if (req.runtime !== 'auto' && req.runtime !== 'docker') {
     throw new UsageError(`Harbor tasks run in Docker; --runtime ${req.runtime} cannot run them`, { hint: 'drop --runtime or use --runtime docker' });
   }
@@ -53,7 +53,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     startedAt: now(),
     agent: { kind: agent.kind, detail: agent.describe() },
     providerKind: 'docker',
-    dockerHost: dockerHost(),
+    dockerHost: req.dockerHost ?? dockerHost(),
     sideLogs,
   });
   const emit = (e: EventInput): void => {
@@ -134,8 +134,6 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     status: ending.status,
     reward,
     result: ending.result,
-    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
-    phases: trace.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt })),
     error,
     tracePath,
     ...(traceError ? { traceError } : {}),

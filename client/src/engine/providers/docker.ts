@@ -27,7 +27,7 @@ import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider
 import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
 
-export { dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
+export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
 export const DEFAULT_IMAGE = 'python:3.11-slim';
 export const RUNTIME_DIR = '/opt/hud-studio/runtime';

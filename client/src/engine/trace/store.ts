@@ -61,7 +61,7 @@ export function writeTrace(traceDir: string, trace: Trace, sideLogs?: SideLogs):
     return path;
   } catch (err) {
     throw new HudStudioError('trace', `cannot write the trace into ${traceDir}: ${(err as Error).message}`, {
-      hint: 'choose a writable folder with --trace-dir',
+      fix: { kind: 'trace-dir' },
       cause: err,
     });
   }
