@@ -26,7 +26,7 @@ options:
   --group N            runs per task (default 1); pass@k uses k = N
   --max-concurrent N   rollouts at once (default 1)
   --threshold X        a run passes when its reward >= X (default 1.0)
-  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --module,
+  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --call-timeout, --module,
   --allow-service-access, --allow-shared-secrets, --json
                        as for run (--timeout applies to each rollout)
 
@@ -77,8 +77,10 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
     bar.done();
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else writeSummary(io.stdout, summary);
+    if (summary.summaryError) io.stderr.write(`hud-studio: ${summary.summaryError}\n`);
     if (interrupt.signal.aborted || summary.cancelled > 0) return EXIT.cancelled;
-    return summary.errored > 0 || summary.loadErrors.length > 0 ? EXIT.error : EXIT.ok;
+    const lost = summary.summaryError !== undefined || summary.traceErrors > 0;
+    return summary.errored > 0 || summary.loadErrors.length > 0 || lost ? EXIT.error : EXIT.ok;
   } catch (err) {
     bar.done();
     if (err instanceof UsageError) throw err;
@@ -101,7 +103,8 @@ function writeSummary(out: CliStream, s: JobSummary): void {
     for (const r of t.runs) {
       const why = r.error ? ` in ${r.error.phase}: ${withCliFix(r.error.message, r.error.fix)}` : '';
       const what = r.status === 'completed' ? `reward ${formatReward(r.reward)}` : `${r.status}${why}`;
-      w(`    ${what}${r.trace ? `  ${r.trace}` : ''}`);
+      const where = r.trace ? `  ${r.trace}` : r.traceError ? `  (no trace: ${r.traceError})` : '';
+      w(`    ${what}${r.notStarted ? ' (never started)' : ''}${where}`);
     }
   }
   for (const e of s.loadErrors) w(`! ${e.path}: ${e.message}`);

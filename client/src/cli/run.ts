@@ -26,6 +26,9 @@ options:
   --image IMG     image for Docker substrates (wins over a Dockerfile)
   --trace-dir DIR where traces go (default .hud-studio/traces)
   --timeout SEC   limit for the whole rollout
+  --call-timeout SEC
+                  limit of each tasks.start and tasks.grade (default 600; a task's
+                  runtime_config.limits.run_timeout_s wins)
   --module ENV_PY the environment module of a .json/.jsonl task file
   --allow-service-access
                   consent to mount the Docker socket into a compose task's main service
@@ -51,6 +54,8 @@ export interface RunJson {
   }[];
   error: { phase: string; message: string } | null;
   trace: string | null;
+  /** Why no trace was written, when the trace folder is unwritable or full. */
+  traceError?: string;
 }
 
 export function runJson(o: FinishedRollout): RunJson {
@@ -68,6 +73,7 @@ export function runJson(o: FinishedRollout): RunJson {
     })),
     error: o.error ? { phase: o.error.phase, message: withCliFix(o.error.message, o.error.fix) } : null,
     trace: o.tracePath ?? null,
+    ...(o.traceError ? { traceError: o.traceError } : {}),
   };
 }
 
@@ -93,6 +99,11 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       { hub, signal: interrupt.signal, notice: (line) => void io.stderr.write(`${line}\n`) },
     );
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
+    if (outcome.traceError) {
+      // The result above stands, but a run whose record is lost has not fully succeeded.
+      io.stderr.write(`hud-studio: no trace was written: ${outcome.traceError}\n`);
+      return outcome.status === 'cancelled' ? EXIT.cancelled : EXIT.error;
+    }
     return exitCodeFor(outcome.status);
   } catch (err) {
     if (err instanceof UsageError) throw err;

@@ -24,6 +24,8 @@ export interface RolloutOutcome {
   result: GradeResult | null;
   error: RolloutError | null;
   tracePath: string | undefined;
+  /** Why no trace was written (a read-only or full trace folder); the result above still holds. */
+  traceError?: string;
 }
 
 /** What the engine's run entries resolve with: the outcome and the trace it wrote (or would have). */

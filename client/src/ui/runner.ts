@@ -218,6 +218,7 @@ export class Runner implements vscode.Disposable {
         startupMs: settings.timeouts.startupSeconds * 1000,
         phaseMs: settings.timeouts.phaseSeconds * 1000,
         rolloutMs: settings.timeouts.rolloutSeconds * 1000,
+        callMs: settings.timeouts.callSeconds * 1000,
       },
       consent: { serviceAccess: settings.allowServiceAccess, sharedSecrets: settings.allowSharedSecrets },
       traceDir: place.traceDir,
