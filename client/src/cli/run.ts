@@ -98,6 +98,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       { hub, signal: interrupt.signal, notice: (line) => void io.stderr.write(`${line}\n`) },
     );
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
+    else if (outcome.noAnswer) {
+      io.stdout.write(outcome.noAnswer === 'nop' ? 'note: the nop agent gave no answer\n' : 'note: the answer was empty\n');
+    }
     return exitCodeFor(outcome.status);
   } catch (err) {
     if (err instanceof UsageError) throw err;
