@@ -4,7 +4,17 @@
  * them, and the trace is built from them. Every event carries its rollout id
  * and an ISO timestamp.
  */
-import type { GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, TaskIdentity, ErrorPhase } from './trace/schema';
+import type {
+  GradeResult,
+  LogStream,
+  PhaseName,
+  RolloutStatus,
+  StepName,
+  SubstrateInfo,
+  TaskIdentity,
+  ErrorPhase,
+  Trace,
+} from './trace/schema';
 
 interface Base {
   rolloutId: string;
@@ -12,7 +22,14 @@ interface Base {
 }
 
 export type RolloutEvent =
-  | (Base & { type: 'rollout.queued'; taskRef: string; jobId?: string })
+  | (Base & {
+      type: 'rollout.queued';
+      taskRef: string;
+      jobId?: string;
+      /** Who answers and where the rollout runs, known before anything starts (the trace records both). */
+      agent?: Trace['agent'];
+      provider?: { kind: Trace['provider']['kind']; dockerHost?: string };
+    })
   | (Base & { type: 'rollout.started'; task: TaskIdentity; verifier: TaskIdentity | null })
   | (Base & { type: 'phase.started'; phase: PhaseName; substrate: SubstrateInfo | null; reused: boolean })
   | (Base & { type: 'step'; phase: PhaseName; step: StepName; status: 'started' | 'completed' | 'error' | 'cancelled'; detail?: string })
@@ -29,7 +46,9 @@ export type RolloutEvent =
       reward: number | null;
       result: GradeResult | null;
       tracePath: string | undefined;
-      error: { phase: ErrorPhase; message: string } | null;
+      error: { phase: ErrorPhase; message: string; code?: string } | null;
+      /** Harbor trial extras, recorded in the trace. */
+      harbor?: Trace['harbor'];
     });
 
 export type RolloutEventType = RolloutEvent['type'];

@@ -6,7 +6,6 @@
  * as a typed event; the trace is built from those same events and written
  * before `rollout.ended` goes out, so listeners can open it.
  */
-import { randomUUID } from 'node:crypto';
 import { relative, resolve } from 'node:path';
 import type { Agent, AgentContext } from './agents/agent';
 import { promptToText } from './agents/agent';
@@ -16,14 +15,14 @@ import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage } from './errors';
 import { PhaseFailure } from './phaseFailure';
-import { EventHub, now, type RolloutEvent } from './events';
+import { EventHub } from './events';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
-import { TraceBuilder } from './trace/builder';
+import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, Trace } from './trace/schema';
-import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
+import { DEFAULT_TRACE_DIR } from './trace/store';
 
 export interface RolloutTimeouts {
   /** Whole rollout (CLI --timeout). */
@@ -88,30 +87,22 @@ export interface RolloutOutcome {
   trace: Trace;
 }
 
-type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
-
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
 
 export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> {
-  const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
-  const hub = opts.hub ?? new EventHub();
-  const builder = new TraceBuilder({
-    rolloutId,
-    ...(opts.jobId ? { jobId: opts.jobId } : {}),
-    taskRef: opts.task?.ref ?? opts.ref,
-    startedAt: now(),
-    agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
-    providerKind: opts.provider.kind,
-    ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
-  });
-  const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
-    builder.handle(event);
-    hub.emit(event);
-  };
-  emit({ type: 'rollout.queued', taskRef: opts.task?.ref ?? opts.ref, ...(opts.jobId ? { jobId: opts.jobId } : {}) });
+  const recorder = new TraceRecorder(
+    {
+      ...(opts.rolloutId ? { rolloutId: opts.rolloutId } : {}),
+      ...(opts.jobId ? { jobId: opts.jobId } : {}),
+      taskRef: opts.task?.ref ?? opts.ref,
+      agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
+      provider: { kind: opts.provider.kind, ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}) },
+    },
+    opts.hub ?? new EventHub(),
+  );
+  const { rolloutId, emit } = recorder;
 
   const run = new RolloutRun(opts, rolloutId, cwd, emit);
   let ending: Ending;
@@ -126,20 +117,9 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     await run.releaseAll();
   }
 
-  const endedAt = now();
-  const trace = builder.finish({ ...ending, endedAt });
-  let tracePath: string | undefined;
-  if (opts.traceDir !== null && !usage) {
-    try {
-      tracePath = writeTrace(resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR), trace);
-    } catch (err) {
-      emit({ type: 'warning', message: errorMessage(err) });
-      trace.warnings.push(errorMessage(err));
-    }
-  }
-  const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+  const traceDir = opts.traceDir === null || usage ? null : resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR);
+  const { trace, tracePath, reward } = recorder.end(ending, traceDir);
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
-  emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
   return {
     rolloutId,
