@@ -26,6 +26,22 @@ import { documentSymbols, workspaceSymbols } from './features/symbols';
 import { IndexChangedNotification, IndexRequest } from './protocol';
 
 const INDEX_NOTIFY_DELAY_MS = 150;
+
+/**
+ * The one file watcher of the extension: registered here, dynamically, so the
+ * server that knows what it reads decides what is watched. The client has
+ * none of its own (two watchers send every save twice).
+ */
+const WATCHED_FILE_GLOBS = [
+  '**/*.py',
+  '**/*.json',
+  '**/*.jsonl',
+  '**/task.toml',
+  '**/instruction.md',
+  '**/tests/**',
+  '**/Dockerfile',
+  '**/docker-compose.{yaml,yml}',
+] as const;
 const SCAN_BATCH = 256;
 
 export interface ServerInitOptions {
@@ -72,7 +88,7 @@ export function startServer(connection: Connection): void {
     }
     clearTimeout(notifyTimer);
     notifyTimer = setTimeout(() => {
-      if (analyzer) void connection.sendNotification(IndexChangedNotification.method, { version: analyzer.workspace.version } satisfies IndexChangedNotification.Params);
+      if (analyzer) void connection.sendNotification(IndexChangedNotification, { version: analyzer.workspace.version });
     }, INDEX_NOTIFY_DELAY_MS);
   };
 
@@ -111,7 +127,7 @@ export function startServer(connection: Connection): void {
       const a = await ready!;
       if (dynamicWatch) {
         await connection.client.register(DidChangeWatchedFilesNotification.type, {
-          watchers: ['**/*.py', '**/*.json', '**/*.jsonl', '**/task.toml', '**/instruction.md', '**/tests/**'].map((globPattern) => ({ globPattern })),
+          watchers: WATCHED_FILE_GLOBS.map((globPattern) => ({ globPattern })),
         });
       }
       const started = Date.now();
@@ -162,7 +178,9 @@ export function startServer(connection: Connection): void {
       const a = await withAnalyzer();
       const affected = new Set<string>();
       const add = (s: Set<string>) => s.forEach((p) => affected.add(p));
-      for (const change of changes) {
+      // One read per file however many watchers (ours, another client's) reported it: the last kind wins.
+      const latest = new Map(changes.map((c) => [c.uri, c]));
+      for (const change of latest.values()) {
         const path = pathOf(change.uri);
         if (!path || excluded(path)) continue;
         if (change.type === FileChangeType.Deleted) {
@@ -185,7 +203,7 @@ export function startServer(connection: Connection): void {
     }),
   );
 
-  connection.onRequest(IndexRequest.method, safe('index', { version: 0, environments: [], templates: [], tasks: [] }, async () => (await withAnalyzer()).workspace.index()));
+  connection.onRequest(IndexRequest, safe('index', { version: 0, environments: [], templates: [], tasks: [] }, async () => (await withAnalyzer()).workspace.index()));
 
   connection.onCodeLens(safe('codeLens', [], async ({ textDocument }) => {
     const a = await withAnalyzer();
