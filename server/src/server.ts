@@ -77,6 +77,13 @@ export function startServer(connection: Connection): void {
       }
     };
 
+  // Notification handlers return nothing: run the safe wrapper and let it log its own failure.
+  const safeNotification =
+    <A extends unknown[]>(name: string, fn: (...args: A) => Promise<void>) =>
+    (...args: A): void => {
+      void safe(name, undefined, fn)(...args);
+    };
+
   const publish = (paths: Iterable<string>) => {
     if (!analyzer) return;
     for (const path of paths) {
@@ -123,7 +130,7 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onInitialized(
-    safe('initialized', undefined, async () => {
+    safeNotification('initialized', async () => {
       const a = await ready!;
       if (dynamicWatch) {
         await connection.client.register(DidChangeWatchedFilesNotification.type, {
@@ -145,7 +152,7 @@ export function startServer(connection: Connection): void {
   const withAnalyzer = async () => ready ?? Promise.reject(new Error('not initialized'));
 
   connection.onDidOpenTextDocument(
-    safe('didOpen', undefined, async ({ textDocument }) => {
+    safeNotification('didOpen', async ({ textDocument }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !fileKind(path)) return;
@@ -154,7 +161,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidChangeTextDocument(
-    safe('didChange', undefined, async ({ textDocument, contentChanges }) => {
+    safeNotification('didChange', async ({ textDocument, contentChanges }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !a.isOpen(path)) return;
@@ -162,7 +169,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidCloseTextDocument(
-    safe('didClose', undefined, async ({ textDocument }) => {
+    safeNotification('didClose', async ({ textDocument }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !a.isOpen(path)) return;
@@ -174,7 +181,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidChangeWatchedFiles(
-    safe('didChangeWatchedFiles', undefined, async ({ changes }) => {
+    safeNotification('didChangeWatchedFiles', async ({ changes }) => {
       const a = await withAnalyzer();
       const affected = new Set<string>();
       const add = (s: Set<string>) => s.forEach((p) => affected.add(p));

@@ -112,7 +112,8 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   } catch (err) {
     // Only a wrong reference escapes execute(): the caller's mistake, not the task's.
     usage = err instanceof UsageError ? err : undefined;
-    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), code: codeOf(err) } };
+    const code = codeOf(err);
+    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}) } };
   } finally {
     await run.releaseAll();
   }
