@@ -118,7 +118,8 @@ export class RunsModel {
     if (this.rollouts.has(t.rolloutId)) return;
     const jobId = t.jobId ?? `trace:${t.rolloutId}`;
     this.jobOf(jobId, labelOfRef(t.task.ref), t.startedAt).rollouts.push(t.rolloutId);
-    this.rollouts.set(t.rolloutId, { id: t.rolloutId, jobId, trace: t, status: t.status, outcome: outcomeFromTrace(t, tracePath), tracePath });
+    const outcome = outcomeFromTrace(t, tracePath);
+    this.rollouts.set(t.rolloutId, { id: t.rolloutId, jobId, trace: t, status: t.status, outcome, tracePath });
     this.trim();
     this.changed();
   }
@@ -141,7 +142,8 @@ export class RunsModel {
     if (!trace) return undefined;
     const jobId = trace.jobId ?? `rollout:${e.rolloutId}`;
     this.jobOf(jobId, labelOfRef(trace.task.ref), e.at).rollouts.push(e.rolloutId);
-    const r: RolloutRecord = { id: e.rolloutId, jobId, trace, status: e.type === 'rollout.started' ? 'running' : 'queued' };
+    const status = e.type === 'rollout.started' ? 'running' : 'queued';
+    const r: RolloutRecord = { id: e.rolloutId, jobId, trace, status };
     this.rollouts.set(e.rolloutId, r);
     this.trim();
     return r;
@@ -181,7 +183,12 @@ export class RunsModel {
       }
       case 'phase': {
         const p = this.rollouts.get(node.rolloutId)?.trace.phases.find((x) => x.name === node.phase);
-        return subscoresOf(p).map((_, i) => ({ kind: 'subscore', rolloutId: node.rolloutId, phase: node.phase, path: [i] }));
+        return subscoresOf(p).map((_, i) => ({
+          kind: 'subscore',
+          rolloutId: node.rolloutId,
+          phase: node.phase,
+          path: [i],
+        }));
       }
       case 'subscore': {
         const s = this.subscoreAt(node);
@@ -313,7 +320,10 @@ function phaseReward(t: RunningTrace, p: TracePhase): string | undefined {
   return `${p.name === 'actor' && t.verifier ? 'provisional ' : ''}${score(reward)}`;
 }
 
-function statusIcon(status: RolloutRecord['status'] | TracePhase['status'], outcome?: RolloutOutcome): NodeView['icon'] {
+function statusIcon(
+  status: RolloutRecord['status'] | TracePhase['status'],
+  outcome?: RolloutOutcome,
+): NodeView['icon'] {
   switch (status) {
     case 'queued':
       return { id: 'clock' };
@@ -336,7 +346,8 @@ function rolloutDescription(r: RolloutRecord, now: number): string {
   }
   if (r.status === 'queued') return 'queued';
   const phase = r.trace.phases.at(-1);
-  return [`running${phase ? ` ${phase.name}` : ''}`, durationText(r.trace.startedAt, undefined, now)].filter(Boolean).join(' · ');
+  const running = `running${phase ? ` ${phase.name}` : ''}`;
+  return [running, durationText(r.trace.startedAt, undefined, now)].filter(Boolean).join(' · ');
 }
 
 export function durationText(start: string | undefined, end: string | undefined, now: number): string | undefined {

@@ -24,7 +24,8 @@ export class ServerRestarts {
     this.closes.push(now);
     while (this.closes.length && (this.closes[0] ?? now) <= now - this.windowMs) this.closes.shift();
     const n = this.closes.length;
-    if (n <= this.max) return { restart: true, log: `the language server stopped unexpectedly; restarting it (${n} of ${this.max})` };
+    if (n <= this.max)
+      return { restart: true, log: `the language server stopped unexpectedly; restarting it (${n} of ${this.max})` };
     const minutes = Math.round(this.windowMs / 60_000);
     return {
       restart: false,

@@ -54,7 +54,8 @@ const fields = {
     ],
   }),
   runtimeUrl: setting(z.string().trim().regex(TCP_URL, 'expected tcp://HOST:PORT').default(''), {
-    markdownDescription: 'Address of a served environment (`tcp://HOST:PORT`) used when `#hudStudio.runtime#` is `url`.',
+    markdownDescription:
+      'Address of a served environment (`tcp://HOST:PORT`) used when `#hudStudio.runtime#` is `url`.',
     scope: 'resource',
     patternErrorMessage: 'Expected tcp://HOST:PORT',
   }),

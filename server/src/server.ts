@@ -210,7 +210,11 @@ export function startServer(connection: Connection): void {
     }),
   );
 
-  connection.onRequest(IndexRequest, safe('index', { version: 0, environments: [], templates: [], tasks: [] }, async () => (await withAnalyzer()).workspace.index()));
+  const emptyIndex = { version: 0, environments: [], templates: [], tasks: [] };
+  connection.onRequest(
+    IndexRequest,
+    safe('index', emptyIndex, async () => (await withAnalyzer()).workspace.index()),
+  );
 
   connection.onCodeLens(safe('codeLens', [], async ({ textDocument }) => {
     const a = await withAnalyzer();

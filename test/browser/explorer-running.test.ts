@@ -26,9 +26,23 @@ const task: TaskIdentity = {
   source: 'async def count(): ...',
 };
 const soFar: RolloutEvent[] = [
-  { type: 'rollout.queued', rolloutId, at: at(0), taskRef: task.ref, agent: { kind: 'nop' }, provider: { kind: 'local' } },
+  {
+    type: 'rollout.queued',
+    rolloutId,
+    at: at(0),
+    taskRef: task.ref,
+    agent: { kind: 'nop' },
+    provider: { kind: 'local' },
+  },
   { type: 'rollout.started', rolloutId, at: at(0.1), task, verifier: null },
-  { type: 'phase.started', rolloutId, at: at(0.2), phase: 'actor', substrate: { id: 'pid 7', provider: 'local', isolation: 'process' }, reused: false },
+  {
+    type: 'phase.started',
+    rolloutId,
+    at: at(0.2),
+    phase: 'actor',
+    substrate: { id: 'pid 7', provider: 'local', isolation: 'process' },
+    reused: false,
+  },
   { type: 'log', rolloutId, at: at(0.3), phase: 'actor', stream: 'stdout', text: 'first line' },
 ];
 
@@ -79,8 +93,13 @@ describe('trace explorer: a running rollout', () => {
     assert.equal(await page.getByTestId('logs-tab-actor').innerText(), 'actor (1)');
 
     // Live events continue the running trace the message started.
-    await post(page, { type: 'event', event: { type: 'log', rolloutId, at: at(1), phase: 'actor', stream: 'stdout', text: 'second line' } });
-    await page.waitForFunction(() => document.querySelector('[data-testid=logs-tab-actor]')?.textContent === 'actor (2)');
+    await post(page, {
+      type: 'event',
+      event: { type: 'log', rolloutId, at: at(1), phase: 'actor', stream: 'stdout', text: 'second line' },
+    });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=logs-tab-actor]')?.textContent === 'actor (2)',
+    );
 
     // A running trace is not a trace file: sent as one, it is an error, as the schema says.
     await post(page, { type: 'trace', trace: running });
@@ -116,7 +135,10 @@ describe('trace explorer: a running rollout', () => {
     assert.deepEqual(await posted(page), [{ type: 'ready' }], 'the reloaded page asks the host again');
     assert.equal(await page.getByTestId('status').innerText(), 'running');
     assert.equal(await page.getByTestId('logs-tab-actor').innerText(), 'actor (2)', 'what was shown is back at once');
-    assert.equal(await page.locator('details[data-key="task-source"]').evaluate((d) => (d as HTMLDetailsElement).open), true);
+    assert.equal(
+      await page.locator('details[data-key="task-source"]').evaluate((d) => (d as HTMLDetailsElement).open),
+      true,
+    );
 
     // The host answers `ready` with the rollout so far, which has moved on meanwhile.
     const moved: RolloutEvent[] = [
@@ -127,7 +149,10 @@ describe('trace explorer: a running rollout', () => {
     await post(page, { type: 'running', trace: foldRolloutEvents(moved) });
     assert.equal(await page.getByTestId('logs-tab-actor').innerText(), 'actor (3)');
     assert.equal(await page.locator('[data-testid=load-error]').count(), 0);
-    assert.equal(await page.locator('details[data-key="task-source"]').evaluate((d) => (d as HTMLDetailsElement).open), true);
+    assert.equal(
+      await page.locator('details[data-key="task-source"]').evaluate((d) => (d as HTMLDetailsElement).open),
+      true,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

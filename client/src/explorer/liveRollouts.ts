@@ -36,6 +36,9 @@ export class LiveRollouts {
   snapshot(rolloutId: string): HostToExplorerMessage {
     const trace = this.traces.get(rolloutId);
     if (trace) return { type: 'running', trace };
-    return { type: 'loadError', message: 'This rollout is no longer in memory; open its trace file from the Runs view.' };
+    return {
+      type: 'loadError',
+      message: 'This rollout is no longer in memory; open its trace file from the Runs view.',
+    };
   }
 }

@@ -45,7 +45,8 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
     }
     if (e.type === 'rollout.ended') {
       // The trace file is the record from now on; keep the live copy only while a panel shows it.
-      if (![...this.shown].some((s) => s.source.kind === 'live' && s.source.rolloutId === e.rolloutId)) this.live.forget(e.rolloutId);
+      const shown = [...this.shown].some((s) => s.source.kind === 'live' && s.source.rolloutId === e.rolloutId);
+      if (!shown) this.live.forget(e.rolloutId);
     }
     if (queued && !this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), 100);
   }

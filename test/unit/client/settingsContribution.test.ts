@@ -7,12 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  SETTING_KEYS,
-  configurationContribution,
-  parseSettings,
-  readRawSettings,
-} from '../../../client/src/settings';
+import { SETTING_KEYS, configurationContribution, parseSettings, readRawSettings } from '../../../client/src/settings';
 
 const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
   contributes: { configuration: { properties: Record<string, Record<string, unknown>> } };
@@ -24,7 +19,10 @@ test('package.json declares exactly the settings of the schema (run `npm run gen
 
 test('every declared setting has a description and a scope', () => {
   const props = pkg.contributes.configuration.properties;
-  assert.deepEqual(Object.keys(props), SETTING_KEYS.map((k) => `hudStudio.${k}`));
+  assert.deepEqual(
+    Object.keys(props),
+    SETTING_KEYS.map((k) => `hudStudio.${k}`),
+  );
   for (const [key, p] of Object.entries(props)) {
     assert.equal(typeof p.markdownDescription, 'string', key);
     assert.ok(['application', 'machine-overridable', 'resource'].includes(String(p.scope)), key);

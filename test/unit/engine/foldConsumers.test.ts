@@ -18,7 +18,15 @@ import { RunsModel } from '../../../client/src/runsModel';
 const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-unit-fold-'));
 process.on('exit', () => rmSync(SCRATCH, { recursive: true, force: true }));
 
-const task: TaskIdentity = { ref: 'env.py::task', kind: 'hud', env: 'workspace', id: 'solve', args: {}, slug: 'solve-1', sourceHash: 'h' };
+const task: TaskIdentity = {
+  ref: 'env.py::task',
+  kind: 'hud',
+  env: 'workspace',
+  id: 'solve',
+  args: {},
+  slug: 'solve-1',
+  sourceHash: 'h',
+};
 const verifier: TaskIdentity = { ...task, env: 'judge', id: 'verify', slug: 'verify-1' };
 const grade = { reward: 0.5, subscores: [{ name: 'a', value: 0.5, weight: 1 }], info: {}, isError: false };
 
@@ -53,12 +61,23 @@ function consumers(): Consumers {
 function playRollout(recorder: TraceRecorder): void {
   clockTick();
   recorder.emit({ type: 'rollout.started', task, verifier });
-  recorder.emit({ type: 'phase.started', phase: 'actor', substrate: { id: 'p1', provider: 'local', isolation: 'process' }, reused: false });
+  recorder.emit({
+    type: 'phase.started',
+    phase: 'actor',
+    substrate: { id: 'p1', provider: 'local', isolation: 'process' },
+    reused: false,
+  });
   recorder.emit({ type: 'log', phase: 'actor', stream: 'stdout', text: 'hello' });
   recorder.emit({ type: 'warning', phase: 'actor', message: 'the verifier shares the actor substrate' });
   recorder.emit({ type: 'prompt', prompt: { prompt: 'do it' } });
   recorder.emit({ type: 'answer', answer: 'done' });
-  recorder.emit({ type: 'grade', phase: 'actor', result: { ...grade, reward: 1 }, raw: { score: 1 }, authoritative: false });
+  recorder.emit({
+    type: 'grade',
+    phase: 'actor',
+    result: { ...grade, reward: 1 },
+    raw: { score: 1 },
+    authoritative: false,
+  });
   recorder.emit({ type: 'phase.ended', phase: 'actor', status: 'completed' });
   clockTick();
   recorder.emit({ type: 'phase.started', phase: 'verifier', substrate: null, reused: true });
@@ -77,7 +96,12 @@ const withoutLogs = (t: unknown): unknown => {
 test('the explorer, the Runs view and the CLI hold exactly what the trace file says', () => {
   const c = consumers();
   const recorder = new TraceRecorder(
-    { jobId: 'job-1', taskRef: 'env.py::task', agent: { kind: 'fixed', detail: 'fixed: done' }, provider: { kind: 'local' } },
+    {
+      jobId: 'job-1',
+      taskRef: 'env.py::task',
+      agent: { kind: 'fixed', detail: 'fixed: done' },
+      provider: { kind: 'local' },
+    },
     c.hub,
   );
   playRollout(recorder);
@@ -90,7 +114,11 @@ test('the explorer, the Runs view and the CLI hold exactly what the trace file s
   const explorer = json(c.explorer.get(recorder.rolloutId)) as Trace;
   const cli = json(c.cli.traces.get(recorder.rolloutId)) as Trace;
   const runs = c.runs.rollout(recorder.rolloutId)?.trace;
-  for (const [name, held] of [['explorer', explorer], ['CLI', cli], ['Runs view', json(runs) as Trace]] as const) {
+  for (const [name, held] of [
+    ['explorer', explorer],
+    ['CLI', cli],
+    ['Runs view', json(runs) as Trace],
+  ] as const) {
     assert.equal(held.startedAt, file.startedAt, `${name}: startedAt`);
     assert.equal(held.durationMs, file.durationMs, `${name}: durationMs`);
     assert.deepEqual(held.agent, file.agent, `${name}: agent`);
@@ -106,7 +134,11 @@ test('the explorer, the Runs view and the CLI hold exactly what the trace file s
   assert.notEqual(file.startedAt, file.events.find((e) => e.type === 'rollout.started')?.at);
   assert.deepEqual(file.agent, { kind: 'fixed', detail: 'fixed: done' });
   assert.deepEqual(file.warnings, ['the verifier shares the actor substrate']);
-  assert.equal(c.printed.filter((l) => l.includes('shares the actor substrate')).length, 1, 'the CLI prints a warning once');
+  assert.equal(
+    c.printed.filter((l) => l.includes('shares the actor substrate')).length,
+    1,
+    'the CLI prints a warning once',
+  );
   assert.equal(c.runs.rollout(recorder.rolloutId)?.tracePath, tracePath);
 });
 
@@ -114,9 +146,15 @@ test('when the trace cannot be written every consumer hears why, and still agree
   const c = consumers();
   const blocked = join(SCRATCH, 'a-file');
   writeFileSync(blocked, 'not a folder');
-  const recorder = new TraceRecorder({ taskRef: 'env.py::task', agent: { kind: 'nop' }, provider: { kind: 'local' } }, c.hub);
+  const recorder = new TraceRecorder(
+    { taskRef: 'env.py::task', agent: { kind: 'nop' }, provider: { kind: 'local' } },
+    c.hub,
+  );
   playRollout(recorder);
-  const { trace, tracePath } = recorder.end({ status: 'completed', result: grade, error: null }, join(blocked, 'traces'));
+  const { trace, tracePath } = recorder.end(
+    { status: 'completed', result: grade, error: null },
+    join(blocked, 'traces'),
+  );
   assert.equal(tracePath, undefined);
   assert.match(trace.warnings.at(-1) ?? '', /cannot write the trace/);
   assert.deepEqual(json(c.explorer.get(recorder.rolloutId)), json(trace));

@@ -21,7 +21,13 @@ function events(): RolloutEvent[] {
   const raw = { score: 0, answer: 'secret', extra: [1] };
   type WithoutId = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId'> : never) : never;
   const list: WithoutId[] = [
-    { type: 'rollout.queued', at: at(0), taskRef: 'env.py::task', agent: { kind: 'fixed', detail: 'fixed: secret' }, provider: { kind: 'local' } },
+    {
+      type: 'rollout.queued',
+      at: at(0),
+      taskRef: 'env.py::task',
+      agent: { kind: 'fixed', detail: 'fixed: secret' },
+      provider: { kind: 'local' },
+    },
     { type: 'log', at: at(1), phase: 'actor', stream: 'engine', text: 'preparing' },
     { type: 'rollout.started', at: at(2), task, verifier },
     { type: 'phase.started', at: at(3), phase: 'actor', substrate: sub('a'), reused: false },
@@ -86,7 +92,13 @@ describe('trace fold', () => {
   });
 
   test('before discovery the trace still names what the user asked for', () => {
-    const queued: RolloutEvent = { type: 'rollout.queued', rolloutId: 'r1234567-aaaa', at: events()[0]!.at, taskRef: 'env.py::mine', provider: { kind: 'url' } };
+    const queued: RolloutEvent = {
+      type: 'rollout.queued',
+      rolloutId: 'r1234567-aaaa',
+      at: events()[0]!.at,
+      taskRef: 'env.py::mine',
+      provider: { kind: 'url' },
+    };
     const folded = foldRolloutEvents([queued, ending('error', 5)]);
     const t = folded && finishedTrace(folded);
     assert.ok(t);

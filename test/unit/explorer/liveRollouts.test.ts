@@ -8,7 +8,14 @@ const rolloutId = 'r-host';
 const at = (ms: number) => new Date(Date.parse('2026-11-30T10:00:00.000Z') + ms).toISOString();
 const task = { ref: 'env.py::task', kind: 'hud' as const, env: 'w', id: 't', args: {}, slug: 't-1', sourceHash: 'h' };
 const running: RolloutEvent[] = [
-  { type: 'rollout.queued', rolloutId, at: at(0), taskRef: task.ref, agent: { kind: 'nop' }, provider: { kind: 'local' } },
+  {
+    type: 'rollout.queued',
+    rolloutId,
+    at: at(0),
+    taskRef: task.ref,
+    agent: { kind: 'nop' },
+    provider: { kind: 'local' },
+  },
   { type: 'rollout.started', rolloutId, at: at(5), task, verifier: null },
   { type: 'log', rolloutId, at: at(9), phase: 'actor', stream: 'stdout', text: 'hi' },
 ];
@@ -29,13 +36,25 @@ test('a panel on a running rollout gets the running message, on every ready', ()
   assert.equal(again.type, 'running');
   const logs = again.type === 'running' ? parseRunningTrace(again.trace) : undefined;
   assert.ok(logs?.ok);
-  assert.deepEqual(logs.trace.phases[0]?.logs.map((l) => l.text), ['hi', 'while hidden']);
+  assert.deepEqual(
+    logs.trace.phases[0]?.logs.map((l) => l.text),
+    ['hi', 'while hidden'],
+  );
 });
 
 test('after the end the same message carries a finished trace; a forgotten rollout says where to look', () => {
   const live = new LiveRollouts();
   for (const e of running) live.apply(e);
-  live.apply({ type: 'rollout.ended', rolloutId, at: at(30), status: 'completed', reward: 1, result: null, tracePath: undefined, error: null });
+  live.apply({
+    type: 'rollout.ended',
+    rolloutId,
+    at: at(30),
+    status: 'completed',
+    reward: 1,
+    result: null,
+    tracePath: undefined,
+    error: null,
+  });
   assert.equal(live.isRunning(rolloutId), false);
   const m = live.snapshot(rolloutId);
   assert.ok(m.type === 'running' && parseTrace(m.trace).ok);

@@ -10,8 +10,18 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import { DidChangeWatchedFilesNotification, FileChangeType, RegistrationRequest, type RegistrationParams } from 'vscode-languageserver-protocol';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import {
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
+  RegistrationRequest,
+  type RegistrationParams,
+} from 'vscode-languageserver-protocol';
 import { pathToUri } from '../../../server/src/analysis/paths';
 import { IndexChangedNotification, IndexRequest } from '../../../server/src/protocol';
 
@@ -84,7 +94,14 @@ test('the server watches every file kind the client used to watch itself', async
     .flatMap((r) => r.registrations)
     .filter((r) => r.method === DidChangeWatchedFilesNotification.method)
     .flatMap((r) => (r.registerOptions as { watchers: { globPattern: string }[] }).watchers.map((w) => w.globPattern));
-  for (const glob of ['**/*.py', '**/task.toml', '**/*.json', '**/*.jsonl', '**/Dockerfile', '**/docker-compose.{yaml,yml}']) {
+  for (const glob of [
+    '**/*.py',
+    '**/task.toml',
+    '**/*.json',
+    '**/*.jsonl',
+    '**/Dockerfile',
+    '**/docker-compose.{yaml,yml}',
+  ]) {
     assert.ok(watchers.includes(glob), `${glob} is watched (registered: ${watchers.join(', ')})`);
   }
 });
@@ -102,6 +119,9 @@ test('a save reported twice (two watchers) is read once', async () => {
   });
   await until('the index after the save', () => indexVersions.length > seen);
   const afterSave = await conn.sendRequest(IndexRequest, {});
-  assert.ok(afterSave.tasks.some((t) => t.ref === 'envs/env.py::another'), 'the saved content is indexed');
+  assert.ok(
+    afterSave.tasks.some((t) => t.ref === 'envs/env.py::another'),
+    'the saved content is indexed',
+  );
   assert.equal(afterSave.version, before.version + 1, 'one read, one re-link');
 });

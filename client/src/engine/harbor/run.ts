@@ -93,7 +93,13 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
         task_checksum: trace.task.sourceHash,
         agent_info: { name: agent.kind, detail: agent.describe() },
         verifier_result: ending.reward ? { rewards: ending.reward.rewards } : null,
-        exception_info: ending.error ? { phase: ending.error.phase, exception_type: ending.error.code ?? 'error', exception_message: ending.error.message } : null,
+        exception_info: ending.error
+          ? {
+              phase: ending.error.phase,
+              exception_type: ending.error.code ?? 'error',
+              exception_message: ending.error.message,
+            }
+          : null,
         started_at: startedAt,
         finished_at: endedAt,
         ...ending.timings,

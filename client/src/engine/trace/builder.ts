@@ -84,8 +84,10 @@ export class TraceRecorder {
     beforeEnded?: (trace: RunningTrace, tracePath: string | undefined) => void,
   ): RecordedRollout {
     const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
-    const ended = (tracePath: string | undefined): RolloutEventInput => ({
+    const ended = (at: string, tracePath: string | undefined): RolloutEvent => ({
       type: 'rollout.ended',
+      rolloutId: this.rolloutId,
+      at,
       status: ending.status,
       reward,
       result: ending.result,
@@ -93,17 +95,17 @@ export class TraceRecorder {
       error: ending.error,
       ...(ending.harbor ? { harbor: ending.harbor } : {}),
     });
-    let last = this.stamp(ended(undefined));
+    let last = ended(now(), undefined);
     let tracePath: string | undefined;
     if (traceDir !== null) {
       // The file is exactly what every listener will hold after `rollout.ended`.
       const file = foldRolloutEvent(structuredClone(this.trace), last);
       try {
         tracePath = writeTrace(traceDir, this.finished(file));
-        last = { ...last, tracePath } as RolloutEvent;
+        last = ended(last.at, tracePath);
       } catch (err) {
         this.emit({ type: 'warning', message: errorMessage(err) });
-        last = this.stamp(ended(undefined));
+        last = ended(now(), undefined);
       }
     }
     beforeEnded?.(this.trace, tracePath);
@@ -112,7 +114,7 @@ export class TraceRecorder {
   }
 
   private stamp(input: RolloutEventInput): RolloutEvent {
-    return { ...input, rolloutId: this.rolloutId, at: now() } as RolloutEvent;
+    return { ...input, rolloutId: this.rolloutId, at: now() };
   }
 
   private send(event: RolloutEvent): void {

@@ -29,7 +29,8 @@ type QueuedEvent = Extract<RolloutEvent, { type: 'rollout.queued' }>;
 export function foldRolloutEvent(trace: RunningTrace | null, event: RolloutEvent): RunningTrace | null {
   if (trace === null) {
     if (event.type === 'rollout.queued') trace = startTrace(event);
-    else if (event.type === 'rollout.started') trace = startTrace({ ...event, type: 'rollout.queued', taskRef: event.task.ref });
+    else if (event.type === 'rollout.started')
+      trace = startTrace({ ...event, type: 'rollout.queued', taskRef: event.task.ref });
     else return null;
   }
   if (event.rolloutId !== trace.rolloutId) return trace;
@@ -201,11 +202,19 @@ function summarise(e: RolloutEvent): TraceEvent {
   switch (e.type) {
     case 'phase.started':
       if (!e.substrate) return { ...base, phase: e.phase };
-      return { ...base, phase: e.phase, message: `${e.substrate.provider} ${e.substrate.id}${e.reused ? ' (reused)' : ''}` };
+      return {
+        ...base,
+        phase: e.phase,
+        message: `${e.substrate.provider} ${e.substrate.id}${e.reused ? ' (reused)' : ''}`,
+      };
     case 'step':
       return { ...base, phase: e.phase, step: e.step, message: e.detail ? `${e.status}: ${e.detail}` : e.status };
     case 'grade':
-      return { ...base, phase: e.phase, message: `reward ${e.result.reward}${e.authoritative ? '' : ' (provisional)'}` };
+      return {
+        ...base,
+        phase: e.phase,
+        message: `reward ${e.result.reward}${e.authoritative ? '' : ' (provisional)'}`,
+      };
     case 'phase.ended':
       return { ...base, phase: e.phase, message: e.error ? `${e.status}: ${e.error}` : e.status };
     case 'warning':

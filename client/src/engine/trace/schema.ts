@@ -199,7 +199,8 @@ export function parseTrace(json: unknown): TraceParseResult {
 /** Validates untrusted JSON as a running (or finished) rollout's trace. */
 export function parseRunningTrace(json: unknown): RunningTraceParseResult {
   const r = RunningTrace.safeParse(json);
-  return r.success ? { ok: true, trace: r.data } : { ok: false, error: firstIssue('a running HUD Studio trace', r.error) };
+  if (r.success) return { ok: true, trace: r.data };
+  return { ok: false, error: firstIssue('a running HUD Studio trace', r.error) };
 }
 
 function firstIssue(what: string, error: z.ZodError): string {

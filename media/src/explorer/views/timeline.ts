@@ -16,7 +16,11 @@ export interface StepTarget {
   agentIndex?: number;
 }
 
-export function renderTimeline(trace: RunningTrace, onJump: (target: StepTarget) => void, nowIso: string): HTMLElement | null {
+export function renderTimeline(
+  trace: RunningTrace,
+  onJump: (target: StepTarget) => void,
+  nowIso: string,
+): HTMLElement | null {
   if (trace.phases.length === 0) return null;
   const t0 = Date.parse(trace.startedAt);
   const ends = trace.phases.flatMap((p) => [p.endedAt, ...p.steps.map((s) => s.endedAt ?? s.startedAt)]).filter((x): x is string => !!x);
