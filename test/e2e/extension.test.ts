@@ -141,6 +141,52 @@ describe('HUD Studio in code-server', () => {
     await s!.shot('06-ask-agent-reward');
   });
 
+  test('a running rollout opens from the Runs view, survives being hidden, and updates live', async () => {
+    const page = s!.page;
+    const quick = page.locator('.quick-input-widget');
+    await page.keyboard.press('F1');
+    await quick.locator('input').first().fill('>View: Close All Editors');
+    await quick.locator('.monaco-list-row.focused', { hasText: 'Close All Editors' }).first().waitFor({ timeout: 60_000 });
+    await quick.locator('input').first().press('Enter');
+    await page.locator('.tab').first().waitFor({ state: 'detached', timeout: 60_000 });
+
+    // A second editor to switch to later (Quick Open would replace the ask prompt, so open it first).
+    await page.keyboard.press('Control+P');
+    const quickOpen = page.locator('.quick-input-widget input');
+    await quickOpen.fill('env.py');
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' }).first().waitFor({ timeout: 60_000 });
+    await quickOpen.press('Enter');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' }).waitFor({ timeout: 30_000 });
+
+    // The ask agent holds the rollout at its prompt (which stays open on focus loss): it is running.
+    const { input } = await askRunUpToPrompt(page);
+    const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
+    await runsView.locator('.monaco-list-row', { hasText: /task \(env\.py\)\s*running/ }).first().click();
+    const traceTab = page.locator('.tab', { hasText: 'Trace' }).first();
+    await traceTab.waitFor({ timeout: 30_000 });
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('[data-testid=status]', { hasText: 'running' }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('[data-testid=load-error]').count(), 0);
+    await s!.shot('07-running-rollout');
+
+    // Hidden behind another editor, the webview is unloaded; shown again it sends ready again. The ask
+    // prompt covers the tab bar, so the tabs get their mouse-down directly (what opens an editor).
+    await page.locator('.tab', { hasText: 'env.py' }).first().dispatchEvent('mousedown', { button: 0 });
+    await page.locator('.tab.active', { hasText: 'env.py' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('iframe.webview.ready').first().waitFor({ state: 'hidden', timeout: 30_000 });
+    await traceTab.dispatchEvent('mousedown', { button: 0 });
+    await frame.locator('[data-testid=status]', { hasText: 'running' }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('[data-testid=load-error]').count(), 0, 'a hidden live panel shown again errored');
+
+    // The prompt is still waiting: answer it, and the open panel follows the rollout to its reward.
+    await input.fill('secret');
+    await input.press('Enter');
+    await frame.locator('[data-testid=status]', { hasText: 'completed' }).waitFor({ timeout: 120_000 });
+    assert.match(await frame.locator('[data-testid=reward]').innerText(), /^1(\.0+)?$/);
+    assert.equal(await frame.locator('[data-testid=load-error]').count(), 0);
+    await s!.shot('07-running-rollout-ended');
+  });
+
   test('Escape at the ask prompt cancels the rollout and leaves no container behind', async () => {
     const page = s!.page;
     await askRunUpToPrompt(page);
