@@ -4,8 +4,10 @@
  * activates without errors; env.py shows the Run CodeLens and the HUD Studio
  * views; a click on Run shows the reward; the trace explorer opens from the
  * CodeLens and as the custom editor of a trace file; the ask agent takes a
- * typed answer and Escape cancels without leaking containers; a Harbor
- * task.toml runs; the Testing view runs everything without asking.
+ * typed answer and Escape cancels without leaking containers; a running
+ * rollout opens from the Runs view and survives being hidden; a Harbor
+ * task.toml runs; the Testing view runs everything without asking; the
+ * language server restarts on command and its log opens.
  * The steps share one session and run in order.
  */
 import { after, before, describe, test } from 'node:test';
@@ -274,6 +276,37 @@ describe('HUD Studio in code-server', () => {
     await s!.shot('11-trace-file-custom-editor');
     assert.match(body, /hud-studio-fixtures\/shared-basic/);
     assert.match(body, /completed/);
+  });
+
+  test('Restart Language Server brings a new server up; Show Server Log shows what happened', async () => {
+    const page = s!.page;
+    const quick = page.locator('.quick-input-widget');
+    const input = quick.locator('input').first();
+    const command = async (title: string) => {
+      await page.keyboard.press('F1');
+      await input.fill(`>HUD Studio: ${title}`);
+      await quick.locator('.monaco-list-row.focused', { hasText: title }).first().waitFor({ timeout: 60_000 });
+      await input.press('Enter');
+    };
+    await command('Restart Language Server');
+    await command('Show Server Log');
+    const output = page.locator('.part.panel .view-lines');
+    await output.filter({ hasText: 'restarting the language server' }).first().waitFor({ timeout: 60_000 });
+    await s!.shot('12-server-restarted');
+    // The new server scans the workspace again and says so in the same log (its file, read as it grows).
+    const restartedAndIndexed = () => /restarting the language server[\s\S]*indexed \d+ files/.test(s!.extHostLog());
+    const deadline = Date.now() + 60_000;
+    while (!restartedAndIndexed() && Date.now() < deadline) await page.waitForTimeout(250);
+    assert.ok(restartedAndIndexed(), 'the restarted server did not index the workspace');
+
+    await page.keyboard.press('Control+P');
+    await input.fill('env.py');
+    await quick.locator('.monaco-list-row.focused', { hasText: 'env.py' }).first().waitFor({ timeout: 60_000 });
+    await input.press('Enter');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' }).waitFor({ timeout: 30_000 });
+    // CodeLens from the new server (the output panel leaves room for the top of the file only).
+    await page.locator('.codelens-decoration a', { hasText: 'Run template' }).first().waitFor({ timeout: 60_000 });
+    await s!.shot('13-codelens-after-restart');
   });
 
   test('the extension activated and its host logged no error from it', async (t) => {
