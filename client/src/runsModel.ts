@@ -98,16 +98,16 @@ export class RunsModel {
   }
 
   apply(e: RolloutEvent): void {
-    // Log lines change nothing this view shows; holding them would double the explorer's memory.
-    if (e.type === 'log') return;
     const known = this.rollouts.get(e.rolloutId);
     const r = known ?? this.newRollout(e);
     if (!r) return;
-    if (known) r.trace = foldRolloutEvent(r.trace, e) ?? r.trace;
+    // Log lines change nothing this view shows; holding them would double the explorer's memory.
+    if (known) r.trace = foldRolloutEvent(r.trace, e, { onLog: () => undefined }) ?? r.trace;
+    if (e.type === 'log') return;
     if (e.type === 'rollout.started') r.status = 'running';
     if (e.type === 'rollout.ended') {
       r.status = e.status;
-      r.outcome = outcomeFromEvent(e);
+      r.outcome = outcomeFromEvent(e, r.trace.task.ref);
       if (e.tracePath) r.tracePath = e.tracePath;
     }
     this.changed();

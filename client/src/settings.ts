@@ -87,8 +87,9 @@ const fields = {
         startupSeconds: timeout(120, 'Budget for building and starting a substrate and its server (per phase).'),
         phaseSeconds: timeout(1800, 'Budget for one phase (actor or verifier), agent included.'),
         rolloutSeconds: timeout(3600, 'Budget for the whole rollout.'),
+        callSeconds: timeout(600, 'Budget for each tasks.start and tasks.grade (a template that never yields).'),
       })
-      .default({ startupSeconds: 120, phaseSeconds: 1800, rolloutSeconds: 3600 }),
+      .default({ startupSeconds: 120, phaseSeconds: 1800, rolloutSeconds: 3600, callSeconds: 600 }),
     {
       markdownDescription: "Timeouts of a rollout, in seconds. A task's own `runtime_config.limits` win.",
       scope: 'resource',

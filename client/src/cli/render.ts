@@ -3,6 +3,7 @@
  * steps and logs, then the grade with subscores and the reward.
  */
 import type { RolloutEvent } from '../engine/events';
+import { withCliFix } from './fixHint';
 import { formatScore } from '../engine/grade';
 import { foldRolloutEvent } from '../engine/trace/fold';
 import type { GradeResult, RunningTrace, SubScoreT } from '../engine/trace/schema';
@@ -46,7 +47,8 @@ export function humanRenderer(out: CliStream): (e: RolloutEvent) => void {
 /**
  * Prints events as they come, and folds them like the trace writer does, so
  * what it prints from the rollout so far (a warning once, however often it
- * is raised) is what the trace file says.
+ * is raised) is what the trace file says. Log lines are printed, not kept:
+ * a rollout may print far more than memory holds.
  */
 export class HumanRenderer {
   readonly traces = new Map<string, RunningTrace>();
@@ -56,7 +58,7 @@ export class HumanRenderer {
   readonly listener = (e: RolloutEvent): void => {
     const before = this.traces.get(e.rolloutId);
     const seen = before?.warnings.length ?? 0;
-    const trace = foldRolloutEvent(before ?? null, e);
+    const trace = foldRolloutEvent(before ?? null, e, { onLog: () => undefined });
     if (trace) this.traces.set(e.rolloutId, trace);
     if (e.type === 'warning' && trace && trace.warnings.length === seen) return;
     this.print(e);
@@ -101,7 +103,7 @@ export class HumanRenderer {
         break;
       case 'rollout.ended':
         if (e.status === 'completed') w(`reward ${formatReward(e.reward)}`);
-        else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${e.error.message}` : ''} (no reward)`);
+        else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${withCliFix(e.error.message, e.error.fix)}` : ''} (no reward)`);
         if (e.tracePath) w(`trace: ${e.tracePath}`);
         break;
       default:

@@ -18,6 +18,7 @@ import {
   type ServerOptions,
   TransportKind,
 } from 'vscode-languageclient/node';
+import type { ServerInitOptions } from '../../../server/src/initOptions';
 import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../server/src/protocol';
 import { ServerRestarts } from '../serverRestarts';
 
@@ -63,7 +64,7 @@ export class IndexClient implements vscode.Disposable {
       ],
       outputChannel: this.log,
       errorHandler: this.errorHandler(),
-      initializationOptions: { workspaceTrusted: vscode.workspace.isTrusted },
+      initializationOptions: { workspaceTrusted: vscode.workspace.isTrusted } satisfies ServerInitOptions,
     };
     this.client = new LanguageClient('hudStudio', 'HUD Studio Language Server', serverOptions, clientOptions);
     this.context.subscriptions.push(

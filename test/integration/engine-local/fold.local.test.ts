@@ -34,7 +34,6 @@ test('every consumer of a real rollout agrees with its trace file', async () => 
   const held = (t: unknown): unknown => JSON.parse(JSON.stringify(t));
 
   assert.deepEqual(held(explorer.get(outcome.rolloutId)), file, 'the explorer holds the file');
-  assert.deepEqual(held(cli.traces.get(outcome.rolloutId)), file, 'the CLI holds the file');
   assert.deepEqual(held(outcome.trace), file, 'the outcome carries the file');
   const noLogs = (t: unknown) => {
     const copy = held(t) as { phases: { logs: unknown[] }[] };

@@ -9,7 +9,7 @@ import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
 import { HudStudioError, UsageError } from '../errors';
 import { EventHub, now } from '../events';
-import type { RolloutOutcome } from '../rollout';
+import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
 import { TraceRecorder } from '../trace/builder';
 import { DEFAULT_TRACE_DIR } from '../trace/store';
@@ -27,7 +27,7 @@ export interface HarborRunExtras {
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<RolloutOutcome & { trialDir: string }> {
+export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<FinishedRollout & { trialDir: string }> {
   if (req.runtime !== 'auto' && req.runtime !== 'docker') {
     throw new UsageError(`Harbor tasks run in Docker; --runtime ${req.runtime} cannot run them`, { hint: 'drop --runtime or use --runtime docker' });
   }
@@ -45,7 +45,8 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
       ...(req.jobId ? { jobId: req.jobId } : {}),
       taskRef: ref,
       agent: { kind: agent.kind, detail: agent.describe() },
-      provider: { kind: 'docker', dockerHost: dockerHost() },
+      provider: { kind: 'docker', dockerHost: req.dockerHost ?? dockerHost() },
+      traceDir,
     },
     req.hub ?? new EventHub(),
   );
@@ -82,9 +83,9 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     environmentMode: task.config.verifier.environmentMode,
     agentTimedOut: ending.agentTimedOut,
   };
-  const { trace, tracePath, reward } = recorder.end(
+  const { trace, tracePath, traceError, reward } = recorder.end(
     { status: ending.status, result: ending.result, error: ending.error, harbor },
-    traceDir,
+    true,
     (trace, tracePath) => {
       writeTrialResult(paths, {
         task_name: task.name,
@@ -122,10 +123,9 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     status: ending.status,
     reward,
     result: ending.result,
-    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
-    phases: trace.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt })),
     error,
     tracePath,
+    ...(traceError ? { traceError } : {}),
     trace,
     trialDir: paths.root,
   };

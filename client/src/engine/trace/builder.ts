@@ -3,14 +3,19 @@
  * folded with the same {@link foldRolloutEvent} every listener uses, and
  * handed to the hub. The file is that fold with `rollout.ended` applied, and
  * it is written before `rollout.ended` goes out, so a listener can open it
- * (docs/trace-format.md).
+ * (docs/trace-format.md). Log lines are the one exception to holding
+ * everything: the engine keeps a head and a tail per phase, and the whole log
+ * goes to a side file once it is cut (boundedLog.ts, sideLogs.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { HudStudioError, errorMessage } from '../errors';
 import { type EventHub, type RolloutEvent, now } from '../events';
+import type { Fix } from '../fix';
+import { BoundedLog } from './boundedLog';
 import { finishedTrace, foldRolloutEvent } from './fold';
-import type { ErrorPhase, GradeResult, RolloutStatus, RunningTrace, Trace } from './schema';
-import { writeTrace } from './store';
+import type { ErrorPhase, GradeResult, PhaseName, RolloutStatus, RunningTrace, Trace } from './schema';
+import { SideLogs } from './sideLogs';
+import { traceFileName, writeTrace } from './store';
 
 /** An event as its emitter writes it: the recorder adds the rollout id and the time. */
 export type RolloutEventInput = RolloutEvent extends infer E
@@ -25,12 +30,14 @@ export interface TraceRecorderInit {
   taskRef: string;
   agent: Trace['agent'];
   provider: { kind: Trace['provider']['kind']; dockerHost?: string };
+  /** Where the trace (and any side file of a cut log) is written; undefined: no file. */
+  traceDir?: string;
 }
 
 export interface RolloutEnding {
   status: RolloutStatus;
   result: GradeResult | null;
-  error: { phase: ErrorPhase; message: string; code?: string } | null;
+  error: { phase: ErrorPhase; message: string; code?: string; fix?: Fix } | null;
   harbor?: Trace['harbor'];
 }
 
@@ -38,12 +45,17 @@ export interface RecordedRollout {
   trace: Trace;
   /** Undefined when no trace was asked for or it could not be written (a warning says why). */
   tracePath: string | undefined;
+  /** Why the trace could not be written, when it could not. */
+  traceError: string | undefined;
   reward: number | null;
 }
 
 export class TraceRecorder {
   readonly rolloutId: string;
   private trace: RunningTrace;
+  private readonly traceDir: string | undefined;
+  private readonly sideLogs: SideLogs | undefined;
+  private readonly logs = new Map<PhaseName, BoundedLog>();
 
   /** Emits `rollout.queued` at once: the trace starts when the rollout is asked for. */
   constructor(
@@ -51,6 +63,8 @@ export class TraceRecorder {
     private readonly hub: EventHub,
   ) {
     this.rolloutId = init.rolloutId ?? randomUUID();
+    this.traceDir = init.traceDir;
+    this.sideLogs = init.traceDir === undefined ? undefined : new SideLogs(init.traceDir, this.rolloutId);
     const queued = this.stamp({
       type: 'rollout.queued',
       taskRef: init.taskRef,
@@ -58,7 +72,7 @@ export class TraceRecorder {
       agent: init.agent,
       provider: init.provider,
     });
-    const trace = foldRolloutEvent(null, queued);
+    const trace = this.fold(null, queued);
     if (!trace) throw new HudStudioError('trace', 'internal: rollout.queued did not start a trace');
     this.trace = trace;
     this.hub.emit(queued);
@@ -74,16 +88,17 @@ export class TraceRecorder {
   }
 
   /**
-   * Ends the rollout: writes the trace into `traceDir` (null: no file), runs
-   * `beforeEnded` (e.g. a Harbor trial's result.json), then emits
-   * `rollout.ended` naming the file.
+   * Ends the rollout: writes the trace (unless `write` is false, e.g. the
+   * reference itself was wrong), runs `beforeEnded` (e.g. a Harbor trial's
+   * result.json), then emits `rollout.ended` naming the file.
    */
   end(
     ending: RolloutEnding,
-    traceDir: string | null,
+    write = true,
     beforeEnded?: (trace: RunningTrace, tracePath: string | undefined) => void,
   ): RecordedRollout {
     const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+    let logFiles: Partial<Record<PhaseName, string>> | undefined;
     const ended = (at: string, tracePath: string | undefined): RolloutEvent => ({
       type: 'rollout.ended',
       rolloutId: this.rolloutId,
@@ -94,23 +109,59 @@ export class TraceRecorder {
       tracePath,
       error: ending.error,
       ...(ending.harbor ? { harbor: ending.harbor } : {}),
+      ...(logFiles ? { logFiles } : {}),
     });
-    let last = ended(now(), undefined);
     let tracePath: string | undefined;
-    if (traceDir !== null) {
-      // The file is exactly what every listener will hold after `rollout.ended`.
-      const file = foldRolloutEvent(structuredClone(this.trace), last);
+    let traceError: string | undefined;
+    let last: RolloutEvent;
+    if (write && this.traceDir !== undefined) {
+      logFiles = this.commitSideLogs();
+      last = ended(now(), undefined);
+      // The file is exactly what every listener will hold after `rollout.ended` (logs: head and tail).
+      const file = this.withLogs(this.finished(this.fold(structuredClone(this.trace), last)));
       try {
-        tracePath = writeTrace(traceDir, this.finished(file));
+        tracePath = writeTrace(this.traceDir, file);
         last = ended(last.at, tracePath);
       } catch (err) {
-        this.emit({ type: 'warning', message: errorMessage(err) });
+        traceError = errorMessage(err);
+        this.emit({ type: 'warning', message: traceError });
         last = ended(now(), undefined);
       }
+    } else {
+      this.sideLogs?.discard();
+      last = ended(now(), undefined);
     }
     beforeEnded?.(this.trace, tracePath);
     this.send(last);
-    return { trace: this.finished(this.trace), tracePath, reward };
+    return { trace: this.withLogs(this.finished(this.trace)), tracePath, traceError, reward };
+  }
+
+  /** Moves the whole logs of cut phases beside the trace-to-be; a failure is a warning like any other. */
+  private commitSideLogs(): Partial<Record<PhaseName, string>> | undefined {
+    if (!this.sideLogs) return undefined;
+    const files = this.sideLogs.commit(traceFileName(this.trace));
+    const why = this.sideLogs.error;
+    if (why) this.emit({ type: 'warning', message: why });
+    return files.size ? Object.fromEntries(files) : undefined;
+  }
+
+  private withLogs(trace: Trace): Trace {
+    for (const p of trace.phases) p.logs = this.logs.get(p.name)?.entries() ?? [];
+    return trace;
+  }
+
+  private fold(trace: RunningTrace | null, event: RolloutEvent): RunningTrace | null {
+    return foldRolloutEvent(trace, event, { onLog: (phase, entry) => this.logOf(phase).push(entry) });
+  }
+
+  private logOf(phase: PhaseName): BoundedLog {
+    let log = this.logs.get(phase);
+    if (!log) {
+      const side = this.sideLogs;
+      log = new BoundedLog(() => side?.open(phase));
+      this.logs.set(phase, log);
+    }
+    return log;
   }
 
   private stamp(input: RolloutEventInput): RolloutEvent {
@@ -118,7 +169,7 @@ export class TraceRecorder {
   }
 
   private send(event: RolloutEvent): void {
-    this.trace = foldRolloutEvent(this.trace, event) ?? this.trace;
+    this.trace = this.fold(this.trace, event) ?? this.trace;
     this.hub.emit(event);
   }
 

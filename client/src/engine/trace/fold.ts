@@ -13,8 +13,17 @@ import {
   type TaskIdentity,
   type Trace,
   type TraceEvent,
+  type TraceLog,
   type TracePhase,
 } from './schema';
+
+export interface FoldOptions {
+  /**
+   * Where log lines go instead of the phase's `logs`: the engine keeps only a
+   * head and a tail (boundedLog.ts), the CLI and the Runs view none.
+   */
+  onLog?: (phase: PhaseName, entry: TraceLog) => void;
+}
 
 type QueuedEvent = Extract<RolloutEvent, { type: 'rollout.queued' }>;
 
@@ -26,7 +35,11 @@ type QueuedEvent = Extract<RolloutEvent, { type: 'rollout.queued' }>;
  * names a phase not started yet starts it, so nothing a rollout printed is
  * lost.
  */
-export function foldRolloutEvent(trace: RunningTrace | null, event: RolloutEvent): RunningTrace | null {
+export function foldRolloutEvent(
+  trace: RunningTrace | null,
+  event: RolloutEvent,
+  options: FoldOptions = {},
+): RunningTrace | null {
   if (trace === null) {
     if (event.type === 'rollout.queued') trace = startTrace(event);
     else if (event.type === 'rollout.started')
@@ -34,15 +47,15 @@ export function foldRolloutEvent(trace: RunningTrace | null, event: RolloutEvent
     else return null;
   }
   if (event.rolloutId !== trace.rolloutId) return trace;
-  apply(trace, event);
+  apply(trace, event, options);
   if (event.type !== 'log') trace.events.push(summarise(event));
   return trace;
 }
 
 /** Folds a whole stream (events of other rollouts than the first are ignored). */
-export function foldRolloutEvents(events: Iterable<RolloutEvent>): RunningTrace | null {
+export function foldRolloutEvents(events: Iterable<RolloutEvent>, options: FoldOptions = {}): RunningTrace | null {
   let trace: RunningTrace | null = null;
-  for (const e of events) trace = foldRolloutEvent(trace, e);
+  for (const e of events) trace = foldRolloutEvent(trace, e, options);
   return trace;
 }
 
@@ -86,7 +99,7 @@ function startTrace(e: QueuedEvent): RunningTrace {
   };
 }
 
-function apply(trace: RunningTrace, e: RolloutEvent): void {
+function apply(trace: RunningTrace, e: RolloutEvent, options: FoldOptions): void {
   switch (e.type) {
     case 'rollout.queued':
       return;
@@ -117,9 +130,13 @@ function apply(trace: RunningTrace, e: RolloutEvent): void {
       }
       return;
     }
-    case 'log':
-      phaseOf(trace, e.phase, e.at).logs.push({ t: msBetween(trace.startedAt, e.at), stream: e.stream, text: e.text });
+    case 'log': {
+      const entry = { t: msBetween(trace.startedAt, e.at), stream: e.stream, text: e.text };
+      const p = phaseOf(trace, e.phase, e.at);
+      if (options.onLog) options.onLog(e.phase, entry);
+      else p.logs.push(entry);
       return;
+    }
     case 'prompt':
       trace.prompt = e.prompt;
       return;
@@ -157,10 +174,19 @@ function apply(trace: RunningTrace, e: RolloutEvent): void {
     case 'rollout.ended':
       trace.status = e.status;
       trace.result = e.result;
-      trace.error = e.error;
+      // What the file format records of an error (a fix is for the front ends, not the record).
+      trace.error = e.error && {
+        phase: e.error.phase,
+        message: e.error.message,
+        ...(e.error.code === undefined ? {} : { code: e.error.code }),
+      };
       trace.endedAt = e.at;
       trace.durationMs = msBetween(trace.startedAt, e.at);
       if (e.harbor) trace.harbor = e.harbor;
+      for (const p of trace.phases) {
+        const file = e.logFiles?.[p.name];
+        if (file !== undefined) p.logFile = file;
+      }
       for (const p of trace.phases) {
         if (p.status === 'running') {
           p.status = e.status;
