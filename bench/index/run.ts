@@ -17,11 +17,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { Analyzer, decodeText, type FileContent } from '../../server/src/analysis/analyzer';
 import { listIndexableFiles, readFiles } from '../../server/src/analysis/scan';
 import { createPythonParser } from '../../server/src/analysis/treeSitter';
+import { machineInfo } from '../shared/machine';
 
 const GROUP = 10;
 
@@ -288,10 +289,7 @@ async function main() {
   process.stdout.write(
     `${JSON.stringify(
       {
-        node: process.version,
-        date: new Date().toISOString(),
-        cpus: availableParallelism(),
-        loadAverage: loadavg().map(round),
+        machine: machineInfo(),
         notes: `floor = decode + tree-sitter parse of every file; coldIndex = the same files through Analyzer.setFiles (parse, extract, link, diagnostics) + index; both from pre-read bytes after an untimed warm-up run of both on the whole workspace; ${RUNS} runs, each feeding the cold index in the server's batches of ${BATCH} files with every batch timed beside the floor's parse of the same files (alternating which goes first); ratio = median of the per-run ratios of CPU time (user+system), bestRatio = best cold / best floor, wallRatio the median on wall time; times are medians. coldIndexWithIoMs = scan + read + index in a fresh process, like the server at start-up.`,
         targets,
         results,
