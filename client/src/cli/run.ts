@@ -13,6 +13,7 @@ import { runRollout, type RolloutOutcome } from '../engine/rollout';
 import type { HarborRunRequest } from '../engine/runRequest';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO } from './io';
+import { MODEL_USAGE, llmChoice } from './modelFlags';
 import { COMMON_OPTIONS, parse, positiveNumber } from './options';
 import { humanRenderer } from './render';
 
@@ -23,7 +24,8 @@ export const RUN_USAGE = `usage: hud-studio run PATH[::REF] [options]
 
 options:
   --answer TEXT   the answer (implies --agent fixed)
-  --agent KIND    fixed | command | nop (default: fixed with --answer, command with --command, else nop)
+  --agent KIND    fixed | command | nop | llm (default: fixed with --answer, command with --command,
+                  llm with --model, else nop)
   --command CMD   shell command run in the actor substrate; its stdout is the answer
   --runtime R     auto | docker | local | tcp://HOST:PORT (default auto)
   --image IMG     image for Docker substrates (wins over a Dockerfile)
@@ -37,7 +39,8 @@ options:
                   give a verifier that shares the actor's substrate its secrets anyway
                   (the actor could read them)
   --json          print one JSON object instead of the live log
-`;
+
+${MODEL_USAGE}`;
 
 /** The `--json` object of `run` (issue 3). */
 export interface RunJson {
@@ -98,7 +101,14 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       };
       outcome = await runHarborTask(request);
     } else {
-      const agent = createAgent({ agent: values.agent, answer: values.answer, command: values.command });
+      if ((values.model?.length ?? 0) > 1) throw new UsageError('run takes one --model', { hint: 'use hud-studio eval to compare models' });
+      const agent = createAgent({
+        agent: values.agent,
+        answer: values.answer,
+        command: values.command,
+        ...(values.model?.[0] ? { model: values.model[0] } : {}),
+        ...llmChoice(values, process.env),
+      });
       const selected = await selectProvider(values.runtime, { serviceAccess: values['allow-service-access'] });
       if (selected.notice) io.stderr.write(`${selected.notice}\n`);
       outcome = await runRollout({

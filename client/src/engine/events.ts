@@ -4,7 +4,7 @@
  * them, and the trace is built from them. Every event carries its rollout id
  * and an ISO timestamp.
  */
-import type { GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, TaskIdentity, ErrorPhase } from './trace/schema';
+import type { GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, TaskIdentity, ErrorPhase, TokenUsage } from './trace/schema';
 
 interface Base {
   rolloutId: string;
@@ -18,7 +18,13 @@ export type RolloutEvent =
   | (Base & { type: 'step'; phase: PhaseName; step: StepName; status: 'started' | 'completed' | 'error' | 'cancelled'; detail?: string })
   | (Base & { type: 'log'; phase: PhaseName; stream: LogStream; text: string })
   | (Base & { type: 'prompt'; prompt: unknown })
-  | (Base & { type: 'agent.step'; index: number; text?: string; toolCalls: { name: string; input?: unknown; output?: unknown; isError?: boolean }[] })
+  | (Base & {
+      type: 'agent.step';
+      index: number;
+      text?: string;
+      toolCalls: { name: string; input?: unknown; output?: unknown; isError?: boolean }[];
+      usage?: TokenUsage;
+    })
   | (Base & { type: 'answer'; answer: unknown })
   | (Base & { type: 'grade'; phase: PhaseName; result: GradeResult; raw: unknown; authoritative: boolean })
   | (Base & { type: 'phase.ended'; phase: PhaseName; status: RolloutStatus; error?: string })

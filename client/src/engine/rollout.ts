@@ -506,7 +506,8 @@ class RolloutRun {
       },
       signal,
       log: (stream, text) => this.log(stream, text),
-      step: (text, toolCalls = []) => this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls }),
+      step: (text, toolCalls = [], usage) =>
+        this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls, ...(usage ? { usage } : {}) }),
     };
     // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
     return abortable(this.opts.agent.run(ctx), signal);

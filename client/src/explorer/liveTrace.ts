@@ -94,6 +94,7 @@ export function applyRolloutEvent(trace: LiveTrace | null, event: RolloutEvent):
         at: event.at,
         ...(event.text === undefined ? {} : { text: event.text }),
         toolCalls: event.toolCalls,
+        ...(event.usage ? { usage: event.usage } : {}),
       });
       break;
     case 'answer':

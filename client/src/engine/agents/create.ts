@@ -3,19 +3,29 @@ import { UsageError } from '../errors';
 import type { Agent } from './agent';
 import { CommandAgent } from './command';
 import { FixedAgent } from './fixed';
+import { DEFAULT_LLM_SETTINGS, LlmAgent, type LlmSettings } from './llm/llmAgent';
+import { resolveModel } from './llm/modelRef';
 import { NopAgent } from './nop';
 
-export type AgentKind = 'fixed' | 'command' | 'nop';
+export type AgentKind = 'fixed' | 'command' | 'nop' | 'llm';
 
 export interface AgentChoice {
   agent?: string;
   answer?: string;
   command?: string;
+  /** `PROVIDER/MODEL` of the llm agent. */
+  model?: string;
+  baseUrl?: string;
+  /** Where model keys and HUD_GATEWAY_URL are read (never copied anywhere else). */
+  modelEnv?: Readonly<Record<string, string | undefined>>;
+  llm?: Partial<LlmSettings>;
 }
 
-/** `--agent` defaults to fixed with --answer, command with --command, else nop. */
+/** `--agent` defaults to fixed with --answer, command with --command, llm with --model, else nop. */
 export function createAgent(choice: AgentChoice): Agent {
-  const kind = choice.agent ?? (choice.answer !== undefined ? 'fixed' : choice.command !== undefined ? 'command' : 'nop');
+  const kind =
+    choice.agent ??
+    (choice.answer !== undefined ? 'fixed' : choice.command !== undefined ? 'command' : choice.model !== undefined ? 'llm' : 'nop');
   switch (kind) {
     case 'fixed':
       if (choice.answer === undefined) throw new UsageError('--agent fixed needs --answer TEXT');
@@ -25,7 +35,12 @@ export function createAgent(choice: AgentChoice): Agent {
       return new CommandAgent(choice.command);
     case 'nop':
       return new NopAgent();
+    case 'llm': {
+      if (!choice.model) throw new UsageError('--agent llm needs --model PROVIDER/MODEL', { hint: 'e.g. --model openai/gpt-4.1-mini' });
+      const endpoint = resolveModel(choice.model, { env: choice.modelEnv ?? {}, ...(choice.baseUrl ? { baseUrl: choice.baseUrl } : {}) });
+      return new LlmAgent(endpoint, { ...DEFAULT_LLM_SETTINGS, ...choice.llm });
+    }
     default:
-      throw new UsageError(`unknown agent "${kind}"`, { hint: 'use fixed, command or nop' });
+      throw new UsageError(`unknown agent "${kind}"`, { hint: 'use fixed, command, nop or llm' });
   }
 }

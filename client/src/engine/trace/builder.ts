@@ -87,7 +87,7 @@ export class TraceBuilder {
         this.prompt = e.prompt;
         break;
       case 'agent.step':
-        this.agentSteps.push({ index: e.index, at: e.at, ...(e.text !== undefined ? { text: e.text } : {}), toolCalls: e.toolCalls });
+        this.agentSteps.push({ index: e.index, at: e.at, ...(e.text !== undefined ? { text: e.text } : {}), toolCalls: e.toolCalls, ...(e.usage ? { usage: e.usage } : {}) });
         break;
       case 'answer':
         this.answer = e.answer;

@@ -1,0 +1,43 @@
+/** The llm agent's flags (`--model`, `--base-url`, `--system`, limits) as an AgentChoice, keys from the environment. */
+import type { AgentChoice } from '../engine/agents/create';
+import { DEFAULT_LLM_SETTINGS, type LlmSettings } from '../engine/agents/llm/llmAgent';
+import { numberOption, positiveNumber } from './options';
+
+export const MODEL_USAGE = `model options (--agent llm, implied by --model):
+  --model P/M          openai/M, anthropic/M, hud/M (via HUD_GATEWAY_URL), openai-compatible/M (needs --base-url);
+                       keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, HUD_API_KEY
+  --base-url URL       the model server (overrides the provider's address)
+  --system TEXT        added to the default system prompt
+  --max-steps N        model replies before giving up (default ${DEFAULT_LLM_SETTINGS.maxSteps})
+  --max-tokens N       output tokens per reply (default ${DEFAULT_LLM_SETTINGS.maxOutputTokens})
+  --temperature X      sampling temperature (default: the server's)
+  --request-timeout S  seconds per model request (default ${DEFAULT_LLM_SETTINGS.policy.requestTimeoutMs / 1000})
+  --token-budget N     input + output tokens for the whole episode
+`;
+
+export interface ModelFlagValues {
+  'base-url'?: string | undefined;
+  system?: string | undefined;
+  'max-steps'?: string | undefined;
+  'max-tokens'?: string | undefined;
+  temperature?: string | undefined;
+  'request-timeout'?: string | undefined;
+  'token-budget'?: string | undefined;
+}
+
+/** Everything of an AgentChoice but the model name (eval makes one agent per --model). */
+export function llmChoice(values: ModelFlagValues, env: Readonly<Record<string, string | undefined>>): Omit<AgentChoice, 'model'> {
+  const llm: Partial<LlmSettings> = {};
+  const maxSteps = positiveNumber('max-steps', values['max-steps'], true);
+  const maxTokens = positiveNumber('max-tokens', values['max-tokens'], true);
+  const temperature = numberOption('temperature', values.temperature);
+  const requestSec = positiveNumber('request-timeout', values['request-timeout'], false);
+  const budget = positiveNumber('token-budget', values['token-budget'], true);
+  if (values.system) llm.system = values.system;
+  if (maxSteps !== undefined) llm.maxSteps = maxSteps;
+  if (maxTokens !== undefined) llm.maxOutputTokens = maxTokens;
+  if (temperature !== undefined) llm.temperature = temperature;
+  if (requestSec !== undefined) llm.policy = { ...DEFAULT_LLM_SETTINGS.policy, requestTimeoutMs: requestSec * 1000 };
+  if (budget !== undefined) llm.tokenBudget = budget;
+  return { modelEnv: env, llm, ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
+}
