@@ -107,7 +107,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         answer: values.answer,
         command: values.command,
         ...(values.model?.[0] ? { model: values.model[0] } : {}),
-        ...llmChoice(values, process.env),
+        ...llmChoice(values, io.env),
       });
       const selected = await selectProvider(values.runtime, { serviceAccess: values['allow-service-access'] });
       if (selected.notice) io.stderr.write(`${selected.notice}\n`);
