@@ -3,7 +3,9 @@
  * OpenAI chat-completions or the Anthropic Messages wire format. Each request
  * takes the next entry of the script (a reply with text and tool calls, an
  * HTTP error, or a hang) and is recorded (path, headers, body), so tests can
- * check what a model would have received, including the auth header.
+ * check what a model would have received, including the auth header. One
+ * server can host several models, each with its own script, chosen by the
+ * request's `model` field (as one vLLM or Ollama server serves many).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,10 +47,14 @@ export interface ScriptOptions {
   latencyMs?: number;
 }
 
-export async function startScriptedModel(wire: ModelWire, script: ScriptEntry[], opts: ScriptOptions = {}): Promise<ScriptedModelServer> {
+export async function startScriptedModel(
+  wire: ModelWire,
+  script: ScriptEntry[] | Record<string, ScriptEntry[]>,
+  opts: ScriptOptions = {},
+): Promise<ScriptedModelServer> {
   const requests: RecordedRequest[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
-  let next = 0;
+  const next = new Map<string, number>();
   let callId = 0;
   const server: Server = createServer((req, res) => {
     void readJson(req).then((body) => {
@@ -58,7 +64,11 @@ export async function startScriptedModel(wire: ModelWire, script: ScriptEntry[],
         if (!res.writableFinished) rec.abandoned = true;
       });
       for (const w of waiters.filter((x) => requests.length >= x.n)) w.resolve();
-      const entry = script[next++] ?? opts.whenExhausted ?? { status: 400, body: { error: { message: 'the test script is used up' } } };
+      const model = Array.isArray(script) ? '' : String(body['model']);
+      const entries = Array.isArray(script) ? script : (script[model] ?? []);
+      const i = next.get(model) ?? 0;
+      next.set(model, i + 1);
+      const entry = entries[i] ?? opts.whenExhausted ?? { status: 400, body: { error: { message: 'the test script is used up' } } };
       const send = (): void => reply(wire, entry, res, body, () => `call_${++callId}`);
       if (opts.latencyMs) setTimeout(send, opts.latencyMs);
       else send();

@@ -8,9 +8,11 @@ import { createAgent } from '../engine/agents/create';
 import { UsageError, errorMessage } from '../engine/errors';
 import { NopAgent } from '../engine/agents/nop';
 import { isHarborDir, runJob, type JobSummary } from '../engine/job';
+import type { ModelMatrix, ModelSummary } from '../engine/jobModels';
 import { selectProvider } from '../engine/providers/select';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO, type CliStream } from './io';
+import { MODEL_USAGE, llmChoice } from './modelFlags';
 import { COMMON_OPTIONS, numberOption, parse, positiveNumber } from './options';
 import { progressReporter } from './progress';
 import { formatReward } from './render';
@@ -23,12 +25,14 @@ options:
   --group N            runs per task (default 1); pass@k uses k = N
   --max-concurrent N   rollouts at once (default 1)
   --threshold X        a run passes when its reward >= X (default 1.0)
+  --model P/M          repeat to compare models: every task runs N times per model (llm agent)
   --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --module,
   --allow-service-access, --allow-shared-secrets, --json
                        as for run (--timeout applies to each rollout)
 
   A PATH that is a Harbor task directory (holds task.toml) runs as a Harbor trial.
-`;
+
+${MODEL_USAGE}`;
 
 const EVAL_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -50,7 +54,14 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
   // Harbor-only jobs may name agents env.py tasks do not have (oracle).
   const hudPaths = positionals.filter((p) => !isHarborDir(p, io.cwd));
-  const agent = hudPaths.length ? createAgent({ agent: values.agent, answer: values.answer, command: values.command }) : new NopAgent();
+  const modelNames = [...new Set(values.model ?? [])];
+  if (modelNames.length && values.agent && values.agent !== 'llm') {
+    throw new UsageError(`--model runs the llm agent; it cannot be combined with --agent ${values.agent}`);
+  }
+  const models = modelNames.map((name) => ({ name, agent: createAgent({ agent: 'llm', model: name, ...llmChoice(values, io.env) }) }));
+  const agent =
+    models[0]?.agent ??
+    (hudPaths.length ? createAgent({ agent: values.agent, answer: values.answer, command: values.command, ...llmChoice(values, io.env) }) : new NopAgent());
   const interrupt = abortOnInterrupt(() => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'));
   const bar = progressReporter(io.stderr);
   try {
@@ -76,6 +87,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
         allowSharedSecrets: values['allow-shared-secrets'],
       },
       allowSharedSecrets: values['allow-shared-secrets'],
+      ...(models.length ? { models } : {}),
       ...(values.module ? { module: values.module } : {}),
       ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
       ...(values.image ? { image: values.image } : {}),
@@ -116,5 +128,33 @@ function writeSummary(out: CliStream, s: JobSummary): void {
   w(`${s.total} runs: ${s.completed} completed, ${s.errored} errored, ${s.cancelled} cancelled`);
   w(`mean reward ${s.meanReward === null ? '-' : formatReward(s.meanReward)} (errors count as 0)   pass@1 ${pct(s.passAt1)}   pass@${s.k} ${pct(s.passAtK)}   threshold ${s.threshold}`);
   w(`errors by phase: setup ${s.errorsByPhase.setup}, actor ${s.errorsByPhase.actor}, verifier ${s.errorsByPhase.verifier}`);
+  if (s.models && s.matrix) writeModels(w, s.models, s.matrix, s.k);
   if (s.summaryPath) w(`summary: ${s.summaryPath}`);
+}
+
+function writeModels(w: (line: string) => void, models: ModelSummary[], matrix: ModelMatrix, k: number): void {
+  const mr = (x: number | null): string => (x === null ? '-' : formatReward(x));
+  const rows = [
+    ['model', 'runs', 'mean', 'pass@1', `pass@${k}`, 'errors s/a/v', 'tokens in/out (cached)', 'wall'],
+    ...models.map((m) => [
+      m.model,
+      String(m.runs),
+      mr(m.meanReward),
+      pct(m.passAt1),
+      pct(m.passAtK),
+      `${m.errorsByPhase.setup}/${m.errorsByPhase.actor}/${m.errorsByPhase.verifier}`,
+      `${m.tokens.input}/${m.tokens.output} (${m.tokens.cached})`,
+      `${(m.wallMs / 1000).toFixed(1)} s`,
+    ]),
+  ];
+  w('');
+  table(w, rows);
+  w('');
+  w('mean reward, task x model:');
+  table(w, [['task', ...matrix.models], ...matrix.tasks.map((ref, i) => [ref, ...(matrix.cells[i] ?? []).map((c) => mr(c.meanReward))])]);
+}
+
+function table(w: (line: string) => void, rows: string[][]): void {
+  const widths = rows[0]!.map((_, j) => Math.max(...rows.map((r) => (r[j] ?? '').length)));
+  for (const r of rows) w(r.map((cell, j) => cell.padEnd(widths[j]!)).join('  ').trimEnd());
 }

@@ -1,6 +1,7 @@
 /** The llm agent's flags (`--model`, `--base-url`, `--system`, limits) as an AgentChoice, keys from the environment. */
 import type { AgentChoice } from '../engine/agents/create';
 import { DEFAULT_LLM_SETTINGS, type LlmSettings } from '../engine/agents/llm/llmAgent';
+import { UsageError } from '../engine/errors';
 import { numberOption, positiveNumber } from './options';
 
 export const MODEL_USAGE = `model options (--agent llm, implied by --model):
@@ -13,6 +14,7 @@ export const MODEL_USAGE = `model options (--agent llm, implied by --model):
   --temperature X      sampling temperature (default: the server's)
   --request-timeout S  seconds per model request (default ${DEFAULT_LLM_SETTINGS.policy.requestTimeoutMs / 1000})
   --token-budget N     input + output tokens for the whole episode
+  --max-retries N      retries of a model request on 429, 5xx and dropped connections (default ${DEFAULT_LLM_SETTINGS.policy.maxRetries})
 `;
 
 export interface ModelFlagValues {
@@ -23,6 +25,7 @@ export interface ModelFlagValues {
   temperature?: string | undefined;
   'request-timeout'?: string | undefined;
   'token-budget'?: string | undefined;
+  'max-retries'?: string | undefined;
 }
 
 /** Everything of an AgentChoice but the model name (eval makes one agent per --model). */
@@ -37,7 +40,16 @@ export function llmChoice(values: ModelFlagValues, env: Readonly<Record<string, 
   if (maxSteps !== undefined) llm.maxSteps = maxSteps;
   if (maxTokens !== undefined) llm.maxOutputTokens = maxTokens;
   if (temperature !== undefined) llm.temperature = temperature;
-  if (requestSec !== undefined) llm.policy = { ...DEFAULT_LLM_SETTINGS.policy, requestTimeoutMs: requestSec * 1000 };
+  const retries = values['max-retries'] === undefined ? undefined : Number(values['max-retries']);
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
+    throw new UsageError(`--max-retries must be an integer >= 0, got "${values['max-retries']}"`);
+  }
+  if (requestSec !== undefined || retries !== undefined) {
+    llm.policy = {
+      requestTimeoutMs: requestSec === undefined ? DEFAULT_LLM_SETTINGS.policy.requestTimeoutMs : requestSec * 1000,
+      maxRetries: retries ?? DEFAULT_LLM_SETTINGS.policy.maxRetries,
+    };
+  }
   if (budget !== undefined) llm.tokenBudget = budget;
   return { modelEnv: env, llm, ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
 }

@@ -14,6 +14,7 @@ export const COMMON_OPTIONS = {
   temperature: { type: 'string' },
   'request-timeout': { type: 'string' },
   'token-budget': { type: 'string' },
+  'max-retries': { type: 'string' },
   runtime: { type: 'string', default: 'auto' },
   image: { type: 'string' },
   'trace-dir': { type: 'string' },

@@ -9,6 +9,8 @@ import { join, relative, resolve } from 'node:path';
 import { discoverTasks, type DiscoveredTask } from './discover';
 import { HudStudioError, UsageError, errorMessage } from './errors';
 import { EventHub, now } from './events';
+import type { Agent } from './agents/agent';
+import { countTokens, summarizeModels, type ModelMatrix, type ModelSummary } from './jobModels';
 import { mean, passAtK, passes } from './jobStats';
 import { LocalProvider } from './providers/local';
 import type { Provider } from './providers/provider';
@@ -16,7 +18,7 @@ import type { HarborRunRequest } from './runRequest';
 import { runRollout, type RolloutOptions, type RolloutOutcome } from './rollout';
 import { resolveTask, taskFileTarget } from './taskLoader';
 import { splitTaskRef } from './taskRef';
-import type { ErrorPhase } from './trace/schema';
+import type { ErrorPhase, TokenUsage } from './trace/schema';
 import { DEFAULT_TRACE_DIR, fileTimestamp, writeFileAtomic } from './trace/store';
 import { isHarborTaskDir } from '../../../server/src/harbor/loadTask';
 
@@ -33,10 +35,13 @@ export interface JobOptions extends Omit<RolloutOptions, 'ref' | 'task' | 'rollo
   onProgress?: (progress: JobProgress) => void;
   /** How to run Harbor task directories among `paths` (the CLI's agent/runtime flags as typed). */
   harbor?: Pick<HarborRunRequest, 'agent' | 'answer' | 'command' | 'runtime' | 'image' | 'notice' | 'allowSharedSecrets'>;
+  /** Evaluate across models: every task runs `group` times per model, each with that model's agent (not `agent`). */
+  models?: { name: string; agent: Agent }[];
 }
 
 /** One entry of the run queue: a discovered env.py task, or a Harbor task directory. */
 type QueuedTask = { kind: 'hud'; ref: string; task: DiscoveredTask } | { kind: 'harbor'; ref: string; dir: string };
+type QueuedRun = { task: QueuedTask; model: { name: string; agent: Agent } | undefined };
 
 export function isHarborDir(pathOrRef: string, cwd: string): boolean {
   return splitTaskRef(pathOrRef).selector === undefined && isHarborTaskDir(resolve(cwd, pathOrRef));
@@ -58,10 +63,16 @@ export interface JobRun {
   reward: number | null;
   error: RolloutOutcome['error'];
   trace: string | undefined;
+  /** The model that acted, in a job across models. */
+  model?: string;
+  tokens?: TokenUsage;
+  startedAt?: string;
+  endedAt?: string;
 }
 
 export interface JobTaskSummary {
   ref: string;
+  model?: string;
   runs: JobRun[];
   meanReward: number | null;
   passed: number;
@@ -93,6 +104,9 @@ export interface JobSummary {
   loadErrors: { path: string; message: string }[];
   traces: string[];
   summaryPath: string | undefined;
+  /** A job across models: per-model figures and the task x model matrix. */
+  models?: ModelSummary[];
+  matrix?: ModelMatrix;
 }
 
 export async function runJob(opts: JobOptions): Promise<JobSummary> {
@@ -122,8 +136,13 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
     }
   }
 
-  const queue = tasks.flatMap((task) => Array.from({ length: group }, () => task));
-  const byRef = new Map<string, JobRun[]>(tasks.map((t) => [t.ref, []]));
+  const models = opts.models?.length ? opts.models : [undefined];
+  const keyOf = (ref: string, model: string | undefined): string => (model === undefined ? ref : `${model}\u0000${ref}`);
+  const queue: QueuedRun[] = tasks.flatMap((task) => models.flatMap((model) => Array.from({ length: group }, () => ({ task, model }))));
+  const byRef = new Map<string, { ref: string; model: string | undefined; runs: JobRun[] }>(
+    tasks.flatMap((t) => models.map((m) => [keyOf(t.ref, m?.name), { ref: t.ref, model: m?.name, runs: [] }] as const)),
+  );
+  const tokens = countTokens(hub);
   const progress: JobProgress = { total: queue.length, done: 0, running: 0, completed: 0, errored: 0, cancelled: 0, passed: 0 };
   const report = (): void => opts.onProgress?.({ ...progress });
   report();
@@ -131,12 +150,13 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < queue.length && !opts.signal?.aborted) {
-      const task = queue[next++]!;
+      const { task, model } = queue[next++]!;
       progress.running++;
       report();
       let outcome: RolloutOutcome;
+      const runStartedAt = now();
       try {
-        outcome = await runOne(task, opts, hub, jobId, cwd);
+        outcome = await runOne(task, model ? { ...opts, agent: model.agent } : opts, hub, jobId, cwd);
       } catch (err) {
         // A task that cannot even be loaded (e.g. a broken task.toml) is reported once; the job goes on.
         if (err instanceof UsageError) throw err;
@@ -153,16 +173,30 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
       else if (outcome.status === 'error') progress.errored++;
       else progress.cancelled++;
       if (passes(outcome, threshold)) progress.passed++;
-      byRef.get(task.ref)!.push({ rolloutId: outcome.rolloutId, status: outcome.status, reward: outcome.reward, error: outcome.error, trace: outcome.tracePath });
+      const used = tokens.of(outcome.rolloutId);
+      byRef.get(keyOf(task.ref, model?.name))!.runs.push({
+        rolloutId: outcome.rolloutId,
+        status: outcome.status,
+        reward: outcome.reward,
+        error: outcome.error,
+        trace: outcome.tracePath,
+        ...(model ? { model: model.name, startedAt: runStartedAt, endedAt: now() } : {}),
+        ...(used ? { tokens: used } : {}),
+      });
       report();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
+  } finally {
+    tokens.dispose();
+  }
 
-  const taskSummaries: JobTaskSummary[] = [...byRef].map(([ref, runs]) => {
+  const taskSummaries: JobTaskSummary[] = [...byRef.values()].map(({ ref, model, runs }) => {
     const passed = runs.filter((r) => passes(r, threshold)).length;
     return {
       ref,
+      ...(model === undefined ? {} : { model }),
       runs,
       meanReward: mean(runs.map((r) => r.reward ?? 0)),
       passed,
@@ -195,6 +229,7 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
     loadErrors,
     traces: runs.flatMap((r) => (r.trace ? [r.trace] : [])),
     summaryPath: undefined,
+    ...(opts.models?.length ? summarizeModels(taskSummaries, opts.models.map((m) => m.name), threshold, group) : {}),
   };
   if (opts.traceDir !== null) {
     const dir = resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR);
