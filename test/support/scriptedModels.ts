@@ -27,6 +27,8 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
   /** The client went away before the reply (cancel, timeout). */
   abandoned: boolean;
+  /** Time from the request's last byte to the reply's (performance.now() ms): the "model's own time". */
+  serverMs: number;
 }
 
 export type ModelWire = 'openai' | 'anthropic';
@@ -58,11 +60,13 @@ export async function startScriptedModel(
   let callId = 0;
   const server: Server = createServer((req, res) => {
     void readJson(req).then((body) => {
-      const rec: RecordedRequest = { path: req.url ?? '', headers: req.headers, body, abandoned: false };
+      const received = performance.now();
+      const rec: RecordedRequest = { path: req.url ?? '', headers: req.headers, body, abandoned: false, serverMs: 0 };
       requests.push(rec);
       res.on('close', () => {
         if (!res.writableFinished) rec.abandoned = true;
       });
+      res.on('finish', () => (rec.serverMs = performance.now() - received));
       for (const w of waiters.filter((x) => requests.length >= x.n)) w.resolve();
       const model = Array.isArray(script) ? '' : String(body['model']);
       const entries = Array.isArray(script) ? script : (script[model] ?? []);
