@@ -20,6 +20,7 @@ import { EnvironmentsView } from './ui/environmentsView';
 import { IndexClient } from './ui/indexClient';
 import type { RunRequest, Runner } from './ui/runner';
 import { RunsView } from './ui/runsView';
+import { ModelKeys } from './ui/modelKeys';
 import { EnvironmentSecrets } from './ui/secrets';
 import { RunningStatus } from './ui/statusBar';
 import { TaskTests } from './ui/testing';
@@ -50,6 +51,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const decorations = sub(new InlineResultDecorations());
   const traceLens = sub(new TraceLens());
   const secrets = new EnvironmentSecrets(context);
+  const modelKeys = new ModelKeys(context);
+  for (const d of modelKeys.register()) context.subscriptions.push(d);
   const indexClient = sub(new IndexClient(context, studioLog));
   stopIndexClient = () => indexClient.dispose();
 
@@ -68,7 +71,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let runner: Promise<Runner> | undefined;
   const getRunner = (): Promise<Runner> =>
     (runner ??= import('./ui/runner')
-      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, (id, label) => runs.startJob(id, label))))
+      .then(({ Runner }) => {
+        const startJob = (id: string, label: string): void => runs.startJob(id, label);
+        return sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, startJob, () => modelKeys.env()));
+      })
       .catch((err: unknown) => {
         runner = undefined; // let the next run try again instead of failing forever
         throw err;

@@ -19,6 +19,13 @@ export type BatchAgentKind = (typeof BATCH_AGENT_KINDS)[number];
 
 const stringMap = z.record(z.string(), z.string());
 
+/** One model for editor runs: `PROVIDER/MODEL`, or with the server's address (docs/models.md). */
+const ModelEntry = z.union([
+  z.string().regex(/^(openai|anthropic|hud|openai-compatible)\/.+$/, 'expected PROVIDER/MODEL'),
+  z.object({ model: z.string().regex(/^(openai|anthropic|hud|openai-compatible)\/.+$/, 'expected PROVIDER/MODEL'), baseUrl: z.string().url().optional() }),
+]);
+export type ModelSetting = { model: string; baseUrl?: string };
+
 const fields = {
   runtime: z.enum(RUNTIMES).default('auto'),
   runtimeUrl: z
@@ -46,6 +53,10 @@ const fields = {
   envFiles: stringMap.default({}),
   allowServiceAccess: z.boolean().default(false),
   allowSharedSecrets: z.boolean().default(false),
+  models: z
+    .array(ModelEntry)
+    .default([])
+    .transform((list): ModelSetting[] => list.map((m) => (typeof m === 'string' ? { model: m } : m))),
 } as const;
 
 type Fields = typeof fields;

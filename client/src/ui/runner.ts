@@ -20,7 +20,7 @@ import { type RolloutOutcome as EngineOutcome, runRollout } from '../engine/roll
 import type { GradeResult } from '../engine/trace/schema';
 import type { RolloutOutcome } from '../outcome';
 import { ALWAYS_LOCAL, UNTRUSTED_MESSAGE, USE_LOCAL, dockerMissing, planRuntime } from '../runtimePlan';
-import { type AgentKind, type Settings, batchAgentOf, harborAgentOf } from '../settings';
+import { type AgentKind, type ModelSetting, type Settings, batchAgentOf, harborAgentOf } from '../settings';
 import { AskAgent } from './askAgent';
 import { readSettings } from './config';
 import type { EnvironmentSecrets } from './secrets';
@@ -39,6 +39,8 @@ export interface RunRequest {
   label: string;
   /** An explicit agent kind; default: the editor agent for one task, the batch agent for several. */
   agent?: AgentKind;
+  /** Run the llm agent with this model (one of hudStudio.models) instead of `agent`. */
+  model?: ModelSetting;
   /** Editor runs show a progress notification with Cancel and a result message. */
   interactive: boolean;
   token?: vscode.CancellationToken;
@@ -65,6 +67,8 @@ interface RunContext extends Place {
   jobId: string;
   signal: AbortSignal;
   report: ((message: string) => void) | undefined;
+  /** Keys and gateway address for the llm agent (SecretStorage over the editor's environment). */
+  modelEnv: Record<string, string | undefined>;
 }
 
 export class Runner implements vscode.Disposable {
@@ -78,6 +82,7 @@ export class Runner implements vscode.Disposable {
     private readonly index: () => WorkspaceIndex,
     private readonly log: vscode.OutputChannel,
     private readonly startJob: (jobId: string, label: string) => void,
+    private readonly modelEnv: () => Promise<Record<string, string | undefined>> = async () => ({}),
   ) {}
 
   cancelAll(): void {
@@ -135,6 +140,7 @@ export class Runner implements vscode.Disposable {
     }
     const placeOf = (t: RunTarget): Place => places.get((vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(t.uri)) ?? folder).uri.toString())!;
 
+    const modelEnv = req.model ? await this.modelEnv() : {};
     const jobId = randomUUID();
     this.startJob(jobId, req.label);
     const abort = new AbortController();
@@ -146,7 +152,7 @@ export class Runner implements vscode.Disposable {
       let done = 0;
       const worker = async (): Promise<void> => {
         for (let t = queue.shift(); t && !abort.signal.aborted; t = queue.shift()) {
-          await this.runOne(t, { req, kind, settings, selected: selected.provider, runtime: selected.runtime, ...placeOf(t), jobId, signal: abort.signal, report });
+          await this.runOne(t, { req, kind, settings, selected: selected.provider, runtime: selected.runtime, ...placeOf(t), jobId, signal: abort.signal, report, modelEnv });
           done++;
           if (req.targets.length > 1) report?.(`${done}/${req.targets.length} done`);
         }
@@ -207,7 +213,7 @@ export class Runner implements vscode.Disposable {
       ref: target.ref,
       cwd: c.folder.uri.fsPath,
       provider: c.selected.provider,
-      agent: this.agent(c.kind, c.settings, target.label),
+      agent: c.req.model ? this.modelAgent(c.req.model, c.modelEnv) : this.agent(c.kind, c.settings, target.label),
       hub,
       signal: c.signal,
       jobId: c.jobId,
@@ -243,6 +249,10 @@ export class Runner implements vscode.Disposable {
       jobId: c.jobId,
       allowSharedSecrets: c.settings.allowSharedSecrets,
     });
+  }
+
+  private modelAgent(model: ModelSetting, env: Record<string, string | undefined>): Agent {
+    return createAgent({ agent: 'llm', model: model.model, modelEnv: env, ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}) });
   }
 
   private agent(kind: AgentKind, settings: Settings, label: string): Agent {

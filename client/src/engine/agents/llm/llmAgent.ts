@@ -48,13 +48,18 @@ export function clientFor(endpoint: ModelEndpoint, policy: ClientPolicy): ModelC
 
 export class LlmAgent implements Agent {
   readonly kind = 'llm';
-  private readonly client: ModelClient;
+  // Private (#): the library's client holds the key, and neither JSON nor util.inspect may reach it.
+  readonly #client: ModelClient;
 
   constructor(
     readonly endpoint: ModelEndpoint,
     readonly settings: LlmSettings = DEFAULT_LLM_SETTINGS,
   ) {
-    this.client = clientFor(endpoint, settings.policy);
+    this.#client = clientFor(endpoint, settings.policy);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { kind: this.kind, model: this.endpoint.name };
   }
 
   describe(): string {
@@ -73,7 +78,7 @@ export class LlmAgent implements Agent {
       if (s.tokenBudget !== undefined && total.input + total.output >= s.tokenBudget) {
         throw new AgentError(`the token budget of ${s.tokenBudget} is spent after ${step - 1} steps (${summary()})`, 'raise --token-budget');
       }
-      const reply = await this.client.complete({
+      const reply = await this.#client.complete({
         system,
         messages,
         tools: TOOL_SPECS,
