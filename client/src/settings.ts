@@ -24,7 +24,7 @@ const ModelEntry = z.union([
   z.string().regex(/^(openai|anthropic|hud|openai-compatible)\/.+$/, 'expected PROVIDER/MODEL'),
   z.object({ model: z.string().regex(/^(openai|anthropic|hud|openai-compatible)\/.+$/, 'expected PROVIDER/MODEL'), baseUrl: z.string().url().optional() }),
 ]);
-export type ModelSetting = { model: string; baseUrl?: string };
+export type ModelSetting = { model: string; baseUrl?: string | undefined };
 
 const fields = {
   runtime: z.enum(RUNTIMES).default('auto'),

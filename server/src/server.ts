@@ -61,6 +61,13 @@ export function startServer(connection: Connection): void {
       }
     };
 
+  // Notification handlers return nothing: run the safe wrapper and let it log its own failure.
+  const safeNotification =
+    <A extends unknown[]>(name: string, fn: (...args: A) => Promise<void>) =>
+    (...args: A): void => {
+      void safe(name, undefined, fn)(...args);
+    };
+
   const publish = (paths: Iterable<string>) => {
     if (!analyzer) return;
     for (const path of paths) {
@@ -107,7 +114,7 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onInitialized(
-    safe('initialized', undefined, async () => {
+    safeNotification('initialized', async () => {
       const a = await ready!;
       if (dynamicWatch) {
         await connection.client.register(DidChangeWatchedFilesNotification.type, {
@@ -129,7 +136,7 @@ export function startServer(connection: Connection): void {
   const withAnalyzer = async () => ready ?? Promise.reject(new Error('not initialized'));
 
   connection.onDidOpenTextDocument(
-    safe('didOpen', undefined, async ({ textDocument }) => {
+    safeNotification('didOpen', async ({ textDocument }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !fileKind(path)) return;
@@ -138,7 +145,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidChangeTextDocument(
-    safe('didChange', undefined, async ({ textDocument, contentChanges }) => {
+    safeNotification('didChange', async ({ textDocument, contentChanges }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !a.isOpen(path)) return;
@@ -146,7 +153,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidCloseTextDocument(
-    safe('didClose', undefined, async ({ textDocument }) => {
+    safeNotification('didClose', async ({ textDocument }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !a.isOpen(path)) return;
@@ -158,7 +165,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidChangeWatchedFiles(
-    safe('didChangeWatchedFiles', undefined, async ({ changes }) => {
+    safeNotification('didChangeWatchedFiles', async ({ changes }) => {
       const a = await withAnalyzer();
       const affected = new Set<string>();
       const add = (s: Set<string>) => s.forEach((p) => affected.add(p));

@@ -75,7 +75,7 @@ export class TaskTests implements vscode.Disposable {
       const tasks = f.tasks.map((t) => {
         const item = fileItem.children.get(t.id) ?? this.controller.createTestItem(t.id, t.label, uri);
         item.label = t.label;
-        item.description = t.description;
+        item.description = t.description ?? '';
         item.range = new vscode.Range(t.range.start.line, t.range.start.character, t.range.end.line, t.range.end.character);
         return item;
       });

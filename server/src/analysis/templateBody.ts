@@ -36,7 +36,7 @@ export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Sp
   // Strings may say "for" or "class"; only code decides whether a yield can sit in a loop or a nested scope.
   // Blanking strings only matters when the raw text has such a word at all (blanking never adds one).
   const body = text.slice(bodyFrom, def.end);
-  const nested = NESTING.test(body) && NESTING.test(body.replace(/("""|\'\'\'|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
+  const nested = NESTING.test(body) && NESTING.test(body.replace(/("""|'''|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
   const yields: number[] = [];
   let yieldInLoop = false;
   YIELD.lastIndex = bodyFrom;

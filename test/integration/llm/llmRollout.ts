@@ -96,7 +96,7 @@ export function defineLlmRolloutTests(put: ProviderUnderTest): void {
         const { outcome, substrates } = await rolloutOn(put, FIX_FILE, agentFor('openai', server.baseUrl));
         assert.equal(outcome.status, 'error');
         assert.equal(outcome.error?.phase, 'actor');
-        assert.match(outcome.error!.message, /HTTP 500/);
+        assert.match(outcome.error.message, /HTTP 500/);
         assert.equal(server.requests.length, 3, 'one request and two retries');
         await put.assertReleased(substrates, outcome.rolloutId);
       } finally {

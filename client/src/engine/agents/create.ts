@@ -10,15 +10,15 @@ import { NopAgent } from './nop';
 export type AgentKind = 'fixed' | 'command' | 'nop' | 'llm';
 
 export interface AgentChoice {
-  agent?: string;
-  answer?: string;
-  command?: string;
+  agent?: string | undefined;
+  answer?: string | undefined;
+  command?: string | undefined;
   /** `PROVIDER/MODEL` of the llm agent. */
-  model?: string;
-  baseUrl?: string;
+  model?: string | undefined;
+  baseUrl?: string | undefined;
   /** Where model keys and HUD_GATEWAY_URL are read (never copied anywhere else). */
-  modelEnv?: Readonly<Record<string, string | undefined>>;
-  llm?: Partial<LlmSettings>;
+  modelEnv?: Readonly<Record<string, string | undefined>> | undefined;
+  llm?: Partial<LlmSettings> | undefined;
 }
 
 /** `--agent` defaults to fixed with --answer, command with --command, llm with --model, else nop. */
