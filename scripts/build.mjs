@@ -20,7 +20,10 @@ const entries = [
   { in: 'server/src/server.ts', out: 'server', external: [...nativeExternals] },
   { in: 'client/src/cli.ts', out: 'cli', external: ['vscode', ...nativeExternals] },
 ];
-const web = [{ in: 'media/src/explorer/main.ts', out: 'media/explorer' }];
+const web = [
+  { in: 'media/src/explorer/main.ts', out: 'media/explorer' },
+  { in: 'media/src/jobView/main.ts', out: 'media/jobView' },
+];
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });

@@ -20,6 +20,7 @@ import { EnvironmentsView } from './ui/environmentsView';
 import { IndexClient } from './ui/indexClient';
 import type { RunRequest, Runner } from './ui/runner';
 import { RunsView } from './ui/runsView';
+import { JOB_VIEW_TYPE, JobView } from './ui/jobView';
 import { ModelKeys } from './ui/modelKeys';
 import { EnvironmentSecrets } from './ui/secrets';
 import { RunningStatus } from './ui/statusBar';
@@ -121,6 +122,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   sub(vscode.window.registerTreeDataProvider('hudStudio.environments', envView));
   sub(vscode.window.createTreeView('hudStudio.runs', { treeDataProvider: runsView, showCollapseAll: true }));
   sub(vscode.languages.registerCodeLensProvider([{ scheme: 'file', language: 'python' }, { scheme: 'file', pattern: '**/task.toml' }, { scheme: 'file', pattern: '**/*.{json,jsonl}' }], traceLens));
+  sub(vscode.window.registerCustomEditorProvider(JOB_VIEW_TYPE, new JobView(context)));
   sub(vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }));
 
   registerCommands(context, {
