@@ -18,6 +18,7 @@ import { readSettings } from './ui/config';
 import { InlineResultDecorations } from './ui/decorations';
 import { EnvironmentsView } from './ui/environmentsView';
 import { IndexClient } from './ui/indexClient';
+import { newEnvironment } from './ui/newEnvironment';
 import type { RunRequest, Runner } from './ui/runner';
 import { RunsView } from './ui/runsView';
 import { JOB_VIEW_TYPE, JobView } from './ui/jobView';
@@ -125,6 +126,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   sub(vscode.window.registerCustomEditorProvider(JOB_VIEW_TYPE, new JobView(context)));
   sub(vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }));
 
+  sub(vscode.commands.registerCommand('hudStudio.newEnvironment', (target?: vscode.Uri) => newEnvironment(target)));
   registerCommands(context, {
     index: () => indexClient.index,
     locate: (node) => envModel.location(node),

@@ -1,5 +1,5 @@
 /**
- * One rollout, by the rules of DESIGN.md 1.2: the actor task's whole
+ * One rollout, by the rules of docs/hud-protocol.md: the actor task's whole
  * lifecycle, then the verifier, on the same substrate and channel when the
  * verifier is in the same environment without its own runtime_config, else
  * on a fresh one acquired after the actor's is gone. Every step is reported

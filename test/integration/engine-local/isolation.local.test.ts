@@ -1,4 +1,7 @@
-/** What the Local provider promises (DESIGN.md 1.2): private folder, scrubbed environment, process group killed. */
+/**
+ * What the Local provider promises (docs/hud-protocol.md): private folder, scrubbed environment, process group
+ * killed.
+ */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The rollout rules of DESIGN.md 1.2 as tests that run on any provider.
+ * The rollout rules of docs/hud-protocol.md as tests that run on any provider.
  * engine-local runs them on Local; the Docker provider's tests call
  * defineRolloutRuleTests with a Docker ProviderUnderTest (its assertReleased
  * checks that no container is left).

@@ -101,7 +101,6 @@ for (const [name, args] of SERVERS) describe(`language server over stdio, ${name
     assert.deepEqual(
       d.map((x) => [x.code, x.severity, x.range.start.line, x.source]),
       [
-        ['verifier-two-substrate', 3, 13, 'hud-studio'],
         ['task-bad-args', 1, 15, 'hud-studio'],
       ],
     );

@@ -2,7 +2,7 @@
  * The one dockerode connection of this process. It honours DOCKER_HOST the
  * way the docker CLI does (unix socket by default, tcp:// allowed), and says
  * whether the daemon is local: a remote daemon must never get the Docker
- * socket mounted into a task (DESIGN.md section 1.1, service_access).
+ * socket mounted into a task (docs/hud-protocol.md, service_access).
  */
 import Docker from 'dockerode';
 import { DockerUnavailableError, dockerMessage } from './errors';

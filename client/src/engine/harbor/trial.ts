@@ -1,5 +1,5 @@
 /**
- * One Harbor trial (DESIGN.md 1.5): start the environment, let the agent work
+ * One Harbor trial (docs/harbor.md): start the environment, let the agent work
  * in its workdir, end the agent's sessions, run collect hooks and collect
  * artifacts, then verify on a clean /logs/verifier, either in the same
  * container (shared) or in a fresh one built from tests/Dockerfile that only
