@@ -12,7 +12,7 @@ import type { ModelMatrix, ModelSummary } from '../engine/jobModels';
 import { selectProvider } from '../engine/providers/select';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO, type CliStream } from './io';
-import { MODEL_USAGE, llmChoice } from './modelFlags';
+import { MODEL_USAGE, judgeModel, llmChoice } from './modelFlags';
 import { COMMON_OPTIONS, numberOption, parse, positiveNumber } from './options';
 import { progressReporter } from './progress';
 import { formatReward } from './render';
@@ -62,6 +62,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const agent =
     models[0]?.agent ??
     (hudPaths.length ? createAgent({ agent: values.agent, answer: values.answer, command: values.command, ...llmChoice(values, io.env) }) : new NopAgent());
+  const judge = judgeModel(values, io.env);
   const interrupt = abortOnInterrupt(() => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'));
   const bar = progressReporter(io.stderr);
   try {
@@ -88,6 +89,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
       },
       allowSharedSecrets: values['allow-shared-secrets'],
       ...(models.length ? { models } : {}),
+      ...(judge ? { judge } : {}),
       ...(values.module ? { module: values.module } : {}),
       ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
       ...(values.image ? { image: values.image } : {}),

@@ -1,6 +1,7 @@
 /** The llm agent's flags (`--model`, `--base-url`, `--system`, limits) as an AgentChoice, keys from the environment. */
 import type { AgentChoice } from '../engine/agents/create';
 import { DEFAULT_LLM_SETTINGS, type LlmSettings } from '../engine/agents/llm/llmAgent';
+import { resolveModel, type ModelEndpoint } from '../engine/agents/llm/modelRef';
 import { UsageError } from '../engine/errors';
 import { numberOption, positiveNumber } from './options';
 
@@ -15,6 +16,10 @@ export const MODEL_USAGE = `model options (--agent llm, implied by --model):
   --request-timeout S  seconds per model request (default ${DEFAULT_LLM_SETTINGS.policy.requestTimeoutMs / 1000})
   --token-budget N     input + output tokens for the whole episode
   --max-retries N      retries of a model request on 429, 5xx and dropped connections (default ${DEFAULT_LLM_SETTINGS.policy.maxRetries})
+
+judge options (the verifier's model gateway; default: the host's HUD_GATEWAY_URL with HUD_API_KEY, if set):
+  --judge-model P/M    the model LLMJudgeGrader and HUD_GATEWAY_URL reach (P/* keeps the name the grader asks for)
+  --judge-base-url URL the judge model's server
 `;
 
 export interface ModelFlagValues {
@@ -26,6 +31,20 @@ export interface ModelFlagValues {
   'request-timeout'?: string | undefined;
   'token-budget'?: string | undefined;
   'max-retries'?: string | undefined;
+  'judge-model'?: string | undefined;
+  'judge-base-url'?: string | undefined;
+}
+
+/**
+ * The upstream of the verifier's model gateway: --judge-model (with
+ * --judge-base-url), else an OpenAI-compatible --judge-base-url, else the
+ * host's own HUD gateway when HUD_GATEWAY_URL and HUD_API_KEY are set.
+ */
+export function judgeModel(values: ModelFlagValues, env: Readonly<Record<string, string | undefined>>): ModelEndpoint | undefined {
+  const baseUrl = values['judge-base-url'];
+  const name = values['judge-model'] ?? (baseUrl ? 'openai-compatible/*' : env['HUD_GATEWAY_URL'] && env['HUD_API_KEY'] ? 'hud/*' : undefined);
+  if (!name) return undefined;
+  return resolveModel(name, { env, ...(baseUrl ? { baseUrl } : {}) });
 }
 
 /** Everything of an AgentChoice but the model name (eval makes one agent per --model). */

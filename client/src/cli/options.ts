@@ -15,6 +15,8 @@ export const COMMON_OPTIONS = {
   'request-timeout': { type: 'string' },
   'token-budget': { type: 'string' },
   'max-retries': { type: 'string' },
+  'judge-model': { type: 'string' },
+  'judge-base-url': { type: 'string' },
   runtime: { type: 'string', default: 'auto' },
   image: { type: 'string' },
   'trace-dir': { type: 'string' },

@@ -13,7 +13,7 @@ import { runRollout, type RolloutOutcome } from '../engine/rollout';
 import type { HarborRunRequest } from '../engine/runRequest';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO } from './io';
-import { MODEL_USAGE, llmChoice } from './modelFlags';
+import { MODEL_USAGE, judgeModel, llmChoice } from './modelFlags';
 import { COMMON_OPTIONS, parse, positiveNumber } from './options';
 import { humanRenderer } from './render';
 
@@ -109,6 +109,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         ...(values.model?.[0] ? { model: values.model[0] } : {}),
         ...llmChoice(values, io.env),
       });
+      const judge = judgeModel(values, io.env);
       const selected = await selectProvider(values.runtime, { serviceAccess: values['allow-service-access'] });
       if (selected.notice) io.stderr.write(`${selected.notice}\n`);
       outcome = await runRollout({
@@ -119,6 +120,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         hub,
         signal: interrupt.signal,
         allowSharedSecrets: values['allow-shared-secrets'],
+        ...(judge ? { judge } : {}),
         ...(values.module ? { module: values.module } : {}),
         ...(traceDir ? { traceDir } : {}),
         ...(values.image ? { image: values.image } : {}),
