@@ -1,8 +1,9 @@
 /** The llm agent's flags (`--model`, `--base-url`, `--system`, limits) as an AgentChoice, keys from the environment. */
-import type { AgentChoice } from '../engine/agents/create';
+import { createAgent, type AgentChoice } from '../engine/agents/create';
 import { DEFAULT_LLM_SETTINGS, type LlmSettings } from '../engine/agents/llm/llmAgent';
 import { resolveModel, type ModelEndpoint } from '../engine/agents/llm/modelRef';
 import { UsageError } from '../engine/errors';
+import type { TaskRunRequest } from '../engine/runRequest';
 import { numberOption, positiveNumber } from './options';
 
 export const MODEL_USAGE = `model options (--agent llm, implied by --model):
@@ -71,4 +72,28 @@ export function llmChoice(values: ModelFlagValues, env: Readonly<Record<string, 
   }
   if (budget !== undefined) llm.tokenBudget = budget;
   return { modelEnv: env, llm, ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) };
+}
+
+/**
+ * A run request with the model flags applied: `model` makes its agent the llm
+ * agent with that model (checked here, so a missing key is a usage error
+ * before anything starts), and the judge flags give the verifier a gateway.
+ */
+export function withModelFlags(
+  base: Omit<TaskRunRequest, 'ref'>,
+  values: ModelFlagValues & { agent?: string | undefined },
+  env: Readonly<Record<string, string | undefined>>,
+  model: string | undefined,
+): Omit<TaskRunRequest, 'ref'> {
+  if (model && values.agent !== undefined && values.agent !== 'llm') {
+    throw new UsageError(`--model runs the llm agent; it cannot be combined with --agent ${values.agent}`);
+  }
+  const judge = judgeModel(values, env);
+  let agent = base.agent;
+  if (model) {
+    const choice: AgentChoice = { agent: 'llm', model, ...llmChoice(values, env) };
+    createAgent(choice);
+    agent = { choice };
+  }
+  return { ...base, agent, ...(judge ? { judge } : {}) };
 }

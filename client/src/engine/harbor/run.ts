@@ -10,9 +10,10 @@ import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
 import { HudStudioError, UsageError, errorMessage } from '../errors';
 import { EventHub, now, type RolloutEvent } from '../events';
-import type { RolloutOutcome } from '../rollout';
+import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
 import { TraceBuilder } from '../trace/builder';
+import { SideLogs } from '../trace/sideLogs';
 import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
 import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../server/src/harbor';
 import { createHarborAgent } from './agents';
@@ -30,7 +31,7 @@ export interface HarborRunExtras {
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<RolloutOutcome & { trialDir: string }> {
+export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<FinishedRollout & { trialDir: string }> {
   if (req.runtime !== 'auto' && req.runtime !== 'docker') {
     throw new UsageError(`Harbor tasks run in Docker; --runtime ${req.runtime} cannot run them`, { hint: 'drop --runtime or use --runtime docker' });
   }
@@ -44,6 +45,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
   const hub = req.hub ?? new EventHub();
   const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
+  const sideLogs = new SideLogs(traceDir, rolloutId);
   const builder = new TraceBuilder({
     rolloutId,
     ...(req.jobId ? { jobId: req.jobId } : {}),
@@ -51,7 +53,8 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     startedAt: now(),
     agent: { kind: agent.kind, detail: agent.describe() },
     providerKind: 'docker',
-    dockerHost: dockerHost(),
+    dockerHost: req.dockerHost ?? dockerHost(),
+    sideLogs,
   });
   const emit = (e: EventInput): void => {
     const event = { ...e, rolloutId, at: now() };
@@ -93,11 +96,13 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     agentTimedOut: ending.agentTimedOut,
   };
   let tracePath: string | undefined;
+  let traceError: string | undefined;
   try {
-    tracePath = writeTrace(traceDir, trace);
+    tracePath = writeTrace(traceDir, trace, sideLogs);
   } catch (err) {
-    emit({ type: 'warning', message: errorMessage(err) });
-    trace.warnings.push(errorMessage(err));
+    traceError = errorMessage(err);
+    emit({ type: 'warning', message: traceError });
+    trace.warnings.push(traceError);
   }
   const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
   writeTrialResult(paths, {
@@ -129,10 +134,9 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     status: ending.status,
     reward,
     result: ending.result,
-    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
-    phases: trace.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt })),
     error,
     tracePath,
+    ...(traceError ? { traceError } : {}),
     trace,
     trialDir: paths.root,
   };
