@@ -1,4 +1,5 @@
 /** Builds the agent the CLI (or a setting) names. */
+import { CLI_AGENT_LIST } from './kinds';
 import { UsageError } from '../errors';
 import type { Agent } from './agent';
 import { CommandAgent } from './command';
@@ -40,7 +41,11 @@ export function createAgent(choice: AgentChoice): Agent {
       const endpoint = resolveModel(choice.model, { env: choice.modelEnv ?? {}, ...(choice.baseUrl ? { baseUrl: choice.baseUrl } : {}) });
       return new LlmAgent(endpoint, { ...DEFAULT_LLM_SETTINGS, ...choice.llm });
     }
+    case 'oracle':
+      throw new UsageError('the oracle agent runs a Harbor task\'s solution/solve.sh; an env.py task has no oracle', {
+        hint: 'use fixed (--answer TEXT), command (--command CMD) or nop',
+      });
     default:
-      throw new UsageError(`unknown agent "${kind}"`, { hint: 'use fixed, command, nop or llm' });
+      throw new UsageError(`unknown agent "${kind}"`, { hint: `use ${CLI_AGENT_LIST}` });
   }
 }
