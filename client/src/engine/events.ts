@@ -15,6 +15,7 @@ import type {
   TaskIdentity,
   ErrorPhase,
   TokenUsage,
+  Trace,
 } from './trace/schema';
 
 interface Base {
@@ -23,7 +24,14 @@ interface Base {
 }
 
 export type RolloutEvent =
-  | (Base & { type: 'rollout.queued'; taskRef: string; jobId?: string })
+  | (Base & {
+      type: 'rollout.queued';
+      taskRef: string;
+      jobId?: string;
+      /** Who answers and where the rollout runs, known before anything starts (the trace records both). */
+      agent?: Trace['agent'];
+      provider?: { kind: Trace['provider']['kind']; dockerHost?: string };
+    })
   | (Base & { type: 'rollout.started'; task: TaskIdentity; verifier: TaskIdentity | null })
   | (Base & { type: 'phase.started'; phase: PhaseName; substrate: SubstrateInfo | null; reused: boolean })
   | (Base & { type: 'step'; phase: PhaseName; step: StepName; status: 'started' | 'completed' | 'error' | 'cancelled'; detail?: string })
@@ -46,7 +54,11 @@ export type RolloutEvent =
       reward: number | null;
       result: GradeResult | null;
       tracePath: string | undefined;
-      error: { phase: ErrorPhase; message: string; fix?: Fix } | null;
+      error: { phase: ErrorPhase; message: string; code?: string; fix?: Fix } | null;
+      /** Harbor trial extras, recorded in the trace. */
+      harbor?: Trace['harbor'];
+      /** Per phase, the side file with its whole log when the trace keeps only its head and tail. */
+      logFiles?: Partial<Record<PhaseName, string>>;
     });
 
 /**

@@ -14,11 +14,12 @@ declare global {
     /** Messages sent while running outside VS Code (browser tests). */
     hudJobOutbox?: JobViewToHostMessage[];
   }
-  var acquireVsCodeApi: (() => VsCodeApi) | undefined;
 }
 
 const nonce = (document.currentScript as HTMLScriptElement | null)?.nonce ?? '';
-const api = typeof globalThis.acquireVsCodeApi === 'function' ? globalThis.acquireVsCodeApi() : undefined;
+// Injected by VS Code into webviews (callable once); absent in a plain browser.
+const acquire = (globalThis as { acquireVsCodeApi?: () => VsCodeApi }).acquireVsCodeApi;
+const api = typeof acquire === 'function' ? acquire() : undefined;
 const post = (m: JobViewToHostMessage): void => {
   if (api) api.postMessage(m);
   else (window.hudJobOutbox ??= []).push(m);
