@@ -27,7 +27,7 @@ export interface TrialEnvironment {
 export type EnvironmentDefinition =
   | { kind: 'image'; image: string }
   | { kind: 'dockerfile'; contextDir: string; dockerfile: string }
-  | { kind: 'compose'; composeFile: string };
+  | { kind: 'compose'; composeFile: string; mainBase: { image: string } | { context: string; dockerfile: string } };
 
 export interface StartOptions {
   definition: EnvironmentDefinition;
@@ -57,6 +57,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     }
     const project = await ComposeProject.up({
       composeFile: opts.definition.composeFile,
+      mainBase: opts.definition.mainBase,
       rolloutId: opts.rolloutId,
       phase: opts.phase,
       network: net.compose,

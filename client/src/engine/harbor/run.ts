@@ -5,7 +5,7 @@
  * same RolloutOutcome as an env.py rollout.
  */
 import { randomUUID } from 'node:crypto';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
 import { HudStudioError, UsageError, errorMessage } from '../errors';
@@ -17,7 +17,20 @@ import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
 import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../server/src/harbor';
 import { createHarborAgent } from './agents';
 import { HarborTrial } from './trial';
-import { createTrialFolder, trialName, writeTrialResult } from './trialFolder';
+import { version } from '../../cli/version';
+import { harborChecksum } from './checksum';
+import type { TrialEnding } from './trial';
+import {
+  appendTrialLog,
+  createTrialFolder,
+  jsonRewards,
+  trialName,
+  trialUri,
+  uuidOrNull,
+  writeTrialResult,
+  type ExceptionInfo,
+  type TrialPaths,
+} from './trialFolder';
 
 export type { HarborRunRequest } from '../runRequest';
 
@@ -26,6 +39,8 @@ type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<
 /** Extra knobs only tests set. */
 export interface HarborRunExtras {
   rolloutId?: string;
+  /** Where the trial folder goes (a job's folder); default `<trace dir>/trials`. */
+  trialsDir?: string;
   /** `${VAR}` source; default process.env. */
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
@@ -53,15 +68,22 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     providerKind: 'docker',
     dockerHost: dockerHost(),
   });
+  let trialPaths: TrialPaths | undefined;
   const emit = (e: EventInput): void => {
     const event = { ...e, rolloutId, at: now() } as RolloutEvent;
     builder.handle(event);
     hub.emit(event);
+    if (trialPaths) {
+      const line = trialLogLine(event);
+      if (line) appendTrialLog(trialPaths, line);
+    }
   };
   emit({ type: 'rollout.queued', taskRef: ref, ...(req.jobId ? { jobId: req.jobId } : {}) });
 
   const name = trialName(task.name, rolloutId);
-  const paths = createTrialFolder(traceDir, name);
+  const trialsDir = req.trialsDir ?? join(traceDir, 'trials');
+  const paths = createTrialFolder(trialsDir, name);
+  trialPaths = paths;
   const deadline = new Deadline('Harbor trial', req.signal, req.timeoutMs);
   const trial = new HarborTrial({
     task,
@@ -86,11 +108,13 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
 
   const endedAt = now();
   const trace = builder.finish({ status: ending.status, result: ending.result, error: ending.error, endedAt });
+  const finiteRewards = Object.fromEntries(Object.entries(ending.reward?.rewards ?? {}).filter(([, v]) => Number.isFinite(v)));
   trace.harbor = {
     trialDir: paths.root,
-    rewards: ending.reward?.rewards ?? {},
+    rewards: finiteRewards,
     environmentMode: task.config.verifier.environmentMode,
     agentTimedOut: ending.agentTimedOut,
+    ...(ending.forgeable ? { forgeable: true } : {}),
   };
   let tracePath: string | undefined;
   try {
@@ -101,22 +125,42 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   }
   const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
   writeTrialResult(paths, {
+    id: rolloutId,
     task_name: task.name,
     trial_name: name,
-    task_path: task.dir,
-    task_checksum: trace.task.sourceHash,
-    agent_info: { name: agent.kind, detail: agent.describe() },
-    verifier_result: ending.reward ? { rewards: ending.reward.rewards } : null,
-    exception_info: ending.error ? { phase: ending.error.phase, exception_type: ending.error.code ?? 'error', exception_message: ending.error.message } : null,
+    trial_uri: trialUri(paths),
+    task_id: { path: task.dir },
+    source: task.config.source ?? null,
+    task_checksum: checksumOf(task.dir),
+    config: {
+      task: { path: task.dir, source: task.config.source ?? null },
+      trial_name: name,
+      trials_dir: trialsDir,
+      timeout_multiplier: 1,
+      agent: { name: agent.kind, override_timeout_sec: null, kwargs: {}, env: {} },
+      environment: { type: 'docker', force_build: false, delete: true, env: {}, kwargs: {} },
+      verifier: { env: {}, disable: false },
+      artifacts: [],
+      job_id: uuidOrNull(req.jobId),
+    },
+    agent_info: { name: agent.kind, version: version(), model_info: null },
+    agent_result: { metadata: { hud_studio_agent: agent.describe() } },
+    verifier_result: ending.reward ? { rewards: jsonRewards(ending.reward.rewards) } : null,
+    exception_info: exceptionInfo(ending),
     started_at: startedAt,
     finished_at: endedAt,
-    ...ending.timings,
+    environment_setup: ending.timings.environment_setup,
+    agent_setup: null,
+    agent_execution: ending.timings.agent_execution,
+    verifier: ending.timings.verifier,
+    step_results: null,
     hud_studio: {
       rollout_id: rolloutId,
       status: ending.status,
       reward,
       environment_mode: task.config.verifier.environmentMode,
       agent_timed_out: ending.agentTimedOut,
+      forgeable: ending.forgeable,
       trace_path: tracePath,
       warnings: trace.warnings,
     },
@@ -152,4 +196,36 @@ export function harborLoadError(result: Extract<LoadHarborTaskResult, { ok: fals
 function splitFix(text: string): { message: string; hint: string | undefined } {
   const m = /^([\s\S]*?)\s*\(fix:?\s*([\s\S]*)\)$/.exec(text);
   return m ? { message: m[1]!, hint: m[2]! } : { message: text, hint: undefined };
+}
+
+/** Harbor's checksum; a task it cannot hash (a symlink cycle) still runs, with the reason recorded. */
+function checksumOf(dir: string): string {
+  try {
+    return harborChecksum(dir);
+  } catch (err) {
+    return `unavailable: ${errorMessage(err)}`;
+  }
+}
+
+function exceptionInfo(ending: TrialEnding): ExceptionInfo | null {
+  const e = ending.exception ?? (ending.agentError ? { ...ending.agentError, traceback: ending.agentError.message } : null);
+  if (!e) return null;
+  return { exception_type: e.type, exception_message: e.message, exception_traceback: e.traceback, occurred_at: e.at };
+}
+
+/** What trial.log keeps of an event (the trace keeps everything). */
+function trialLogLine(e: RolloutEvent): string | undefined {
+  switch (e.type) {
+    case 'log':
+      return `[${e.phase ?? 'trial'}] ${e.stream}: ${e.text}`;
+    case 'warning':
+      return `WARNING ${e.message}`;
+    case 'step':
+      return `[${e.phase}] ${e.step} ${e.status}${e.detail ? `: ${e.detail}` : ''}`;
+    case 'phase.started':
+    case 'phase.ended':
+      return `${e.type} ${e.phase}`;
+    default:
+      return undefined;
+  }
 }

@@ -6,7 +6,7 @@
  * receives the declared artifacts (separate). Every step is an engine event,
  * so the trace and the live views are the same as for env.py rollouts.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { promptToText, type Agent, type AgentContext } from '../agents/agent';
@@ -17,13 +17,17 @@ import { PhaseFailure } from '../phaseFailure';
 import type { RolloutEvent } from '../events';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, StepName, SubstrateInfo } from '../trace/schema';
 import { expandEnvTable, type EnvironmentConfig, type HarborTask } from '../../../../server/src/harbor';
-import { LOGS_AGENT, LOGS_ARTIFACTS, LOGS_VERIFIER, collectDeclared, copyInAs, copyOutTo, type CollectedArtifact } from './artifacts';
+import { LOGS_AGENT, LOGS_ARTIFACTS, collectDeclared, copyInAs, copyOutTo, type CollectedArtifact } from './artifacts';
 import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
+import { HarborTrialError, harborExceptionType } from './errors';
 import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { toGradeResult, type HarborReward } from './reward';
+import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
-import { writeTrialText, type Timing, type TrialPaths } from './trialFolder';
-import { lastLines, prepareLogDirs, readReward, resetVerifierState, runTests } from './verifier';
+import { writeManifest, writeTrialText, type Timing, type TrialPaths } from './trialFolder';
+import { collectVerifierLogs, lastLines, prepareLogDirs, resetVerifierState, runTests } from './verifier';
+import { HEALTHCHECK_DEFAULTS, type Healthcheck } from '../../../../server/src/harbor';
+import { DockerContainer } from '../docker/container';
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
@@ -50,11 +54,15 @@ export interface TrialEnding {
   error: { phase: ErrorPhase; message: string; code?: string } | null;
   reward: HarborReward | null;
   agentTimedOut: boolean;
+  /** Shared verification with a root agent: the agent controlled every program the tests ran. */
+  forgeable: boolean;
+  /** The agent's failure, as Harbor records it (its timeout or a non-zero exit). */
+  agentError: { type: string; message: string; at: string } | null;
+  /** The failure that ended the trial, with Harbor's exception type name. */
+  exception: { type: string; message: string; traceback: string; at: string } | null;
   timings: { environment_setup: Timing | null; agent_execution: Timing | null; verifier: Timing | null };
 }
 
-
-const HEALTH_DEFAULTS = { interval_sec: 1, timeout_sec: 10, retries: 30, start_period_sec: 0 };
 
 export class HarborTrial {
   private phase: PhaseName = 'actor';
@@ -62,6 +70,11 @@ export class HarborTrial {
   private readonly environments: TrialEnvironment[] = [];
   private readonly ended = new Set<PhaseName>();
   private agentTimedOut = false;
+  private agentError: TrialEnding['agentError'] = null;
+  private exception: TrialEnding['exception'] = null;
+  private forgeable = false;
+  private agentIsRoot = false;
+  private agentExitCode: number | undefined;
   private stagingDir: string | undefined;
   private reward: HarborReward | null = null;
   private readonly timings: TrialEnding['timings'] = { environment_setup: null, agent_execution: null, verifier: null };
@@ -83,6 +96,13 @@ export class HarborTrial {
       return this.ending('completed', result, null);
     } catch (err) {
       const failure = this.classify(err);
+      const reason: unknown = this.o.signal.aborted ? this.o.signal.reason : undefined;
+      this.exception = {
+        type: failure.status === 'cancelled' ? 'CancelledError' : harborExceptionType(err, this.stage === 'verifier' ? 'verifier' : this.stage === 'setup' ? 'setup' : 'actor', reason instanceof TimeoutError),
+        message: failure.message,
+        traceback: err instanceof Error && err.stack ? err.stack : String(err),
+        at: new Date().toISOString(),
+      };
       this.endPhase('actor', failure.status, failure.message);
       if (this.stage === 'verifier') this.endPhase('verifier', failure.status, failure.message);
       return this.ending(failure.status, null, { phase: failure.phase, message: failure.message, ...(failure.code ? { code: failure.code } : {}) });
@@ -109,7 +129,11 @@ export class HarborTrial {
     const envVars = this.expand(task.config.environment.env, 'environment.env');
     const definition: EnvironmentDefinition =
       task.environment.kind === 'compose'
-        ? { kind: 'compose', composeFile: task.environment.composeFile }
+        ? {
+            kind: 'compose',
+            composeFile: task.environment.composeFile,
+            mainBase: 'image' in task.environment.main ? task.environment.main : { context: '.', dockerfile: task.environment.main.dockerfile },
+          }
         : this.o.image
           ? { kind: 'image', image: this.o.image }
           : task.environment.kind === 'image'
@@ -127,7 +151,7 @@ export class HarborTrial {
     this.stage = 'actor';
     const main = await env.service('main');
     await prepareLogDirs(main);
-    await this.healthcheck(main, task.config.environment);
+    if (task.config.environment.healthcheck) await this.healthcheck(main, task.config.environment.healthcheck);
     const workdir = task.config.environment.workdir ?? ((await main.exec(['pwd'], { timeoutMs: 30_000 })).stdout.trim() || '/');
     this.step('setup', 'completed');
     this.timings.environment_setup = { started_at: setupStart, finished_at: new Date().toISOString() };
@@ -141,20 +165,33 @@ export class HarborTrial {
     this.step('collect', 'started');
     await this.runCollectHooks(env);
     const collected = await collectDeclared(task.config.artifacts, (s) => env.service(s), this.o.paths.artifacts, (m) => this.warn(m));
+    this.agentIsRoot = await this.runsAsRoot(main, task.config.agent.user);
     // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor left there.
     const logsArtifacts = join(this.staging(), 'logs-artifacts');
     mkdirSync(logsArtifacts, { recursive: true });
     await copyOutTo(main, LOGS_ARTIFACTS, logsArtifacts);
-    cpSync(logsArtifacts, this.o.paths.artifacts, { recursive: true, force: true, verbatimSymlinks: true });
+    cpSync(logsArtifacts, join(this.o.paths.artifacts, 'logs', 'artifacts'), { recursive: true, force: true, verbatimSymlinks: true });
+    writeManifest(this.o.paths, [
+      { source: LOGS_ARTIFACTS, destination: 'logs/artifacts', type: 'directory', status: readdirSync(logsArtifacts).length ? 'ok' : 'empty', service: null },
+      ...collected.map((c) => ({
+        source: c.source,
+        destination: c.destination,
+        type: c.type,
+        status: c.missing ? ('failed' as const) : ('ok' as const),
+        service: c.service === 'main' ? null : c.service,
+      })),
+    ]);
     await copyOutTo(main, LOGS_AGENT, this.o.paths.agent);
+    if (this.agentExitCode !== undefined) writeTrialText(this.o.paths.agent, 'exit-code.txt', String(this.agentExitCode));
     this.step('collect', 'completed', `${collected.filter((c) => !c.missing).length}/${collected.length} declared artifact(s)`);
     return { env, main, workdir, collected };
   }
 
   private async runAgent(main: ManagedContainer, workdir: string): Promise<void> {
     const { task, agent } = this.o;
-    const timeoutMs = task.config.agent.timeout_sec * 1000;
-    const deadline = new Deadline(`agent (timeout_sec = ${task.config.agent.timeout_sec})`, this.o.signal, timeoutMs);
+    const timeoutSec = task.config.agent.timeout_sec;
+    const timeoutMs = timeoutSec !== undefined ? timeoutSec * 1000 : undefined;
+    const deadline = new Deadline(`agent (timeout_sec = ${timeoutSec})`, this.o.signal, timeoutMs);
     const prompt = { prompt: task.instruction };
     this.o.emit({ type: 'prompt', prompt });
     const started = new Date().toISOString();
@@ -172,7 +209,7 @@ export class HarborTrial {
         bindings: [],
       },
       signal: deadline.signal,
-      timeoutMs,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       log: (stream, text) => {
         output.push(text);
         this.log(stream, text);
@@ -187,9 +224,12 @@ export class HarborTrial {
       if (this.o.signal.aborted) throw err;
       if (deadline.signal.reason instanceof TimeoutError) {
         this.agentTimedOut = true;
+        this.agentError = { type: 'AgentTimeoutError', message: `Agent execution timed out after ${timeoutSec} seconds`, at: new Date().toISOString() };
         this.step('agent', 'error', `timed out after ${task.config.agent.timeout_sec} s`);
         this.warn(`the agent timed out after ${task.config.agent.timeout_sec} s ([agent] timeout_sec); verification still runs on what it left`);
       } else {
+        this.agentError = { type: agentErrorType(err), message: errorMessage(err), at: new Date().toISOString() };
+        if (err instanceof OracleExitError) this.agentExitCode = err.exitCode;
         this.step('agent', 'error', errorMessage(err));
         this.warn(`the agent failed: ${errorMessage(err)}; verification still runs on what it left`);
       }
@@ -222,7 +262,8 @@ export class HarborTrial {
 
   private async runVerifier(actor: { env: TrialEnvironment; main: ManagedContainer; workdir: string; collected: CollectedArtifact[] }): Promise<GradeResult> {
     const { task } = this.o;
-    const separate = task.config.verifier.environmentMode === 'separate';
+    const settings = task.config.verifier;
+    const separate = settings.environmentMode === 'separate';
     const started = new Date().toISOString();
     const verifierVars = this.expandVerifierEnv(separate);
     let container: ManagedContainer;
@@ -234,6 +275,10 @@ export class HarborTrial {
       this.startPhase('verifier', actor.env.substrate, true);
       container = actor.main;
       cwd = actor.workdir;
+      if (this.agentIsRoot) {
+        this.forgeable = true;
+        this.warn('this reward is forgeable: the agent ran as root in the container the shared verifier uses, so it controlled every program the tests ran (use environment_mode = "separate" for a reward the agent cannot touch)');
+      }
     } else {
       this.step('teardown', 'started', 'stopping the actor environment');
       await this.teardown(actor.env);
@@ -242,13 +287,15 @@ export class HarborTrial {
       this.phase = 'verifier';
       this.stage = 'verifier';
       this.step('setup', 'started');
-      const venv = task.config.verifier.environment!;
+      // Without its own table, Harbor's separate verifier reuses the top-level [environment] (built from tests/).
+      const venv = settings.environment!;
       const env = await this.start({
         definition: venv.docker_image ? { kind: 'image', image: venv.docker_image } : { kind: 'dockerfile', contextDir: join(task.dir, 'tests'), dockerfile: 'Dockerfile' },
         config: venv,
-        where: '[verifier.environment]',
-        env: { ...this.expand(venv.env, 'verifier.environment.env'), ...verifierVars },
-        ...(task.config.verifier.user ? { user: task.config.verifier.user } : {}),
+        where: settings.environmentInherited ? '[environment] (inherited by the separate verifier)' : '[verifier.environment]',
+        env: { ...this.expand(venv.env, settings.environmentInherited ? 'environment.env' : 'verifier.environment.env'), ...verifierVars },
+        ...(settings.networkMode ? { networkOverride: settings.networkMode } : {}),
+        ...(settings.user ? { user: settings.user } : {}),
       });
       this.startPhase('verifier', env.substrate, false);
       container = await env.service('main');
@@ -259,13 +306,16 @@ export class HarborTrial {
     }
 
     this.step('verify', 'started');
-    await resetVerifierState(container, join(task.dir, 'tests'));
+    // Shared: the task's tests are uploaded; separate: the verifier image owns /tests.
+    await resetVerifierState(container, separate ? undefined : join(task.dir, 'tests'));
     const output: string[] = [];
+    const mergedOutput = join(this.staging(), 'test-stdout.txt');
     const tests = await runTests(container, {
       env: separate ? {} : verifierVars,
-      timeoutMs: task.config.verifier.timeoutSec * 1000,
+      timeoutMs: settings.timeoutSec * 1000,
       signal: this.o.signal,
-      ...(task.config.verifier.user ? { user: task.config.verifier.user } : {}),
+      outputFile: mergedOutput,
+      ...(settings.user ? { user: settings.user } : {}),
       ...(cwd ? { cwd } : {}),
       onOutput: (stream, text) => {
         output.push(text);
@@ -273,23 +323,37 @@ export class HarborTrial {
       },
     });
     if (this.o.signal.aborted) throw new CancelledError('verifier');
-    writeTrialText(this.o.paths.verifier, 'test-stdout.txt', tests.stdout);
-    writeTrialText(this.o.paths.verifier, 'test-stderr.txt', tests.stderr);
-    await copyOutTo(container, LOGS_VERIFIER, this.o.paths.verifier);
     this.timings.verifier = { started_at: started, finished_at: new Date().toISOString() };
     if (tests.timedOut) {
+      this.keepTestOutput(mergedOutput);
       this.step('verify', 'error', 'timed out');
-      throw new HudStudioError('harbor-verifier', `tests/test.sh timed out after ${task.config.verifier.timeoutSec} s ([verifier] timeout_sec); last lines:\n${lastLines(output.join(''), 20)}`, {
+      throw new HarborTrialError('VerifierTimeoutError', 'harbor-verifier', `tests/test.sh timed out after ${settings.timeoutSec} s ([verifier] timeout_sec); last lines:\n${lastLines(output.join(''), 20)}`, {
         hint: 'raise [verifier] timeout_sec or make the tests faster',
       });
     }
     this.step('verify', 'completed', `exit code ${tests.exitCode}`);
     this.step('grade', 'started');
-    this.reward = await readReward(container, tests);
+    try {
+      this.reward = await collectVerifierLogs(container, this.o.paths.verifier, tests);
+    } finally {
+      this.keepTestOutput(mergedOutput);
+    }
+    if (this.reward.note) this.warn(this.reward.note);
     const result = toGradeResult(this.reward);
-    this.o.emit({ type: 'grade', phase: 'verifier', result, raw: this.reward.rewards, authoritative: true });
+    this.o.emit({ type: 'grade', phase: 'verifier', result, raw: result.info, authoritative: true });
     this.step('grade', 'completed', `reward ${this.reward.reward} from ${this.reward.source}`);
     return result;
+  }
+
+  /** Harbor keeps the test script's stdout and stderr merged, whole, in verifier/test-stdout.txt. */
+  private keepTestOutput(staged: string): void {
+    if (existsSync(staged)) cpSync(staged, join(this.o.paths.verifier, 'test-stdout.txt'));
+  }
+
+  /** Whether the agent's commands run as root (the task's agent.user, else the image's user). */
+  private async runsAsRoot(main: ManagedContainer, user: string | undefined): Promise<boolean> {
+    const effective = user ?? (main instanceof DockerContainer ? main.user : '');
+    return /^(|root|0)(:.*)?$/.test(effective);
   }
 
   /** verifier.env: always for a separate verifier; in a shared container only literal values unless the user opted in. */
@@ -308,14 +372,19 @@ export class HarborTrial {
     return all;
   }
 
+  /**
+   * What a separate verifier receives, as in Harbor: the declared artifacts
+   * at their original paths and /logs/artifacts, never /logs/agent. No
+   * symlink travels (docs/harbor.md, "What the agent cannot forge").
+   */
   private async copyArtifactsIn(container: ManagedContainer, collected: CollectedArtifact[]): Promise<void> {
+    const dropped: string[] = [];
     for (const a of collected) {
-      if (a.hostPath) await copyInAs(container, a.hostPath, posix.normalize(a.source));
+      if (a.hostPath) dropped.push(...(await copyInAs(container, a.hostPath, posix.normalize(a.source))));
     }
-    // /logs/agent and /logs/artifacts as the actor left them (never /logs/verifier).
-    for (const [host, dest] of [[this.o.paths.agent, LOGS_AGENT], [join(this.staging(), 'logs-artifacts'), LOGS_ARTIFACTS]] as const) {
-      await container.copyIn(host, dest);
-    }
+    const logsArtifacts = join(this.staging(), 'logs-artifacts');
+    if (existsSync(logsArtifacts)) dropped.push(...(await copyInAs(container, logsArtifacts, LOGS_ARTIFACTS)));
+    if (dropped.length) this.warn(`symlinks among the artifacts were not copied into the verifier: ${dropped.slice(0, 10).join(', ')}`);
   }
 
   // ---------------------------------------------------------------- helpers
@@ -345,18 +414,26 @@ export class HarborTrial {
     await env.teardown();
   }
 
-  private async healthcheck(main: ManagedContainer, config: EnvironmentConfig): Promise<void> {
-    if (!config.healthcheck) return;
-    const hc = { ...HEALTH_DEFAULTS, ...config.healthcheck };
-    if (hc.start_period_sec > 0) await sleep(hc.start_period_sec * 1000, this.o.signal);
+  /**
+   * Harbor's healthcheck: during start_period_sec, failures do not count and
+   * checks come every start_interval_sec; after it, `retries` consecutive
+   * failures (every interval_sec) mean the environment never became healthy.
+   */
+  private async healthcheck(main: ManagedContainer, check: Healthcheck): Promise<void> {
+    const hc = { ...HEALTHCHECK_DEFAULTS, ...check };
+    const graceEnds = Date.now() + hc.start_period_sec * 1000;
+    let failures = 0;
     let last = '';
-    for (let attempt = 0; attempt <= hc.retries; attempt++) {
+    for (;;) {
       const r = await main.exec(['/bin/sh', '-c', hc.command], { timeoutMs: hc.timeout_sec * 1000, signal: this.o.signal });
+      if (this.o.signal.aborted) throw new CancelledError('healthcheck');
       if (r.exitCode === 0) return;
       last = lastLines(`${r.stdout}\n${r.stderr}`, 5);
-      await sleep(hc.interval_sec * 1000, this.o.signal);
+      const inGrace = Date.now() < graceEnds;
+      if (!inGrace && ++failures >= Math.max(1, hc.retries)) break;
+      await sleep((inGrace ? hc.start_interval_sec : hc.interval_sec) * 1000, this.o.signal);
     }
-    throw new HudStudioError('harbor-config', `the environment never became healthy: \`${hc.command}\` failed ${hc.retries + 1} times${last ? `; last output:\n${last}` : ''}`, {
+    throw new HudStudioError('harbor-config', `the environment never became healthy: \`${hc.command}\` failed ${failures} times in a row${last ? `; last output:\n${last}` : ''}`, {
       hint: 'fix [environment] healthcheck or what it checks',
     });
   }
@@ -382,7 +459,17 @@ export class HarborTrial {
   }
 
   private ending(status: TrialEnding['status'], result: GradeResult | null, error: TrialEnding['error']): TrialEnding {
-    return { status, result, error, reward: status === 'completed' ? this.reward : null, agentTimedOut: this.agentTimedOut, timings: this.timings };
+    return {
+      status,
+      result,
+      error,
+      reward: status === 'completed' ? this.reward : null,
+      agentTimedOut: this.agentTimedOut,
+      forgeable: this.forgeable,
+      agentError: this.agentError,
+      exception: this.exception,
+      timings: this.timings,
+    };
   }
 
   private startPhase(phase: PhaseName, substrate: SubstrateInfo, reused: boolean): void {
@@ -415,4 +502,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Harbor's exception type names for an agent's failure. */
+function agentErrorType(err: unknown): string {
+  if (err instanceof TimeoutError) return 'AgentTimeoutError';
+  return 'NonZeroAgentExitCodeError';
 }
