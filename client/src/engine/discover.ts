@@ -123,7 +123,7 @@ function toTask(row: z.infer<typeof VerifierRow>): DiscoveredVerifier {
     args: row.args,
     slug: row.slug,
     description: row.description ?? undefined,
-    runtimeConfig: (row.runtime_config as RuntimeConfig | null) ?? null,
+    runtimeConfig: row.runtime_config ?? null,
     source: row.source ?? undefined,
     sourceHash: row.source_hash,
     line: row.line ?? undefined,

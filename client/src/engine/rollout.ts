@@ -107,7 +107,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
   });
   const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    const event = { ...e, rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
   };
@@ -121,7 +121,8 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   } catch (err) {
     // Only a wrong reference escapes execute(): the caller's mistake, not the task's.
     usage = err instanceof UsageError ? err : undefined;
-    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), code: codeOf(err) } };
+    const code = codeOf(err);
+    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}) } };
   } finally {
     await run.releaseAll();
   }

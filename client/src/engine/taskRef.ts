@@ -40,7 +40,7 @@ export function parseTaskRef(text: string): TaskRef {
       hint: 'use PATH::NAME, PATH::NAME[i] or PATH::N (row of a .json/.jsonl file)',
     });
   }
-  return { ...sel, path } as TaskRef;
+  return { ...sel, path };
 }
 
 export function parseSelector(

@@ -91,7 +91,7 @@ describe('local provider isolation', () => {
     const pgid = orphan.serverPgid!;
     const owner = JSON.parse(readFileSync(join(orphan.root, OWNER_FILE), 'utf8')) as { pid: number; groups: number[] };
     assert.deepEqual(owner.groups, [pgid]);
-    const deadPid = spawnSync('true').pid!;
+    const deadPid = spawnSync('true').pid;
     writeFileSync(join(orphan.root, OWNER_FILE), JSON.stringify({ ...owner, pid: deadPid }));
     const mine = await acquire('mine0000');
     assert.deepEqual(await sweepOrphans(tempRoot), [orphan.root]);

@@ -70,7 +70,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   });
   let trialPaths: TrialPaths | undefined;
   const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    const event = { ...e, rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
     if (trialPaths) {

@@ -166,7 +166,8 @@ export class HarborTrial {
     await this.runCollectHooks(env);
     const collected = await collectDeclared(task.config.artifacts, (s) => env.service(s), this.o.paths.artifacts, (m) => this.warn(m));
     this.agentIsRoot = await this.runsAsRoot(main, task.config.agent.user);
-    // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor left there.
+    // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor
+    // left there.
     const logsArtifacts = join(this.staging(), 'logs-artifacts');
     mkdirSync(logsArtifacts, { recursive: true });
     await copyOutTo(main, LOGS_ARTIFACTS, logsArtifacts);
@@ -203,7 +204,10 @@ export class HarborTrial {
       prompt,
       promptText: promptToText(prompt),
       workspace: {
-        exec: (argv, opts = {}) => main.exec(argv, { ...opts, ...(opts.user ?? user ? { user: opts.user ?? user } : {}), signal: opts.signal ?? deadline.signal }),
+        exec: (argv, opts = {}) => {
+          const asUser = opts.user ?? user;
+          return main.exec(argv, { ...opts, ...(asUser ? { user: asUser } : {}), signal: opts.signal ?? deadline.signal });
+        },
         copyIn: (hostPath, dest) => main.copyIn(hostPath, dest),
         workdir,
         bindings: [],
@@ -356,7 +360,10 @@ export class HarborTrial {
     return /^(|root|0)(:.*)?$/.test(effective);
   }
 
-  /** verifier.env: always for a separate verifier; in a shared container only literal values unless the user opted in. */
+  /**
+   * verifier.env: always for a separate verifier; in a shared container only literal values unless the user opted
+   * in.
+   */
   private expandVerifierEnv(separate: boolean): Record<string, string> {
     const table = this.config.verifier.env;
     const all = this.expand(table, 'verifier.env');
@@ -419,8 +426,16 @@ export class HarborTrial {
    * checks come every start_interval_sec; after it, `retries` consecutive
    * failures (every interval_sec) mean the environment never became healthy.
    */
-  private async healthcheck(main: ManagedContainer, check: Healthcheck): Promise<void> {
-    const hc = { ...HEALTHCHECK_DEFAULTS, ...check };
+  private async healthcheck(main: ManagedContainer, given: Healthcheck): Promise<void> {
+    const check: { [K in keyof typeof HEALTHCHECK_DEFAULTS]?: number | undefined } & { command: string } = given;
+    const hc = {
+      command: check.command,
+      interval_sec: check.interval_sec ?? HEALTHCHECK_DEFAULTS.interval_sec,
+      timeout_sec: check.timeout_sec ?? HEALTHCHECK_DEFAULTS.timeout_sec,
+      retries: check.retries ?? HEALTHCHECK_DEFAULTS.retries,
+      start_period_sec: check.start_period_sec ?? HEALTHCHECK_DEFAULTS.start_period_sec,
+      start_interval_sec: check.start_interval_sec ?? HEALTHCHECK_DEFAULTS.start_interval_sec,
+    };
     const graceEnds = Date.now() + hc.start_period_sec * 1000;
     let failures = 0;
     let last = '';
