@@ -108,7 +108,8 @@ export function loadHarborTask(dirArg: string): LoadHarborTaskResult {
   const hasDockerfile = isFile(join(envDir, 'Dockerfile'));
   let environment: HarborEnvironmentSource | undefined;
   if (isFile(composeFile)) {
-    // Harbor's base file gives `main` the task's docker_image, else environment/Dockerfile; the task's file overlays it.
+    // Harbor's base file gives `main` the task's docker_image, else environment/Dockerfile; the task's file
+    // overlays it.
     const main = config.environment.docker_image ? { image: config.environment.docker_image } : hasDockerfile ? { dockerfile: 'Dockerfile' } : undefined;
     if (main) environment = { kind: 'compose', contextDir: envDir, composeFile, main };
     else missing('environment/Dockerfile', ['environment'], 'the compose file\'s main service is built from environment/Dockerfile: add one, or set [environment] docker_image');
@@ -156,7 +157,7 @@ function issue(code: HarborTomlIssue['code'], message: string, line: number, col
   return { code, severity: 'error', message, line, column, key };
 }
 
-/** Harbor reads text with universal newlines, then drops leading canary comment lines and the blank lines after them. */
+/** Harbor reads text with universal newlines, then drops leading canary comment lines and the blank lines after. */
 export function normaliseInstruction(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   let i = 0;

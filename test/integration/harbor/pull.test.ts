@@ -50,5 +50,5 @@ test('an image the registry does not have is a clear error naming it, and nothin
   const { outcome } = await runTrial(withImage(image), { agent: 'oracle' });
   assert.equal(outcome.status, 'error');
   assert.equal(outcome.error?.phase, 'setup');
-  assert.match(outcome.error!.message, new RegExp(`image ${image.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not available: pulling it failed`));
+  assert.match(outcome.error?.message ?? '', new RegExp(`image ${image.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not available: pulling it failed`));
 });

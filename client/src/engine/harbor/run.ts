@@ -29,7 +29,6 @@ import {
   uuidOrNull,
   writeTrialResult,
   type ExceptionInfo,
-  type TrialPaths,
 } from './trialFolder';
 
 export type { HarborRunRequest } from '../runRequest';
@@ -68,22 +67,18 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     providerKind: 'docker',
     dockerHost: dockerHost(),
   });
-  let trialPaths: TrialPaths | undefined;
+  const name = trialName(task.name, rolloutId);
+  const trialsDir = req.trialsDir ?? join(traceDir, 'trials');
+  const paths = createTrialFolder(trialsDir, name);
   const emit = (e: EventInput): void => {
     const event = { ...e, rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
-    if (trialPaths) {
-      const line = trialLogLine(event);
-      if (line) appendTrialLog(trialPaths, line);
-    }
+    const line = trialLogLine(event);
+    if (line) appendTrialLog(paths, line);
   };
   emit({ type: 'rollout.queued', taskRef: ref, ...(req.jobId ? { jobId: req.jobId } : {}) });
 
-  const name = trialName(task.name, rolloutId);
-  const trialsDir = req.trialsDir ?? join(traceDir, 'trials');
-  const paths = createTrialFolder(trialsDir, name);
-  trialPaths = paths;
   const deadline = new Deadline('Harbor trial', req.signal, req.timeoutMs);
   const trial = new HarborTrial({
     task,
