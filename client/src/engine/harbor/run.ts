@@ -5,6 +5,7 @@
  * same RolloutOutcome as an env.py rollout.
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, rmdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
@@ -53,7 +54,8 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   const task = loaded.task;
   for (const w of task.warnings) req.notice(`${task.tomlPath}:${w.line}:${w.column}: warning: ${w.message}`);
 
-  const agent = createHarborAgent({ ...(req.agent ? { agent: req.agent } : {}), ...(req.answer !== undefined ? { answer: req.answer } : {}), ...(req.command !== undefined ? { command: req.command } : {}) }, task);
+  const choice = { ...(req.agent ? { agent: req.agent } : {}), ...(req.answer !== undefined ? { answer: req.answer } : {}), ...(req.command !== undefined ? { command: req.command } : {}) };
+  const agent = createHarborAgent(choice, task);
   const rolloutId = req.rolloutId ?? randomUUID();
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
   const hub = req.hub ?? new EventHub();
@@ -90,6 +92,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     emit,
     hostEnv: req.hostEnv ?? process.env,
     allowSharedSecrets: req.allowSharedSecrets ?? false,
+    agentForStep: (step) => createHarborAgent(choice, task, step),
     ...(req.image ? { image: req.image } : {}),
   });
   const startedAt = now();
@@ -101,6 +104,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     deadline.dispose();
   }
 
+  if (ending.stepResults) removeEmptyDirs([paths.agent, paths.verifier, paths.artifacts]);
   const endedAt = now();
   const trace = builder.finish({ status: ending.status, result: ending.result, error: ending.error, endedAt });
   const finiteRewards = Object.fromEntries(Object.entries(ending.reward?.rewards ?? {}).filter(([, v]) => Number.isFinite(v)));
@@ -139,16 +143,16 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
       job_id: uuidOrNull(req.jobId),
     },
     agent_info: { name: agent.kind, version: version(), model_info: null },
-    agent_result: { metadata: { hud_studio_agent: agent.describe() } },
+    agent_result: ending.stepResults ? null : { metadata: { hud_studio_agent: agent.describe() } },
     verifier_result: ending.reward ? { rewards: jsonRewards(ending.reward.rewards) } : null,
     exception_info: exceptionInfo(ending),
     started_at: startedAt,
     finished_at: endedAt,
     environment_setup: ending.timings.environment_setup,
     agent_setup: null,
-    agent_execution: ending.timings.agent_execution,
+    agent_execution: ending.stepResults ? null : ending.timings.agent_execution,
     verifier: ending.timings.verifier,
-    step_results: null,
+    step_results: ending.stepResults,
     hud_studio: {
       rollout_id: rolloutId,
       status: ending.status,
@@ -222,5 +226,16 @@ function trialLogLine(e: RolloutEvent): string | undefined {
       return `${e.type} ${e.phase}`;
     default:
       return undefined;
+  }
+}
+
+/** A multi-step trial keeps its outputs under steps/<name>/; like Harbor, it drops the unused root folders. */
+function removeEmptyDirs(dirs: string[]): void {
+  for (const d of dirs) {
+    try {
+      if (readdirSync(d).length === 0) rmdirSync(d);
+    } catch {
+      // Already gone or not empty: nothing to tidy.
+    }
   }
 }

@@ -158,6 +158,6 @@ export function writeTrialResult(paths: TrialPaths, result: TrialResult): void {
   writeFileAtomic(paths.result, `${JSON.stringify(result, null, 2)}\n`);
 }
 
-export function writeManifest(paths: TrialPaths, entries: ArtifactManifestEntry[]): void {
-  if (entries.length > 0) writeFileAtomic(paths.manifest, `${JSON.stringify(entries, null, 2)}\n`);
+export function writeManifest(manifestPath: string, entries: ArtifactManifestEntry[]): void {
+  if (entries.length > 0) writeFileAtomic(manifestPath, `${JSON.stringify(entries, null, 2)}\n`);
 }

@@ -26,11 +26,11 @@ export async function prepareLogDirs(c: ManagedContainer): Promise<void> {
 }
 
 /**
- * Clears /logs/verifier (and, when the host's tests are to be uploaded,
+ * Clears /logs/verifier (and, when host test folders are to be uploaded,
  * /tests), then checks through the archive API that nothing survived: the
  * container's own `rm` may have been replaced.
  */
-export async function resetVerifierState(c: ManagedContainer, uploadTestsFrom: string | undefined): Promise<void> {
+export async function resetVerifierState(c: ManagedContainer, uploadTestsFrom: string[] | undefined): Promise<void> {
   const clearTests = uploadTestsFrom !== undefined ? ` ${TESTS_DIR}` : '';
   await rootSh(c, `rm -rf ${LOGS_VERIFIER}${clearTests} && mkdir -p ${LOGS_VERIFIER} && chmod 777 ${LOGS_VERIFIER}`);
   const left = await archiveList(c, LOGS_VERIFIER);
@@ -52,7 +52,8 @@ export async function resetVerifierState(c: ManagedContainer, uploadTestsFrom: s
       hint: 'the agent may have replaced rm; use environment_mode = "separate"',
     });
   }
-  await c.copyIn(uploadTestsFrom, TESTS_DIR);
+  // A step's own tests/ goes last, so its files win over the task's shared ones.
+  for (const dir of uploadTestsFrom) await c.copyIn(dir, TESTS_DIR);
 }
 
 export interface RunTestsOptions {
