@@ -8,6 +8,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import { pendingFormatGlobs } from './scripts/formatScope.mjs';
 
+const vscodeOnlyInUi = 'only client/src/ui/ and client/src/extension.ts may use vscode (docs/architecture.md)';
 const lineLength = { code: 120, tabWidth: 2, ignoreUrls: true, ignoreRegExpLiterals: true };
 // Until the one repository-wide Prettier pass, code lines in unformatted files
 // may be long (Prettier will wrap them); comments must already fit.
@@ -64,6 +65,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // Only the extension host's UI may import vscode; tsconfig.node.json and tsconfig.webview.json enforce the same.
+    files: ['server/**/*.ts', 'client/src/**/*.ts', 'media/**/*.ts'],
+    ignores: ['client/src/ui/**', 'client/src/extension.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: vscodeOnlyInUi }],
+          patterns: [{ group: ['vscode-languageclient', 'vscode-languageclient/*'], message: vscodeOnlyInUi }],
+        },
+      ],
     },
   },
   {

@@ -60,8 +60,8 @@ let failed = false;
 for (const layer of layers) {
   console.log(`\n=== ${layer} tests ===`);
   if (layer === 'lint') {
-    // ESLint and Prettier (scripts/lint.mjs): one check, counted as one test.
-    const clean = run(process.execPath, ['scripts/lint.mjs']) === 0;
+    // The type check of every layer's tsconfig (the boundaries), then ESLint and Prettier: counted as one test.
+    const clean = run('npm', ['run', '--silent', 'typecheck']) === 0 && run(process.execPath, ['scripts/lint.mjs']) === 0;
     tally[clean ? 'passed' : 'failed'] += 1;
     if (!clean) failed = true;
     continue;

@@ -28,15 +28,12 @@ import { hover } from './features/hover';
 import { sdkHover } from './features/sdkHover';
 import { definition, references } from './features/navigation';
 import { documentSymbols, workspaceSymbols } from './features/symbols';
+import { parseInitOptions } from './initOptions';
 import { IndexChangedNotification, IndexRequest } from './protocol';
 
 const INDEX_NOTIFY_DELAY_MS = 150;
 const SCAN_BATCH = 256;
 
-export interface ServerInitOptions {
-  /** Folder names never scanned (defaults: node_modules, .git, .venv, __pycache__, dist, ...). */
-  excludeDirs?: string[];
-}
 
 const SEVERITY = { error: 1, warning: 2, info: 3 } as const;
 
@@ -101,8 +98,9 @@ export function startServer(connection: Connection): void {
     const folders = params.workspaceFolders?.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p) ?? [];
     const rootUri = params.rootUri ? uriToPath(params.rootUri) : undefined;
     roots = folders.length ? folders : rootUri ? [rootUri] : [];
-    const init = (params.initializationOptions ?? {}) as ServerInitOptions;
-    if (Array.isArray(init.excludeDirs)) excludeDirs = init.excludeDirs.filter((d): d is string => typeof d === 'string');
+    const init = parseInitOptions(params.initializationOptions);
+    if (init.problem) connection.console.warn(`[hud-studio] ${init.problem}`);
+    if (init.options.excludeDirs) excludeDirs = init.options.excludeDirs;
     dynamicWatch = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
     ready = Analyzer.create({ roots }).then((a) => (analyzer = a));
     return {

@@ -1,5 +1,5 @@
 /**
- * One rollout, by the rules of DESIGN.md 1.2: the actor task's whole
+ * One rollout, by the rules of docs/hud-protocol.md: the actor task's whole
  * lifecycle, then the verifier, on the same substrate and channel when the
  * verifier is in the same environment without its own runtime_config, else
  * on a fresh one acquired after the actor's is gone. Every step is reported
@@ -14,7 +14,9 @@ import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
-import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage } from './errors';
+import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
+import type { Fix } from './fix';
+import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
 import { EventHub, now, type RolloutEvent } from './events';
 import { actorErrorResult, gradeFromFrame } from './grade';
@@ -22,7 +24,8 @@ import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceBuilder } from './trace/builder';
-import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, Trace } from './trace/schema';
+import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
+import { SideLogs } from './trace/sideLogs';
 import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
 
 export interface RolloutTimeouts {
@@ -32,8 +35,8 @@ export interface RolloutTimeouts {
   phaseMs?: number;
   /** Getting a substrate ready and its server listening, unless limits.startup_timeout_s says otherwise. */
   startupMs?: number;
-  /** hello / tasks.list / bye. */
-  requestMs?: number;
+  /** tasks.start and tasks.grade each, unless the task's runtime_config.limits.run_timeout_s says otherwise. */
+  callMs?: number;
 }
 
 export interface RolloutOptions {
@@ -61,42 +64,23 @@ export interface RolloutOptions {
   allowSharedSecrets?: boolean;
   /** An already discovered row (eval discovers each file once). */
   task?: DiscoveredTask;
-  /** Where discovery runs when the provider cannot run commands (borrowed servers): default Local. */
-  discoveryProvider?: Provider;
   dockerHost?: string;
 }
 
-export interface PhaseSummary {
-  name: PhaseName;
-  substrate: SubstrateInfo | null;
-  reused: boolean;
-  status: RolloutStatus | 'running';
-  startedAt: string;
-  endedAt: string | undefined;
-}
-
-export interface RolloutOutcome {
-  rolloutId: string;
-  ref: string;
-  status: RolloutStatus;
-  reward: number | null;
-  result: GradeResult | null;
-  subscores: { name: string; value: number; weight: number }[];
-  phases: PhaseSummary[];
-  error: { phase: ErrorPhase; message: string } | null;
-  tracePath: string | undefined;
-  trace: Trace;
-}
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
+/** A template that never yields must not hold an eval slot for ever (docs/reliability.md). */
+export const DEFAULT_CALL_MS = 600_000;
 
-export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> {
+export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout> {
   const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
   const hub = opts.hub ?? new EventHub();
+  const traceDir = opts.traceDir === null ? undefined : resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR);
+  const sideLogs = traceDir ? new SideLogs(traceDir, rolloutId) : undefined;
   const builder = new TraceBuilder({
     rolloutId,
     ...(opts.jobId ? { jobId: opts.jobId } : {}),
@@ -105,6 +89,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
     providerKind: opts.provider.kind,
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
+    ...(sideLogs ? { sideLogs } : {}),
   });
   const emit = (e: EventInput): void => {
     const event = { ...e, rolloutId, at: now() };
@@ -122,7 +107,12 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     // Only a wrong reference escapes execute(): the caller's mistake, not the task's.
     usage = err instanceof UsageError ? err : undefined;
     const code = codeOf(err);
-    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}) } };
+    const fix = fixOf(err);
+    ending = {
+      status: 'error',
+      result: null,
+      error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}), ...(fix ? { fix } : {}) },
+    };
   } finally {
     await run.releaseAll();
   }
@@ -130,16 +120,20 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   const endedAt = now();
   const trace = builder.finish({ ...ending, endedAt });
   let tracePath: string | undefined;
-  if (opts.traceDir !== null && !usage) {
+  let traceError: string | undefined;
+  if (traceDir && !usage) {
     try {
-      tracePath = writeTrace(resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR), trace);
+      tracePath = writeTrace(traceDir, trace, sideLogs);
     } catch (err) {
-      emit({ type: 'warning', message: errorMessage(err) });
-      trace.warnings.push(errorMessage(err));
+      traceError = errorMessage(err);
+      emit({ type: 'warning', message: traceError });
+      trace.warnings.push(traceError);
     }
-  }
+  } else sideLogs?.discard();
   const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
-  const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
+  const error = ending.error
+    ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
+    : null;
   emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
   return {
@@ -148,17 +142,9 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     status: ending.status,
     reward,
     result: ending.result,
-    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
-    phases: trace.phases.map((p) => ({
-      name: p.name,
-      substrate: p.substrate,
-      reused: p.reused,
-      status: p.status,
-      startedAt: p.startedAt,
-      endedAt: p.endedAt,
-    })),
     error,
     tracePath,
+    ...(traceError ? { traceError } : {}),
     trace,
   };
 }
@@ -166,7 +152,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
 interface Ending {
   status: RolloutStatus;
   result: GradeResult | null;
-  error: { phase: ErrorPhase; message: string; code?: string } | null;
+  error: { phase: ErrorPhase; message: string; code?: string; fix?: Fix } | null;
 }
 
 
@@ -220,7 +206,13 @@ class RolloutRun {
       if (err instanceof UsageError) throw err;
       const failure = err instanceof PhaseFailure ? err : this.classify(err, signal);
       if (this.started.has(this.phase) || failure.phase !== 'setup') this.endPhase(this.phase, failure.status, failure.message);
-      return { status: failure.status, result: null, error: { phase: failure.phase, message: failure.message, ...(failure.code ? { code: failure.code } : {}) } };
+      const error = {
+        phase: failure.phase,
+        message: failure.message,
+        ...(failure.code ? { code: failure.code } : {}),
+        ...(failure.fix ? { fix: failure.fix } : {}),
+      };
+      return { status: failure.status, result: null, error };
     } finally {
       this.rolloutClock.dispose();
     }
@@ -286,7 +278,7 @@ class RolloutRun {
       this.step('setup', 'completed');
 
       this.step('prompt', 'started');
-      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: 0, signal: actorClock.signal });
+      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
       this.emit({ type: 'prompt', prompt });
       this.step('prompt', 'completed');
 
@@ -297,7 +289,7 @@ class RolloutRun {
 
       this.step('grade', 'started');
       try {
-        actorResult = await actorSession.channel.grade(answer, { timeoutMs: 0, signal: actorClock.signal });
+        actorResult = await actorSession.channel.grade(answer, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
         actorGrade = this.gradeOf(actorResult);
         this.step('grade', 'completed');
       } catch (err) {
@@ -361,12 +353,12 @@ class RolloutRun {
       }
 
       this.step('prompt', 'started');
-      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: 0, signal: clock.signal });
+      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
       this.step('prompt', 'completed', promptToText(prompt) ? `prompt: ${promptToText(prompt).slice(0, 200)}` : 'agent-less');
 
       this.step('grade', 'started');
       // The actor's result frame goes over unchanged: the verifier judges exactly what the actor produced.
-      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: 0, signal: clock.signal });
+      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
       const grade = this.gradeOf(raw);
       this.step('grade', 'completed');
       this.emit({ type: 'grade', phase: 'verifier', result: grade, raw, authoritative: true });
@@ -433,7 +425,7 @@ class RolloutRun {
     let scratch: Substrate | undefined;
     if (this.opts.provider.kind === 'url') {
       // A borrowed server cannot run our helper: read the file where it lives, on this machine.
-      const local = this.opts.discoveryProvider ?? new LocalProvider();
+      const local = new LocalProvider();
       scratch = await this.track(
         local.acquire({ envFile: target.envFile, envDir: target.envDir, runtimeConfig: null }, { rolloutId: this.rolloutId, phase: 'actor', signal, log: (s, t) => this.log(s, t) }),
         signal,
@@ -456,6 +448,11 @@ class RolloutRun {
   }
 
   /** Serves the environment, connects and says hello. */
+  /** The limit of one tasks.start or tasks.grade: the task's run_timeout_s, else the caller's, else the default. */
+  private callMs(rc: RuntimeConfig | null | undefined): number {
+    return seconds(rc?.limits?.run_timeout_s) ?? this.opts.timeouts?.callMs ?? DEFAULT_CALL_MS;
+  }
+
   private async open(
     substrate: Substrate,
     task: { env: string },
@@ -473,14 +470,15 @@ class RolloutRun {
     await abortable(serving, signal);
     const stream = await abortable(substrate.openChannel(signal), signal, (late) => void late.destroy());
     const channel = new ControlChannel(stream, {
-      requestTimeoutMs: this.opts.timeouts?.requestMs ?? DEFAULT_REQUEST_MS,
+      requestTimeoutMs: DEFAULT_REQUEST_MS,
       onNotification: (n) => this.log('server', `${n.method} ${JSON.stringify(n.params ?? {})}`),
     });
     this.channels.add(channel);
     const hello = await channel.hello(undefined, { signal });
     if (hello.env.name !== task.env) {
       throw new ProtocolError(`the server at ${substrate.info.id} serves environment "${hello.env.name}", but the task needs "${task.env}"`, {
-        hint: 'serve the right environment (hud serve ... --env NAME) or use --runtime docker/local',
+        hint: 'serve the right environment (hud serve ... --env NAME), or run on a runtime HUD Studio starts itself',
+        fix: { kind: 'runtime', use: 'docker-or-local' },
       });
     }
     this.log('engine', `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`);
@@ -538,7 +536,7 @@ class RolloutRun {
     if (reason instanceof TimeoutError) return new PhaseFailure(this.stage, 'error', reason.message, 'timeout');
     if (signal.aborted || err instanceof CancelledError) return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
     const msg = this.stage === 'verifier' ? `verifier failed: ${errorMessage(err)}` : errorMessage(err);
-    return new PhaseFailure(this.stage, 'error', msg, codeOf(err));
+    return new PhaseFailure(this.stage, 'error', msg, codeOf(err), fixOf(err));
   }
 
   private startPhase(phase: PhaseName, substrate: SubstrateInfo | null, reused: boolean): void {

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import type { Agent, AgentContext } from '../agents/agent';
 import { AgentError } from '../agents/command';
 import { throwIfAborted } from '../errors';
+import { clipMiddle, STEP_OUTPUT_CHARS } from '../output/clip';
+import { streamLines } from '../output/streamLines';
 
 export const ORACLE_LOG = 'oracle.txt';
 
@@ -44,6 +46,7 @@ export class OracleAgent implements Agent {
     await ctx.workspace.copyIn(this.solutionDir, '/solution');
     await ctx.workspace.exec(['chmod', '+x', '/solution/solve.sh'], { user: 'root', signal: ctx.signal });
     const merged: string[] = [];
+    const output = streamLines((stream, line) => ctx.log('agent', stream === 'stderr' ? `[stderr] ${line}` : line));
     // "$0" lets sh run a script without a shebang, as Harbor's shell does.
     const res = await ctx.workspace.exec(['/bin/sh', '-c', '"$0"', '/solution/solve.sh'], {
       cwd: ctx.workspace.workdir,
@@ -51,12 +54,17 @@ export class OracleAgent implements Agent {
       signal: ctx.signal,
       onOutput: (stream, text) => {
         merged.push(text);
-        for (const line of text.replace(/\n$/, '').split('\n')) ctx.log('agent', stream === 'stderr' ? `[stderr] ${line}` : line);
+        output.onOutput(stream, text);
       },
     });
+    output.end();
     await this.keepLog(ctx, merged.join(''));
     throwIfAborted(ctx.signal, 'oracle');
-    const call = { name: 'shell', input: '/solution/solve.sh', output: { exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr } };
+    const call = {
+      name: 'shell',
+      input: '/solution/solve.sh',
+      output: { exitCode: res.exitCode, stdout: clipMiddle(res.stdout, STEP_OUTPUT_CHARS), stderr: clipMiddle(res.stderr, STEP_OUTPUT_CHARS) },
+    };
     ctx.step(undefined, [{ ...call, ...(res.exitCode !== 0 ? { isError: true } : {}) }]);
     if (res.exitCode !== 0) {
       const tail = res.stderr.trim().split('\n').slice(-3).join('\n');

@@ -11,9 +11,10 @@ import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
 import { HudStudioError, UsageError, errorMessage } from '../errors';
 import { EventHub, now, type RolloutEvent } from '../events';
-import type { RolloutOutcome } from '../rollout';
+import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
 import { TraceBuilder } from '../trace/builder';
+import { SideLogs } from '../trace/sideLogs';
 import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
 import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../server/src/harbor';
 import { createHarborAgent } from './agents';
@@ -45,7 +46,7 @@ export interface HarborRunExtras {
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<RolloutOutcome & { trialDir: string }> {
+export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<FinishedRollout & { trialDir: string }> {
   if (req.runtime !== 'auto' && req.runtime !== 'docker') {
     throw new UsageError(`Harbor tasks run in Docker; --runtime ${req.runtime} cannot run them`, { hint: 'drop --runtime or use --runtime docker' });
   }
@@ -60,6 +61,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
   const hub = req.hub ?? new EventHub();
   const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
+  const sideLogs = new SideLogs(traceDir, rolloutId);
   const builder = new TraceBuilder({
     rolloutId,
     ...(req.jobId ? { jobId: req.jobId } : {}),
@@ -67,7 +69,8 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     startedAt: now(),
     agent: { kind: agent.kind, detail: agent.describe() },
     providerKind: 'docker',
-    dockerHost: dockerHost(),
+    dockerHost: req.dockerHost ?? dockerHost(),
+    sideLogs,
   });
   const name = trialName(task.name, rolloutId);
   const trialsDir = req.trialsDir ?? join(traceDir, 'trials');
@@ -116,11 +119,13 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     ...(ending.forgeable ? { forgeable: true } : {}),
   };
   let tracePath: string | undefined;
+  let traceError: string | undefined;
   try {
-    tracePath = writeTrace(traceDir, trace);
+    tracePath = writeTrace(traceDir, trace, sideLogs);
   } catch (err) {
-    emit({ type: 'warning', message: errorMessage(err) });
-    trace.warnings.push(errorMessage(err));
+    traceError = errorMessage(err);
+    emit({ type: 'warning', message: traceError });
+    trace.warnings.push(traceError);
   }
   const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
   writeTrialResult(paths, {
@@ -172,10 +177,9 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     status: ending.status,
     reward,
     result: ending.result,
-    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
-    phases: trace.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt })),
     error,
     tracePath,
+    ...(traceError ? { traceError } : {}),
     trace,
     trialDir: paths.root,
   };

@@ -38,6 +38,7 @@ import {
   type VerifierSettings,
 } from '../../../../server/src/harbor';
 import { DockerContainer } from '../docker/container';
+import { streamLines } from '../output/streamLines';
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
@@ -530,6 +531,7 @@ export class HarborTrial {
       // Shared: the task's tests are uploaded; separate: the verifier image owns /tests.
       await resetVerifierState(container, separate ? undefined : pass.testsDirs);
       const output: string[] = [];
+      const lines = streamLines((stream, line) => this.log(stream, line));
       const mergedOutput = join(this.staging(), `test-stdout-${pass.name ?? 'trial'}.txt`);
       const tests = await runTests(container, {
         env: separate ? {} : verifierVars,
@@ -540,9 +542,10 @@ export class HarborTrial {
         ...(cwd ? { cwd } : {}),
         onOutput: (stream, text) => {
           output.push(text);
-          for (const line of text.replace(/\n$/, '').split('\n')) this.log(stream, line);
+          lines.onOutput(stream, text);
         },
       });
+      lines.end();
       if (this.o.signal.aborted) throw new CancelledError('verifier');
       if (tests.timedOut) {
         this.keepTestOutput(mergedOutput, pass.dirs.verifier);

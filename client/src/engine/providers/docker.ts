@@ -17,7 +17,7 @@ import { createContainer, describeCopy, packCopy, type CopyItem, type DockerCont
 import { spawnExec, type InteractiveExec } from '../docker/exec';
 import { removeOrphans } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
-import { LineSplitter } from '../docker/lines';
+import { LineSplitter } from '../output/lineSplitter';
 import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
 import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
@@ -27,7 +27,7 @@ import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider
 import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
 
-export { dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
+export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
 export const DEFAULT_IMAGE = 'python:3.11-slim';
 export const RUNTIME_DIR = '/opt/hud-studio/runtime';
@@ -362,7 +362,7 @@ export class DockerSubstrate implements Substrate {
       opts.log('server', line);
     }
     // The credentials in opts.env reach the server process only: not the container, not other execs.
-    const argv = serveArgv(this.envPath, opts.envName);
+    const argv = serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk);
     const onOutput = (stream: 'stdout' | 'stderr', text: string): void => splitters[stream].push(text);
     const prestarted = this.prestarted;
     this.prestarted = undefined;

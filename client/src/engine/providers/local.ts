@@ -1,11 +1,10 @@
 /**
  * Local provider: the environment's server as a subprocess on the host, for
- * machines without Docker. Isolation is by process only (DESIGN.md 1.2): a
+ * machines without Docker. Isolation is by process only (docs/hud-protocol.md): a
  * private temporary copy of the environment's folder, a scrubbed environment,
  * and its own process group that release() kills. It shares the host's
  * filesystem and network, and says so (`isolation: "process"`).
  */
-import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
@@ -15,7 +14,7 @@ import { CancelledError, HudStudioError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
-import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader } from './processGroup';
+import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
@@ -65,7 +64,7 @@ export class LocalProvider implements Provider {
 
 export class LocalSubstrate implements Substrate {
   readonly info: SubstrateInfo;
-  private server: ChildProcess | undefined;
+  private server: GroupLeader | undefined;
   private port: number | undefined;
   private readonly groups = new Set<number>();
   private released: Promise<void> | undefined;
@@ -116,7 +115,7 @@ export class LocalSubstrate implements Substrate {
   async serve(opts: ServeOptions): Promise<void> {
     this.assertLive();
     if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
-    const child = spawnGroupLeader(serveArgv(this.envPath, opts.envName), {
+    const { child } = await spawnGroupLeader(serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk), {
       cwd: this.workdir,
       env: this.env(opts.env, !this.spec.useImageSdk),
     });
@@ -154,7 +153,11 @@ export class LocalSubstrate implements Substrate {
     this.released ??= (async () => {
       const grace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
       // The server first, with its grace period, so the template's teardown can run.
-      if (this.server?.pid !== undefined) await killGroup(this.server.pid, grace);
+      const server = this.server;
+      // The server's last output (a line without newline included) is logged once its pipes close.
+      const drained = server ? outputClosed(server) : Promise.resolve();
+      if (server?.pid !== undefined) await killGroup(server.pid, grace);
+      await drained;
       await Promise.all([...this.groups].map((g) => killGroup(g, 1_000)));
       rmSync(this.root, { recursive: true, force: true });
     })();
@@ -177,3 +180,13 @@ export class LocalSubstrate implements Substrate {
   }
 }
 
+/** Resolves when the child's output pipes closed, or after a short wait (a grandchild may hold them). */
+function outputClosed(child: GroupLeader): Promise<void> {
+  if (child.exitCode !== null && child.stdout?.readableEnded !== false && child.stderr?.readableEnded !== false) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 2_000);
+    child.once('close', () => (clearTimeout(timer), resolve()));
+  });
+}

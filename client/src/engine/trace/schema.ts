@@ -106,6 +106,8 @@ export const TracePhase = z.object({
   endedAt: z.string().optional(),
   steps: z.array(TraceStep).default([]),
   logs: z.array(TraceLog).default([]),
+  /** The whole log, relative to the trace's folder, when `logs` keeps only its head and tail. */
+  logFile: z.string().optional(),
   grade: GradeResult.optional(),
   /** Raw grade frame as the environment sent it. */
   rawGrade: z.unknown().optional(),
@@ -114,7 +116,7 @@ export const TracePhase = z.object({
 export type TracePhase = z.infer<typeof TracePhase>;
 
 export const TaskIdentity = z.object({
-  /** Task reference (DESIGN.md section 2). */
+  /** Task reference (docs/hud-protocol.md). */
   ref: z.string(),
   kind: z.enum(['hud', 'harbor']),
   env: z.string(),
