@@ -10,6 +10,7 @@ import { UsageError } from '../engine/errors';
 import { planJob, runJob, type JobSummary } from '../engine/job';
 import { selectRuntime } from '../engine/runTask';
 import { isHarborDir } from '../engine/taskLoader';
+import { harborDatasetTasks } from '../../../server/src/harbor/loadTask';
 import { DEFAULT_TRACE_DIR } from '../engine/trace/store';
 import { cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
@@ -53,7 +54,8 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
   const base = requestBase(values, io.cwd, timeoutSec);
   // A wrong agent flag is a usage error before anything starts (Harbor-only jobs may name oracle).
-  if (positionals.some((p) => !isHarborDir(p, io.cwd)) && 'choice' in base.agent) createAgent(base.agent.choice);
+  const harborOnly = (p: string): boolean => isHarborDir(p, io.cwd) || harborDatasetTasks(resolve(io.cwd, p)) !== undefined;
+  if (positionals.some((p) => !harborOnly(p)) && 'choice' in base.agent) createAgent(base.agent.choice);
   const interrupt = abortOnInterrupt(() => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'));
   const bar = progressReporter(io.stderr);
   const notice = (line: string): void => void io.stderr.write(`${line}\n`);

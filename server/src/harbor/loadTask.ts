@@ -4,7 +4,7 @@
  * the separate verifier's Dockerfile). Issues point at task.toml so the editor
  * can show them there.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { indexKeys, locateKey } from './keyLocator';
 import type { HarborTaskConfig } from './schema';
@@ -47,6 +47,39 @@ export function isHarborTaskDir(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A dataset: a folder (not itself a task, with no env.py or task files of its
+ * own) holding Harbor task directories, found up to three levels down. Sorted;
+ * undefined when `dir` is not one.
+ */
+export function harborDatasetTasks(dir: string): string[] | undefined {
+  let entries: Dirent[];
+  try {
+    if (!statSync(dir).isDirectory() || isHarborTaskDir(dir)) return undefined;
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  if (entries.some((e) => e.isFile() && /\.(py|json|jsonl)$/.test(e.name))) return undefined;
+  const found: string[] = [];
+  const visit = (d: string, depth: number): void => {
+    if (isHarborTaskDir(d)) {
+      found.push(d);
+      return;
+    }
+    if (depth === 0) return;
+    let subs: Dirent[];
+    try {
+      subs = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of subs) if (e.isDirectory() && !e.name.startsWith('.')) visit(join(d, e.name), depth - 1);
+  };
+  for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.')) visit(join(dir, e.name), 2);
+  return found.length ? found.sort() : undefined;
 }
 
 export function loadHarborTask(dirArg: string): LoadHarborTaskResult {

@@ -21,6 +21,7 @@ import { createHarborAgent } from './agents';
 import { HarborTrial } from './trial';
 import { version } from '../../cli/version';
 import { harborChecksum } from './checksum';
+import { harborJobDir, writeHarborJobResult } from './jobFolder';
 import type { TrialEnding } from './trial';
 import {
   appendTrialLog,
@@ -73,7 +74,9 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     sideLogs,
   });
   const name = trialName(task.name, rolloutId);
-  const trialsDir = req.trialsDir ?? join(traceDir, 'trials');
+  // A job's trials share Harbor's job folder, whose result.json is rewritten as each trial ends.
+  const jobDir = req.jobId ? harborJobDir(traceDir, req.jobId) : undefined;
+  const trialsDir = req.trialsDir ?? jobDir ?? join(traceDir, 'trials');
   const paths = createTrialFolder(trialsDir, name);
   const emit = (e: EventInput): void => {
     const event = { ...e, rolloutId, at: now() };
@@ -169,6 +172,13 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
       warnings: trace.warnings,
     },
   });
+  if (jobDir && req.jobId && !req.trialsDir) {
+    try {
+      writeHarborJobResult(jobDir, { id: req.jobId, startedAt, finishedAt: endedAt, totalTrials: 0 });
+    } catch (err) {
+      emit({ type: 'warning', message: `the Harbor job folder's result.json could not be written: ${errorMessage(err)}` });
+    }
+  }
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
   emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   return {
