@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerReady } from '../docker/support';
 import { HARBOR_FIXTURES, REPO_ROOT } from './support';
+import { HARBOR_PEER_SETUP } from '../../harborPeer';
 
-const PEER_SETUP = '/work/shared/peers/harbor/setup.sh';
+const PEER_SETUP = HARBOR_PEER_SETUP;
 const CLI = join(REPO_ROOT, 'bin', 'hud-studio.js');
 
 before(dockerReady);

@@ -14,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { dockerReady } from '../docker/support';
 import { runTrial } from './support';
+import { HARBOR_PEER_EXAMPLES } from '../../harborPeer';
 
-const PEER_EXAMPLES = '/work/shared/peers/harbor/src/examples/tasks';
+const PEER_EXAMPLES = HARBOR_PEER_EXAMPLES;
 const LOCAL_BASE = 'hud-studio/base:bookworm';
 const PUBLIC_BASES = /\b(ubuntu:24\.04|debian:bookworm-slim|python:3\.1[23]-slim)\b/g;
 

@@ -10,8 +10,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dockerReady } from '../docker/support';
 import { HARBOR_FIXTURES, fixtureVariant, runTrial } from './support';
+import { HARBOR_PEER_SETUP } from '../../harborPeer';
 
-const PEER_SETUP = '/work/shared/peers/harbor/setup.sh';
+const PEER_SETUP = HARBOR_PEER_SETUP;
 
 let pythonPath = '';
 before(async () => {

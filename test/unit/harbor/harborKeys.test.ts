@@ -9,8 +9,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { HEALTHCHECK_DEFAULTS, loadHarborTask, normaliseInstruction, parseTaskToml, type HarborTaskConfig } from '../../../server/src/harbor';
 import { sizeToMb } from '../../../server/src/harbor/legacyKeys';
+import { HARBOR_PEER_EXAMPLES } from '../../harborPeer';
 
-export const PEER_EXAMPLES = '/work/shared/peers/harbor/src/examples/tasks';
+const PEER_EXAMPLES = HARBOR_PEER_EXAMPLES;
 
 function ok(source: string): { config: HarborTaskConfig; warnings: string[] } {
   const r = parseTaskToml(source);
