@@ -6,7 +6,6 @@
  * as a typed event; the trace is built from those same events and written
  * before `rollout.ended` goes out, so listeners can open it.
  */
-import { randomUUID } from 'node:crypto';
 import { relative, resolve } from 'node:path';
 import type { Agent, AgentContext } from './agents/agent';
 import { promptToText } from './agents/agent';
@@ -18,15 +17,14 @@ import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError
 import type { Fix } from './fix';
 import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
-import { EventHub, now, type RolloutEvent } from './events';
+import { EventHub } from './events';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
-import { TraceBuilder } from './trace/builder';
+import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
-import { SideLogs } from './trace/sideLogs';
-import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
+import { DEFAULT_TRACE_DIR } from './trace/store';
 
 export interface RolloutTimeouts {
   /** Whole rollout (CLI --timeout). */
@@ -68,35 +66,25 @@ export interface RolloutOptions {
 }
 
 
-type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
-
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
 /** A template that never yields must not hold an eval slot for ever (docs/reliability.md). */
 export const DEFAULT_CALL_MS = 600_000;
 
 export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout> {
-  const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
-  const hub = opts.hub ?? new EventHub();
-  const traceDir = opts.traceDir === null ? undefined : resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR);
-  const sideLogs = traceDir ? new SideLogs(traceDir, rolloutId) : undefined;
-  const builder = new TraceBuilder({
-    rolloutId,
-    ...(opts.jobId ? { jobId: opts.jobId } : {}),
-    taskRef: opts.task?.ref ?? opts.ref,
-    startedAt: now(),
-    agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
-    providerKind: opts.provider.kind,
-    ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
-    ...(sideLogs ? { sideLogs } : {}),
-  });
-  const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() };
-    builder.handle(event);
-    hub.emit(event);
-  };
-  emit({ type: 'rollout.queued', taskRef: opts.task?.ref ?? opts.ref, ...(opts.jobId ? { jobId: opts.jobId } : {}) });
+  const recorder = new TraceRecorder(
+    {
+      ...(opts.rolloutId ? { rolloutId: opts.rolloutId } : {}),
+      ...(opts.jobId ? { jobId: opts.jobId } : {}),
+      taskRef: opts.task?.ref ?? opts.ref,
+      agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
+      provider: { kind: opts.provider.kind, ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}) },
+      ...(opts.traceDir === null ? {} : { traceDir: resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR) }),
+    },
+    opts.hub ?? new EventHub(),
+  );
+  const { rolloutId, emit } = recorder;
 
   const run = new RolloutRun(opts, rolloutId, cwd, emit);
   let ending: Ending;
@@ -117,24 +105,10 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
     await run.releaseAll();
   }
 
-  const endedAt = now();
-  const trace = builder.finish({ ...ending, endedAt });
-  let tracePath: string | undefined;
-  let traceError: string | undefined;
-  if (traceDir && !usage) {
-    try {
-      tracePath = writeTrace(traceDir, trace, sideLogs);
-    } catch (err) {
-      traceError = errorMessage(err);
-      emit({ type: 'warning', message: traceError });
-      trace.warnings.push(traceError);
-    }
-  } else sideLogs?.discard();
-  const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+  const { trace, tracePath, traceError, reward } = recorder.end(ending, !usage);
   const error = ending.error
     ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
     : null;
-  emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
   return {
     rolloutId,

@@ -4,18 +4,16 @@
  * our trace plus a Harbor-style trial folder next to it, and resolve with the
  * same RolloutOutcome as an env.py rollout.
  */
-import { randomUUID } from 'node:crypto';
 import { readdirSync, rmdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
 import { HudStudioError, UsageError, errorMessage } from '../errors';
-import { EventHub, now, type RolloutEvent } from '../events';
+import { EventHub, now } from '../events';
 import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
-import { TraceBuilder } from '../trace/builder';
-import { SideLogs } from '../trace/sideLogs';
-import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
+import { TraceRecorder, type RolloutEventInput } from '../trace/builder';
+import { DEFAULT_TRACE_DIR } from '../trace/store';
 import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../server/src/harbor';
 import { createHarborAgent } from './agents';
 import { HarborTrial } from './trial';
@@ -36,12 +34,10 @@ import {
 
 export type { HarborRunRequest } from '../runRequest';
 
-type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
-
 /** Extra knobs only tests set. */
 export interface HarborRunExtras {
   rolloutId?: string;
-  /** Where the trial folder goes (a job's folder); default `<trace dir>/trials`. */
+  /** Where the trial folder goes; default the job's Harbor folder, else `<trace dir>/trials`. */
   trialsDir?: string;
   /** `${VAR}` source; default process.env. */
   hostEnv?: Readonly<Record<string, string | undefined>>;
@@ -58,35 +54,31 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
 
   const choice = { ...(req.agent ? { agent: req.agent } : {}), ...(req.answer !== undefined ? { answer: req.answer } : {}), ...(req.command !== undefined ? { command: req.command } : {}) };
   const agent = createHarborAgent(choice, task);
-  const rolloutId = req.rolloutId ?? randomUUID();
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
-  const hub = req.hub ?? new EventHub();
   const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
-  const sideLogs = new SideLogs(traceDir, rolloutId);
-  const builder = new TraceBuilder({
-    rolloutId,
-    ...(req.jobId ? { jobId: req.jobId } : {}),
-    taskRef: ref,
-    startedAt: now(),
-    agent: { kind: agent.kind, detail: agent.describe() },
-    providerKind: 'docker',
-    dockerHost: req.dockerHost ?? dockerHost(),
-    sideLogs,
-  });
+  const recorder = new TraceRecorder(
+    {
+      ...(req.rolloutId ? { rolloutId: req.rolloutId } : {}),
+      ...(req.jobId ? { jobId: req.jobId } : {}),
+      taskRef: ref,
+      agent: { kind: agent.kind, detail: agent.describe() },
+      provider: { kind: 'docker', dockerHost: req.dockerHost ?? dockerHost() },
+      traceDir,
+    },
+    req.hub ?? new EventHub(),
+  );
+  const { rolloutId } = recorder;
+
   const name = trialName(task.name, rolloutId);
   // A job's trials share Harbor's job folder, whose result.json is rewritten as each trial ends.
   const jobDir = req.jobId ? harborJobDir(traceDir, req.jobId) : undefined;
   const trialsDir = req.trialsDir ?? jobDir ?? join(traceDir, 'trials');
   const paths = createTrialFolder(trialsDir, name);
-  const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() };
-    builder.handle(event);
-    hub.emit(event);
-    const line = trialLogLine(event);
+  const emit = (e: RolloutEventInput): void => {
+    recorder.emit(e);
+    const line = trialLogLine(e);
     if (line) appendTrialLog(paths, line);
   };
-  emit({ type: 'rollout.queued', taskRef: ref, ...(req.jobId ? { jobId: req.jobId } : {}) });
-
   const deadline = new Deadline('Harbor trial', req.signal, req.timeoutMs);
   const trial = new HarborTrial({
     task,
@@ -112,75 +104,68 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
 
   if (ending.stepResults) removeEmptyDirs([paths.agent, paths.verifier, paths.artifacts]);
   const endedAt = now();
-  const trace = builder.finish({ status: ending.status, result: ending.result, error: ending.error, endedAt });
-  const finiteRewards = Object.fromEntries(Object.entries(ending.reward?.rewards ?? {}).filter(([, v]) => Number.isFinite(v)));
-  trace.harbor = {
+  const harbor = {
     trialDir: paths.root,
-    rewards: finiteRewards,
+    rewards: Object.fromEntries(Object.entries(ending.reward?.rewards ?? {}).filter(([, v]) => Number.isFinite(v))),
     environmentMode: task.config.verifier.environmentMode,
     agentTimedOut: ending.agentTimedOut,
     ...(ending.forgeable ? { forgeable: true } : {}),
   };
-  let tracePath: string | undefined;
-  let traceError: string | undefined;
-  try {
-    tracePath = writeTrace(traceDir, trace, sideLogs);
-  } catch (err) {
-    traceError = errorMessage(err);
-    emit({ type: 'warning', message: traceError });
-    trace.warnings.push(traceError);
-  }
-  const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
-  writeTrialResult(paths, {
-    id: rolloutId,
-    task_name: task.name,
-    trial_name: name,
-    trial_uri: trialUri(paths),
-    task_id: { path: task.dir },
-    source: task.config.source ?? null,
-    task_checksum: checksumOf(task.dir),
-    config: {
-      task: { path: task.dir, source: task.config.source ?? null },
-      trial_name: name,
-      trials_dir: trialsDir,
-      timeout_multiplier: 1,
-      agent: { name: agent.kind, override_timeout_sec: null, kwargs: {}, env: {} },
-      environment: { type: 'docker', force_build: false, delete: true, env: {}, kwargs: {} },
-      verifier: { env: {}, disable: false },
-      artifacts: [],
-      job_id: uuidOrNull(req.jobId),
+  const { trace, tracePath, traceError, reward } = recorder.end(
+    { status: ending.status, result: ending.result, error: ending.error, harbor },
+    true,
+    (trace, tracePath) => {
+      writeTrialResult(paths, {
+        id: rolloutId,
+        task_name: task.name,
+        trial_name: name,
+        trial_uri: trialUri(paths),
+        task_id: { path: task.dir },
+        source: task.config.source ?? null,
+        task_checksum: checksumOf(task.dir),
+        config: {
+          task: { path: task.dir, source: task.config.source ?? null },
+          trial_name: name,
+          trials_dir: trialsDir,
+          timeout_multiplier: 1,
+          agent: { name: agent.kind, override_timeout_sec: null, kwargs: {}, env: {} },
+          environment: { type: 'docker', force_build: false, delete: true, env: {}, kwargs: {} },
+          verifier: { env: {}, disable: false },
+          artifacts: [],
+          job_id: uuidOrNull(req.jobId),
+        },
+        agent_info: { name: agent.kind, version: version(), model_info: null },
+        agent_result: ending.stepResults ? null : { metadata: { hud_studio_agent: agent.describe() } },
+        verifier_result: ending.reward ? { rewards: jsonRewards(ending.reward.rewards) } : null,
+        exception_info: exceptionInfo(ending),
+        started_at: startedAt,
+        finished_at: endedAt,
+        environment_setup: ending.timings.environment_setup,
+        agent_setup: null,
+        agent_execution: ending.stepResults ? null : ending.timings.agent_execution,
+        verifier: ending.timings.verifier,
+        step_results: ending.stepResults,
+        hud_studio: {
+          rollout_id: rolloutId,
+          status: ending.status,
+          reward: ending.status === 'completed' ? (ending.result?.reward ?? null) : null,
+          environment_mode: task.config.verifier.environmentMode,
+          agent_timed_out: ending.agentTimedOut,
+          forgeable: ending.forgeable,
+          trace_path: tracePath,
+          warnings: trace.warnings,
+        },
+      });
     },
-    agent_info: { name: agent.kind, version: version(), model_info: null },
-    agent_result: ending.stepResults ? null : { metadata: { hud_studio_agent: agent.describe() } },
-    verifier_result: ending.reward ? { rewards: jsonRewards(ending.reward.rewards) } : null,
-    exception_info: exceptionInfo(ending),
-    started_at: startedAt,
-    finished_at: endedAt,
-    environment_setup: ending.timings.environment_setup,
-    agent_setup: null,
-    agent_execution: ending.stepResults ? null : ending.timings.agent_execution,
-    verifier: ending.timings.verifier,
-    step_results: ending.stepResults,
-    hud_studio: {
-      rollout_id: rolloutId,
-      status: ending.status,
-      reward,
-      environment_mode: task.config.verifier.environmentMode,
-      agent_timed_out: ending.agentTimedOut,
-      forgeable: ending.forgeable,
-      trace_path: tracePath,
-      warnings: trace.warnings,
-    },
-  });
+  );
   if (jobDir && req.jobId && !req.trialsDir) {
     try {
       writeHarborJobResult(jobDir, { id: req.jobId, startedAt, finishedAt: endedAt, totalTrials: 0 });
     } catch (err) {
-      emit({ type: 'warning', message: `the Harbor job folder's result.json could not be written: ${errorMessage(err)}` });
+      recorder.emit({ type: 'warning', message: `the Harbor job folder's result.json could not be written: ${errorMessage(err)}` });
     }
   }
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
-  emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   return {
     rolloutId,
     ref,
@@ -227,7 +212,7 @@ function exceptionInfo(ending: TrialEnding): ExceptionInfo | null {
 }
 
 /** What trial.log keeps of an event (the trace keeps everything). */
-function trialLogLine(e: RolloutEvent): string | undefined {
+function trialLogLine(e: RolloutEventInput): string | undefined {
   switch (e.type) {
     case 'log':
       return `[${e.phase ?? 'trial'}] ${e.stream}: ${e.text}`;
