@@ -74,4 +74,9 @@ fi
 for tag in "${BASE_TAGS[@]:1}"; do
   docker image inspect "$tag" >/dev/null 2>&1 || docker tag "${BASE_TAGS[0]}" "$tag"
 done
+# The reference registry (Debian's docker-registry): the Harbor pull tests start one on 127.0.0.1.
+if ! command -v docker-registry >/dev/null 2>&1; then
+  log "installing docker-registry (Debian)"
+  apt_install docker-registry
+fi
 log "docker $(docker version --format '{{.Server.Version}}') ready; base image ${BASE_TAGS[0]}"

@@ -29,6 +29,7 @@ export const SEVERITY = {
   'harbor-missing-tests-dockerfile': 'error',
   'harbor-missing-test-sh': 'error',
   'harbor-missing-instruction': 'error',
+  'harbor-shared-forgeable': 'info',
   /** Not a HUD rule: says why a file was left out of the index. */
   'file-too-large': 'info',
 } as const satisfies Record<string, Severity>;

@@ -142,6 +142,10 @@ export interface HarborFacts {
   ref: string;
   label: string;
   environmentMode?: 'shared' | 'separate';
+  /** Files the task needs beside task.toml (relative to its folder); alternatives are separated by "|". */
+  /** False when [agent] user names a non-root user (the image's user is unknown here). */
+  agentMayBeRoot?: boolean;
+  requiredFiles?: { path: string; code: 'harbor-missing-instruction' | 'harbor-missing-test-sh' | 'harbor-missing-tests-dockerfile'; fix: string }[];
   issues: FileProblem[];
 }
 

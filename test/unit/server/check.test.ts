@@ -32,6 +32,7 @@ describe('hud-studio check', () => {
         ['harbor/broken/task.toml', 1, 1, 'error', 'harbor-missing-instruction'],
         ['harbor/broken/task.toml', 1, 1, 'error', 'harbor-missing-test-sh'],
         ['harbor/broken/task.toml', 2, 1, 'error', 'harbor-schema'],
+        ['harbor/hello/task.toml', 1, 1, 'info', 'harbor-shared-forgeable'],
       ],
     );
     for (const f of findings) assert.match(f.message, /fix/);

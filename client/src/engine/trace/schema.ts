@@ -180,6 +180,8 @@ export const Trace = z.object({
       rewards: z.record(z.string(), z.number()).default({}),
       environmentMode: z.enum(['shared', 'separate']).optional(),
       agentTimedOut: z.boolean().optional(),
+      /** Shared-mode reward earned by a root agent: the agent could have faked it (docs/harbor.md). */
+      forgeable: z.boolean().optional(),
     })
     .optional(),
 });
