@@ -16,6 +16,8 @@ usage:
   hud-studio eval PATH... [--agent KIND] [--answer TEXT] [--command CMD] [--group N]
                  [--max-concurrent N] [--threshold X] [--json]
   hud-studio check [PATH...]      static checks of env.py files and Harbor tasks
+  hud-studio regrade PATH[::REF] [--traces DIR] [--json]
+                                  grade stored rollouts again with the current grader
   hud-studio --help | --version
 
 Run "hud-studio COMMAND --help" for a command's options.
@@ -45,8 +47,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
         const { runCheck } = await import('./check');
         return await runCheck(rest, io);
       }
+      case 'regrade': {
+        const { regradeCommand } = await import('./regrade');
+        return await regradeCommand(rest, io);
+      }
       default:
-        throw new UsageError(`unknown command "${command}"`, { hint: 'use run, eval or check (hud-studio --help)' });
+        throw new UsageError(`unknown command "${command}"`, { hint: 'use run, eval, check or regrade (hud-studio --help)' });
     }
   } catch (err) {
     if (err instanceof UsageError) {
