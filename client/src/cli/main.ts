@@ -18,6 +18,7 @@ usage:
   hud-studio check [PATH...]      static checks of env.py files and Harbor tasks
   hud-studio regrade PATH[::REF] [--traces DIR] [--json]
                                   grade stored rollouts again with the current grader
+  hud-studio sanity PATH...       try to game every task's grader with answers that deserve 0
   hud-studio --help | --version
 
 Run "hud-studio COMMAND --help" for a command's options.
@@ -51,8 +52,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
         const { regradeCommand } = await import('./regrade');
         return await regradeCommand(rest, io);
       }
+      case 'sanity': {
+        const { sanityCommand } = await import('./sanity');
+        return await sanityCommand(rest, io);
+      }
       default:
-        throw new UsageError(`unknown command "${command}"`, { hint: 'use run, eval, check or regrade (hud-studio --help)' });
+        throw new UsageError(`unknown command "${command}"`, { hint: 'use run, eval, check, regrade or sanity (hud-studio --help)' });
     }
   } catch (err) {
     if (err instanceof UsageError) {
