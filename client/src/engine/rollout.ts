@@ -8,6 +8,8 @@
  */
 import { relative, resolve } from 'node:path';
 import type { Agent, AgentContext } from './agents/agent';
+import type { ModelEndpoint } from './agents/llm/modelRef';
+import { openJudgeGateway } from './gateway/judgeGateway';
 import { promptToText } from './agents/agent';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
@@ -63,6 +65,8 @@ export interface RolloutOptions {
   /** An already discovered row (eval discovers each file once). */
   task?: DiscoveredTask;
   dockerHost?: string;
+  /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
+  judge?: ModelEndpoint;
 }
 
 
@@ -311,17 +315,24 @@ class RolloutRun {
     rolloutSignal: AbortSignal,
   ): Promise<GradeResult> {
     const clock = new Deadline('verifier phase', rolloutSignal, seconds(verifier.runtimeConfig?.limits?.run_timeout_s) ?? this.opts.timeouts?.phaseMs);
+    let stopGateway: (() => void) | undefined;
     try {
       let session: Session;
       this.step('setup', 'started');
       if (shared) {
         session = shared;
         this.startPhase('verifier', shared.substrate.info, true);
+        if (this.opts.judge) this.warn('the verifier shares the actor\'s substrate, so it gets no model gateway (the actor could use it)');
         this.step('setup', 'completed', 'reusing the actor\'s substrate and control channel');
       } else {
         const substrate = await this.acquire(target, verifier.runtimeConfig, 'verifier', clock.signal, verifier.runtimeConfig?.limits?.startup_timeout_s);
         this.startPhase('verifier', substrate.info, false);
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
+        if (this.opts.judge) {
+          const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) => this.log(stream, text));
+          stopGateway = gw.stop;
+          Object.assign(env, gw.env);
+        }
         session = await this.open(substrate, verifier, env, clock.signal, verifier.runtimeConfig);
         this.step('setup', 'completed');
       }
@@ -347,6 +358,7 @@ class RolloutRun {
       // Never fall back to the actor's provisional grade: an errored verifier leaves the run ungraded.
       throw this.classify(err, clock.signal);
     } finally {
+      stopGateway?.();
       clock.dispose();
     }
   }
@@ -479,7 +491,8 @@ class RolloutRun {
       },
       signal,
       log: (stream, text) => this.log(stream, text),
-      step: (text, toolCalls = []) => this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls }),
+      step: (text, toolCalls = [], usage) =>
+        this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls, ...(usage ? { usage } : {}) }),
     };
     // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
     return abortable(this.opts.agent.run(ctx), signal);

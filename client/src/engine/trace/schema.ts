@@ -88,11 +88,15 @@ export const ToolCall = z.object({
   output: z.unknown().optional(),
   isError: z.boolean().optional(),
 });
+/** Tokens of one model step (input includes the cached part). */
+export const TokenUsage = z.object({ input: z.number(), output: z.number(), cached: z.number() });
+export type TokenUsage = z.infer<typeof TokenUsage>;
 export const AgentStep = z.object({
   index: z.number().int(),
   at: z.string(),
   text: z.string().optional(),
   toolCalls: z.array(ToolCall).default([]),
+  usage: TokenUsage.optional(),
 });
 export type AgentStep = z.infer<typeof AgentStep>;
 
