@@ -23,6 +23,8 @@ without running them (the same checks as the editor). PATH defaults to the
 current folder.
 
   --json    print an array of {file, line, column, severity, code, message}
+  --golden  run the golden answers of <env>.golden.jsonl files through the graders
+            (no agent; docs/grader-workbench.md); --runtime R picks where
 
 Exit codes: 0 no errors, 1 errors found, 2 usage error.
 `;
@@ -39,6 +41,10 @@ export interface CheckFinding {
 }
 
 export async function runCheck(argv: string[], io: CliIO): Promise<number> {
+  if (argv.includes('--golden')) {
+    const { goldenCommand } = await import('./golden');
+    return goldenCommand(argv, io);
+  }
   let opts;
   try {
     opts = parse(argv, { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } });

@@ -173,6 +173,15 @@ export const Trace = z.object({
   error: z.object({ phase: ErrorPhase, message: z.string(), code: z.string().optional() }).nullable(),
   warnings: z.array(z.string()).default([]),
   events: z.array(TraceEvent).default([]),
+  /** Set on a trace that graded a stored rollout's answer again (docs/grader-workbench.md). */
+  regrade: z
+    .object({
+      /** The rolloutId of the stored rollout whose answer was graded again. */
+      of: z.string(),
+      /** The sourceHash of the grader that ran (the verifier's, else the task's). */
+      graderHash: z.string(),
+    })
+    .optional(),
   /** Harbor trial extras. */
   harbor: z
     .object({
