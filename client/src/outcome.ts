@@ -37,6 +37,10 @@ export { formatScore as score } from './engine/grade';
 /** `reward 0.83 · exact_match 1.00 · tests 0.00` (top-level subscores only). */
 export function inlineText(o: RolloutOutcome): string {
   if (o.status === 'cancelled') return 'cancelled';
+  if (o.status === 'error' && o.reward !== null) {
+    // Graded anyway (the verifier judged after the actor's grading failed): both facts, as the SDK records them.
+    return `reward ${score(o.reward)} · errored${o.error ? ` in ${o.error.phase}` : ''}: ${firstLine(o.error?.message ?? 'error')}`;
+  }
   if (o.status === 'error' || o.reward === null) {
     const where = o.error ? ` in ${o.error.phase}` : '';
     return `errored${where}: ${firstLine(o.error?.message ?? 'no reward')}`;
@@ -69,7 +73,9 @@ function subscoreRows(subs: SubScoreT[], depth: number, rows: string[]): void {
 export function hoverMarkdown(o: RolloutOutcome, label: string): string {
   const out: string[] = [`**HUD Studio · ${mdEscape(label)}**`, ''];
   if (o.status === 'cancelled') out.push('Rollout cancelled.');
-  else if (o.status === 'error' || o.reward === null) {
+  else if (o.status === 'error' && o.reward !== null) {
+    out.push(`**Reward ${score(o.reward)}, errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(o.error?.message ?? 'error')}`);
+  } else if (o.status === 'error' || o.reward === null) {
     out.push(`**Errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(o.error?.message ?? 'no reward')}`);
   } else out.push(`**Reward ${score(o.reward)}**`);
   const subs = o.result?.subscores ?? [];

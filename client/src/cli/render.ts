@@ -78,6 +78,7 @@ export function humanRenderer(out: CliStream): (e: RolloutEvent) => void {
         break;
       case 'rollout.ended':
         if (e.status === 'completed') w(`reward ${formatReward(e.reward)}`);
+        else if (e.reward !== null) w(`${e.status} in ${e.error?.phase ?? 'a phase'}: ${e.error?.message ?? ''} (reward ${formatReward(e.reward)} from the verifier stands)`);
         else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${e.error.message}` : ''} (no reward)`);
         if (e.tracePath) w(`trace: ${e.tracePath}`);
         break;

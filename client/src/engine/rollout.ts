@@ -137,7 +137,8 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
       trace.warnings.push(errorMessage(err));
     }
   }
-  const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+  // An errored run keeps a reward only when it was graded anyway (the verifier graded after the actor's grading failed).
+  const reward = ending.status === 'cancelled' ? null : (ending.result?.reward ?? null);
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
   emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
@@ -327,6 +328,8 @@ class RolloutRun {
       this.phase = 'verifier';
       this.stage = 'verifier';
       const verifierResult = await this.verifierPhase(verifier, target, shared ? actorSession : undefined, actorResult, rolloutSignal);
+      // As in the SDK: the verifier's reward stands, but the run is marked errored (docs/sdk-compatibility.md).
+      if (actorGradeFailed) return { status: 'error', result: verifierResult, error: { phase: 'actor', message: actorGradeFailed, code: 'grade' } };
       return { status: 'completed', result: verifierResult, error: null };
     } catch (err) {
       if (err instanceof UsageError || err instanceof PhaseFailure) throw err;
@@ -513,9 +516,7 @@ class RolloutRun {
   }
 
   private gradeOf(frame: Record<string, unknown>): GradeResult {
-    const { result, dropped } = gradeFromFrame(frame);
-    if (dropped) this.warn(`${dropped} subscore(s) of the ${this.phase} grade were malformed and left out of the summary (the raw frame keeps them)`);
-    return result;
+    return gradeFromFrame(frame);
   }
 
   private sharedSubstrateWarnings(task: DiscoveredTask, actorEnv: Record<string, string>): void {
