@@ -5,7 +5,7 @@
  * a thin adapter and all of this is unit-tested without VS Code.
  */
 import type { RolloutEvent } from './engine/events';
-import type { PhaseName, RolloutStatus, SubScoreT, SubstrateInfo, Trace } from './engine/trace/schema';
+import type { PhaseName, RolloutStatus, ServingSdk, SubScoreT, SubstrateInfo, Trace } from './engine/trace/schema';
 import { type RolloutOutcome, inlineText, outcomeFromEvent, outcomeFromTrace, score } from './outcome';
 
 export interface PhaseRecord {
@@ -313,6 +313,7 @@ export class RunsModel {
         const sub = p.substrate;
         const parts = [
           sub ? `${sub.provider}${sub.image ? ` ${sub.image}` : ''}${p.reused ? ' (reused)' : ''}` : p.reused ? 'reused substrate' : undefined,
+          sub?.sdk ? servedBy(sub.sdk) : undefined,
           durationText(p.startedAt, p.endedAt, this.clock()),
           p.reward !== undefined && p.reward !== null ? `${p.authoritative === false ? 'provisional ' : ''}${score(p.reward)}` : undefined,
         ];
@@ -378,6 +379,11 @@ function statusIcon(status: RolloutRecord['status'] | PhaseRecord['status'], out
       if (outcome && outcome.reward !== null && outcome.reward < 1) return { id: 'pass', color: 'testing.iconQueued' };
       return { id: 'pass', color: 'testing.iconPassed' };
   }
+}
+
+/** Which SDK served a phase: the image's own HUD SDK or the bundled runtime (docs/sdk-compatibility.md). */
+export function servedBy(sdk: ServingSdk): string {
+  return sdk.source === 'image' ? `SDK ${sdk.name} ${sdk.version}` : 'bundled SDK';
 }
 
 function rolloutDescription(r: RolloutRecord, now: number): string {

@@ -28,6 +28,7 @@ const fields = {
     .default(''),
   dockerHost: z.string().trim().default(''),
   imageOverrides: stringMap.default({}),
+  sdk: z.enum(['auto', 'bundled', 'image']).default('auto'),
   passThreshold: z.number().default(1),
   maxConcurrency: z.number().int().min(1).max(64).default(2),
   timeouts: z

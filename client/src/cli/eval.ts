@@ -4,6 +4,7 @@
  * errors per phase, each run's trace). Exit 0 when every run completed,
  * 1 when any run (or file) errored, 2 usage, 130 cancelled.
  */
+import { parseSdkChoice } from '../engine/providers/servingSdk';
 import { createAgent } from '../engine/agents/create';
 import { UsageError, errorMessage } from '../engine/errors';
 import { NopAgent } from '../engine/agents/nop';
@@ -23,7 +24,7 @@ options:
   --group N            runs per task (default 1); pass@k uses k = N
   --max-concurrent N   rollouts at once (default 1)
   --threshold X        a run passes when its reward >= X (default 1.0)
-  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --module,
+  --agent, --answer, --command, --runtime, --image, --sdk, --trace-dir, --timeout, --module,
   --allow-service-access, --allow-shared-secrets, --json
                        as for run (--timeout applies to each rollout)
 
@@ -79,6 +80,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
       ...(values.module ? { module: values.module } : {}),
       ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
       ...(values.image ? { image: values.image } : {}),
+      sdk: parseSdkChoice(values.sdk),
       ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
       ...(timeoutSec ? { timeouts: { rolloutMs: timeoutSec * 1000 } } : {}),
     });

@@ -9,7 +9,7 @@ export const USAGE = `HUD Studio ${version()}: run and check HUD environments an
 
 usage:
   hud-studio run PATH[::REF] [--answer TEXT] [--agent fixed|command|nop] [--command CMD]
-                 [--runtime auto|docker|local|tcp://HOST:PORT] [--image IMG]
+                 [--runtime auto|docker|local|tcp://HOST:PORT] [--image IMG] [--sdk auto|bundled|image]
                  [--trace-dir DIR] [--timeout SEC] [--json]
   hud-studio eval PATH... [--group N] [--max-concurrent N] [--threshold X] [--json]
   hud-studio check [PATH...]      static checks of env.py files and Harbor tasks

@@ -8,6 +8,7 @@ export const COMMON_OPTIONS = {
   command: { type: 'string' },
   runtime: { type: 'string', default: 'auto' },
   image: { type: 'string' },
+  sdk: { type: 'string', default: 'auto' },
   'trace-dir': { type: 'string' },
   timeout: { type: 'string' },
   module: { type: 'string' },

@@ -50,7 +50,8 @@ export function humanRenderer(out: CliStream): (e: RolloutEvent) => void {
         break;
       case 'phase.started': {
         const s = e.substrate;
-        const where = s ? `${e.reused ? 'same' : s.isolation === 'borrowed' ? 'borrowed' : 'fresh'} ${s.provider} substrate ${s.id} (isolation: ${s.isolation})` : 'no substrate';
+        const served = s?.sdk ? `, served by ${s.sdk.source === 'image' ? `the image's SDK ${s.sdk.name} ${s.sdk.version}` : 'the bundled runtime'}` : '';
+        const where = s ? `${e.reused ? 'same' : s.isolation === 'borrowed' ? 'borrowed' : 'fresh'} ${s.provider} substrate ${s.id} (isolation: ${s.isolation}${served})` : 'no substrate';
         w(`┌ ${e.phase} phase on ${where}`);
         break;
       }

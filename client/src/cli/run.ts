@@ -3,6 +3,7 @@
  * object with --json). Exit 0 completed, 1 errored, 2 usage, 130 cancelled.
  * A Harbor task directory (a folder with task.toml) goes to the Harbor runner.
  */
+import { parseSdkChoice } from '../engine/providers/servingSdk';
 import { resolve } from 'node:path';
 import { createAgent } from '../engine/agents/create';
 import { HudStudioError, UsageError, errorMessage } from '../engine/errors';
@@ -27,6 +28,8 @@ options:
   --command CMD   shell command run in the actor substrate; its stdout is the answer
   --runtime R     auto | docker | local | tcp://HOST:PORT (default auto)
   --image IMG     image for Docker substrates (wins over a Dockerfile)
+  --sdk S         auto | bundled | image: who serves an env.py (default auto: the image's own HUD SDK v6
+                  when it can serve, else the bundled runtime)
   --trace-dir DIR where traces go (default .hud-studio/traces)
   --timeout SEC   limit for the whole rollout
   --module ENV_PY the environment module of a .json/.jsonl task file
@@ -112,6 +115,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         ...(values.module ? { module: values.module } : {}),
         ...(traceDir ? { traceDir } : {}),
         ...(values.image ? { image: values.image } : {}),
+        sdk: parseSdkChoice(values.sdk),
         ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
         ...(timeoutSec ? { timeouts: { rolloutMs: timeoutSec * 1000 } } : {}),
       });

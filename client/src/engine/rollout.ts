@@ -17,6 +17,7 @@ import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './d
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage } from './errors';
 import { PhaseFailure } from './phaseFailure';
 import { EventHub, now, type RolloutEvent } from './events';
+import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
@@ -52,6 +53,8 @@ export interface RolloutOptions {
   traceDir?: string | null;
   image?: string;
   useImageSdk?: boolean;
+  /** Who serves: the image's own HUD SDK when it can (`auto`), always `bundled`, or only the `image`'s. */
+  sdk?: SdkChoice;
   timeouts?: RolloutTimeouts;
   /** Per-environment variables (by environment name): only that environment's substrates get them. */
   credentials?: Record<string, Record<string, string>>;
@@ -89,6 +92,9 @@ export interface RolloutOutcome {
 }
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
+
+/** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
+export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
@@ -400,6 +406,7 @@ class RolloutRun {
       runtimeConfig,
       ...(this.opts.image ? { image: this.opts.image } : {}),
       ...(this.opts.useImageSdk ? { useImageSdk: true } : {}),
+      ...(this.opts.sdk ? { sdk: this.opts.sdk } : {}),
     };
     const acquiring = this.opts.provider.acquire(spec, {
       rolloutId: this.rolloutId,
@@ -486,6 +493,12 @@ class RolloutRun {
       });
     }
     this.log('engine', `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`);
+    for (const b of hello.bindings) {
+      if (b.protocol === HUD_STUDIO_SHELL_PROTOCOL) {
+        // The SDK serves a workspace over ssh/2; the bundled runtime has no SSH server (docs/sdk-compatibility.md).
+        this.warn(`capability "${b.name}" is a workspace shell served over ${HUD_STUDIO_SHELL_PROTOCOL} (HUD Studio's shell protocol), not ssh/2 as the HUD SDK serves it`);
+      }
+    }
     return { substrate, channel, hello };
   }
 

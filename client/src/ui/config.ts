@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { type Settings, parseSettings } from '../settings';
 
 const KEYS = [
-  'runtime', 'runtimeUrl', 'dockerHost', 'imageOverrides', 'passThreshold', 'maxConcurrency', 'timeouts',
+  'runtime', 'runtimeUrl', 'dockerHost', 'imageOverrides', 'sdk', 'passThreshold', 'maxConcurrency', 'timeouts',
   'traceFolder', 'agent', 'agentAnswer', 'agentCommand', 'batchAgent', 'harborAgent', 'envFiles',
 ] as const;
 

@@ -213,6 +213,7 @@ export class Runner implements vscode.Disposable {
       jobId: c.jobId,
       traceDir: c.traceDir,
       ...(image ? { image } : {}),
+      sdk: c.settings.sdk,
       timeouts: {
         startupMs: c.settings.timeouts.startupSeconds * 1000,
         phaseMs: c.settings.timeouts.phaseSeconds * 1000,
