@@ -18,6 +18,7 @@ import { readSettings } from './ui/config';
 import { InlineResultDecorations } from './ui/decorations';
 import { EnvironmentsView } from './ui/environmentsView';
 import { IndexClient } from './ui/indexClient';
+import { newEnvironment } from './ui/newEnvironment';
 import type { RunRequest, Runner } from './ui/runner';
 import { RunsView } from './ui/runsView';
 import { EnvironmentSecrets } from './ui/secrets';
@@ -117,6 +118,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   sub(vscode.languages.registerCodeLensProvider([{ scheme: 'file', language: 'python' }, { scheme: 'file', pattern: '**/task.toml' }, { scheme: 'file', pattern: '**/*.{json,jsonl}' }], traceLens));
   sub(vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }));
 
+  sub(vscode.commands.registerCommand('hudStudio.newEnvironment', (target?: vscode.Uri) => newEnvironment(target)));
   registerCommands(context, {
     index: () => indexClient.index,
     locate: (node) => envModel.location(node),

@@ -28,7 +28,6 @@ function line(e: RolloutEvent, phase: string, kind: string, text: string): strin
 
 /** Output channels do not render ANSI; control sequences would show as noise. */
 function stripControl(s: string): string {
-  // eslint-disable-next-line no-control-regex
   return s.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '');
 }
 

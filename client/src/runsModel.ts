@@ -354,7 +354,7 @@ export class RunsModel {
         return {
           id: `error:${r.id}`,
           label: `failed in ${failed}`,
-          description: msg.split(/\r?\n/, 1)[0],
+          description: msg.split(/\r?\n/, 1)[0] ?? '',
           tooltip: msg,
           icon: { id: 'error', color: 'testing.iconErrored' },
           contextValue: 'hudError',

@@ -1,12 +1,12 @@
 /**
  * Grade frames (wire: `score`) as the engine records them (`reward`), and the
- * error result that stands in for a failed actor grading (docs/sdk-compatibility.md).
+ * error result that stands in for a failed actor grading (docs/hud-protocol.md).
  *
  * The SDK's server sends every field of its result model, unset ones as
  * `null` (`subscores`, `content`, a subscore's `children` and `info`), so
  * null reads as absent. A subscore that cannot be read fails the grade: the
  * SDK's client refuses such a frame too, and a summary that silently lost a
- * part would no longer add up to the reward.
+ * part would no longer add up to the reward (docs/sdk-compatibility.md).
  */
 import { ProtocolError } from './errors';
 import type { GradeResult, SubScoreT } from './trace/schema';

@@ -1,5 +1,5 @@
 /**
- * One rollout, by the rules of DESIGN.md 1.2: the actor task's whole
+ * One rollout, by the rules of docs/hud-protocol.md: the actor task's whole
  * lifecycle, then the verifier, on the same substrate and channel when the
  * verifier is in the same environment without its own runtime_config, else
  * on a fresh one acquired after the actor's is gone. Every step is reported
@@ -113,7 +113,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
   });
   const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    const event = { ...e, rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
   };
@@ -127,7 +127,8 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   } catch (err) {
     // Only a wrong reference escapes execute(): the caller's mistake, not the task's.
     usage = err instanceof UsageError ? err : undefined;
-    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), code: codeOf(err) } };
+    const code = codeOf(err);
+    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}) } };
   } finally {
     await run.releaseAll();
   }

@@ -43,7 +43,7 @@ export function taskFileTarget(text: string, cwd: string, module?: string): Task
         hint: 'use PATH::NAME, PATH::NAME[i] or PATH::N (row of a .json/.jsonl file)',
       });
     }
-    normalised = splitTaskRef(formatTaskRef({ ...sel, path } as Parameters<typeof formatTaskRef>[0])).selector;
+    normalised = splitTaskRef(formatTaskRef({ ...sel, path })).selector;
   }
   const isRows = ROW_FILES.has(extname(file).toLowerCase());
   const envFile = isRows ? (module ? resolve(cwd, module) : join(dirname(file), 'env.py')) : file;

@@ -1,5 +1,5 @@
 /**
- * The rollout rules of DESIGN.md 1.2 as tests that run on any provider.
+ * The rollout rules of docs/hud-protocol.md as tests that run on any provider.
  * engine-local runs them on Local; the Docker provider's tests call
  * defineRolloutRuleTests with a Docker ProviderUnderTest (its assertReleased
  * checks that no container is left).
@@ -123,7 +123,8 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.match(trace.task.sourceHash, /^[0-9a-f]{64}$/);
       assert.match(trace.task.source ?? '', /async def solve/);
       assert.equal(trace.verifier?.env, 'judge');
-      // The verifier received the actor's frame unchanged (its raw grade echoes nothing, so check the phase order instead).
+      // The verifier received the actor's frame unchanged (its raw grade echoes nothing, so check the phase order
+      // instead).
       assert.ok(Date.parse(trace.phases[0]!.endedAt!) <= Date.parse(trace.phases[1]!.startedAt));
       await put.assertReleased(substrates, outcome.rolloutId);
     });
@@ -176,7 +177,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.reward, null);
       assert.equal(outcome.error?.phase, 'actor');
-      assert.match(outcome.error!.message, /actor grader exploded/);
+      assert.match(outcome.error.message, /actor grader exploded/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
@@ -194,7 +195,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.reward, null);
       assert.equal(outcome.result, null);
       assert.equal(outcome.error?.phase, 'verifier');
-      assert.match(outcome.error!.message, /verifier exploded/);
+      assert.match(outcome.error.message, /verifier exploded/);
       const trace = readTrace(outcome.tracePath!);
       assert.equal(trace.result, null);
       assert.equal(trace.phases[0]!.grade?.reward, 0.5, 'the provisional grade stays in the actor phase only');
@@ -206,7 +207,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.reward, null);
       assert.equal(outcome.error?.phase, 'verifier');
-      assert.match(outcome.error!.message, /ghost/);
+      assert.match(outcome.error.message, /ghost/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
@@ -214,7 +215,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       const { outcome, substrates } = await run(`${FIXTURES.rules}::no_verifier`, new CommandAgent('sleep 60'), { timeouts: { phaseMs: 1_500 } });
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.error?.phase, 'actor');
-      assert.match(outcome.error!.message, /actor phase timed out after 1.5 s/);
+      assert.match(outcome.error.message, /actor phase timed out after 1.5 s/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
@@ -242,7 +243,10 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
         let fired = false;
         const { outcome, substrates, events } = await run(`${FIXTURES.twoEnv}::task`, when === 'when the verifier phase starts' ? secret : agent, {
           onEvent: (e, abort) => {
-            if (!fired && match(e)) ((fired = true), setImmediate(abort));
+            if (!fired && match(e)) {
+              fired = true;
+              setImmediate(abort);
+            }
           },
         });
         assert.ok(fired, 'the cancel point was reached');
@@ -284,7 +288,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       const bad = await run(`${FIXTURES.twoEnv}::task`, new CommandAgent('echo oops >&2; exit 3'));
       assert.equal(bad.outcome.status, 'error');
       assert.equal(bad.outcome.error?.phase, 'actor');
-      assert.match(bad.outcome.error!.message, /exited with code 3: oops/);
+      assert.match(bad.outcome.error.message, /exited with code 3: oops/);
       await put.assertReleased(bad.substrates, bad.outcome.rolloutId);
     });
 

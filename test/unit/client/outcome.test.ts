@@ -60,7 +60,7 @@ describe('outcome formatting', () => {
       'env.py::task',
     );
     assert.match(md, /\*\*Reward 0\.50\*\*/);
-    assert.match(md, /\| a\\_b\\\* \| 1\.00 \| 1\.00  \| 1\.00 \|/);
+    assert.match(md, /\| a\\_b\\\* \| 1\.00 \| 1\.00 {2}\| 1\.00 \|/);
     assert.match(md, /child \| 0\.50/);
     assert.match(md, /lint \| 1\.00 \| -0\.50 penalty \| -0\.50 \|/);
     assert.match(md, /env\\\.py::task/);

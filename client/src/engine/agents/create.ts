@@ -8,9 +8,9 @@ import { NopAgent } from './nop';
 export type AgentKind = 'fixed' | 'command' | 'nop';
 
 export interface AgentChoice {
-  agent?: string;
-  answer?: string;
-  command?: string;
+  agent?: string | undefined;
+  answer?: string | undefined;
+  command?: string | undefined;
 }
 
 /** `--agent` defaults to fixed with --answer, command with --command, else nop. */

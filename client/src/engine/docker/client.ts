@@ -2,7 +2,7 @@
  * The one dockerode connection of this process. It honours DOCKER_HOST the
  * way the docker CLI does (unix socket by default, tcp:// allowed), and says
  * whether the daemon is local: a remote daemon must never get the Docker
- * socket mounted into a task (DESIGN.md section 1.1, service_access).
+ * socket mounted into a task (docs/hud-protocol.md, service_access).
  */
 import Docker from 'dockerode';
 import { DockerUnavailableError, dockerMessage } from './errors';
@@ -53,8 +53,10 @@ export async function dockerAvailable(timeoutMs = PING_TIMEOUT_MS): Promise<Dock
   try {
     const docker = dockerClient();
     // @types/dockerode omits version()'s options, which do take an abort signal.
-    const version = docker.version as unknown as (opts: { abortSignal: AbortSignal }) => Promise<Docker.DockerVersion>;
-    const v = await version.call(docker, { abortSignal: AbortSignal.timeout(timeoutMs) });
+    const version = docker.version.bind(docker) as unknown as (opts: {
+      abortSignal: AbortSignal;
+    }) => Promise<Docker.DockerVersion>;
+    const v = await version({ abortSignal: AbortSignal.timeout(timeoutMs) });
     return { ok: true, host, version: v.Version, apiVersion: v.ApiVersion };
   } catch (err) {
     return { ok: false, reason: unavailableReason(host, err) };

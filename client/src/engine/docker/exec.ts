@@ -59,7 +59,7 @@ export function startAttached(container: Docker.Container, exec: Docker.Exec, st
   const entry = attachmentsOf(container);
   if (entry.removed) return Promise.reject(new ContainerError(`container ${container.id.slice(0, 12)} was removed`));
   return new Promise((resolve, reject) => {
-    (exec.modem as { dial(opts: unknown, cb: (err: unknown, data: unknown) => void): void }).dial(
+    (exec.modem as { dial(opts: unknown, cb: (err: Error | null, data: unknown) => void): void }).dial(
       {
         path: `/exec/${exec.id}/start?`,
         method: 'POST',

@@ -54,7 +54,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     dockerHost: dockerHost(),
   });
   const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    const event = { ...e, rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
   };

@@ -9,7 +9,7 @@
  *
  * `service_access` mounts the Docker socket into `main`: code there controls
  * every container of the daemon, so it needs the user's explicit consent and
- * a local daemon (DESIGN.md 1.1); otherwise acquire refuses with a typed error.
+ * a local daemon (docs/hud-protocol.md); otherwise acquire refuses with a typed error.
  */
 import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';

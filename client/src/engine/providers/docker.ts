@@ -205,7 +205,7 @@ async function pullImage(image: string, opts: AcquireOptions, signal: AbortSigna
   const docker = dockerClient();
   opts.log('engine', `pulling ${image}`);
   try {
-    const stream = (await docker.pull(image, { abortSignal: signal })) as NodeJS.ReadableStream;
+    const stream = (await docker.pull(image, { abortSignal: signal }));
     await new Promise<void>((resolve, reject) =>
       docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
     );

@@ -1,6 +1,6 @@
 /**
  * Local provider: the environment's server as a subprocess on the host, for
- * machines without Docker. Isolation is by process only (DESIGN.md 1.2): a
+ * machines without Docker. Isolation is by process only (docs/hud-protocol.md): a
  * private temporary copy of the environment's folder, a scrubbed environment,
  * and its own process group that release() kills. It shares the host's
  * filesystem and network, and says so (`isolation: "process"`).
