@@ -59,7 +59,7 @@ describe('the image\'s own HUD SDK serves first', () => {
     const outcome = await rollout('hud-studio/base:bookworm', 'image', 'secret');
     assert.equal(outcome.status, 'error');
     assert.equal(outcome.error?.phase, 'actor');
-    assert.match(outcome.error!.message, /has no HUD SDK v6 that can serve.*--sdk bundled/s);
+    assert.match(outcome.error?.message ?? '', /has no HUD SDK v6 that can serve.*--sdk bundled/s);
   });
 
   test('auto on an image without the SDK is served by the bundled runtime', async () => {

@@ -49,7 +49,7 @@ export async function serve(envFile: string, envName: string, path: string, cwd:
   const stderr: string[] = [];
   child.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
   const port = await new Promise<number>((ok, fail) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
+    createInterface({ input: child.stdout }).on('line', (l) => {
       const m = /^HUD_SERVE_PORT=(\d+)$/.exec(l);
       if (m) ok(Number(m[1]));
     });
