@@ -144,7 +144,8 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
       trace.warnings.push(errorMessage(err));
     }
   }
-  // An errored run keeps a reward only when it was graded anyway (the verifier graded after the actor's grading failed).
+  // An errored run keeps a reward only when it was graded anyway (the verifier graded after the actor's grading
+  // failed).
   const reward = ending.status === 'cancelled' ? null : (ending.result?.reward ?? null);
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
   emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SEVERITY } from '../../../server/src/analysis/diagnostics';
 import { closestName } from '../../../server/src/analysis/sdkChecks';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { workspace } from './helpers';
 
 async function problemsOf(text: string): Promise<{ code: string; message: string; line: number; severity: string }[]> {
@@ -75,8 +77,6 @@ describe('check: what the SDK rejects', () => {
   });
 
   test('the bundled example is clean', async () => {
-    const { readFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
     const text = readFileSync(join(__dirname, '..', '..', '..', 'examples', 'secret-verifier', 'env.py'), 'utf8');
     assert.deepEqual((await problemsOf(text)).map((p) => p.code), []);
   });
