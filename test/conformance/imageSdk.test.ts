@@ -6,12 +6,16 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FixedAgent } from '../../client/src/engine/agents/fixed';
 import { DockerProvider } from '../../client/src/engine/providers/docker';
+import { LocalProvider } from '../../client/src/engine/providers/local';
 import type { SdkChoice } from '../../client/src/engine/providers/servingSdk';
 import { runRollout } from '../../client/src/engine/rollout';
-import { REPO_ROOT } from './peer';
+import { peerPythonPath, REPO_ROOT } from './peer';
 import { peerSdkImage } from './peerImage';
 
 const EXAMPLE = join(REPO_ROOT, 'examples', 'secret-verifier', 'env.py');
@@ -67,5 +71,49 @@ describe('the image\'s own HUD SDK serves first', () => {
     assert.equal(outcome.status, 'completed', outcome.error?.message);
     assert.equal(outcome.reward, 1);
     assert.equal(outcome.trace.phases[0]?.substrate?.sdk?.source, 'bundled');
+  });
+});
+
+describe('the local runtime\'s own python with the HUD SDK serves first', () => {
+  test('a python3 on PATH that has the real SDK serves the run; the trace says so; same result as bundled', async () => {
+    // A python3 whose site has the peer SDK: what a virtualenv with hud-python installed looks like to HUD Studio.
+    const bin = mkdtempSync(join(tmpdir(), 'hs-local-sdk-'));
+    try {
+      const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+      writeFileSync(
+        join(bin, 'python3'),
+        [
+          '#!/bin/sh',
+          // The peer's shim finds its Debian packages under HOME by default; the scrubbed HOME is elsewhere.
+          `export HUD_SDK_PEER_CACHE=${process.env['HUD_SDK_PEER_CACHE'] ?? join(homedir(), '.cache', 'hud-sdk-peer')}`,
+          `export PYTHONPATH="\${PYTHONPATH:+$PYTHONPATH:}${peerPythonPath()}"`,
+          `exec ${real} "$@"`,
+          '',
+        ].join('\n'),
+      );
+      chmodSync(join(bin, 'python3'), 0o755);
+      const parentEnv = { ...process.env, PATH: `${bin}:/usr/local/bin:/usr/bin:/bin` };
+      const local = (sdk: SdkChoice): ReturnType<typeof runRollout> =>
+        runRollout({
+          ref: `${EXAMPLE}::task`,
+          cwd: REPO_ROOT,
+          provider: new LocalProvider({ parentEnv }),
+          agent: new FixedAgent('secret'),
+          traceDir: null,
+          sdk,
+          timeouts: { rolloutMs: 120_000 },
+        });
+      const served = await local('auto');
+      assert.equal(served.status, 'completed', served.error?.message);
+      assert.equal(served.reward, 1);
+      for (const phase of served.trace.phases) {
+        assert.deepEqual(phase.substrate?.sdk, { name: 'hud-python', version: '0.6.16.dev2', source: 'image' }, phase.name);
+      }
+      const bundled = await local('bundled');
+      assert.equal(bundled.trace.phases[0]?.substrate?.sdk?.source, 'bundled');
+      assert.deepEqual([served.reward, served.subscores, served.trace.task.slug], [bundled.reward, bundled.subscores, bundled.trace.task.slug]);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });
