@@ -55,6 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   stopIndexClient = () => indexClient.dispose();
 
   hub.on((e) => runs.apply(e));
+  hub.onJob((e) => runs.startJob(e.jobId, e.label));
   hub.on((e) => {
     for (const line of formatEvent(e)) rolloutLog.appendLine(line);
   });
@@ -68,8 +69,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   let runner: Promise<Runner> | undefined;
   const getRunner = (): Promise<Runner> =>
-    (runner ??= import('./ui/runner')
-      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, (id, label) => runs.startJob(id, label))))
+    (runner ??= loadRunner()
+      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog)))
       .catch((err: unknown) => {
         runner = undefined; // let the next run try again instead of failing forever
         throw err;
@@ -149,6 +150,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   setTimeout(() => loadHistory(runs, studioLog), 500);
   studioLog.info(`HUD Studio activated in ${(performance.now() - t0).toFixed(1)} ms`);
+}
+
+/**
+ * The runner and the engine under it (dockerode, ssh2, gRPC) are their own
+ * bundle, dist/engine.js, loaded when the first run starts: activation never
+ * parses them. The path is computed so that esbuild leaves it out of this bundle.
+ */
+function loadRunner(): Promise<typeof import('./ui/runner')> {
+  const file = join(__dirname, 'engine.js');
+  // A CommonJS require, not import(): the engine's own require('vscode') must go through the extension host's loader.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return Promise.resolve().then(() => require(file) as typeof import('./ui/runner'));
 }
 
 /** Shows the latest traces of each workspace folder in the Runs view, so the view survives a reload. */

@@ -151,7 +151,7 @@ export class RunsModel {
       case 'rollout.ended':
         r.status = e.status;
         r.endedAt = e.at;
-        r.outcome = outcomeFromEvent(e);
+        r.outcome = outcomeFromEvent(e, r.taskRef);
         if (e.tracePath) r.tracePath = e.tracePath;
         for (const p of r.phases) if (p.status === 'running') p.status = e.status;
         break;

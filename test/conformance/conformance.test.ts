@@ -104,7 +104,7 @@ async function engine(c: Case, m: { dir: string; envFile: string; tasksFile: str
           answer,
           status: outcome.status,
           reward: outcome.reward,
-          subscores: outcome.subscores.map((s) => [s.name, s.value, s.weight]),
+          subscores: (outcome.result?.subscores ?? []).map((s) => [s.name, s.value, s.weight]),
           slug: outcome.trace.task.slug,
         }),
       );

@@ -53,8 +53,8 @@ describe('the image\'s own HUD SDK serves first', () => {
       const bundled = await rollout(image, 'bundled', answer);
       assert.equal(bundled.trace.phases[0]?.substrate?.sdk?.source, 'bundled');
       assert.deepEqual(
-        [served.status, served.reward, served.subscores, served.trace.task.slug],
-        [bundled.status, bundled.reward, bundled.subscores, bundled.trace.task.slug],
+        [served.status, served.reward, served.result?.subscores, served.trace.task.slug],
+        [bundled.status, bundled.reward, bundled.result?.subscores, bundled.trace.task.slug],
       );
     }
   });
@@ -111,7 +111,7 @@ describe('the local runtime\'s own python with the HUD SDK serves first', () => 
       }
       const bundled = await local('bundled');
       assert.equal(bundled.trace.phases[0]?.substrate?.sdk?.source, 'bundled');
-      assert.deepEqual([served.reward, served.subscores, served.trace.task.slug], [bundled.reward, bundled.subscores, bundled.trace.task.slug]);
+      assert.deepEqual([served.reward, served.result?.subscores, served.trace.task.slug], [bundled.reward, bundled.result?.subscores, bundled.trace.task.slug]);
     } finally {
       rmSync(bin, { recursive: true, force: true });
     }

@@ -3,6 +3,7 @@
  * steps and logs, then the grade with subscores and the reward.
  */
 import type { RolloutEvent } from '../engine/events';
+import { withCliFix } from './fixHint';
 import { formatScore } from '../engine/grade';
 import type { GradeResult, SubScoreT } from '../engine/trace/schema';
 import type { CliStream } from './io';
@@ -79,8 +80,10 @@ export function humanRenderer(out: CliStream): (e: RolloutEvent) => void {
         break;
       case 'rollout.ended':
         if (e.status === 'completed') w(`reward ${formatReward(e.reward)}`);
-        else if (e.reward !== null) w(`${e.status} in ${e.error?.phase ?? 'a phase'}: ${e.error?.message ?? ''} (reward ${formatReward(e.reward)} from the verifier stands)`);
-        else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${e.error.message}` : ''} (no reward)`);
+        else if (e.reward !== null) {
+          const why = e.error ? withCliFix(e.error.message, e.error.fix) : '';
+          w(`${e.status} in ${e.error?.phase ?? 'a phase'}: ${why} (reward ${formatReward(e.reward)} from the verifier stands)`);
+        } else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${withCliFix(e.error.message, e.error.fix)}` : ''} (no reward)`);
         if (e.tracePath) w(`trace: ${e.tracePath}`);
         break;
       default:

@@ -14,7 +14,9 @@ import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
-import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage } from './errors';
+import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
+import type { Fix } from './fix';
+import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
 import { EventHub, now, type RolloutEvent } from './events';
 import type { SdkChoice } from './providers/servingSdk';
@@ -23,7 +25,7 @@ import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceBuilder } from './trace/builder';
-import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, Trace } from './trace/schema';
+import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
 import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
 
 export interface RolloutTimeouts {
@@ -33,8 +35,6 @@ export interface RolloutTimeouts {
   phaseMs?: number;
   /** Getting a substrate ready and its server listening, unless limits.startup_timeout_s says otherwise. */
   startupMs?: number;
-  /** hello / tasks.list / bye. */
-  requestMs?: number;
 }
 
 export interface RolloutOptions {
@@ -64,32 +64,9 @@ export interface RolloutOptions {
   allowSharedSecrets?: boolean;
   /** An already discovered row (eval discovers each file once). */
   task?: DiscoveredTask;
-  /** Where discovery runs when the provider cannot run commands (borrowed servers): default Local. */
-  discoveryProvider?: Provider;
   dockerHost?: string;
 }
 
-export interface PhaseSummary {
-  name: PhaseName;
-  substrate: SubstrateInfo | null;
-  reused: boolean;
-  status: RolloutStatus | 'running';
-  startedAt: string;
-  endedAt: string | undefined;
-}
-
-export interface RolloutOutcome {
-  rolloutId: string;
-  ref: string;
-  status: RolloutStatus;
-  reward: number | null;
-  result: GradeResult | null;
-  subscores: { name: string; value: number; weight: number }[];
-  phases: PhaseSummary[];
-  error: { phase: ErrorPhase; message: string } | null;
-  tracePath: string | undefined;
-  trace: Trace;
-}
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
@@ -99,7 +76,7 @@ export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
 
-export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> {
+export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout> {
   const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
   const hub = opts.hub ?? new EventHub();
@@ -128,7 +105,12 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     // Only a wrong reference escapes execute(): the caller's mistake, not the task's.
     usage = err instanceof UsageError ? err : undefined;
     const code = codeOf(err);
-    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}) } };
+    const fix = fixOf(err);
+    ending = {
+      status: 'error',
+      result: null,
+      error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}), ...(fix ? { fix } : {}) },
+    };
   } finally {
     await run.releaseAll();
   }
@@ -147,34 +129,18 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   // An errored run keeps a reward only when it was graded anyway (the verifier graded after the actor's grading
   // failed).
   const reward = ending.status === 'cancelled' ? null : (ending.result?.reward ?? null);
-  const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
+  const error = ending.error
+    ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
+    : null;
   emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
-  return {
-    rolloutId,
-    ref: trace.task.ref,
-    status: ending.status,
-    reward,
-    result: ending.result,
-    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
-    phases: trace.phases.map((p) => ({
-      name: p.name,
-      substrate: p.substrate,
-      reused: p.reused,
-      status: p.status,
-      startedAt: p.startedAt,
-      endedAt: p.endedAt,
-    })),
-    error,
-    tracePath,
-    trace,
-  };
+  return { rolloutId, ref: trace.task.ref, status: ending.status, reward, result: ending.result, error, tracePath, trace };
 }
 
 interface Ending {
   status: RolloutStatus;
   result: GradeResult | null;
-  error: { phase: ErrorPhase; message: string; code?: string } | null;
+  error: { phase: ErrorPhase; message: string; code?: string; fix?: Fix } | null;
 }
 
 
@@ -228,7 +194,13 @@ class RolloutRun {
       if (err instanceof UsageError) throw err;
       const failure = err instanceof PhaseFailure ? err : this.classify(err, signal);
       if (this.started.has(this.phase) || failure.phase !== 'setup') this.endPhase(this.phase, failure.status, failure.message);
-      return { status: failure.status, result: null, error: { phase: failure.phase, message: failure.message, ...(failure.code ? { code: failure.code } : {}) } };
+      const error = {
+        phase: failure.phase,
+        message: failure.message,
+        ...(failure.code ? { code: failure.code } : {}),
+        ...(failure.fix ? { fix: failure.fix } : {}),
+      };
+      return { status: failure.status, result: null, error };
     } finally {
       this.rolloutClock.dispose();
     }
@@ -444,7 +416,7 @@ class RolloutRun {
     let scratch: Substrate | undefined;
     if (this.opts.provider.kind === 'url') {
       // A borrowed server cannot run our helper: read the file where it lives, on this machine.
-      const local = this.opts.discoveryProvider ?? new LocalProvider();
+      const local = new LocalProvider();
       scratch = await this.track(
         local.acquire({ envFile: target.envFile, envDir: target.envDir, runtimeConfig: null }, { rolloutId: this.rolloutId, phase: 'actor', signal, log: (s, t) => this.log(s, t) }),
         signal,
@@ -484,14 +456,15 @@ class RolloutRun {
     await abortable(serving, signal);
     const stream = await abortable(substrate.openChannel(signal), signal, (late) => void late.destroy());
     const channel = new ControlChannel(stream, {
-      requestTimeoutMs: this.opts.timeouts?.requestMs ?? DEFAULT_REQUEST_MS,
+      requestTimeoutMs: DEFAULT_REQUEST_MS,
       onNotification: (n) => this.log('server', `${n.method} ${JSON.stringify(n.params ?? {})}`),
     });
     this.channels.add(channel);
     const hello = await channel.hello(undefined, { signal });
     if (hello.env.name !== task.env) {
       throw new ProtocolError(`the server at ${substrate.info.id} serves environment "${hello.env.name}", but the task needs "${task.env}"`, {
-        hint: 'serve the right environment (hud serve ... --env NAME) or use --runtime docker/local',
+        hint: 'serve the right environment (hud serve ... --env NAME), or run on a runtime HUD Studio starts itself',
+        fix: { kind: 'runtime', use: 'docker-or-local' },
       });
     }
     this.log('engine', `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`);
@@ -553,7 +526,7 @@ class RolloutRun {
     if (reason instanceof TimeoutError) return new PhaseFailure(this.stage, 'error', reason.message, 'timeout');
     if (signal.aborted || err instanceof CancelledError) return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
     const msg = this.stage === 'verifier' ? `verifier failed: ${errorMessage(err)}` : errorMessage(err);
-    return new PhaseFailure(this.stage, 'error', msg, codeOf(err));
+    return new PhaseFailure(this.stage, 'error', msg, codeOf(err), fixOf(err));
   }
 
   private startPhase(phase: PhaseName, substrate: SubstrateInfo | null, reused: boolean): void {

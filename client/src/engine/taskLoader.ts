@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { DiscoveredTask, DiscoveredVerifier } from './discover';
 import { HudStudioError, UsageError } from './errors';
 import { formatTaskRef, parseSelector, splitTaskRef } from './taskRef';
+import { isHarborTaskDir } from '../../../server/src/harbor/loadTask';
 import type { TaskIdentity } from './trace/schema';
 
 export interface TaskFileTarget {
@@ -23,6 +24,11 @@ export interface TaskFileTarget {
 }
 
 const ROW_FILES = new Set(['.json', '.jsonl']);
+
+/** A reference without `::REF` naming a folder that holds task.toml. */
+export function isHarborDir(pathOrRef: string, cwd: string): boolean {
+  return splitTaskRef(pathOrRef).selector === undefined && isHarborTaskDir(resolve(cwd, pathOrRef));
+}
 
 /** Parses `PATH[::REF]` against `cwd` and checks the file exists. */
 export function taskFileTarget(text: string, cwd: string, module?: string): TaskFileTarget {

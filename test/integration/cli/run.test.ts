@@ -67,7 +67,7 @@ describe('hud-studio run', () => {
       [['run', 'nowhere/env.py::task'], /nowhere\/env.py: no such file/],
       [['run', FIXTURES.sameEnv, '--frobnicate'], /Unknown option '--frobnicate'/],
       [['run', FIXTURES.sameEnv, '--runtime', 'moon'], /unknown runtime "moon"/],
-      [['run', FIXTURES.sameEnv, '--agent', 'fixed', ...local], /--agent fixed needs --answer/],
+      [['run', FIXTURES.sameEnv, '--agent', 'fixed', ...local], /the fixed agent has no answer \(give the answer with --answer TEXT\)/],
       [['run', FIXTURES.sameEnv, '--timeout', '0'], /--timeout must be a positive number/],
       [['run', `${FIXTURES.sameEnv}::no_such`, ...local, '--answer', 'x'], /has no task "no_such"; its tasks are:[\s\S]*::task/],
       [['eval'], /at least one PATH/],

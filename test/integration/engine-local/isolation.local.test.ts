@@ -23,7 +23,7 @@ describe('local provider isolation', () => {
     assert.equal(existsSync(original), false);
     const [actor, verifier] = substrates as LocalSubstrate[];
     assert.notEqual(actor!.root, verifier!.root, 'actor and verifier had different folders');
-    assert.ok(outcome.phases.every((p) => p.substrate?.isolation === 'process'));
+    assert.ok(outcome.trace.phases.every((p) => p.substrate?.isolation === 'process'));
   });
 
   test('the parent\'s variables do not leak; HOME and the working folder are private', async () => {

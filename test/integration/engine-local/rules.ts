@@ -15,7 +15,8 @@ import { CommandAgent } from '../../../client/src/engine/agents/command';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
 import { EventHub, type RolloutEvent } from '../../../client/src/engine/events';
 import type { Provider, Substrate } from '../../../client/src/engine/providers/provider';
-import { runRollout, type RolloutOptions, type RolloutOutcome } from '../../../client/src/engine/rollout';
+import type { FinishedRollout as RolloutOutcome } from '../../../client/src/engine/outcome';
+import { runRollout, type RolloutOptions } from '../../../client/src/engine/rollout';
 import { readTrace } from '../../../client/src/engine/trace/store';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
@@ -112,7 +113,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
       assert.equal(outcome.reward, 1);
       assert.equal(substrates.length, 2, 'actor and verifier each get a substrate');
-      const [actor, verifier] = outcome.phases;
+      const [actor, verifier] = outcome.trace.phases;
       assert.deepEqual([actor!.name, verifier!.name, verifier!.reused], ['actor', 'verifier', false]);
       assert.notEqual(actor!.substrate!.id, verifier!.substrate!.id);
       assert.equal(info(outcome)['saw_actor_file'], false);
@@ -141,8 +142,8 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
       assert.equal(outcome.reward, 1);
       assert.equal(substrates.length, 1, 'one substrate for both phases');
-      assert.equal(outcome.phases[1]!.reused, true);
-      assert.equal(outcome.phases[0]!.substrate!.id, outcome.phases[1]!.substrate!.id);
+      assert.equal(outcome.trace.phases[1]!.reused, true);
+      assert.equal(outcome.trace.phases[0]!.substrate!.id, outcome.trace.phases[1]!.substrate!.id);
       assert.equal(info(outcome)['saw_actor_file'], true, 'a shared substrate shows the actor\'s file');
       assert.equal(outcome.trace.provider.verifierSubstrate, 'reused');
       assert.ok(outcome.trace.warnings.some((w) => /actor could have seen/.test(w)));
@@ -167,7 +168,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(received['score'], 0);
       assert.equal(received['isError'], true);
       assert.match(String(received['content']), /actor grader exploded on kept/);
-      assert.equal(outcome.phases[0]!.status, 'error');
+      assert.equal(outcome.trace.phases[0]!.status, 'error');
       assert.deepEqual(outcome.trace.actorResult, received, 'the stand-in frame went to the verifier unchanged');
       await put.assertReleased(substrates, outcome.rolloutId);
     });
@@ -186,7 +187,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'completed');
       assert.equal(outcome.reward, 0.5);
       assert.equal(outcome.trace.provider.verifierSubstrate, 'none');
-      assert.equal(outcome.phases.length, 1);
+      assert.equal(outcome.trace.phases.length, 1);
     });
 
     test('verifier grading fails: errored and ungraded, never the actor\'s provisional grade', async () => {
@@ -272,7 +273,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
 
     test('a shared substrate never gets verifier-only secrets unless allowed, and the trace says so', async () => {
       const withheld = await run(`${FIXTURES.rules}::credentials_shared`, new FixedAgent('x'), { verifierSecrets: { VERIFIER_SECRET: 'v' } });
-      assert.equal(withheld.outcome.phases[1]!.reused, true);
+      assert.equal(withheld.outcome.trace.phases[1]!.reused, true);
       assert.equal((info(withheld.outcome)['env'] as Record<string, unknown>)['VERIFIER_SECRET'], null);
       assert.ok(withheld.outcome.trace.warnings.some((w) => /VERIFIER_SECRET\) were NOT injected/.test(w)));
 

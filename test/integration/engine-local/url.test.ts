@@ -54,7 +54,7 @@ describe('borrowed server (tcp://)', () => {
     assert.equal(outcome.reward, 1);
     assert.equal(outcome.trace.provider.kind, 'url');
     assert.equal(outcome.trace.provider.verifierSubstrate, 'borrowed');
-    assert.ok(outcome.phases.every((p) => p.substrate?.isolation === 'borrowed' && p.substrate.address === `tcp://127.0.0.1:${same.port}`));
+    assert.ok(outcome.trace.phases.every((p) => p.substrate?.isolation === 'borrowed' && p.substrate.address === `tcp://127.0.0.1:${same.port}`));
     assert.ok(outcome.trace.warnings.some((w) => /borrowed .* same live server/.test(w)));
     // The server is still there for its owner.
     const ch = new ControlChannel(await connectTcp('127.0.0.1', same.port));

@@ -1,16 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hoverMarkdown, inlineText, score, testMessage, verdict, type RolloutOutcome } from '../../../client/src/outcome';
+import { hoverMarkdown, inlineText, score, testMessage, verdict, type ShownOutcome } from '../../../client/src/outcome';
 import type { SubScoreT } from '../../../client/src/engine/trace/schema';
 
-const graded = (reward: number, subscores: SubScoreT[] = []): RolloutOutcome => ({
+const graded = (reward: number, subscores: SubScoreT[] = []): ShownOutcome => ({
   status: 'completed',
   reward,
   result: { reward, subscores, info: {}, isError: false },
   error: null,
 });
 
-const errored: RolloutOutcome = {
+const errored: ShownOutcome = {
   status: 'error',
   reward: null,
   result: null,
@@ -40,7 +40,7 @@ describe('outcome formatting', () => {
   });
 
   test('a run graded by the verifier after the actor\'s grading failed shows both the reward and the error', () => {
-    const o: RolloutOutcome = {
+    const o: ShownOutcome = {
       status: 'error',
       reward: 0.5,
       result: { reward: 0.5, subscores: [], info: {}, isError: false },

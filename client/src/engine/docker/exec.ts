@@ -8,6 +8,7 @@
  * so a timed-out command dies with its children even when some of them
  * changed group or session.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -197,7 +198,7 @@ async function exitCodeOf(exec: Docker.Exec): Promise<number | null> {
   for (let i = 0; i < 80; i++) {
     const info = await exec.inspect();
     if (!info.Running) return info.ExitCode ?? null;
-    await new Promise((r) => setTimeout(r, 25));
+    await delay(25);
   }
   return null;
 }

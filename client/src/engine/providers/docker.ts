@@ -28,7 +28,7 @@ import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 
-export { dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
+export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
 export const DEFAULT_IMAGE = 'python:3.11-slim';
 export const RUNTIME_DIR = '/opt/hud-studio/runtime';

@@ -5,7 +5,6 @@
  * and its own process group that release() kills. It shares the host's
  * filesystem and network, and says so (`isolation: "process"`).
  */
-import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
@@ -15,7 +14,7 @@ import { CancelledError, HudStudioError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { ServingSdk, SubstrateInfo } from '../trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
-import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader } from './processGroup';
+import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
@@ -83,7 +82,7 @@ async function probeLocalSdk(root: string, options: LocalProviderOptions): Promi
 
 export class LocalSubstrate implements Substrate {
   readonly info: SubstrateInfo;
-  private server: ChildProcess | undefined;
+  private server: GroupLeader | undefined;
   private port: number | undefined;
   private readonly groups = new Set<number>();
   private released: Promise<void> | undefined;
@@ -135,7 +134,7 @@ export class LocalSubstrate implements Substrate {
   async serve(opts: ServeOptions): Promise<void> {
     this.assertLive();
     if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
-    const child = spawnGroupLeader(serveArgv(this.envPath, opts.envName), {
+    const { child } = await spawnGroupLeader(serveArgv(this.envPath, opts.envName), {
       cwd: this.workdir,
       env: this.env(opts.env, !this.spec.useImageSdk),
     });
