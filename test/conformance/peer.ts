@@ -15,7 +15,6 @@ export function peerRoot(): string {
     process.env['HUD_SDK_PEER'],
     join(REPO_ROOT, '..', 'shared', 'peers', 'hud-python'),
     join(REPO_ROOT, '..', '..', 'shared', 'peers', 'hud-python'),
-    '/work/shared/peers/hud-python',
   ].filter((c): c is string => !!c);
   const found = candidates.find((c) => existsSync(join(c, 'setup.sh')) && existsSync(join(c, 'src', 'hud')));
   if (!found) throw new Error(`the HUD SDK peer was not found (looked in ${candidates.join(', ')}); set HUD_SDK_PEER`);
