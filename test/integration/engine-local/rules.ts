@@ -160,7 +160,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       // As in the SDK: the verifier's reward stands and the run is marked as errored in the actor phase.
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.error?.phase, 'actor');
-      assert.match(outcome.error!.message, /actor grading failed/);
+      assert.match(outcome.error?.message ?? '', /actor grading failed/);
       assert.equal(outcome.trace.status, 'error');
       assert.equal(outcome.trace.result?.reward, 1);
       assert.equal(outcome.reward, 1, 'the verifier saw {isError: true, answer: "kept"}');
