@@ -12,7 +12,7 @@ import { EnvironmentsModel } from './environmentsModel';
 import { inlineResults } from './inlineResults';
 import { score } from './outcome';
 import { formatEvent } from './rolloutLog';
-import { RunsModel } from './runsModel';
+import { RunsModel, labelOfRef } from './runsModel';
 import { registerCommands } from './ui/commands';
 import { readSettings } from './ui/config';
 import { InlineResultDecorations } from './ui/decorations';
@@ -129,7 +129,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     refresh: () => indexClient.refresh(),
     openTrace: (rolloutId) => {
       const r = runs.rollout(rolloutId);
-      explorer.openRollout(rolloutId, r?.tracePath, r?.label ?? rolloutId);
+      explorer.openRollout(rolloutId, r?.tracePath, r ? labelOfRef(r.trace.task.ref) : rolloutId);
     },
     openTraceFile: (uri) => explorer.openFile(uri),
     setSecret: () => secrets.promptSet([...new Set(indexClient.index.environments.map((e) => e.name))].sort()),
@@ -138,7 +138,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     log: studioLog,
     onFinished: (target, outcome, actorGrade, rolloutId) => {
       afterRun(target, outcome, actorGrade, rolloutId);
-      const started = runs.rollout(rolloutId)?.startedAt;
+      const started = runs.rollout(rolloutId)?.trace.startedAt;
       tests.recordEditorRun(target.ref, outcome, started ? Date.now() - Date.parse(started) : undefined);
     },
   });

@@ -13,6 +13,7 @@ export const COMMON_OPTIONS = {
   sdk: { type: 'string', default: 'auto' },
   'trace-dir': { type: 'string' },
   timeout: { type: 'string' },
+  'call-timeout': { type: 'string' },
   module: { type: 'string' },
   'allow-service-access': { type: 'boolean', default: false },
   'allow-shared-secrets': { type: 'boolean', default: false },
@@ -52,6 +53,7 @@ type CommonValues = {
   image?: string | undefined;
   sdk?: string | undefined;
   'trace-dir'?: string | undefined;
+  'call-timeout'?: string | undefined;
   module?: string | undefined;
   'allow-service-access': boolean;
   'allow-shared-secrets': boolean;
@@ -60,6 +62,7 @@ type CommonValues = {
 /** The run request the common flags describe (everything but the task reference). */
 export function requestBase(values: CommonValues, cwd: string, timeoutSec: number | undefined): Omit<TaskRunRequest, 'ref'> {
   const { agent, answer, command } = values;
+  const callSec = positiveNumber('call-timeout', values['call-timeout'], false);
   return {
     cwd,
     runtime: values.runtime,
@@ -75,6 +78,6 @@ export function requestBase(values: CommonValues, cwd: string, timeoutSec: numbe
     ...(values.image ? { image: values.image } : {}),
     sdk: parseSdkChoice(values.sdk),
     ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
-    ...(timeoutSec ? { limits: { rolloutMs: timeoutSec * 1000 } } : {}),
+    ...(timeoutSec || callSec ? { limits: { ...(timeoutSec ? { rolloutMs: timeoutSec * 1000 } : {}), ...(callSec ? { callMs: callSec * 1000 } : {}) } } : {}),
   };
 }

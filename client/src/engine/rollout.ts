@@ -6,7 +6,6 @@
  * as a typed event; the trace is built from those same events and written
  * before `rollout.ended` goes out, so listeners can open it.
  */
-import { randomUUID } from 'node:crypto';
 import { relative, resolve } from 'node:path';
 import type { Agent, AgentContext } from './agents/agent';
 import { promptToText } from './agents/agent';
@@ -18,15 +17,15 @@ import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError
 import type { Fix } from './fix';
 import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
-import { EventHub, now, type RolloutEvent } from './events';
+import { EventHub } from './events';
 import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
-import { TraceBuilder } from './trace/builder';
+import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
-import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
+import { DEFAULT_TRACE_DIR } from './trace/store';
 
 export interface RolloutTimeouts {
   /** Whole rollout (CLI --timeout). */
@@ -35,6 +34,8 @@ export interface RolloutTimeouts {
   phaseMs?: number;
   /** Getting a substrate ready and its server listening, unless limits.startup_timeout_s says otherwise. */
   startupMs?: number;
+  /** tasks.start and tasks.grade each, unless the task's runtime_config.limits.run_timeout_s says otherwise. */
+  callMs?: number;
 }
 
 export interface RolloutOptions {
@@ -68,33 +69,28 @@ export interface RolloutOptions {
 }
 
 
-type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
-
 /** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
 export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
+/** A template that never yields must not hold an eval slot for ever (docs/reliability.md). */
+export const DEFAULT_CALL_MS = 600_000;
 
 export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout> {
-  const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
-  const hub = opts.hub ?? new EventHub();
-  const builder = new TraceBuilder({
-    rolloutId,
-    ...(opts.jobId ? { jobId: opts.jobId } : {}),
-    taskRef: opts.task?.ref ?? opts.ref,
-    startedAt: now(),
-    agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
-    providerKind: opts.provider.kind,
-    ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
-  });
-  const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() };
-    builder.handle(event);
-    hub.emit(event);
-  };
-  emit({ type: 'rollout.queued', taskRef: opts.task?.ref ?? opts.ref, ...(opts.jobId ? { jobId: opts.jobId } : {}) });
+  const recorder = new TraceRecorder(
+    {
+      ...(opts.rolloutId ? { rolloutId: opts.rolloutId } : {}),
+      ...(opts.jobId ? { jobId: opts.jobId } : {}),
+      taskRef: opts.task?.ref ?? opts.ref,
+      agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
+      provider: { kind: opts.provider.kind, ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}) },
+      ...(opts.traceDir === null ? {} : { traceDir: resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR) }),
+    },
+    opts.hub ?? new EventHub(),
+  );
+  const { rolloutId, emit } = recorder;
 
   const run = new RolloutRun(opts, rolloutId, cwd, emit);
   let ending: Ending;
@@ -115,26 +111,22 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
     await run.releaseAll();
   }
 
-  const endedAt = now();
-  const trace = builder.finish({ ...ending, endedAt });
-  let tracePath: string | undefined;
-  if (opts.traceDir !== null && !usage) {
-    try {
-      tracePath = writeTrace(resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR), trace);
-    } catch (err) {
-      emit({ type: 'warning', message: errorMessage(err) });
-      trace.warnings.push(errorMessage(err));
-    }
-  }
-  // An errored run keeps a reward only when it was graded anyway (the verifier graded after the actor's grading
-  // failed).
-  const reward = ending.status === 'cancelled' ? null : (ending.result?.reward ?? null);
+  const { trace, tracePath, traceError, reward } = recorder.end(ending, !usage);
   const error = ending.error
     ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
     : null;
-  emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
-  return { rolloutId, ref: trace.task.ref, status: ending.status, reward, result: ending.result, error, tracePath, trace };
+  return {
+    rolloutId,
+    ref: trace.task.ref,
+    status: ending.status,
+    reward,
+    result: ending.result,
+    error,
+    tracePath,
+    ...(traceError ? { traceError } : {}),
+    trace,
+  };
 }
 
 interface Ending {
@@ -266,7 +258,7 @@ class RolloutRun {
       this.step('setup', 'completed');
 
       this.step('prompt', 'started');
-      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: 0, signal: actorClock.signal });
+      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
       this.emit({ type: 'prompt', prompt });
       this.step('prompt', 'completed');
 
@@ -277,7 +269,7 @@ class RolloutRun {
 
       this.step('grade', 'started');
       try {
-        actorResult = await actorSession.channel.grade(answer, { timeoutMs: 0, signal: actorClock.signal });
+        actorResult = await actorSession.channel.grade(answer, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
         actorGrade = this.gradeOf(actorResult);
         this.step('grade', 'completed');
       } catch (err) {
@@ -343,12 +335,12 @@ class RolloutRun {
       }
 
       this.step('prompt', 'started');
-      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: 0, signal: clock.signal });
+      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
       this.step('prompt', 'completed', promptToText(prompt) ? `prompt: ${promptToText(prompt).slice(0, 200)}` : 'agent-less');
 
       this.step('grade', 'started');
       // The actor's result frame goes over unchanged: the verifier judges exactly what the actor produced.
-      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: 0, signal: clock.signal });
+      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
       const grade = this.gradeOf(raw);
       this.step('grade', 'completed');
       this.emit({ type: 'grade', phase: 'verifier', result: grade, raw, authoritative: true });
@@ -439,6 +431,11 @@ class RolloutRun {
   }
 
   /** Serves the environment, connects and says hello. */
+  /** The limit of one tasks.start or tasks.grade: the task's run_timeout_s, else the caller's, else the default. */
+  private callMs(rc: RuntimeConfig | null | undefined): number {
+    return seconds(rc?.limits?.run_timeout_s) ?? this.opts.timeouts?.callMs ?? DEFAULT_CALL_MS;
+  }
+
   private async open(
     substrate: Substrate,
     task: { env: string },

@@ -117,6 +117,8 @@ export interface PythonFacts {
   hasSyntaxErrors: boolean;
   /** What the HUD SDK itself would reject on import (sdkChecks.ts). */
   sdkProblems?: FileProblem[];
+  /** Why Python could not import this file (syntax, NUL bytes, encoding, nesting), if so. */
+  unimportable?: FileProblem[];
 }
 
 export interface JsonTaskRow {
@@ -132,6 +134,8 @@ export interface JsonTaskRow {
 export interface JsonTaskFacts {
   kind: 'json-tasks';
   rows: JsonTaskRow[];
+  /** Rows that are not tasks in a file that holds tasks. */
+  issues?: FileProblem[];
 }
 
 export interface HarborFacts {

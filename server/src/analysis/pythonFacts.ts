@@ -120,8 +120,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     }
   }
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
-  if (facts.importsHud || (hasSyntaxErrors && text.includes('hud'))) {
-    const sdk = sdkProblems(root, text, ctx.lines, new Set(facts.environments.map((e) => e.variable)));
+  if (facts.importsHud) {
+    const sdk = sdkProblems(text, ctx.lines, new Set(facts.environments.map((e) => e.variable)));
     if (sdk.length) facts.sdkProblems = sdk;
   }
   return facts;

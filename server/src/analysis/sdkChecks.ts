@@ -1,15 +1,14 @@
 /**
  * What the HUD SDK v6 itself rejects when it imports an env file, found
- * statically (docs/sdk-compatibility.md): a syntax error, `@env.template`
- * without its parentheses, names imported from `hud` that the SDK does not
- * export, and a `combine(...)` whose weights cannot be normalised (no
- * positive weight). Cheap on valid files: the tree is only walked when it has
- * an error, and the text is only scanned when it mentions what is checked.
+ * statically (docs/sdk-compatibility.md): `@env.template` without its
+ * parentheses, names imported from `hud` that the SDK does not export, and a
+ * `combine(...)` whose weights cannot be normalised (no positive weight).
+ * Syntax errors are importability.ts's. The text is only scanned when it
+ * mentions what is checked.
  */
 import { problem } from './diagnostics';
 import type { FileProblem, Range } from './facts';
 import type { LineMap } from './lines';
-import type { SyntaxNode } from './treeSitter';
 
 /** Public names of the SDK's modules env files import from (hud-python 0.6, `__all__` plus subpackages). */
 const SDK_EXPORTS: Record<string, readonly string[]> = {
@@ -42,44 +41,12 @@ const SDK_EXPORTS: Record<string, readonly string[]> = {
   ],
 };
 
-export function sdkProblems(root: SyntaxNode, text: string, lines: LineMap, envVariables: ReadonlySet<string>): FileProblem[] {
+export function sdkProblems(text: string, lines: LineMap, envVariables: ReadonlySet<string>): FileProblem[] {
   const out: FileProblem[] = [];
-  if (root.hasError) {
-    const bad = firstSyntaxError(root);
-    if (bad) out.push(syntaxProblem(bad, text, lines));
-  }
   if (text.includes('hud')) importProblems(text, lines, out);
   if (envVariables.size && text.includes('.template')) bareTemplateProblems(text, lines, envVariables, out);
   if (text.includes('combine(')) weightProblems(text, lines, out);
   return out;
-}
-
-/** The first ERROR or MISSING node in source order: where Python's own parser stops too. */
-function firstSyntaxError(root: SyntaxNode): SyntaxNode | undefined {
-  let node: SyntaxNode = root;
-  for (;;) {
-    if (node !== root && (node.type === 'ERROR' || node.isMissing)) return node;
-    let next: SyntaxNode | undefined;
-    for (const child of node.children) {
-      if (child && (child.type === 'ERROR' || child.isMissing || child.hasError)) {
-        next = child;
-        break;
-      }
-    }
-    if (!next) return node === root ? undefined : node;
-    node = next;
-  }
-}
-
-function syntaxProblem(node: SyntaxNode, text: string, lines: LineMap): FileProblem {
-  const start = node.startIndex;
-  const range = spanOf(lines, start, Math.max(start + 1, Math.min(node.endIndex, text.indexOf('\n', start) >= 0 ? text.indexOf('\n', start) : text.length)));
-  const what = node.isMissing ? `missing "${node.type}"` : `invalid syntax near "${firstLine(text.slice(node.startIndex, node.endIndex))}"`;
-  return problem(
-    'python-syntax-error',
-    range,
-    `SyntaxError: ${what}; Python cannot import this module, so none of its templates or tasks can run (fix: correct the syntax at line ${range.start.line + 1})`,
-  );
 }
 
 const IMPORT = /^[ \t]*from[ \t]+(hud(?:\.[A-Za-z_]\w*)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*(?:\\\n[^\n#]*)*)/gm;
@@ -207,11 +174,6 @@ function distance(a: string, b: string): number {
     prev = row;
   }
   return prev[b.length]!;
-}
-
-function firstLine(s: string): string {
-  const line = s.split('\n', 1)[0] ?? '';
-  return line.length > 40 ? `${line.slice(0, 39)}…` : line;
 }
 
 function spanOf(lines: LineMap, start: number, end: number): Range {

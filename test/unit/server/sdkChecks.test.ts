@@ -19,22 +19,9 @@ const HEAD = 'from hud import Environment\nfrom hud.graders import SubScore, com
 
 describe('check: what the SDK rejects', () => {
   test('severities', () => {
-    assert.equal(SEVERITY['python-syntax-error'], 'error');
     assert.equal(SEVERITY['template-bare-decorator'], 'error');
     assert.equal(SEVERITY['hud-unknown-import'], 'error');
     assert.equal(SEVERITY['combine-no-positive-weight'], 'warning');
-  });
-
-  test('an unclosed parenthesis is a syntax error at its line, not an unrelated warning', async () => {
-    const text = `${HEAD}@env.template()\nasync def solve():\n    answer = yield ("prompt"\n    yield 1.0\n`;
-    const found = await problemsOf(text);
-    const syntax = found.filter((p) => p.code === 'python-syntax-error');
-    assert.equal(syntax.length, 1, JSON.stringify(found));
-    assert.equal(syntax[0]!.severity, 'error');
-    assert.match(syntax[0]!.message, /SyntaxError: .*cannot import this module/);
-    assert.ok(syntax[0]!.line >= 7 && syntax[0]!.line <= 8, `line ${syntax[0]!.line}`);
-    const fixed = await problemsOf(`${HEAD}@env.template()\nasync def solve():\n    answer = yield ("prompt")\n    yield 1.0\n`);
-    assert.deepEqual(fixed.filter((p) => p.code === 'python-syntax-error'), []);
   });
 
   test('a bare @env.template is an error; @env.template() is not', async () => {

@@ -1,12 +1,11 @@
 /** The prompt the agent got, each agent step with its tool calls, and the answer it submitted. */
-import type { LiveTrace } from '../../../../client/src/explorer/liveTrace';
-import type { AgentStep } from '../../../../client/src/engine/trace/schema';
+import type { AgentStep, RunningTrace } from '../../../../client/src/engine/trace/schema';
 import { h } from '../dom';
 import { promptText, valueText } from '../format';
 import { plainTextBlock } from '../ansi';
 import type { OpenState } from './openState';
 
-export function renderPrompt(trace: LiveTrace): HTMLElement {
+export function renderPrompt(trace: RunningTrace): HTMLElement {
   return h(
     'section',
     { class: 'card', attrs: { id: 'section-prompt' } },
@@ -15,7 +14,7 @@ export function renderPrompt(trace: LiveTrace): HTMLElement {
   );
 }
 
-export function renderAnswer(trace: LiveTrace, open: OpenState): HTMLElement {
+export function renderAnswer(trace: RunningTrace, open: OpenState): HTMLElement {
   const sentUnchanged = trace.verifier && trace.actorResult !== undefined;
   return h(
     'section',
@@ -28,7 +27,7 @@ export function renderAnswer(trace: LiveTrace, open: OpenState): HTMLElement {
   );
 }
 
-export function renderAgentSteps(trace: LiveTrace, open: OpenState): HTMLElement {
+export function renderAgentSteps(trace: RunningTrace, open: OpenState): HTMLElement {
   const steps = trace.agentSteps;
   return h(
     'section',
