@@ -25,8 +25,8 @@ async def verify(expected: str):
     actor_result = yield ""  # agent-less: the verifier only grades
     answer = str(actor_result.get("answer", ""))
     yield await combine(
-        SubScore("exact", exact_match(answer, expected), weight=0.8),
-        SubScore("mentions", contains(answer, expected), weight=0.2),
+        SubScore(name="exact", value=exact_match(answer, expected), weight=0.8),
+        SubScore(name="mentions", value=contains(answer, expected), weight=0.2),
     )
 
 

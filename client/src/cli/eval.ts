@@ -31,7 +31,7 @@ options:
   --max-concurrent N   rollouts at once (default 1)
   --threshold X        a run passes when its reward >= X (default 1.0)
   --model P/M          repeat to compare models: every task runs N times per model (llm agent)
-  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --call-timeout, --module,
+  --agent, --answer, --command, --runtime, --image, --sdk, --trace-dir, --timeout, --call-timeout, --module,
   --allow-service-access, --allow-shared-secrets, --json
                        as for run (--timeout applies to each rollout)
 

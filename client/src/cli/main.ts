@@ -11,7 +11,7 @@ export const USAGE = `HUD Studio ${version()}: run and check HUD environments an
 
 usage:
   hud-studio run PATH[::REF] [--answer TEXT] [--agent ${CLI_AGENT_NAMES}] [--command CMD]
-                 [--runtime auto|docker|local|tcp://HOST:PORT] [--image IMG]
+                 [--runtime auto|docker|local|tcp://HOST:PORT] [--image IMG] [--sdk auto|bundled|image]
                  [--trace-dir DIR] [--timeout SEC] [--json]
   hud-studio eval PATH... [--agent KIND] [--answer TEXT] [--command CMD] [--group N]
                  [--max-concurrent N] [--threshold X] [--json]

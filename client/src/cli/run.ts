@@ -27,6 +27,8 @@ ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).joi
   --command CMD   shell command run in the actor substrate; its stdout is the answer
   --runtime R     auto | docker | local | tcp://HOST:PORT (default auto)
   --image IMG     image for Docker substrates (wins over a Dockerfile)
+  --sdk S         auto | bundled | image: who serves an env.py (default auto: the image's own HUD SDK v6
+                  when it can serve, else the bundled runtime)
   --trace-dir DIR where traces go (default .hud-studio/traces)
   --timeout SEC   limit for the whole rollout
   --call-timeout SEC

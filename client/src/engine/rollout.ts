@@ -20,6 +20,7 @@ import type { Fix } from './fix';
 import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
 import { EventHub } from './events';
+import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
@@ -55,6 +56,8 @@ export interface RolloutOptions {
   traceDir?: string | null;
   image?: string;
   useImageSdk?: boolean;
+  /** Who serves: the image's own HUD SDK when it can (`auto`), always `bundled`, or only the `image`'s. */
+  sdk?: SdkChoice;
   timeouts?: RolloutTimeouts;
   /** Per-environment variables (by environment name): only that environment's substrates get them. */
   credentials?: Record<string, Record<string, string>>;
@@ -69,6 +72,9 @@ export interface RolloutOptions {
   judge?: ModelEndpoint;
 }
 
+
+/** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
+export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
@@ -298,6 +304,8 @@ class RolloutRun {
       this.phase = 'verifier';
       this.stage = 'verifier';
       const verifierResult = await this.verifierPhase(verifier, target, shared ? actorSession : undefined, actorResult, rolloutSignal);
+      // As in the SDK: the verifier's reward stands, but the run is marked errored (docs/sdk-compatibility.md).
+      if (actorGradeFailed) return { status: 'error', result: verifierResult, error: { phase: 'actor', message: actorGradeFailed, code: 'grade' } };
       return { status: 'completed', result: verifierResult, error: null };
     } catch (err) {
       if (err instanceof UsageError || err instanceof PhaseFailure) throw err;
@@ -376,6 +384,7 @@ class RolloutRun {
       runtimeConfig,
       ...(this.opts.image ? { image: this.opts.image } : {}),
       ...(this.opts.useImageSdk ? { useImageSdk: true } : {}),
+      ...(this.opts.sdk ? { sdk: this.opts.sdk } : {}),
     };
     const acquiring = this.opts.provider.acquire(spec, {
       rolloutId: this.rolloutId,
@@ -468,6 +477,12 @@ class RolloutRun {
       });
     }
     this.log('engine', `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`);
+    for (const b of hello.bindings) {
+      if (b.protocol === HUD_STUDIO_SHELL_PROTOCOL) {
+        // The SDK serves a workspace over ssh/2; the bundled runtime has no SSH server (docs/sdk-compatibility.md).
+        this.warn(`capability "${b.name}" is a workspace shell served over ${HUD_STUDIO_SHELL_PROTOCOL} (HUD Studio's shell protocol), not ssh/2 as the HUD SDK serves it`);
+      }
+    }
     return { substrate, channel, hello };
   }
 
@@ -499,9 +514,7 @@ class RolloutRun {
   }
 
   private gradeOf(frame: Record<string, unknown>): GradeResult {
-    const { result, dropped } = gradeFromFrame(frame);
-    if (dropped) this.warn(`${dropped} subscore(s) of the ${this.phase} grade were malformed and left out of the summary (the raw frame keeps them)`);
-    return result;
+    return gradeFromFrame(frame);
   }
 
   private sharedSubstrateWarnings(task: DiscoveredTask, actorEnv: Record<string, string>): void {

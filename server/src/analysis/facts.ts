@@ -115,6 +115,8 @@ export interface PythonFacts {
   v5Scenarios: { envVariable: string; functionName: string; range: Range }[];
   serviceAccess: Range[];
   hasSyntaxErrors: boolean;
+  /** What the HUD SDK itself would reject on import (sdkChecks.ts). */
+  sdkProblems?: FileProblem[];
   /** Why Python could not import this file (syntax, NUL bytes, encoding, nesting), if so. */
   unimportable?: FileProblem[];
 }

@@ -93,15 +93,10 @@ describe('Docker provider', () => {
     }
   });
 
-  test('with the image\'s own SDK chosen, our `hud` is never importable', async () => {
+  test('with the image\'s own SDK required, an image without one is refused before anything runs', async () => {
     const opts = acquireOpts();
-    const s = await provider.acquire(specOf('offline_env', { useImageSdk: true }), opts);
-    try {
-      const r = await s.execPython(['-c', 'import importlib.util as u; print(u.find_spec("hud"), u.find_spec("hud_studio").origin)']);
-      assert.equal(r.stdout.trim(), 'None /opt/hud-studio/tools/hud_studio/__init__.py', r.stderr);
-    } finally {
-      await released(s, opts.rolloutId);
-    }
+    await assert.rejects(provider.acquire(specOf('offline_env', { sdk: 'image' }), opts), /has no HUD SDK v6 that can serve/);
+    await assertNoContainersOfRollout(opts.rolloutId);
   });
 
   test('compose runtime_config is refused with a typed error before any container exists', async () => {

@@ -22,10 +22,11 @@ import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
 import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
-import type { SubstrateInfo } from '../trace/schema';
+import type { ServingSdk, SubstrateInfo } from '../trace/schema';
 import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
 import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
+import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 
 export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
@@ -139,15 +140,17 @@ export class DockerProvider implements Provider {
       for (const w of container.warnings) opts.log('engine', `warning: ${w}`);
       opts.log('engine', `container ${container.id.slice(0, 12)} of ${image} (network ${container.network})`);
       check();
+      const sdk = await this.servingSdk(spec, container, signal);
+      opts.log('engine', `served by ${sdk.source === 'image' ? `the image's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`);
+      check();
       const runtime = runtimePythonDir();
       const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
-      const copies: CopyItem[] = [
-        spec.useImageSdk ? { hostPath: join(runtime, 'hud_studio'), dest: `${TOOLS_DIR}/hud_studio`, skip } : { hostPath: runtime, dest: RUNTIME_DIR, skip },
-        { hostPath: spec.envDir, dest: ENV_DIR, skip },
-      ];
+      // The bundled runtime is always copied for discovery; only the bundled server gets it on PYTHONPATH.
+      const copies: CopyItem[] = [{ hostPath: runtime, dest: RUNTIME_DIR, skip }, { hostPath: spec.envDir, dest: ENV_DIR, skip }];
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
-      const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, spec, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
-      const prestart = !spec.useImageSdk && this.options.prestartServer !== false;
+      const served: EnvironmentSpec = { ...spec, useImageSdk: sdk.source === 'image' };
+      const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, served, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS, sdk);
+      const prestart = !served.useImageSdk && this.options.prestartServer !== false;
       const packed = await packCopy(copies);
       // The copy rides on the pre-started interpreter's stdin when that interpreter may write wherever
       // putArchive would (root) and the folder is small: a putArchive costs the daemon a helper process
@@ -165,6 +168,17 @@ export class DockerProvider implements Provider {
       await container.remove().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** The image's own HUD SDK when it can serve (probed once per image id), else the bundled runtime. */
+  private async servingSdk(spec: EnvironmentSpec, container: DockerContainer, signal: AbortSignal): Promise<ServingSdk> {
+    const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
+    if (choice === 'bundled') return BUNDLED_SDK;
+    const found = await probeOnce(`docker:${container.imageId}`, async () => {
+      const r = await container.exec(['python3', '-c', SDK_PROBE_SCRIPT], { env: PY_ENV, timeoutMs: 60_000, signal });
+      return r.exitCode === 0 ? parseSdkProbe(r.stdout) : null;
+    });
+    return decideSdk(choice, found, `image ${container.image}`);
   }
 
   private async resolveImage(spec: EnvironmentSpec, opts: AcquireOptions, signal: AbortSignal): Promise<string> {
@@ -248,6 +262,7 @@ export class DockerSubstrate implements Substrate {
     readonly envPath: string,
     private readonly spec: EnvironmentSpec,
     private readonly stopGraceMs: number,
+    sdk?: ServingSdk,
   ) {
     this.info = {
       id: container.id,
@@ -256,6 +271,7 @@ export class DockerSubstrate implements Substrate {
       image: container.image,
       imageId: container.imageId,
       network: container.network,
+      ...(sdk ? { sdk } : {}),
     };
   }
 
@@ -466,8 +482,9 @@ export class DockerSubstrate implements Substrate {
 
   private pythonEnv(forDiscovery: boolean): Record<string, string> {
     if (!this.spec.useImageSdk) return { ...PY_ENV, PYTHONPATH: RUNTIME_DIR };
-    // The image's own `hud` serves; only our discovery helper is added, never a second `hud`.
-    return forDiscovery ? { ...PY_ENV, PYTHONPATH: TOOLS_DIR } : { ...PY_ENV };
+    // The image's own `hud` serves with nothing of ours on its path; discovery (a process of its own)
+    // reads the file with the bundled runtime (or, where only the tools were copied, the image's SDK).
+    return forDiscovery ? { ...PY_ENV, PYTHONPATH: `${RUNTIME_DIR}:${TOOLS_DIR}` } : { ...PY_ENV };
   }
 
   private assertLive(): void {

@@ -7,6 +7,7 @@
 import type { Duplex } from 'node:stream';
 import type { RuntimeConfig } from '../runtimeConfig';
 import type { LogStream, PhaseName, SubstrateInfo } from '../trace/schema';
+import type { SdkChoice } from './servingSdk';
 
 export type ProviderKind = 'docker' | 'local' | 'url';
 
@@ -22,8 +23,10 @@ export interface EnvironmentSpec {
   runtimeConfig: RuntimeConfig | null;
   /** Image override (CLI `--image`, setting), wins over the Dockerfile. */
   image?: string;
-  /** Serve with the SDK installed in the image instead of the bundled runtime. */
+  /** Serve with the SDK installed in the image instead of the bundled runtime (same as `sdk: 'image'`). */
   useImageSdk?: boolean;
+  /** Who serves: the image's own HUD SDK when it can (`auto`, default), always `bundled`, or only the `image`'s. */
+  sdk?: SdkChoice;
 }
 
 export interface AcquireOptions {

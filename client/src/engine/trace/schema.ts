@@ -52,6 +52,14 @@ export const GradeResult = z.object({
 });
 export type GradeResult = z.infer<typeof GradeResult>;
 
+/** The HUD SDK that served a phase: the image's own (`hud-python`) or HUD Studio's bundled runtime. */
+export const ServingSdk = z.object({
+  name: z.string(),
+  version: z.string(),
+  source: z.enum(['image', 'bundled']),
+});
+export type ServingSdk = z.infer<typeof ServingSdk>;
+
 export const SubstrateInfo = z.object({
   /** Container id, process id or `tcp://host:port`. */
   id: z.string(),
@@ -62,6 +70,8 @@ export const SubstrateInfo = z.object({
   /** For borrowed servers: the address; the verifier may share the live server. */
   address: z.string().optional(),
   network: z.string().optional(),
+  /** Who serves the environment here (absent for borrowed servers: unknown). */
+  sdk: ServingSdk.optional(),
 });
 export type SubstrateInfo = z.infer<typeof SubstrateInfo>;
 
