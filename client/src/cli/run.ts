@@ -46,6 +46,8 @@ export interface RunJson {
   subscores: { name: string; value: number; weight: number }[];
   phases: { name: string; substrate: RolloutOutcome['phases'][number]['substrate']; reused: boolean; status: string; startedAt: string; endedAt: string | null }[];
   error: { phase: string; message: string } | null;
+  /** The agent could have written this reward itself (docs/security.md). */
+  forgeable: boolean;
   trace: string | null;
 }
 
@@ -56,6 +58,7 @@ export function runJson(o: RolloutOutcome): RunJson {
     subscores: o.subscores,
     phases: o.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt ?? null })),
     error: o.error,
+    forgeable: o.forgeable ?? false,
     trace: o.tracePath ?? null,
   };
 }
@@ -122,7 +125,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     if (err instanceof UsageError) throw err;
     // Failed before a rollout could start (e.g. --runtime docker without a daemon).
     if (values.json) {
-      const json: RunJson = { status: 'error', reward: null, subscores: [], phases: [], error: { phase: 'setup', message: errorMessage(err) }, trace: null };
+      const json: RunJson = { status: 'error', reward: null, subscores: [], phases: [], error: { phase: 'setup', message: errorMessage(err) }, forgeable: false, trace: null };
       io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     } else io.stderr.write(`hud-studio: ${errorMessage(err)}\n`);
     return err instanceof HudStudioError && err.code === 'cancelled' ? EXIT.cancelled : EXIT.error;

@@ -84,6 +84,8 @@ export interface RolloutOutcome {
   subscores: { name: string; value: number; weight: number }[];
   phases: PhaseSummary[];
   error: { phase: ErrorPhase; message: string } | null;
+  /** The reward came from a substrate where the agent had the server's privileges (docs/security.md). */
+  forgeable?: boolean;
   tracePath: string | undefined;
   trace: Trace;
 }
@@ -128,6 +130,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
 
   const endedAt = now();
   const trace = builder.finish({ ...ending, endedAt });
+  if (run.forgeable) trace.forgeable = true;
   let tracePath: string | undefined;
   if (opts.traceDir !== null && !usage) {
     try {
@@ -157,6 +160,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
       endedAt: p.endedAt,
     })),
     error,
+    forgeable: run.forgeable,
     tracePath,
     trace,
   };
@@ -201,6 +205,10 @@ class RolloutRun {
   private stage: ErrorPhase = 'setup';
   private readonly ended = new Set<PhaseName>();
   private readonly started = new Set<PhaseName>();
+  /** Set when a command-running agent had the server's privileges (why). */
+  private agentHadServerPrivileges: string | undefined;
+  /** Set when the reward of record comes from a substrate such an agent controlled. */
+  forgeable = false;
 
   constructor(
     private readonly opts: RolloutOptions,
@@ -308,6 +316,12 @@ class RolloutRun {
         this.step('grade', 'error', actorGradeFailed);
       }
       this.emit({ type: 'grade', phase: 'actor', result: actorGrade, raw: actorResult, authoritative: !verifier });
+      if (this.agentHadServerPrivileges && (!verifier || shared)) {
+        this.forgeable = true;
+        this.warn(
+          `the reward is forgeable: the agent ran with the server's privileges (${this.agentHadServerPrivileges}) and the ${verifier ? 'verifier shares its substrate' : 'actor grades itself'}; give the task a verifier in an environment of its own`,
+        );
+      }
 
       this.step('teardown', 'started');
       if (shared) {
@@ -494,22 +508,30 @@ class RolloutRun {
 
   private async runAgent(prompt: unknown, session: Session, signal: AbortSignal): Promise<unknown> {
     const { substrate, hello } = session;
+    const seat = substrate.agentSeat?.();
+    let acted = false;
     let steps = 0;
     const ctx: AgentContext = {
       prompt,
       promptText: promptToText(prompt),
       workspace: {
-        exec: (argv, o) => substrate.exec(argv, o),
-        copyIn: (h, d) => substrate.copyIn(h, d),
-        workdir: substrate.workdir,
+        exec: (argv, o) => ((acted = true), seat ? seat.exec(argv, o) : substrate.exec(argv, o)),
+        copyIn: (h, d) => (seat ? seat.copyIn(h, d) : substrate.copyIn(h, d)),
+        workdir: seat?.workdir ?? substrate.workdir,
         bindings: hello.bindings.map((b) => ({ name: b.name, protocol: b.protocol, url: b.url, params: b.params })),
       },
       signal,
       log: (stream, text) => this.log(stream, text),
       step: (text, toolCalls = []) => this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls }),
     };
-    // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
-    return abortable(this.opts.agent.run(ctx), signal);
+    try {
+      // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
+      return await abortable(this.opts.agent.run(ctx), signal);
+    } finally {
+      // Nothing the agent started may run on while the environment grades (docs/security.md).
+      if (acted) await seat?.end();
+      if (acted && (!seat || seat.privileged)) this.agentHadServerPrivileges = seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;
+    }
   }
 
   private gradeOf(frame: Record<string, unknown>): GradeResult {

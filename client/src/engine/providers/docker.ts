@@ -4,9 +4,10 @@
  * Image: `--image`/setting, else the task's runtime_config image, else the
  * Dockerfile beside env.py (built with its folder as context, cached by
  * content), else python:3.11-slim. The bundled runtime is copied to
- * /opt/hud-studio/runtime and the environment's folder to /workspace/env; the
+ * /opt/hud-studio/runtime and the environment's folder to /opt/hud-studio/env; the
  * server runs as an exec and the control channel is relayed through the
- * container's own loopback, so network mode none works.
+ * container's own loopback, so network mode none works. Agents work in
+ * /workspace as an unprivileged user of their own (docs/security.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -23,7 +24,10 @@ import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
-import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import { DockerAgentSeat } from './dockerAgentSeat';
+
+export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
 
@@ -33,7 +37,8 @@ export const DEFAULT_IMAGE = 'python:3.11-slim';
 export const RUNTIME_DIR = '/opt/hud-studio/runtime';
 /** Only `hud_studio` (discovery): for images that bring their own `hud`, which must not be shadowed. */
 export const TOOLS_DIR = '/opt/hud-studio/tools';
-export const ENV_DIR = '/workspace/env';
+/** The environment's folder: the server's working folder, private to the server's user once an agent runs. */
+export const ENV_DIR = '/opt/hud-studio/env';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_SERVE_TIMEOUT_MS = 60_000;
@@ -121,6 +126,7 @@ export class DockerProvider implements Provider {
       phase: opts.phase,
       network,
       workdir: ENV_DIR,
+      noNewPrivileges: true,
       ...numberField(resources, 'cpu', (v) => ({ cpus: v })),
       ...numberField(resources, 'memory_mb', (v) => ({ memoryMb: v })),
       ...numberField(resources, 'storage_mb', (v) => ({ storageMb: v })),
@@ -242,6 +248,7 @@ export class DockerSubstrate implements Substrate {
   /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
+  private seat: DockerAgentSeat | undefined;
 
   constructor(
     readonly container: DockerContainer,
@@ -428,6 +435,12 @@ export class DockerSubstrate implements Substrate {
       }
     }
     return openRelay(this.container.handle, this.port, signal ? { signal } : {});
+  }
+
+  agentSeat(): AgentSeat {
+    this.assertLive();
+    this.seat ??= new DockerAgentSeat(this.container, ENV_DIR);
+    return this.seat;
   }
 
   copyIn(hostPath: string, dest: string): Promise<void> {

@@ -166,6 +166,8 @@ export const Trace = z.object({
   status: RolloutStatus,
   error: z.object({ phase: ErrorPhase, message: z.string(), code: z.string().optional() }).nullable(),
   warnings: z.array(z.string()).default([]),
+  /** True when the reward came from a substrate where the agent had the server's privileges. */
+  forgeable: z.boolean().optional(),
   events: z.array(TraceEvent).default([]),
   /** Harbor trial extras. */
   harbor: z
