@@ -45,6 +45,12 @@ def main() -> None:
             reply(request["nonce"], run_discovery(request["discover"], request.get("cwd"), request.get("env") or {}))
             continue
         os.environ.update(request["env"])
+        # The agent shares the container's loopback: only the relay (our user) may connect.
+        from hud.environment.connection import Server
+
+        from .peers import admit_only_own_user
+
+        admit_only_own_user(Server)
         sys.argv = ["hud.environment.server"] + request["argv"]
         threading.Thread(target=_terminate_at_end_of_input, name="hud-studio-stdin", daemon=True).start()
         sys.exit(server.main(request["argv"]))

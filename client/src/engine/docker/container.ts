@@ -157,9 +157,10 @@ export interface PackedCopy {
   open(): Readable;
 }
 
-export async function packCopy(items: CopyItem[]): Promise<PackedCopy> {
+/** `folders`: empty folders to make as well (absolute paths). */
+export async function packCopy(items: CopyItem[], folders: string[] = []): Promise<PackedCopy> {
   const entries: FolderEntry[] = [];
-  const parents: string[] = [];
+  const parents: string[] = folders.map((f) => posix.resolve('/', f).slice(1)).filter(Boolean);
   for (const item of items) {
     const below = posix.resolve('/', item.dest).slice(1);
     const own = await entriesOf(item.hostPath, item.skip);

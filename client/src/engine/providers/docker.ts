@@ -25,7 +25,7 @@ import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
-import { DockerAgentSeat } from './dockerAgentSeat';
+import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 
 export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
@@ -154,7 +154,8 @@ export class DockerProvider implements Provider {
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
       const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, spec, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
       const prestart = !spec.useImageSdk && this.options.prestartServer !== false;
-      const packed = await packCopy(copies);
+      // The workspace root exists before the server starts, so that the environment can prepare it.
+      const packed = await packCopy(copies, [WORKSPACE_DIR]);
       // The copy rides on the pre-started interpreter's stdin when that interpreter may write wherever
       // putArchive would (root) and the folder is small: a putArchive costs the daemon a helper process
       // (~60 ms), the stdin path ~5 ms per MB more than putArchive's own streaming.
