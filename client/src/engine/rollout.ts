@@ -22,6 +22,7 @@ import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceBuilder } from './trace/builder';
+import { Redactor } from './trace/redact';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, Trace } from './trace/schema';
 import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
 
@@ -108,8 +109,9 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     providerKind: opts.provider.kind,
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
   });
+  const redactor = new Redactor([...Object.values(opts.credentials ?? {}), opts.verifierSecrets ?? {}]);
   const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    const event = { ...(e.type === 'log' ? { ...e, text: redactor.text(e.text) } : e), rolloutId, at: now() } as RolloutEvent;
     builder.handle(event);
     hub.emit(event);
   };
@@ -129,7 +131,8 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   }
 
   const endedAt = now();
-  const trace = builder.finish({ ...ending, endedAt });
+  // Declared secrets never reach the trace, whatever printed or returned them (docs/security.md).
+  const trace = redactor.deep(builder.finish({ ...ending, endedAt }));
   if (run.forgeable) trace.forgeable = true;
   let tracePath: string | undefined;
   if (opts.traceDir !== null && !usage) {

@@ -125,7 +125,8 @@ export class DockerProvider implements Provider {
       rolloutId: opts.rolloutId,
       phase: opts.phase,
       network,
-      workdir: ENV_DIR,
+      // Not ENV_DIR: the daemon would make it at create, before the copy can say what is wrong with /opt/hud-studio.
+      workdir: WORKSPACE_DIR,
       noNewPrivileges: true,
       ...numberField(resources, 'cpu', (v) => ({ cpus: v })),
       ...numberField(resources, 'memory_mb', (v) => ({ memoryMb: v })),
