@@ -281,6 +281,12 @@ class RolloutRun {
         }
       }
       const verifier = task.verifier;
+      if (substrate.info.isolation === 'process') {
+        // Said on every run: nothing on this runtime stops an agent from reaching the verifier's copy or our environment.
+        this.warn(
+          'the local runtime is not a security boundary: the agent runs as your user and can read the environment\'s files, signal its server and read this process\'s variables; use Docker to grade agents you do not trust (docs/security.md)',
+        );
+      }
       this.emit({ type: 'rollout.started', task: taskIdentity(task, task.ref), verifier: verifier ? taskIdentity(verifier, task.ref) : null });
       actorClock.reset(seconds(task.runtimeConfig?.limits?.run_timeout_s) ?? opts.timeouts?.phaseMs);
       this.startPhase('actor', substrate.info, false);

@@ -29,6 +29,7 @@ describe('hud-studio check', () => {
       findings.map((f) => [f.file, f.line, f.column, f.severity, f.code]),
       [
         ['envs/env.py', 14, 1, 'info', 'verifier-two-substrate'],
+        ['envs/env.py', 14, 1, 'warning', 'verifier-args-in-actor-files'],
         ['envs/env.py', 16, 16, 'error', 'task-bad-args'],
         ['harbor/broken/task.toml', 1, 1, 'error', 'harbor-missing-instruction'],
         ['harbor/broken/task.toml', 1, 1, 'error', 'harbor-missing-test-sh'],
@@ -42,9 +43,10 @@ describe('hud-studio check', () => {
     const c = capture(join(FIXTURES, 'lsp-basic'));
     assert.equal(await runCheck(['envs'], c.io), 1);
     const lines = c.out().trimEnd().split('\n');
-    assert.equal(lines.length, 2, c.out());
-    assert.match(lines[1]!, /^envs\/env\.py:16:16 error task-bad-args solve\(\) got an unexpected keyword argument "destination"/);
-    assert.match(c.err(), /1 error\(s\), 0 warning\(s\), 1 info/);
+    assert.equal(lines.length, 3, c.out());
+    assert.match(lines[1]!, /^envs\/env\.py:14:1 warning verifier-args-in-actor-files the literal arguments of verifier judge\/verify/);
+    assert.match(lines[2]!, /^envs\/env\.py:16:16 error task-bad-args solve\(\) got an unexpected keyword argument "destination"/);
+    assert.match(c.err(), /1 error\(s\), 1 warning\(s\), 1 info/);
   });
 
   test('a single file is checked against the whole workspace (cross-module links resolve)', async () => {
@@ -83,4 +85,10 @@ describe('hud-studio check', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test('golden data: no warning once the verifier reads its expected value from verifier-only/ (the bundled example)', async () => {
+  const c = capture(join(__dirname, '..', '..', '..', 'examples'));
+  assert.equal(await runCheck(['--json'], c.io), 0);
+  assert.deepEqual((JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'verifier-args-in-actor-files'), []);
 });

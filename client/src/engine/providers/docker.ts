@@ -30,6 +30,7 @@ import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
+import { withheldFrom } from './verifierOnly';
 
 export { dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
@@ -148,9 +149,10 @@ export class DockerProvider implements Provider {
       check();
       const runtime = runtimePythonDir();
       const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
+      const skipEnv = (rel: string, isDir: boolean): boolean => skip(rel, isDir) || withheldFrom(opts.phase, rel);
       const copies: CopyItem[] = [
         spec.useImageSdk ? { hostPath: join(runtime, 'hud_studio'), dest: `${TOOLS_DIR}/hud_studio`, skip } : { hostPath: runtime, dest: RUNTIME_DIR, skip },
-        { hostPath: spec.envDir, dest: ENV_DIR, skip },
+        { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
       ];
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
       const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, spec, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
@@ -308,7 +310,9 @@ export class DockerSubstrate implements Substrate {
       this.container.handle,
       ['python3', '-c', code],
       {
-        cwd: this.workdir,
+        // The environment's folder may not be there yet (it may be on its way through this interpreter's stdin):
+        // the serve request names it, and the server changes into it (hud_studio/prestart.py).
+        cwd: WORKSPACE_DIR,
         env: this.pythonEnv(false),
         onOutput: (stream, text) => (stream === 'stdout' && !state.sink ? state.replies.push(text) : keep(stream, text)),
       },
@@ -381,7 +385,7 @@ export class DockerSubstrate implements Substrate {
       prestarted.replies.close();
       prestarted.sink = onOutput;
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
-      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {} })}\n`);
+      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {}, cwd: this.workdir })}\n`);
       run = warm;
       this.serverStdin = warm.stdin;
     } else {

@@ -8,7 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connectTcp } from '../channel/tcp';
 import { CancelledError, HudStudioError } from '../errors';
@@ -19,6 +19,7 @@ import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader } from 
 import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
+import { withheldFrom } from './verifierOnly';
 
 /** Folders never worth copying into a substrate (VCS, caches, our own traces). */
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
@@ -50,7 +51,8 @@ export class LocalProvider implements Provider {
     try {
       writeOwner(root, []);
       const work = join(root, 'work');
-      cpSync(spec.envDir, work, { recursive: true, filter: (src) => !SKIP_DIRS.has(basename(src)) || src === spec.envDir });
+      const withheld = (src: string): boolean => withheldFrom(opts.phase, relative(spec.envDir, src).split(sep).join('/'));
+      cpSync(spec.envDir, work, { recursive: true, filter: (src) => src === spec.envDir || (!SKIP_DIRS.has(basename(src)) && !withheld(src)) });
       mkdirSync(join(root, 'home'));
       mkdirSync(join(root, 'tmp'));
       const envPath = join(work, relative(spec.envDir, spec.envFile));
