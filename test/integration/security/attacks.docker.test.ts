@@ -63,3 +63,20 @@ test('golden data: sed on env.py in the actor container recovers nothing', async
   assert.equal(r.reward, 0, `the agent read the expected answer out of env.py: ${r.stdout}`);
   assert.equal(readTrace(r.trace!).answer, '');
 });
+
+test('an environment that asks for a root agent gets one, and its self-graded reward is marked forgeable', async () => {
+  const rootAgent = join(__dirname, 'fixtures', 'root_agent', 'env.py');
+  const r = await attack(`${rootAgent}::task`, 'id -u');
+  assert.equal(r.status, 'completed', r.stdout);
+  assert.equal(r.forgeable, true);
+  const trace = readTrace(r.trace!);
+  assert.equal(trace.answer, '0', 'the agent ran as root');
+  assert.equal(trace.forgeable, true);
+  assert.ok(trace.warnings.some((w) => /reward is forgeable/.test(w)), trace.warnings.join('\n'));
+  // An agent that runs nothing cannot have forged anything.
+  const dir = tempDir('attack');
+  const fixed = await cli(['run', `${rootAgent}::task`, '--answer', 'hunter2', '--runtime', 'docker', '--trace-dir', dir, '--json']);
+  const json = JSON.parse(fixed.stdout) as { reward: number; forgeable: boolean };
+  assert.equal(json.reward, 1);
+  assert.equal(json.forgeable, false);
+});
