@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Bundles the extension host, the language server, the CLI and the trace
-// explorer webview with esbuild, and puts the wasm files they load by path
+// Bundles the extension host, its engine (loaded on the first run), the
+// language server, the CLI and the trace explorer webview with esbuild, and puts the wasm files they load by path
 // beside them. `--watch` rebuilds on change.
 import * as esbuild from 'esbuild';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -19,6 +19,8 @@ const entries = [
   { in: 'client/src/extension.ts', out: 'extension', external: ['vscode', ...nativeExternals] },
   { in: 'server/src/server.ts', out: 'server', external: [...nativeExternals] },
   { in: 'client/src/cli.ts', out: 'cli', external: ['vscode', ...nativeExternals] },
+  // The runner and the engine under it (dockerode, ssh2, gRPC): loaded by the extension when the first run starts.
+  { in: 'client/src/ui/runner.ts', out: 'engine', external: ['vscode', ...nativeExternals] },
 ];
 const web = [{ in: 'media/src/explorer/main.ts', out: 'media/explorer' }];
 

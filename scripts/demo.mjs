@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // README's main job: a real rollout of the bundled verifier example
-// (DESIGN.md 1.1, two environments: actor "workspace", verifier "judge") with
+// (docs/hud-protocol.md, two environments: actor "workspace", verifier "judge") with
 // the answer "secret", on Docker when a daemon answers, else on the local
 // runtime. Builds dist/ first when it is missing or older than the sources.
 import { spawnSync } from 'node:child_process';

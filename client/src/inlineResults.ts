@@ -6,7 +6,7 @@
  */
 import type { WorkspaceIndex } from '../../server/src/protocol';
 import type { GradeResult } from './engine/trace/schema';
-import { type RolloutOutcome, hoverMarkdown, inlineText } from './outcome';
+import { type ShownOutcome, hoverMarkdown, inlineText } from './outcome';
 
 export interface InlineResult {
   uri: string;
@@ -16,14 +16,14 @@ export interface InlineResult {
   hover: string;
 }
 
-export function inlineResults(index: WorkspaceIndex, ref: string, outcome: RolloutOutcome, actorGrade?: GradeResult | null): InlineResult[] {
+export function inlineResults(index: WorkspaceIndex, ref: string, outcome: ShownOutcome, actorGrade?: GradeResult | null): InlineResult[] {
   const task = index.tasks.find((t) => t.ref === ref);
   if (!task) return [];
   const out: InlineResult[] = [{ uri: task.uri, line: task.range.start.line, text: inlineText(outcome), hover: hoverMarkdown(outcome, ref) }];
   const tpl = task.env && task.templateId ? index.templates.find((t) => t.env === task.env && t.id === task.templateId) : undefined;
   const ver = task.verifier ? index.templates.find((t) => t.env === task.verifier!.env && t.id === task.verifier!.templateId) : undefined;
   if (tpl?.gradeYieldRange) {
-    const provisional: RolloutOutcome | undefined =
+    const provisional: ShownOutcome | undefined =
       ver && actorGrade ? { status: 'completed', reward: actorGrade.reward, result: actorGrade, error: null } : undefined;
     const o = ver ? provisional : outcome;
     if (o) {

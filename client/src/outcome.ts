@@ -5,41 +5,35 @@
  */
 import type { RolloutEvent } from './engine/events';
 import { formatScore as score } from './engine/grade';
-import type { ErrorPhase, GradeResult, RolloutStatus, SubScoreT, Trace } from './engine/trace/schema';
+import type { RolloutOutcome } from './engine/outcome';
+import type { SubScoreT } from './engine/trace/schema';
+import { withEditorFix } from './fixHint';
 
-/** What the UI needs to know about a finished rollout. */
-export interface RolloutOutcome {
-  status: RolloutStatus;
-  reward: number | null;
-  result: GradeResult | null;
-  error: { phase: ErrorPhase; message: string } | null;
-  tracePath?: string | undefined;
-}
+export type { RolloutOutcome } from './engine/outcome';
+export { outcomeFromTrace } from './engine/outcome';
 
 export type EndedEvent = Extract<RolloutEvent, { type: 'rollout.ended' }>;
 
-export function outcomeFromEvent(e: EndedEvent): RolloutOutcome {
-  return { status: e.status, reward: e.reward, result: e.result, error: e.error, tracePath: e.tracePath };
+export function outcomeFromEvent(e: EndedEvent, ref: string): RolloutOutcome {
+  return { rolloutId: e.rolloutId, ref, status: e.status, reward: e.reward, result: e.result, error: e.error, tracePath: e.tracePath };
 }
 
-export function outcomeFromTrace(t: Trace, tracePath?: string): RolloutOutcome {
-  return {
-    status: t.status,
-    reward: t.result?.reward ?? null,
-    result: t.result,
-    error: t.error ? { phase: t.error.phase, message: t.error.message } : null,
-    tracePath,
-  };
+/** What the views read of an outcome (a live `rollout.ended` event has exactly this much). */
+export type ShownOutcome = Pick<RolloutOutcome, 'status' | 'reward' | 'result' | 'error'> & { tracePath?: string | undefined };
+
+/** The error as the editor shows it: the engine's message and, when it knows one, the setting that fixes it. */
+function errorText(o: ShownOutcome): string | undefined {
+  return o.error ? withEditorFix(o.error.message, o.error.fix) : undefined;
 }
 
 export { formatScore as score } from './engine/grade';
 
 /** `reward 0.83 · exact_match 1.00 · tests 0.00` (top-level subscores only). */
-export function inlineText(o: RolloutOutcome): string {
+export function inlineText(o: ShownOutcome): string {
   if (o.status === 'cancelled') return 'cancelled';
   if (o.status === 'error' || o.reward === null) {
     const where = o.error ? ` in ${o.error.phase}` : '';
-    return `errored${where}: ${firstLine(o.error?.message ?? 'no reward')}`;
+    return `errored${where}: ${firstLine(errorText(o) ?? 'no reward')}`;
   }
   const parts = [`reward ${score(o.reward)}`];
   for (const s of o.result?.subscores ?? []) parts.push(`${s.name} ${score(s.value)}`);
@@ -66,11 +60,11 @@ function subscoreRows(subs: SubScoreT[], depth: number, rows: string[]): void {
 }
 
 /** The full breakdown for a hover: reward, status, subscores table, error. */
-export function hoverMarkdown(o: RolloutOutcome, label: string): string {
+export function hoverMarkdown(o: ShownOutcome, label: string): string {
   const out: string[] = [`**HUD Studio · ${mdEscape(label)}**`, ''];
   if (o.status === 'cancelled') out.push('Rollout cancelled.');
   else if (o.status === 'error' || o.reward === null) {
-    out.push(`**Errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(o.error?.message ?? 'no reward')}`);
+    out.push(`**Errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(errorText(o) ?? 'no reward')}`);
   } else out.push(`**Reward ${score(o.reward)}**`);
   const subs = o.result?.subscores ?? [];
   if (subs.length) {
@@ -91,20 +85,20 @@ export type TestVerdict = 'passed' | 'failed' | 'errored' | 'skipped';
  * failed below it, errored when the rollout errored (or produced no reward),
  * skipped when it was cancelled.
  */
-export function verdict(o: RolloutOutcome, threshold: number): TestVerdict {
+export function verdict(o: ShownOutcome, threshold: number): TestVerdict {
   if (o.status === 'cancelled') return 'skipped';
   if (o.status === 'error' || o.reward === null || o.result?.isError) return 'errored';
   return o.reward >= threshold ? 'passed' : 'failed';
 }
 
 /** The Testing message: reward against the threshold, subscores, and the phase that failed. */
-export function testMessage(o: RolloutOutcome, threshold: number): string {
+export function testMessage(o: ShownOutcome, threshold: number): string {
   const v = verdict(o, threshold);
   const lines: string[] = [];
   if (v === 'skipped') lines.push('Rollout cancelled.');
   else if (v === 'errored') {
     const phase = o.error ? `the ${o.error.phase} phase` : 'an unknown phase';
-    lines.push(`Rollout errored in ${phase}: ${o.error?.message ?? (o.result?.isError ? 'the grade is marked isError' : 'no reward')}`);
+    lines.push(`Rollout errored in ${phase}: ${errorText(o) ?? (o.result?.isError ? 'the grade is marked isError' : 'no reward')}`);
     if (o.reward !== null) lines.push(`reward ${score(o.reward)} (not counted)`);
   } else {
     const cmp = v === 'passed' ? '>=' : '<';

@@ -151,7 +151,7 @@ export class RunsModel {
       case 'rollout.ended':
         r.status = e.status;
         r.endedAt = e.at;
-        r.outcome = outcomeFromEvent(e);
+        r.outcome = outcomeFromEvent(e, r.taskRef);
         if (e.tracePath) r.tracePath = e.tracePath;
         for (const p of r.phases) if (p.status === 'running') p.status = e.status;
         break;
@@ -353,7 +353,7 @@ export class RunsModel {
         return {
           id: `error:${r.id}`,
           label: `failed in ${failed}`,
-          description: msg.split(/\r?\n/, 1)[0],
+          description: msg.split(/\r?\n/, 1)[0] ?? '',
           tooltip: msg,
           icon: { id: 'error', color: 'testing.iconErrored' },
           contextValue: 'hudError',

@@ -1,7 +1,7 @@
 /**
  * The Testing view's item tree, from the language server's index: one item
  * per file (env.py, task file, task.toml) holding one item per task. Task
- * item ids are task references (DESIGN.md section 2), never line numbers.
+ * item ids are task references (docs/hud-protocol.md), never line numbers.
  */
 import type { Range, WorkspaceIndex } from '../../server/src/protocol';
 

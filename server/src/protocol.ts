@@ -65,7 +65,7 @@ export interface IndexedVerifierLink {
 }
 
 export interface IndexedTask {
-  /** Task reference (DESIGN.md section 2) with a workspace-relative POSIX path. */
+  /** Task reference (docs/hud-protocol.md) with a workspace-relative POSIX path. */
   ref: string;
   kind: 'hud' | 'harbor';
   /** Display name: variable, `name[i]`, row number or Harbor task name. */

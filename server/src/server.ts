@@ -4,8 +4,10 @@
  * node-ipc) is chosen by the arguments vscode-languageclient passes.
  */
 import {
+  CodeActionKind,
   createConnection,
   DidChangeWatchedFilesNotification,
+  WatchKind,
   FileChangeType,
   ProposedFeatures,
   TextDocumentSyncKind,
@@ -13,30 +15,32 @@ import {
   type Diagnostic,
   type InitializeParams,
 } from 'vscode-languageserver/node';
+import { stat } from 'node:fs/promises';
 import { Analyzer, fileKind } from './analysis/analyzer';
 import { DIAGNOSTIC_SOURCE } from './analysis/diagnostics';
 import type { FileProblem } from './analysis/facts';
 import { isUnder, uriToPath } from './analysis/paths';
 import { DEFAULT_EXCLUDED_DIRS, listIndexableFiles, readFiles } from './analysis/scan';
+import { codeActions } from './features/codeActions';
 import { codeLenses } from './features/codeLens';
-import { completeKeywords } from './features/completion';
+import { complete } from './features/completion';
 import { hover } from './features/hover';
+import { sdkHover } from './features/sdkHover';
 import { definition, references } from './features/navigation';
 import { documentSymbols, workspaceSymbols } from './features/symbols';
+import { parseInitOptions } from './initOptions';
 import { IndexChangedNotification, IndexRequest } from './protocol';
 
 const INDEX_NOTIFY_DELAY_MS = 150;
 const SCAN_BATCH = 256;
 
-export interface ServerInitOptions {
-  /** Folder names never scanned (defaults: node_modules, .git, .venv, __pycache__, dist, ...). */
-  excludeDirs?: string[];
-}
 
 const SEVERITY = { error: 1, warning: 2, info: 3 } as const;
 
 function toDiagnostic(p: FileProblem): Diagnostic {
-  return { range: p.range, severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, message: p.message };
+  const d: Diagnostic = { range: p.range, severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, message: p.message };
+  if (p.fix) d.data = p.fix;
+  return d;
 }
 
 export function startServer(connection: Connection): void {
@@ -59,6 +63,13 @@ export function startServer(connection: Connection): void {
         connection.console.error(`[hud-studio] ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
         return fallback;
       }
+    };
+
+  // Notification handlers return nothing: run the safe wrapper and let it log its own failure.
+  const safeNotification =
+    <A extends unknown[]>(name: string, fn: (...args: A) => Promise<void>) =>
+    (...args: A): void => {
+      void safe(name, undefined, fn)(...args);
     };
 
   const publish = (paths: Iterable<string>) => {
@@ -87,8 +98,9 @@ export function startServer(connection: Connection): void {
     const folders = params.workspaceFolders?.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p) ?? [];
     const rootUri = params.rootUri ? uriToPath(params.rootUri) : undefined;
     roots = folders.length ? folders : rootUri ? [rootUri] : [];
-    const init = (params.initializationOptions ?? {}) as ServerInitOptions;
-    if (Array.isArray(init.excludeDirs)) excludeDirs = init.excludeDirs.filter((d): d is string => typeof d === 'string');
+    const init = parseInitOptions(params.initializationOptions);
+    if (init.problem) connection.console.warn(`[hud-studio] ${init.problem}`);
+    if (init.options.excludeDirs) excludeDirs = init.options.excludeDirs;
     dynamicWatch = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
     ready = Analyzer.create({ roots }).then((a) => (analyzer = a));
     return {
@@ -100,36 +112,65 @@ export function startServer(connection: Connection): void {
         referencesProvider: true,
         documentSymbolProvider: true,
         workspaceSymbolProvider: true,
-        completionProvider: { triggerCharacters: ['(', ','] },
+        completionProvider: { triggerCharacters: ['(', ',', '='] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
       },
       serverInfo: { name: 'hud-studio-language-server' },
     };
   });
 
   connection.onInitialized(
-    safe('initialized', undefined, async () => {
+    safeNotification('initialized', async () => {
       const a = await ready!;
       if (dynamicWatch) {
         await connection.client.register(DidChangeWatchedFilesNotification.type, {
-          watchers: ['**/*.py', '**/*.json', '**/*.jsonl', '**/task.toml', '**/instruction.md', '**/tests/**'].map((globPattern) => ({ globPattern })),
+          watchers: [
+            ...['**/*.py', '**/*.json', '**/*.jsonl', '**/task.toml', '**/instruction.md', '**/tests/**'].map((globPattern) => ({ globPattern })),
+            // A folder deleted, moved or copied in is reported as the folder alone, which the globs above never match.
+            { globPattern: '**/*', kind: WatchKind.Create | WatchKind.Delete },
+          ],
         });
       }
       const started = Date.now();
-      const files = await listIndexableFiles(roots, excludeDirs);
-      for (let i = 0; i < files.length; i += SCAN_BATCH) {
-        const batch = await readFiles(files.slice(i, i + SCAN_BATCH));
-        publish(a.setFiles(batch));
-        await new Promise((r) => setImmediate(r)); // let edits and requests in between batches
-      }
-      log(`indexed ${files.length} files in ${Date.now() - started} ms`);
+      const count = await indexFolders(a, roots);
+      log(`indexed ${count} files in ${Date.now() - started} ms`);
       publish([]);
     }),
   );
 
   const withAnalyzer = async () => ready ?? Promise.reject(new Error('not initialized'));
 
+  /** Reads every indexable file under `folders` in batches; returns how many. */
+  const indexFolders = async (a: Analyzer, folders: readonly string[]): Promise<number> => {
+    const files = await listIndexableFiles(folders, excludeDirs);
+    for (let i = 0; i < files.length; i += SCAN_BATCH) {
+      const batch = await readFiles(files.slice(i, i + SCAN_BATCH));
+      publish(a.setFiles(batch));
+      await new Promise((r) => setImmediate(r)); // let edits and requests in between batches
+    }
+    return files.length;
+  };
+
+  /** Forgets `path` and, when it was a folder, everything indexed under it. */
+  const forget = (a: Analyzer, path: string, into: Set<string>): void => {
+    const add = (s: Set<string>) => s.forEach((p) => into.add(p));
+    if (a.workspace.has(path)) add(a.deleteFile(path));
+    else {
+      for (const p of [...a.workspace.paths()]) if (isUnder(path, p) && p !== path) add(a.deleteFile(p));
+      add(a.touch(path));
+    }
+  };
+
+  const isFolder = async (path: string): Promise<boolean> => {
+    try {
+      return (await stat(path)).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+
   connection.onDidOpenTextDocument(
-    safe('didOpen', undefined, async ({ textDocument }) => {
+    safeNotification('didOpen', async ({ textDocument }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !fileKind(path)) return;
@@ -138,7 +179,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidChangeTextDocument(
-    safe('didChange', undefined, async ({ textDocument, contentChanges }) => {
+    safeNotification('didChange', async ({ textDocument, contentChanges }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !a.isOpen(path)) return;
@@ -146,7 +187,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidCloseTextDocument(
-    safe('didClose', undefined, async ({ textDocument }) => {
+    safeNotification('didClose', async ({ textDocument }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
       if (!path || !a.isOpen(path)) return;
@@ -158,7 +199,7 @@ export function startServer(connection: Connection): void {
     }),
   );
   connection.onDidChangeWatchedFiles(
-    safe('didChangeWatchedFiles', undefined, async ({ changes }) => {
+    safeNotification('didChangeWatchedFiles', async ({ changes }) => {
       const a = await withAnalyzer();
       const affected = new Set<string>();
       const add = (s: Set<string>) => s.forEach((p) => affected.add(p));
@@ -166,12 +207,12 @@ export function startServer(connection: Connection): void {
         const path = pathOf(change.uri);
         if (!path || excluded(path)) continue;
         if (change.type === FileChangeType.Deleted) {
-          if (a.workspace.has(path)) add(a.deleteFile(path));
-          else {
-            // A folder went away: drop everything indexed under it.
-            for (const p of [...a.workspace.paths()]) if (isUnder(path, p) && p !== path) add(a.deleteFile(p));
-            add(a.touch(path));
-          }
+          forget(a, path, affected);
+          continue;
+        }
+        if (change.type === FileChangeType.Created && !fileKind(path) && (await isFolder(path))) {
+          await indexFolders(a, [path]);
+          add(a.touch(path));
           continue;
         }
         if (fileKind(path)) {
@@ -195,7 +236,13 @@ export function startServer(connection: Connection): void {
   connection.onHover(safe('hover', null, async ({ textDocument, position }) => {
     const a = await withAnalyzer();
     const path = pathOf(textDocument.uri);
-    return path ? hover(a.workspace, path, position) : null;
+    if (!path) return null;
+    const found = hover(a.workspace, path, position);
+    if (found) return found;
+    const facts = a.workspace.facts(path);
+    const doc = a.document(path);
+    if (facts?.kind !== 'python' || !facts.importsHud || !doc) return null;
+    return sdkHover(facts.imports, doc.getText(), doc.offsetAt(position), (o) => doc.positionAt(o));
   }));
   connection.onDefinition(safe('definition', [], async ({ textDocument, position }) => {
     const a = await withAnalyzer();
@@ -218,7 +265,14 @@ export function startServer(connection: Connection): void {
     const path = pathOf(textDocument.uri);
     const doc = path ? a.document(path) : undefined;
     if (!path || !doc || fileKind(path) !== 'python') return [];
-    return completeKeywords(a.workspace, path, doc.getText(), doc.offsetAt(position));
+    return complete(a.workspace, path, doc.getText(), doc.offsetAt(position));
+  }));
+
+  connection.onCodeAction(safe('codeAction', [], async ({ textDocument, context }) => {
+    const a = await withAnalyzer();
+    const path = pathOf(textDocument.uri);
+    const doc = path ? a.document(path) : undefined;
+    return doc ? codeActions(textDocument.uri, doc, context.diagnostics) : [];
   }));
 
   connection.onShutdown(() => {

@@ -73,7 +73,7 @@ describe('trace explorer logs', () => {
     const task = { ref: 'envs/live/env.py::task', kind: 'hud' as const, env: 'live', id: 'count', args: { n: 3 }, slug: 'count-1234abcd', sourceHash: 'h' };
     const send = (events: RolloutEvent[]) => post(page, events.length === 1 ? { type: 'event', event: events[0] as RolloutEvent } : { type: 'events', events });
     const waitText = (selector: string, text: string) =>
-      page.waitForFunction(([s, t]) => document.querySelector(s as string)?.textContent?.includes(t as string) ?? false, [selector, text] as const);
+      page.waitForFunction(([s, t]) => document.querySelector(s)?.textContent?.includes(t) ?? false, [selector, text] as const);
 
     await send([
       { type: 'rollout.queued', rolloutId, at: at(0), taskRef: task.ref },

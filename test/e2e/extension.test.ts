@@ -60,7 +60,7 @@ describe('HUD Studio in code-server', () => {
 
   test('the .vsix holds the bundles and runtime, and no sources, maps or tests', () => {
     const files = vsixEntries(vsix).filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
-    for (const needed of ['package.json', 'dist/extension.js', 'dist/server.js', 'dist/media/explorer.js', 'dist/tree-sitter.wasm', 'runtime/python/hud/__init__.py', 'syntaxes/hud-rollout-log.tmLanguage.json', 'media/icons/hud.svg']) {
+    for (const needed of ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/server.js', 'dist/media/explorer.js', 'dist/tree-sitter.wasm', 'runtime/python/hud/__init__.py', 'syntaxes/hud-rollout-log.tmLanguage.json', 'media/icons/hud.svg']) {
       assert.ok(files.includes(needed), `${needed} missing from the .vsix`);
     }
     const stray = files.filter((f) => /\.(ts|map)$/.test(f) || /^(client|server|test|scripts|node_modules|media\/src)\//.test(f));

@@ -3,6 +3,7 @@ import os
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 from hud.graders import BashGrader, SubScore
 
@@ -25,6 +26,24 @@ def alive(pid):
 
 
 class BashGraderTest(unittest.TestCase):
+    # BashGrader runs `bash -lc`, a login shell: it reads the profile in HOME. The machine's own profile (a
+    # version manager's rehash, say) could write to stderr or take seconds, so every test gets an empty HOME
+    # and a minimal environment instead of whatever the machine has.
+    def setUp(self):
+        home = tempfile.TemporaryDirectory()
+        self.addCleanup(home.cleanup)
+        self.home = home.name
+        clean = {"HOME": self.home, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+        patcher = mock.patch.dict(os.environ, clean, clear=True)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_runs_a_login_shell_with_the_profile_in_home(self):
+        with open(os.path.join(self.home, ".bash_profile"), "w") as f:
+            f.write("export FROM_PROFILE=yes\n")
+        s = run(BashGrader.grade(1.0, command='[ "$FROM_PROFILE" = yes ] && [ "$HOME" = {} ]'.format(self.home)))
+        self.assertEqual(s.value, 1.0, s.metadata)
+
     def test_exit_zero_scores_one_and_captures_output(self):
         s = run(BashGrader.grade(0.5, "echo out; echo err >&2"))
         self.assertIsInstance(s, SubScore)
@@ -53,7 +72,7 @@ class BashGraderTest(unittest.TestCase):
                 BashGrader.grade(
                     1.0,
                     command="echo before; (sleep 60 & echo $! > {}; wait) ; echo never".format(pidfile),
-                    timeout_seconds=2,
+                    timeout_seconds=4,
                 )
             )
             self.assertEqual(s.value, 0.0)

@@ -4,14 +4,17 @@
  * errors per phase, each run's trace). Exit 0 when every run completed,
  * 1 when any run (or file) errored, 2 usage, 130 cancelled.
  */
+import { relative, resolve } from 'node:path';
 import { createAgent } from '../engine/agents/create';
-import { UsageError, errorMessage } from '../engine/errors';
-import { NopAgent } from '../engine/agents/nop';
-import { isHarborDir, runJob, type JobSummary } from '../engine/job';
-import { selectProvider } from '../engine/providers/select';
+import { UsageError } from '../engine/errors';
+import { planJob, runJob, type JobSummary } from '../engine/job';
+import { selectRuntime } from '../engine/runTask';
+import { isHarborDir } from '../engine/taskLoader';
+import { DEFAULT_TRACE_DIR } from '../engine/trace/store';
+import { cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO, type CliStream } from './io';
-import { COMMON_OPTIONS, numberOption, parse, positiveNumber } from './options';
+import { COMMON_OPTIONS, numberOption, parse, positiveNumber, requestBase } from './options';
 import { progressReporter } from './progress';
 import { formatReward } from './render';
 
@@ -48,39 +51,28 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const maxConcurrent = positiveNumber('max-concurrent', values['max-concurrent'], true) ?? 1;
   const threshold = numberOption('threshold', values.threshold) ?? 1.0;
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
-  // Harbor-only jobs may name agents env.py tasks do not have (oracle).
-  const hudPaths = positionals.filter((p) => !isHarborDir(p, io.cwd));
-  const agent = hudPaths.length ? createAgent({ agent: values.agent, answer: values.answer, command: values.command }) : new NopAgent();
+  const base = requestBase(values, io.cwd, timeoutSec);
+  // A wrong agent flag is a usage error before anything starts (Harbor-only jobs may name oracle).
+  if (positionals.some((p) => !isHarborDir(p, io.cwd)) && 'choice' in base.agent) createAgent(base.agent.choice);
   const interrupt = abortOnInterrupt(() => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'));
   const bar = progressReporter(io.stderr);
+  const notice = (line: string): void => void io.stderr.write(`${line}\n`);
   try {
-    const selected = await selectProvider(values.runtime, { serviceAccess: values['allow-service-access'] });
-    if (selected.notice) io.stderr.write(`${selected.notice}\n`);
+    const selected = await selectRuntime(base);
+    if (selected.notice) notice(selected.notice);
+    const plan = await planJob(positionals, base, selected.provider, interrupt.signal);
     const summary = await runJob({
-      paths: positionals,
-      cwd: io.cwd,
-      provider: selected.provider,
-      agent,
+      label: `eval ${positionals.map((p) => relative(io.cwd, resolve(io.cwd, p)) || '.').join(' ')}`,
+      items: plan.items,
+      loadErrors: plan.loadErrors,
       group,
       maxConcurrent,
       threshold,
+      selected,
+      summaryDir: resolve(io.cwd, base.traceDir ?? DEFAULT_TRACE_DIR),
       signal: interrupt.signal,
+      notice,
       onProgress: (p) => bar.update(p),
-      harbor: {
-        agent: values.agent,
-        answer: values.answer,
-        command: values.command,
-        runtime: values.runtime,
-        image: values.image,
-        notice: (line) => void io.stderr.write(`${line}\n`),
-        allowSharedSecrets: values['allow-shared-secrets'],
-      },
-      allowSharedSecrets: values['allow-shared-secrets'],
-      ...(values.module ? { module: values.module } : {}),
-      ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
-      ...(values.image ? { image: values.image } : {}),
-      ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
-      ...(timeoutSec ? { timeouts: { rolloutMs: timeoutSec * 1000 } } : {}),
     });
     bar.done();
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -90,7 +82,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   } catch (err) {
     bar.done();
     if (err instanceof UsageError) throw err;
-    io.stderr.write(`hud-studio: ${errorMessage(err)}\n`);
+    io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
     return EXIT.error;
   } finally {
     interrupt.dispose();
@@ -107,7 +99,8 @@ function writeSummary(out: CliStream, s: JobSummary): void {
     w(`${t.ref}`);
     w(`  runs ${t.runs.length}  mean ${t.meanReward === null ? '-' : formatReward(t.meanReward)}  passed ${t.passed}  pass@1 ${pct(t.passAt1)}  pass@${s.k} ${pct(t.passAtK)}`);
     for (const r of t.runs) {
-      const what = r.status === 'completed' ? `reward ${formatReward(r.reward)}` : `${r.status}${r.error ? ` in ${r.error.phase}: ${r.error.message}` : ''}`;
+      const why = r.error ? ` in ${r.error.phase}: ${withCliFix(r.error.message, r.error.fix)}` : '';
+      const what = r.status === 'completed' ? `reward ${formatReward(r.reward)}` : `${r.status}${why}`;
       w(`    ${what}${r.trace ? `  ${r.trace}` : ''}`);
     }
   }

@@ -1,5 +1,6 @@
 /** Command dispatch of the `hud-studio` CLI. */
-import { errorMessage, UsageError } from '../engine/errors';
+import { UsageError } from '../engine/errors';
+import { cliErrorMessage } from './fixHint';
 import { EVAL_USAGE, evalCommand } from './eval';
 import { EXIT, type CliIO } from './io';
 import { RUN_USAGE, runCommand } from './run';
@@ -47,10 +48,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`hud-studio: ${err.describe()}\n`);
+      io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
       return EXIT.usage;
     }
-    io.stderr.write(`hud-studio: ${errorMessage(err)}\n`);
+    io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
     return EXIT.error;
   }
 }

@@ -1,6 +1,7 @@
 /** Option parsing shared by `run` and `eval` (node:util parseArgs, strict). */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../engine/errors';
+import type { TaskRunRequest } from '../engine/runRequest';
 
 export const COMMON_OPTIONS = {
   agent: { type: 'string' },
@@ -39,4 +40,37 @@ export function numberOption(name: string, text: string | undefined): number | u
   const n = Number(text);
   if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${text}"`);
   return n;
+}
+
+type CommonValues = {
+  agent?: string | undefined;
+  answer?: string | undefined;
+  command?: string | undefined;
+  runtime: string;
+  image?: string | undefined;
+  'trace-dir'?: string | undefined;
+  module?: string | undefined;
+  'allow-service-access': boolean;
+  'allow-shared-secrets': boolean;
+};
+
+/** The run request the common flags describe (everything but the task reference). */
+export function requestBase(values: CommonValues, cwd: string, timeoutSec: number | undefined): Omit<TaskRunRequest, 'ref'> {
+  const { agent, answer, command } = values;
+  return {
+    cwd,
+    runtime: values.runtime,
+    agent: {
+      choice: {
+        ...(agent !== undefined ? { agent } : {}),
+        ...(answer !== undefined ? { answer } : {}),
+        ...(command !== undefined ? { command } : {}),
+      },
+    },
+    consent: { serviceAccess: values['allow-service-access'], sharedSecrets: values['allow-shared-secrets'] },
+    ...(values.module ? { module: values.module } : {}),
+    ...(values.image ? { image: values.image } : {}),
+    ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
+    ...(timeoutSec ? { limits: { rolloutMs: timeoutSec * 1000 } } : {}),
+  };
 }

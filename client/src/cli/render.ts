@@ -3,6 +3,7 @@
  * steps and logs, then the grade with subscores and the reward.
  */
 import type { RolloutEvent } from '../engine/events';
+import { withCliFix } from './fixHint';
 import { formatScore } from '../engine/grade';
 import type { GradeResult, SubScoreT } from '../engine/trace/schema';
 import type { CliStream } from './io';
@@ -78,7 +79,7 @@ export function humanRenderer(out: CliStream): (e: RolloutEvent) => void {
         break;
       case 'rollout.ended':
         if (e.status === 'completed') w(`reward ${formatReward(e.reward)}`);
-        else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${e.error.message}` : ''} (no reward)`);
+        else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${withCliFix(e.error.message, e.error.fix)}` : ''} (no reward)`);
         if (e.tracePath) w(`trace: ${e.tracePath}`);
         break;
       default:

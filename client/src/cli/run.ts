@@ -3,17 +3,14 @@
  * object with --json). Exit 0 completed, 1 errored, 2 usage, 130 cancelled.
  * A Harbor task directory (a folder with task.toml) goes to the Harbor runner.
  */
-import { resolve } from 'node:path';
-import { createAgent } from '../engine/agents/create';
-import { HudStudioError, UsageError, errorMessage } from '../engine/errors';
+import { HudStudioError, UsageError } from '../engine/errors';
 import { EventHub } from '../engine/events';
-import { selectProvider } from '../engine/providers/select';
-import { isHarborDir } from '../engine/job';
-import { runRollout, type RolloutOutcome } from '../engine/rollout';
-import type { HarborRunRequest } from '../engine/runRequest';
+import type { FinishedRollout, RolloutOutcome } from '../engine/outcome';
+import { runTask } from '../engine/runTask';
+import { cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO } from './io';
-import { COMMON_OPTIONS, parse, positiveNumber } from './options';
+import { COMMON_OPTIONS, parse, positiveNumber, requestBase } from './options';
 import { humanRenderer } from './render';
 
 export const RUN_USAGE = `usage: hud-studio run PATH[::REF] [options]
@@ -44,21 +41,35 @@ export interface RunJson {
   status: RolloutOutcome['status'];
   reward: number | null;
   subscores: { name: string; value: number; weight: number }[];
-  phases: { name: string; substrate: RolloutOutcome['phases'][number]['substrate']; reused: boolean; status: string; startedAt: string; endedAt: string | null }[];
+  phases: {
+    name: string;
+    substrate: FinishedRollout['trace']['phases'][number]['substrate'];
+    reused: boolean;
+    status: string;
+    startedAt: string;
+    endedAt: string | null;
+  }[];
   error: { phase: string; message: string } | null;
   /** The agent could have written this reward itself (docs/security.md). */
   forgeable: boolean;
   trace: string | null;
 }
 
-export function runJson(o: RolloutOutcome): RunJson {
+export function runJson(o: FinishedRollout): RunJson {
   return {
     status: o.status,
     reward: o.reward,
-    subscores: o.subscores,
-    phases: o.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt ?? null })),
-    error: o.error,
-    forgeable: o.forgeable ?? false,
+    subscores: (o.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
+    phases: o.trace.phases.map((p) => ({
+      name: p.name,
+      substrate: p.substrate,
+      reused: p.reused,
+      status: p.status,
+      startedAt: p.startedAt,
+      endedAt: p.endedAt ?? null,
+    })),
+    error: o.error ? { phase: o.error.phase, message: withCliFix(o.error.message, o.error.fix) } : null,
+    forgeable: o.trace.forgeable ?? false,
     trace: o.tracePath ?? null,
   };
 }
@@ -76,58 +87,31 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`run takes exactly one PATH[::REF], got ${positionals.length}`, { hint: 'hud-studio run env.py::task --answer 42' });
   const ref = positionals[0]!;
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
-  const traceDir = values['trace-dir'] ?? undefined;
   const hub = new EventHub();
   if (!values.json) hub.on(humanRenderer(io.stdout));
   const interrupt = abortOnInterrupt(() => void io.stderr.write('cancelling: releasing every substrate (Ctrl-C again to quit at once)\n'));
   try {
-    let outcome: RolloutOutcome;
-    if (isHarborDir(ref, io.cwd)) {
-      const { runHarborTask } = await import('../engine/harbor/run');
-      const request: HarborRunRequest = {
-        taskDir: resolve(io.cwd, ref),
-        cwd: io.cwd,
-        agent: values.agent,
-        answer: values.answer,
-        command: values.command,
-        runtime: values.runtime,
-        image: values.image,
-        traceDir,
-        timeoutMs: timeoutSec === undefined ? undefined : timeoutSec * 1000,
-        signal: interrupt.signal,
-        hub,
-        notice: (line) => void io.stderr.write(`${line}\n`),
-        allowSharedSecrets: values['allow-shared-secrets'],
-      };
-      outcome = await runHarborTask(request);
-    } else {
-      const agent = createAgent({ agent: values.agent, answer: values.answer, command: values.command });
-      const selected = await selectProvider(values.runtime, { serviceAccess: values['allow-service-access'] });
-      if (selected.notice) io.stderr.write(`${selected.notice}\n`);
-      outcome = await runRollout({
-        ref,
-        cwd: io.cwd,
-        provider: selected.provider,
-        agent,
-        hub,
-        signal: interrupt.signal,
-        allowSharedSecrets: values['allow-shared-secrets'],
-        ...(values.module ? { module: values.module } : {}),
-        ...(traceDir ? { traceDir } : {}),
-        ...(values.image ? { image: values.image } : {}),
-        ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
-        ...(timeoutSec ? { timeouts: { rolloutMs: timeoutSec * 1000 } } : {}),
-      });
-    }
+    const outcome = await runTask(
+      { ...requestBase(values, io.cwd, timeoutSec), ref },
+      { hub, signal: interrupt.signal, notice: (line) => void io.stderr.write(`${line}\n`) },
+    );
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
     return exitCodeFor(outcome.status);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     // Failed before a rollout could start (e.g. --runtime docker without a daemon).
     if (values.json) {
-      const json: RunJson = { status: 'error', reward: null, subscores: [], phases: [], error: { phase: 'setup', message: errorMessage(err) }, forgeable: false, trace: null };
+      const json: RunJson = {
+        status: 'error',
+        reward: null,
+        subscores: [],
+        phases: [],
+        error: { phase: 'setup', message: cliErrorMessage(err) },
+        forgeable: false,
+        trace: null,
+      };
       io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-    } else io.stderr.write(`hud-studio: ${errorMessage(err)}\n`);
+    } else io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
     return err instanceof HudStudioError && err.code === 'cancelled' ? EXIT.cancelled : EXIT.error;
   } finally {
     interrupt.dispose();

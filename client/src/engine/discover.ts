@@ -6,10 +6,12 @@
  */
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { HudStudioError } from './errors';
-import type { RuntimeConfig, Substrate } from './providers/provider';
+import { HudStudioError, type ErrorLocation } from './errors';
+import type { Substrate } from './providers/provider';
+import { parseRuntimeConfig, type RuntimeConfig } from './runtimeConfig';
 
-const RuntimeConfigSchema = z.record(z.string(), z.unknown()).nullable().default(null);
+// Checked per task by parseRuntimeConfig, so that a bad value is reported with the task's location.
+const RuntimeConfigSchema = z.unknown().default(null);
 
 const VerifierRow = z.object({
   env: z.string(),
@@ -112,18 +114,21 @@ export async function discoverTasks(substrate: Substrate, req: DiscoverRequest):
   return out.tasks.map((row) => {
     const at = row.ref.lastIndexOf('::');
     const selector = at >= 0 ? row.ref.slice(at + 2) : row.ref;
-    return { ref: `${req.displayPath}::${selector}`, selector, ...toTask(row), verifier: row.verifier ? toTask(row.verifier) : null };
+    // Rows of a .json/.jsonl file report the template's line in env.py, not a line of that file.
+    const located = (line: number | null) => ({ file: req.displayPath, ...(line && !req.module ? { line } : {}) });
+    const verifier = row.verifier ? toTask(row.verifier, located(row.verifier.line)) : null;
+    return { ref: `${req.displayPath}::${selector}`, selector, ...toTask(row, located(row.line)), verifier };
   });
 }
 
-function toTask(row: z.infer<typeof VerifierRow>): DiscoveredVerifier {
+function toTask(row: z.infer<typeof VerifierRow>, where: ErrorLocation): DiscoveredVerifier {
   return {
     env: row.env,
     id: row.id,
     args: row.args,
     slug: row.slug,
     description: row.description ?? undefined,
-    runtimeConfig: (row.runtime_config as RuntimeConfig | null) ?? null,
+    runtimeConfig: parseRuntimeConfig(row.runtime_config, `${row.env}/${row.id}`, where),
     source: row.source ?? undefined,
     sourceHash: row.source_hash,
     line: row.line ?? undefined,

@@ -1,3 +1,5 @@
+import type { Fix } from './fix';
+
 /**
  * Typed errors shared by the engine, the CLI and the extension. Every error a
  * user can cause names where (file, line when known) and how to fix it, so the
@@ -33,13 +35,20 @@ export class HudStudioError extends Error {
   readonly code: ErrorCode;
   readonly location: ErrorLocation | undefined;
   readonly hint: string | undefined;
+  /** A change the front end words itself (flag or setting); `hint` stays free of either. */
+  readonly fix: Fix | undefined;
 
-  constructor(code: ErrorCode, message: string, opts: { location?: ErrorLocation; hint?: string; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { location?: ErrorLocation; hint?: string; fix?: Fix; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
     this.location = opts.location;
     this.hint = opts.hint;
+    this.fix = opts.fix;
   }
 
   /** One line a person can act on: `file:line: message (fix: hint)`. */
@@ -52,7 +61,7 @@ export class HudStudioError extends Error {
 }
 
 export class UsageError extends HudStudioError {
-  constructor(message: string, opts: { hint?: string } = {}) {
+  constructor(message: string, opts: { hint?: string; fix?: Fix } = {}) {
     super('usage', message, opts);
   }
 }
@@ -60,7 +69,7 @@ export class UsageError extends HudStudioError {
 export class ProtocolError extends HudStudioError {
   /** JSON-RPC error code when the peer sent one. */
   readonly rpcCode: number | undefined;
-  constructor(message: string, opts: { rpcCode?: number; hint?: string; cause?: unknown } = {}) {
+  constructor(message: string, opts: { rpcCode?: number; hint?: string; fix?: Fix; cause?: unknown } = {}) {
     super('protocol', message, opts);
     this.rpcCode = opts.rpcCode;
   }
@@ -80,13 +89,14 @@ export class CancelledError extends HudStudioError {
   }
 }
 
-export function isCancelled(err: unknown): err is CancelledError {
-  return err instanceof CancelledError;
-}
-
 /** Throws CancelledError when the signal has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined, what?: string): void {
   if (signal?.aborted) throw new CancelledError(what);
+}
+
+/** The front-end-neutral change that would fix `err`, when the engine knows one. */
+export function fixOf(err: unknown): Fix | undefined {
+  return err instanceof HudStudioError ? err.fix : undefined;
 }
 
 /** Best-effort human message for anything thrown. */

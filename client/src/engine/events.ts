@@ -4,6 +4,7 @@
  * them, and the trace is built from them. Every event carries its rollout id
  * and an ISO timestamp.
  */
+import type { Fix } from './fix';
 import type { GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, TaskIdentity, ErrorPhase } from './trace/schema';
 
 interface Base {
@@ -29,28 +30,59 @@ export type RolloutEvent =
       reward: number | null;
       result: GradeResult | null;
       tracePath: string | undefined;
-      error: { phase: ErrorPhase; message: string } | null;
+      error: { phase: ErrorPhase; message: string; fix?: Fix } | null;
     });
+
+/**
+ * A batch of rollouts began (CLI eval, an editor batch): its id, the label a
+ * view shows, and how many rollouts it will run. Its rollouts carry the id.
+ */
+export interface JobStartedEvent {
+  type: 'job.started';
+  jobId: string;
+  label: string;
+  total: number;
+  at: string;
+}
+
+export type JobEvent = JobStartedEvent;
+export type EngineEvent = RolloutEvent | JobEvent;
+export type JobListener = (event: JobEvent) => void;
 
 export type RolloutEventType = RolloutEvent['type'];
 export type RolloutListener = (event: RolloutEvent) => void;
 
-/** Distributes events to listeners; a throwing listener never breaks a rollout. */
+/**
+ * Distributes events to listeners; a throwing listener never breaks a
+ * rollout. Rollout and job events have their own listeners, so a consumer of
+ * rollouts never has to skip job events.
+ */
 export class EventHub {
   private readonly listeners = new Set<RolloutListener>();
+  private readonly jobListeners = new Set<JobListener>();
 
   on(listener: RolloutListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  emit(event: RolloutEvent): void {
-    for (const l of this.listeners) {
-      try {
-        l(event);
-      } catch {
-        // A UI bug must not fail the rollout it is displaying.
-      }
+  onJob(listener: JobListener): () => void {
+    this.jobListeners.add(listener);
+    return () => this.jobListeners.delete(listener);
+  }
+
+  emit(event: EngineEvent): void {
+    if (event.type === 'job.started') deliver(this.jobListeners, event);
+    else deliver(this.listeners, event);
+  }
+}
+
+function deliver<E>(listeners: Set<(event: E) => void>, event: E): void {
+  for (const l of listeners) {
+    try {
+      l(event);
+    } catch {
+      // A UI bug must not fail the rollout it is displaying.
     }
   }
 }

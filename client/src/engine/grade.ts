@@ -1,6 +1,6 @@
 /**
  * Grade frames (wire: `score`) as the engine records them (`reward`), and the
- * error result that stands in for a failed actor grading (DESIGN.md 1.2).
+ * error result that stands in for a failed actor grading (docs/hud-protocol.md).
  */
 import { SubScore, type GradeResult, type SubScoreT } from './trace/schema';
 

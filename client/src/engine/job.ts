@@ -1,45 +1,59 @@
 /**
- * A job (`hud-studio eval`): every task of the given files, N times each, at
- * most M at once, with progress events and a summary (mean reward, pass@k,
- * errors per phase, every run's trace) written beside the traces.
+ * The worker pool of every batch of rollouts (`hud-studio eval`, the
+ * editor's batch runs): each item N times, at most M at once, through
+ * {@link runTask}; a `job.started` event on the hub, progress, and a summary
+ * (mean reward, pass@k, errors per phase, every run's trace) written beside
+ * the traces as `*.hudjob.json`. {@link planJob} turns the CLI's paths into
+ * items by discovering each file once. See `docs/engine.md`.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { discoverTasks, type DiscoveredTask } from './discover';
-import { HudStudioError, UsageError, errorMessage } from './errors';
+import { HudStudioError, UsageError, errorMessage, fixOf } from './errors';
 import { EventHub, now } from './events';
 import { mean, passAtK, passes } from './jobStats';
+import type { RolloutOutcome } from './outcome';
 import { LocalProvider } from './providers/local';
 import type { Provider } from './providers/provider';
-import type { HarborRunRequest } from './runRequest';
-import { runRollout, type RolloutOptions, type RolloutOutcome } from './rollout';
-import { resolveTask, taskFileTarget } from './taskLoader';
-import { splitTaskRef } from './taskRef';
-import type { ErrorPhase } from './trace/schema';
-import { DEFAULT_TRACE_DIR, fileTimestamp, writeFileAtomic } from './trace/store';
-import { isHarborTaskDir } from '../../../server/src/harbor/loadTask';
+import type { SelectedProvider } from './providers/select';
+import type { TaskRunRequest } from './runRequest';
+import { runTask } from './runTask';
+import { isHarborDir, resolveTask, taskFileTarget } from './taskLoader';
+import type { ErrorPhase, Trace } from './trace/schema';
+import { fileTimestamp, writeFileAtomic } from './trace/store';
 
 export const JOB_FILE_SUFFIX = '.hudjob.json';
 
-export interface JobOptions extends Omit<RolloutOptions, 'ref' | 'task' | 'rolloutId' | 'jobId'> {
-  /** `PATH` (every task of the file) or `PATH::REF` (one task). */
-  paths: string[];
+/** One task of a job: the request that runs it, and its discovered row when the plan already read it. */
+export interface JobItem {
+  request: TaskRunRequest;
+  task?: DiscoveredTask;
+}
+
+export interface JobRequest {
+  /** What a view calls the job ("eval env.py", "Run all tasks"). */
+  label: string;
+  items: JobItem[];
+  /** Runs per item (default 1); pass@k uses k = group. */
   group?: number;
+  /** Rollouts at once (default 1). */
   maxConcurrent?: number;
   /** A run passes when reward >= threshold (default 1.0). */
   threshold?: number;
+  /** The runtime picked once for every run. */
+  selected: SelectedProvider;
+  /** Folder of the `*.hudjob.json` summary; null writes none. */
+  summaryDir: string | null;
+  /** Files the plan could not load (the job still runs the rest); they count as setup errors. */
+  loadErrors?: JobSummary['loadErrors'];
   jobId?: string;
+  hub?: EventHub;
+  signal?: AbortSignal;
+  notice?: (line: string) => void;
   onProgress?: (progress: JobProgress) => void;
-  /** How to run Harbor task directories among `paths` (the CLI's agent/runtime flags as typed). */
-  harbor?: Pick<HarborRunRequest, 'agent' | 'answer' | 'command' | 'runtime' | 'image' | 'notice' | 'allowSharedSecrets'>;
-}
-
-/** One entry of the run queue: a discovered env.py task, or a Harbor task directory. */
-type QueuedTask = { kind: 'hud'; ref: string; task: DiscoveredTask } | { kind: 'harbor'; ref: string; dir: string };
-
-export function isHarborDir(pathOrRef: string, cwd: string): boolean {
-  return splitTaskRef(pathOrRef).selector === undefined && isHarborTaskDir(resolve(cwd, pathOrRef));
+  /** Every run's end; `trace` is undefined when the run failed before a rollout could start. */
+  onRunEnded?: (item: JobItem, outcome: RolloutOutcome, trace: Trace | undefined) => void;
 }
 
 export interface JobProgress {
@@ -71,6 +85,7 @@ export interface JobTaskSummary {
 
 export interface JobSummary {
   jobId: string;
+  label: string;
   startedAt: string;
   endedAt: string;
   durationMs: number;
@@ -89,77 +104,106 @@ export interface JobSummary {
   passAtK: number | null;
   errorsByPhase: Record<ErrorPhase, number>;
   tasks: JobTaskSummary[];
-  /** Files that could not be loaded (the rest of the job still ran). */
+  /** Files (or tasks) that could not be loaded; the rest of the job still ran. */
   loadErrors: { path: string; message: string }[];
   traces: string[];
   summaryPath: string | undefined;
 }
 
-export async function runJob(opts: JobOptions): Promise<JobSummary> {
-  const jobId = opts.jobId ?? randomUUID();
-  const cwd = opts.cwd ?? process.cwd();
-  const group = Math.max(1, Math.floor(opts.group ?? 1));
-  const maxConcurrent = Math.max(1, Math.floor(opts.maxConcurrent ?? 1));
-  const threshold = opts.threshold ?? 1.0;
-  const hub = opts.hub ?? new EventHub();
+export async function runJob(job: JobRequest): Promise<JobSummary> {
+  const jobId = job.jobId ?? randomUUID();
+  const group = Math.max(1, Math.floor(job.group ?? 1));
+  const maxConcurrent = Math.max(1, Math.floor(job.maxConcurrent ?? 1));
+  const threshold = job.threshold ?? 1.0;
+  const hub = job.hub ?? new EventHub();
   const startedAt = now();
-  if (opts.paths.length === 0) throw new UsageError('eval needs at least one PATH');
+  const loadErrors = [...(job.loadErrors ?? [])];
 
-  const loadErrors: JobSummary['loadErrors'] = [];
-  const tasks: QueuedTask[] = [];
-  for (const path of opts.paths) {
-    if (opts.signal?.aborted) break;
-    if (isHarborDir(path, cwd)) {
-      if (!opts.harbor) throw new UsageError(`${path} is a Harbor task directory; this job was not given how to run Harbor tasks`);
-      tasks.push({ kind: 'harbor', ref: path, dir: resolve(cwd, path) });
-      continue;
-    }
-    try {
-      tasks.push(...(await loadTasks(path, cwd, opts.provider, opts.signal, opts.module)).map((task) => ({ kind: 'hud' as const, ref: task.ref, task })));
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      loadErrors.push({ path, message: errorMessage(err) });
-    }
-  }
-
-  const queue = tasks.flatMap((task) => Array.from({ length: group }, () => task));
-  const byRef = new Map<string, JobRun[]>(tasks.map((t) => [t.ref, []]));
+  const queue = job.items.flatMap((item) => Array.from({ length: group }, () => item));
+  const byRef = new Map<string, JobRun[]>(job.items.map((item) => [refOf(item), []]));
   const progress: JobProgress = { total: queue.length, done: 0, running: 0, completed: 0, errored: 0, cancelled: 0, passed: 0 };
-  const report = (): void => opts.onProgress?.({ ...progress });
+  const report = (): void => job.onProgress?.({ ...progress });
+  hub.emit({ type: 'job.started', jobId, label: job.label, total: queue.length, at: startedAt });
   report();
 
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < queue.length && !opts.signal?.aborted) {
-      const task = queue[next++]!;
+    for (let item = queue[next++]; item && !job.signal?.aborted; item = queue[next++]) {
       progress.running++;
       report();
-      let outcome: RolloutOutcome;
-      try {
-        outcome = await runOne(task, opts, hub, jobId, cwd);
-      } catch (err) {
-        // A task that cannot even be loaded (e.g. a broken task.toml) is reported once; the job goes on.
-        if (err instanceof UsageError) throw err;
-        progress.running--;
-        progress.done++;
-        progress.errored++;
-        if (!loadErrors.some((e) => e.path === task.ref)) loadErrors.push({ path: task.ref, message: errorMessage(err) });
-        report();
-        continue;
-      }
+      const ended = await runItem(item, job, hub, jobId);
       progress.running--;
       progress.done++;
-      if (outcome.status === 'completed') progress.completed++;
-      else if (outcome.status === 'error') progress.errored++;
+      if (ended.outcome.status === 'completed') progress.completed++;
+      else if (ended.outcome.status === 'error') progress.errored++;
       else progress.cancelled++;
-      if (passes(outcome, threshold)) progress.passed++;
-      byRef.get(task.ref)!.push({ rolloutId: outcome.rolloutId, status: outcome.status, reward: outcome.reward, error: outcome.error, trace: outcome.tracePath });
+      if (passes(ended.outcome, threshold)) progress.passed++;
+      if (ended.trace) {
+        const o = ended.outcome;
+        byRef.get(refOf(item))?.push({ rolloutId: o.rolloutId, status: o.status, reward: o.reward, error: o.error, trace: o.tracePath });
+      } else if (!loadErrors.some((e) => e.path === refOf(item))) {
+        // A task that cannot even start (e.g. a broken task.toml) is reported once; the job goes on.
+        loadErrors.push({ path: refOf(item), message: ended.outcome.error?.message ?? 'did not start' });
+      }
+      job.onRunEnded?.(item, ended.outcome, ended.trace);
       report();
     }
   };
   await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
 
-  const taskSummaries: JobTaskSummary[] = [...byRef].map(([ref, runs]) => {
+  const summary = summarise({ jobId, label: job.label, startedAt, group, threshold, byRef, loadErrors });
+  if (job.summaryDir !== null) writeSummary(summary, job.summaryDir);
+  return summary;
+}
+
+function refOf(item: JobItem): string {
+  return item.task?.ref ?? item.request.ref;
+}
+
+async function runItem(
+  item: JobItem,
+  job: JobRequest,
+  hub: EventHub,
+  jobId: string,
+): Promise<{ outcome: RolloutOutcome; trace: Trace | undefined }> {
+  try {
+    const { trace, ...outcome } = await runTask(item.request, {
+      hub,
+      jobId,
+      selected: job.selected,
+      ...(item.task ? { task: item.task } : {}),
+      ...(job.signal ? { signal: job.signal } : {}),
+      ...(job.notice ? { notice: job.notice } : {}),
+    });
+    return { outcome, trace };
+  } catch (err) {
+    // What escapes runTask failed before a rollout existed: a wrong reference, an agent without its setting.
+    const fix = fixOf(err);
+    const outcome: RolloutOutcome = {
+      rolloutId: '',
+      ref: refOf(item),
+      status: 'error',
+      reward: null,
+      result: null,
+      error: { phase: 'setup', message: errorMessage(err), ...(fix ? { fix } : {}) },
+      tracePath: undefined,
+    };
+    return { outcome, trace: undefined };
+  }
+}
+
+interface Tally {
+  jobId: string;
+  label: string;
+  startedAt: string;
+  group: number;
+  threshold: number;
+  byRef: Map<string, JobRun[]>;
+  loadErrors: JobSummary['loadErrors'];
+}
+
+function summarise({ jobId, label, startedAt, group, threshold, byRef, loadErrors }: Tally): JobSummary {
+  const tasks: JobTaskSummary[] = [...byRef].map(([ref, runs]) => {
     const passed = runs.filter((r) => passes(r, threshold)).length;
     return {
       ref,
@@ -170,13 +214,14 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
       passAtK: passAtK(runs.length, passed, group),
     };
   });
-  const runs = taskSummaries.flatMap((t) => t.runs);
-  const ran = taskSummaries.filter((t) => t.runs.length > 0);
+  const runs = tasks.flatMap((t) => t.runs);
+  const ran = tasks.filter((t) => t.runs.length > 0);
   const errorsByPhase: Record<ErrorPhase, number> = { setup: loadErrors.length, actor: 0, verifier: 0 };
   for (const r of runs) if (r.status === 'error' && r.error) errorsByPhase[r.error.phase]++;
   const endedAt = now();
-  const summary: JobSummary = {
+  return {
     jobId,
+    label,
     startedAt,
     endedAt,
     durationMs: Date.parse(endedAt) - Date.parse(startedAt),
@@ -191,42 +236,68 @@ export async function runJob(opts: JobOptions): Promise<JobSummary> {
     passAt1: mean(ran.map((t) => t.passAt1)),
     passAtK: mean(ran.map((t) => t.passAtK)),
     errorsByPhase,
-    tasks: taskSummaries,
+    tasks,
     loadErrors,
     traces: runs.flatMap((r) => (r.trace ? [r.trace] : [])),
     summaryPath: undefined,
   };
-  if (opts.traceDir !== null) {
-    const dir = resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR);
-    try {
-      mkdirSync(dir, { recursive: true });
-      summary.summaryPath = join(dir, `${fileTimestamp(startedAt)}-job-${jobId.slice(0, 8)}${JOB_FILE_SUFFIX}`);
-      writeFileAtomic(summary.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
-    } catch (err) {
-      summary.summaryPath = undefined;
-      throw new HudStudioError('trace', `cannot write the job summary into ${dir}: ${(err as Error).message}`, { cause: err });
-    }
-  }
-  return summary;
 }
 
-async function runOne(task: QueuedTask, opts: JobOptions, hub: EventHub, jobId: string, cwd: string): Promise<RolloutOutcome> {
-  if (task.kind === 'hud') return runRollout({ ...opts, hub, jobId, ref: task.ref, task: task.task, cwd });
-  const { runHarborTask } = await import('./harbor/run');
-  return runHarborTask({
-    ...opts.harbor!,
-    taskDir: task.dir,
-    cwd,
-    traceDir: opts.traceDir ?? undefined,
-    timeoutMs: opts.timeouts?.rolloutMs,
-    signal: opts.signal ?? new AbortController().signal,
-    hub,
-    jobId,
-  });
+function writeSummary(summary: JobSummary, dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    summary.summaryPath = join(dir, `${fileTimestamp(summary.startedAt)}-job-${summary.jobId.slice(0, 8)}${JOB_FILE_SUFFIX}`);
+    writeFileAtomic(summary.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  } catch (err) {
+    summary.summaryPath = undefined;
+    throw new HudStudioError('trace', `cannot write the job summary into ${dir}: ${(err as Error).message}`, {
+      cause: err,
+      fix: { kind: 'trace-dir' },
+    });
+  }
+}
+
+/**
+ * The items of `PATH[::REF]...`: a Harbor directory is one item; an env.py
+ * or task file is discovered once (in a throw-away substrate of the job's
+ * provider) and gives one item per task. A wrong reference is the caller's
+ * mistake and throws; a file that cannot be loaded is listed and skipped.
+ */
+export async function planJob(
+  paths: string[],
+  base: Omit<TaskRunRequest, 'ref'>,
+  provider: Provider,
+  signal?: AbortSignal,
+): Promise<{ items: JobItem[]; loadErrors: JobSummary['loadErrors'] }> {
+  if (paths.length === 0) throw new UsageError('a job needs at least one PATH');
+  const items: JobItem[] = [];
+  const loadErrors: JobSummary['loadErrors'] = [];
+  for (const path of paths) {
+    if (signal?.aborted) break;
+    if (isHarborDir(path, base.cwd)) {
+      items.push({ request: { ...base, ref: path } });
+      continue;
+    }
+    try {
+      for (const task of await loadTasks(path, base.cwd, provider, signal, base.module)) {
+        items.push({ request: { ...base, ref: task.ref }, task });
+      }
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      loadErrors.push({ path, message: errorMessage(err) });
+    }
+  }
+  return { items, loadErrors };
 }
 
 /** Discovers the tasks of one `PATH[::REF]` in a throw-away substrate of the provider (Local for borrowed servers). */
-export async function loadTasks(pathOrRef: string, cwd: string, provider: Provider, signal?: AbortSignal, module?: string): Promise<DiscoveredTask[]> {
+export async function loadTasks(
+  pathOrRef: string,
+  cwd: string,
+  provider: Provider,
+  signal?: AbortSignal,
+  module?: string,
+): Promise<DiscoveredTask[]> {
   const target = taskFileTarget(pathOrRef, cwd, module);
   const where = provider.kind === 'url' ? new LocalProvider() : provider;
   const substrate = await where.acquire(
@@ -248,3 +319,4 @@ export async function loadTasks(pathOrRef: string, cwd: string, provider: Provid
     await substrate.release();
   }
 }
+

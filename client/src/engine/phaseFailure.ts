@@ -3,6 +3,7 @@
  * failure: the phase that failed, whether it errored or was cancelled, and a
  * stable code for the trace.
  */
+import type { Fix } from './fix';
 import type { ErrorPhase } from './trace/schema';
 
 export class PhaseFailure extends Error {
@@ -11,6 +12,7 @@ export class PhaseFailure extends Error {
     readonly status: 'error' | 'cancelled',
     message: string,
     readonly code: string | undefined,
+    readonly fix?: Fix,
   ) {
     super(message);
   }

@@ -1,5 +1,5 @@
 /**
- * One rollout, by the rules of DESIGN.md 1.2: the actor task's whole
+ * One rollout, by the rules of docs/hud-protocol.md: the actor task's whole
  * lifecycle, then the verifier, on the same substrate and channel when the
  * verifier is in the same environment without its own runtime_config, else
  * on a fresh one acquired after the actor's is gone. Every step is reported
@@ -14,7 +14,9 @@ import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
-import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage } from './errors';
+import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
+import type { Fix } from './fix';
+import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
 import { EventHub, now, type RolloutEvent } from './events';
 import { actorErrorResult, gradeFromFrame } from './grade';
@@ -23,7 +25,7 @@ import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './prov
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceBuilder } from './trace/builder';
 import { Redactor } from './trace/redact';
-import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, Trace } from './trace/schema';
+import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
 import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
 
 export interface RolloutTimeouts {
@@ -33,8 +35,6 @@ export interface RolloutTimeouts {
   phaseMs?: number;
   /** Getting a substrate ready and its server listening, unless limits.startup_timeout_s says otherwise. */
   startupMs?: number;
-  /** hello / tasks.list / bye. */
-  requestMs?: number;
 }
 
 export interface RolloutOptions {
@@ -62,41 +62,16 @@ export interface RolloutOptions {
   allowSharedSecrets?: boolean;
   /** An already discovered row (eval discovers each file once). */
   task?: DiscoveredTask;
-  /** Where discovery runs when the provider cannot run commands (borrowed servers): default Local. */
-  discoveryProvider?: Provider;
   dockerHost?: string;
 }
 
-export interface PhaseSummary {
-  name: PhaseName;
-  substrate: SubstrateInfo | null;
-  reused: boolean;
-  status: RolloutStatus | 'running';
-  startedAt: string;
-  endedAt: string | undefined;
-}
-
-export interface RolloutOutcome {
-  rolloutId: string;
-  ref: string;
-  status: RolloutStatus;
-  reward: number | null;
-  result: GradeResult | null;
-  subscores: { name: string; value: number; weight: number }[];
-  phases: PhaseSummary[];
-  error: { phase: ErrorPhase; message: string } | null;
-  /** The reward came from a substrate where the agent had the server's privileges (docs/security.md). */
-  forgeable?: boolean;
-  tracePath: string | undefined;
-  trace: Trace;
-}
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
 
-export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> {
+export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout> {
   const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
   const hub = opts.hub ?? new EventHub();
@@ -111,7 +86,7 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   });
   const redactor = new Redactor([...Object.values(opts.credentials ?? {}), opts.verifierSecrets ?? {}]);
   const emit = (e: EventInput): void => {
-    const event = { ...(e.type === 'log' ? { ...e, text: redactor.text(e.text) } : e), rolloutId, at: now() } as RolloutEvent;
+    const event = { ...(e.type === 'log' ? { ...e, text: redactor.text(e.text) } : e), rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
   };
@@ -125,7 +100,13 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
   } catch (err) {
     // Only a wrong reference escapes execute(): the caller's mistake, not the task's.
     usage = err instanceof UsageError ? err : undefined;
-    ending = { status: 'error', result: null, error: { phase: 'setup', message: errorMessage(err), code: codeOf(err) } };
+    const code = codeOf(err);
+    const fix = fixOf(err);
+    ending = {
+      status: 'error',
+      result: null,
+      error: { phase: 'setup', message: errorMessage(err), ...(code ? { code } : {}), ...(fix ? { fix } : {}) },
+    };
   } finally {
     await run.releaseAll();
   }
@@ -144,35 +125,18 @@ export async function runRollout(opts: RolloutOptions): Promise<RolloutOutcome> 
     }
   }
   const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
-  const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
+  const error = ending.error
+    ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
+    : null;
   emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
-  return {
-    rolloutId,
-    ref: trace.task.ref,
-    status: ending.status,
-    reward,
-    result: ending.result,
-    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
-    phases: trace.phases.map((p) => ({
-      name: p.name,
-      substrate: p.substrate,
-      reused: p.reused,
-      status: p.status,
-      startedAt: p.startedAt,
-      endedAt: p.endedAt,
-    })),
-    error,
-    forgeable: run.forgeable,
-    tracePath,
-    trace,
-  };
+  return { rolloutId, ref: trace.task.ref, status: ending.status, reward, result: ending.result, error, tracePath, trace };
 }
 
 interface Ending {
   status: RolloutStatus;
   result: GradeResult | null;
-  error: { phase: ErrorPhase; message: string; code?: string } | null;
+  error: { phase: ErrorPhase; message: string; code?: string; fix?: Fix } | null;
 }
 
 
@@ -230,7 +194,13 @@ class RolloutRun {
       if (err instanceof UsageError) throw err;
       const failure = err instanceof PhaseFailure ? err : this.classify(err, signal);
       if (this.started.has(this.phase) || failure.phase !== 'setup') this.endPhase(this.phase, failure.status, failure.message);
-      return { status: failure.status, result: null, error: { phase: failure.phase, message: failure.message, ...(failure.code ? { code: failure.code } : {}) } };
+      const error = {
+        phase: failure.phase,
+        message: failure.message,
+        ...(failure.code ? { code: failure.code } : {}),
+        ...(failure.fix ? { fix: failure.fix } : {}),
+      };
+      return { status: failure.status, result: null, error };
     } finally {
       this.rolloutClock.dispose();
     }
@@ -282,7 +252,7 @@ class RolloutRun {
       }
       const verifier = task.verifier;
       if (substrate.info.isolation === 'process') {
-        // Said on every run: nothing on this runtime stops an agent from reaching the verifier's copy or our environment.
+        // Said on every run: nothing here keeps an agent from the verifier's copy or our environment.
         this.warn(
           'the local runtime is not a security boundary: the agent runs as your user and can read the environment\'s files, signal its server and read this process\'s variables; use Docker to grade agents you do not trust (docs/security.md)',
         );
@@ -455,7 +425,7 @@ class RolloutRun {
     let scratch: Substrate | undefined;
     if (this.opts.provider.kind === 'url') {
       // A borrowed server cannot run our helper: read the file where it lives, on this machine.
-      const local = this.opts.discoveryProvider ?? new LocalProvider();
+      const local = new LocalProvider();
       scratch = await this.track(
         local.acquire({ envFile: target.envFile, envDir: target.envDir, runtimeConfig: null }, { rolloutId: this.rolloutId, phase: 'actor', signal, log: (s, t) => this.log(s, t) }),
         signal,
@@ -495,14 +465,15 @@ class RolloutRun {
     await abortable(serving, signal);
     const stream = await abortable(substrate.openChannel(signal), signal, (late) => void late.destroy());
     const channel = new ControlChannel(stream, {
-      requestTimeoutMs: this.opts.timeouts?.requestMs ?? DEFAULT_REQUEST_MS,
+      requestTimeoutMs: DEFAULT_REQUEST_MS,
       onNotification: (n) => this.log('server', `${n.method} ${JSON.stringify(n.params ?? {})}`),
     });
     this.channels.add(channel);
     const hello = await channel.hello(undefined, { signal });
     if (hello.env.name !== task.env) {
       throw new ProtocolError(`the server at ${substrate.info.id} serves environment "${hello.env.name}", but the task needs "${task.env}"`, {
-        hint: 'serve the right environment (hud serve ... --env NAME) or use --runtime docker/local',
+        hint: 'serve the right environment (hud serve ... --env NAME), or run on a runtime HUD Studio starts itself',
+        fix: { kind: 'runtime', use: 'docker-or-local' },
       });
     }
     this.log('engine', `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`);
@@ -568,7 +539,7 @@ class RolloutRun {
     if (reason instanceof TimeoutError) return new PhaseFailure(this.stage, 'error', reason.message, 'timeout');
     if (signal.aborted || err instanceof CancelledError) return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
     const msg = this.stage === 'verifier' ? `verifier failed: ${errorMessage(err)}` : errorMessage(err);
-    return new PhaseFailure(this.stage, 'error', msg, codeOf(err));
+    return new PhaseFailure(this.stage, 'error', msg, codeOf(err), fixOf(err));
   }
 
   private startPhase(phase: PhaseName, substrate: SubstrateInfo | null, reused: boolean): void {

@@ -1,17 +1,78 @@
 /**
- * What the CLI (and the extension) hand to a runner that is not an env.py
- * rollout: the Harbor runner (`harbor/run.ts`, `runHarborTask`) takes this
- * request and resolves with the same RolloutOutcome as runRollout, so the
- * CLI's output, JSON and exit codes are identical for both worlds.
+ * The typed requests of the engine. {@link TaskRunRequest} is what every front
+ * end (the CLI's run and eval, the editor's runner) hands to `runTask`, the
+ * one entry that sends a task to the env.py rollout or the Harbor runner.
+ * {@link HarborRunRequest} is the Harbor runner's own input, built by
+ * `runTask` only. See `docs/engine.md`.
  */
+import type { Agent } from './agents/agent';
+import type { AgentChoice } from './agents/create';
+import type { DiscoveredTask } from './discover';
 import type { EventHub } from './events';
-import type { RolloutOutcome } from './rollout';
+import type { FinishedRollout } from './outcome';
+import type { SelectedProvider } from './providers/select';
+
+export interface RunLimits {
+  /** The whole rollout. */
+  rolloutMs?: number;
+  /** Each phase, unless the task's own limits say otherwise. */
+  phaseMs?: number;
+  /** A substrate ready and its server listening, unless the task's own limits say otherwise. */
+  startupMs?: number;
+}
+
+/** What the person explicitly allowed; both default to refusing. */
+export interface RunConsent {
+  /** Mount the Docker socket into a compose task's main service (local daemons only). */
+  serviceAccess: boolean;
+  /** Give a verifier that shares the actor's substrate its secrets anyway. */
+  sharedSecrets: boolean;
+}
+
+/** An agent by name (`fixed`, `command`, `nop`, Harbor's `oracle`), or one the front end built (the ask agent). */
+export type AgentRequest = { choice: AgentChoice } | { instance: Agent };
+
+export interface TaskRunRequest {
+  /** `PATH[::REF]` or a Harbor task directory, relative to `cwd`. */
+  ref: string;
+  cwd: string;
+  /** The env.py of a .json/.jsonl task file (default: env.py beside it). */
+  module?: string;
+  /** auto | docker | local | tcp://HOST:PORT */
+  runtime: string;
+  /** The Docker endpoint (DOCKER_HOST syntax); default this process's DOCKER_HOST or the local socket. */
+  dockerHost?: string;
+  agent: AgentRequest;
+  limits?: RunLimits;
+  consent: RunConsent;
+  /** Image for Docker substrates (wins over a Dockerfile). */
+  image?: string;
+  /** Relative to `cwd`; default `.hud-studio/traces`; null writes no trace (env.py tasks only). */
+  traceDir?: string | null;
+  /** Per-environment variables, by environment name. */
+  credentials?: Record<string, Record<string, string>>;
+}
+
+/** Where a run reports and what it shares with the other runs of its job. */
+export interface RunContext {
+  hub?: EventHub;
+  signal?: AbortSignal;
+  jobId?: string;
+  /** The runtime a job picked once for all its runs; default: picked for this run. */
+  selected?: SelectedProvider;
+  /** The task as a job already discovered it (each file is discovered once). */
+  task?: DiscoveredTask;
+  /** One-line notices for the person (which runtime and why, task.toml warnings). */
+  notice?: (line: string) => void;
+}
+
+export type RunTask = (request: TaskRunRequest, context?: RunContext) => Promise<FinishedRollout>;
 
 export interface HarborRunRequest {
   /** Absolute path of the task directory (holds task.toml). */
   taskDir: string;
   cwd: string;
-  /** `--agent` as typed (oracle, nop, command, fixed...); undefined = the runner's default. */
+  /** The agent's name (oracle, nop, command, fixed); undefined = the runner's default. */
   agent: string | undefined;
   answer: string | undefined;
   command: string | undefined;
@@ -29,6 +90,6 @@ export interface HarborRunRequest {
   jobId?: string;
   /** Pass `${VAR}`-expanded verifier.env into a shared verifier's container (the user opted in). */
   allowSharedSecrets?: boolean;
+  /** The Docker endpoint the trial runs on (recorded in its trace). */
+  dockerHost?: string;
 }
-
-export type RunHarborTask = (request: HarborRunRequest) => Promise<RolloutOutcome>;

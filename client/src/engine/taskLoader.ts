@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { DiscoveredTask, DiscoveredVerifier } from './discover';
 import { HudStudioError, UsageError } from './errors';
 import { formatTaskRef, parseSelector, splitTaskRef } from './taskRef';
+import { isHarborTaskDir } from '../../../server/src/harbor/loadTask';
 import type { TaskIdentity } from './trace/schema';
 
 export interface TaskFileTarget {
@@ -23,6 +24,11 @@ export interface TaskFileTarget {
 }
 
 const ROW_FILES = new Set(['.json', '.jsonl']);
+
+/** A reference without `::REF` naming a folder that holds task.toml. */
+export function isHarborDir(pathOrRef: string, cwd: string): boolean {
+  return splitTaskRef(pathOrRef).selector === undefined && isHarborTaskDir(resolve(cwd, pathOrRef));
+}
 
 /** Parses `PATH[::REF]` against `cwd` and checks the file exists. */
 export function taskFileTarget(text: string, cwd: string, module?: string): TaskFileTarget {
@@ -43,7 +49,7 @@ export function taskFileTarget(text: string, cwd: string, module?: string): Task
         hint: 'use PATH::NAME, PATH::NAME[i] or PATH::N (row of a .json/.jsonl file)',
       });
     }
-    normalised = splitTaskRef(formatTaskRef({ ...sel, path } as Parameters<typeof formatTaskRef>[0])).selector;
+    normalised = splitTaskRef(formatTaskRef({ ...sel, path })).selector;
   }
   const isRows = ROW_FILES.has(extname(file).toLowerCase());
   const envFile = isRows ? (module ? resolve(cwd, module) : join(dirname(file), 'env.py')) : file;

@@ -1,6 +1,6 @@
 /**
  * Task references: the one name of a runnable task used by the CLI, CodeLens
- * arguments, Testing item ids and traces (DESIGN.md section 2). Never line
+ * arguments, Testing item ids and traces (docs/hud-protocol.md). Never line
  * numbers, so a reference survives edits above the task.
  *
  *   envs/env.py::task          module-level Task variable
@@ -40,7 +40,7 @@ export function parseTaskRef(text: string): TaskRef {
       hint: 'use PATH::NAME, PATH::NAME[i] or PATH::N (row of a .json/.jsonl file)',
     });
   }
-  return { ...sel, path } as TaskRef;
+  return { ...sel, path };
 }
 
 export function parseSelector(

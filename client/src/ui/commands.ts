@@ -137,7 +137,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       AGENT_KINDS.map((k) => ({ label: k, description: AGENT_HELP[k] })),
       { title: 'Run with which agent?', ignoreFocusOut: true },
     );
-    return pick?.label as AgentKind | undefined;
+    return pick?.label;
   };
 
   reg(Commands.runTask, async (arg?: TaskArg) => {

@@ -29,7 +29,7 @@ export class InlineResultDecorations implements vscode.Disposable {
     for (const r of results) {
       const key = vscode.Uri.parse(r.uri).toString();
       let lines = this.byUri.get(key);
-      if (!lines) this.byUri.set(key, (lines = new Map()));
+      if (!lines) this.byUri.set(key, (lines = new Map<number, InlineResult>()));
       lines.set(r.line, r);
       touched.add(key);
     }

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { LanguageClient, type LanguageClientOptions, type ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import type { ServerInitOptions } from '../../../server/src/initOptions';
 import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../server/src/protocol';
 
 const EMPTY: WorkspaceIndex = { version: 0, environments: [], templates: [], tasks: [] };
@@ -42,7 +43,7 @@ export class IndexClient implements vscode.Disposable {
       ],
       synchronize: { fileEvents: watcher },
       outputChannel: this.log,
-      initializationOptions: { workspaceTrusted: vscode.workspace.isTrusted },
+      initializationOptions: { workspaceTrusted: vscode.workspace.isTrusted } satisfies ServerInitOptions,
     };
     this.client = new LanguageClient('hudStudio', 'HUD Studio Language Server', serverOptions, clientOptions);
     this.context.subscriptions.push(

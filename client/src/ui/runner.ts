@@ -10,15 +10,17 @@ import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WorkspaceIndex } from '../../../server/src/protocol';
 import { parseDotenv } from '../dotenv';
-import type { Agent } from '../engine/agents/agent';
 import { createAgent } from '../engine/agents/create';
-import { HudStudioError, errorMessage } from '../engine/errors';
-import { EventHub } from '../engine/events';
-import { dockerAvailable } from '../engine/docker/client';
-import { selectProvider, type SelectedProvider } from '../engine/providers/select';
-import { type RolloutOutcome as EngineOutcome, runRollout } from '../engine/rollout';
+import { defaultDockerHost, dockerAvailable } from '../engine/docker/client';
+import { HudStudioError } from '../engine/errors';
+import type { EventHub } from '../engine/events';
+import { runJob, type JobItem } from '../engine/job';
+import type { RolloutOutcome } from '../engine/outcome';
+import type { SelectedProvider } from '../engine/providers/select';
+import type { AgentRequest, TaskRunRequest } from '../engine/runRequest';
+import { selectRuntime } from '../engine/runTask';
 import type { GradeResult } from '../engine/trace/schema';
-import type { RolloutOutcome } from '../outcome';
+import { editorErrorMessage } from '../fixHint';
 import { ALWAYS_LOCAL, UNTRUSTED_MESSAGE, USE_LOCAL, dockerMissing, planRuntime } from '../runtimePlan';
 import { type AgentKind, type Settings, batchAgentOf, harborAgentOf } from '../settings';
 import { AskAgent } from './askAgent';
@@ -55,29 +57,22 @@ interface Place {
   credentials: Record<string, Record<string, string>>;
 }
 
-interface RunContext extends Place {
-  req: RunRequest;
-  kind: AgentKind;
-  settings: Settings;
+/** Where a run goes: the runtime picked once per job, its name as the engine takes it, and the Docker endpoint. */
+interface Runtime {
   selected: SelectedProvider;
-  /** The runtime as the engine takes it: docker, local or tcp://HOST:PORT (after Docker's check). */
   runtime: string;
-  jobId: string;
-  signal: AbortSignal;
-  report: ((message: string) => void) | undefined;
+  dockerHost: string;
 }
 
 export class Runner implements vscode.Disposable {
   private readonly jobs = new Set<AbortController>();
   private autoNoticeShown = false;
-  private readonly originalDockerHost = process.env['DOCKER_HOST'];
 
   constructor(
     private readonly hub: EventHub,
     private readonly secrets: EnvironmentSecrets,
     private readonly index: () => WorkspaceIndex,
     private readonly log: vscode.OutputChannel,
-    private readonly startJob: (jobId: string, label: string) => void,
   ) {}
 
   cancelAll(): void {
@@ -100,7 +95,6 @@ export class Runner implements vscode.Disposable {
       return { ran: false, reason };
     }
     const settings = readSettings(folder.uri);
-    this.applyDockerHost(settings);
 
     const kind: AgentKind = req.agent ?? (req.targets.length === 1 && req.interactive ? settings.agent : batchAgentOf(settings));
     if (kind === 'ask' && req.targets.length > 1) {
@@ -109,49 +103,52 @@ export class Runner implements vscode.Disposable {
       return { ran: false, reason };
     }
 
-    const selected = await this.provider(settings);
-    if (!selected) return { ran: false, reason: 'no runtime available' };
+    const runtime = await this.runtime(settings);
+    if (!runtime) return { ran: false, reason: 'no runtime available' };
 
-    // Each task runs in its own workspace folder (multi-root): its cwd, trace folder and env files.
-    const places = new Map<string, Place>();
+    let items: Map<JobItem, RunTarget>;
     try {
-      for (const t of req.targets) {
-        const f = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(t.uri)) ?? folder;
-        const key = f.uri.toString();
-        if (places.has(key)) continue;
-        const fs = readSettings(f.uri);
-        places.set(key, {
-          folder: f,
-          traceDir: isAbsolute(fs.traceFolder) ? fs.traceFolder : join(f.uri.fsPath, fs.traceFolder),
-          credentials: await this.credentials(fs, f.uri.fsPath),
-        });
-      }
+      items = await this.items(req, kind, settings, runtime, folder);
     } catch (err) {
-      const reason = errorMessage(err);
+      const reason = editorErrorMessage(err);
       void vscode.window.showErrorMessage(`HUD Studio: ${reason}`, 'Open Settings').then((a) => {
-        if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'hudStudio.envFiles');
+        if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'hudStudio');
       });
       return { ran: false, reason };
     }
-    const placeOf = (t: RunTarget): Place => places.get((vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(t.uri)) ?? folder).uri.toString())!;
 
     const jobId = randomUUID();
-    this.startJob(jobId, req.label);
     const abort = new AbortController();
     this.jobs.add(abort);
     const tokenSub = req.token?.onCancellationRequested(() => abort.abort());
+    const first = items.keys().next().value as JobItem;
 
     const runAll = async (report?: (message: string) => void): Promise<void> => {
-      const queue = [...req.targets];
-      let done = 0;
-      const worker = async (): Promise<void> => {
-        for (let t = queue.shift(); t && !abort.signal.aborted; t = queue.shift()) {
-          await this.runOne(t, { req, kind, settings, selected: selected.provider, runtime: selected.runtime, ...placeOf(t), jobId, signal: abort.signal, report });
-          done++;
-          if (req.targets.length > 1) report?.(`${done}/${req.targets.length} done`);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(settings.maxConcurrency, req.targets.length) }, worker));
+      const off = this.followJob(jobId, items, req, report);
+      try {
+        await runJob({
+          label: req.label,
+          items: [...items.keys()],
+          jobId,
+          maxConcurrent: settings.maxConcurrency,
+          threshold: settings.passThreshold,
+          selected: runtime.selected,
+          // Beside the traces of the folder the job started in, like `hud-studio eval`.
+          summaryDir: typeof first.request.traceDir === 'string' ? first.request.traceDir : null,
+          hub: this.hub,
+          signal: abort.signal,
+          notice: (line) => this.log.appendLine(`HUD Studio ${line}`),
+          onRunEnded: (item, outcome, trace) => {
+            const actorGrade = trace?.phases.find((p) => p.name === 'actor')?.grade ?? null;
+            req.onFinished?.(items.get(item)!, outcome, actorGrade, outcome.rolloutId);
+          },
+          onProgress: (p) => {
+            if (req.targets.length > 1 && p.done > 0) report?.(`${p.done}/${p.total} done`);
+          },
+        });
+      } finally {
+        off();
+      }
     };
 
     try {
@@ -166,6 +163,8 @@ export class Runner implements vscode.Disposable {
       } else {
         await runAll();
       }
+    } catch (err) {
+      void vscode.window.showErrorMessage(`HUD Studio: ${editorErrorMessage(err)}`);
     } finally {
       tokenSub?.dispose();
       this.jobs.delete(abort);
@@ -173,114 +172,138 @@ export class Runner implements vscode.Disposable {
     return { ran: true };
   }
 
-  private async runOne(target: RunTarget, c: RunContext): Promise<void> {
-    // A hub per rollout: every event on it belongs to this target, whatever ids the engine picks.
-    const hub = new EventHub();
-    let rolloutId: string | undefined;
-    const off = hub.on((e) => {
-      rolloutId ??= e.rolloutId;
-      this.hub.emit(e);
-      if (e.type === 'rollout.started') c.req.onStarted?.(target);
-      if (c.req.targets.length === 1 && c.report) {
-        if (e.type === 'phase.started') c.report(`${e.phase} phase${e.reused ? ' (same substrate)' : ''}`);
-        else if (e.type === 'step' && e.status === 'started') c.report(`${e.phase}: ${e.step}`);
+  /**
+   * Each target's request. Each task runs in its own workspace folder
+   * (multi-root): its cwd, trace folder, env files and settings.
+   */
+  private async items(
+    req: RunRequest,
+    kind: AgentKind,
+    settings: Settings,
+    runtime: Runtime,
+    folder: vscode.WorkspaceFolder,
+  ): Promise<Map<JobItem, RunTarget>> {
+    const places = new Map<string, Place>();
+    const items = new Map<JobItem, RunTarget>();
+    for (const target of req.targets) {
+      const f = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(target.uri)) ?? folder;
+      const key = f.uri.toString();
+      let place = places.get(key);
+      if (!place) {
+        const fs = readSettings(f.uri);
+        place = {
+          folder: f,
+          traceDir: isAbsolute(fs.traceFolder) ? fs.traceFolder : join(f.uri.fsPath, fs.traceFolder),
+          credentials: await this.credentials(fs, f.uri.fsPath),
+        };
+        places.set(key, place);
       }
-    });
-    const failed = (err: unknown): RolloutOutcome => ({ status: 'error', reward: null, result: null, error: { phase: 'setup', message: errorMessage(err) } });
-    try {
-      const task = this.index().tasks.find((t) => t.ref === target.ref);
-      const harbor = task ? task.kind === 'harbor' : !target.ref.includes('::');
-      const o = harbor ? await this.runHarbor(target, c, hub) : await this.runHud(target, c, hub, task?.env);
-      const actorGrade = o.trace.phases.find((p) => p.name === 'actor')?.grade ?? null;
-      c.req.onFinished?.(target, { status: o.status, reward: o.reward, result: o.result, error: o.error, tracePath: o.tracePath }, actorGrade, o.rolloutId);
-    } catch (err) {
-      // The engine reports task failures in its outcome; what escapes is a wrong reference or a bad agent setting.
-      c.req.onFinished?.(target, failed(err), null, rolloutId ?? '');
-    } finally {
-      off();
+      items.set({ request: this.request(target, kind, settings, runtime, place) }, target);
     }
+    return items;
   }
 
-  private runHud(target: RunTarget, c: RunContext, hub: EventHub, envName: string | undefined): Promise<EngineOutcome> {
-    const image = envName ? c.settings.imageOverrides[envName] : undefined;
-    return runRollout({
+  private request(target: RunTarget, kind: AgentKind, settings: Settings, runtime: Runtime, place: Place): TaskRunRequest {
+    const task = this.index().tasks.find((t) => t.ref === target.ref);
+    const harbor = task ? task.kind === 'harbor' : !target.ref.includes('::');
+    const image = task?.env ? settings.imageOverrides[task.env] : undefined;
+    return {
       ref: target.ref,
-      cwd: c.folder.uri.fsPath,
-      provider: c.selected.provider,
-      agent: this.agent(c.kind, c.settings, target.label),
-      hub,
-      signal: c.signal,
-      jobId: c.jobId,
-      traceDir: c.traceDir,
-      ...(image ? { image } : {}),
-      timeouts: {
-        startupMs: c.settings.timeouts.startupSeconds * 1000,
-        phaseMs: c.settings.timeouts.phaseSeconds * 1000,
-        rolloutMs: c.settings.timeouts.rolloutSeconds * 1000,
+      cwd: place.folder.uri.fsPath,
+      runtime: runtime.runtime,
+      dockerHost: runtime.dockerHost,
+      // Harbor tasks run with Harbor's agents (see harborAgentOf).
+      agent: harbor ? this.harborAgent(kind, settings) : this.agent(kind, settings, target.label),
+      limits: {
+        startupMs: settings.timeouts.startupSeconds * 1000,
+        phaseMs: settings.timeouts.phaseSeconds * 1000,
+        rolloutMs: settings.timeouts.rolloutSeconds * 1000,
       },
-      credentials: c.credentials,
-      allowSharedSecrets: c.settings.allowSharedSecrets,
-      ...(c.selected.dockerHost ? { dockerHost: c.selected.dockerHost } : {}),
+      consent: { serviceAccess: settings.allowServiceAccess, sharedSecrets: settings.allowSharedSecrets },
+      traceDir: place.traceDir,
+      credentials: place.credentials,
+      ...(image && !harbor ? { image } : {}),
+    };
+  }
+
+  /** Testing's "started" and the progress notification's steps, from the job's own events. */
+  private followJob(
+    jobId: string,
+    items: Map<JobItem, RunTarget>,
+    req: RunRequest,
+    report: ((message: string) => void) | undefined,
+  ): () => void {
+    const targets = new Map<string, RunTarget>();
+    const byRef = new Map([...items.values()].map((t) => [t.ref, t]));
+    return this.hub.on((e) => {
+      if (e.type === 'rollout.queued') {
+        const target = e.jobId === jobId ? byRef.get(e.taskRef) : undefined;
+        if (target) targets.set(e.rolloutId, target);
+        return;
+      }
+      const target = targets.get(e.rolloutId);
+      if (!target) return;
+      if (e.type === 'rollout.started') req.onStarted?.(target);
+      if (req.targets.length === 1 && report) {
+        if (e.type === 'phase.started') report(`${e.phase} phase${e.reused ? ' (same substrate)' : ''}`);
+        else if (e.type === 'step' && e.status === 'started') report(`${e.phase}: ${e.step}`);
+      }
+      if (e.type === 'rollout.ended') targets.delete(e.rolloutId);
     });
   }
 
-  /** Harbor tasks run with Harbor's agents (see harborAgentOf). */
-  private async runHarbor(target: RunTarget, c: RunContext, hub: EventHub): Promise<EngineOutcome> {
-    const { runHarborTask } = await import('../engine/harbor/run');
-    return runHarborTask({
-      taskDir: join(c.folder.uri.fsPath, target.ref),
-      cwd: c.folder.uri.fsPath,
-      agent: harborAgentOf(c.settings, c.kind),
-      answer: c.settings.agentAnswer,
-      command: c.settings.agentCommand || undefined,
-      runtime: c.runtime,
-      image: undefined,
-      traceDir: c.traceDir,
-      timeoutMs: c.settings.timeouts.rolloutSeconds * 1000,
-      signal: c.signal,
-      hub,
-      notice: (line: string) => this.log.appendLine(`HUD Studio ${line}`),
-      jobId: c.jobId,
-      allowSharedSecrets: c.settings.allowSharedSecrets,
-    });
+  private agent(kind: AgentKind, settings: Settings, label: string): AgentRequest {
+    if (kind === 'ask') return { instance: new AskAgent(label) };
+    const choice = { agent: kind, answer: settings.agentAnswer, command: settings.agentCommand };
+    createAgent(choice); // a missing answer or command stops the run here, with the setting that fixes it
+    return { choice };
   }
 
-  private agent(kind: AgentKind, settings: Settings, label: string): Agent {
-    if (kind === 'ask') return new AskAgent(label);
-    if (kind === 'command' && !settings.agentCommand.trim()) {
-      throw new HudStudioError('agent', 'the command agent has no command', { hint: 'set hudStudio.agentCommand' });
-    }
-    return createAgent({ agent: kind, answer: settings.agentAnswer, command: settings.agentCommand });
+  private harborAgent(kind: AgentKind, settings: Settings): AgentRequest {
+    const command = settings.agentCommand || undefined;
+    return { choice: { agent: harborAgentOf(settings, kind), answer: settings.agentAnswer, ...(command ? { command } : {}) } };
   }
 
-  /** hudStudio.dockerHost wins over the DOCKER_HOST the editor started with; clearing it restores that. */
-  private applyDockerHost(settings: Settings): void {
-    const host = settings.dockerHost || this.originalDockerHost;
-    if (host) process.env['DOCKER_HOST'] = host;
-    else delete process.env['DOCKER_HOST'];
-  }
-
-  private async provider(settings: Settings): Promise<{ provider: SelectedProvider; runtime: string } | undefined> {
+  /**
+   * The runtime of this run, with Docker's fix or the local fallback offered
+   * when Docker was asked for and does not answer. hudStudio.dockerHost wins
+   * over the DOCKER_HOST the editor started with; it goes to the engine with
+   * the request, never into this process's environment.
+   */
+  private async runtime(settings: Settings): Promise<Runtime | undefined> {
     const plan = planRuntime(settings);
     if (!plan.ok) {
       const a = await vscode.window.showErrorMessage(`HUD Studio: ${plan.message}`, 'Open Settings');
       if (a) void vscode.commands.executeCommand('workbench.action.openSettings', plan.setting);
       return undefined;
     }
+    const dockerHost = settings.dockerHost || defaultDockerHost();
     let runtime: string = plan.runtime;
     if (runtime === 'docker') {
-      const probe = await dockerAvailable();
+      const probe = await dockerAvailable({ host: dockerHost });
       if (!probe.ok) {
         const text = dockerMissing(probe.reason, settings.dockerHost);
-        const choice = await vscode.window.showErrorMessage(`HUD Studio: ${text.message}`, { detail: text.detail }, USE_LOCAL, ALWAYS_LOCAL, 'Open Settings');
+        const choice = await vscode.window.showErrorMessage(
+          `HUD Studio: ${text.message}`,
+          { detail: text.detail },
+          USE_LOCAL,
+          ALWAYS_LOCAL,
+          'Open Settings',
+        );
         if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'hudStudio.dockerHost');
-        if (choice === ALWAYS_LOCAL) await vscode.workspace.getConfiguration('hudStudio').update('runtime', 'local', vscode.ConfigurationTarget.Workspace);
+        if (choice === ALWAYS_LOCAL) {
+          await vscode.workspace.getConfiguration('hudStudio').update('runtime', 'local', vscode.ConfigurationTarget.Workspace);
+        }
         if (choice !== USE_LOCAL && choice !== ALWAYS_LOCAL) return undefined;
         runtime = 'local';
       }
     }
     try {
-      const selected = await selectProvider(runtime, { serviceAccess: settings.allowServiceAccess });
+      const selected = await selectRuntime({
+        runtime,
+        dockerHost,
+        consent: { serviceAccess: settings.allowServiceAccess, sharedSecrets: settings.allowSharedSecrets },
+      });
       if (selected.notice) {
         this.log.appendLine(`HUD Studio ${selected.notice}`);
         if (!this.autoNoticeShown && selected.provider.kind === 'local') {
@@ -290,9 +313,9 @@ export class Runner implements vscode.Disposable {
           });
         }
       }
-      return { provider: selected, runtime: selected.provider.kind === 'url' ? runtime : selected.provider.kind };
+      return { selected, runtime: selected.provider.kind === 'url' ? runtime : selected.provider.kind, dockerHost };
     } catch (err) {
-      void vscode.window.showErrorMessage(`HUD Studio: ${errorMessage(err)}`);
+      void vscode.window.showErrorMessage(`HUD Studio: ${editorErrorMessage(err)}`);
       return undefined;
     }
   }

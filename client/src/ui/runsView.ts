@@ -1,4 +1,4 @@
-/** The Runs tree: a thin adapter over {@link RunsModel}, refreshed at most every 200 ms while rollouts stream events. */
+/** The Runs tree: a thin adapter over {@link RunsModel}, refreshed at most every 200 ms while rollouts stream. */
 import * as vscode from 'vscode';
 import type { RunsModel, RunsNode } from '../runsModel';
 import { toTreeItem } from './treeItem';

@@ -58,7 +58,7 @@ export class TaskTests implements vscode.Disposable {
       const tasks = f.tasks.map((t) => {
         const item = fileItem.children.get(t.id) ?? this.controller.createTestItem(t.id, t.label, uri);
         item.label = t.label;
-        item.description = t.description;
+        item.description = t.description ?? '';
         item.range = new vscode.Range(t.range.start.line, t.range.start.character, t.range.end.line, t.range.end.character);
         return item;
       });
@@ -81,8 +81,9 @@ export class TaskTests implements vscode.Disposable {
 
   private report(run: vscode.TestRun, item: vscode.TestItem, outcome: RolloutOutcome, threshold: number, duration: number | undefined): void {
     const text = testMessage(outcome, threshold);
+    // No location: the Testing view would draw the message at the end of the task's line, on top of
+    // the reward HUD Studio already shows there (one inline result per line); the peek still has it.
     const message = new vscode.TestMessage(text);
-    if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
     run.appendOutput(`${item.id}: ${text.replace(/\n/g, '\r\n')}\r\n`, undefined, item);
     switch (verdict(outcome, threshold)) {
       case 'passed':

@@ -45,8 +45,11 @@ export function valueText(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value;
   try {
+    // JSON.stringify gives undefined for functions and symbols and throws on cycles and bigints: plain text then.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     return JSON.stringify(value, null, 2) ?? String(value);
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     return String(value);
   }
 }

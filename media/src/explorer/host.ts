@@ -15,7 +15,6 @@ declare global {
     hudExplorerOutbox?: ExplorerToHostMessage[];
   }
   // Injected by VS Code into webviews; callable once.
-  // eslint-disable-next-line no-var
   var acquireVsCodeApi: (() => VsCodeApi) | undefined;
 }
 

@@ -31,7 +31,7 @@ function start(): void {
   const initial = document.getElementById('hud-initial-trace');
   if (initial?.textContent) {
     try {
-      app.handle({ type: 'trace', trace: JSON.parse(initial.textContent) });
+      app.handle({ type: 'trace', trace: JSON.parse(initial.textContent) as unknown });
     } catch (e) {
       app.handle({ type: 'loadError', message: `the embedded trace is not valid JSON: ${String(e)}` });
     }

@@ -10,6 +10,10 @@ export interface ArgsProblem {
   /** Which argument the problem is about; undefined for the call as a whole. */
   keyword?: string;
   message: string;
+  /** An unexpected keyword: the names it could have meant, closest first. */
+  renameTo?: string[];
+  /** A required parameter nobody passed. */
+  missing?: string;
 }
 
 export interface CallShape {
@@ -71,6 +75,7 @@ export function checkArgs(templateName: string, params: readonly TemplateParam[]
       out.push({
         keyword: kw,
         message: `${templateName}() got an unexpected keyword argument "${kw}"; its signature is ${(sig ??= signatureText(templateName, params))} (fix: ${known.length ? `use one of ${known.join(', ')}` : 'it takes no keyword arguments; remove it'})`,
+        renameTo: byCloseness(kw, known.filter((k) => !call.keywords.includes(k))),
       });
     } else if (bound.has(kw)) {
       out.push({ keyword: kw, message: `${templateName}() got multiple values for argument "${kw}" (fix: pass it either by position or by keyword, not both)` });
@@ -82,9 +87,30 @@ export function checkArgs(templateName: string, params: readonly TemplateParam[]
       if ((p.kind === 'positional' || p.kind === 'keyword') && p.default === undefined && !bound.has(p.name)) {
         out.push({
           message: `${templateName}() is missing the required argument "${p.name}"${p.annotation ? ` (${p.annotation})` : ''} (fix: pass ${p.name}=...)`,
+          missing: p.name,
         });
       }
     }
   }
   return out;
+}
+
+/** Names sorted by edit distance to `word` (ties keep their order). */
+export function byCloseness(word: string, names: readonly string[]): string[] {
+  return names
+    .map((name, i) => ({ name, i, d: editDistance(word.toLowerCase(), name.toLowerCase()) }))
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .map((x) => x.name);
+}
+
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
 }

@@ -3,7 +3,7 @@
  * syntax tree: the linker joins these across files. Ranges are LSP ranges
  * (0-based lines, UTF-16 columns).
  */
-import type { Range, TemplateParam } from '../protocol';
+import type { Position, Range, TemplateParam } from '../protocol';
 
 export type { Range, Position, TemplateParam } from '../protocol';
 
@@ -13,11 +13,24 @@ export interface CallFacts {
   range: Range;
   calleeRange: Range;
   positional: number;
-  keywords: { name: string; range: Range }[];
+  keywords: { name: string; range: Range; literal?: LiteralArg; valueRange?: Range }[];
+  /** Positional arguments that are plain literals, by position. */
+  positionalLiterals?: { index: number; literal: LiteralArg; range: Range }[];
   /** `*args` / `**kwargs` at the call site: argument checks cannot be exact. */
   hasSplat: boolean;
   /** The `verifier=` keyword, kept apart from the template's arguments. */
   verifier?: VerifierValue;
+  /** The whole `verifier=...` argument with the comma before it: what removing it deletes. */
+  verifierArgRange?: Range;
+  /** Where a new keyword argument goes: just before the closing parenthesis. */
+  closeParen?: Position;
+}
+
+/** A plain literal argument: the only values whose type is known without running anything. */
+export interface LiteralArg {
+  kind: 'str' | 'int' | 'float' | 'bool' | 'none';
+  /** The literal's value as Python would print it (`str` without quotes). */
+  value: string;
 }
 
 /** A verifier is a template call or the name of a module-level task. */
@@ -64,6 +77,8 @@ export interface BodyFacts {
   firstYieldRange?: Range;
   result?: ResultShape;
   readsKeys: { key: string; range: Range }[];
+  /** Calls yielded without `await` (`yield combine(...)`): linking decides which are coroutines. */
+  unawaitedCalls?: { callee: string[]; range: Range }[];
 }
 
 export interface TemplateFacts extends BodyFacts {
@@ -141,4 +156,14 @@ export interface FileProblem {
   severity: Severity;
   message: string;
   range: Range;
+  /** What a quick fix needs beyond the document's text (see features/codeActions.ts). */
+  fix?: FixData;
 }
+
+/** Travels in `Diagnostic.data`, so the code action needs no second analysis. */
+export type FixData =
+  | { kind: 'rename-keyword'; names: string[] }
+  | { kind: 'add-keyword'; name: string; at: Position; leadingComma: boolean }
+  | { kind: 'replace-literal'; choices: string[] }
+  | { kind: 'delete'; uri: string; range: Range; title: string }
+  | { kind: 'replace'; uri: string; range: Range; newText: string; title: string };

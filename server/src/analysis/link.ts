@@ -20,5 +20,5 @@ export interface LinkResult {
 
 export const EMPTY_LINK: LinkResult = { templates: [], tasks: [], problems: [], uses: [] };
 
-/** Keys the wire result frame may carry whatever the template yields (DESIGN.md 1.4, 1.2). */
+/** Keys the wire result frame may carry whatever the template yields (docs/hud-protocol.md). */
 export const WIRE_RESULT_KEYS = new Set(['score', 'subscores', 'info', 'content', 'isError', 'done']);

@@ -33,7 +33,7 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
     let actorSide: TemplateSide | undefined;
     if (actor) {
       task.templateUri = file.uriOf(actor.path);
-      actorSide = { template: actor.template, env: row.env, rel: file.relOf(actor.path) };
+      actorSide = { template: actor.template, env: row.env, rel: file.relOf(actor.path), uri: file.uriOf(actor.path) };
       uses.push({ range: row.range, role: 'task', templatePath: actor.path, env: row.env, templateId: row.id });
       for (const p of checkArgs(actor.template.functionName, actor.template.params, { positional: 0, keywords: Object.keys(row.args), hasSplat: false })) {
         problems.push(problem('task-bad-args', row.argsRange, `row ${row.row}: ${p.message}`));
@@ -46,7 +46,7 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
         for (const p of checkArgs(v.template.functionName, v.template.params, { positional: 0, keywords: Object.keys(row.verifier.args), hasSplat: false })) {
           problems.push(problem('task-bad-args', row.verifier.range, `row ${row.row} verifier: ${p.message}`));
         }
-        problems.push(...checkVerifier(actorSide, { template: v.template, env: row.verifier.env, rel: file.relOf(v.path) }, row.verifier.range));
+        problems.push(...checkVerifier(actorSide, { template: v.template, env: row.verifier.env, rel: file.relOf(v.path), uri: file.uriOf(v.path) }, row.verifier.range));
         task.verifier = {
           env: row.verifier.env,
           templateId: row.verifier.id,

@@ -5,7 +5,8 @@
  */
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../protocol';
 import { checkArgs } from './argsCheck';
-import type { CallFacts, FileProblem, PythonFacts, Range, TemplateFacts, VerifierValue } from './facts';
+import { literalMismatch } from './argTypes';
+import type { CallFacts, FileProblem, LiteralArg, PythonFacts, Range, TemplateFacts, VerifierValue } from './facts';
 import { problem } from './diagnostics';
 import type { LinkResult, TemplateUse } from './link';
 import type { Resolver } from './resolver';
@@ -128,6 +129,16 @@ function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: F
         ),
       );
     }
+    for (const c of t.unawaitedCalls ?? []) {
+      if (!isCoroutineCall(facts, c.callee)) continue;
+      out.push(
+        problem(
+          'grade-not-awaited',
+          c.range,
+          `${c.callee.join('.')}(...) is a coroutine: yielding it without \`await\` yields the coroutine, not a grade, and grading fails (fix: \`yield await ${c.callee.join('.')}(...)\`)`,
+        ),
+      );
+    }
     if (t.result?.scoreProblem) {
       out.push(
         problem(
@@ -145,7 +156,7 @@ function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: F
 function resolveTemplate(file: FileIdentity, call: CallFacts, resolver: Resolver): Target | undefined {
   const r = resolver.callee(file.path, call.callee);
   if (r.kind !== 'template') return undefined;
-  return { template: r.template, env: r.env, path: r.path, rel: file.relOf(r.path) };
+  return { template: r.template, env: r.env, path: r.path, rel: file.relOf(r.path), uri: file.uriOf(r.path) };
 }
 
 function use(range: Range, role: TemplateUse['role'], t: Target): TemplateUse {
@@ -154,10 +165,46 @@ function use(range: Range, role: TemplateUse['role'], t: Target): TemplateUse {
 
 function argProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
   const shape = { positional: call.positional, keywords: call.keywords.map((k) => k.name), hasSplat: call.hasSplat };
-  return checkArgs(template.functionName, template.params, shape).map((p) => {
+  const out = checkArgs(template.functionName, template.params, shape).map((p) => {
     const kw = p.keyword === undefined ? undefined : call.keywords.find((k) => k.name === p.keyword);
-    return problem('task-bad-args', kw?.range ?? call.calleeRange, p.message);
+    const found = problem('task-bad-args', kw?.range ?? call.calleeRange, p.message);
+    if (p.renameTo?.length) found.fix = { kind: 'rename-keyword', names: p.renameTo };
+    else if (p.missing && call.closeParen) {
+      found.fix = { kind: 'add-keyword', name: p.missing, at: call.closeParen, leadingComma: call.positional > 0 || call.keywords.length > 0 || !!call.verifier };
+    }
+    return found;
   });
+  for (const t of literalTypeProblems(call, template)) out.push(t);
+  return out;
+}
+
+const RECEIVED: Record<LiteralArg['kind'], string> = { str: 'a str', int: 'an int', float: 'a float', bool: 'a bool', none: 'None' };
+
+/** Literal arguments the SDK's conversion would pass on unconverted (see argTypes.ts). */
+function literalTypeProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
+  const out: FileProblem[] = [];
+  const check = (name: string, literal: LiteralArg, range: Range) => {
+    const annotation = template.params.find((p) => p.name === name && (p.kind === 'positional' || p.kind === 'keyword'))?.annotation;
+    const mismatch = annotation ? literalMismatch(annotation, literal) : undefined;
+    if (!mismatch) return;
+    const shown = literal.kind === 'str' ? JSON.stringify(literal.value) : literal.value;
+    const found = problem(
+      'task-arg-type',
+      range,
+      `${template.functionName}(): ${name}=${shown} is not ${mismatch.expected} (${name}: ${annotation}); the SDK passes it on unconverted, so the template gets ${RECEIVED[literal.kind]} (fix: ${mismatch.choices.length ? `pass ${mismatch.choices.slice(0, 3).join(' or ')}` : `pass ${mismatch.expected}`})`,
+    );
+    if (mismatch.choices.length) found.fix = { kind: 'replace-literal', choices: mismatch.choices };
+    out.push(found);
+  };
+  for (const k of call.keywords) if (k.literal && k.valueRange) check(k.name, k.literal, k.valueRange);
+  if (call.positionalLiterals) {
+    const positional = template.params.filter((p) => p.kind === 'positional');
+    for (const p of call.positionalLiterals) {
+      const param = positional[p.index];
+      if (param) check(param.name, p.literal, p.range);
+    }
+  }
+  return out;
 }
 
 function linkVerifier(
@@ -172,18 +219,24 @@ function linkVerifier(
 ): IndexedVerifierLink | undefined {
   let call: CallFacts | undefined;
   let nested = false;
+  /** Where the inner verifier is written, for the quick fix that removes it. */
+  let inner: { uri: string; range: Range } | undefined;
   let nameRange = value.range;
   if (value.kind === 'call') {
     call = value.call;
     nameRange = call.calleeRange;
     nested = !!call.verifier;
+    if (call.verifierArgRange) inner = { uri: file.uri, range: call.verifierArgRange };
   } else {
     const r = resolver.lookup(file.path, value.name);
     if (r.kind === 'task') {
       call = r.task.call;
       const ownFacts = r.path === file.path ? facts : resolver.pythonFacts(r.path);
       const name = r.task.name;
-      nested = !!call.verifier || (ownFacts?.verifierAssignments.some((a) => a.target === name && a.index === undefined) ?? false);
+      const assignment = ownFacts?.verifierAssignments.find((a) => a.target === name && a.index === undefined);
+      nested = !!call.verifier || !!assignment;
+      if (call.verifierArgRange) inner = { uri: file.uriOf(r.path), range: call.verifierArgRange };
+      else if (assignment) inner = { uri: file.uriOf(r.path), range: wholeLines(assignment.range) };
     } else if (r.kind === 'external') {
       return undefined;
     } else {
@@ -202,13 +255,13 @@ function linkVerifier(
     problems.push(...argProblems(call, target.template));
   }
   if (nested) {
-    problems.push(
-      problem(
-        'verifier-nested',
-        nameRange,
-        `this verifier (${target.env}/${target.template.id}) has a verifier of its own; nested verifier tasks are rejected (fix: remove the inner verifier, or make it the task's verifier instead)`,
-      ),
+    const found = problem(
+      'verifier-nested',
+      nameRange,
+      `this verifier (${target.env}/${target.template.id}) has a verifier of its own; nested verifier tasks are rejected (fix: remove the inner verifier, or make it the task's verifier instead)`,
     );
+    if (inner) found.fix = { kind: 'delete', ...inner, title: 'Remove the inner verifier' };
+    problems.push(found);
   }
   problems.push(...checkVerifier(actor, target, range));
   return {
@@ -226,3 +279,19 @@ function unknownTemplate(name: string, range: Range, kind: string): FileProblem 
   return problem('verifier-unknown-template', range, `verifier "${name}" ${why} (fix: call a template, e.g. \`task.verifier = verify(...)\`, and import it from its module)`);
 }
 
+
+/** A statement's lines with their line break: deleting it leaves no blank line behind. */
+function wholeLines(range: Range): Range {
+  return { start: { line: range.start.line, character: 0 }, end: { line: range.end.line + 1, character: 0 } };
+}
+
+/** `combine(...)` and `SomeGrader.grade(...)` from `hud.graders` are async; the rest of the graders are not. */
+function isCoroutineCall(facts: PythonFacts, callee: string[]): boolean {
+  const head = callee[0]!;
+  const last = callee[callee.length - 1]!;
+  const binding = facts.imports.find((i) => i.local === head);
+  const fromHud = !!binding && (binding.module === 'hud' || binding.module.startsWith('hud.'));
+  if (callee.length === 1) return last === 'combine' && fromHud && (binding?.name === 'combine');
+  if (last === 'grade') return fromHud || /Grader$/.test(callee[callee.length - 2]!);
+  return last === 'combine' && fromHud && binding?.name === undefined;
+}

@@ -15,6 +15,7 @@
  * unrelated `.template` decorator is ignored.
  */
 import type { CallFacts, EnvironmentFacts, ImportBinding, PythonFacts, Range, TaskCandidate, VerifierValue } from './facts';
+import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import { expressionEnd, matchBracket, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
@@ -285,12 +286,14 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
     keywords: [],
     hasSplat: false,
   };
+  facts.closeParen = lines.positionAt(close);
   const args: ArgSpan[] = [];
-  for (const a of splitTopLevel(text, open + 1, close)) {
+  const spans = splitTopLevel(text, open + 1, close);
+  spans.forEach((a, i) => {
     if (text[a.start] === '*') {
       facts.hasSplat = true;
       args.push({ splat: true, span: a, value: a });
-      continue;
+      return;
     }
     const kw = matchAt(KEYWORD_ARG, text, a.start, a.end);
     if (kw) {
@@ -298,15 +301,30 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
       args.push({ keyword: kw[1]!, splat: false, span: a, value });
       if (kw[1] === 'verifier') {
         const v = verifierValue(ctx, value);
-        if (v) facts.verifier = v;
-        continue;
+        if (v) {
+          facts.verifier = v;
+          const prev = spans[i - 1];
+          const next = spans[i + 1];
+          facts.verifierArgRange = prev
+            ? spanRange(lines, prev.end, a.end)
+            : spanRange(lines, a.start, next ? next.start : a.end);
+        }
+        return;
       }
-      facts.keywords.push({ name: kw[1]!, range: spanRange(lines, a.start, a.start + kw[1]!.length) });
+      const keyword: CallFacts['keywords'][number] = { name: kw[1]!, range: spanRange(lines, a.start, a.start + kw[1]!.length) };
+      const literal = literalArg(text, value);
+      if (literal) {
+        keyword.literal = literal;
+        keyword.valueRange = spanRange(lines, value.start, value.end);
+      }
+      facts.keywords.push(keyword);
     } else {
       args.push({ splat: false, span: a, value: a });
+      const literal = literalArg(text, a);
+      if (literal) (facts.positionalLiterals ??= []).push({ index: facts.positional, literal, range: spanRange(lines, a.start, a.end) });
       facts.positional++;
     }
-  }
+  });
   return { facts, args };
 }
 

@@ -39,7 +39,7 @@ export async function listIndexableFiles(roots: readonly string[], excluded: rea
  * files over `maxBytes` are not read at all (only their size is reported).
  */
 export async function readFiles(paths: readonly string[], concurrency = 32, maxBytes = DEFAULT_MAX_FILE_BYTES): Promise<[string, FileContent][]> {
-  const out: ([string, FileContent] | undefined)[] = new Array(paths.length);
+  const out = new Array<[string, FileContent] | undefined>(paths.length);
   let next = 0;
   const worker = async () => {
     while (next < paths.length) {

@@ -36,7 +36,7 @@ export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Sp
   // Strings may say "for" or "class"; only code decides whether a yield can sit in a loop or a nested scope.
   // Blanking strings only matters when the raw text has such a word at all (blanking never adds one).
   const body = text.slice(bodyFrom, def.end);
-  const nested = NESTING.test(body) && NESTING.test(body.replace(/("""|\'\'\'|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
+  const nested = NESTING.test(body) && NESTING.test(body.replace(/("""|'''|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
   const yields: number[] = [];
   let yieldInLoop = false;
   YIELD.lastIndex = bodyFrom;
@@ -53,6 +53,10 @@ export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Sp
     yields.push(m.index);
   }
   const facts: BodyFacts = { yieldCount: yields.length, yieldInLoop, readsKeys: [] };
+  for (const at of yields) {
+    const call = yieldedCall(text, at, def.end);
+    if (call) (facts.unawaitedCalls ??= []).push({ callee: call.callee, range: { start: lines.positionAt(call.start), end: lines.positionAt(call.start + call.length) } });
+  }
   const first = yields[0];
   if (first !== undefined) {
     const value = valueOf(text, first, def.end);
@@ -64,6 +68,17 @@ export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Sp
   const second = yields[1];
   if (second !== undefined) facts.result = resultShape(text, lines, second, def.end);
   return facts;
+}
+
+const YIELDED_CALL = /([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/y;
+
+/** `yield f(...)` (not `yield await f(...)`): the called name and where the call's head starts. */
+function yieldedCall(text: string, yieldAt: number, limit: number): { callee: string[]; start: number; length: number } | undefined {
+  const start = trimStart(text, yieldAt + 5, limit);
+  YIELDED_CALL.lastIndex = start;
+  const m = YIELDED_CALL.exec(text);
+  if (!m || m[1] === 'await' || start + m[0].length > limit) return undefined;
+  return { callee: m[1]!.split('.').map((s) => s.trim()), start, length: m[1]!.length };
 }
 
 /** The expression after `yield` (undefined for a bare `yield`). */

@@ -36,7 +36,8 @@ function locate(name: string): string {
 
 function loadPython(): Promise<Language> {
   loading ??= (async () => {
-    const options = { locateFile: (name: string) => locate(name) } as unknown as Parameters<typeof Parser.init>[0];
+    // Parser.init's options are typed by @types/emscripten, which is not installed; this is the one field we set.
+    const options: { locateFile: (name: string) => string } = { locateFile: (name) => locate(name) };
     await Parser.init(options);
     return Language.load(locate(PYTHON_WASM));
   })();

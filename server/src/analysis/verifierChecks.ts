@@ -1,7 +1,9 @@
 /**
  * Checks a task's verifier against the task's own template: agent-less first
- * yield, keys it reads from the actor's result, and whether the two share a
- * substrate (DESIGN.md 1.2).
+ * yield and the keys it reads from the actor's result. A verifier in another
+ * environment is the recommended pattern, so that is said in the hover and
+ * the CodeLens, not as a diagnostic; only what it reads and the actor's result
+ * does not carry is a warning (docs/hud-protocol.md, the verifier phase).
  */
 import type { FileProblem, Range, TemplateFacts } from './facts';
 import { problem } from './diagnostics';
@@ -12,6 +14,8 @@ export interface TemplateSide {
   env: string;
   /** Workspace-relative path, for messages. */
   rel: string;
+  /** The template's file, for quick fixes that edit it. */
+  uri: string;
 }
 
 export function checkVerifier(actor: TemplateSide | undefined, verifier: TemplateSide, range: Range): FileProblem[] {
@@ -19,13 +23,15 @@ export function checkVerifier(actor: TemplateSide | undefined, verifier: Templat
   const v = verifier.template;
   const vName = `${verifier.env}/${v.id}`;
   if (v.firstYield && v.firstYield.kind !== 'empty') {
-    out.push(
-      problem(
-        'verifier-not-agentless',
-        range,
-        `verifier ${vName} yields a prompt first, but a verifier runs without an agent, so nobody answers it (fix: make its first yield empty: \`result = yield ""\` in ${verifier.rel}:${(v.firstYieldRange?.start.line ?? v.range.start.line) + 1})`,
-      ),
+    const found = problem(
+      'verifier-not-agentless',
+      range,
+      `verifier ${vName} yields a prompt first, but a verifier runs without an agent, so nobody answers it (fix: make its first yield empty: \`result = yield ""\` in ${verifier.rel}:${(v.firstYieldRange?.start.line ?? v.range.start.line) + 1})`,
     );
+    if (v.firstYieldRange) {
+      found.fix = { kind: 'replace', uri: verifier.uri, range: v.firstYieldRange, newText: 'yield ""', title: `Make ${vName}'s first yield empty` };
+    }
+    out.push(found);
   }
   if (!actor) return out;
   const a = actor.template;
@@ -45,15 +51,6 @@ export function checkVerifier(actor: TemplateSide | undefined, verifier: Templat
         ),
       );
     }
-  }
-  if (actor.env !== verifier.env) {
-    out.push(
-      problem(
-        'verifier-two-substrate',
-        range,
-        `verifier ${vName} runs in environment "${verifier.env}", not "${actor.env}": the actor's substrate is torn down first, so its files and processes do not reach the verifier (fix: pass everything the verifier needs in the actor's result dict)`,
-      ),
-    );
   }
   return out;
 }

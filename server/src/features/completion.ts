@@ -3,7 +3,7 @@
  * found by scanning the text backwards (not the tree), so it also works
  * while the line being typed does not parse yet.
  */
-import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';
+import { CompletionItemKind, InsertTextFormat, type CompletionItem } from 'vscode-languageserver';
 import { Resolver } from '../analysis/resolver';
 import type { Workspace } from '../analysis/workspace';
 
@@ -35,6 +35,65 @@ export function enclosingCall(text: string, offset: number): EnclosingCall | und
       const written = new Set([...args.matchAll(/(?:^|[(,\s])([A-Za-z_]\w*)\s*=(?!=)/g)].map((m) => m[1]!));
       return { callee: head[1]!.split('.').map((s) => s.trim()), written };
     }
+  }
+  return undefined;
+}
+
+/** `task.verifier = ve|` or `verifier=ve|` inside a call: what is being typed, if anything. */
+const VERIFIER_SLOT = /(?:\.\s*verifier\s*=|[(,]\s*verifier\s*=)\s*([A-Za-z_]\w*)?$/;
+
+export function complete(ws: Workspace, path: string, text: string, offset: number): CompletionItem[] {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  const slot = VERIFIER_SLOT.exec(text.slice(Math.max(lineStart, offset - 200), offset));
+  if (slot) return completeVerifiers(ws, path, text);
+  return completeKeywords(ws, path, text, offset);
+}
+
+/**
+ * Templates that can verify (an empty first yield), as calls. One from
+ * another module comes with its import, so the completed line runs.
+ */
+export function completeVerifiers(ws: Workspace, path: string, text: string): CompletionItem[] {
+  const here = ws.uriOf(path);
+  const items: CompletionItem[] = [];
+  const lastImport = lastImportLine(text);
+  for (const t of ws.index().templates) {
+    if (!t.agentless) continue;
+    const item: CompletionItem = {
+      label: `${t.functionName}(…)`,
+      kind: CompletionItemKind.Function,
+      detail: `verifier template ${t.env}/${t.id}`,
+      documentation: `Agent-less template of environment "${t.env}": it grades the actor's result.`,
+      insertText: `${t.functionName}($1)`,
+      insertTextFormat: InsertTextFormat.Snippet,
+      sortText: t.uri === here ? `0${t.functionName}` : `1${t.functionName}`,
+    };
+    const module = t.uri === here ? undefined : moduleOf(ws, t.uri);
+    if (module && !new RegExp(`\\bimport\\b[^\\n]*\\b${t.functionName}\\b`).test(text)) {
+      item.additionalTextEdits = [{ range: { start: { line: lastImport, character: 0 }, end: { line: lastImport, character: 0 } }, newText: `from ${module} import ${t.functionName}\n` }];
+      item.detail += ` (adds: from ${module} import ${t.functionName})`;
+    }
+    items.push(item);
+  }
+  return items;
+}
+
+/** The line after the last top-of-file import, where a new import goes. */
+function lastImportLine(text: string): number {
+  let after = 0;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (/^(?:from\s+\S+\s+import|import)\s/.test(lines[i]!)) after = i + 1;
+  }
+  return after;
+}
+
+/** Dotted module name of a workspace file, relative to its root (`envs/judge.py` -> `envs.judge`). */
+function moduleOf(ws: Workspace, uri: string): string | undefined {
+  for (const p of ws.paths()) {
+    if (ws.uriOf(p) !== uri) continue;
+    const rel = ws.relOf(p).replace(/\.py$/, '').replace(/\/__init__$/, '');
+    return /^[A-Za-z_][\w/]*$/.test(rel) ? rel.split('/').join('.') : undefined;
   }
   return undefined;
 }

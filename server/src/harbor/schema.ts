@@ -1,5 +1,5 @@
 /**
- * The `task.toml` schema of a Harbor task directory (DESIGN.md section 1.5),
+ * The `task.toml` schema of a Harbor task directory (docs/harbor.md),
  * shared by the language server (diagnostics) and the engine (trial runner).
  * Limits Harbor would default (cpus, memory, storage) stay undefined unless the
  * task declares them, so the engine only applies or warns about limits a task

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
@@ -67,7 +67,7 @@ describe('hud-studio run', () => {
       [['run', 'nowhere/env.py::task'], /nowhere\/env.py: no such file/],
       [['run', FIXTURES.sameEnv, '--frobnicate'], /Unknown option '--frobnicate'/],
       [['run', FIXTURES.sameEnv, '--runtime', 'moon'], /unknown runtime "moon"/],
-      [['run', FIXTURES.sameEnv, '--agent', 'fixed', ...local], /--agent fixed needs --answer/],
+      [['run', FIXTURES.sameEnv, '--agent', 'fixed', ...local], /the fixed agent has no answer \(give the answer with --answer TEXT\)/],
       [['run', FIXTURES.sameEnv, '--timeout', '0'], /--timeout must be a positive number/],
       [['run', `${FIXTURES.sameEnv}::no_such`, ...local, '--answer', 'x'], /has no task "no_such"; its tasks are:[\s\S]*::task/],
       [['eval'], /at least one PATH/],
@@ -116,8 +116,9 @@ describe('hud-studio run', () => {
     const dir = traces();
     const child = spawnCli(['run', `${FIXTURES.twoEnv}::task`, '--command', 'sleep 60; echo secret', ...local, '--trace-dir', dir]);
     const done = exitOf(child);
-    await outputUntil(child, 'actor prompt: completed');
-    await new Promise((r) => setTimeout(r, 300)); // the agent's sleep is running now
+    const seen = await outputUntil(child, 'actor prompt: completed');
+    const id = /substrate (hud-studio-\S+)/.exec(seen)![1]!;
+    await waitUntil("the agent's sleep in the substrate", () => sleepingIn(id));
     child.kill('SIGINT');
     const r = await done;
     assert.equal(r.code, 130, r.stderr);
@@ -171,6 +172,28 @@ function processesMentioning(text: string): string[] {
         return false;
       }
     });
+}
+
+/** Whether a `sleep` runs with its working folder inside the substrate `id` (the agent's command has started). */
+function sleepingIn(id: string): boolean {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .some((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('sleep\0') && readlinkSync(`/proc/${p}/cwd`).includes(id);
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** Polls until `check` holds; fails naming what it waited for. */
+async function waitUntil(what: string, check: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** Everything the child printed on stdout up to (and including) the chunk holding `marker`. */

@@ -1,8 +1,8 @@
 /**
  * The esbuild bundle (dist/cli.js) must drive Docker on its own: it is run
  * from a folder with no node_modules anywhere above it, holding only what the
- * packaged extension ships beside the bundle (DESIGN.md "Bundling pitfalls":
- * dockerode's protos; the native ssh2/cpu-features addons stay out).
+ * packaged extension ships beside the bundle (dockerode loads its
+ * protos by __dirname; the native ssh2/cpu-features addons stay out).
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -90,8 +90,13 @@ describe('managed containers', () => {
   });
 
   test('spawn keeps a command running until it is signalled', async () => {
-    const run = await box.spawn(['python3', '-c', 'import signal,sys,time\nsignal.signal(signal.SIGTERM, lambda *a: (print("teardown", flush=True), sys.exit(0)))\nprint("up", flush=True)\ntime.sleep(60)']);
-    await new Promise((r) => setTimeout(r, 400));
+    let up: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (up = resolve));
+    const run = await box.spawn(
+      ['python3', '-c', 'import signal,sys,time\nsignal.signal(signal.SIGTERM, lambda *a: (print("teardown", flush=True), sys.exit(0)))\nprint("up", flush=True)\ntime.sleep(60)'],
+      { onOutput: (_stream, text) => text.includes('up') && up() },
+    );
+    await started; // the handler is installed once "up" is printed
     await run.kill('TERM');
     const r = await run.done;
     assert.equal(r.exitCode, 0);

@@ -21,7 +21,7 @@ async function eventsOf(rolloutId: string, action: string, since: number): Promi
     since,
     until: Math.ceil(Date.now() / 1000) + 1,
     filters: { type: ['container'], event: [action], label: [`${LABELS.rollout}=${rolloutId}`] },
-  })) as NodeJS.ReadableStream;
+  }));
   let text = '';
   for await (const chunk of stream) text += chunk.toString();
   return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);

@@ -1,4 +1,4 @@
-// The rollout rules of DESIGN.md 1.2 (shared with the Local provider) on real containers.
+// The rollout rules of docs/hud-protocol.md (shared with the Local provider) on real containers.
 import { before } from 'node:test';
 import { defineRolloutRuleTests } from '../engine-local/rules';
 import { dockerUnderTest } from './dockerUnderTest';

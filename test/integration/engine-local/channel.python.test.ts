@@ -11,6 +11,7 @@ import { FIXTURES } from './rules';
 
 describe('channel client against the bundled server', () => {
   let substrate: Substrate;
+  const serverLog: string[] = [];
   const open = async (): Promise<ControlChannel> => new ControlChannel(await substrate.openChannel(), { requestTimeoutMs: 10_000 });
 
   before(async () => {
@@ -18,7 +19,7 @@ describe('channel client against the bundled server', () => {
       { envFile: FIXTURES.rules, envDir: dirname(FIXTURES.rules), runtimeConfig: null },
       { rolloutId: 'channelpy', phase: 'actor', log: () => undefined },
     );
-    await substrate.serve({ envName: 'workspace', log: () => undefined });
+    await substrate.serve({ envName: 'workspace', log: (_stream, text) => serverLog.push(text) });
   });
   after(() => substrate.release());
 
@@ -57,7 +58,7 @@ describe('channel client against the bundled server', () => {
     const { session_id } = await first.hello();
     await first.start('fine', {});
     first.close();
-    await new Promise((r) => setTimeout(r, 100));
+    await waitUntil('the server to park the session', () => serverLog.some((l) => l.includes(`parked session ${session_id}`)));
     const second = await open();
     assert.equal((await second.hello(session_id)).session_id, session_id);
     assert.equal((await second.grade('resumed')).score, 0.5);
@@ -74,3 +75,12 @@ describe('channel client against the bundled server', () => {
     await ch.bye();
   });
 });
+
+/** Polls until `check` holds; fails naming what it waited for. */
+async function waitUntil(what: string, check: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) assert.fail(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

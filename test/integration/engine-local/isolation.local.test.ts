@@ -1,4 +1,7 @@
-/** What the Local provider promises (DESIGN.md 1.2): private folder, scrubbed environment, process group killed. */
+/**
+ * What the Local provider promises (docs/hud-protocol.md): private folder, scrubbed environment, process group
+ * killed.
+ */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -20,7 +23,7 @@ describe('local provider isolation', () => {
     assert.equal(existsSync(original), false);
     const [actor, verifier] = substrates as LocalSubstrate[];
     assert.notEqual(actor!.root, verifier!.root, 'actor and verifier had different folders');
-    assert.ok(outcome.phases.every((p) => p.substrate?.isolation === 'process'));
+    assert.ok(outcome.trace.phases.every((p) => p.substrate?.isolation === 'process'));
   });
 
   test('the parent\'s variables do not leak; HOME and the working folder are private', async () => {
@@ -91,7 +94,7 @@ describe('local provider isolation', () => {
     const pgid = orphan.serverPgid!;
     const owner = JSON.parse(readFileSync(join(orphan.root, OWNER_FILE), 'utf8')) as { pid: number; groups: number[] };
     assert.deepEqual(owner.groups, [pgid]);
-    const deadPid = spawnSync('true').pid!;
+    const deadPid = spawnSync('true').pid;
     writeFileSync(join(orphan.root, OWNER_FILE), JSON.stringify({ ...owner, pid: deadPid }));
     const mine = await acquire('mine0000');
     assert.deepEqual(await sweepOrphans(tempRoot), [orphan.root]);

@@ -1,5 +1,5 @@
 /**
- * The rollout rules of DESIGN.md 1.2 as tests that run on any provider.
+ * The rollout rules of docs/hud-protocol.md as tests that run on any provider.
  * engine-local runs them on Local; the Docker provider's tests call
  * defineRolloutRuleTests with a Docker ProviderUnderTest (its assertReleased
  * checks that no container is left).
@@ -15,7 +15,8 @@ import { CommandAgent } from '../../../client/src/engine/agents/command';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
 import { EventHub, type RolloutEvent } from '../../../client/src/engine/events';
 import type { Provider, Substrate } from '../../../client/src/engine/providers/provider';
-import { runRollout, type RolloutOptions, type RolloutOutcome } from '../../../client/src/engine/rollout';
+import type { FinishedRollout as RolloutOutcome } from '../../../client/src/engine/outcome';
+import { runRollout, type RolloutOptions } from '../../../client/src/engine/rollout';
 import { readTrace } from '../../../client/src/engine/trace/store';
 
 export const REPO_ROOT = join(__dirname, '..', '..', '..');
@@ -112,7 +113,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
       assert.equal(outcome.reward, 1);
       assert.equal(substrates.length, 2, 'actor and verifier each get a substrate');
-      const [actor, verifier] = outcome.phases;
+      const [actor, verifier] = outcome.trace.phases;
       assert.deepEqual([actor!.name, verifier!.name, verifier!.reused], ['actor', 'verifier', false]);
       assert.notEqual(actor!.substrate!.id, verifier!.substrate!.id);
       assert.equal(info(outcome)['saw_actor_file'], false);
@@ -123,7 +124,8 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.match(trace.task.sourceHash, /^[0-9a-f]{64}$/);
       assert.match(trace.task.source ?? '', /async def solve/);
       assert.equal(trace.verifier?.env, 'judge');
-      // The verifier received the actor's frame unchanged (its raw grade echoes nothing, so check the phase order instead).
+      // The verifier received the actor's frame unchanged (its raw grade echoes nothing, so check the phase order
+      // instead).
       assert.ok(Date.parse(trace.phases[0]!.endedAt!) <= Date.parse(trace.phases[1]!.startedAt));
       await put.assertReleased(substrates, outcome.rolloutId);
     });
@@ -140,8 +142,8 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
       assert.equal(outcome.reward, 1);
       assert.equal(substrates.length, 1, 'one substrate for both phases');
-      assert.equal(outcome.phases[1]!.reused, true);
-      assert.equal(outcome.phases[0]!.substrate!.id, outcome.phases[1]!.substrate!.id);
+      assert.equal(outcome.trace.phases[1]!.reused, true);
+      assert.equal(outcome.trace.phases[0]!.substrate!.id, outcome.trace.phases[1]!.substrate!.id);
       assert.equal(info(outcome)['saw_actor_file'], true, 'a shared substrate shows the actor\'s file');
       assert.equal(outcome.trace.provider.verifierSubstrate, 'reused');
       assert.ok(outcome.trace.warnings.some((w) => /actor could have seen/.test(w)));
@@ -161,7 +163,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(received['score'], 0);
       assert.equal(received['isError'], true);
       assert.match(String(received['content']), /actor grader exploded on kept/);
-      assert.equal(outcome.phases[0]!.status, 'error');
+      assert.equal(outcome.trace.phases[0]!.status, 'error');
       assert.deepEqual(outcome.trace.actorResult, received, 'the stand-in frame went to the verifier unchanged');
       await put.assertReleased(substrates, outcome.rolloutId);
     });
@@ -171,7 +173,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.reward, null);
       assert.equal(outcome.error?.phase, 'actor');
-      assert.match(outcome.error!.message, /actor grader exploded/);
+      assert.match(outcome.error.message, /actor grader exploded/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
@@ -180,7 +182,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'completed');
       assert.equal(outcome.reward, 0.5);
       assert.equal(outcome.trace.provider.verifierSubstrate, 'none');
-      assert.equal(outcome.phases.length, 1);
+      assert.equal(outcome.trace.phases.length, 1);
     });
 
     test('verifier grading fails: errored and ungraded, never the actor\'s provisional grade', async () => {
@@ -189,7 +191,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.reward, null);
       assert.equal(outcome.result, null);
       assert.equal(outcome.error?.phase, 'verifier');
-      assert.match(outcome.error!.message, /verifier exploded/);
+      assert.match(outcome.error.message, /verifier exploded/);
       const trace = readTrace(outcome.tracePath!);
       assert.equal(trace.result, null);
       assert.equal(trace.phases[0]!.grade?.reward, 0.5, 'the provisional grade stays in the actor phase only');
@@ -201,7 +203,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.reward, null);
       assert.equal(outcome.error?.phase, 'verifier');
-      assert.match(outcome.error!.message, /ghost/);
+      assert.match(outcome.error.message, /ghost/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
@@ -209,7 +211,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       const { outcome, substrates } = await run(`${FIXTURES.rules}::no_verifier`, new CommandAgent('sleep 60'), { timeouts: { phaseMs: 1_500 } });
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.error?.phase, 'actor');
-      assert.match(outcome.error!.message, /actor phase timed out after 1.5 s/);
+      assert.match(outcome.error.message, /actor phase timed out after 1.5 s/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
@@ -237,7 +239,10 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
         let fired = false;
         const { outcome, substrates, events } = await run(`${FIXTURES.twoEnv}::task`, when === 'when the verifier phase starts' ? secret : agent, {
           onEvent: (e, abort) => {
-            if (!fired && match(e)) ((fired = true), setImmediate(abort));
+            if (!fired && match(e)) {
+              fired = true;
+              setImmediate(abort);
+            }
           },
         });
         assert.ok(fired, 'the cancel point was reached');
@@ -263,7 +268,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
 
     test('a shared substrate never gets verifier-only secrets unless allowed, and the trace says so', async () => {
       const withheld = await run(`${FIXTURES.rules}::credentials_shared`, new FixedAgent('x'), { verifierSecrets: { VERIFIER_SECRET: 'v' } });
-      assert.equal(withheld.outcome.phases[1]!.reused, true);
+      assert.equal(withheld.outcome.trace.phases[1]!.reused, true);
       assert.equal((info(withheld.outcome)['env'] as Record<string, unknown>)['VERIFIER_SECRET'], null);
       assert.ok(withheld.outcome.trace.warnings.some((w) => /VERIFIER_SECRET\) were NOT injected/.test(w)));
 
@@ -279,7 +284,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       const bad = await run(`${FIXTURES.twoEnv}::task`, new CommandAgent('echo oops >&2; exit 3'));
       assert.equal(bad.outcome.status, 'error');
       assert.equal(bad.outcome.error?.phase, 'actor');
-      assert.match(bad.outcome.error!.message, /exited with code 3: oops/);
+      assert.match(bad.outcome.error.message, /exited with code 3: oops/);
       await put.assertReleased(bad.substrates, bad.outcome.rolloutId);
     });
 

@@ -23,7 +23,7 @@ async function startServer(envFile: string, envName: string): Promise<{ child: C
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const port = await new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => {
+    createInterface({ input: child.stdout }).on('line', (l) => {
       const m = /^HUD_SERVE_PORT=(\d+)$/.exec(l);
       if (m) resolve(Number(m[1]));
     });
@@ -54,7 +54,7 @@ describe('borrowed server (tcp://)', () => {
     assert.equal(outcome.reward, 1);
     assert.equal(outcome.trace.provider.kind, 'url');
     assert.equal(outcome.trace.provider.verifierSubstrate, 'borrowed');
-    assert.ok(outcome.phases.every((p) => p.substrate?.isolation === 'borrowed' && p.substrate.address === `tcp://127.0.0.1:${same.port}`));
+    assert.ok(outcome.trace.phases.every((p) => p.substrate?.isolation === 'borrowed' && p.substrate.address === `tcp://127.0.0.1:${same.port}`));
     assert.ok(outcome.trace.warnings.some((w) => /borrowed .* same live server/.test(w)));
     // The server is still there for its owner.
     const ch = new ControlChannel(await connectTcp('127.0.0.1', same.port));
@@ -67,7 +67,7 @@ describe('borrowed server (tcp://)', () => {
     const { outcome } = await rolloutOn(borrowed(workspace.port), `${FIXTURES.twoEnv}::task`, new FixedAgent('secret'));
     assert.equal(outcome.status, 'error');
     assert.equal(outcome.error?.phase, 'verifier');
-    assert.match(outcome.error!.message, /serves environment "workspace", but the task needs "judge"/);
+    assert.match(outcome.error.message, /serves environment "workspace", but the task needs "judge"/);
     assert.equal(outcome.reward, null);
   });
 
@@ -75,7 +75,7 @@ describe('borrowed server (tcp://)', () => {
     const { outcome } = await rolloutOn(borrowed(same.port), FIXTURES.sameEnv, new CommandAgent('echo secret'));
     assert.equal(outcome.status, 'error');
     assert.equal(outcome.error?.phase, 'actor');
-    assert.match(outcome.error!.message, /running a command is not possible on the borrowed server tcp:\/\/127.0.0.1:\d+/);
+    assert.match(outcome.error.message, /running a command is not possible on the borrowed server tcp:\/\/127.0.0.1:\d+/);
     // The started task was withdrawn, not left parked on somebody else's server.
     await new Promise((r) => setTimeout(r, 100));
     assert.ok(!logs.join('\n').includes('parked session'), logs.join('\n'));

@@ -1,4 +1,4 @@
-/** `hud-studio run TASK_DIR`: bad task.toml files get located errors (never a crash); good ones print the usual JSON. */
+/** `hud-studio run TASK_DIR`: bad task.toml files get located errors (never a crash); good ones print the usual JSON */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

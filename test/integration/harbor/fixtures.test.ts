@@ -40,7 +40,7 @@ for (const name of FIXTURES) {
 
 test('reward.json metrics become subscores and the trace keeps them', async () => {
   const { outcome } = await runTrial(join(HARBOR_FIXTURES, 'reward-json'), { agent: 'oracle' });
-  assert.deepEqual(outcome.subscores.map((s) => s.name), ['exists', 'correct', 'documented']);
+  assert.deepEqual((outcome.result?.subscores ?? []).map((s) => s.name), ['exists', 'correct', 'documented']);
   assert.deepEqual(readTrace(outcome.tracePath!).harbor?.rewards, { exists: 1, correct: 1, documented: 1 });
   assert.ok(existsSync(join(outcome.trialDir, 'verifier', 'reward.json')));
 });
@@ -48,7 +48,7 @@ test('reward.json metrics become subscores and the trace keeps them', async () =
 test('separate verifier: fresh substrate, declared artifacts in the trial folder, excluded ones dropped', async () => {
   const { outcome } = await runTrial(join(HARBOR_FIXTURES, 'separate-artifacts'), { agent: 'oracle' });
   assert.equal(outcome.reward, 1, readFileSync(join(outcome.trialDir, 'verifier', 'test-stdout.txt'), 'utf8'));
-  const [actor, verifier] = outcome.phases;
+  const [actor, verifier] = outcome.trace.phases;
   assert.equal(verifier!.reused, false);
   assert.notEqual(actor!.substrate!.id, verifier!.substrate!.id);
   assert.equal(verifier!.substrate!.network, 'none');
@@ -61,7 +61,7 @@ test('separate verifier: fresh substrate, declared artifacts in the trial folder
 test('compose: the collect hook ran in the sidecar service', async () => {
   const { outcome } = await runTrial(join(HARBOR_FIXTURES, 'compose-sidecar'), { agent: 'oracle' });
   assert.equal(outcome.reward, 1);
-  assert.equal(outcome.phases[0]!.substrate!.provider, 'compose');
+  assert.equal(outcome.trace.phases[0]!.substrate!.provider, 'compose');
   assert.match(readFileSync(join(outcome.trialDir, 'verifier', 'collect-1-api.log'), 'utf8'), /sidecar-token-7f3a/);
   assert.equal(readFileSync(join(outcome.trialDir, 'artifacts', 'token.txt'), 'utf8'), 'sidecar-token-7f3a');
 });

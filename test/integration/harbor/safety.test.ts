@@ -59,10 +59,10 @@ test('a missing reward file is an error that shows what the verifier printed', a
   assert.equal(outcome.status, 'error');
   assert.equal(outcome.reward, null);
   assert.equal(outcome.error?.phase, 'verifier');
-  assert.match(outcome.error!.message, /no reward file/);
-  assert.match(outcome.error!.message, /exited with code 3/);
-  assert.match(outcome.error!.message, /checking the greeting/);
-  assert.match(outcome.error!.message, /forgot to write a reward/);
+  assert.match(outcome.error.message, /no reward file/);
+  assert.match(outcome.error.message, /exited with code 3/);
+  assert.match(outcome.error.message, /checking the greeting/);
+  assert.match(outcome.error.message, /forgot to write a reward/);
 });
 
 test('allowlist with hosts fails closed and says so plainly', async () => {

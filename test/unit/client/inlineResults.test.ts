@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WorkspaceIndex } from '../../../server/src/protocol';
 import { inlineResults } from '../../../client/src/inlineResults';
-import type { RolloutOutcome } from '../../../client/src/outcome';
+import type { ShownOutcome } from '../../../client/src/outcome';
 
 const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 5 } });
 const U = 'file:///w/env.py';
@@ -18,7 +18,7 @@ const index: WorkspaceIndex = {
     { ref: 'env.py::p', kind: 'hud', label: 'p', uri: U, range: r(26), env: 'workspace', templateId: 'plain' },
   ],
 };
-const final: RolloutOutcome = {
+const final: ShownOutcome = {
   status: 'completed',
   reward: 0.83,
   result: { reward: 0.83, subscores: [{ name: 'exact_match', value: 1, weight: 0.83 }, { name: 'tests', value: 0, weight: 0.17 }], info: {}, isError: false },
@@ -45,7 +45,7 @@ describe('inline grader results', () => {
   });
 
   test('an errored run shows the phase that failed; an unknown task shows nothing', () => {
-    const err: RolloutOutcome = { status: 'error', reward: null, result: null, error: { phase: 'verifier', message: 'boom' } };
+    const err: ShownOutcome = { status: 'error', reward: null, result: null, error: { phase: 'verifier', message: 'boom' } };
     assert.equal(inlineResults(index, 'env.py::task', err, null)[0]!.text, 'errored in verifier: boom');
     assert.deepEqual(inlineResults(index, 'nope.py::x', final), []);
   });

@@ -1,16 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hoverMarkdown, inlineText, score, testMessage, verdict, type RolloutOutcome } from '../../../client/src/outcome';
+import { hoverMarkdown, inlineText, score, testMessage, verdict, type ShownOutcome } from '../../../client/src/outcome';
 import type { SubScoreT } from '../../../client/src/engine/trace/schema';
 
-const graded = (reward: number, subscores: SubScoreT[] = []): RolloutOutcome => ({
+const graded = (reward: number, subscores: SubScoreT[] = []): ShownOutcome => ({
   status: 'completed',
   reward,
   result: { reward, subscores, info: {}, isError: false },
   error: null,
 });
 
-const errored: RolloutOutcome = {
+const errored: ShownOutcome = {
   status: 'error',
   reward: null,
   result: null,
@@ -48,7 +48,7 @@ describe('outcome formatting', () => {
       'env.py::task',
     );
     assert.match(md, /\*\*Reward 0\.50\*\*/);
-    assert.match(md, /\| a\\_b\\\* \| 1\.00 \| 1\.00  \| 1\.00 \|/);
+    assert.match(md, /\| a\\_b\\\* \| 1\.00 \| 1\.00 {2}\| 1\.00 \|/);
     assert.match(md, /child \| 0\.50/);
     assert.match(md, /lint \| 1\.00 \| -0\.50 penalty \| -0\.50 \|/);
     assert.match(md, /env\\\.py::task/);

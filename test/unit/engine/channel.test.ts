@@ -52,7 +52,10 @@ describe('control channel client', () => {
       if (f.method === 'tasks.start') reply(s, f.id, { prompt: 'go', extra: 1 });
       if (f.method === 'tasks.grade') reply(s, f.id, { score: 0.5, answer: f.params['answer'], custom: { nested: [1, 2] } });
       if (f.method === 'tasks.cancel') reply(s, f.id, { cancelled: true });
-      if (f.method === 'bye') (reply(s, f.id, { goodbye: true }), s.end());
+      if (f.method === 'bye') {
+        reply(s, f.id, { goodbye: true });
+        s.end();
+      }
     });
     const ch = await channelTo(port);
     assert.equal((await ch.hello()).env.name, 'workspace');
@@ -144,7 +147,10 @@ describe('control channel client', () => {
     let first: Frame | undefined;
     const { port } = await scripted((f, s) => {
       if (!first) first = f;
-      else (reply(s, first.id, { late: true }), reply(s, f.id, { cancelled: true }));
+      else {
+        reply(s, first.id, { late: true });
+        reply(s, f.id, { cancelled: true });
+      }
     });
     const ch = await channelTo(port);
     await assert.rejects(ch.request('slow', {}, { timeoutMs: 50 }), (e: unknown) => e instanceof TimeoutError && /slow timed out/.test(e.message));

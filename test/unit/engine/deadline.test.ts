@@ -5,13 +5,15 @@ import { CancelledError, TimeoutError } from '../../../client/src/engine/errors'
 
 describe('deadlines and abortable work', () => {
   test('a deadline aborts with a TimeoutError naming what ran out of time; reset restarts the clock', async () => {
+    // Margins are wide on purpose: a loaded machine may run a timer long after it is due.
     const d = new Deadline('actor phase', undefined, 30);
-    d.reset(60);
-    await new Promise((r) => setTimeout(r, 40));
+    d.reset(5_000);
+    await new Promise((r) => setTimeout(r, 200));
     assert.equal(d.signal.aborted, false, 'reset replaced the first deadline');
+    d.reset(20);
     await new Promise((r) => d.signal.addEventListener('abort', r));
     assert.ok(d.signal.reason instanceof TimeoutError);
-    assert.match((d.signal.reason as Error).message, /actor phase timed out after 60 ms/);
+    assert.match((d.signal.reason as Error).message, /actor phase timed out after 20 ms/);
     d.dispose();
   });
 

@@ -58,7 +58,7 @@ describe('copy-in through the pre-started interpreter (the engine side of unpack
     assert.equal(readFileSync(join(envDest, 'deep', 'er', 'blob.bin')).length, 300_000);
     const found = await replies.request(exec, [join(envDest, 'env.py'), '--json'], { cwd: envDest }, () => exec.kill('KILL'));
     assert.equal(found?.exitCode, 0, found?.stderr);
-    assert.equal((JSON.parse(found!.stdout) as { environments: { name: string }[] }).environments[0]?.name, 'copied');
+    assert.equal((JSON.parse(found.stdout) as { environments: { name: string }[] }).environments[0]?.name, 'copied');
     exec.stdin.end();
     assert.equal(await exit, 0);
   });

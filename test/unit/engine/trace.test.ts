@@ -38,7 +38,7 @@ function events(): RolloutEvent[] {
     { type: 'step', at: at(12), phase: 'verifier', step: 'grade', status: 'started' },
     { type: 'grade', at: at(13), phase: 'verifier', result: { reward: 1, subscores: [{ name: 'a', value: 1, weight: 1 }], info: { saw: false }, isError: false }, raw: { score: 1 }, authoritative: true },
   ];
-  return list.map((e) => ({ ...e, rolloutId }) as RolloutEvent);
+  return list.map((e) => ({ ...e, rolloutId }));
 }
 
 function build() {

@@ -43,7 +43,9 @@ describe('diagnostics: each code fires and has a near miss', () => {
     for (const code of ['verifier-field-missing', 'verifier-not-agentless', 'template-single-yield', 'service-access-docker-socket']) {
       assert.equal(SEVERITY[code as keyof typeof SEVERITY], 'warning', code);
     }
-    assert.equal(SEVERITY['verifier-two-substrate'], 'info');
+    assert.equal(SEVERITY['task-arg-type'], 'warning');
+    assert.equal(SEVERITY['grade-not-awaited'], 'error');
+    assert.ok(!('verifier-two-substrate' in SEVERITY), 'the recommended two-environment pattern is not a diagnostic');
     for (const code of [
       'verifier-unknown-template',
       'verifier-nested',
@@ -156,11 +158,36 @@ describe('diagnostics: each code fires and has a near miss', () => {
     assert.ok(!nested.codes.includes('template-not-async-generator'));
   });
 
-  test('verifier-two-substrate', async () => {
-    const fired = await codesFor('t = solve(1)\nt.verifier = verify()\n');
-    assert.deepEqual(fired.codes, ['verifier-two-substrate']);
+  test('a verifier in another environment (the recommended pattern) gets no squiggle', async () => {
+    const twoEnvs = await codesFor('t = solve(1)\nt.verifier = verify()\n');
+    assert.deepEqual(twoEnvs.codes, []);
     const same = await codesFor('t = solve(1)\nt.verifier = same_env_check()\n');
     assert.deepEqual(same.codes, []);
+  });
+
+  test('task-arg-type: a literal the SDK cannot convert to the annotation', async () => {
+    const fired = await codesFor('t = solve(level="three")\n');
+    assert.deepEqual(fired.codes, ['task-arg-type']);
+    assert.match(fired.messages[0]!, /level="three" is not an int \(level: int\)/);
+    const positional = await codesFor('t = solve("three")\n');
+    assert.deepEqual(positional.codes, ['task-arg-type']);
+    const strGetsInt = await codesFor('t = solve(1, mode=3)\n');
+    assert.deepEqual(strGetsInt.codes, ['task-arg-type']);
+    // The SDK converts these, as pydantic's lax mode does.
+    for (const ok of ['t = solve(level="12")\n', 't = solve(level=3.0)\n', 't = solve(1, mode="slow")\n', 't = solve(level=x)\n']) {
+      assert.deepEqual((await codesFor(ok)).codes, [], ok);
+    }
+  });
+
+  test('grade-not-awaited: yielding combine(...) or a grader without await', async () => {
+    const extra = (body: string) =>
+      `from hud.graders import combine, exact_match, BashGrader\n@actor.template()\nasync def g():\n    a = yield "p"\n    ${body}\n`;
+    assert.deepEqual((await codesFor(extra('yield combine(exact_match(a, "x"))'))).codes, ['grade-not-awaited']);
+    assert.deepEqual((await codesFor(extra('yield BashGrader.grade(command="true")'))).codes, ['grade-not-awaited']);
+    assert.deepEqual((await codesFor(extra('yield await combine(exact_match(a, "x"))'))).codes, []);
+    assert.deepEqual((await codesFor(extra('yield exact_match(a, "x")'))).codes, [], 'exact_match is not a coroutine');
+    const local = `@actor.template()\nasync def h():\n    a = yield "p"\n    yield combine(a)\ndef combine(x):\n    return 1.0\n`;
+    assert.deepEqual((await codesFor(local)).codes, [], 'a combine of your own is not the SDK one');
   });
 
   test('service-access-docker-socket', async () => {

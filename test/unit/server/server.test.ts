@@ -101,7 +101,6 @@ for (const [name, args] of SERVERS) describe(`language server over stdio, ${name
     assert.deepEqual(
       d.map((x) => [x.code, x.severity, x.range.start.line, x.source]),
       [
-        ['verifier-two-substrate', 3, 13, 'hud-studio'],
         ['task-bad-args', 1, 15, 'hud-studio'],
       ],
     );
@@ -109,7 +108,7 @@ for (const [name, args] of SERVERS) describe(`language server over stdio, ${name
   });
 
   test('the custom index request returns tasks of every kind', async () => {
-    const index = (await conn.sendRequest(IndexRequest.method, {})) as WorkspaceIndex;
+    const index = await conn.sendRequest<WorkspaceIndex>(IndexRequest.method, {});
     assert.deepEqual(index.tasks.map((t) => t.ref).sort(), [
       'envs/env.py::broken',
       'envs/env.py::task',
@@ -123,7 +122,7 @@ for (const [name, args] of SERVERS) describe(`language server over stdio, ${name
   });
 
   test('CodeLens names the verifier and carries the task reference', async () => {
-    const lenses = (await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: ENV_URI } })) as CodeLens[];
+    const lenses = await conn.sendRequest<CodeLens[]>('textDocument/codeLens', { textDocument: { uri: ENV_URI } });
     const task = lenses.find((l) => (l.command?.arguments?.[0] as Commands.RunTaskArgs | undefined)?.ref === 'envs/env.py::task');
     assert.equal(task?.command?.title, '▶ Run task · verifier judge/verify');
     assert.equal(task?.command?.command, Commands.runTask);
@@ -143,7 +142,7 @@ for (const [name, args] of SERVERS) describe(`language server over stdio, ${name
     // Requests for unknown documents and malformed positions get empty answers, and the server lives on.
     assert.deepEqual(await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: 'file:///nowhere/x.py' } }), []);
     assert.equal(await conn.sendRequest('textDocument/hover', { textDocument: { uri: ENV_URI }, position: { line: -5, character: 1e9 } }), null);
-    const lenses = (await conn.sendRequest('textDocument/codeLens', { textDocument: { uri: ENV_URI } })) as CodeLens[];
+    const lenses = await conn.sendRequest<CodeLens[]>('textDocument/codeLens', { textDocument: { uri: ENV_URI } });
     assert.ok(lenses.length > 0);
     await conn.sendNotification('textDocument/didClose', { textDocument: { uri: ENV_URI } });
     await until('the on-disk diagnostics again', () => diagnostics.get(ENV_URI)!.diagnostics.some((d) => d.code === 'task-bad-args'));

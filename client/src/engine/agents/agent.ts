@@ -46,7 +46,7 @@ export interface Agent {
 /** Renders a prompt frame as text (a dict with "prompt" shows that field). */
 export function promptToText(prompt: unknown): string {
   if (prompt && typeof prompt === 'object' && 'prompt' in prompt) {
-    const p = (prompt as { prompt: unknown }).prompt;
+    const p = prompt.prompt;
     return typeof p === 'string' ? p : JSON.stringify(p, null, 2);
   }
   return typeof prompt === 'string' ? prompt : JSON.stringify(prompt, null, 2);

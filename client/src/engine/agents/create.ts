@@ -8,9 +8,9 @@ import { NopAgent } from './nop';
 export type AgentKind = 'fixed' | 'command' | 'nop';
 
 export interface AgentChoice {
-  agent?: string;
-  answer?: string;
-  command?: string;
+  agent?: string | undefined;
+  answer?: string | undefined;
+  command?: string | undefined;
 }
 
 /** `--agent` defaults to fixed with --answer, command with --command, else nop. */
@@ -18,10 +18,10 @@ export function createAgent(choice: AgentChoice): Agent {
   const kind = choice.agent ?? (choice.answer !== undefined ? 'fixed' : choice.command !== undefined ? 'command' : 'nop');
   switch (kind) {
     case 'fixed':
-      if (choice.answer === undefined) throw new UsageError('--agent fixed needs --answer TEXT');
+      if (choice.answer === undefined) throw new UsageError('the fixed agent has no answer', { fix: { kind: 'agent-answer' } });
       return new FixedAgent(choice.answer);
     case 'command':
-      if (!choice.command) throw new UsageError('--agent command needs --command CMD');
+      if (!choice.command) throw new UsageError('the command agent has no command', { fix: { kind: 'agent-command' } });
       return new CommandAgent(choice.command);
     case 'nop':
       return new NopAgent();

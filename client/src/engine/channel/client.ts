@@ -1,5 +1,5 @@
 /**
- * Typed client of the control channel (DESIGN.md 1.4) over any byte stream:
+ * Typed client of the control channel (docs/hud-protocol.md) over any byte stream:
  * a TCP socket to a local server, or a relay stream into a container. One
  * JSON-RPC 2.0 object per line; every request has an id, a timeout and an
  * optional AbortSignal. Anything the peer sends that breaks the protocol

@@ -1,7 +1,7 @@
 /**
  * Splits a byte stream into newline-terminated frames without ever holding
  * more than `maxBytes` of an unfinished line: a peer that streams a line
- * without end must not exhaust our memory (DESIGN.md 1.4 allows 64 MiB).
+ * without end must not exhaust our memory (docs/hud-protocol.md: 64 MiB).
  */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 

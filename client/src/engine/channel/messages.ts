@@ -1,5 +1,5 @@
 /**
- * Frames of the control channel (DESIGN.md 1.4): the JSON-RPC 2.0 envelope
+ * Frames of the control channel (docs/hud-protocol.md): the JSON-RPC 2.0 envelope
  * and the result of each session method. Objects are loose so that fields a
  * newer SDK adds pass through untouched (the actor's result frame must reach
  * the verifier unchanged).

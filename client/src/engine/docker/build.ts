@@ -161,7 +161,7 @@ function followBuild(output: Readable, dockerfilePath: string, onLog: ((line: st
       }
     });
     let settled = false;
-    const finish = (err?: unknown): void => {
+    const finish = (err?: Error): void => {
       if (settled) return;
       settled = true;
       json.end();

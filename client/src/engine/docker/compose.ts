@@ -9,7 +9,7 @@
 import { CancelledError, HudStudioError } from '../errors';
 import { dockerClient, dockerHost } from './client';
 import { detectComposeCli, hostEnv, type ComposeCli } from './composeCli';
-import { execInGroup } from '../providers/processGroup';
+import { runCommand } from '../execa';
 import { prepareCompose, type PrepareComposeOptions, type PreparedCompose } from './composeFile';
 import { DockerContainer } from './container';
 import { dockerMessage, dockerStatus } from './errors';
@@ -140,7 +140,8 @@ export class ComposeProject {
   ): Promise<{ stdout: string; stderr: string }> {
     if (opts.signal?.aborted) throw new CancelledError('compose');
     const argv = [...this.cli.argv, '--project-name', this.name, '--project-directory', this.prepared.projectDirectory, '--file', this.prepared.file, ...args];
-    const r = await execInGroup(argv, {
+    // The run's Docker endpoint goes to Compose explicitly (docs/engine.md, "Docker endpoint").
+    const r = await runCommand(argv, {
       cwd: this.prepared.projectDirectory,
       env: hostEnv({ DOCKER_HOST: dockerHost() }),
       timeoutMs: opts.timeoutMs,
@@ -149,7 +150,13 @@ export class ComposeProject {
     for (const line of r.stderr.split('\n')) if (line.trim() && args[0] !== 'logs') this.log(line);
     if (opts.signal?.aborted) throw new CancelledError(`compose ${args[0]}`);
     if (opts.check !== false && r.exitCode !== 0) {
-      const why = r.timedOut ? `timed out after ${opts.timeoutMs / 1000} s` : r.exitCode === null ? 'was killed' : `exited with code ${r.exitCode}`;
+      const why = r.spawnError
+        ? `could not start (${r.spawnError})`
+        : r.timedOut
+          ? `timed out after ${opts.timeoutMs / 1000} s`
+          : r.exitCode === null
+            ? 'was killed'
+            : `exited with code ${r.exitCode}`;
       const tail = `${r.stderr}\n${r.stdout}`.trim().split('\n').slice(-15).join('\n');
       throw new HudStudioError('provider', `\`${this.cli.argv.join(' ')} ${args.join(' ')}\` for project ${this.name} ${why}${tail ? `:\n${tail}` : ''}`, {
         hint: 'the lines above are Compose\'s own output',

@@ -98,12 +98,12 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
     svc.labels = { ...labelMap(svc.labels), ...labels };
   }
 
-  const main = services[MAIN_SERVICE]!;
+  const main = services[MAIN_SERVICE];
   if (opts.keepMainAlive && main.command === undefined) main.command = ['sleep', 'infinity'];
   if (opts.mainEnv && Object.keys(opts.mainEnv).length > 0) main.environment = withEnv(main.environment, opts.mainEnv);
   if (opts.mainLimits?.cpus !== undefined) main.cpus = opts.mainLimits.cpus;
   if (opts.mainLimits?.memoryMb !== undefined) main.mem_limit = `${opts.mainLimits.memoryMb}m`;
-  if (opts.mountDockerSocket) main.volumes = [...(Array.isArray(main.volumes) ? main.volumes : []), `${DOCKER_SOCKET}:${DOCKER_SOCKET}`];
+  if (opts.mountDockerSocket) main.volumes = [...(Array.isArray(main.volumes) ? (main.volumes as unknown[]) : []), `${DOCKER_SOCKET}:${DOCKER_SOCKET}`];
 
   const networks = (doc.networks ?? {}) as Record<string, Record<string, unknown> | null>;
   const defaultNet = { ...(networks.default ?? {}) };
@@ -156,7 +156,7 @@ async function readComposeDoc(composeFile: string): Promise<Record<string, unkno
       hint: 'a compose file needs a `services:` map with at least the "main" service',
     });
   }
-  return doc as Record<string, unknown>;
+  return doc;
 }
 
 function buildSpec(build: unknown, composeFile: string, service: string): { context: string; dockerfile?: string } {
@@ -181,7 +181,7 @@ function buildSpec(build: unknown, composeFile: string, service: string): { cont
 /** Adds variables in whichever form (list or map) the file used, keeping `KEY`-only (host pass-through) entries. */
 function withEnv(v: unknown, add: Record<string, string>): unknown {
   if (Array.isArray(v)) {
-    const kept = v.filter((item) => !Object.hasOwn(add, String(item).split('=')[0]!));
+    const kept = (v as unknown[]).filter((item) => !Object.hasOwn(add, String(item).split('=')[0]!));
     return [...kept, ...Object.entries(add).map(([k, x]) => `${k}=${x}`)];
   }
   return { ...(v && typeof v === 'object' ? v : {}), ...add };
@@ -199,7 +199,14 @@ function labelMap(v: unknown): Record<string, string> {
     return out;
   }
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, x === null ? '' : String(x)]));
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, labelText(x)]));
   }
   return {};
+}
+
+/** A label value as compose writes it: scalars as text, anything nested as JSON rather than `[object Object]`. */
+function labelText(x: unknown): string {
+  if (x === null || x === undefined) return '';
+  if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint') return String(x);
+  return JSON.stringify(x) ?? '';
 }

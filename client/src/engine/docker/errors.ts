@@ -38,7 +38,8 @@ export class ContainerError extends HudStudioError {
 export class ImageMissingError extends HudStudioError {
   constructor(image: string, reason: string) {
     super('provider', `image ${image} is not available: ${reason}`, {
-      hint: `build or pull it first (\`docker pull ${image}\`), or choose another image with --image`,
+      hint: `build or pull it first (\`docker pull ${image}\`), or choose another image`,
+      fix: { kind: 'image' },
     });
   }
 }

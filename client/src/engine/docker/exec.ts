@@ -8,6 +8,7 @@
  * so a timed-out command dies with its children even when some of them
  * changed group or session.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -59,7 +60,7 @@ export function startAttached(container: Docker.Container, exec: Docker.Exec, st
   const entry = attachmentsOf(container);
   if (entry.removed) return Promise.reject(new ContainerError(`container ${container.id.slice(0, 12)} was removed`));
   return new Promise((resolve, reject) => {
-    (exec.modem as { dial(opts: unknown, cb: (err: unknown, data: unknown) => void): void }).dial(
+    (exec.modem as { dial(opts: unknown, cb: (err: Error | null, data: unknown) => void): void }).dial(
       {
         path: `/exec/${exec.id}/start?`,
         method: 'POST',
@@ -197,7 +198,7 @@ async function exitCodeOf(exec: Docker.Exec): Promise<number | null> {
   for (let i = 0; i < 80; i++) {
     const info = await exec.inspect();
     if (!info.Running) return info.ExitCode ?? null;
-    await new Promise((r) => setTimeout(r, 25));
+    await delay(25);
   }
   return null;
 }

@@ -10,7 +10,7 @@ import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
 import { HudStudioError, UsageError, errorMessage } from '../errors';
 import { EventHub, now, type RolloutEvent } from '../events';
-import type { RolloutOutcome } from '../rollout';
+import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
 import { TraceBuilder } from '../trace/builder';
 import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
@@ -30,7 +30,7 @@ export interface HarborRunExtras {
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<RolloutOutcome & { trialDir: string }> {
+export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<FinishedRollout & { trialDir: string }> {
   if (req.runtime !== 'auto' && req.runtime !== 'docker') {
     throw new UsageError(`Harbor tasks run in Docker; --runtime ${req.runtime} cannot run them`, { hint: 'drop --runtime or use --runtime docker' });
   }
@@ -51,10 +51,10 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     startedAt: now(),
     agent: { kind: agent.kind, detail: agent.describe() },
     providerKind: 'docker',
-    dockerHost: dockerHost(),
+    dockerHost: req.dockerHost ?? dockerHost(),
   });
   const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() } as RolloutEvent;
+    const event = { ...e, rolloutId, at: now() };
     builder.handle(event);
     hub.emit(event);
   };
@@ -129,8 +129,6 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     status: ending.status,
     reward,
     result: ending.result,
-    subscores: (ending.result?.subscores ?? []).map((s) => ({ name: s.name, value: s.value, weight: s.weight })),
-    phases: trace.phases.map((p) => ({ name: p.name, substrate: p.substrate, reused: p.reused, status: p.status, startedAt: p.startedAt, endedAt: p.endedAt })),
     error,
     tracePath,
     trace,

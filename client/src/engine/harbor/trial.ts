@@ -1,5 +1,5 @@
 /**
- * One Harbor trial (DESIGN.md 1.5): start the environment, let the agent work
+ * One Harbor trial (docs/harbor.md): start the environment, let the agent work
  * in its workdir, end the agent's sessions, run collect hooks and collect
  * artifacts, then verify on a clean /logs/verifier, either in the same
  * container (shared) or in a fresh one built from tests/Dockerfile that only
@@ -55,6 +55,7 @@ export interface TrialEnding {
 
 
 const HEALTH_DEFAULTS = { interval_sec: 1, timeout_sec: 10, retries: 30, start_period_sec: 0 };
+type HealthcheckGiven = { command: string } & { [K in keyof typeof HEALTH_DEFAULTS]?: number | undefined };
 
 export class HarborTrial {
   private phase: PhaseName = 'actor';
@@ -141,7 +142,8 @@ export class HarborTrial {
     this.step('collect', 'started');
     await this.runCollectHooks(env);
     const collected = await collectDeclared(task.config.artifacts, (s) => env.service(s), this.o.paths.artifacts, (m) => this.warn(m));
-    // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor left there.
+    // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor
+    // left there.
     const logsArtifacts = join(this.staging(), 'logs-artifacts');
     mkdirSync(logsArtifacts, { recursive: true });
     await copyOutTo(main, LOGS_ARTIFACTS, logsArtifacts);
@@ -166,7 +168,10 @@ export class HarborTrial {
       prompt,
       promptText: promptToText(prompt),
       workspace: {
-        exec: (argv, opts = {}) => main.exec(argv, { ...opts, ...(opts.user ?? user ? { user: opts.user ?? user } : {}), signal: opts.signal ?? deadline.signal }),
+        exec: (argv, opts = {}) => {
+          const asUser = opts.user ?? user;
+          return main.exec(argv, { ...opts, ...(asUser ? { user: asUser } : {}), signal: opts.signal ?? deadline.signal });
+        },
         copyIn: (hostPath, dest) => main.copyIn(hostPath, dest),
         workdir,
         bindings: [],
@@ -292,7 +297,10 @@ export class HarborTrial {
     return result;
   }
 
-  /** verifier.env: always for a separate verifier; in a shared container only literal values unless the user opted in. */
+  /**
+   * verifier.env: always for a separate verifier; in a shared container only literal values unless the user opted
+   * in.
+   */
   private expandVerifierEnv(separate: boolean): Record<string, string> {
     const table = this.config.verifier.env;
     const all = this.expand(table, 'verifier.env');
@@ -347,7 +355,14 @@ export class HarborTrial {
 
   private async healthcheck(main: ManagedContainer, config: EnvironmentConfig): Promise<void> {
     if (!config.healthcheck) return;
-    const hc = { ...HEALTH_DEFAULTS, ...config.healthcheck };
+    const given: HealthcheckGiven = config.healthcheck;
+    const hc = {
+      command: given.command,
+      interval_sec: given.interval_sec ?? HEALTH_DEFAULTS.interval_sec,
+      timeout_sec: given.timeout_sec ?? HEALTH_DEFAULTS.timeout_sec,
+      retries: given.retries ?? HEALTH_DEFAULTS.retries,
+      start_period_sec: given.start_period_sec ?? HEALTH_DEFAULTS.start_period_sec,
+    };
     if (hc.start_period_sec > 0) await sleep(hc.start_period_sec * 1000, this.o.signal);
     let last = '';
     for (let attempt = 0; attempt <= hc.retries; attempt++) {

@@ -9,8 +9,9 @@
  *
  * `service_access` mounts the Docker socket into `main`: code there controls
  * every container of the daemon, so it needs the user's explicit consent and
- * a local daemon (DESIGN.md 1.1); otherwise acquire refuses with a typed error.
+ * a local daemon (docs/hud-protocol.md); otherwise acquire refuses with a typed error.
  */
+import type { Fix } from '../fix';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -40,8 +41,12 @@ export interface ComposeProviderOptions {
 
 /** service_access was asked for without consent, or for a remote daemon. */
 export class ServiceAccessError extends HudStudioError {
-  constructor(message: string, hint: string, file: string) {
-    super('provider', message, { hint, location: { file, key: 'runtime_config.compose.service_access' } });
+  constructor(message: string, hint: string, file: string, fix?: Fix) {
+    super('provider', message, {
+      hint,
+      location: { file, key: 'runtime_config.compose.service_access' },
+      ...(fix ? { fix } : {}),
+    });
   }
 }
 
@@ -76,8 +81,9 @@ export function checkServiceAccess(spec: EnvironmentSpec, consent: ComposeConsen
   if (consent?.serviceAccess !== true) {
     throw new ServiceAccessError(
       `runtime_config.compose.service_access mounts the Docker socket (${DOCKER_SOCKET}) into service "${MAIN_SERVICE}": code there could start, read and delete every container of this Docker daemon, so it needs your explicit consent`,
-      'if you trust this environment, allow service access for it (CLI: --allow-service-access; editor: the consent prompt / hudStudio.allowServiceAccess), or remove service_access',
+      'if you trust this environment, allow service access for it, or remove service_access',
       spec.envFile,
+      { kind: 'allow-service-access' },
     );
   }
   if (!isLocalDaemon(host)) {

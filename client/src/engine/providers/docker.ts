@@ -32,7 +32,7 @@ import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
 import { withheldFrom } from './verifierOnly';
 
-export { dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
+export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
 export const DEFAULT_IMAGE = 'python:3.11-slim';
 export const RUNTIME_DIR = '/opt/hud-studio/runtime';
@@ -201,7 +201,7 @@ async function pullImage(image: string, opts: AcquireOptions, signal: AbortSigna
   const docker = dockerClient();
   opts.log('engine', `pulling ${image}`);
   try {
-    const stream = (await docker.pull(image, { abortSignal: signal })) as NodeJS.ReadableStream;
+    const stream = (await docker.pull(image, { abortSignal: signal }));
     await new Promise<void>((resolve, reject) =>
       docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
     );

@@ -1,11 +1,10 @@
 /**
  * Local provider: the environment's server as a subprocess on the host, for
- * machines without Docker. Isolation is by process only (DESIGN.md 1.2): a
+ * machines without Docker. Isolation is by process only (docs/hud-protocol.md): a
  * private temporary copy of the environment's folder, a scrubbed environment,
  * and its own process group that release() kills. It shares the host's
  * filesystem and network, and says so (`isolation: "process"`).
  */
-import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, sep } from 'node:path';
@@ -15,7 +14,7 @@ import { CancelledError, HudStudioError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
-import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader } from './processGroup';
+import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
@@ -67,7 +66,7 @@ export class LocalProvider implements Provider {
 
 export class LocalSubstrate implements Substrate {
   readonly info: SubstrateInfo;
-  private server: ChildProcess | undefined;
+  private server: GroupLeader | undefined;
   private port: number | undefined;
   private readonly groups = new Set<number>();
   private released: Promise<void> | undefined;
@@ -118,7 +117,7 @@ export class LocalSubstrate implements Substrate {
   async serve(opts: ServeOptions): Promise<void> {
     this.assertLive();
     if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
-    const child = spawnGroupLeader(serveArgv(this.envPath, opts.envName), {
+    const { child } = await spawnGroupLeader(serveArgv(this.envPath, opts.envName), {
       cwd: this.workdir,
       env: this.env(opts.env, !this.spec.useImageSdk),
     });

@@ -3,8 +3,10 @@
  * start can be stopped together: SIGTERM to the group (teardown gets to run),
  * then SIGKILL after a grace period.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ResultPromise } from 'execa';
+import { loadExeca } from '../execa';
 import type { ExecOptions, ExecResult } from './provider';
 
 export const DEFAULT_KILL_GRACE_MS = 5_000;
@@ -70,80 +72,117 @@ async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (groupAlive(pgid)) {
     if (Date.now() >= deadline) return false;
-    await new Promise((r) => setTimeout(r, 25));
+    // Nothing signals that a group emptied (its members need not be our children): poll /proc.
+    await delay(25);
   }
   return true;
 }
 
-export function spawnGroupLeader(argv: string[], opts: { cwd: string; env: Record<string, string>; stdin?: boolean }): ChildProcess {
+interface LeaderOptions {
+  cwd: string;
+  env: Record<string, string>;
+  extendEnv: false;
+  detached: true;
+  cleanup: false;
+  stdin: 'pipe' | 'ignore';
+  buffer: false;
+  reject: false;
+}
+
+/** A child process that execa started (a ChildProcess that is also a promise of its result). */
+export type GroupLeader = ResultPromise<LeaderOptions>;
+
+/**
+ * Starts argv as the leader of a new process group, with exactly `env` (no
+ * inherited variables). Its output is streamed, not buffered: the caller
+ * reads it. Resolves once spawned; a missing program surfaces as the
+ * child's 'error' event, as with node's spawn.
+ */
+export async function spawnGroupLeader(
+  argv: string[],
+  opts: { cwd: string; env: Record<string, string>; stdin?: boolean },
+): Promise<{ child: GroupLeader }> {
   const [cmd, ...args] = argv;
   if (!cmd) throw new Error('empty command');
-  return spawn(cmd, args, {
+  const { execa } = await loadExeca();
+  const options: LeaderOptions = {
     cwd: opts.cwd,
     env: opts.env,
+    extendEnv: false,
     detached: true,
-    stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-  });
+    // The group is ours to end (killGroup at release); execa must not kill only its leader.
+    cleanup: false,
+    stdin: opts.stdin ? 'pipe' : 'ignore',
+    buffer: false,
+    reject: false,
+  };
+  const child = execa(cmd, args, options);
+  // Wrapped: the subprocess is itself a promise, which an async function would wait for.
+  return { child };
 }
 
 /**
  * Runs argv to completion in its own group, capturing output. A timeout or an
- * abort kills the whole group and resolves with `exitCode: null`.
+ * abort kills the whole group (SIGTERM, then SIGKILL after `graceMs`) and
+ * resolves with `exitCode: null`; a program that cannot start resolves with
+ * 127 and the reason in `stderr`.
  */
-export function execInGroup(
+export async function execInGroup(
   argv: string[],
   opts: ExecOptions & { cwd: string; env: Record<string, string>; onGroup?: (pgid: number) => void; graceMs?: number },
 ): Promise<ExecResult> {
-  return new Promise((resolve) => {
-    let child: ChildProcess;
-    try {
-      child = spawnGroupLeader(argv, { cwd: opts.cwd, env: opts.env, stdin: opts.stdin !== undefined });
-    } catch (err) {
-      resolve({ exitCode: 127, stdout: '', stderr: (err as Error).message, timedOut: false });
-      return;
-    }
-    const out: string[] = [];
-    const err: string[] = [];
-    let timedOut = false;
-    let killed = false;
-    let finished = false;
-    const pgid = child.pid;
-    if (pgid !== undefined) opts.onGroup?.(pgid);
-
-    const kill = (): void => {
-      if (killed || pgid === undefined) return;
-      killed = true;
-      void killGroup(pgid, opts.graceMs ?? 1_000);
-    };
-    const timer = opts.timeoutMs && opts.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
-    const onAbort = (): void => kill();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (opts.signal?.aborted) kill();
-
-    child.stdout?.setEncoding('utf8').on('data', (t: string) => (out.push(t), opts.onOutput?.('stdout', t)));
-    child.stderr?.setEncoding('utf8').on('data', (t: string) => (err.push(t), opts.onOutput?.('stderr', t)));
-    if (child.stdin) {
-      child.stdin.on('error', () => undefined); // a command that never reads stdin closes the pipe early
-      child.stdin.end(opts.stdin);
-    }
-
-    const finish = (code: number | null, spawnError?: Error): void => {
-      if (finished) return;
-      finished = true;
-      if (timer) clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      if (spawnError) err.push(spawnError.message);
-      resolve({ exitCode: killed ? null : code, stdout: out.join(''), stderr: err.join(''), timedOut });
-    };
-    child.on('error', (e) => finish(127, e));
-    child.on('exit', (code, signal) => {
-      // Background children may keep the pipes open: give them a moment, then stop waiting.
-      const late = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish(signal ? null : code);
-      }, 300);
-      child.once('close', () => (clearTimeout(late), finish(signal ? null : code)));
-    });
+  const [cmd, ...args] = argv;
+  if (!cmd) return { exitCode: 127, stdout: '', stderr: 'empty command', timedOut: false };
+  const { execa } = await loadExeca();
+  const child = execa(cmd, args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    extendEnv: false,
+    detached: true,
+    cleanup: false,
+    reject: false,
+    stripFinalNewline: false,
+    ...(opts.stdin !== undefined ? { input: opts.stdin } : { stdin: 'ignore' as const }),
   });
+  let timedOut = false;
+  let killed = false;
+  const pgid = child.pid;
+  if (pgid !== undefined) opts.onGroup?.(pgid);
+
+  const kill = (): void => {
+    if (killed || pgid === undefined) return;
+    killed = true;
+    void killGroup(pgid, opts.graceMs ?? 1_000);
+  };
+  const timer = opts.timeoutMs && opts.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
+  opts.signal?.addEventListener('abort', kill, { once: true });
+  if (opts.signal?.aborted) kill();
+  if (opts.onOutput) {
+    const onOutput = opts.onOutput;
+    child.stdout?.setEncoding('utf8').on('data', (t: string) => onOutput('stdout', t));
+    child.stderr?.setEncoding('utf8').on('data', (t: string) => onOutput('stderr', t));
+  }
+  // A background child may keep the pipes open after the leader exits: give it a moment, then stop waiting.
+  let exitCode: number | null = null;
+  child.once('exit', (code, signal) => {
+    exitCode = signal ? null : code;
+    setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, 300).unref();
+  });
+  try {
+    const r = await child;
+    if (r.code === 'ENOENT' || r.code === 'EACCES') {
+      return { exitCode: 127, stdout: '', stderr: r.originalMessage ?? r.shortMessage ?? '', timedOut: false };
+    }
+    return { exitCode: killed ? null : exitCode ?? r.exitCode ?? null, stdout: text(r.stdout), stderr: text(r.stderr), timedOut };
+  } finally {
+    if (timer) clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', kill);
+  }
+}
+
+function text(output: unknown): string {
+  return typeof output === 'string' ? output : '';
 }

@@ -5,19 +5,12 @@
  * rollout.ts hold for every provider alike.
  */
 import type { Duplex } from 'node:stream';
+import type { RuntimeConfig } from '../runtimeConfig';
 import type { LogStream, PhaseName, SubstrateInfo } from '../trace/schema';
 
 export type ProviderKind = 'docker' | 'local' | 'url';
 
-/** `runtime_config` of a Task, as the discovery module reports it. */
-export interface RuntimeConfig {
-  image?: string | null;
-  compose?: unknown;
-  service_access?: boolean;
-  resources?: { cpu?: number | null; memory_mb?: number | null; [k: string]: unknown } | null;
-  limits?: { startup_timeout_s?: number | null; run_timeout_s?: number | null; [k: string]: unknown } | null;
-  [k: string]: unknown;
-}
+export type { RuntimeConfig } from '../runtimeConfig';
 
 /** What to run: one environment of one `env.py`. */
 export interface EnvironmentSpec {

@@ -1,5 +1,5 @@
 /**
- * The environment a Local substrate's processes get (DESIGN.md 1.2): an
+ * The environment a Local substrate's processes get (docs/hud-protocol.md): an
  * allow-list of the host's variables that programs need to run at all, a
  * private HOME and TMPDIR, the Python settings the bundled runtime needs,
  * and then only the variables given for that environment. Nothing else of

@@ -5,7 +5,7 @@
  * which one and why in one line.
  */
 import { HudStudioError, UsageError } from '../errors';
-import { LocalProvider, type LocalProviderOptions } from './local';
+import { LocalProvider } from './local';
 import type { Provider } from './provider';
 import { UrlProvider } from './url';
 
@@ -20,12 +20,13 @@ export interface SelectedProvider {
 }
 
 export interface SelectOptions {
-  local?: LocalProviderOptions;
   /**
    * The user explicitly allowed `runtime_config.compose.service_access`
    * (the Docker socket mounted into the compose project's `main` service).
    */
   serviceAccess?: boolean;
+  /** The Docker endpoint to probe and use; default this process's DOCKER_HOST (or the local socket). */
+  dockerHost?: string | undefined;
 }
 
 export function parseRuntime(text: string): RuntimeChoice {
@@ -36,26 +37,29 @@ export function parseRuntime(text: string): RuntimeChoice {
 
 export async function selectProvider(runtime: string, opts: SelectOptions = {}): Promise<SelectedProvider> {
   const choice = parseRuntime(runtime);
-  if (choice === 'local') return { provider: new LocalProvider(opts.local), notice: undefined };
+  if (choice === 'local') return { provider: new LocalProvider(), notice: undefined };
   if (choice.startsWith('tcp://')) return { provider: new UrlProvider(choice), notice: undefined };
 
-  const docker = await loadDocker(opts.serviceAccess === true);
+  const docker = await loadDocker(opts.serviceAccess === true, opts.dockerHost);
   if (choice === 'docker') {
-    if (!docker.ok) throw new HudStudioError('docker-unavailable', `Docker is not available: ${docker.reason}`, { hint: 'start the Docker daemon, or use --runtime local' });
+    if (!docker.ok) throw new HudStudioError('docker-unavailable', `Docker is not available: ${docker.reason}`, {
+        hint: 'start the Docker daemon, or run on the local runtime',
+        fix: { kind: 'runtime', use: 'local' },
+      });
     return { provider: docker.provider, notice: undefined, dockerHost: docker.host };
   }
   if (docker.ok) {
     return { provider: docker.provider, notice: `runtime: docker (daemon answered at ${docker.host})`, dockerHost: docker.host };
   }
   return {
-    provider: new LocalProvider(opts.local),
+    provider: new LocalProvider(),
     notice: `runtime: local (no Docker: ${docker.reason}); isolation is by process only`,
   };
 }
 
 type DockerProbe = { ok: true; provider: Provider; host: string } | { ok: false; reason: string };
 
-async function loadDocker(serviceAccess: boolean): Promise<DockerProbe> {
+async function loadDocker(serviceAccess: boolean, host: string | undefined): Promise<DockerProbe> {
   let mod: typeof import('./docker');
   let compose: typeof import('./compose');
   try {
@@ -64,7 +68,7 @@ async function loadDocker(serviceAccess: boolean): Promise<DockerProbe> {
   } catch (err) {
     return { ok: false, reason: `the Docker provider could not be loaded (${(err as Error).message})` };
   }
-  const probe = await mod.dockerAvailable();
+  const probe = await mod.dockerAvailable({ host: host ?? mod.defaultDockerHost() });
   if (!probe.ok) return probe;
   // Tasks whose runtime_config names a compose project go to Compose; the rest to plain containers.
   const provider = new compose.ComposeAwareProvider(new mod.DockerProvider(), { consent: { serviceAccess } });

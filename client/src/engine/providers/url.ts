@@ -14,7 +14,8 @@ import type { AcquireOptions, EnvironmentSpec, ExecResult, Provider, ServeOption
 export class UnsupportedOperationError extends HudStudioError {
   constructor(operation: string, address: string) {
     super('provider', `${operation} is not possible on the borrowed server ${address}`, {
-      hint: 'use --runtime docker or --runtime local when the task or agent needs to run commands or copy files',
+      hint: 'the task or agent needs a runtime that can run commands and copy files',
+      fix: { kind: 'runtime', use: 'docker-or-local' },
     });
   }
 }
@@ -23,7 +24,7 @@ export function parseTcpAddress(text: string): { host: string; port: number } {
   const m = /^tcp:\/\/(\[[^\]]+\]|[^:/]+):(\d{1,5})\/?$/.exec(text.trim());
   const port = m ? Number(m[2]) : NaN;
   if (!m || port < 1 || port > 65535) {
-    throw new UsageError(`"${text}" is not a tcp://HOST:PORT address`, { hint: 'e.g. --runtime tcp://127.0.0.1:8765' });
+    throw new UsageError(`"${text}" is not a tcp://HOST:PORT address`, { hint: 'e.g. tcp://127.0.0.1:8765' });
   }
   const host = m[1]!.startsWith('[') ? m[1]!.slice(1, -1) : m[1]!;
   return { host, port };

@@ -104,7 +104,11 @@ export class TraceBuilder {
         p.status = e.status;
         p.endedAt = e.at;
         if (e.error) p.error = e.error;
-        for (const s of p.steps) if (s.status === 'running') ((s.status = e.status === 'completed' ? 'completed' : e.status), (s.endedAt = e.at));
+        for (const s of p.steps) {
+          if (s.status !== 'running') continue;
+          s.status = e.status === 'completed' ? 'completed' : e.status;
+          s.endedAt = e.at;
+        }
         break;
       }
       case 'warning':
@@ -123,7 +127,11 @@ export class TraceBuilder {
         p.status = end.status;
         p.endedAt = end.endedAt;
       }
-      for (const s of p.steps) if (s.status === 'running') ((s.status = p.status), (s.endedAt = end.endedAt));
+      for (const s of p.steps) {
+        if (s.status !== 'running') continue;
+        s.status = p.status;
+        s.endedAt = end.endedAt;
+      }
     }
     const verifierPhase = this.phases.find((p) => p.name === 'verifier');
     const verifierSubstrate: Trace['provider']['verifierSubstrate'] = !this.verifier

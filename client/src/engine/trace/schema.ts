@@ -114,7 +114,7 @@ export const TracePhase = z.object({
 export type TracePhase = z.infer<typeof TracePhase>;
 
 export const TaskIdentity = z.object({
-  /** Task reference (DESIGN.md section 2). */
+  /** Task reference (docs/hud-protocol.md). */
   ref: z.string(),
   kind: z.enum(['hud', 'harbor']),
   env: z.string(),

@@ -48,7 +48,7 @@ export function writeTrace(traceDir: string, trace: Trace): string {
     return path;
   } catch (err) {
     throw new HudStudioError('trace', `cannot write the trace into ${traceDir}: ${(err as Error).message}`, {
-      hint: 'choose a writable folder with --trace-dir',
+      fix: { kind: 'trace-dir' },
       cause: err,
     });
   }

@@ -183,7 +183,7 @@ export class LogViewer {
 
   private lineText(i: number): string {
     const end = i + 1 < this.starts.length ? (this.starts[i + 1] as number) - 1 : this.haystack.length;
-    return this.haystack.slice(this.starts[i] as number, end);
+    return this.haystack.slice(this.starts[i], end);
   }
 
   /** Appends to `hits` every line from `fromLine` on that contains the query (one entry per line). */

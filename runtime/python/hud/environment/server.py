@@ -1,4 +1,4 @@
-"""Serves one environment over the control channel (DESIGN.md section 1.4).
+"""Serves one environment over the control channel (docs/hud-protocol.md).
 
     python3 -m hud.environment.server PATH [--env NAME] [--host H] [--port P]
 

@@ -1,4 +1,4 @@
-"""Graders with the HUD SDK v6 semantics (see DESIGN.md section 1.3)."""
+"""Graders with the HUD SDK v6 semantics (see docs/hud-protocol.md)."""
 from .base import Grader
 from .bash import BashGrader
 from .combine import combine, combine_all, combine_any
