@@ -251,10 +251,10 @@ class RolloutRun {
         }
       }
       const verifier = task.verifier;
-      if (substrate.info.isolation === 'process') {
-        // Said on every run: nothing here keeps an agent from the verifier's copy or our environment.
+      if (substrate.info.isolation === 'process' && substrate.agentSeat?.().privileged !== false) {
+        // Said on every run: without a sandbox nothing keeps an agent from the verifier's copy or our environment.
         this.warn(
-          'the local runtime is not a security boundary: the agent runs as your user and can read the environment\'s files, signal its server and read this process\'s variables; use Docker to grade agents you do not trust (docs/security.md)',
+          'the local runtime is not a security boundary here (no bubblewrap): the agent runs as your user and can read the environment\'s files, signal its server and read this process\'s variables; install bubblewrap or use Docker to grade agents you do not trust (docs/security.md)',
         );
       }
       this.emit({ type: 'rollout.started', task: taskIdentity(task, task.ref), verifier: verifier ? taskIdentity(verifier, task.ref) : null });

@@ -15,7 +15,8 @@ import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
-import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
+import { bubblewrap, sandboxArgs } from './localSandbox';
+import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
 import { withheldFrom } from './verifierOnly';
@@ -108,6 +109,30 @@ export class LocalSubstrate implements Substrate {
       env: this.env(opts.env),
       onGroup: (pgid) => this.addGroup(pgid),
     });
+  }
+
+  /** The agent's seat: its own folder, in bubblewrap's sandbox when the machine has it (localSandbox.ts). */
+  agentSeat(): AgentSeat {
+    this.assertLive();
+    const workspace = join(this.root, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    const bwrap = bubblewrap();
+    const exec = (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
+      this.assertLive();
+      const cwd = opts.cwd ?? workspace;
+      const env = this.env({ HOME: workspace, ...(bwrap ? { TMPDIR: '/tmp' } : {}), ...opts.env }, false);
+      const command = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...argv] : argv;
+      return execInGroup(command, { ...opts, cwd, env, onGroup: (pgid) => this.addGroup(pgid) });
+    };
+    return {
+      workdir: workspace,
+      privileged: !bwrap,
+      ...(bwrap ? {} : { privilegedWhy: 'the local runtime has no sandbox here (install bubblewrap)' }),
+      exec,
+      copyIn: (hostPath, dest) => this.copyIn(hostPath, dest.startsWith('/') ? dest : join(workspace, dest)),
+      // The sandbox's PID namespace ended with each command; without one, release() kills the groups.
+      end: async () => undefined,
+    };
   }
 
   execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
