@@ -19,7 +19,17 @@ export function outcomeFromEvent(e: EndedEvent, ref: string): RolloutOutcome {
 }
 
 /** What the views read of an outcome (a live `rollout.ended` event has exactly this much). */
-export type ShownOutcome = Pick<RolloutOutcome, 'status' | 'reward' | 'result' | 'error'> & { tracePath?: string | undefined };
+export type ShownOutcome = Pick<RolloutOutcome, 'status' | 'reward' | 'result' | 'error'> & {
+  tracePath?: string | undefined;
+  noAnswer?: RolloutOutcome['noAnswer'];
+};
+
+/** Why a reward may mean nothing: nobody answered. */
+export function noAnswerText(o: ShownOutcome): string | undefined {
+  if (o.noAnswer === 'nop') return 'the nop agent gave no answer';
+  if (o.noAnswer === 'empty') return 'the answer was empty';
+  return undefined;
+}
 
 /** The error as the editor shows it: the engine's message and, when it knows one, the setting that fixes it. */
 function errorText(o: ShownOutcome): string | undefined {
@@ -37,6 +47,8 @@ export function inlineText(o: ShownOutcome): string {
   }
   const parts = [`reward ${score(o.reward)}`];
   for (const s of o.result?.subscores ?? []) parts.push(`${s.name} ${score(s.value)}`);
+  const gap = noAnswerText(o);
+  if (gap) parts.push(gap);
   return parts.join(' · ');
 }
 
@@ -102,7 +114,8 @@ export function testMessage(o: ShownOutcome, threshold: number): string {
     if (o.reward !== null) lines.push(`reward ${score(o.reward)} (not counted)`);
   } else {
     const cmp = v === 'passed' ? '>=' : '<';
-    lines.push(`reward ${score(o.reward!)} ${cmp} threshold ${score(threshold)}`);
+    const gap = noAnswerText(o);
+    lines.push(`reward ${score(o.reward!)} ${cmp} threshold ${score(threshold)}${gap ? ` (${gap})` : ''}`);
   }
   const flat: string[] = [];
   const walk = (subs: SubScoreT[], prefix: string) => {

@@ -35,8 +35,9 @@ const fields = {
       startupSeconds: z.number().positive().default(120),
       phaseSeconds: z.number().positive().default(1800),
       rolloutSeconds: z.number().positive().default(3600),
+      callSeconds: z.number().positive().default(600),
     })
-    .default({ startupSeconds: 120, phaseSeconds: 1800, rolloutSeconds: 3600 }),
+    .default({ startupSeconds: 120, phaseSeconds: 1800, rolloutSeconds: 3600, callSeconds: 600 }),
   traceFolder: z.string().trim().min(1).default('.hud-studio/traces'),
   agent: z.enum(AGENT_KINDS).default('ask'),
   agentAnswer: z.string().default(''),

@@ -201,3 +201,21 @@ class VerifierFixturesTest(ServerCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PortAnnouncementTest(unittest.TestCase):
+    def test_port_stdout_only_keeps_the_environments_prints_off_stdout(self):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hud.environment.server", fixture("port_spoof", "env.py"), "--port-stdout-only"],
+            cwd=ROOT, env=runtime_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+        try:
+            first = proc.stdout.readline().decode()
+            self.assertRegex(first, r"^HUD_SERVE_PORT=\d{2,5}\n$")
+            self.assertNotIn(first.strip(), ("HUD_SERVE_PORT=1", "HUD_SERVE_PORT=2", "HUD_SERVE_PORT=3"))
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=30)
+        self.assertEqual(out, b"", "nothing but the port line reaches stdout")
+        for n in (1, 2, 3):
+            self.assertIn("HUD_SERVE_PORT={}".format(n), err.decode())

@@ -300,3 +300,104 @@ class ProtocolTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HostileFramesTest(unittest.TestCase):
+    """Frames a hostile or broken client sends get a JSON-RPC error, never a silent close."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(PROTOCOL_ENV)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def setUp(self):
+        self.client = self.server.client()
+        self.addCleanup(self.client.close)
+
+    def tearDown(self):
+        self.assertTrue(self.server.alive(), "server died:\n" + self.server.stderr())
+
+    def error_for(self, raw):
+        self.client.send_raw(raw + b"\n")
+        frame = self.client.read_frame()
+        self.assertIn("error", frame, frame)
+        return frame
+
+    def assert_still_serves(self):
+        self.assertEqual(self.client.call("hello")["env"]["name"], "protocol")
+
+    def test_deep_nesting_gets_an_error_and_the_connection_stays(self):
+        for depth in (300, 100000):
+            raw = b'{"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"x": ' + b"[" * depth + b"]" * depth + b"}}"
+            frame = self.error_for(raw)
+            self.assertEqual((frame["id"], frame["error"]["code"]), (None, -32700))
+            self.assertIn("nests deeper", frame["error"]["message"])
+        self.assert_still_serves()
+
+    def test_non_finite_ids_and_numbers_are_parse_errors(self):
+        for raw in (b'{"jsonrpc": "2.0", "id": NaN, "method": "hello"}',
+                    b'{"jsonrpc": "2.0", "id": Infinity, "method": "hello"}',
+                    b'{"jsonrpc": "2.0", "id": 1e400, "method": "hello"}',
+                    b'{"jsonrpc": "2.0", "id": 2, "method": "hello", "params": {"x": -Infinity}}'):
+            frame = self.error_for(raw)
+            self.assertEqual((frame["id"], frame["error"]["code"]), (None, -32700), raw)
+        self.assert_still_serves()
+
+    def test_non_scalar_ids_are_invalid_requests_answered_with_a_null_id(self):
+        for bad in (b"[1]", b'{"a": 1}', b"true"):
+            frame = self.error_for(b'{"jsonrpc": "2.0", "id": ' + bad + b', "method": "hello"}')
+            self.assertEqual((frame["id"], frame["error"]["code"]), (None, -32600), bad)
+        self.assert_still_serves()
+
+    def test_missing_or_wrong_jsonrpc_is_rejected(self):
+        for raw in (b'{"id": 5, "method": "hello"}', b'{"jsonrpc": "1.0", "id": 5, "method": "hello"}'):
+            frame = self.error_for(raw)
+            self.assertEqual((frame["id"], frame["error"]["code"]), (5, -32600))
+            self.assertIn("jsonrpc", frame["error"]["message"])
+        self.assert_still_serves()
+
+    def test_a_result_too_deep_to_encode_is_an_error_frame(self):
+        self.client.call("tasks.start", {"id": "echo"})
+        deep = []
+        for _ in range(250):
+            deep = [deep]
+        reply = self.client.request("tasks.grade", {"answer": deep})
+        self.assertTrue("result" in reply or "error" in reply)
+        self.assert_still_serves()
+
+    def test_unfinished_frames_across_connections_share_one_memory_cap(self):
+        # Three clients each hold 50 MiB of an unfinished frame: under the per-frame limit,
+        # over the 128 MiB the server holds for all connections together.
+        clients = [self.server.client() for _ in range(3)]
+        for c in clients:
+            self.addCleanup(c.close)
+        chunk = b"a" * (1024 * 1024)
+        errors = []
+
+        def flood(c):
+            try:
+                c.send_raw(b'{"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"pad": "')
+                for _ in range(50):
+                    c.send_raw(chunk)
+            except OSError:
+                pass
+
+        threads = [threading.Thread(target=flood, args=(c,)) for c in clients]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        for c in clients:
+            c.sock.shutdown(socket.SHUT_WR)
+        for c in clients:
+            try:
+                frame = c.read_frame()
+            except (OSError, ValueError, AssertionError):
+                continue
+            if "error" in frame:
+                errors.append(frame["error"])
+        self.assertTrue(any("server busy" in e["message"] for e in errors), errors)
+        self.assert_still_serves()

@@ -4,10 +4,12 @@
  * (so cross-module links resolve), and problems are reported for the files
  * under PATH. Exit 1 if any error, 0 otherwise, 2 on bad usage.
  */
-import { stat } from 'node:fs/promises';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { Analyzer, decodeText } from '../../../server/src/analysis/analyzer';
-import type { Severity } from '../../../server/src/analysis/facts';
+import type { FileFacts, FileProblem, Severity } from '../../../server/src/analysis/facts';
+import { importProblems } from '../../../server/src/analysis/importability';
+import { createPythonParser, type Parser } from '../../../server/src/analysis/treeSitter';
 import { isUnder } from '../../../server/src/analysis/paths';
 import { listIndexableFiles, readFiles } from '../../../server/src/analysis/scan';
 import { errorMessage, UsageError } from '../engine/errors';
@@ -81,6 +83,7 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
     if (!roots.some((r) => isUnder(r, root))) roots.push(root);
   }
   const analyzer = await Analyzer.create({ roots });
+  const parser = await createPythonParser();
   try {
     const files = await listIndexableFiles(roots);
     for (const t of targets) if (!t.isDir && !files.includes(t.path)) files.push(t.path);
@@ -91,7 +94,8 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
     for (const path of analyzer.workspace.paths()) {
       if (!targets.some((t) => isUnder(t.path, path))) continue;
       const file = relative(cwd, path).split(sep).join('/') || '.';
-      for (const p of analyzer.workspace.problems(path)) {
+      const problems = [...analyzer.workspace.problems(path), ...(await importabilityOf(path, analyzer.workspace.facts(path), parser))];
+      for (const p of problems) {
         findings.push({ file, line: p.range.start.line + 1, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message });
       }
       const content = texts.get(path);
@@ -104,6 +108,14 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
     }
     return findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
   } finally {
+    parser.delete();
     analyzer.dispose();
   }
+}
+
+/** A HUD module (imports hud, or is an env.py) that Python could not import at all. */
+async function importabilityOf(path: string, facts: FileFacts | undefined, parser: Parser): Promise<FileProblem[]> {
+  if (facts?.kind !== 'python' || !(facts.importsHud || basename(path) === 'env.py')) return [];
+  const bytes = await readFile(path).catch(() => undefined);
+  return bytes ? importProblems(bytes, parser) : [];
 }

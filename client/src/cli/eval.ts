@@ -14,6 +14,7 @@ import { DEFAULT_TRACE_DIR } from '../engine/trace/store';
 import { cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO, type CliStream } from './io';
+import { CLI_AGENTS, choosesNoAgent } from '../engine/agents/kinds';
 import { COMMON_OPTIONS, numberOption, parse, positiveNumber, requestBase } from './options';
 import { progressReporter } from './progress';
 import { formatReward } from './render';
@@ -26,7 +27,7 @@ options:
   --group N            runs per task (default 1); pass@k uses k = N
   --max-concurrent N   rollouts at once (default 1)
   --threshold X        a run passes when its reward >= X (default 1.0)
-  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --module,
+  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --call-timeout, --module,
   --allow-service-access, --allow-shared-secrets, --json
                        as for run (--timeout applies to each rollout)
 
@@ -51,6 +52,12 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   const maxConcurrent = positiveNumber('max-concurrent', values['max-concurrent'], true) ?? 1;
   const threshold = numberOption('threshold', values.threshold) ?? 1.0;
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
+  if (choosesNoAgent(values)) {
+    // Every run would be scored as if nobody answered: say so before anything runs.
+    throw new UsageError('eval has no way to produce answers: no --agent, --answer or --command was given', {
+      hint: `choose one: ${CLI_AGENTS.map((a) => `--agent ${a.kind} (${a.what})`).join('; ')}`,
+    });
+  }
   const base = requestBase(values, io.cwd, timeoutSec);
   // A wrong agent flag is a usage error before anything starts (Harbor-only jobs may name oracle).
   if (positionals.some((p) => !isHarborDir(p, io.cwd)) && 'choice' in base.agent) createAgent(base.agent.choice);
@@ -77,8 +84,10 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
     bar.done();
     if (values.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else writeSummary(io.stdout, summary);
+    if (summary.summaryError) io.stderr.write(`hud-studio: ${summary.summaryError}\n`);
     if (interrupt.signal.aborted || summary.cancelled > 0) return EXIT.cancelled;
-    return summary.errored > 0 || summary.loadErrors.length > 0 ? EXIT.error : EXIT.ok;
+    const lost = summary.summaryError !== undefined || summary.traceErrors > 0;
+    return summary.errored > 0 || summary.loadErrors.length > 0 || lost ? EXIT.error : EXIT.ok;
   } catch (err) {
     bar.done();
     if (err instanceof UsageError) throw err;
@@ -93,21 +102,27 @@ function pct(x: number | null): string {
   return x === null ? '-' : `${(x * 100).toFixed(0)}%`;
 }
 
+/** `pass@1 50%  pass@3 88%`; with groups of one they are the same figure, shown once. */
+function passAt(k: number, at1: number | null, atK: number | null, gap = '  '): string {
+  return k > 1 ? `pass@1 ${pct(at1)}${gap}pass@${k} ${pct(atK)}` : `pass@1 ${pct(at1)}`;
+}
+
 function writeSummary(out: CliStream, s: JobSummary): void {
   const w = (line: string): void => void out.write(`${line}\n`);
   for (const t of s.tasks) {
     w(`${t.ref}`);
-    w(`  runs ${t.runs.length}  mean ${t.meanReward === null ? '-' : formatReward(t.meanReward)}  passed ${t.passed}  pass@1 ${pct(t.passAt1)}  pass@${s.k} ${pct(t.passAtK)}`);
+    w(`  runs ${t.runs.length}  mean ${t.meanReward === null ? '-' : formatReward(t.meanReward)}  passed ${t.passed}  ${passAt(s.k, t.passAt1, t.passAtK)}`);
     for (const r of t.runs) {
       const why = r.error ? ` in ${r.error.phase}: ${withCliFix(r.error.message, r.error.fix)}` : '';
       const what = r.status === 'completed' ? `reward ${formatReward(r.reward)}` : `${r.status}${why}`;
-      w(`    ${what}${r.trace ? `  ${r.trace}` : ''}`);
+      const where = r.trace ? `  ${r.trace}` : r.traceError ? `  (no trace: ${r.traceError})` : '';
+      w(`    ${what}${r.notStarted ? ' (never started)' : ''}${where}`);
     }
   }
   for (const e of s.loadErrors) w(`! ${e.path}: ${e.message}`);
   w('');
   w(`${s.total} runs: ${s.completed} completed, ${s.errored} errored, ${s.cancelled} cancelled`);
-  w(`mean reward ${s.meanReward === null ? '-' : formatReward(s.meanReward)} (errors count as 0)   pass@1 ${pct(s.passAt1)}   pass@${s.k} ${pct(s.passAtK)}   threshold ${s.threshold}`);
+  w(`mean reward ${s.meanReward === null ? '-' : formatReward(s.meanReward)} (errors count as 0)   ${passAt(s.k, s.passAt1, s.passAtK, '   ')}   threshold ${s.threshold}`);
   w(`errors by phase: setup ${s.errorsByPhase.setup}, actor ${s.errorsByPhase.actor}, verifier ${s.errorsByPhase.verifier}`);
   if (s.summaryPath) w(`summary: ${s.summaryPath}`);
 }

@@ -1,4 +1,5 @@
 /** Command dispatch of the `hud-studio` CLI. */
+import { CLI_AGENT_NAMES } from '../engine/agents/kinds';
 import { UsageError } from '../engine/errors';
 import { cliErrorMessage } from './fixHint';
 import { EVAL_USAGE, evalCommand } from './eval';
@@ -9,10 +10,11 @@ import { version } from './version';
 export const USAGE = `HUD Studio ${version()}: run and check HUD environments and Harbor tasks
 
 usage:
-  hud-studio run PATH[::REF] [--answer TEXT] [--agent fixed|command|nop] [--command CMD]
+  hud-studio run PATH[::REF] [--answer TEXT] [--agent ${CLI_AGENT_NAMES}] [--command CMD]
                  [--runtime auto|docker|local|tcp://HOST:PORT] [--image IMG]
                  [--trace-dir DIR] [--timeout SEC] [--json]
-  hud-studio eval PATH... [--group N] [--max-concurrent N] [--threshold X] [--json]
+  hud-studio eval PATH... [--agent KIND] [--answer TEXT] [--command CMD] [--group N]
+                 [--max-concurrent N] [--threshold X] [--json]
   hud-studio check [PATH...]      static checks of env.py files and Harbor tasks
   hud-studio --help | --version
 

@@ -11,6 +11,7 @@ export const COMMON_OPTIONS = {
   image: { type: 'string' },
   'trace-dir': { type: 'string' },
   timeout: { type: 'string' },
+  'call-timeout': { type: 'string' },
   module: { type: 'string' },
   'allow-service-access': { type: 'boolean', default: false },
   'allow-shared-secrets': { type: 'boolean', default: false },
@@ -49,6 +50,7 @@ type CommonValues = {
   runtime: string;
   image?: string | undefined;
   'trace-dir'?: string | undefined;
+  'call-timeout'?: string | undefined;
   module?: string | undefined;
   'allow-service-access': boolean;
   'allow-shared-secrets': boolean;
@@ -57,6 +59,7 @@ type CommonValues = {
 /** The run request the common flags describe (everything but the task reference). */
 export function requestBase(values: CommonValues, cwd: string, timeoutSec: number | undefined): Omit<TaskRunRequest, 'ref'> {
   const { agent, answer, command } = values;
+  const callSec = positiveNumber('call-timeout', values['call-timeout'], false);
   return {
     cwd,
     runtime: values.runtime,
@@ -71,6 +74,6 @@ export function requestBase(values: CommonValues, cwd: string, timeoutSec: numbe
     ...(values.module ? { module: values.module } : {}),
     ...(values.image ? { image: values.image } : {}),
     ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
-    ...(timeoutSec ? { limits: { rolloutMs: timeoutSec * 1000 } } : {}),
+    ...(timeoutSec || callSec ? { limits: { ...(timeoutSec ? { rolloutMs: timeoutSec * 1000 } : {}), ...(callSec ? { callMs: callSec * 1000 } : {}) } } : {}),
   };
 }

@@ -3,6 +3,7 @@
  * object with --json). Exit 0 completed, 1 errored, 2 usage, 130 cancelled.
  * A Harbor task directory (a folder with task.toml) goes to the Harbor runner.
  */
+import { CLI_AGENTS, choosesNoAgent } from '../engine/agents/kinds';
 import { HudStudioError, UsageError } from '../engine/errors';
 import { EventHub } from '../engine/events';
 import type { FinishedRollout, RolloutOutcome } from '../engine/outcome';
@@ -20,12 +21,16 @@ export const RUN_USAGE = `usage: hud-studio run PATH[::REF] [options]
 
 options:
   --answer TEXT   the answer (implies --agent fixed)
-  --agent KIND    fixed | command | nop (default: fixed with --answer, command with --command, else nop)
+  --agent KIND    the actor (default: fixed with --answer, command with --command, else nop):
+${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).join('\n')}
   --command CMD   shell command run in the actor substrate; its stdout is the answer
   --runtime R     auto | docker | local | tcp://HOST:PORT (default auto)
   --image IMG     image for Docker substrates (wins over a Dockerfile)
   --trace-dir DIR where traces go (default .hud-studio/traces)
   --timeout SEC   limit for the whole rollout
+  --call-timeout SEC
+                  limit of each tasks.start and tasks.grade (default 600; a task's
+                  runtime_config.limits.run_timeout_s wins)
   --module ENV_PY the environment module of a .json/.jsonl task file
   --allow-service-access
                   consent to mount the Docker socket into a compose task's main service
@@ -53,6 +58,8 @@ export interface RunJson {
   /** The agent could have written this reward itself (docs/security.md). */
   forgeable: boolean;
   trace: string | null;
+  /** Why no trace was written, when the trace folder is unwritable or full. */
+  traceError?: string;
 }
 
 export function runJson(o: FinishedRollout): RunJson {
@@ -71,6 +78,7 @@ export function runJson(o: FinishedRollout): RunJson {
     error: o.error ? { phase: o.error.phase, message: withCliFix(o.error.message, o.error.fix) } : null,
     forgeable: o.trace.forgeable ?? false,
     trace: o.tracePath ?? null,
+    ...(o.traceError ? { traceError: o.traceError } : {}),
   };
 }
 
@@ -89,6 +97,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
   const hub = new EventHub();
   if (!values.json) hub.on(humanRenderer(io.stdout));
+  if (choosesNoAgent(values)) {
+    io.stderr.write('no agent chosen: running with the nop agent, which answers nothing (pass --answer TEXT, --command CMD or --agent KIND)\n');
+  }
   const interrupt = abortOnInterrupt(() => void io.stderr.write('cancelling: releasing every substrate (Ctrl-C again to quit at once)\n'));
   try {
     const outcome = await runTask(
@@ -96,6 +107,14 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
       { hub, signal: interrupt.signal, notice: (line) => void io.stderr.write(`${line}\n`) },
     );
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
+    else if (outcome.noAnswer) {
+      io.stdout.write(outcome.noAnswer === 'nop' ? 'note: the nop agent gave no answer\n' : 'note: the answer was empty\n');
+    }
+    if (outcome.traceError) {
+      // The result above stands, but a run whose record is lost has not fully succeeded.
+      io.stderr.write(`hud-studio: no trace was written: ${outcome.traceError}\n`);
+      return outcome.status === 'cancelled' ? EXIT.cancelled : EXIT.error;
+    }
     return exitCodeFor(outcome.status);
   } catch (err) {
     if (err instanceof UsageError) throw err;

@@ -14,7 +14,7 @@ export function loadExeca(): Promise<Execa> {
   return loading;
 }
 
-export interface CommandResult {
+export interface ToolResult {
   /** null when it was killed (timeout, cancel) or could not start. */
   exitCode: number | null;
   stdout: string;
@@ -30,10 +30,10 @@ export interface CommandResult {
  * end their own work on SIGTERM) with exactly `env`; a timeout or `signal`
  * sends SIGTERM, then SIGKILL after `killAfterMs`.
  */
-export async function runCommand(
+export async function runTool(
   argv: string[],
   opts: { cwd: string; env: Record<string, string>; timeoutMs: number; signal?: AbortSignal; killAfterMs?: number },
-): Promise<CommandResult> {
+): Promise<ToolResult> {
   const [cmd, ...args] = argv;
   if (!cmd) throw new Error('empty command');
   const { execa } = await loadExeca();

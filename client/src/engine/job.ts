@@ -72,6 +72,10 @@ export interface JobRun {
   reward: number | null;
   error: RolloutOutcome['error'];
   trace: string | undefined;
+  /** A run the job was cancelled before it could start. */
+  notStarted?: true;
+  /** Why this run's trace could not be written. */
+  traceError?: string;
 }
 
 export interface JobTaskSummary {
@@ -107,7 +111,11 @@ export interface JobSummary {
   /** Files (or tasks) that could not be loaded; the rest of the job still ran. */
   loadErrors: { path: string; message: string }[];
   traces: string[];
+  /** Runs whose trace could not be written. */
+  traceErrors: number;
   summaryPath: string | undefined;
+  /** Why the summary file could not be written (the summary itself still holds). */
+  summaryError?: string;
 }
 
 export async function runJob(job: JobRequest): Promise<JobSummary> {
@@ -128,7 +136,9 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
 
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (let item = queue[next++]; item && !job.signal?.aborted; item = queue[next++]) {
+    // `next` counts only runs that start: what a Ctrl-C leaves behind is counted below.
+    while (next < queue.length && !job.signal?.aborted) {
+      const item = queue[next++]!;
       progress.running++;
       report();
       const ended = await runItem(item, job, hub, jobId);
@@ -140,7 +150,8 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
       if (passes(ended.outcome, threshold)) progress.passed++;
       if (ended.trace) {
         const o = ended.outcome;
-        byRef.get(refOf(item))?.push({ rolloutId: o.rolloutId, status: o.status, reward: o.reward, error: o.error, trace: o.tracePath });
+        const lost = o.traceError ? { traceError: o.traceError } : {};
+        byRef.get(refOf(item))?.push({ rolloutId: o.rolloutId, status: o.status, reward: o.reward, error: o.error, trace: o.tracePath, ...lost });
       } else if (!loadErrors.some((e) => e.path === refOf(item))) {
         // A task that cannot even start (e.g. a broken task.toml) is reported once; the job goes on.
         loadErrors.push({ path: refOf(item), message: ended.outcome.error?.message ?? 'did not start' });
@@ -150,9 +161,23 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
+  // Runs a Ctrl-C kept from starting still count: the summary covers the whole job asked for.
+  for (const item of queue.slice(next)) {
+    byRef.get(refOf(item))?.push({ rolloutId: '', status: 'cancelled', reward: null, error: null, trace: undefined, notStarted: true });
+    progress.done++;
+    progress.cancelled++;
+  }
+  if (next < queue.length) report();
 
   const summary = summarise({ jobId, label: job.label, startedAt, group, threshold, byRef, loadErrors });
-  if (job.summaryDir !== null) writeSummary(summary, job.summaryDir);
+  if (job.summaryDir !== null) {
+    try {
+      writeSummary(summary, job.summaryDir);
+    } catch (err) {
+      // The summary itself still reaches the caller (eval prints it); only the file is missing.
+      summary.summaryError = errorMessage(err);
+    }
+  }
   return summary;
 }
 
@@ -239,6 +264,7 @@ function summarise({ jobId, label, startedAt, group, threshold, byRef, loadError
     tasks,
     loadErrors,
     traces: runs.flatMap((r) => (r.trace ? [r.trace] : [])),
+    traceErrors: runs.filter((r) => r.traceError !== undefined).length,
     summaryPath: undefined,
   };
 }
@@ -273,7 +299,10 @@ export async function planJob(
   const items: JobItem[] = [];
   const loadErrors: JobSummary['loadErrors'] = [];
   for (const path of paths) {
-    if (signal?.aborted) break;
+    if (signal?.aborted) {
+      loadErrors.push({ path, message: 'cancelled before its tasks were loaded' });
+      continue;
+    }
     if (isHarborDir(path, base.cwd)) {
       items.push({ request: { ...base, ref: path } });
       continue;

@@ -24,13 +24,31 @@ export interface RolloutOutcome {
   result: GradeResult | null;
   error: RolloutError | null;
   tracePath: string | undefined;
+  /** Why no trace was written (a read-only or full trace folder); the result above still holds. */
+  traceError?: string;
+  /** Set when nobody really answered: a reward earned this way must say so wherever it is shown. */
+  noAnswer?: NoAnswer;
+}
+
+/** `nop`: the agent answered nothing; `empty`: the answer sent was the empty string. */
+export type NoAnswer = 'nop' | 'empty';
+
+export function noAnswerOf(t: Pick<Trace, 'agent' | 'answer'>): NoAnswer | undefined {
+  if (t.agent.kind === 'nop') return 'nop';
+  return t.answer === '' ? 'empty' : undefined;
+}
+
+/** The outcome with its `noAnswer` mark, from the trace it wrote. */
+export function markNoAnswer<O extends RolloutOutcome>(o: O, t: Pick<Trace, 'agent' | 'answer'>): O {
+  const gap = noAnswerOf(t);
+  return gap ? { ...o, noAnswer: gap } : o;
 }
 
 /** What the engine's run entries resolve with: the outcome and the trace it wrote (or would have). */
 export type FinishedRollout = RolloutOutcome & { trace: Trace };
 
 export function outcomeFromTrace(t: Trace, tracePath?: string): RolloutOutcome {
-  return {
+  return markNoAnswer({
     rolloutId: t.rolloutId,
     ref: t.task.ref,
     status: t.status,
@@ -38,5 +56,5 @@ export function outcomeFromTrace(t: Trace, tracePath?: string): RolloutOutcome {
     result: t.result,
     error: t.error ? { phase: t.error.phase, message: t.error.message } : null,
     tracePath,
-  };
+  }, t);
 }

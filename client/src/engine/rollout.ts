@@ -26,6 +26,7 @@ import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from '
 import { TraceBuilder } from './trace/builder';
 import { Redactor } from './trace/redact';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
+import { SideLogs } from './trace/sideLogs';
 import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
 
 export interface RolloutTimeouts {
@@ -35,6 +36,8 @@ export interface RolloutTimeouts {
   phaseMs?: number;
   /** Getting a substrate ready and its server listening, unless limits.startup_timeout_s says otherwise. */
   startupMs?: number;
+  /** tasks.start and tasks.grade each, unless the task's runtime_config.limits.run_timeout_s says otherwise. */
+  callMs?: number;
 }
 
 export interface RolloutOptions {
@@ -70,11 +73,15 @@ type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
+/** A template that never yields must not hold an eval slot for ever (docs/reliability.md). */
+export const DEFAULT_CALL_MS = 600_000;
 
 export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout> {
   const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
   const hub = opts.hub ?? new EventHub();
+  const traceDir = opts.traceDir === null ? undefined : resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR);
+  const sideLogs = traceDir ? new SideLogs(traceDir, rolloutId) : undefined;
   const builder = new TraceBuilder({
     rolloutId,
     ...(opts.jobId ? { jobId: opts.jobId } : {}),
@@ -83,6 +90,7 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
     agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
     providerKind: opts.provider.kind,
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
+    ...(sideLogs ? { sideLogs } : {}),
   });
   const redactor = new Redactor([...Object.values(opts.credentials ?? {}), opts.verifierSecrets ?? {}]);
   const emit = (e: EventInput): void => {
@@ -116,21 +124,33 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
   const trace = redactor.deep(builder.finish({ ...ending, endedAt }));
   if (run.forgeable) trace.forgeable = true;
   let tracePath: string | undefined;
-  if (opts.traceDir !== null && !usage) {
+  let traceError: string | undefined;
+  if (traceDir && !usage) {
     try {
-      tracePath = writeTrace(resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR), trace);
+      tracePath = writeTrace(traceDir, trace, sideLogs);
     } catch (err) {
-      emit({ type: 'warning', message: errorMessage(err) });
-      trace.warnings.push(errorMessage(err));
+      traceError = errorMessage(err);
+      emit({ type: 'warning', message: traceError });
+      trace.warnings.push(traceError);
     }
-  }
+  } else sideLogs?.discard();
   const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
   const error = ending.error
     ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
     : null;
   emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
-  return { rolloutId, ref: trace.task.ref, status: ending.status, reward, result: ending.result, error, tracePath, trace };
+  return {
+    rolloutId,
+    ref: trace.task.ref,
+    status: ending.status,
+    reward,
+    result: ending.result,
+    error,
+    tracePath,
+    ...(traceError ? { traceError } : {}),
+    trace,
+  };
 }
 
 interface Ending {
@@ -272,7 +292,7 @@ class RolloutRun {
       this.step('setup', 'completed');
 
       this.step('prompt', 'started');
-      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: 0, signal: actorClock.signal });
+      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
       this.emit({ type: 'prompt', prompt });
       this.step('prompt', 'completed');
 
@@ -283,7 +303,7 @@ class RolloutRun {
 
       this.step('grade', 'started');
       try {
-        actorResult = await actorSession.channel.grade(answer, { timeoutMs: 0, signal: actorClock.signal });
+        actorResult = await actorSession.channel.grade(answer, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
         actorGrade = this.gradeOf(actorResult);
         this.step('grade', 'completed');
       } catch (err) {
@@ -353,12 +373,12 @@ class RolloutRun {
       }
 
       this.step('prompt', 'started');
-      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: 0, signal: clock.signal });
+      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
       this.step('prompt', 'completed', promptToText(prompt) ? `prompt: ${promptToText(prompt).slice(0, 200)}` : 'agent-less');
 
       this.step('grade', 'started');
       // The actor's result frame goes over unchanged: the verifier judges exactly what the actor produced.
-      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: 0, signal: clock.signal });
+      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
       const grade = this.gradeOf(raw);
       this.step('grade', 'completed');
       this.emit({ type: 'grade', phase: 'verifier', result: grade, raw, authoritative: true });
@@ -448,6 +468,11 @@ class RolloutRun {
   }
 
   /** Serves the environment, connects and says hello. */
+  /** The limit of one tasks.start or tasks.grade: the task's run_timeout_s, else the caller's, else the default. */
+  private callMs(rc: RuntimeConfig | null | undefined): number {
+    return seconds(rc?.limits?.run_timeout_s) ?? this.opts.timeouts?.callMs ?? DEFAULT_CALL_MS;
+  }
+
   private async open(
     substrate: Substrate,
     task: { env: string },

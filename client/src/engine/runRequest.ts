@@ -19,6 +19,8 @@ export interface RunLimits {
   phaseMs?: number;
   /** A substrate ready and its server listening, unless the task's own limits say otherwise. */
   startupMs?: number;
+  /** Each tasks.start and tasks.grade, unless the task's run_timeout_s says otherwise. */
+  callMs?: number;
 }
 
 /** What the person explicitly allowed; both default to refusing. */

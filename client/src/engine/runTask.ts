@@ -10,7 +10,7 @@ import { createAgent } from './agents/create';
 import { withDockerEndpoint } from './docker/client';
 import { UsageError } from './errors';
 import { EventHub } from './events';
-import type { FinishedRollout } from './outcome';
+import { markNoAnswer, type FinishedRollout } from './outcome';
 import { selectProvider, type SelectedProvider } from './providers/select';
 import { runRollout } from './rollout';
 import type { RunContext, TaskRunRequest } from './runRequest';
@@ -18,9 +18,10 @@ import { isHarborDir } from './taskLoader';
 
 export async function runTask(req: TaskRunRequest, ctx: RunContext = {}): Promise<FinishedRollout> {
   // The Docker layer reads the endpoint bound here; process.env stays as it was.
-  return withDockerEndpoint(req.dockerHost, () =>
+  const done = await withDockerEndpoint(req.dockerHost, () =>
     isHarborDir(req.ref, req.cwd) ? runHarbor(req, ctx) : runHud(req, ctx),
   );
+  return markNoAnswer(done, done.trace);
 }
 
 /** Picks the provider for a request's runtime: once per job, or per run when nobody did. */

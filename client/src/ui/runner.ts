@@ -24,6 +24,7 @@ import { editorErrorMessage } from '../fixHint';
 import { ALWAYS_LOCAL, UNTRUSTED_MESSAGE, USE_LOCAL, dockerMissing, planRuntime } from '../runtimePlan';
 import { type AgentKind, type Settings, batchAgentOf, harborAgentOf } from '../settings';
 import { AskAgent } from './askAgent';
+import { chooseAnswerSource } from './answerSource';
 import { readSettings } from './config';
 import type { EnvironmentSecrets } from './secrets';
 
@@ -94,10 +95,19 @@ export class Runner implements vscode.Disposable {
       void vscode.window.showErrorMessage(`HUD Studio: ${reason}.`);
       return { ran: false, reason };
     }
-    const settings = readSettings(folder.uri);
+    let settings = readSettings(folder.uri);
 
-    const kind: AgentKind = req.agent ?? (req.targets.length === 1 && req.interactive ? settings.agent : batchAgentOf(settings));
-    if (kind === 'ask' && req.targets.length > 1) {
+    let kind: AgentKind = req.agent ?? (req.targets.length === 1 && req.interactive ? settings.agent : batchAgentOf(settings));
+    let askEach = false;
+    const hudTasks = req.targets.filter((t) => !this.isHarbor(t)).length;
+    if (kind === 'fixed' && settings.agentAnswer === '' && hudTasks > 0) {
+      const source = await chooseAnswerSource(hudTasks, settings, req.targets.length - hudTasks);
+      if (!source) return { ran: false, reason: 'no way to answer was chosen' };
+      if (source.kind === 'fixed') settings = { ...settings, agentAnswer: source.answer };
+      else kind = source.kind;
+      askEach = source.kind === 'ask';
+    }
+    if (kind === 'ask' && req.targets.length > 1 && !askEach) {
       const reason = 'the ask agent answers one task at a time; a batch uses hudStudio.batchAgent';
       void vscode.window.showWarningMessage(`HUD Studio: ${reason}.`);
       return { ran: false, reason };
@@ -130,7 +140,8 @@ export class Runner implements vscode.Disposable {
           label: req.label,
           items: [...items.keys()],
           jobId,
-          maxConcurrent: settings.maxConcurrency,
+          // Prompts for a person come one at a time.
+          maxConcurrent: kind === 'ask' ? 1 : settings.maxConcurrency,
           threshold: settings.passThreshold,
           selected: runtime.selected,
           // Beside the traces of the folder the job started in, like `hud-studio eval`.
@@ -203,9 +214,14 @@ export class Runner implements vscode.Disposable {
     return items;
   }
 
+  private isHarbor(target: RunTarget): boolean {
+    const task = this.index().tasks.find((t) => t.ref === target.ref);
+    return task ? task.kind === 'harbor' : !target.ref.includes('::');
+  }
+
   private request(target: RunTarget, kind: AgentKind, settings: Settings, runtime: Runtime, place: Place): TaskRunRequest {
     const task = this.index().tasks.find((t) => t.ref === target.ref);
-    const harbor = task ? task.kind === 'harbor' : !target.ref.includes('::');
+    const harbor = this.isHarbor(target);
     const image = task?.env ? settings.imageOverrides[task.env] : undefined;
     return {
       ref: target.ref,
@@ -218,6 +234,7 @@ export class Runner implements vscode.Disposable {
         startupMs: settings.timeouts.startupSeconds * 1000,
         phaseMs: settings.timeouts.phaseSeconds * 1000,
         rolloutMs: settings.timeouts.rolloutSeconds * 1000,
+        callMs: settings.timeouts.callSeconds * 1000,
       },
       consent: { serviceAccess: settings.allowServiceAccess, sharedSecrets: settings.allowSharedSecrets },
       traceDir: place.traceDir,

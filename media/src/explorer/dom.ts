@@ -2,8 +2,11 @@
  * The only way the explorer builds DOM. Text always becomes Text nodes (never
  * markup), attributes that could run code (`on*`) or style the page around
  * the CSP (`style`) are refused, and link-like attributes are never set from
- * data. This is what makes trace content inert.
+ * data. This is what makes trace content inert. Invisible formatting
+ * characters (bidi overrides, zero-width spaces) are shown as escapes.
  */
+import { revealInvisible } from './invisible';
+
 export type Child = Node | string | number | null | undefined | false | Child[];
 
 export interface Props {
@@ -21,7 +24,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props |
   const el = document.createElement(tag);
   if (props) {
     if (props.class) el.className = props.class;
-    if (props.title !== undefined) el.title = props.title;
+    if (props.title !== undefined) el.title = revealInvisible(props.title);
     if (props.attrs) {
       for (const [k, v] of Object.entries(props.attrs)) {
         if (v === undefined) continue;
@@ -42,7 +45,8 @@ export function append(parent: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(parent, c);
-    else if (typeof c === 'string' || typeof c === 'number') parent.appendChild(document.createTextNode(String(c)));
+    else if (typeof c === 'string') parent.appendChild(document.createTextNode(revealInvisible(c)));
+    else if (typeof c === 'number') parent.appendChild(document.createTextNode(String(c)));
     else parent.appendChild(c);
   }
 }

@@ -40,18 +40,39 @@ export function formatClock(iso: string | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
-/** A prompt/answer/tool value as text: strings as they are, anything else as indented JSON. */
+/** Levels of a value shown before the rest is folded into a marker. */
+export const MAX_SHOWN_DEPTH = 48;
+
+/**
+ * A prompt/answer/tool value as text: strings as they are, anything else as
+ * indented JSON, with levels past {@link MAX_SHOWN_DEPTH} folded into one
+ * marker (a result nested thousands deep would overflow JSON.stringify's
+ * stack and be unreadable anyway).
+ */
 export function valueText(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return value;
-  try {
-    // JSON.stringify gives undefined for functions and symbols and throws on cycles and bigints: plain text then.
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string
-    return String(value);
+  return limitedJson(value, 0) ?? '';
+}
+
+function limitedJson(value: unknown, depth: number): string | undefined {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
+    return typeof value === 'bigint' ? String(value) : JSON.stringify(value);
   }
+  const pad = '  '.repeat(depth + 1);
+  const end = '  '.repeat(depth);
+  if (depth >= MAX_SHOWN_DEPTH) return JSON.stringify(`[… nested deeper than ${MAX_SHOWN_DEPTH} levels, not shown]`);
+  if (Array.isArray(value)) {
+    if (!value.length) return '[]';
+    const items = value.map((v) => limitedJson(v, depth + 1) ?? 'null');
+    return `[\n${items.map((i) => pad + i).join(',\n')}\n${end}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => {
+    const text = limitedJson(v, depth + 1);
+    return text === undefined ? [] : [`${pad}${JSON.stringify(k)}: ${text}`];
+  });
+  return entries.length ? `{\n${entries.join(',\n')}\n${end}}` : '{}';
 }
 
 /** The prompt's text: a `{prompt: "..."}` frame shows its string, anything else its JSON. */

@@ -170,16 +170,26 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--module", help="env.py whose templates a task file's rows use (default: env.py beside it)")
     parser.add_argument("--json", action="store_true", help="print the JSON report (the engine's format)")
     options = parser.parse_args(argv)
+    # User code that writes to file descriptor 1 itself (not through print)
+    # must not corrupt the report either: the report keeps the real stdout,
+    # and descriptor 1 points at stderr while user code runs.
+    sys.stdout.flush()
+    report_fd = os.dup(1)
+    os.dup2(2, 1)
     report = discover(options.path, options.module)
     if options.json:
-        sys.stdout.write(json.dumps(report, ensure_ascii=False, default=str) + "\n")
+        text = json.dumps(report, ensure_ascii=False, default=str) + "\n"
     elif report["error"] is not None:
         e = report["error"]
-        sys.stdout.write("{}:{}: {}\n".format(e["file"], e["line"] or "?", e["message"]))
+        text = "{}:{}: {}\n".format(e["file"], e["line"] or "?", e["message"])
     else:
-        for t in report["tasks"]:
-            sys.stdout.write("{}::{}  {}:{}  {}\n".format(options.path, t["ref"], t["env"], t["id"], t["slug"]))
+        text = "".join("{}::{}  {}:{}  {}\n".format(options.path, t["ref"], t["env"], t["id"], t["slug"])
+                       for t in report["tasks"])
     sys.stdout.flush()
+    data = text.encode("utf-8")
+    while data:
+        data = data[os.write(report_fd, data):]
+    os.close(report_fd)
     return 1 if report["error"] is not None else 0
 
 

@@ -14,6 +14,8 @@ export interface ArgsProblem {
   renameTo?: string[];
   /** A required parameter nobody passed. */
   missing?: string;
+  /** Positional arguments would land in the template's *args. */
+  varargs?: true;
 }
 
 export interface CallShape {
@@ -59,6 +61,13 @@ export function checkArgs(templateName: string, params: readonly TemplateParam[]
   if (!hasVarargs && call.positional > positionalCount) {
     out.push({
       message: `${templateName}() takes ${positionalCount} positional argument${positionalCount === 1 ? '' : 's'} but ${call.positional} were given; its signature is ${(sig ??= signatureText(templateName, params))} (fix: remove the extra arguments or pass them by keyword)`,
+    });
+  }
+  if (hasVarargs && call.positional > positionalCount) {
+    const star = params.find((p) => p.kind === 'varargs')?.name ?? 'args';
+    out.push({
+      message: `${templateName}() would receive ${call.positional - positionalCount} argument${call.positional - positionalCount === 1 ? '' : 's'} in *${star}; a task's arguments are passed back to the template by name, which cannot fill *${star}, so this task could never start (fix: give ${templateName} named parameters and pass them by keyword)`,
+      varargs: true,
     });
   }
   const bound = new Set<string>();

@@ -115,6 +115,8 @@ export interface PythonFacts {
   v5Scenarios: { envVariable: string; functionName: string; range: Range }[];
   serviceAccess: Range[];
   hasSyntaxErrors: boolean;
+  /** Why Python could not import this file (syntax, NUL bytes, encoding, nesting), if so. */
+  unimportable?: FileProblem[];
 }
 
 export interface JsonTaskRow {
@@ -130,6 +132,8 @@ export interface JsonTaskRow {
 export interface JsonTaskFacts {
   kind: 'json-tasks';
   rows: JsonTaskRow[];
+  /** Rows that are not tasks in a file that holds tasks. */
+  issues?: FileProblem[];
 }
 
 export interface HarborFacts {

@@ -1,10 +1,12 @@
 /**
  * `.json` / `.jsonl` task files: rows of `{env, id, args}` (optionally with a
  * `verifier` row of the same shape). A JSON file is a task file only when
- * every row has string `env` and `id`, so package.json and friends never
- * turn into tasks.
+ * some row has string `env` and `id`, so package.json and friends never
+ * turn into tasks; in a task file, every other row is reported, as `run`
+ * refuses it (docs/reliability.md).
  */
-import type { JsonTaskFacts, JsonTaskRow, Range } from './facts';
+import { problem } from './diagnostics';
+import type { FileProblem, JsonTaskFacts, JsonTaskRow, Range } from './facts';
 import { LineMap } from './lines';
 
 type Row = { env: string; id: string; args: Record<string, unknown>; verifier?: unknown };
@@ -21,15 +23,21 @@ export function extractJsonTasks(text: string, fileName: string): JsonTaskFacts 
   if (!spans || spans.length === 0) return undefined;
   const lines = new LineMap(text);
   const rows: JsonTaskRow[] = [];
+  const issues: FileProblem[] = [];
   for (const [i, span] of spans.entries()) {
+    const range: Range = { start: lines.positionAt(span.start), end: lines.positionAt(span.end) };
     let value: unknown;
     try {
       value = JSON.parse(text.slice(span.start, span.end));
-    } catch {
-      return undefined;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      issues.push(problem('task-file-malformed', range, `row ${i} is not valid JSON (${why}) (fix: make each row one JSON object {"env", "id", "args"})`));
+      continue;
     }
-    if (!isRow(value)) return undefined;
-    const range: Range = { start: lines.positionAt(span.start), end: lines.positionAt(span.end) };
+    if (!isRow(value)) {
+      issues.push(problem('task-file-malformed', range, `row ${i} is not a task: it needs string "env" and "id" and an object "args" (fix: write the row as {"env": ..., "id": ..., "args": {...}})`));
+      continue;
+    }
     const row: JsonTaskRow = { row: i, env: value.env, id: value.id, args: value.args ?? {}, argsRange: range, range };
     const argsAt = text.indexOf('"args"', span.start);
     if (argsAt >= 0 && argsAt < span.end) row.argsRange = { start: lines.positionAt(argsAt), end: lines.positionAt(argsAt + 6) };
@@ -40,7 +48,8 @@ export function extractJsonTasks(text: string, fileName: string): JsonTaskFacts 
     }
     rows.push(row);
   }
-  return { kind: 'json-tasks', rows };
+  if (rows.length === 0) return undefined;
+  return issues.length ? { kind: 'json-tasks', rows, issues } : { kind: 'json-tasks', rows };
 }
 
 interface Span {

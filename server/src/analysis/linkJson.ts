@@ -1,13 +1,17 @@
 /**
  * Links a `.json` / `.jsonl` task file: each row names a template by
- * environment name and id, which is looked up across the workspace.
+ * environment name and id. `run` loads a task file with the env.py of its
+ * own folder, so a row binds only to templates defined in that folder (or
+ * below it); one found only elsewhere is reported, not linked.
  */
+import { dirname } from 'node:path';
 import type { IndexedTask } from '../protocol';
 import { checkArgs } from './argsCheck';
-import type { FileProblem, JsonTaskFacts, TemplateFacts } from './facts';
+import type { FileProblem, JsonTaskFacts, Range, TemplateFacts } from './facts';
 import { problem } from './diagnostics';
 import type { LinkResult, TemplateUse } from './link';
 import type { FileIdentity } from './linkPython';
+import { isUnder } from './paths';
 import { checkVerifier, type TemplateSide } from './verifierChecks';
 
 export interface TemplateRegistry {
@@ -19,6 +23,24 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
   const problems: FileProblem[] = [];
   const uses: TemplateUse[] = [];
   const tasks: IndexedTask[] = [];
+  problems.push(...(facts.issues ?? []));
+  const folder = dirname(file.path);
+  /** The template this folder's environment provides; reports one that only another folder defines. */
+  const own = (env: string, id: string, range: Range, what: string): { path: string; template: TemplateFacts } | undefined => {
+    const found = registry.find(env, id);
+    const mine = found.find((f) => isUnder(folder, f.path));
+    const other = found[0];
+    if (!mine && other) {
+      problems.push(
+        problem(
+          'task-file-other-folder',
+          range,
+          `${what}: template "${id}" of environment "${env}" is defined in ${file.relOf(other.path)}, not beside this task file; run loads the env.py of the task file's own folder (fix: move the task file beside that env.py, or run it with --module ${file.relOf(other.path)})`,
+        ),
+      );
+    }
+    return mine;
+  };
   for (const row of facts.rows) {
     const task: IndexedTask = {
       ref: `${file.rel}::${row.row}`,
@@ -29,7 +51,7 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
       env: row.env,
       templateId: row.id,
     };
-    const actor = registry.find(row.env, row.id)[0];
+    const actor = own(row.env, row.id, row.range, `row ${row.row}`);
     let actorSide: TemplateSide | undefined;
     if (actor) {
       task.templateUri = file.uriOf(actor.path);
@@ -40,7 +62,7 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
       }
     }
     if (row.verifier) {
-      const v = registry.find(row.verifier.env, row.verifier.id)[0];
+      const v = own(row.verifier.env, row.verifier.id, row.verifier.range, `row ${row.row} verifier`);
       if (v) {
         uses.push({ range: row.verifier.range, role: 'verifier', templatePath: v.path, env: row.verifier.env, templateId: row.verifier.id });
         for (const p of checkArgs(v.template.functionName, v.template.params, { positional: 0, keywords: Object.keys(row.verifier.args), hasSplat: false })) {

@@ -167,7 +167,7 @@ function argProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
   const shape = { positional: call.positional, keywords: call.keywords.map((k) => k.name), hasSplat: call.hasSplat };
   const out = checkArgs(template.functionName, template.params, shape).map((p) => {
     const kw = p.keyword === undefined ? undefined : call.keywords.find((k) => k.name === p.keyword);
-    const found = problem('task-bad-args', kw?.range ?? call.calleeRange, p.message);
+    const found = problem(p.varargs ? 'task-args-into-varargs' : 'task-bad-args', kw?.range ?? call.calleeRange, p.message);
     if (p.renameTo?.length) found.fix = { kind: 'rename-keyword', names: p.renameTo };
     else if (p.missing && call.closeParen) {
       found.fix = { kind: 'add-keyword', name: p.missing, at: call.closeParen, leadingComma: call.positional > 0 || call.keywords.length > 0 || !!call.verifier };

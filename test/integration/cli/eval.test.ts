@@ -51,6 +51,7 @@ describe('hud-studio eval', () => {
     assert.match(r.stdout, new RegExp(`! ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*env.py:\\d+`));
     assert.match(r.stdout, /errors by phase: setup 1, actor 0, verifier 0/);
     assert.match(r.stderr, /1\/1 done/, 'progress goes to stderr');
+    for (const line of r.stdout.split('\n')) assert.ok((line.match(/pass@1/g) ?? []).length <= 1, `pass@1 twice: ${line}`);
   });
 
   test('a Harbor task directory among the paths runs as a Harbor trial (Docker)', async () => {

@@ -72,6 +72,10 @@ describe('hud-studio run', () => {
       [['run', `${FIXTURES.sameEnv}::no_such`, ...local, '--answer', 'x'], /has no task "no_such"; its tasks are:[\s\S]*::task/],
       [['eval'], /at least one PATH/],
       [['eval', FIXTURES.sameEnv, '--group', '0'], /--group must be a positive integer/],
+      // A batch with nothing that can answer would score every run 0: refused before it runs.
+      [['eval', FIXTURES.sameEnv, ...local], /eval has no way to produce answers[\s\S]*--agent fixed[\s\S]*--agent oracle/],
+      [['run', FIXTURES.sameEnv, '--agent', 'oracle', ...local], /an env\.py task has no oracle/],
+      [['run', FIXTURES.sameEnv, '--agent', 'moon', ...local], /unknown agent "moon"[\s\S]*fixed, command, nop or oracle/],
       [['launch'], /unknown command "launch"/],
     ];
     for (const [argv, message] of cases) {
@@ -88,9 +92,20 @@ describe('hud-studio run', () => {
     assert.match(help.stdout, /hud-studio eval PATH/);
     const version = await cli(['--version']);
     assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version);
-    assert.match((await cli(['run', '--help'])).stdout, /--runtime R/);
+    assert.match(help.stdout, /--agent fixed\|command\|nop\|oracle/);
+    assert.match(help.stdout, /hud-studio eval PATH\.\.\. \[--agent KIND\] \[--answer TEXT\]/);
+    const runHelp = (await cli(['run', '--help'])).stdout;
+    assert.match(runHelp, /--runtime R/);
+    for (const kind of ['fixed', 'command', 'nop', 'oracle']) assert.match(runHelp, new RegExp(`^ +${kind} +\\S`, 'm'), kind);
     assert.match((await cli(['eval', '--help'])).stdout, /--max-concurrent/);
     assert.equal((await cli(['check', '--help'])).code, 0, 'check is dispatched to the language-server analysis');
+  });
+
+  test('with no agent chosen, run says it runs the nop agent', async () => {
+    const r = await cli(['run', FIXTURES.sameEnv, ...local, '--trace-dir', traces(), '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /no agent chosen: running with the nop agent/);
+    assert.equal((JSON.parse(r.stdout) as { reward: number }).reward, 0);
   });
 
   test('as a real process: exit codes 0 and 1', async () => {

@@ -1,6 +1,6 @@
 /** A minimal JSON-RPC line client for provider tests (the engine's own client is tested elsewhere). */
 import type { Duplex } from 'node:stream';
-import { LineSplitter } from '../../../client/src/engine/docker/lines';
+import { LineSplitter } from '../../../client/src/engine/output/lineSplitter';
 
 export function rpc(stream: Duplex): { call(method: string, params?: unknown): Promise<Record<string, unknown>>; close(): void } {
   const waiting: ((line: string) => void)[] = [];

@@ -208,10 +208,12 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
     });
 
     test('a phase timeout errors the run, names the phase, and releases everything', async () => {
-      const { outcome, substrates } = await run(`${FIXTURES.rules}::no_verifier`, new CommandAgent('sleep 60'), { timeouts: { phaseMs: 1_500 } });
+      // The phase clock also runs while the substrate starts: under load a Docker start took over 1.5 s, so the
+      // budget leaves room for that and still ends long before the agent's sleep would.
+      const { outcome, substrates } = await run(`${FIXTURES.rules}::no_verifier`, new CommandAgent('sleep 60'), { timeouts: { phaseMs: 6_000 } });
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.error?.phase, 'actor');
-      assert.match(outcome.error.message, /actor phase timed out after 1.5 s/);
+      assert.match(outcome.error.message, /actor phase timed out after 6 s/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 

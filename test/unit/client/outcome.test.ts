@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hoverMarkdown, inlineText, score, testMessage, verdict, type ShownOutcome } from '../../../client/src/outcome';
+import { noAnswerOf } from '../../../client/src/engine/outcome';
 import type { SubScoreT } from '../../../client/src/engine/trace/schema';
 
 const graded = (reward: number, subscores: SubScoreT[] = []): ShownOutcome => ({
@@ -32,6 +33,20 @@ describe('outcome formatting', () => {
       { name: 'tests', value: 0, weight: 0.17, children: [{ name: 'inner', value: 0, weight: 1 }] },
     ]);
     assert.equal(inlineText(o), 'reward 0.83 · exact_match 1.00 · tests 0.00');
+  });
+
+  test('a reward nobody answered for says so, inline and in the Testing message', () => {
+    assert.equal(inlineText({ ...graded(0), noAnswer: 'empty' }), 'reward 0.00 · the answer was empty');
+    assert.equal(inlineText({ ...graded(0), noAnswer: 'nop' }), 'reward 0.00 · the nop agent gave no answer');
+    assert.match(testMessage({ ...graded(0), noAnswer: 'empty' }, 1), /^reward 0\.00 < threshold 1\.00 \(the answer was empty\)$/m);
+    assert.equal(inlineText(graded(0)), 'reward 0.00');
+  });
+
+  test('noAnswer comes from the trace: the nop agent, or an empty answer sent', () => {
+    assert.equal(noAnswerOf({ agent: { kind: 'nop' }, answer: undefined }), 'nop');
+    assert.equal(noAnswerOf({ agent: { kind: 'fixed' }, answer: '' }), 'empty');
+    assert.equal(noAnswerOf({ agent: { kind: 'fixed' }, answer: 'x' }), undefined);
+    assert.equal(noAnswerOf({ agent: { kind: 'command' }, answer: { text: '' } }), undefined);
   });
 
   test('inline text of an errored rollout names the phase and the first line', () => {

@@ -5,6 +5,8 @@
  */
 import { HudStudioError, throwIfAborted } from '../errors';
 import type { Agent, AgentContext } from './agent';
+import { clipMiddle, STEP_OUTPUT_CHARS } from '../output/clip';
+import { streamLines } from '../output/streamLines';
 
 export class AgentError extends HudStudioError {
   constructor(message: string, hint?: string) {
@@ -21,18 +23,18 @@ export class CommandAgent implements Agent {
   }
 
   async run(ctx: AgentContext): Promise<unknown> {
+    const output = streamLines((stream, line) => ctx.log('agent', stream === 'stderr' ? `[stderr] ${line}` : line));
     const res = await ctx.workspace.exec(['/bin/sh', '-c', this.command], {
       cwd: ctx.workspace.workdir,
       env: { HUD_PROMPT: ctx.promptText },
       stdin: ctx.promptText,
       signal: ctx.signal,
       ...(ctx.timeoutMs ? { timeoutMs: ctx.timeoutMs } : {}),
-      onOutput: (stream, text) => {
-        for (const line of text.replace(/\n$/, '').split('\n')) ctx.log('agent', stream === 'stderr' ? `[stderr] ${line}` : line);
-      },
+      onOutput: (stream, text) => output.onOutput(stream, text),
     });
+    output.end();
     throwIfAborted(ctx.signal, 'agent command');
-    const call = { name: 'shell', input: this.command, output: { exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr } };
+    const call = { name: 'shell', input: this.command, output: { exitCode: res.exitCode, stdout: clipMiddle(res.stdout, STEP_OUTPUT_CHARS), stderr: clipMiddle(res.stderr, STEP_OUTPUT_CHARS) } };
     if (res.exitCode !== 0) {
       ctx.step(undefined, [{ ...call, isError: true }]);
       const why = res.timedOut ? 'timed out' : res.exitCode === null ? 'was killed' : `exited with code ${res.exitCode}`;

@@ -1,4 +1,5 @@
 /** Builds the agent the CLI (or a setting) names. */
+import { CLI_AGENT_LIST } from './kinds';
 import { UsageError } from '../errors';
 import type { Agent } from './agent';
 import { CommandAgent } from './command';
@@ -25,7 +26,11 @@ export function createAgent(choice: AgentChoice): Agent {
       return new CommandAgent(choice.command);
     case 'nop':
       return new NopAgent();
+    case 'oracle':
+      throw new UsageError('the oracle agent runs a Harbor task\'s solution/solve.sh; an env.py task has no oracle', {
+        hint: 'use fixed (--answer TEXT), command (--command CMD) or nop',
+      });
     default:
-      throw new UsageError(`unknown agent "${kind}"`, { hint: 'use fixed, command or nop' });
+      throw new UsageError(`unknown agent "${kind}"`, { hint: `use ${CLI_AGENT_LIST}` });
   }
 }

@@ -9,7 +9,8 @@
 import type { Duplex } from 'node:stream';
 import type { z } from 'zod';
 import { CancelledError, ProtocolError, TimeoutError } from '../errors';
-import { FrameTooLargeError, LineSplitter, MAX_FRAME_BYTES } from './lineSplitter';
+import { FrameTooLargeError, LineSplitter, MAX_FRAME_BYTES } from '../output/lineSplitter';
+import { MAX_FRAME_NESTING, nestsDeeperThan } from './nesting';
 import {
   ByeResult,
   CancelResult,
@@ -46,6 +47,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 export class ControlChannel {
   private readonly splitter: LineSplitter;
+  /** Lines split from the chunk being read, handled once the chunk is split. */
+  private lines: string[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closedWith: ProtocolError | undefined;
@@ -56,7 +59,10 @@ export class ControlChannel {
     private readonly stream: Duplex,
     private readonly options: ChannelOptions = {},
   ) {
-    this.splitter = new LineSplitter(options.maxFrameBytes ?? MAX_FRAME_BYTES);
+    this.splitter = new LineSplitter((line) => this.lines.push(line), {
+      maxLineBytes: options.maxFrameBytes ?? MAX_FRAME_BYTES,
+      overlong: 'fail',
+    });
     this.closedPromise = new Promise((resolve) => (this.markClosed = resolve));
     stream.on('data', (chunk: Buffer | string) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     stream.on('error', (err: Error) => this.fail(new ProtocolError(`control channel failed: ${err.message}`, { cause: err })));
@@ -160,14 +166,16 @@ export class ControlChannel {
 
   private onData(chunk: Buffer): void {
     if (this.closedWith) return;
-    let lines: string[];
     try {
-      lines = this.splitter.push(chunk);
+      this.splitter.push(chunk);
     } catch (err) {
+      this.lines = [];
       const limit = err instanceof FrameTooLargeError ? err.limit : MAX_FRAME_BYTES;
       this.fail(new ProtocolError(`server sent a frame larger than ${limit} bytes`));
       return;
     }
+    const lines = this.lines;
+    this.lines = [];
     for (const line of lines) {
       if (line.trim() === '') continue;
       this.onLine(line);
@@ -181,6 +189,10 @@ export class ControlChannel {
       json = JSON.parse(line);
     } catch {
       this.fail(new ProtocolError(`server sent a frame that is not JSON: ${preview(line)}`));
+      return;
+    }
+    if (nestsDeeperThan(json, MAX_FRAME_NESTING)) {
+      this.fail(new ProtocolError(`server sent a frame nested deeper than ${MAX_FRAME_NESTING} levels`));
       return;
     }
     const note = NotificationFrame.safeParse(json);

@@ -13,7 +13,7 @@ import ignore from '@balena/dockerignore';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { dockerClient } from './client';
 import { ImageBuildError, dockerMessage } from './errors';
-import { LineSplitter } from './lines';
+import { LineSplitter } from '../output/lineSplitter';
 import { packEntries, walkFolder, type FolderEntry } from './tar';
 import { LABELS, type BuildRequest, type BuildResult } from './types';
 

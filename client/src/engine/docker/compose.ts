@@ -9,7 +9,7 @@
 import { CancelledError, HudStudioError } from '../errors';
 import { dockerClient, dockerHost } from './client';
 import { detectComposeCli, hostEnv, type ComposeCli } from './composeCli';
-import { runCommand } from '../execa';
+import { runTool } from '../execa';
 import { prepareCompose, type PrepareComposeOptions, type PreparedCompose } from './composeFile';
 import { DockerContainer } from './container';
 import { dockerMessage, dockerStatus } from './errors';
@@ -141,7 +141,7 @@ export class ComposeProject {
     if (opts.signal?.aborted) throw new CancelledError('compose');
     const argv = [...this.cli.argv, '--project-name', this.name, '--project-directory', this.prepared.projectDirectory, '--file', this.prepared.file, ...args];
     // The run's Docker endpoint goes to Compose explicitly (docs/engine.md, "Docker endpoint").
-    const r = await runCommand(argv, {
+    const r = await runTool(argv, {
       cwd: this.prepared.projectDirectory,
       env: hostEnv({ DOCKER_HOST: dockerHost() }),
       timeoutMs: opts.timeoutMs,

@@ -4,7 +4,7 @@
  * Debian 12 ships). Probed once per process.
  */
 import { HudStudioError } from '../errors';
-import { runCommand } from '../execa';
+import { runTool } from '../execa';
 
 export interface ComposeCli {
   /** argv prefix, e.g. `['docker', 'compose']` or `['docker-compose']`. */
@@ -25,7 +25,7 @@ export function detectComposeCli(): Promise<ComposeCli> {
 
 async function probeCompose(): Promise<ComposeCli> {
   for (const argv of [['docker', 'compose'], ['docker-compose']]) {
-    const r = await runCommand([...argv, 'version', '--short'], { cwd: process.cwd(), env: hostEnv(), timeoutMs: 15_000 });
+    const r = await runTool([...argv, 'version', '--short'], { cwd: process.cwd(), env: hostEnv(), timeoutMs: 15_000 });
     const version = r.stdout.trim().replace(/^v/, '');
     if (r.exitCode === 0 && /^\d+\.\d+/.test(version)) {
       return { argv, version, major: version.startsWith('1.') ? 1 : 2 };

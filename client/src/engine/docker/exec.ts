@@ -11,9 +11,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
 import { CancelledError } from '../errors';
+import { TailCapture } from '../output/tailCapture';
 import type { ExecOptions, ExecResult } from '../providers/provider';
 import { Demuxer } from './demux';
 import { ContainerError, dockerMessage } from './errors';
@@ -22,8 +22,6 @@ import type { RunningExec } from './types';
 export const EXEC_MARKER_VAR = 'HUD_STUDIO_EXEC';
 /** After a kill, how long the output may take to close before we stop waiting. */
 const KILL_GRACE_MS = 5000;
-/** Output kept per stream in the result (callbacks see everything). */
-const MAX_CAPTURE_CHARS = 8 * 1024 * 1024;
 
 const KILL_SCRIPT = [
   'sig=$1; mark=$2',
@@ -139,7 +137,7 @@ export async function spawnExec(container: Docker.Container, argv: string[], opt
 
 function collect(exec: Docker.Exec, sock: Duplex, opts: ExecOptions, kill: (sig: 'KILL') => Promise<void>): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
-    const captured = { stdout: new Capture(), stderr: new Capture() };
+    const captured = { stdout: new TailCapture(), stderr: new TailCapture() };
     const demux = new Demuxer((stream, payload) => {
       if (stream === 'stdin') return;
       const text = captured[stream].write(payload);
@@ -217,36 +215,4 @@ async function signalMarked(container: Docker.Container, marker: string, sig: 'T
     sock.on('error', () => resolve());
     sock.resume();
   });
-}
-
-/** Decodes UTF-8 across chunk boundaries and keeps the last MAX_CAPTURE_CHARS. */
-class Capture {
-  private readonly decoder = new StringDecoder('utf8');
-  private parts: string[] = [];
-  private size = 0;
-  private dropped = false;
-
-  write(chunk: Buffer): string {
-    return this.keep(this.decoder.write(chunk));
-  }
-
-  end(): string {
-    return this.keep(this.decoder.end());
-  }
-
-  text(): string {
-    const body = this.parts.join('');
-    return this.dropped ? `[... earlier output dropped ...]\n${body}` : body;
-  }
-
-  private keep(text: string): string {
-    if (!text) return text;
-    this.parts.push(text);
-    this.size += text.length;
-    while (this.size > MAX_CAPTURE_CHARS && this.parts.length > 1) {
-      this.size -= this.parts.shift()!.length;
-      this.dropped = true;
-    }
-    return text;
-  }
 }

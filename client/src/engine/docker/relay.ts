@@ -14,7 +14,7 @@ import { CancelledError, TimeoutError } from '../errors';
 import { Demuxer } from './demux';
 import { startAttached } from './exec';
 import { ContainerError, dockerMessage } from './errors';
-import { LineSplitter } from './lines';
+import { LineSplitter } from '../output/lineSplitter';
 
 const READY = 'HUD_STUDIO_RELAY_READY';
 const DEFAULT_OPEN_TIMEOUT_MS = 15_000;

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { Agent, AgentContext } from '../agents/agent';
 import { AgentError } from '../agents/command';
 import { throwIfAborted } from '../errors';
+import { clipMiddle, STEP_OUTPUT_CHARS } from '../output/clip';
+import { streamLines } from '../output/streamLines';
 
 export class OracleAgent implements Agent {
   readonly kind = 'oracle';
@@ -25,16 +27,16 @@ export class OracleAgent implements Agent {
     }
     await ctx.workspace.exec(['rm', '-rf', '/solution'], { user: 'root', signal: ctx.signal });
     await ctx.workspace.copyIn(this.solutionDir, '/solution');
+    const output = streamLines((stream, line) => ctx.log('agent', stream === 'stderr' ? `[stderr] ${line}` : line));
     const res = await ctx.workspace.exec(['bash', '/solution/solve.sh'], {
       cwd: ctx.workspace.workdir,
       env: this.env,
       signal: ctx.signal,
-      onOutput: (stream, text) => {
-        for (const line of text.replace(/\n$/, '').split('\n')) ctx.log('agent', stream === 'stderr' ? `[stderr] ${line}` : line);
-      },
+      onOutput: (stream, text) => output.onOutput(stream, text),
     });
+    output.end();
     throwIfAborted(ctx.signal, 'oracle');
-    const call = { name: 'shell', input: 'bash /solution/solve.sh', output: { exitCode: res.exitCode, stdout: res.stdout, stderr: res.stderr } };
+    const call = { name: 'shell', input: 'bash /solution/solve.sh', output: { exitCode: res.exitCode, stdout: clipMiddle(res.stdout, STEP_OUTPUT_CHARS), stderr: clipMiddle(res.stderr, STEP_OUTPUT_CHARS) } };
     ctx.step(undefined, [{ ...call, ...(res.exitCode !== 0 ? { isError: true } : {}) }]);
     if (res.exitCode !== 0) {
       const tail = res.stderr.trim().split('\n').slice(-3).join('\n');

@@ -13,6 +13,7 @@ import { EventHub, now, type RolloutEvent } from '../events';
 import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
 import { TraceBuilder } from '../trace/builder';
+import { SideLogs } from '../trace/sideLogs';
 import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
 import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../server/src/harbor';
 import { createHarborAgent } from './agents';
@@ -44,6 +45,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
   const hub = req.hub ?? new EventHub();
   const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
+  const sideLogs = new SideLogs(traceDir, rolloutId);
   const builder = new TraceBuilder({
     rolloutId,
     ...(req.jobId ? { jobId: req.jobId } : {}),
@@ -52,6 +54,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     agent: { kind: agent.kind, detail: agent.describe() },
     providerKind: 'docker',
     dockerHost: req.dockerHost ?? dockerHost(),
+    sideLogs,
   });
   const emit = (e: EventInput): void => {
     const event = { ...e, rolloutId, at: now() };
@@ -93,11 +96,13 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     agentTimedOut: ending.agentTimedOut,
   };
   let tracePath: string | undefined;
+  let traceError: string | undefined;
   try {
-    tracePath = writeTrace(traceDir, trace);
+    tracePath = writeTrace(traceDir, trace, sideLogs);
   } catch (err) {
-    emit({ type: 'warning', message: errorMessage(err) });
-    trace.warnings.push(errorMessage(err));
+    traceError = errorMessage(err);
+    emit({ type: 'warning', message: traceError });
+    trace.warnings.push(traceError);
   }
   const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
   writeTrialResult(paths, {
@@ -131,6 +136,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     result: ending.result,
     error,
     tracePath,
+    ...(traceError ? { traceError } : {}),
     trace,
     trialDir: paths.root,
   };

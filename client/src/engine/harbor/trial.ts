@@ -24,6 +24,7 @@ import { toGradeResult, type HarborReward } from './reward';
 import { killNewProcesses, processSnapshot } from './sessions';
 import { writeTrialText, type Timing, type TrialPaths } from './trialFolder';
 import { lastLines, prepareLogDirs, readReward, resetVerifierState, runTests } from './verifier';
+import { streamLines } from '../output/streamLines';
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
@@ -266,6 +267,7 @@ export class HarborTrial {
     this.step('verify', 'started');
     await resetVerifierState(container, join(task.dir, 'tests'));
     const output: string[] = [];
+    const lines = streamLines((stream, line) => this.log(stream, line));
     const tests = await runTests(container, {
       env: separate ? {} : verifierVars,
       timeoutMs: task.config.verifier.timeoutSec * 1000,
@@ -274,9 +276,10 @@ export class HarborTrial {
       ...(cwd ? { cwd } : {}),
       onOutput: (stream, text) => {
         output.push(text);
-        for (const line of text.replace(/\n$/, '').split('\n')) this.log(stream, line);
+        lines.onOutput(stream, text);
       },
     });
+    lines.end();
     if (this.o.signal.aborted) throw new CancelledError('verifier');
     writeTrialText(this.o.paths.verifier, 'test-stdout.txt', tests.stdout);
     writeTrialText(this.o.paths.verifier, 'test-stderr.txt', tests.stderr);

@@ -18,7 +18,7 @@ import { createContainer, describeCopy, packCopy, type CopyItem, type DockerCont
 import { spawnExec, type InteractiveExec } from '../docker/exec';
 import { removeOrphans } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
-import { LineSplitter } from '../docker/lines';
+import { LineSplitter } from '../output/lineSplitter';
 import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
 import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
@@ -375,7 +375,7 @@ export class DockerSubstrate implements Substrate {
       opts.log('server', line);
     }
     // The credentials in opts.env reach the server process only: not the container, not other execs.
-    const argv = serveArgv(this.envPath, opts.envName);
+    const argv = serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk);
     const onOutput = (stream: 'stdout' | 'stderr', text: string): void => splitters[stream].push(text);
     const prestarted = this.prestarted;
     this.prestarted = undefined;

@@ -142,7 +142,7 @@ export class LocalSubstrate implements Substrate {
   async serve(opts: ServeOptions): Promise<void> {
     this.assertLive();
     if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
-    const { child } = await spawnGroupLeader(serveArgv(this.envPath, opts.envName), {
+    const { child } = await spawnGroupLeader(serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk), {
       cwd: this.workdir,
       env: this.env(opts.env, !this.spec.useImageSdk),
     });
@@ -180,7 +180,11 @@ export class LocalSubstrate implements Substrate {
     this.released ??= (async () => {
       const grace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
       // The server first, with its grace period, so the template's teardown can run.
-      if (this.server?.pid !== undefined) await killGroup(this.server.pid, grace);
+      const server = this.server;
+      // The server's last output (a line without newline included) is logged once its pipes close.
+      const drained = server ? outputClosed(server) : Promise.resolve();
+      if (server?.pid !== undefined) await killGroup(server.pid, grace);
+      await drained;
       await Promise.all([...this.groups].map((g) => killGroup(g, 1_000)));
       rmSync(this.root, { recursive: true, force: true });
     })();
@@ -203,3 +207,13 @@ export class LocalSubstrate implements Substrate {
   }
 }
 
+/** Resolves when the child's output pipes closed, or after a short wait (a grandchild may hold them). */
+function outputClosed(child: GroupLeader): Promise<void> {
+  if (child.exitCode !== null && child.stdout?.readableEnded !== false && child.stderr?.readableEnded !== false) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 2_000);
+    child.once('close', () => (clearTimeout(timer), resolve()));
+  });
+}

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { LineSplitter } from '../docker/lines';
+import { LineSplitter, MAX_FRAME_BYTES } from '../output/lineSplitter';
 import type { InteractiveExec } from '../docker/exec';
 import { CancelledError } from '../errors';
 import type { ExecOptions, ExecResult } from './provider';
@@ -36,18 +36,22 @@ export class PrestartedReplies {
   private readonly lines: LineSplitter;
 
   constructor(forward: (text: string) => void) {
-    this.lines = new LineSplitter((line) => {
-      if (line.startsWith(ENVELOPE)) {
-        const rest = line.slice(ENVELOPE.length);
-        const space = rest.indexOf(' ');
-        const settle = this.waiting.get(rest.slice(0, space));
-        if (space > 0 && settle) {
-          settle(parseJson(rest.slice(space + 1)));
-          return;
+    this.lines = new LineSplitter(
+      (line, ended) => {
+        if (ended && line.startsWith(ENVELOPE)) {
+          const rest = line.slice(ENVELOPE.length);
+          const space = rest.indexOf(' ');
+          const settle = this.waiting.get(rest.slice(0, space));
+          if (space > 0 && settle) {
+            settle(parseJson(rest.slice(space + 1)));
+            return;
+          }
         }
-      }
-      forward(`${line}\n`);
-    });
+        forward(ended ? `${line}\n` : line);
+      },
+      // A reply carries discovery's whole output in one line.
+      { maxLineBytes: MAX_FRAME_BYTES },
+    );
   }
 
   push(text: string): void {

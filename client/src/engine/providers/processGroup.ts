@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ResultPromise } from 'execa';
 import { loadExeca } from '../execa';
+import { TailCapture } from '../output/tailCapture';
 import type { ExecOptions, ExecResult } from './provider';
 
 export const DEFAULT_KILL_GRACE_MS = 5_000;
@@ -142,6 +143,8 @@ export async function execInGroup(
     cleanup: false,
     reject: false,
     stripFinalNewline: false,
+    // Collected below, keeping each stream's tail: a flood must not fill memory (docs/reliability.md).
+    buffer: false,
     ...(opts.stdin !== undefined ? { input: opts.stdin } : { stdin: 'ignore' as const }),
   });
   let timedOut = false;
@@ -157,11 +160,16 @@ export async function execInGroup(
   const timer = opts.timeoutMs && opts.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
   opts.signal?.addEventListener('abort', kill, { once: true });
   if (opts.signal?.aborted) kill();
-  if (opts.onOutput) {
-    const onOutput = opts.onOutput;
-    child.stdout?.setEncoding('utf8').on('data', (t: string) => onOutput('stdout', t));
-    child.stderr?.setEncoding('utf8').on('data', (t: string) => onOutput('stderr', t));
-  }
+  const out = new TailCapture();
+  const err = new TailCapture();
+  child.stdout?.setEncoding('utf8').on('data', (t: string) => {
+    out.write(t);
+    opts.onOutput?.('stdout', t);
+  });
+  child.stderr?.setEncoding('utf8').on('data', (t: string) => {
+    err.write(t);
+    opts.onOutput?.('stderr', t);
+  });
   // A background child may keep the pipes open after the leader exits: give it a moment, then stop waiting.
   let exitCode: number | null = null;
   child.once('exit', (code, signal) => {
@@ -176,13 +184,9 @@ export async function execInGroup(
     if (r.code === 'ENOENT' || r.code === 'EACCES') {
       return { exitCode: 127, stdout: '', stderr: r.originalMessage ?? r.shortMessage ?? '', timedOut: false };
     }
-    return { exitCode: killed ? null : exitCode ?? r.exitCode ?? null, stdout: text(r.stdout), stderr: text(r.stderr), timedOut };
+    return { exitCode: killed ? null : exitCode ?? r.exitCode ?? null, stdout: out.text(), stderr: err.text(), timedOut };
   } finally {
     if (timer) clearTimeout(timer);
     opts.signal?.removeEventListener('abort', kill);
   }
-}
-
-function text(output: unknown): string {
-  return typeof output === 'string' ? output : '';
 }

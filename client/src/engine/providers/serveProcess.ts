@@ -4,15 +4,22 @@
  * that run the server as a local child process.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
+import { LineSplitter } from '../output/lineSplitter';
 import type { ServeOptions } from './provider';
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
 const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
 
-export function serveArgv(envPath: string, envName: string, python = 'python3'): string[] {
-  return [python, '-m', 'hud.environment.server', envPath, '--env', envName, '--host', '127.0.0.1', '--port', '0'];
+/**
+ * `bundled`: our runtime serves, and keeps stdout for the port line alone, so
+ * an environment that prints `HUD_SERVE_PORT=...` cannot point the engine
+ * elsewhere (docs/reliability.md). An image's own SDK prints the port among
+ * its other output, as HUD's does.
+ */
+export function serveArgv(envPath: string, envName: string, bundled: boolean, python = 'python3'): string[] {
+  const argv = [python, '-m', 'hud.environment.server', envPath, '--env', envName, '--host', '127.0.0.1', '--port', '0'];
+  return bundled ? [...argv, '--port-stdout-only'] : argv;
 }
 
 /**
@@ -37,20 +44,24 @@ export function waitForServePort(child: ChildProcess, opts: ServeOptions): Promi
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
 
-    if (child.stdout) {
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        const m = PORT_LINE.exec(line);
-        if (m) settle(() => resolve(Number(m[1])));
-        else opts.log('stdout', line);
-      });
-    }
-    if (child.stderr) {
-      createInterface({ input: child.stderr }).on('line', (line) => {
-        tail.push(line);
-        if (tail.length > 20) tail.shift();
-        opts.log('stderr', line);
-      });
-    }
+    let port: number | undefined;
+    const stdout = new LineSplitter((line) => {
+      const m = port === undefined ? PORT_LINE.exec(line) : null;
+      if (m) {
+        port = Number(m[1]);
+        settle(() => resolve(port!));
+      } else opts.log('stdout', line);
+    });
+    const stderr = new LineSplitter((line) => {
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      opts.log('stderr', line);
+    });
+    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    // The last line a process writes may have no newline; it is still part of the log.
+    child.stdout?.on('end', () => stdout.end());
+    child.stderr?.on('end', () => stderr.end());
     child.on('error', (err) =>
       settle(() => reject(new HudStudioError('provider', `cannot start python3: ${err.message}`, { hint: 'install Python 3.9+ as python3 on PATH' }))),
     );

@@ -5,6 +5,8 @@
  * {@link TraceBuilder.finish} once.
  */
 import type { RolloutEvent } from '../events';
+import { BoundedLog } from './boundedLog';
+import type { SideLogs } from './sideLogs';
 import type { ProviderKind } from '../providers/provider';
 import {
   TRACE_SCHEMA_VERSION,
@@ -27,6 +29,8 @@ export interface TraceBuilderInit {
   agent: { kind: string; detail?: string };
   providerKind: ProviderKind;
   dockerHost?: string;
+  /** Where a phase's whole log goes once the trace keeps only its head and tail. */
+  sideLogs?: SideLogs;
 }
 
 export interface TraceEnding {
@@ -43,6 +47,7 @@ export class TraceBuilder {
   private readonly agentSteps: AgentStep[] = [];
   private readonly warnings: string[] = [];
   private readonly events: TraceEvent[] = [];
+  private readonly logs = new Map<PhaseName, BoundedLog>();
   private prompt: unknown;
   private answer: unknown;
   private actorResult: unknown;
@@ -81,7 +86,8 @@ export class TraceBuilder {
         break;
       }
       case 'log':
-        this.phase(e.phase, e.at).logs.push({ t: Math.max(0, Date.parse(e.at) - this.t0), stream: e.stream, text: e.text });
+        this.phase(e.phase, e.at);
+        this.logOf(e.phase).push({ t: Math.max(0, Date.parse(e.at) - this.t0), stream: e.stream, text: e.text });
         return; // logs are kept per phase, not in the event list
       case 'prompt':
         this.prompt = e.prompt;
@@ -123,6 +129,7 @@ export class TraceBuilder {
 
   finish(end: TraceEnding): Trace {
     for (const p of this.phases) {
+      p.logs = this.logs.get(p.name)?.entries() ?? [];
       if (p.status === 'running') {
         p.status = end.status;
         p.endedAt = end.endedAt;
@@ -167,6 +174,15 @@ export class TraceBuilder {
       warnings: this.warnings,
       events: this.events,
     };
+  }
+
+  private logOf(name: PhaseName): BoundedLog {
+    let log = this.logs.get(name);
+    if (!log) {
+      const side = this.init.sideLogs;
+      this.logs.set(name, (log = new BoundedLog(() => side?.open(name))));
+    }
+    return log;
   }
 
   private phase(name: PhaseName, at: string): TracePhase {

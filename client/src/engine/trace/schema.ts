@@ -106,6 +106,8 @@ export const TracePhase = z.object({
   endedAt: z.string().optional(),
   steps: z.array(TraceStep).default([]),
   logs: z.array(TraceLog).default([]),
+  /** The whole log, relative to the trace's folder, when `logs` keeps only its head and tail. */
+  logFile: z.string().optional(),
   grade: GradeResult.optional(),
   /** Raw grade frame as the environment sent it. */
   rawGrade: z.unknown().optional(),

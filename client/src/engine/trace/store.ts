@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { HudStudioError } from '../errors';
 import { TRACE_FILE_SUFFIX, parseTrace, type Trace } from './schema';
+import type { SideLogs } from './sideLogs';
 
 export const DEFAULT_TRACE_DIR = join('.hud-studio', 'traces');
 
@@ -37,13 +38,25 @@ export function writeFileAtomic(path: string, text: string): void {
   }
 }
 
-/** Validates and writes one trace; returns its path. */
-export function writeTrace(traceDir: string, trace: Trace): string {
+/**
+ * Validates and writes one trace; returns its path. `sideLogs` (the whole
+ * logs of phases the trace keeps only the head and tail of) move beside it,
+ * and each such phase names its file in `logFile`.
+ */
+export function writeTrace(traceDir: string, trace: Trace, sideLogs?: SideLogs): string {
+  const name = traceFileName(trace);
+  if (sideLogs) {
+    for (const [phase, file] of sideLogs.commit(name)) {
+      const p = trace.phases.find((x) => x.name === phase);
+      if (p) p.logFile = file;
+    }
+    if (sideLogs.error && !trace.warnings.includes(sideLogs.error)) trace.warnings.push(sideLogs.error);
+  }
   const check = parseTrace(trace);
   if (!check.ok) throw new HudStudioError('trace', `refusing to write an invalid trace: ${check.error}`);
   try {
     mkdirSync(traceDir, { recursive: true });
-    const path = join(traceDir, traceFileName(trace));
+    const path = join(traceDir, name);
     writeFileAtomic(path, `${JSON.stringify(check.trace, null, 2)}\n`);
     return path;
   } catch (err) {

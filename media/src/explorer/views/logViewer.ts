@@ -8,6 +8,7 @@ import type { LogStream, TraceLog } from '../../../../client/src/engine/trace/sc
 import { parseAnsi, plainTextLines, type AnsiSegment } from '../ansi';
 import { h, replaceChildren } from '../dom';
 import { formatOffset } from '../format';
+import { revealInvisible } from '../invisible';
 
 export const LOG_ROW_HEIGHT = 18;
 const OVERSCAN = 20;
@@ -277,7 +278,7 @@ export class LogViewer {
 }
 
 function segmentNode(seg: AnsiSegment): Node {
-  if (seg.fg === undefined && !seg.bold) return document.createTextNode(seg.text);
+  if (seg.fg === undefined && !seg.bold) return document.createTextNode(revealInvisible(seg.text));
   return h('span', { class: segmentClass(seg) }, seg.text);
 }
 

@@ -15,11 +15,15 @@ from .framing import (
     INVALID_REQUEST,
     MAX_FRAME_BYTES,
     METHOD_NOT_FOUND,
-    PARSE_ERROR,
     SERVER_ERROR,
+    BufferBudget,
+    BufferBudgetExceeded,
     FrameTooLarge,
+    InvalidRequest,
     LineReader,
     RpcError,
+    check_request,
+    decode,
     encode,
     error_frame,
     result_frame,
@@ -54,6 +58,7 @@ class Server:
         self.parked = {}  # type: Dict[str, Session]
         self.attached = {}  # type: Dict[str, Connection]
         self.connections = set()  # type: Set[asyncio.Task]
+        self.budget = BufferBudget()
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         me = asyncio.current_task()
@@ -68,6 +73,7 @@ class Server:
         except Exception as err:
             log("connection {}: unexpected {}: {}".format(peer, type(err).__name__, err))
         finally:
+            connection.lines.release()
             connection.detach()
             writer.close()
             if me is not None:
@@ -104,7 +110,7 @@ class Connection:
         self.env = server.env
         self.reader = reader
         self.writer = writer
-        self.lines = LineReader(reader)
+        self.lines = LineReader(reader, budget=server.budget)
         self.session = None  # type: Optional[Session]
         self.open = True
 
@@ -114,11 +120,19 @@ class Connection:
             try:
                 line = await self.lines.readline()
             except FrameTooLarge:
+                self.lines.release()
                 log("closing a connection: frame over {} bytes".format(MAX_FRAME_BYTES))
                 await self.send(
                     error_frame(None, INVALID_REQUEST, "frame exceeds the {} MiB limit; closing the connection".format(
                         MAX_FRAME_BYTES // (1024 * 1024)))
                 )
+                await self.linger()
+                return
+            except BufferBudgetExceeded:
+                log("closing a connection: connections together hold over {} bytes of unfinished frames".format(
+                    self.server.budget.limit))
+                await self.send(error_frame(None, SERVER_ERROR, "server busy: too much unfinished input across "
+                                                                "connections; closing this one, retry later"))
                 await self.linger()
                 return
             except (ConnectionError, OSError):
@@ -128,12 +142,17 @@ class Connection:
             if not line.strip():
                 continue
             try:
-                frame = json.loads(line.decode("utf-8"))
-            except ValueError as err:
-                log("parse error: a frame is not JSON ({})".format(err))
-                await self.send(error_frame(None, PARSE_ERROR, "parse error: frame is not JSON ({})".format(err)))
+                frame = decode(line)
+                check_request(frame)
+            except InvalidRequest as err:
+                log(err.message)
+                await self.send(error_frame(err.reply_id, err.code, err.message))
                 continue
-            if first and isinstance(frame, dict) and frame.get("method") == "tunnel.open":
+            except RpcError as err:
+                log(err.message)
+                await self.send(error_frame(None, err.code, err.message))
+                continue
+            if first and frame.get("method") == "tunnel.open":
                 await self.tunnel(frame)
                 return
             first = False
@@ -144,8 +163,9 @@ class Connection:
             return
         try:
             data = encode(frame)
-        except (TypeError, ValueError) as err:
-            data = encode(error_frame(frame.get("id"), SERVER_ERROR, "result is not JSON-serialisable: {}".format(err)))
+        except (TypeError, ValueError, RecursionError) as err:
+            message = "result is not JSON-serialisable: {}".format(str(err)[:200])
+            data = encode(error_frame(frame.get("id"), SERVER_ERROR, message))
         try:
             self.writer.write(data)
             await self.writer.drain()
@@ -180,16 +200,8 @@ class Connection:
             self.server.parked[session.id] = session
             log("connection dropped: parked session {} ({} awaits grading)".format(session.id, session.task.label))
 
-    async def dispatch(self, frame: Any) -> None:
-        if not isinstance(frame, dict):
-            await self.send(error_frame(None, INVALID_REQUEST, "invalid request: a frame must be a JSON object"))
-            return
-        request_id = frame.get("id")
-        method = frame.get("method")
-        if not isinstance(method, str):
-            await self.send(error_frame(request_id, INVALID_REQUEST, "invalid request: missing string 'method'"))
-            return
-        params = frame.get("params")
+    async def dispatch(self, frame: Dict[str, Any]) -> None:
+        request_id, method, params = check_request(frame)
         if self.session is None:
             self.use(Session())
         handler = {

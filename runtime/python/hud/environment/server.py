@@ -1,13 +1,15 @@
 """Serves one environment over the control channel (docs/hud-protocol.md).
 
-    python3 -m hud.environment.server PATH [--env NAME] [--host H] [--port P]
+    python3 -m hud.environment.server PATH [--env NAME] [--host H] [--port P] [--port-stdout-only]
 
 Prints `HUD_SERVE_PORT=<port>` on stdout once bound; everything else it says
-goes to stderr, one `[hud-server]` line per event.
+goes to stderr, one `[hud-server]` line per event. With --port-stdout-only
+the port line is the only thing ever written to stdout.
 """
 import argparse
 import asyncio
 import inspect
+import os
 import signal
 import sys
 import traceback
@@ -31,7 +33,30 @@ def _hook_name(hook: Any) -> str:
     return getattr(hook, "__qualname__", None) or repr(hook)
 
 
-async def serve(env: Environment, host: str, port: int) -> int:
+def _announce_stdout_only() -> int:
+    """Keeps the real stdout for the port line alone, before any environment code runs.
+
+    The environment's own prints (and any `HUD_SERVE_PORT=` they contain) go
+    to stderr from here on, so they can never be taken for the port line
+    (docs/reliability.md).
+    """
+    sys.stdout.flush()
+    announce = os.dup(1)
+    os.dup2(2, 1)
+    return announce
+
+
+def _announce(port: int, fd: Optional[int]) -> None:
+    line = "HUD_SERVE_PORT={}\n".format(port)
+    if fd is None:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        return
+    os.write(fd, line.encode("ascii"))
+    os.close(fd)
+
+
+async def serve(env: Environment, host: str, port: int, announce_fd: Optional[int] = None) -> int:
     # Handlers go in before anything else so a signal right after the port
     # line (or during initialize) still means a clean shutdown.
     stop = asyncio.Event()
@@ -50,8 +75,7 @@ async def serve(env: Environment, host: str, port: int) -> int:
     # (LineReader enforces MAX_FRAME_BYTES itself); keep it generous anyway.
     listener = await asyncio.start_server(server.handle, host, port, limit=MAX_FRAME_BYTES + 1)
     bound = listener.sockets[0].getsockname()[1]
-    sys.stdout.write("HUD_SERVE_PORT={}\n".format(bound))
-    sys.stdout.flush()
+    _announce(bound, announce_fd)
     log("serving environment '{}' {} on {}:{}".format(env.name, env.version, host, bound))
 
     await stop.wait()
@@ -78,7 +102,10 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument("--env", dest="env_name", help="environment to serve when the module defines several")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    parser.add_argument("--port-stdout-only", action="store_true",
+                        help="keep stdout for the port line; the environment's own stdout goes to stderr")
     options = parser.parse_args(argv)
+    announce_fd = _announce_stdout_only() if options.port_stdout_only else None
     try:
         _, envs = import_env_module(options.path)
         env = choose_environment(envs, options.env_name, options.path)
@@ -91,7 +118,7 @@ def main(argv: Optional[list] = None) -> int:
         log("error importing {}:\n{}".format(options.path, traceback.format_exc().rstrip()))
         return 1
     try:
-        return asyncio.run(serve(env, options.host, options.port))
+        return asyncio.run(serve(env, options.host, options.port, announce_fd))
     except OSError as err:
         log("error: cannot listen on {}:{}: {}".format(options.host, options.port, err))
         return 1

@@ -1,0 +1,112 @@
+/**
+ * Floods: a 20 MB line without a newline and 200 MB of output, on a real
+ * Docker engine, through the real CLI in a process of its own. Time must stay
+ * linear, the CLI's memory bounded, the trace small, and nothing lost: the
+ * whole log is in the side file beside the trace.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readTrace } from '../../../client/src/engine/trace/store';
+import { CUT_MARK } from '../../../client/src/engine/trace/boundedLog';
+import { dockerReady } from '../docker/support';
+import { FAULTS_ENV, PORT_SPOOF_ENV, assertJsonRun, containersOwnedBy, runMeasured, scratch, spawnMeasured, measured } from './support';
+
+const MB = 1_000_000;
+const figures: Record<string, unknown> = {};
+
+function run(command: string, runtime: 'docker' | 'local', traceDir: string) {
+  return runMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', command, '--runtime', runtime, '--trace-dir', traceDir, '--json']);
+}
+
+after(() => {
+  // The README's reliability figures come from this line.
+  process.stdout.write(`# fault-suite figures ${JSON.stringify(figures)}\n`);
+});
+
+describe('output floods (Docker)', () => {
+  before(dockerReady);
+
+  test('a 20 MB line without a newline: linear time, small trace, the whole line beside it', async () => {
+    const dir = scratch('line-');
+    const baseline = await run('echo ok', 'docker', dir);
+    assert.equal(baseline.code, 0, baseline.stderr.slice(-2000));
+    const child = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', `head -c ${20 * MB} /dev/zero | tr '\\0' a >&2; echo ok`, '--runtime', 'docker', '--trace-dir', dir, '--json']);
+    const r = await measured(child);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    const json = assertJsonRun(r);
+    assert.equal(json['reward'], 1);
+    const extraMs = r.ms - baseline.ms;
+    figures['line20MB'] = { ms: r.ms, baselineMs: baseline.ms, extraMs, maxRssMb: r.maxRssMb };
+    // It took 85 s before the splitter was linear; linear work is a few seconds on a loaded 2-core machine.
+    assert.ok(extraMs < 20_000, `the 20 MB line cost ${extraMs} ms over a plain run`);
+    const tracePath = json['trace'] as string;
+    assert.ok(statSync(tracePath).size < 6 * MB, `trace is ${statSync(tracePath).size} bytes`);
+    const actor = readTrace(tracePath).phases.find((p) => p.name === 'actor')!;
+    assert.ok(actor.logs.some((l) => l.text.startsWith(CUT_MARK)), 'the cut is marked');
+    assert.ok(actor.logFile, 'the phase names its whole log');
+    const whole = readFileSync(join(dir, actor.logFile), 'utf8');
+    // The line arrives in pieces of at most 1 MiB, each on a line of its own.
+    const pieces = whole.split('\n').flatMap((l) => /^\[agent\] \[stderr\] (a+)$/.exec(l)?.[1] ?? []);
+    assert.equal(pieces.join('').length, 20 * MB, 'every byte of the line is in the side file');
+    assert.deepEqual(await containersOwnedBy(child.pid!), [], 'nothing left');
+  });
+
+  test('200 MB of output: the CLI stays under 400 MB and the trace under 10 MB', async () => {
+    const dir = scratch('flood-');
+    const line = 'x'.repeat(99);
+    const child = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', `yes ${line} | head -c ${200 * MB} >&2; echo ok`, '--runtime', 'docker', '--trace-dir', dir, '--json']);
+    const r = await measured(child);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    const json = assertJsonRun(r);
+    assert.equal(json['reward'], 1);
+    const tracePath = json['trace'] as string;
+    const traceBytes = statSync(tracePath).size;
+    figures['output200MB'] = { ms: r.ms, maxRssMb: r.maxRssMb, traceBytes };
+    assert.ok(r.maxRssMb < 400, `peak memory ${r.maxRssMb} MB`);
+    assert.ok(traceBytes < 10 * MB, `trace is ${traceBytes} bytes`);
+    const actor = readTrace(tracePath).phases.find((p) => p.name === 'actor')!;
+    const whole = statSync(join(dir, actor.logFile!)).size;
+    // Each line of 100 bytes is kept with a "[agent] [stderr] " prefix: nothing lost.
+    assert.ok(whole >= 200 * MB, `side file holds ${whole} bytes`);
+    assert.deepEqual(await containersOwnedBy(child.pid!), [], 'nothing left');
+  });
+
+  test('an environment that prints HUD_SERVE_PORT=... at import does not redirect the engine', async () => {
+    for (const runtime of ['docker', 'local'] as const) {
+      const r = await runMeasured(['run', PORT_SPOOF_ENV, '--answer', 'hi', '--runtime', runtime, '--trace-dir', scratch('spoof-'), '--json']);
+      assert.equal(r.code, 0, `${runtime}: ${r.stderr.slice(-2000)}`);
+      const json = assertJsonRun(r);
+      assert.equal(json['reward'], 1, runtime);
+      const logs = readTrace(json['trace'] as string).phases.flatMap((p) => p.logs.map((l) => l.text));
+      assert.ok(logs.some((t) => t.includes('HUD_SERVE_PORT=1')), `${runtime}: the environment's own print is kept as a log line`);
+    }
+  });
+});
+
+describe('local runtime output', () => {
+  test('200 MB of output on the local runtime: memory bounded, nothing lost', async () => {
+    const dir = scratch('local-flood-');
+    const line = 'y'.repeat(99);
+    const child = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', `yes ${line} | head -c ${200 * MB} >&2; echo ok`, '--runtime', 'local', '--trace-dir', dir, '--json']);
+    const r = await measured(child);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    const json = assertJsonRun(r);
+    assert.equal(json['reward'], 1);
+    figures['output200MBLocal'] = { ms: r.ms, maxRssMb: r.maxRssMb, traceBytes: statSync(json['trace'] as string).size };
+    assert.ok(r.maxRssMb < 400, `peak memory ${r.maxRssMb} MB`);
+    const actor = readTrace(json['trace'] as string).phases.find((p) => p.name === 'actor')!;
+    assert.ok(actor.logFile);
+    assert.ok(statSync(join(dir, actor.logFile)).size >= 200 * MB);
+  });
+
+  test('a last line without a newline is kept (server and agent)', async () => {
+    const dir = scratch('lastline-');
+    const r = await runMeasured(['run', `${FAULTS_ENV}::last_line`, '--agent', 'command', '--command', "printf 'agent tail without newline' >&2; echo ok", '--runtime', 'local', '--trace-dir', dir, '--json']);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    const logs = readTrace(assertJsonRun(r)['trace'] as string).phases.flatMap((p) => p.logs.map((l) => l.text));
+    assert.ok(logs.some((t) => t.includes('server says goodbye without a newline')), logs.join('\n'));
+    assert.ok(logs.some((t) => t.includes('agent tail without newline')), logs.join('\n'));
+  });
+});
