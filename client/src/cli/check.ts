@@ -5,7 +5,7 @@
  * under PATH. Exit 1 if any error, 0 otherwise, 2 on bad usage.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Analyzer, decodeText } from '../../../server/src/analysis/analyzer';
 import type { FileFacts, FileProblem, Severity } from '../../../server/src/analysis/facts';
 import { importProblems } from '../../../server/src/analysis/importability';
@@ -13,7 +13,7 @@ import { createPythonParser, type Parser } from '../../../server/src/analysis/tr
 import { isUnder } from '../../../server/src/analysis/paths';
 import { listIndexableFiles, readFiles } from '../../../server/src/analysis/scan';
 import { errorMessage, UsageError } from '../engine/errors';
-import { GOLDEN_CODE, goldenExposure } from './checkGolden';
+import { GOLDEN_CODE, ROOT_AGENT_CODE, goldenExposure, rootAgentFindings } from './checkGolden';
 import { EXIT, type CliIO } from './io';
 import { parse } from './options';
 
@@ -103,6 +103,10 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
       if (tasks.length && content !== undefined && (typeof content === 'string' || content instanceof Uint8Array)) {
         for (const g of goldenExposure(file, analyzer.workspace.uriOf(path), decodeText(content), tasks)) {
           findings.push({ file, line: g.range.start.line + 1, column: g.range.start.character + 1, severity: 'warning', code: GOLDEN_CODE, message: g.message });
+        }
+        const dockerfile = await readFile(join(dirname(path), 'Dockerfile'), 'utf8').catch(() => undefined);
+        for (const g of rootAgentFindings(dockerfile, tasks)) {
+          findings.push({ file, line: g.range.start.line + 1, column: g.range.start.character + 1, severity: 'warning', code: ROOT_AGENT_CODE, message: g.message });
         }
       }
     }

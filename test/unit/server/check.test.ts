@@ -93,3 +93,37 @@ test('golden data: no warning once the verifier reads its expected value from ve
   assert.equal(await runCheck(['--json'], c.io), 0);
   assert.deepEqual((JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'verifier-args-in-actor-files'), []);
 });
+
+test('a root-agent environment whose task grades itself: check suggests a verifier environment', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hs-check-root-'));
+  try {
+    writeFileSync(join(dir, 'Dockerfile'), 'FROM python:3.11-slim\nLABEL dev.hud-studio.agent-user=root\n');
+    writeFileSync(
+      join(dir, 'env.py'),
+      [
+        'from hud import Environment',
+        'env = Environment("box")',
+        'judge = Environment("judge")',
+        '@env.template(id="t")',
+        'async def t():',
+        '    a = yield "go"',
+        '    yield 1.0',
+        '@judge.template(id="v")',
+        'async def v():',
+        '    r = yield ""',
+        '    yield 1.0',
+        'alone = t()',
+        'judged = t()',
+        'judged.verifier = v()',
+        '',
+      ].join('\n'),
+    );
+    const c = capture(dir);
+    assert.equal(await runCheck(['--json'], c.io), 0);
+    const root = (JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'root-agent-forgeable');
+    assert.deepEqual(root.map((f) => [f.file, f.line]), [['env.py', 12]]);
+    assert.match(root[0]!.message, /verifier in an environment of its own/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
