@@ -12,7 +12,7 @@ import { EnvironmentsModel } from './environmentsModel';
 import { inlineResults } from './inlineResults';
 import { score } from './outcome';
 import { formatEvent } from './rolloutLog';
-import { RunsModel } from './runsModel';
+import { RunsModel, labelOfRef } from './runsModel';
 import { registerCommands } from './ui/commands';
 import { readSettings } from './ui/config';
 import { InlineResultDecorations } from './ui/decorations';
@@ -21,6 +21,8 @@ import { IndexClient } from './ui/indexClient';
 import { newEnvironment } from './ui/newEnvironment';
 import type { RunRequest, Runner } from './ui/runner';
 import { RunsView } from './ui/runsView';
+import { JOB_VIEW_TYPE, JobView } from './ui/jobView';
+import { ModelKeys } from './ui/modelKeys';
 import { EnvironmentSecrets } from './ui/secrets';
 import { RunningStatus } from './ui/statusBar';
 import { TaskTests } from './ui/testing';
@@ -51,6 +53,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const decorations = sub(new InlineResultDecorations());
   const traceLens = sub(new TraceLens());
   const secrets = new EnvironmentSecrets(context);
+  const modelKeys = new ModelKeys(context);
+  for (const d of modelKeys.register()) context.subscriptions.push(d);
   const indexClient = sub(new IndexClient(context, studioLog));
   stopIndexClient = () => indexClient.dispose();
 
@@ -70,7 +74,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let runner: Promise<Runner> | undefined;
   const getRunner = (): Promise<Runner> =>
     (runner ??= loadRunner()
-      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog)))
+      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, () => modelKeys.env())))
       .catch((err: unknown) => {
         runner = undefined; // let the next run try again instead of failing forever
         throw err;
@@ -117,6 +121,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   sub(vscode.window.registerTreeDataProvider('hudStudio.environments', envView));
   sub(vscode.window.createTreeView('hudStudio.runs', { treeDataProvider: runsView, showCollapseAll: true }));
   sub(vscode.languages.registerCodeLensProvider([{ scheme: 'file', language: 'python' }, { scheme: 'file', pattern: '**/task.toml' }, { scheme: 'file', pattern: '**/*.{json,jsonl}' }], traceLens));
+  sub(vscode.window.registerCustomEditorProvider(JOB_VIEW_TYPE, new JobView(context)));
   sub(vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }));
 
   sub(vscode.commands.registerCommand('hudStudio.newEnvironment', (target?: vscode.Uri) => newEnvironment(target)));
@@ -129,7 +134,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     refresh: () => indexClient.refresh(),
     openTrace: (rolloutId) => {
       const r = runs.rollout(rolloutId);
-      explorer.openRollout(rolloutId, r?.tracePath, r?.label ?? rolloutId);
+      explorer.openRollout(rolloutId, r?.tracePath, r ? labelOfRef(r.trace.task.ref) : rolloutId);
     },
     openTraceFile: (uri) => explorer.openFile(uri),
     setSecret: () => secrets.promptSet([...new Set(indexClient.index.environments.map((e) => e.name))].sort()),
@@ -138,7 +143,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     log: studioLog,
     onFinished: (target, outcome, actorGrade, rolloutId) => {
       afterRun(target, outcome, actorGrade, rolloutId);
-      const started = runs.rollout(rolloutId)?.startedAt;
+      const started = runs.rollout(rolloutId)?.trace.startedAt;
       tests.recordEditorRun(target.ref, outcome, started ? Date.now() - Date.parse(started) : undefined);
     },
   });

@@ -1,38 +1,25 @@
 /**
- * The Runs view's model: jobs -> rollouts -> phases -> subscores, built from
- * live rollout events (and from stored traces for past runs). Plain data and
- * plain rendering decisions (labels, icons, badges), so the tree provider is
- * a thin adapter and all of this is unit-tested without VS Code.
+ * The Runs view's model: jobs -> rollouts -> phases -> subscores. Each
+ * rollout is its trace, folded from live events by the engine's fold (or read
+ * from a stored trace for past runs), so the view, the explorer and the file
+ * agree. Plain data and plain rendering decisions (labels, icons, badges), so
+ * the tree provider is a thin adapter and all of this is unit-tested without
+ * VS Code.
  */
 import type { RolloutEvent } from './engine/events';
-import type { PhaseName, RolloutStatus, SubScoreT, SubstrateInfo, Trace } from './engine/trace/schema';
+import { foldRolloutEvent } from './engine/trace/fold';
+import type { PhaseName, RunningTrace, SubScoreT, Trace, TracePhase } from './engine/trace/schema';
 import { type RolloutOutcome, inlineText, outcomeFromEvent, outcomeFromTrace, score } from './outcome';
-
-export interface PhaseRecord {
-  name: PhaseName;
-  status: RolloutStatus | 'running';
-  substrate: SubstrateInfo | null;
-  reused: boolean;
-  startedAt: string;
-  endedAt?: string;
-  error?: string;
-  reward?: number | null;
-  subscores: SubScoreT[];
-  authoritative?: boolean;
-}
 
 export interface RolloutRecord {
   id: string;
   jobId: string;
-  taskRef: string;
-  label: string;
-  status: RolloutStatus | 'running' | 'queued';
-  startedAt?: string;
-  endedAt?: string;
-  phases: PhaseRecord[];
+  /** The rollout as folded so far; logs are left out (the explorer holds them). */
+  trace: RunningTrace;
+  /** Queued until the engine says it started. */
+  status: RunningTrace['status'] | 'queued';
   outcome?: RolloutOutcome;
   tracePath?: string;
-  warnings: string[];
 }
 
 export interface JobRecord {
@@ -100,7 +87,7 @@ export class RunsModel {
   /** Latest outcome per task reference, for the Environments view and decorations. */
   lastOutcomes(): Map<string, RolloutOutcome> {
     const out = new Map<string, RolloutOutcome>();
-    for (const r of this.rollouts.values()) if (r.outcome) out.set(r.taskRef, r.outcome);
+    for (const r of this.rollouts.values()) if (r.outcome) out.set(r.trace.task.ref, r.outcome);
     return out;
   }
 
@@ -111,52 +98,17 @@ export class RunsModel {
   }
 
   apply(e: RolloutEvent): void {
-    const r = this.ensureRollout(e);
-    switch (e.type) {
-      case 'rollout.queued':
-        r.taskRef = e.taskRef;
-        r.label = labelOfRef(e.taskRef);
-        break;
-      case 'rollout.started':
-        r.status = 'running';
-        r.startedAt = e.at;
-        r.taskRef = e.task.ref || r.taskRef;
-        r.label = labelOfRef(r.taskRef);
-        break;
-      case 'phase.started':
-        r.phases = r.phases.filter((p) => p.name !== e.phase);
-        r.phases.push({ name: e.phase, status: 'running', substrate: e.substrate, reused: e.reused, startedAt: e.at, subscores: [] });
-        break;
-      case 'grade': {
-        const p = r.phases.find((x) => x.name === e.phase);
-        if (p) {
-          p.reward = e.result.reward;
-          p.subscores = e.result.subscores;
-          p.authoritative = e.authoritative;
-        }
-        break;
-      }
-      case 'phase.ended': {
-        const p = r.phases.find((x) => x.name === e.phase);
-        if (p) {
-          p.status = e.status;
-          p.endedAt = e.at;
-          if (e.error) p.error = e.error;
-        }
-        break;
-      }
-      case 'warning':
-        r.warnings.push(e.message);
-        break;
-      case 'rollout.ended':
-        r.status = e.status;
-        r.endedAt = e.at;
-        r.outcome = outcomeFromEvent(e, r.taskRef);
-        if (e.tracePath) r.tracePath = e.tracePath;
-        for (const p of r.phases) if (p.status === 'running') p.status = e.status;
-        break;
-      default:
-        return; // logs, steps, prompt, answer: not shown in this tree
+    const known = this.rollouts.get(e.rolloutId);
+    const r = known ?? this.newRollout(e);
+    if (!r) return;
+    // Log lines change nothing this view shows; holding them would double the explorer's memory.
+    if (known) r.trace = foldRolloutEvent(r.trace, e, { onLog: () => undefined }) ?? r.trace;
+    if (e.type === 'log') return;
+    if (e.type === 'rollout.started') r.status = 'running';
+    if (e.type === 'rollout.ended') {
+      r.status = e.status;
+      r.outcome = outcomeFromEvent(e, r.trace.task.ref);
+      if (e.tracePath) r.tracePath = e.tracePath;
     }
     this.changed();
   }
@@ -165,31 +117,9 @@ export class RunsModel {
   addTrace(t: Trace, tracePath: string): void {
     if (this.rollouts.has(t.rolloutId)) return;
     const jobId = t.jobId ?? `trace:${t.rolloutId}`;
-    if (!this.jobs.has(jobId)) this.jobs.set(jobId, { id: jobId, label: labelOfRef(t.task.ref), startedAt: t.startedAt, rollouts: [] });
-    this.jobs.get(jobId)!.rollouts.push(t.rolloutId);
-    this.rollouts.set(t.rolloutId, {
-      id: t.rolloutId,
-      jobId,
-      taskRef: t.task.ref,
-      label: labelOfRef(t.task.ref),
-      status: t.status,
-      startedAt: t.startedAt,
-      ...(t.endedAt ? { endedAt: t.endedAt } : {}),
-      phases: t.phases.map((p) => ({
-        name: p.name,
-        status: p.status,
-        substrate: p.substrate,
-        reused: p.reused,
-        startedAt: p.startedAt,
-        ...(p.endedAt ? { endedAt: p.endedAt } : {}),
-        ...(p.error ? { error: p.error } : {}),
-        reward: p.grade?.reward ?? null,
-        subscores: p.grade?.subscores ?? [],
-      })),
-      outcome: outcomeFromTrace(t, tracePath),
-      tracePath,
-      warnings: t.warnings,
-    });
+    this.jobOf(jobId, labelOfRef(t.task.ref), t.startedAt).rollouts.push(t.rolloutId);
+    const outcome = outcomeFromTrace(t, tracePath);
+    this.rollouts.set(t.rolloutId, { id: t.rolloutId, jobId, trace: t, status: t.status, outcome, tracePath });
     this.trim();
     this.changed();
   }
@@ -207,19 +137,25 @@ export class RunsModel {
     this.changed();
   }
 
-  private ensureRollout(e: RolloutEvent): RolloutRecord {
-    let r = this.rollouts.get(e.rolloutId);
-    if (r) return r;
-    const jobId = (e.type === 'rollout.queued' && e.jobId) || `rollout:${e.rolloutId}`;
-    if (!this.jobs.has(jobId)) {
-      const label = e.type === 'rollout.queued' ? labelOfRef(e.taskRef) : e.rolloutId;
-      this.jobs.set(jobId, { id: jobId, label, startedAt: e.at, rollouts: [] });
-    }
-    this.jobs.get(jobId)!.rollouts.push(e.rolloutId);
-    r = { id: e.rolloutId, jobId, taskRef: '', label: e.rolloutId, status: 'queued', phases: [], warnings: [] };
+  private newRollout(e: RolloutEvent): RolloutRecord | undefined {
+    const trace = foldRolloutEvent(null, e);
+    if (!trace) return undefined;
+    const jobId = trace.jobId ?? `rollout:${e.rolloutId}`;
+    this.jobOf(jobId, labelOfRef(trace.task.ref), e.at).rollouts.push(e.rolloutId);
+    const status = e.type === 'rollout.started' ? 'running' : 'queued';
+    const r: RolloutRecord = { id: e.rolloutId, jobId, trace, status };
     this.rollouts.set(e.rolloutId, r);
     this.trim();
     return r;
+  }
+
+  private jobOf(id: string, label: string, startedAt: string): JobRecord {
+    let job = this.jobs.get(id);
+    if (!job) {
+      job = { id, label, startedAt, rollouts: [] };
+      this.jobs.set(id, job);
+    }
+    return job;
   }
 
   private trim(): void {
@@ -242,12 +178,17 @@ export class RunsModel {
         if (!r) return [];
         const out: RunsNode[] = [];
         if (r.outcome?.error || r.status === 'error') out.push({ kind: 'error', rolloutId: r.id });
-        for (const p of r.phases) out.push({ kind: 'phase', rolloutId: r.id, phase: p.name });
+        for (const p of r.trace.phases) out.push({ kind: 'phase', rolloutId: r.id, phase: p.name });
         return out;
       }
       case 'phase': {
-        const p = this.rollouts.get(node.rolloutId)?.phases.find((x) => x.name === node.phase);
-        return (p?.subscores ?? []).map((_, i) => ({ kind: 'subscore', rolloutId: node.rolloutId, phase: node.phase, path: [i] }));
+        const p = this.rollouts.get(node.rolloutId)?.trace.phases.find((x) => x.name === node.phase);
+        return subscoresOf(p).map((_, i) => ({
+          kind: 'subscore',
+          rolloutId: node.rolloutId,
+          phase: node.phase,
+          path: [i],
+        }));
       }
       case 'subscore': {
         const s = this.subscoreAt(node);
@@ -259,8 +200,8 @@ export class RunsModel {
   }
 
   private subscoreAt(node: Extract<RunsNode, { kind: 'subscore' }>): SubScoreT | undefined {
-    const p = this.rollouts.get(node.rolloutId)?.phases.find((x) => x.name === node.phase);
-    let list = p?.subscores ?? [];
+    const p = this.rollouts.get(node.rolloutId)?.trace.phases.find((x) => x.name === node.phase);
+    let list = subscoresOf(p);
     let s: SubScoreT | undefined;
     for (const i of node.path) {
       s = list[i];
@@ -299,9 +240,13 @@ export class RunsModel {
         const r = this.rollouts.get(node.rolloutId)!;
         return {
           id: `rollout:${r.id}`,
-          label: r.label,
+          label: labelOfRef(r.trace.task.ref),
           description: rolloutDescription(r, this.clock()),
-          tooltip: [r.taskRef, r.outcome ? inlineText(r.outcome) : r.status, ...r.warnings.map((w) => `warning: ${w}`)].join('\n'),
+          tooltip: [
+            r.trace.task.ref,
+            r.outcome ? inlineText(r.outcome) : r.status,
+            ...r.trace.warnings.map((w) => `warning: ${w}`),
+          ].join('\n'),
           icon: statusIcon(r.status, r.outcome),
           contextValue: r.tracePath ? 'hudRollout.trace' : 'hudRollout',
           collapsible: 'collapsed',
@@ -309,12 +254,12 @@ export class RunsModel {
       }
       case 'phase': {
         const r = this.rollouts.get(node.rolloutId)!;
-        const p = r.phases.find((x) => x.name === node.phase)!;
+        const p = r.trace.phases.find((x) => x.name === node.phase)!;
         const sub = p.substrate;
         const parts = [
           sub ? `${sub.provider}${sub.image ? ` ${sub.image}` : ''}${p.reused ? ' (reused)' : ''}` : p.reused ? 'reused substrate' : undefined,
           durationText(p.startedAt, p.endedAt, this.clock()),
-          p.reward !== undefined && p.reward !== null ? `${p.authoritative === false ? 'provisional ' : ''}${score(p.reward)}` : undefined,
+          phaseReward(r.trace, p),
         ];
         return {
           id: `phase:${r.id}:${p.name}`,
@@ -329,7 +274,7 @@ export class RunsModel {
             .join('\n'),
           icon: statusIcon(p.status),
           contextValue: 'hudPhase',
-          collapsible: p.subscores.length ? 'expanded' : 'none',
+          collapsible: subscoresOf(p).length ? 'expanded' : 'none',
         };
       }
       case 'subscore': {
@@ -348,8 +293,8 @@ export class RunsModel {
       case 'error': {
         const r = this.rollouts.get(node.rolloutId)!;
         const err = r.outcome?.error;
-        const failed = err?.phase ?? r.phases.find((p) => p.status === 'error')?.name ?? 'unknown';
-        const msg = err?.message ?? r.phases.find((p) => p.error)?.error ?? 'errored';
+        const failed = err?.phase ?? r.trace.phases.find((p) => p.status === 'error')?.name ?? 'unknown';
+        const msg = err?.message ?? r.trace.phases.find((p) => p.error)?.error ?? 'errored';
         return {
           id: `error:${r.id}`,
           label: `failed in ${failed}`,
@@ -364,7 +309,21 @@ export class RunsModel {
   }
 }
 
-function statusIcon(status: RolloutRecord['status'] | PhaseRecord['status'], outcome?: RolloutOutcome): NodeView['icon'] {
+function subscoresOf(p: TracePhase | undefined): SubScoreT[] {
+  return p?.grade?.subscores ?? [];
+}
+
+/** The actor's grade is provisional when a verifier has the last word. */
+function phaseReward(t: RunningTrace, p: TracePhase): string | undefined {
+  const reward = p.grade?.reward;
+  if (reward === undefined || reward === null) return undefined;
+  return `${p.name === 'actor' && t.verifier ? 'provisional ' : ''}${score(reward)}`;
+}
+
+function statusIcon(
+  status: RolloutRecord['status'] | TracePhase['status'],
+  outcome?: RolloutOutcome,
+): NodeView['icon'] {
   switch (status) {
     case 'queued':
       return { id: 'clock' };
@@ -382,12 +341,13 @@ function statusIcon(status: RolloutRecord['status'] | PhaseRecord['status'], out
 
 function rolloutDescription(r: RolloutRecord, now: number): string {
   if (r.outcome) {
-    const time = durationText(r.startedAt, r.endedAt, now);
+    const time = durationText(r.trace.startedAt, r.trace.endedAt, now);
     return [inlineText(r.outcome), time].filter(Boolean).join(' · ');
   }
   if (r.status === 'queued') return 'queued';
-  const phase = r.phases.at(-1);
-  return [`running${phase ? ` ${phase.name}` : ''}`, durationText(r.startedAt, undefined, now)].filter(Boolean).join(' · ');
+  const phase = r.trace.phases.at(-1);
+  const running = `running${phase ? ` ${phase.name}` : ''}`;
+  return [running, durationText(r.trace.startedAt, undefined, now)].filter(Boolean).join(' · ');
 }
 
 export function durationText(start: string | undefined, end: string | undefined, now: number): string | undefined {

@@ -19,40 +19,200 @@ export type BatchAgentKind = (typeof BATCH_AGENT_KINDS)[number];
 
 const stringMap = z.record(z.string(), z.string());
 
+const MODEL_NAME = /^(openai|anthropic|hud|openai-compatible)\/.+$/;
+/** One model for editor runs: `PROVIDER/MODEL`, or with the server's address (docs/models.md). */
+const ModelEntry = z.union([
+  z.string().regex(MODEL_NAME, 'expected PROVIDER/MODEL'),
+  z.object({ model: z.string().regex(MODEL_NAME, 'expected PROVIDER/MODEL'), baseUrl: z.string().url().optional() }).strict(),
+]);
+export type ModelSetting = { model: string; baseUrl?: string | undefined };
+
+/** Where VS Code keeps a setting (user, workspace, folder), as package.json declares it. */
+type Scope = 'application' | 'machine-overridable' | 'resource';
+
+/**
+ * What the Settings editor shows for a setting. It rides on the schema as zod
+ * metadata, so package.json's `contributes.configuration` is generated from
+ * this file (`npm run gen:config`) and a unit test fails when they differ.
+ */
+interface Contribution {
+  markdownDescription: string;
+  scope: Scope;
+  enumDescriptions?: string[];
+  patternErrorMessage?: string;
+  /** The editor flags unknown keys; the parser only drops them (one typo must not reset the others). */
+  additionalProperties?: false;
+}
+
+const setting = <T extends z.ZodType>(schema: T, contribution: Contribution): T => schema.meta({ ...contribution });
+
+const TCP_URL = /^(tcp:\/\/[^\s:/]+:\d{1,5})?$/;
+
+const timeout = (seconds: number, description: string) => z.number().positive().default(seconds).meta({ description });
+
 const fields = {
-  runtime: z.enum(RUNTIMES).default('auto'),
-  runtimeUrl: z
-    .string()
-    .trim()
-    .refine((s) => s === '' || /^tcp:\/\/[^\s:/]+:\d{1,5}$/.test(s), 'expected tcp://HOST:PORT')
-    .default(''),
-  dockerHost: z.string().trim().default(''),
-  imageOverrides: stringMap.default({}),
-  passThreshold: z.number().default(1),
-  maxConcurrency: z.number().int().min(1).max(64).default(2),
-  timeouts: z
-    .object({
-      startupSeconds: z.number().positive().default(120),
-      phaseSeconds: z.number().positive().default(1800),
-      rolloutSeconds: z.number().positive().default(3600),
-      callSeconds: z.number().positive().default(600),
-    })
-    .default({ startupSeconds: 120, phaseSeconds: 1800, rolloutSeconds: 3600, callSeconds: 600 }),
-  traceFolder: z.string().trim().min(1).default('.hud-studio/traces'),
-  agent: z.enum(AGENT_KINDS).default('ask'),
-  agentAnswer: z.string().default(''),
-  agentCommand: z.string().default(''),
-  batchAgent: z.enum(BATCH_AGENT_KINDS).default('fixed'),
-  harborAgent: z.enum(HARBOR_AGENT_KINDS).default('oracle'),
-  envFiles: stringMap.default({}),
-  allowServiceAccess: z.boolean().default(false),
-  allowSharedSecrets: z.boolean().default(false),
+  runtime: setting(z.enum(RUNTIMES).default('auto'), {
+    markdownDescription: 'Where rollouts run.',
+    scope: 'resource',
+    enumDescriptions: [
+      'Docker when a daemon answers, otherwise the local runtime (with a notice).',
+      'A fresh container per phase (isolation by container). Fails with a fix when Docker is missing.',
+      'A subprocess in a private temporary copy of the folder (isolation by process only).',
+      'A server you started yourself at `#hudStudio.runtimeUrl#` (borrowed; the verifier may share it).',
+    ],
+  }),
+  runtimeUrl: setting(z.string().trim().regex(TCP_URL, 'expected tcp://HOST:PORT').default(''), {
+    markdownDescription:
+      'Address of a served environment (`tcp://HOST:PORT`) used when `#hudStudio.runtime#` is `url`.',
+    scope: 'resource',
+    patternErrorMessage: 'Expected tcp://HOST:PORT',
+  }),
+  dockerHost: setting(z.string().trim().default(''), {
+    markdownDescription:
+      'Docker daemon to use, like `DOCKER_HOST` (e.g. `unix:///var/run/docker.sock`). ' +
+      'Empty: `DOCKER_HOST` or the default socket.',
+    scope: 'machine-overridable',
+  }),
+  imageOverrides: setting(stringMap.default({}), {
+    markdownDescription:
+      "Image per environment name, instead of building the folder's Dockerfile, " +
+      'e.g. `{ "workspace": "my/env:latest" }`.',
+    scope: 'resource',
+  }),
+  passThreshold: setting(z.number().default(1), {
+    markdownDescription:
+      'A task passes in the Testing view when its reward is at least this value; below it fails. ' +
+      'Errored rollouts are always errored.',
+    scope: 'resource',
+  }),
+  maxConcurrency: setting(z.number().int().min(1).max(64).default(2), {
+    markdownDescription: 'How many rollouts of a batch (a file, a folder, Run All) run at the same time.',
+    scope: 'resource',
+  }),
+  timeouts: setting(
+    z
+      .object({
+        startupSeconds: timeout(120, 'Budget for building and starting a substrate and its server (per phase).'),
+        phaseSeconds: timeout(1800, 'Budget for one phase (actor or verifier), agent included.'),
+        rolloutSeconds: timeout(3600, 'Budget for the whole rollout.'),
+        callSeconds: timeout(600, 'Budget for each tasks.start and tasks.grade (a template that never yields).'),
+      })
+      .default({ startupSeconds: 120, phaseSeconds: 1800, rolloutSeconds: 3600, callSeconds: 600 }),
+    {
+      markdownDescription: "Timeouts of a rollout, in seconds. A task's own `runtime_config.limits` win.",
+      scope: 'resource',
+      additionalProperties: false,
+    },
+  ),
+  traceFolder: setting(z.string().trim().min(1).default('.hud-studio/traces'), {
+    markdownDescription:
+      'Folder (relative to the workspace folder, or absolute) where every rollout writes its `*.hudtrace.json` trace.',
+    scope: 'resource',
+  }),
+  agent: setting(z.enum(AGENT_KINDS).default('ask'), {
+    markdownDescription: 'The agent for runs started from the editor (CodeLens, Environments view).',
+    scope: 'resource',
+    enumDescriptions: [
+      'Show the prompt and type the answer yourself (editor runs only).',
+      'Answer with `#hudStudio.agentAnswer#`.',
+      'Run `#hudStudio.agentCommand#` with the prompt on stdin; its stdout is the answer.',
+      'Answer nothing (a sane task scores 0).',
+    ],
+  }),
+  agentAnswer: setting(z.string().default(''), {
+    markdownDescription: 'The answer the `fixed` agent sends.',
+    scope: 'resource',
+  }),
+  agentCommand: setting(z.string().default(''), {
+    markdownDescription:
+      'Shell command of the `command` agent: it gets the prompt on stdin and `HUD_PROMPT`; its stdout is the answer.',
+    scope: 'resource',
+  }),
+  batchAgent: setting(z.enum(BATCH_AGENT_KINDS).default('fixed'), {
+    markdownDescription:
+      'The agent for batch runs (a file, Run All, the Testing view) when `#hudStudio.agent#` is `ask`: ' +
+      'a batch never asks once per task.',
+    scope: 'resource',
+  }),
+  harborAgent: setting(z.enum(HARBOR_AGENT_KINDS).default('oracle'), {
+    markdownDescription:
+      'The agent for Harbor tasks (`task.toml`) when the run asks for `ask` or `fixed`, ' +
+      'which have nothing to type into a container.',
+    scope: 'resource',
+    enumDescriptions: [
+      "Run the task's own solution/solve.sh (a sane task scores 1).",
+      'Do nothing (a sane task scores 0).',
+      "Run `#hudStudio.agentCommand#` in the task's environment.",
+    ],
+  }),
+  envFiles: setting(stringMap.default({}), {
+    markdownDescription:
+      "A `.env` file per environment name, loaded only into that environment's substrates, " +
+      'e.g. `{ "judge": ".env.judge" }`. Secrets belong in **HUD Studio: Set Environment Secret** instead.',
+    scope: 'resource',
+  }),
+  allowServiceAccess: setting(z.boolean().default(false), {
+    markdownDescription:
+      'Consent to mount the Docker socket into the `main` service of a task whose `runtime_config.compose` sets ' +
+      '`service_access = true`. Code in that service then controls every container of the daemon. ' +
+      'Only ever applied to a local daemon; a user setting only (a workspace cannot grant it to itself).',
+    scope: 'application',
+  }),
+  allowSharedSecrets: setting(z.boolean().default(false), {
+    markdownDescription:
+      "Give a verifier that runs on the actor's own substrate (same environment, or a shared Harbor verifier) " +
+      'the secrets meant for it anyway. The actor could read them; without this they are withheld and the ' +
+      'trace says so. A user setting only.',
+    scope: 'application',
+  }),
+  models: setting(
+    z
+      .array(ModelEntry)
+      .default([])
+      .transform((list): ModelSetting[] => list.map((m) => (typeof m === 'string' ? { model: m } : m))),
+    {
+      markdownDescription:
+        'Models for the `llm` agent (`PROVIDER/MODEL`, or `{ "model": ..., "baseUrl": ... }` for a local server). ' +
+        'Each gets a run profile in the Testing view. Keys come from **HUD Studio: Set OpenAI/Anthropic/HUD API Key** ' +
+        'or `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `HUD_API_KEY`; never put a key here.',
+      scope: 'resource',
+    },
+  ),
 } as const;
 
 type Fields = typeof fields;
 export type Settings = { [K in keyof Fields]: z.output<Fields[K]> };
 
+/** Every setting, from the schema: the reader cannot leave one out. */
+export const SETTING_KEYS = Object.keys(fields) as (keyof Fields)[];
+
 export const DEFAULT_SETTINGS: Settings = parseSettings({}).settings;
+
+/** Reads every setting the schema declares through `get` (VS Code's `getConfiguration('hudStudio').get`). */
+export function readRawSettings(get: (key: string) => unknown): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) raw[key] = get(key);
+  return raw;
+}
+
+/** package.json's `contributes.configuration`, generated from the schema (scripts/gen-config.ts). */
+export function configurationContribution(): { title: string; properties: Record<string, unknown> } {
+  const properties: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const { $schema: _draft, ...schema } = z.toJSONSchema(fields[key], { io: 'input' });
+    properties[`hudStudio.${key}`] = withoutPropertyNames(schema);
+  }
+  return { title: 'HUD Studio', properties };
+}
+
+/** VS Code's settings editor knows JSON Schema draft 7: map keys are strings anyway. */
+function withoutPropertyNames(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutPropertyNames);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (k !== 'propertyNames') out[k] = withoutPropertyNames(v);
+  return out;
+}
 
 export interface SettingsProblem {
   /** Full setting id, e.g. `hudStudio.maxConcurrency`. */

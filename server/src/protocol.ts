@@ -1,9 +1,11 @@
 /**
  * Every custom message between the language server and the extension, in
- * one module both sides import (method name + params/result types). Plain
- * data only: no `vscode` and no `vscode-languageserver` runtime imports, so
- * the CLI and tests can use the types too.
+ * one module both sides import: each is a typed `RequestType` /
+ * `NotificationType`, passed as is to `sendRequest` / `onNotification` on
+ * either side, so no call site names a method string or casts a result.
+ * No `vscode` import, so the CLI and tests use it too.
  */
+import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 
 /** LSP positions: 0-based line, UTF-16 character offset. */
 export interface Position {
@@ -89,19 +91,17 @@ export interface WorkspaceIndex {
   tasks: IndexedTask[];
 }
 
-export namespace IndexRequest {
-  export const method = 'hudStudio/index' as const;
-  export type Params = Record<string, never>;
-  export type Result = WorkspaceIndex;
+export type IndexParams = Record<string, never>;
+
+/** The whole workspace index (client -> server). */
+export const IndexRequest = new RequestType<IndexParams, WorkspaceIndex, void>('hudStudio/index');
+
+export interface IndexChangedParams {
+  version: number;
 }
 
 /** Sent by the server whenever the index changed; the client then asks for it. */
-export namespace IndexChangedNotification {
-  export const method = 'hudStudio/indexChanged' as const;
-  export interface Params {
-    version: number;
-  }
-}
+export const IndexChangedNotification = new NotificationType<IndexChangedParams>('hudStudio/indexChanged');
 
 /** Arguments of the CodeLens commands the server emits. */
 export namespace Commands {

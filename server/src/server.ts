@@ -32,6 +32,22 @@ import { parseInitOptions } from './initOptions';
 import { IndexChangedNotification, IndexRequest } from './protocol';
 
 const INDEX_NOTIFY_DELAY_MS = 150;
+
+/**
+ * The one file watcher of the extension: registered here, dynamically, so the
+ * server that knows what it reads decides what is watched. The client has
+ * none of its own (two watchers send every save twice).
+ */
+const WATCHED_FILE_GLOBS = [
+  '**/*.py',
+  '**/*.json',
+  '**/*.jsonl',
+  '**/task.toml',
+  '**/instruction.md',
+  '**/tests/**',
+  '**/Dockerfile',
+  '**/docker-compose.{yaml,yml}',
+] as const;
 const SCAN_BATCH = 256;
 
 
@@ -83,7 +99,7 @@ export function startServer(connection: Connection): void {
     }
     clearTimeout(notifyTimer);
     notifyTimer = setTimeout(() => {
-      if (analyzer) void connection.sendNotification(IndexChangedNotification.method, { version: analyzer.workspace.version } satisfies IndexChangedNotification.Params);
+      if (analyzer) void connection.sendNotification(IndexChangedNotification, { version: analyzer.workspace.version });
     }, INDEX_NOTIFY_DELAY_MS);
   };
 
@@ -125,7 +141,7 @@ export function startServer(connection: Connection): void {
       if (dynamicWatch) {
         await connection.client.register(DidChangeWatchedFilesNotification.type, {
           watchers: [
-            ...['**/*.py', '**/*.json', '**/*.jsonl', '**/task.toml', '**/instruction.md', '**/tests/**'].map((globPattern) => ({ globPattern })),
+            ...WATCHED_FILE_GLOBS.map((globPattern) => ({ globPattern })),
             // A folder deleted, moved or copied in is reported as the folder alone, which the globs above never match.
             { globPattern: '**/*', kind: WatchKind.Create | WatchKind.Delete },
           ],
@@ -203,7 +219,9 @@ export function startServer(connection: Connection): void {
       const a = await withAnalyzer();
       const affected = new Set<string>();
       const add = (s: Set<string>) => s.forEach((p) => affected.add(p));
-      for (const change of changes) {
+      // One read per file however many watchers (ours, another client's) reported it: the last kind wins.
+      const latest = new Map(changes.map((c) => [c.uri, c]));
+      for (const change of latest.values()) {
         const path = pathOf(change.uri);
         if (!path || excluded(path)) continue;
         if (change.type === FileChangeType.Deleted) {
@@ -226,7 +244,11 @@ export function startServer(connection: Connection): void {
     }),
   );
 
-  connection.onRequest(IndexRequest.method, safe('index', { version: 0, environments: [], templates: [], tasks: [] }, async () => (await withAnalyzer()).workspace.index()));
+  const emptyIndex = { version: 0, environments: [], templates: [], tasks: [] };
+  connection.onRequest(
+    IndexRequest,
+    safe('index', emptyIndex, async () => (await withAnalyzer()).workspace.index()),
+  );
 
   connection.onCodeLens(safe('codeLens', [], async ({ textDocument }) => {
     const a = await withAnalyzer();

@@ -4,14 +4,16 @@
  * activates without errors; env.py shows the Run CodeLens and the HUD Studio
  * views; a click on Run shows the reward; the trace explorer opens from the
  * CodeLens and as the custom editor of a trace file; the ask agent takes a
- * typed answer and Escape cancels without leaking containers; a Harbor
- * task.toml runs; the Testing view runs everything without asking.
+ * typed answer and Escape cancels without leaking containers; a running
+ * rollout opens from the Runs view and survives being hidden; a Harbor
+ * task.toml runs; the Testing view runs everything without asking; the
+ * language server restarts on command and its log opens.
  * The steps share one session and run in order.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, type Session, openSession, packageVsix, processGroupOf, tempDir, vsixEntries } from './codeServer';
 import type { Locator, Page } from 'playwright-core';
@@ -141,6 +143,52 @@ describe('HUD Studio in code-server', () => {
     await s!.shot('06-ask-agent-reward');
   });
 
+  test('a running rollout opens from the Runs view, survives being hidden, and updates live', async () => {
+    const page = s!.page;
+    const quick = page.locator('.quick-input-widget');
+    await page.keyboard.press('F1');
+    await quick.locator('input').first().fill('>View: Close All Editors');
+    await quick.locator('.monaco-list-row.focused', { hasText: 'Close All Editors' }).first().waitFor({ timeout: 60_000 });
+    await quick.locator('input').first().press('Enter');
+    await page.locator('.tab').first().waitFor({ state: 'detached', timeout: 60_000 });
+
+    // A second editor to switch to later (Quick Open would replace the ask prompt, so open it first).
+    await page.keyboard.press('Control+P');
+    const quickOpen = page.locator('.quick-input-widget input');
+    await quickOpen.fill('env.py');
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' }).first().waitFor({ timeout: 60_000 });
+    await quickOpen.press('Enter');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' }).waitFor({ timeout: 30_000 });
+
+    // The ask agent holds the rollout at its prompt (which stays open on focus loss): it is running.
+    const { input } = await askRunUpToPrompt(page);
+    const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
+    await runsView.locator('.monaco-list-row', { hasText: /task \(env\.py\)\s*running/ }).first().click();
+    const traceTab = page.locator('.tab', { hasText: 'Trace' }).first();
+    await traceTab.waitFor({ timeout: 30_000 });
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('[data-testid=status]', { hasText: 'running' }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('[data-testid=load-error]').count(), 0);
+    await s!.shot('07-running-rollout');
+
+    // Hidden behind another editor, the webview is unloaded; shown again it sends ready again. The ask
+    // prompt covers the tab bar, so the tabs get their mouse-down directly (what opens an editor).
+    await page.locator('.tab', { hasText: 'env.py' }).first().dispatchEvent('mousedown', { button: 0 });
+    await page.locator('.tab.active', { hasText: 'env.py' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('iframe.webview.ready').first().waitFor({ state: 'hidden', timeout: 30_000 });
+    await traceTab.dispatchEvent('mousedown', { button: 0 });
+    await frame.locator('[data-testid=status]', { hasText: 'running' }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('[data-testid=load-error]').count(), 0, 'a hidden live panel shown again errored');
+
+    // The prompt is still waiting: answer it, and the open panel follows the rollout to its reward.
+    await input.fill('secret');
+    await input.press('Enter');
+    await frame.locator('[data-testid=status]', { hasText: 'completed' }).waitFor({ timeout: 120_000 });
+    assert.match(await frame.locator('[data-testid=reward]').innerText(), /^1(\.0+)?$/);
+    assert.equal(await frame.locator('[data-testid=load-error]').count(), 0);
+    await s!.shot('07-running-rollout-ended');
+  });
+
   test('Escape at the ask prompt cancels the rollout and leaves no container behind', async () => {
     const page = s!.page;
     await askRunUpToPrompt(page);
@@ -193,6 +241,15 @@ describe('HUD Studio in code-server', () => {
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
     await runsView.locator('.monaco-list-row', { hasText: /Test 2 tasks.*2 rollouts · mean 1\.00$/ }).first().waitFor({ timeout: 180_000 });
     await s!.shot('10-testing-run-in-runs-view');
+    // Editor batches go through the same pool as `hud-studio eval`: a job summary beside the traces.
+    const traceDir = join(s!.workspace, '.hud-studio', 'traces');
+    const jobs = readdirSync(traceDir)
+      .filter((n) => n.endsWith('.hudjob.json'))
+      .map((n) => JSON.parse(readFileSync(join(traceDir, n), 'utf8')) as { label: string; total: number; completed: number });
+    assert.ok(
+      jobs.some((j) => j.label === 'Test 2 tasks' && j.total === 2 && j.completed === 2),
+      `no job summary of the Testing run: ${JSON.stringify(jobs)}`,
+    );
   });
 
   test('a *.hudtrace.json file opens in the trace explorer custom editor', async () => {
@@ -228,6 +285,37 @@ describe('HUD Studio in code-server', () => {
     await s!.shot('11-trace-file-custom-editor');
     assert.match(body, /hud-studio-fixtures\/shared-basic/);
     assert.match(body, /completed/);
+  });
+
+  test('Restart Language Server brings a new server up; Show Server Log shows what happened', async () => {
+    const page = s!.page;
+    const quick = page.locator('.quick-input-widget');
+    const input = quick.locator('input').first();
+    const command = async (title: string) => {
+      await page.keyboard.press('F1');
+      await input.fill(`>HUD Studio: ${title}`);
+      await quick.locator('.monaco-list-row.focused', { hasText: title }).first().waitFor({ timeout: 60_000 });
+      await input.press('Enter');
+    };
+    await command('Restart Language Server');
+    await command('Show Server Log');
+    const output = page.locator('.part.panel .view-lines');
+    await output.filter({ hasText: 'restarting the language server' }).first().waitFor({ timeout: 60_000 });
+    await s!.shot('12-server-restarted');
+    // The new server scans the workspace again and says so in the same log (its file, read as it grows).
+    const restartedAndIndexed = () => /restarting the language server[\s\S]*indexed \d+ files/.test(s!.extHostLog());
+    const deadline = Date.now() + 60_000;
+    while (!restartedAndIndexed() && Date.now() < deadline) await page.waitForTimeout(250);
+    assert.ok(restartedAndIndexed(), 'the restarted server did not index the workspace');
+
+    await page.keyboard.press('Control+P');
+    await input.fill('env.py');
+    await quick.locator('.monaco-list-row.focused', { hasText: 'env.py' }).first().waitFor({ timeout: 60_000 });
+    await input.press('Enter');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' }).waitFor({ timeout: 30_000 });
+    // CodeLens from the new server (the output panel leaves room for the top of the file only).
+    await page.locator('.codelens-decoration a', { hasText: 'Run template' }).first().waitFor({ timeout: 60_000 });
+    await s!.shot('13-codelens-after-restart');
   });
 
   test('the extension activated and its host logged no error from it', async (t) => {

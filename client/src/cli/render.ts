@@ -5,7 +5,8 @@
 import type { RolloutEvent } from '../engine/events';
 import { withCliFix } from './fixHint';
 import { formatScore } from '../engine/grade';
-import type { GradeResult, SubScoreT } from '../engine/trace/schema';
+import { foldRolloutEvent } from '../engine/trace/fold';
+import type { GradeResult, RunningTrace, SubScoreT } from '../engine/trace/schema';
 import type { CliStream } from './io';
 
 export function formatReward(x: number | null): string {
@@ -40,8 +41,31 @@ function gradeLines(result: GradeResult, indent: string): string[] {
 
 /** Returns a listener that writes the rollout's events to `out`. */
 export function humanRenderer(out: CliStream): (e: RolloutEvent) => void {
-  const w = (line: string): void => void out.write(`${line}\n`);
-  return (e) => {
+  return new HumanRenderer(out).listener;
+}
+
+/**
+ * Prints events as they come, and folds them like the trace writer does, so
+ * what it prints from the rollout so far (a warning once, however often it
+ * is raised) is what the trace file says. Log lines are printed, not kept:
+ * a rollout may print far more than memory holds.
+ */
+export class HumanRenderer {
+  readonly traces = new Map<string, RunningTrace>();
+
+  constructor(private readonly out: CliStream) {}
+
+  readonly listener = (e: RolloutEvent): void => {
+    const before = this.traces.get(e.rolloutId);
+    const seen = before?.warnings.length ?? 0;
+    const trace = foldRolloutEvent(before ?? null, e, { onLog: () => undefined });
+    if (trace) this.traces.set(e.rolloutId, trace);
+    if (e.type === 'warning' && trace && trace.warnings.length === seen) return;
+    this.print(e);
+  };
+
+  private print(e: RolloutEvent): void {
+    const w = (line: string): void => void this.out.write(`${line}\n`);
     switch (e.type) {
       case 'rollout.queued':
         w(`▶ ${e.taskRef}`);
@@ -85,5 +109,5 @@ export function humanRenderer(out: CliStream): (e: RolloutEvent) => void {
       default:
         break;
     }
-  };
+  }
 }

@@ -11,6 +11,7 @@ import { runTask } from '../engine/runTask';
 import { cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO } from './io';
+import { MODEL_USAGE, withModelFlags } from './modelFlags';
 import { COMMON_OPTIONS, parse, positiveNumber, requestBase } from './options';
 import { humanRenderer } from './render';
 
@@ -21,7 +22,7 @@ export const RUN_USAGE = `usage: hud-studio run PATH[::REF] [options]
 
 options:
   --answer TEXT   the answer (implies --agent fixed)
-  --agent KIND    the actor (default: fixed with --answer, command with --command, else nop):
+  --agent KIND    the actor (default: fixed with --answer, command with --command, llm with --model, else nop):
 ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).join('\n')}
   --command CMD   shell command run in the actor substrate; its stdout is the answer
   --runtime R     auto | docker | local | tcp://HOST:PORT (default auto)
@@ -39,7 +40,8 @@ ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).joi
                   give a verifier that shares the actor's substrate its secrets anyway
                   (the actor could read them)
   --json          print one JSON object instead of the live log
-`;
+
+${MODEL_USAGE}`;
 
 /** The `--json` object of `run` (issue 3). */
 export interface RunJson {
@@ -95,6 +97,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`run takes exactly one PATH[::REF], got ${positionals.length}`, { hint: 'hud-studio run env.py::task --answer 42' });
   const ref = positionals[0]!;
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
+  if ((values.model?.length ?? 0) > 1) throw new UsageError('run takes one --model', { hint: 'use hud-studio eval to compare models' });
   const hub = new EventHub();
   if (!values.json) hub.on(humanRenderer(io.stdout));
   if (choosesNoAgent(values)) {
@@ -103,7 +106,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const interrupt = abortOnInterrupt(() => void io.stderr.write('cancelling: releasing every substrate (Ctrl-C again to quit at once)\n'));
   try {
     const outcome = await runTask(
-      { ...requestBase(values, io.cwd, timeoutSec), ref },
+      { ...withModelFlags(requestBase(values, io.cwd, timeoutSec), values, io.env, values.model?.[0]), ref },
       { hub, signal: interrupt.signal, notice: (line) => void io.stderr.write(`${line}\n`) },
     );
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);

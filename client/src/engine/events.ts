@@ -5,7 +5,18 @@
  * and an ISO timestamp.
  */
 import type { Fix } from './fix';
-import type { GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo, TaskIdentity, ErrorPhase } from './trace/schema';
+import type {
+  GradeResult,
+  LogStream,
+  PhaseName,
+  RolloutStatus,
+  StepName,
+  SubstrateInfo,
+  TaskIdentity,
+  ErrorPhase,
+  TokenUsage,
+  Trace,
+} from './trace/schema';
 
 interface Base {
   rolloutId: string;
@@ -13,13 +24,26 @@ interface Base {
 }
 
 export type RolloutEvent =
-  | (Base & { type: 'rollout.queued'; taskRef: string; jobId?: string })
+  | (Base & {
+      type: 'rollout.queued';
+      taskRef: string;
+      jobId?: string;
+      /** Who answers and where the rollout runs, known before anything starts (the trace records both). */
+      agent?: Trace['agent'];
+      provider?: { kind: Trace['provider']['kind']; dockerHost?: string };
+    })
   | (Base & { type: 'rollout.started'; task: TaskIdentity; verifier: TaskIdentity | null })
   | (Base & { type: 'phase.started'; phase: PhaseName; substrate: SubstrateInfo | null; reused: boolean })
   | (Base & { type: 'step'; phase: PhaseName; step: StepName; status: 'started' | 'completed' | 'error' | 'cancelled'; detail?: string })
   | (Base & { type: 'log'; phase: PhaseName; stream: LogStream; text: string })
   | (Base & { type: 'prompt'; prompt: unknown })
-  | (Base & { type: 'agent.step'; index: number; text?: string; toolCalls: { name: string; input?: unknown; output?: unknown; isError?: boolean }[] })
+  | (Base & {
+      type: 'agent.step';
+      index: number;
+      text?: string;
+      toolCalls: { name: string; input?: unknown; output?: unknown; isError?: boolean }[];
+      usage?: TokenUsage;
+    })
   | (Base & { type: 'answer'; answer: unknown })
   | (Base & { type: 'grade'; phase: PhaseName; result: GradeResult; raw: unknown; authoritative: boolean })
   | (Base & { type: 'phase.ended'; phase: PhaseName; status: RolloutStatus; error?: string })
@@ -30,7 +54,11 @@ export type RolloutEvent =
       reward: number | null;
       result: GradeResult | null;
       tracePath: string | undefined;
-      error: { phase: ErrorPhase; message: string; fix?: Fix } | null;
+      error: { phase: ErrorPhase; message: string; code?: string; fix?: Fix } | null;
+      /** Harbor trial extras, recorded in the trace. */
+      harbor?: Trace['harbor'];
+      /** Per phase, the side file with its whole log when the trace keeps only its head and tail. */
+      logFiles?: Partial<Record<PhaseName, string>>;
     });
 
 /**

@@ -6,9 +6,10 @@
  * as a typed event; the trace is built from those same events and written
  * before `rollout.ended` goes out, so listeners can open it.
  */
-import { randomUUID } from 'node:crypto';
 import { relative, resolve } from 'node:path';
 import type { Agent, AgentContext } from './agents/agent';
+import type { ModelEndpoint } from './agents/llm/modelRef';
+import { openJudgeGateway } from './gateway/judgeGateway';
 import { promptToText } from './agents/agent';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
@@ -18,16 +19,15 @@ import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError
 import type { Fix } from './fix';
 import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
-import { EventHub, now, type RolloutEvent } from './events';
+import { EventHub } from './events';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
-import { TraceBuilder } from './trace/builder';
+import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import { Redactor } from './trace/redact';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
-import { SideLogs } from './trace/sideLogs';
-import { DEFAULT_TRACE_DIR, writeTrace } from './trace/store';
+import { DEFAULT_TRACE_DIR } from './trace/store';
 
 export interface RolloutTimeouts {
   /** Whole rollout (CLI --timeout). */
@@ -66,10 +66,10 @@ export interface RolloutOptions {
   /** An already discovered row (eval discovers each file once). */
   task?: DiscoveredTask;
   dockerHost?: string;
+  /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
+  judge?: ModelEndpoint;
 }
 
-
-type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
@@ -77,28 +77,22 @@ const DEFAULT_REQUEST_MS = 30_000;
 export const DEFAULT_CALL_MS = 600_000;
 
 export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout> {
-  const rolloutId = opts.rolloutId ?? randomUUID();
   const cwd = opts.cwd ?? process.cwd();
-  const hub = opts.hub ?? new EventHub();
-  const traceDir = opts.traceDir === null ? undefined : resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR);
-  const sideLogs = traceDir ? new SideLogs(traceDir, rolloutId) : undefined;
-  const builder = new TraceBuilder({
-    rolloutId,
-    ...(opts.jobId ? { jobId: opts.jobId } : {}),
-    taskRef: opts.task?.ref ?? opts.ref,
-    startedAt: now(),
-    agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
-    providerKind: opts.provider.kind,
-    ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
-    ...(sideLogs ? { sideLogs } : {}),
-  });
+  const recorder = new TraceRecorder(
+    {
+      ...(opts.rolloutId ? { rolloutId: opts.rolloutId } : {}),
+      ...(opts.jobId ? { jobId: opts.jobId } : {}),
+      taskRef: opts.task?.ref ?? opts.ref,
+      agent: { kind: opts.agent.kind, detail: opts.agent.describe() },
+      provider: { kind: opts.provider.kind, ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}) },
+      ...(opts.traceDir === null ? {} : { traceDir: resolve(cwd, opts.traceDir ?? DEFAULT_TRACE_DIR) }),
+    },
+    opts.hub ?? new EventHub(),
+  );
+  const { rolloutId } = recorder;
+  // Declared secrets never reach a log line or the trace, whatever printed or returned them (docs/security.md).
   const redactor = new Redactor([...Object.values(opts.credentials ?? {}), opts.verifierSecrets ?? {}]);
-  const emit = (e: EventInput): void => {
-    const event = { ...(e.type === 'log' ? { ...e, text: redactor.text(e.text) } : e), rolloutId, at: now() };
-    builder.handle(event);
-    hub.emit(event);
-  };
-  emit({ type: 'rollout.queued', taskRef: opts.task?.ref ?? opts.ref, ...(opts.jobId ? { jobId: opts.jobId } : {}) });
+  const emit = (e: EventInput): void => recorder.emit(redactor.deep(e));
 
   const run = new RolloutRun(opts, rolloutId, cwd, emit);
   let ending: Ending;
@@ -119,26 +113,11 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
     await run.releaseAll();
   }
 
-  const endedAt = now();
-  // Declared secrets never reach the trace, whatever printed or returned them (docs/security.md).
-  const trace = redactor.deep(builder.finish({ ...ending, endedAt }));
-  if (run.forgeable) trace.forgeable = true;
-  let tracePath: string | undefined;
-  let traceError: string | undefined;
-  if (traceDir && !usage) {
-    try {
-      tracePath = writeTrace(traceDir, trace, sideLogs);
-    } catch (err) {
-      traceError = errorMessage(err);
-      emit({ type: 'warning', message: traceError });
-      trace.warnings.push(traceError);
-    }
-  } else sideLogs?.discard();
-  const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+  if (run.forgeable) recorder.current.forgeable = true;
+  const { trace, tracePath, traceError, reward } = recorder.end(redactor.deep(ending), !usage);
   const error = ending.error
     ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
     : null;
-  emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   if (usage) throw usage;
   return {
     rolloutId,
@@ -357,17 +336,24 @@ class RolloutRun {
     rolloutSignal: AbortSignal,
   ): Promise<GradeResult> {
     const clock = new Deadline('verifier phase', rolloutSignal, seconds(verifier.runtimeConfig?.limits?.run_timeout_s) ?? this.opts.timeouts?.phaseMs);
+    let stopGateway: (() => void) | undefined;
     try {
       let session: Session;
       this.step('setup', 'started');
       if (shared) {
         session = shared;
         this.startPhase('verifier', shared.substrate.info, true);
+        if (this.opts.judge) this.warn('the verifier shares the actor\'s substrate, so it gets no model gateway (the actor could use it)');
         this.step('setup', 'completed', 'reusing the actor\'s substrate and control channel');
       } else {
         const substrate = await this.acquire(target, verifier.runtimeConfig, 'verifier', clock.signal, verifier.runtimeConfig?.limits?.startup_timeout_s);
         this.startPhase('verifier', substrate.info, false);
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
+        if (this.opts.judge) {
+          const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) => this.log(stream, text));
+          stopGateway = gw.stop;
+          Object.assign(env, gw.env);
+        }
         session = await this.open(substrate, verifier, env, clock.signal, verifier.runtimeConfig);
         this.step('setup', 'completed');
       }
@@ -393,6 +379,7 @@ class RolloutRun {
       // Never fall back to the actor's provisional grade: an errored verifier leaves the run ungraded.
       throw this.classify(err, clock.signal);
     } finally {
+      stopGateway?.();
       clock.dispose();
     }
   }
@@ -527,7 +514,8 @@ class RolloutRun {
       },
       signal,
       log: (stream, text) => this.log(stream, text),
-      step: (text, toolCalls = []) => this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls }),
+      step: (text, toolCalls = [], usage) =>
+        this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls, ...(usage ? { usage } : {}) }),
     };
     try {
       // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.

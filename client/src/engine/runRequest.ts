@@ -7,6 +7,7 @@
  */
 import type { Agent } from './agents/agent';
 import type { AgentChoice } from './agents/create';
+import type { ModelEndpoint } from './agents/llm/modelRef';
 import type { DiscoveredTask } from './discover';
 import type { EventHub } from './events';
 import type { FinishedRollout } from './outcome';
@@ -53,6 +54,8 @@ export interface TaskRunRequest {
   traceDir?: string | null;
   /** Per-environment variables, by environment name. */
   credentials?: Record<string, Record<string, string>>;
+  /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
+  judge?: ModelEndpoint;
 }
 
 /** Where a run reports and what it shares with the other runs of its job. */

@@ -53,6 +53,7 @@ async function runHud(req: TaskRunRequest, ctx: RunContext): Promise<FinishedRol
     ...(req.traceDir !== undefined ? { traceDir: req.traceDir } : {}),
     ...(req.image ? { image: req.image } : {}),
     ...(req.credentials ? { credentials: req.credentials } : {}),
+    ...(req.judge ? { judge: req.judge } : {}),
     ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
     ...(limits ? { timeouts: limits } : {}),
   });

@@ -14,13 +14,13 @@
  *     // 'openTask' -> open the task's source by reference; 'openFile' -> reveal the path
  *   });
  *
- * While a rollout runs, post `{type: 'event', event}` (or batch log bursts as
- * `{type: 'events', events}`) for each RolloutEvent of that rollout; the page
- * builds the trace itself with {@link applyRolloutEvent}. `ready` arrives
- * again whenever VS Code reloads a hidden webview: re-post the current state
- * (for a running rollout, all its events so far as one `events` message),
- * then keep streaming events.
+ * While a rollout runs, post `{type: 'running', trace}` with the rollout so
+ * far ({@link LiveRollouts.snapshot}), then `{type: 'event', event}` (or log
+ * bursts as `{type: 'events', events}`) for each RolloutEvent of that
+ * rollout; the page folds them with the engine's fold. `ready` arrives again
+ * whenever VS Code reloads a hidden webview (the page shows its saved state
+ * meanwhile): answer it the same way, then keep streaming events.
  */
 export { makeNonce, renderExplorerHtml, type ExplorerHtmlOptions } from './html';
 export { isExplorerToHostMessage, type ExplorerToHostMessage, type HostToExplorerMessage, type HostToExplorerType } from './protocol';
-export { applyRolloutEvent, emptyLiveTrace, type LiveStatus, type LiveTrace } from './liveTrace';
+export { LiveRollouts } from './liveRollouts';

@@ -9,11 +9,15 @@
  *   2. wait for `{type: 'ready'}` from the webview (it is sent on every load,
  *      including after VS Code reloads a hidden webview);
  *   3. post `{type: 'trace', trace}` for a finished rollout (file text or
- *      parsed object), or, while a rollout runs, every event so far as one
- *      `{type: 'events', events}` followed by `{type: 'event' | 'events'}`
- *      as they happen (the page builds the trace; a running trace is not
- *      a valid trace file, so do not post it as `trace`), or
+ *      parsed object); or, while a rollout runs, `{type: 'running', trace}`
+ *      with the rollout so far (a running trace is not a trace file: it has
+ *      its own schema and its own message), then `{type: 'event' | 'events'}`
+ *      as they happen, which the page folds like the engine does; or
  *      `{type: 'compare', left, right}` for two rollouts of one task.
+ *
+ * The page keeps what it shows with the webview's `setState`, so a hidden
+ * panel that VS Code reloads shows it again at once; its `ready` is then
+ * answered like the first one.
  */
 import type { RolloutEvent } from '../engine/events';
 
@@ -21,6 +25,8 @@ import type { RolloutEvent } from '../engine/events';
 export type HostToExplorerMessage =
   /** Show one rollout (replaces whatever is shown). `trace` is a parsed trace object or its JSON text. */
   | { type: 'trace'; trace: unknown }
+  /** Show a rollout that may still be running (a `RunningTrace`), to be followed by its live events. */
+  | { type: 'running'; trace: unknown }
   /**
    * One live event of the rollout being shown. A `rollout.queued` or
    * `rollout.started` event of a rollout not shown yet starts a new live trace

@@ -67,7 +67,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       }
       if ('rolloutId' in arg) {
         const r = d.runs.rollout(arg.rolloutId);
-        const t = r && tasks.find((x) => x.ref === r.taskRef);
+        const t = r && tasks.find((x) => x.ref === r.trace.task.ref);
         return t && targetOf(t);
       }
     }

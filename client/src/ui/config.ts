@@ -1,19 +1,12 @@
 /** Reads `hudStudio.*` from VS Code and parses it (see ../settings.ts); reports each bad value once. */
 import * as vscode from 'vscode';
-import { type Settings, parseSettings } from '../settings';
-
-const KEYS = [
-  'runtime', 'runtimeUrl', 'dockerHost', 'imageOverrides', 'passThreshold', 'maxConcurrency', 'timeouts',
-  'traceFolder', 'agent', 'agentAnswer', 'agentCommand', 'batchAgent', 'harborAgent', 'envFiles',
-] as const;
+import { type Settings, parseSettings, readRawSettings } from '../settings';
 
 const reported = new Set<string>();
 
 export function readSettings(scope?: vscode.Uri): Settings {
   const cfg = vscode.workspace.getConfiguration('hudStudio', scope);
-  const raw: Record<string, unknown> = {};
-  for (const k of KEYS) raw[k] = cfg.get(k);
-  const { settings, problems } = parseSettings(raw);
+  const { settings, problems } = parseSettings(readRawSettings((key) => cfg.get(key)));
   for (const p of problems) {
     if (reported.has(p.message)) continue;
     reported.add(p.message);

@@ -1,12 +1,29 @@
 /**
  * Starts the bundled language server and keeps the latest workspace index.
- * The server decides which files matter (activation stays cheap); the client
- * only asks for the index when the server says it changed.
+ * The server decides which files matter and registers the one file watcher
+ * (dynamic `workspace/didChangeWatchedFiles`); a client-side watcher as well
+ * would send every save twice. The client only asks for the index when the
+ * server says it changed. Commands restart the server and show its log; a
+ * server that keeps dying is stopped with a message saying so.
  */
 import * as vscode from 'vscode';
-import { LanguageClient, type LanguageClientOptions, type ServerOptions, TransportKind } from 'vscode-languageclient/node';
+import {
+  CloseAction,
+  type CloseHandlerResult,
+  ErrorAction,
+  type ErrorHandler,
+  type ErrorHandlerResult,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  TransportKind,
+} from 'vscode-languageclient/node';
 import type { ServerInitOptions } from '../../../server/src/initOptions';
 import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../server/src/protocol';
+import { ServerRestarts } from '../serverRestarts';
+
+export const RESTART_SERVER_COMMAND = 'hudStudio.restartServer';
+export const SHOW_SERVER_LOG_COMMAND = 'hudStudio.showServerLog';
 
 const EMPTY: WorkspaceIndex = { version: 0, environments: [], templates: [], tasks: [] };
 
@@ -17,11 +34,17 @@ export class IndexClient implements vscode.Disposable {
   readonly onDidChange = this.emitter.event;
   private fetching: Promise<void> | undefined;
   private again = false;
+  private readonly restarts = new ServerRestarts();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    context.subscriptions.push(
+      vscode.commands.registerCommand(RESTART_SERVER_COMMAND, () => this.restart()),
+      vscode.commands.registerCommand(SHOW_SERVER_LOG_COMMAND, () => this.log.show(true)),
+    );
+  }
 
   get index(): WorkspaceIndex {
     return this.current;
@@ -33,24 +56,64 @@ export class IndexClient implements vscode.Disposable {
       run: { module, transport: TransportKind.ipc },
       debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
     };
-    const watcher = vscode.workspace.createFileSystemWatcher('**/{*.py,task.toml,*.json,*.jsonl,Dockerfile,docker-compose.yaml,docker-compose.yml}');
-    this.context.subscriptions.push(watcher);
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
         { scheme: 'file', language: 'python' },
         { scheme: 'file', pattern: '**/task.toml' },
         { scheme: 'file', pattern: '**/*.{json,jsonl}' },
       ],
-      synchronize: { fileEvents: watcher },
       outputChannel: this.log,
+      errorHandler: this.errorHandler(),
       initializationOptions: { workspaceTrusted: vscode.workspace.isTrusted } satisfies ServerInitOptions,
     };
     this.client = new LanguageClient('hudStudio', 'HUD Studio Language Server', serverOptions, clientOptions);
     this.context.subscriptions.push(
-      this.client.onNotification(IndexChangedNotification.method, () => void this.refresh()),
+      this.client.onNotification(IndexChangedNotification, () => void this.refresh()),
     );
     await this.client.start();
     await this.refresh();
+  }
+
+  /** HUD Studio: Restart Language Server. Also brings back a server the error handler gave up on. */
+  async restart(): Promise<void> {
+    this.restarts.reset();
+    const client = this.client;
+    if (!client) return this.start();
+    this.log.info('restarting the language server');
+    try {
+      if (client.isRunning()) await client.stop();
+      await client.start();
+      await this.refresh();
+    } catch (err) {
+      this.log.error(`the language server did not restart: ${(err as Error).message}`);
+      void this.tellUser(`HUD Studio's language server did not restart: ${(err as Error).message}`);
+    }
+  }
+
+  private errorHandler(): ErrorHandler {
+    return {
+      error: (error, _message, count): ErrorHandlerResult => {
+        this.log.error(`language server connection error: ${error.message}`);
+        // A few garbled messages are survivable; a stream of them means the connection is gone.
+        return { action: (count ?? 1) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown, handled: true };
+      },
+      closed: (): CloseHandlerResult => {
+        const verdict = this.restarts.closed();
+        if (verdict.restart) {
+          this.log.warn(verdict.log);
+          return { action: CloseAction.Restart, handled: true };
+        }
+        this.log.error(verdict.message);
+        void this.tellUser(verdict.message);
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    };
+  }
+
+  private async tellUser(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, 'Show Server Log', 'Restart Language Server');
+    if (choice === 'Show Server Log') this.log.show(true);
+    if (choice === 'Restart Language Server') await this.restart();
   }
 
   /** Fetches the index; coalesces bursts of change notifications into one request at a time. */
@@ -64,7 +127,7 @@ export class IndexClient implements vscode.Disposable {
         this.again = false;
         if (!this.client) return;
         try {
-          const index = await this.client.sendRequest<WorkspaceIndex>(IndexRequest.method, {});
+          const index = await this.client.sendRequest(IndexRequest, {});
           this.current = index;
           this.emitter.fire(index);
         } catch (err) {

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { RolloutEvent } from '../engine/events';
-import { type LiveTrace, applyRolloutEvent } from '../explorer/liveTrace';
+import { LiveRollouts } from '../explorer/liveRollouts';
 import { makeNonce, renderExplorerHtml } from '../explorer/html';
 import { type HostToExplorerMessage, isExplorerToHostMessage } from '../explorer/protocol';
 
@@ -24,7 +24,7 @@ interface Shown {
 export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscode.Disposable {
   private readonly shown = new Set<Shown>();
   /** Live traces of rollouts of this session, so a panel opened mid-run starts with everything so far. */
-  private readonly live = new Map<string, LiveTrace>();
+  private readonly live = new LiveRollouts();
   private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -35,8 +35,7 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
   // ---- live events ------------------------------------------------------
 
   onEvent(e: RolloutEvent): void {
-    const t = applyRolloutEvent(this.live.get(e.rolloutId) ?? null, e);
-    if (t) this.live.set(e.rolloutId, t);
+    this.live.apply(e);
     let queued = false;
     for (const s of this.shown) {
       if (s.source.kind === 'live' && s.source.rolloutId === e.rolloutId) {
@@ -46,7 +45,8 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
     }
     if (e.type === 'rollout.ended') {
       // The trace file is the record from now on; keep the live copy only while a panel shows it.
-      if (![...this.shown].some((s) => s.source.kind === 'live' && s.source.rolloutId === e.rolloutId)) this.live.delete(e.rolloutId);
+      const shown = [...this.shown].some((s) => s.source.kind === 'live' && s.source.rolloutId === e.rolloutId);
+      if (!shown) this.live.forget(e.rolloutId);
     }
     if (queued && !this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), 100);
   }
@@ -76,8 +76,7 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
   }
 
   private isRunning(rolloutId: string): boolean {
-    const t = this.live.get(rolloutId);
-    return !!t && t.status === 'running';
+    return this.live.isRunning(rolloutId);
   }
 
   async openFile(uri: vscode.Uri): Promise<void> {
@@ -115,7 +114,7 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
       panel.onDidDispose(() => {
         this.shown.delete(s);
         for (const d of subs) d.dispose();
-        if (s.source.kind === 'live' && !this.isRunning(s.source.rolloutId)) this.live.delete(s.source.rolloutId);
+        if (s.source.kind === 'live' && !this.isRunning(s.source.rolloutId)) this.live.forget(s.source.rolloutId);
       }),
     ];
     if (source.kind === 'file') {
@@ -146,9 +145,7 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
 
   private async sendInitial(s: Shown): Promise<void> {
     if (s.source.kind === 'live') {
-      const t = this.live.get(s.source.rolloutId);
-      if (t) await this.post(s, { type: 'trace', trace: t });
-      else await this.post(s, { type: 'loadError', message: 'This rollout is no longer in memory; open its trace file from the Runs view.' });
+      await this.post(s, this.live.snapshot(s.source.rolloutId));
       return;
     }
     try {

@@ -5,12 +5,13 @@
  * lines, so a chatty live rollout repaints cheaply.
  */
 import type { RolloutEvent } from '../../../client/src/engine/events';
-import { applyRolloutEvent, type LiveTrace } from '../../../client/src/explorer/liveTrace';
+import { foldRolloutEvent } from '../../../client/src/engine/trace/fold';
+import type { RunningTrace } from '../../../client/src/engine/trace/schema';
 import type { HostToExplorerMessage } from '../../../client/src/explorer/protocol';
 import { h, replaceChildren, type Child } from './dom';
 import { formatReward } from './format';
 import type { HostLink } from './host';
-import { loadTrace } from './load';
+import { loadRunningTrace, loadTrace } from './load';
 import { renderAgentSteps, renderAnswer, renderPrompt } from './views/conversation';
 import { renderCompare } from './views/compare';
 import { renderGrade } from './views/subscores';
@@ -42,10 +43,19 @@ const EVENT_TYPES = new Set<string>([
 
 const LOG_STREAMS = new Set<string>(['stdout', 'stderr', 'server', 'agent', 'engine']);
 
+/** What the page saves with the webview's setState (see docs/trace-format.md). */
+interface SavedState {
+  trace: unknown;
+  open: string[];
+}
+
+/** Saving serialises the whole trace: not on every log line of a chatty rollout. */
+const SAVE_DELAY_MS = 500;
+
 export class ExplorerApp {
   private mode: ExplorerMode = 'empty';
-  private trace: LiveTrace | null = null;
-  private pair: { left: LiveTrace; right: LiveTrace } | null = null;
+  private trace: RunningTrace | null = null;
+  private pair: { left: RunningTrace; right: RunningTrace } | null = null;
   private error = '';
   private open = new OpenState();
   private logs = new LogsSection();
@@ -55,6 +65,7 @@ export class ExplorerApp {
   private readonly logsHost: HTMLElement;
   private frame = 0;
   private fullPending = false;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     root: HTMLElement,
@@ -64,7 +75,32 @@ export class ExplorerApp {
     this.page = h('div', { class: 'page' });
     this.logsHost = h('div', { class: 'logs-host' });
     replaceChildren(root, h('div', { class: 'explorer' }, this.page, this.logsHost));
+    // `toggle` does not bubble: listen while it travels down to the <details>.
+    root.addEventListener('toggle', () => this.scheduleSave(), true);
+    if (!this.restore(host.savedState())) this.render();
+  }
+
+  /** Shows what the page saved before it was hidden; the host's answer to `ready` then brings it up to date. */
+  private restore(state: unknown): boolean {
+    if (typeof state !== 'object' || state === null) return false;
+    const saved = state as Partial<SavedState>;
+    const r = loadRunningTrace(saved.trace, 'saved trace');
+    if (!r.ok) return false;
+    this.open = new OpenState(Array.isArray(saved.open) ? saved.open.filter((k) => typeof k === 'string') : []);
+    this.trace = r.trace;
+    this.mode = 'trace';
     this.render();
+    return true;
+  }
+
+  private scheduleSave(): void {
+    if (this.saveTimer !== undefined) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      const state: SavedState | undefined =
+        this.mode === 'trace' && this.trace ? { trace: this.trace, open: this.open.keys() } : undefined;
+      this.host.saveState(state);
+    }, SAVE_DELAY_MS);
   }
 
   /** Entry point for every message from the host (or the dev harness). Malformed messages are ignored. */
@@ -74,6 +110,12 @@ export class ExplorerApp {
     switch (msg.type) {
       case 'trace': {
         const r = loadTrace(msg.trace);
+        if (r.ok) this.showTrace(r.trace);
+        else this.showError(r.error);
+        break;
+      }
+      case 'running': {
+        const r = loadRunningTrace(msg.trace);
         if (r.ok) this.showTrace(r.trace);
         else this.showError(r.error);
         break;
@@ -102,7 +144,7 @@ export class ExplorerApp {
     }
   }
 
-  private showTrace(trace: LiveTrace): void {
+  private showTrace(trace: RunningTrace): void {
     if (this.trace?.rolloutId !== trace.rolloutId) {
       this.open = new OpenState();
       this.logs = new LogsSection();
@@ -124,12 +166,12 @@ export class ExplorerApp {
     for (const e of events) {
       if (!isRolloutEvent(e)) continue;
       const before = this.trace;
-      let next: LiveTrace | null;
+      let next: RunningTrace | null;
       try {
         // The start of another rollout replaces what is shown; its other events are ignored.
         const starts = e.type === 'rollout.queued' || e.type === 'rollout.started';
         const current = this.mode === 'trace' && !(starts && e.rolloutId !== this.trace?.rolloutId) ? this.trace : null;
-        next = applyRolloutEvent(current, e);
+        next = foldRolloutEvent(current, e);
       } catch {
         continue; // a malformed event must not take the page down
       }
@@ -157,6 +199,7 @@ export class ExplorerApp {
         if (full || !this.trace) this.render();
         else {
           this.logs.update(this.trace);
+          this.scheduleSave();
           document.dispatchEvent(new CustomEvent(RENDERED_EVENT, { detail: { mode: this.mode, logsOnly: true } }));
         }
       });
@@ -177,6 +220,7 @@ export class ExplorerApp {
     } else replaceChildren(this.logsHost);
     document.body.dataset.state = this.mode;
     document.title = this.title();
+    this.scheduleSave();
     document.dispatchEvent(new CustomEvent(RENDERED_EVENT, { detail: { mode: this.mode } }));
   }
 

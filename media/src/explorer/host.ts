@@ -8,6 +8,8 @@ import type { ExplorerToHostMessage } from '../../../client/src/explorer/protoco
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
 }
 declare global {
   interface Window {
@@ -21,12 +23,21 @@ declare global {
 export interface HostLink {
   readonly inVsCode: boolean;
   post(message: ExplorerToHostMessage): void;
+  /** What the page saved before VS Code hid (and unloaded) it; undefined on a first load. */
+  savedState(): unknown;
+  /** Kept by VS Code while the panel lives, across reloads of a hidden webview. */
+  saveState(state: unknown): void;
 }
 
 export function connectHost(): HostLink {
   if (typeof globalThis.acquireVsCodeApi === 'function') {
     const api = globalThis.acquireVsCodeApi();
-    return { inVsCode: true, post: (m) => api.postMessage(m) };
+    return {
+      inVsCode: true,
+      post: (m) => api.postMessage(m),
+      savedState: () => api.getState(),
+      saveState: (state) => api.setState(state),
+    };
   }
   return {
     inVsCode: false,
@@ -34,5 +45,8 @@ export function connectHost(): HostLink {
       if (window.parent !== window) window.parent.postMessage(m, '*');
       else (window.hudExplorerOutbox ??= []).push(m);
     },
+    // A plain browser page has nothing that outlives it.
+    savedState: () => undefined,
+    saveState: () => undefined,
   };
 }

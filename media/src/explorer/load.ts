@@ -1,10 +1,23 @@
 /** Turns whatever the host posted (object or JSON text) into a validated trace. */
-import { parseTrace } from '../../../client/src/engine/trace/schema';
-import type { LiveTrace } from '../../../client/src/explorer/liveTrace';
+import { parseRunningTrace, parseTrace, type RunningTrace } from '../../../client/src/engine/trace/schema';
 
-export type LoadResult = { ok: true; trace: LiveTrace } | { ok: false; error: string };
+export type LoadResult = { ok: true; trace: RunningTrace } | { ok: false; error: string };
 
+/** A finished rollout: the trace file format, so a `running` status is an error here. */
 export function loadTrace(input: unknown, label = 'trace'): LoadResult {
+  return load(input, label, parseTrace);
+}
+
+/** A rollout that may still be running (the `running` message, the page's saved state). */
+export function loadRunningTrace(input: unknown, label = 'running trace'): LoadResult {
+  return load(input, label, parseRunningTrace);
+}
+
+function load(
+  input: unknown,
+  label: string,
+  parse: (json: unknown) => { ok: true; trace: RunningTrace } | { ok: false; error: string },
+): LoadResult {
   let json = input;
   if (typeof input === 'string') {
     try {
@@ -13,6 +26,6 @@ export function loadTrace(input: unknown, label = 'trace'): LoadResult {
       return { ok: false, error: `${label} is not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
     }
   }
-  const r = parseTrace(json);
+  const r = parse(json);
   return r.ok ? { ok: true, trace: r.trace } : { ok: false, error: `${label}: ${r.error}` };
 }

@@ -43,7 +43,8 @@ describe('agent and runtime choices', () => {
     assert.equal(createAgent({ agent: 'nop', answer: 'x' }).kind, 'nop');
     assert.throws(() => createAgent({ agent: 'fixed' }), UsageError);
     assert.throws(() => createAgent({ agent: 'command' }), UsageError);
-    assert.throws(() => createAgent({ agent: 'llm' }), /unknown agent "llm"/);
+    assert.throws(() => createAgent({ agent: 'gpt' }), /unknown agent "gpt"/);
+    assert.throws(() => createAgent({ agent: 'llm' }), /--agent llm needs --model/);
   });
 
   test('runtimes and tcp addresses', () => {

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RolloutEvent } from '../../../client/src/engine/events';
-import { TraceBuilder } from '../../../client/src/engine/trace/builder';
+import { finishedTrace, foldRolloutEvents } from '../../../client/src/engine/trace/fold';
 import { parseTrace, type TaskIdentity } from '../../../client/src/engine/trace/schema';
 import { readTrace, traceFileName, writeFileAtomic, writeTrace } from '../../../client/src/engine/trace/store';
 
@@ -21,7 +21,13 @@ function events(): RolloutEvent[] {
   const raw = { score: 0, answer: 'secret', extra: [1] };
   type WithoutId = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId'> : never) : never;
   const list: WithoutId[] = [
-    { type: 'rollout.queued', at: at(0), taskRef: 'env.py::task' },
+    {
+      type: 'rollout.queued',
+      at: at(0),
+      taskRef: 'env.py::task',
+      agent: { kind: 'fixed', detail: 'fixed: secret' },
+      provider: { kind: 'local' },
+    },
     { type: 'log', at: at(1), phase: 'actor', stream: 'engine', text: 'preparing' },
     { type: 'rollout.started', at: at(2), task, verifier },
     { type: 'phase.started', at: at(3), phase: 'actor', substrate: sub('a'), reused: false },
@@ -41,13 +47,25 @@ function events(): RolloutEvent[] {
   return list.map((e) => ({ ...e, rolloutId }));
 }
 
+const ending = (status: 'completed' | 'error', ms: number): RolloutEvent => ({
+  type: 'rollout.ended',
+  rolloutId: 'r1234567-aaaa',
+  at: new Date(Date.UTC(2026, 10, 29, 20, 0, 0, ms)).toISOString(),
+  status,
+  reward: status === 'completed' ? 1 : null,
+  result: status === 'completed' ? { reward: 1, subscores: [], info: {}, isError: false } : null,
+  tracePath: undefined,
+  error: status === 'completed' ? null : { phase: 'setup', message: 'boom' },
+});
+
 function build() {
-  const b = new TraceBuilder({ rolloutId: 'r1234567-aaaa', taskRef: 'env.py::task', startedAt: new Date(Date.UTC(2026, 10, 29, 20)).toISOString(), agent: { kind: 'fixed', detail: 'fixed: secret' }, providerKind: 'local' });
-  for (const e of events()) b.handle(e);
-  return b.finish({ status: 'completed', result: { reward: 1, subscores: [], info: {}, isError: false }, error: null, endedAt: new Date(Date.UTC(2026, 10, 29, 20, 0, 1)).toISOString() });
+  const folded = foldRolloutEvents([...events(), ending('completed', 1000)]);
+  const trace = folded && finishedTrace(folded);
+  assert.ok(trace);
+  return trace;
 }
 
-describe('trace builder', () => {
+describe('trace fold', () => {
   test('builds a valid trace with phases, logs, steps, the raw actor result and the answer', () => {
     const trace = build();
     const parsed = parseTrace(JSON.parse(JSON.stringify(trace)));
@@ -74,11 +92,20 @@ describe('trace builder', () => {
   });
 
   test('before discovery the trace still names what the user asked for', () => {
-    const b = new TraceBuilder({ rolloutId: 'x', taskRef: 'env.py::mine', startedAt: new Date().toISOString(), agent: { kind: 'nop' }, providerKind: 'url' });
-    const t = b.finish({ status: 'error', result: null, error: { phase: 'setup', message: 'boom' }, endedAt: new Date().toISOString() });
+    const queued: RolloutEvent = {
+      type: 'rollout.queued',
+      rolloutId: 'r1234567-aaaa',
+      at: events()[0]!.at,
+      taskRef: 'env.py::mine',
+      provider: { kind: 'url' },
+    };
+    const folded = foldRolloutEvents([queued, ending('error', 5)]);
+    const t = folded && finishedTrace(folded);
+    assert.ok(t);
     assert.equal(t.task.ref, 'env.py::mine');
     assert.equal(t.task.slug, 'mine');
     assert.equal(t.provider.verifierSubstrate, 'none');
+    assert.deepEqual(t.error, { phase: 'setup', message: 'boom' });
     assert.ok(parseTrace(t).ok);
   });
 });

@@ -4,25 +4,21 @@
  * our trace plus a Harbor-style trial folder next to it, and resolve with the
  * same RolloutOutcome as an env.py rollout.
  */
-import { randomUUID } from 'node:crypto';
 import { relative, resolve } from 'node:path';
 import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
-import { HudStudioError, UsageError, errorMessage } from '../errors';
-import { EventHub, now, type RolloutEvent } from '../events';
+import { HudStudioError, UsageError } from '../errors';
+import { EventHub, now } from '../events';
 import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
-import { TraceBuilder } from '../trace/builder';
-import { SideLogs } from '../trace/sideLogs';
-import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
+import { TraceRecorder } from '../trace/builder';
+import { DEFAULT_TRACE_DIR } from '../trace/store';
 import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../server/src/harbor';
 import { createHarborAgent } from './agents';
 import { HarborTrial } from './trial';
 import { createTrialFolder, trialName, writeTrialResult } from './trialFolder';
 
 export type { HarborRunRequest } from '../runRequest';
-
-type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
 /** Extra knobs only tests set. */
 export interface HarborRunExtras {
@@ -41,27 +37,20 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   for (const w of task.warnings) req.notice(`${task.tomlPath}:${w.line}:${w.column}: warning: ${w.message}`);
 
   const agent = createHarborAgent({ ...(req.agent ? { agent: req.agent } : {}), ...(req.answer !== undefined ? { answer: req.answer } : {}), ...(req.command !== undefined ? { command: req.command } : {}) }, task);
-  const rolloutId = req.rolloutId ?? randomUUID();
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
-  const hub = req.hub ?? new EventHub();
   const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
-  const sideLogs = new SideLogs(traceDir, rolloutId);
-  const builder = new TraceBuilder({
-    rolloutId,
-    ...(req.jobId ? { jobId: req.jobId } : {}),
-    taskRef: ref,
-    startedAt: now(),
-    agent: { kind: agent.kind, detail: agent.describe() },
-    providerKind: 'docker',
-    dockerHost: req.dockerHost ?? dockerHost(),
-    sideLogs,
-  });
-  const emit = (e: EventInput): void => {
-    const event = { ...e, rolloutId, at: now() };
-    builder.handle(event);
-    hub.emit(event);
-  };
-  emit({ type: 'rollout.queued', taskRef: ref, ...(req.jobId ? { jobId: req.jobId } : {}) });
+  const recorder = new TraceRecorder(
+    {
+      ...(req.rolloutId ? { rolloutId: req.rolloutId } : {}),
+      ...(req.jobId ? { jobId: req.jobId } : {}),
+      taskRef: ref,
+      agent: { kind: agent.kind, detail: agent.describe() },
+      provider: { kind: 'docker', dockerHost: req.dockerHost ?? dockerHost() },
+      traceDir,
+    },
+    req.hub ?? new EventHub(),
+  );
+  const { rolloutId, emit } = recorder;
 
   const name = trialName(task.name, rolloutId);
   const paths = createTrialFolder(traceDir, name);
@@ -88,46 +77,46 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   }
 
   const endedAt = now();
-  const trace = builder.finish({ status: ending.status, result: ending.result, error: ending.error, endedAt });
-  trace.harbor = {
+  const harbor = {
     trialDir: paths.root,
     rewards: ending.reward?.rewards ?? {},
     environmentMode: task.config.verifier.environmentMode,
     agentTimedOut: ending.agentTimedOut,
   };
-  let tracePath: string | undefined;
-  let traceError: string | undefined;
-  try {
-    tracePath = writeTrace(traceDir, trace, sideLogs);
-  } catch (err) {
-    traceError = errorMessage(err);
-    emit({ type: 'warning', message: traceError });
-    trace.warnings.push(traceError);
-  }
-  const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
-  writeTrialResult(paths, {
-    task_name: task.name,
-    trial_name: name,
-    task_path: task.dir,
-    task_checksum: trace.task.sourceHash,
-    agent_info: { name: agent.kind, detail: agent.describe() },
-    verifier_result: ending.reward ? { rewards: ending.reward.rewards } : null,
-    exception_info: ending.error ? { phase: ending.error.phase, exception_type: ending.error.code ?? 'error', exception_message: ending.error.message } : null,
-    started_at: startedAt,
-    finished_at: endedAt,
-    ...ending.timings,
-    hud_studio: {
-      rollout_id: rolloutId,
-      status: ending.status,
-      reward,
-      environment_mode: task.config.verifier.environmentMode,
-      agent_timed_out: ending.agentTimedOut,
-      trace_path: tracePath,
-      warnings: trace.warnings,
+  const { trace, tracePath, traceError, reward } = recorder.end(
+    { status: ending.status, result: ending.result, error: ending.error, harbor },
+    true,
+    (trace, tracePath) => {
+      writeTrialResult(paths, {
+        task_name: task.name,
+        trial_name: name,
+        task_path: task.dir,
+        task_checksum: trace.task.sourceHash,
+        agent_info: { name: agent.kind, detail: agent.describe() },
+        verifier_result: ending.reward ? { rewards: ending.reward.rewards } : null,
+        exception_info: ending.error
+          ? {
+              phase: ending.error.phase,
+              exception_type: ending.error.code ?? 'error',
+              exception_message: ending.error.message,
+            }
+          : null,
+        started_at: startedAt,
+        finished_at: endedAt,
+        ...ending.timings,
+        hud_studio: {
+          rollout_id: rolloutId,
+          status: ending.status,
+          reward: ending.status === 'completed' ? (ending.result?.reward ?? null) : null,
+          environment_mode: task.config.verifier.environmentMode,
+          agent_timed_out: ending.agentTimedOut,
+          trace_path: tracePath,
+          warnings: trace.warnings,
+        },
+      });
     },
-  });
+  );
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
-  emit({ type: 'rollout.ended', status: ending.status, reward, result: ending.result, tracePath, error });
   return {
     rolloutId,
     ref,

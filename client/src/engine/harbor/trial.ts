@@ -183,7 +183,8 @@ export class HarborTrial {
         output.push(text);
         this.log(stream, text);
       },
-      step: (text, toolCalls = []) => this.o.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls }),
+      step: (text, toolCalls = [], usage) =>
+        this.o.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls, ...(usage ? { usage } : {}) }),
     };
     try {
       const answer = await agent.run(ctx);

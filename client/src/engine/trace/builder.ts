@@ -1,218 +1,181 @@
 /**
- * Builds a trace from the live events of one rollout, so that what the user
- * watched and what the file says can never disagree. The engine feeds every
- * event it emits through {@link TraceBuilder.handle} and calls
- * {@link TraceBuilder.finish} once.
+ * The engine's side of a rollout's trace: every event it emits is stamped,
+ * folded with the same {@link foldRolloutEvent} every listener uses, and
+ * handed to the hub. The file is that fold with `rollout.ended` applied, and
+ * it is written before `rollout.ended` goes out, so a listener can open it
+ * (docs/trace-format.md). Log lines are the one exception to holding
+ * everything: the engine keeps a head and a tail per phase, and the whole log
+ * goes to a side file once it is cut (boundedLog.ts, sideLogs.ts).
  */
-import type { RolloutEvent } from '../events';
+import { randomUUID } from 'node:crypto';
+import { HudStudioError, errorMessage } from '../errors';
+import { type EventHub, type RolloutEvent, now } from '../events';
+import type { Fix } from '../fix';
 import { BoundedLog } from './boundedLog';
-import type { SideLogs } from './sideLogs';
-import type { ProviderKind } from '../providers/provider';
-import {
-  TRACE_SCHEMA_VERSION,
-  type AgentStep,
-  type ErrorPhase,
-  type GradeResult,
-  type PhaseName,
-  type RolloutStatus,
-  type TaskIdentity,
-  type Trace,
-  type TraceEvent,
-  type TracePhase,
-} from './schema';
+import { finishedTrace, foldRolloutEvent } from './fold';
+import type { ErrorPhase, GradeResult, PhaseName, RolloutStatus, RunningTrace, Trace } from './schema';
+import { SideLogs } from './sideLogs';
+import { traceFileName, writeTrace } from './store';
 
-export interface TraceBuilderInit {
-  rolloutId: string;
+/** An event as its emitter writes it: the recorder adds the rollout id and the time. */
+export type RolloutEventInput = RolloutEvent extends infer E
+  ? E extends RolloutEvent
+    ? Omit<E, 'rolloutId' | 'at'>
+    : never
+  : never;
+
+export interface TraceRecorderInit {
+  rolloutId?: string;
   jobId?: string;
   taskRef: string;
-  startedAt: string;
-  agent: { kind: string; detail?: string };
-  providerKind: ProviderKind;
-  dockerHost?: string;
-  /** Where a phase's whole log goes once the trace keeps only its head and tail. */
-  sideLogs?: SideLogs;
+  agent: Trace['agent'];
+  provider: { kind: Trace['provider']['kind']; dockerHost?: string };
+  /** Where the trace (and any side file of a cut log) is written; undefined: no file. */
+  traceDir?: string;
 }
 
-export interface TraceEnding {
+export interface RolloutEnding {
   status: RolloutStatus;
   result: GradeResult | null;
-  error: { phase: ErrorPhase; message: string; code?: string } | null;
-  endedAt: string;
+  error: { phase: ErrorPhase; message: string; code?: string; fix?: Fix } | null;
+  harbor?: Trace['harbor'];
 }
 
-export class TraceBuilder {
-  private task: TaskIdentity;
-  private verifier: TaskIdentity | null = null;
-  private readonly phases: TracePhase[] = [];
-  private readonly agentSteps: AgentStep[] = [];
-  private readonly warnings: string[] = [];
-  private readonly events: TraceEvent[] = [];
+export interface RecordedRollout {
+  trace: Trace;
+  /** Undefined when no trace was asked for or it could not be written (a warning says why). */
+  tracePath: string | undefined;
+  /** Why the trace could not be written, when it could not. */
+  traceError: string | undefined;
+  reward: number | null;
+}
+
+export class TraceRecorder {
+  readonly rolloutId: string;
+  private trace: RunningTrace;
+  private readonly traceDir: string | undefined;
+  private readonly sideLogs: SideLogs | undefined;
   private readonly logs = new Map<PhaseName, BoundedLog>();
-  private prompt: unknown;
-  private answer: unknown;
-  private actorResult: unknown;
-  private readonly t0: number;
 
-  constructor(private readonly init: TraceBuilderInit) {
-    this.t0 = Date.parse(init.startedAt);
-    // Until discovery names the task, the trace knows only what the user typed.
-    const at = init.taskRef.lastIndexOf('::');
-    this.task = { ref: init.taskRef, kind: 'hud', env: '', id: '', args: {}, slug: at >= 0 ? init.taskRef.slice(at + 2) : 'task', sourceHash: '' };
+  /** Emits `rollout.queued` at once: the trace starts when the rollout is asked for. */
+  constructor(
+    init: TraceRecorderInit,
+    private readonly hub: EventHub,
+  ) {
+    this.rolloutId = init.rolloutId ?? randomUUID();
+    this.traceDir = init.traceDir;
+    this.sideLogs = init.traceDir === undefined ? undefined : new SideLogs(init.traceDir, this.rolloutId);
+    const queued = this.stamp({
+      type: 'rollout.queued',
+      taskRef: init.taskRef,
+      ...(init.jobId ? { jobId: init.jobId } : {}),
+      agent: init.agent,
+      provider: init.provider,
+    });
+    const trace = this.fold(null, queued);
+    if (!trace) throw new HudStudioError('trace', 'internal: rollout.queued did not start a trace');
+    this.trace = trace;
+    this.hub.emit(queued);
   }
 
-  handle(e: RolloutEvent): void {
-    switch (e.type) {
-      case 'rollout.started':
-        this.task = e.task;
-        this.verifier = e.verifier;
-        break;
-      case 'phase.started': {
-        const p = this.phase(e.phase, e.at);
-        p.substrate = e.substrate;
-        p.reused = e.reused;
-        break;
+  readonly emit = (input: RolloutEventInput): void => {
+    this.send(this.stamp(input));
+  };
+
+  /** The rollout so far (live object: read, do not change). */
+  get current(): RunningTrace {
+    return this.trace;
+  }
+
+  /**
+   * Ends the rollout: writes the trace (unless `write` is false, e.g. the
+   * reference itself was wrong), runs `beforeEnded` (e.g. a Harbor trial's
+   * result.json), then emits `rollout.ended` naming the file.
+   */
+  end(
+    ending: RolloutEnding,
+    write = true,
+    beforeEnded?: (trace: RunningTrace, tracePath: string | undefined) => void,
+  ): RecordedRollout {
+    const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+    let logFiles: Partial<Record<PhaseName, string>> | undefined;
+    const ended = (at: string, tracePath: string | undefined): RolloutEvent => ({
+      type: 'rollout.ended',
+      rolloutId: this.rolloutId,
+      at,
+      status: ending.status,
+      reward,
+      result: ending.result,
+      tracePath,
+      error: ending.error,
+      ...(ending.harbor ? { harbor: ending.harbor } : {}),
+      ...(logFiles ? { logFiles } : {}),
+    });
+    let tracePath: string | undefined;
+    let traceError: string | undefined;
+    let last: RolloutEvent;
+    if (write && this.traceDir !== undefined) {
+      logFiles = this.commitSideLogs();
+      last = ended(now(), undefined);
+      // The file is exactly what every listener will hold after `rollout.ended` (logs: head and tail).
+      const file = this.withLogs(this.finished(this.fold(structuredClone(this.trace), last)));
+      try {
+        tracePath = writeTrace(this.traceDir, file);
+        last = ended(last.at, tracePath);
+      } catch (err) {
+        traceError = errorMessage(err);
+        this.emit({ type: 'warning', message: traceError });
+        last = ended(now(), undefined);
       }
-      case 'step': {
-        const p = this.phase(e.phase, e.at);
-        const open = [...p.steps].reverse().find((s) => s.step === e.step && s.status === 'running');
-        if (e.status === 'started' || !open) {
-          p.steps.push({ step: e.step, startedAt: e.at, status: e.status === 'started' ? 'running' : e.status, ...(e.detail ? { detail: e.detail } : {}) });
-          if (e.status !== 'started') p.steps[p.steps.length - 1]!.endedAt = e.at;
-        } else {
-          open.status = e.status;
-          open.endedAt = e.at;
-          if (e.detail) open.detail = e.detail;
-        }
-        break;
-      }
-      case 'log':
-        this.phase(e.phase, e.at);
-        this.logOf(e.phase).push({ t: Math.max(0, Date.parse(e.at) - this.t0), stream: e.stream, text: e.text });
-        return; // logs are kept per phase, not in the event list
-      case 'prompt':
-        this.prompt = e.prompt;
-        break;
-      case 'agent.step':
-        this.agentSteps.push({ index: e.index, at: e.at, ...(e.text !== undefined ? { text: e.text } : {}), toolCalls: e.toolCalls });
-        break;
-      case 'answer':
-        this.answer = e.answer;
-        break;
-      case 'grade': {
-        const p = this.phase(e.phase, e.at);
-        p.grade = e.result;
-        p.rawGrade = e.raw;
-        if (e.phase === 'actor') this.actorResult = e.raw;
-        break;
-      }
-      case 'phase.ended': {
-        const p = this.phase(e.phase, e.at);
-        p.status = e.status;
-        p.endedAt = e.at;
-        if (e.error) p.error = e.error;
-        for (const s of p.steps) {
-          if (s.status !== 'running') continue;
-          s.status = e.status === 'completed' ? 'completed' : e.status;
-          s.endedAt = e.at;
-        }
-        break;
-      }
-      case 'warning':
-        if (!this.warnings.includes(e.message)) this.warnings.push(e.message);
-        break;
-      case 'rollout.queued':
-      case 'rollout.ended':
-        break;
+    } else {
+      this.sideLogs?.discard();
+      last = ended(now(), undefined);
     }
-    this.events.push(summarise(e));
+    beforeEnded?.(this.trace, tracePath);
+    this.send(last);
+    return { trace: this.withLogs(this.finished(this.trace)), tracePath, traceError, reward };
   }
 
-  finish(end: TraceEnding): Trace {
-    for (const p of this.phases) {
-      p.logs = this.logs.get(p.name)?.entries() ?? [];
-      if (p.status === 'running') {
-        p.status = end.status;
-        p.endedAt = end.endedAt;
-      }
-      for (const s of p.steps) {
-        if (s.status !== 'running') continue;
-        s.status = p.status;
-        s.endedAt = end.endedAt;
-      }
-    }
-    const verifierPhase = this.phases.find((p) => p.name === 'verifier');
-    const verifierSubstrate: Trace['provider']['verifierSubstrate'] = !this.verifier
-      ? 'none'
-      : this.init.providerKind === 'url'
-        ? 'borrowed'
-        : verifierPhase?.reused
-          ? 'reused'
-          : 'fresh';
-    return {
-      schemaVersion: TRACE_SCHEMA_VERSION,
-      rolloutId: this.init.rolloutId,
-      ...(this.init.jobId ? { jobId: this.init.jobId } : {}),
-      startedAt: this.init.startedAt,
-      endedAt: end.endedAt,
-      durationMs: Math.max(0, Date.parse(end.endedAt) - this.t0),
-      task: this.task,
-      verifier: this.verifier,
-      agent: this.init.agent,
-      provider: {
-        kind: this.init.providerKind,
-        verifierSubstrate,
-        ...(this.init.dockerHost ? { dockerHost: this.init.dockerHost } : {}),
-      },
-      phases: this.phases,
-      ...(this.prompt !== undefined ? { prompt: this.prompt } : {}),
-      ...(this.answer !== undefined ? { answer: this.answer } : {}),
-      ...(this.actorResult !== undefined ? { actorResult: this.actorResult } : {}),
-      agentSteps: this.agentSteps,
-      result: end.result,
-      status: end.status,
-      error: end.error,
-      warnings: this.warnings,
-      events: this.events,
-    };
+  /** Moves the whole logs of cut phases beside the trace-to-be; a failure is a warning like any other. */
+  private commitSideLogs(): Partial<Record<PhaseName, string>> | undefined {
+    if (!this.sideLogs) return undefined;
+    const files = this.sideLogs.commit(traceFileName(this.trace));
+    const why = this.sideLogs.error;
+    if (why) this.emit({ type: 'warning', message: why });
+    return files.size ? Object.fromEntries(files) : undefined;
   }
 
-  private logOf(name: PhaseName): BoundedLog {
-    let log = this.logs.get(name);
+  private withLogs(trace: Trace): Trace {
+    for (const p of trace.phases) p.logs = this.logs.get(p.name)?.entries() ?? [];
+    return trace;
+  }
+
+  private fold(trace: RunningTrace | null, event: RolloutEvent): RunningTrace | null {
+    return foldRolloutEvent(trace, event, { onLog: (phase, entry) => this.logOf(phase).push(entry) });
+  }
+
+  private logOf(phase: PhaseName): BoundedLog {
+    let log = this.logs.get(phase);
     if (!log) {
-      const side = this.init.sideLogs;
-      this.logs.set(name, (log = new BoundedLog(() => side?.open(name))));
+      const side = this.sideLogs;
+      log = new BoundedLog(() => side?.open(phase));
+      this.logs.set(phase, log);
     }
     return log;
   }
 
-  private phase(name: PhaseName, at: string): TracePhase {
-    let p = this.phases.find((x) => x.name === name);
-    if (!p) {
-      p = { name, substrate: null, reused: false, status: 'running', startedAt: at, steps: [], logs: [] };
-      this.phases.push(p);
-    }
-    return p;
+  private stamp(input: RolloutEventInput): RolloutEvent {
+    return { ...input, rolloutId: this.rolloutId, at: now() };
   }
-}
 
-function summarise(e: RolloutEvent): TraceEvent {
-  const base: TraceEvent = { at: e.at, type: e.type };
-  switch (e.type) {
-    case 'phase.started':
-      return { ...base, phase: e.phase, message: e.substrate ? `${e.substrate.provider} ${e.substrate.id}${e.reused ? ' (reused)' : ''}` : undefined };
-    case 'step':
-      return { ...base, phase: e.phase, step: e.step, message: e.detail ? `${e.status}: ${e.detail}` : e.status };
-    case 'grade':
-      return { ...base, phase: e.phase, message: `reward ${e.result.reward}${e.authoritative ? '' : ' (provisional)'}` };
-    case 'phase.ended':
-      return { ...base, phase: e.phase, message: e.error ? `${e.status}: ${e.error}` : e.status };
-    case 'warning':
-      return { ...base, ...(e.phase ? { phase: e.phase } : {}), message: e.message };
-    case 'rollout.ended':
-      return { ...base, message: e.status };
-    case 'rollout.queued':
-      return { ...base, message: e.taskRef };
-    default:
-      return base;
+  private send(event: RolloutEvent): void {
+    this.trace = this.fold(this.trace, event) ?? this.trace;
+    this.hub.emit(event);
+  }
+
+  private finished(trace: RunningTrace | null): Trace {
+    const t = trace && finishedTrace(trace);
+    if (!t) throw new HudStudioError('trace', 'internal: the rollout has not ended');
+    return t;
   }
 }

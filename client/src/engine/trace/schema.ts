@@ -88,11 +88,15 @@ export const ToolCall = z.object({
   output: z.unknown().optional(),
   isError: z.boolean().optional(),
 });
+/** Tokens of one model step (input includes the cached part). */
+export const TokenUsage = z.object({ input: z.number(), output: z.number(), cached: z.number() });
+export type TokenUsage = z.infer<typeof TokenUsage>;
 export const AgentStep = z.object({
   index: z.number().int(),
   at: z.string(),
   text: z.string().optional(),
   toolCalls: z.array(ToolCall).default([]),
+  usage: TokenUsage.optional(),
 });
 export type AgentStep = z.infer<typeof AgentStep>;
 
@@ -183,13 +187,32 @@ export const Trace = z.object({
 });
 export type Trace = z.infer<typeof Trace>;
 
+/**
+ * A rollout as it stands while it runs: the trace format, except that the
+ * status may still be `running`. Never written as a file (see
+ * docs/trace-format.md); the explorer receives it in its own message.
+ */
+export const RunningTrace = Trace.extend({ status: RolloutStatus.or(z.literal('running')) });
+export type RunningTrace = z.infer<typeof RunningTrace>;
+
 export type TraceParseResult = { ok: true; trace: Trace } | { ok: false; error: string };
+export type RunningTraceParseResult = { ok: true; trace: RunningTrace } | { ok: false; error: string };
 
 /** Validates untrusted JSON as a trace; the error names the first bad field. */
 export function parseTrace(json: unknown): TraceParseResult {
   const r = Trace.safeParse(json);
+  return r.success ? { ok: true, trace: r.data } : { ok: false, error: firstIssue('a HUD Studio trace', r.error) };
+}
+
+/** Validates untrusted JSON as a running (or finished) rollout's trace. */
+export function parseRunningTrace(json: unknown): RunningTraceParseResult {
+  const r = RunningTrace.safeParse(json);
   if (r.success) return { ok: true, trace: r.data };
-  const issue = r.error.issues[0];
+  return { ok: false, error: firstIssue('a running HUD Studio trace', r.error) };
+}
+
+function firstIssue(what: string, error: z.ZodError): string {
+  const issue = error.issues[0];
   const where = issue && issue.path.length ? issue.path.join('.') : '(root)';
-  return { ok: false, error: `not a HUD Studio trace: ${where}: ${issue?.message ?? 'invalid'}` };
+  return `not ${what}: ${where}: ${issue?.message ?? 'invalid'}`;
 }

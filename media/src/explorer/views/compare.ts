@@ -1,12 +1,11 @@
 /** Two rollouts of one task side by side: reward, subscores and a line diff of the answers. */
-import type { LiveTrace } from '../../../../client/src/explorer/liveTrace';
-import type { SubScoreT } from '../../../../client/src/engine/trace/schema';
+import type { RunningTrace, SubScoreT } from '../../../../client/src/engine/trace/schema';
 import { diffLines, splitLines } from '../diff';
 import { h } from '../dom';
 import { formatClock, formatDuration, formatReward, trimNumber, valueText } from '../format';
 import { rewardLabel, statusBadge, totalMs } from './header';
 
-export function renderCompare(left: LiveTrace, right: LiveTrace): HTMLElement {
+export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElement {
   const sameTask = left.task.env === right.task.env && left.task.id === right.task.id && left.task.slug === right.task.slug;
   const sameVersion = left.task.sourceHash === right.task.sourceHash;
   const dl = left.result?.reward;
@@ -38,7 +37,7 @@ export function renderCompare(left: LiveTrace, right: LiveTrace): HTMLElement {
   );
 }
 
-function side(t: LiveTrace, which: 'left' | 'right'): HTMLElement {
+function side(t: RunningTrace, which: 'left' | 'right'): HTMLElement {
   return h(
     'div',
     { class: `compare-side ${which}`, attrs: { 'data-testid': `compare-${which}` } },
@@ -66,7 +65,7 @@ function flatten(subs: SubScoreT[] | undefined, prefix = ''): FlatSub[] {
   return out;
 }
 
-function subscoreCompare(left: LiveTrace, right: LiveTrace): HTMLElement {
+function subscoreCompare(left: RunningTrace, right: RunningTrace): HTMLElement {
   const a = flatten(left.result?.subscores);
   const b = flatten(right.result?.subscores);
   const paths = [...new Set([...a.map((x) => x.path), ...b.map((x) => x.path)])];

@@ -1,6 +1,5 @@
 /** The top of the page: what ran, where, how it ended, and the reward in large type. */
-import type { LiveTrace } from '../../../../client/src/explorer/liveTrace';
-import type { SubstrateInfo } from '../../../../client/src/engine/trace/schema';
+import type { RunningTrace, SubstrateInfo } from '../../../../client/src/engine/trace/schema';
 import { h, type Child } from '../dom';
 import type { OpenState } from './openState';
 import { between, formatClock, formatDuration, formatReward, shortId, valueText } from '../format';
@@ -10,28 +9,28 @@ export interface HeaderActions {
   openFile(path: string): void;
 }
 
-const VERIFIER_SUBSTRATE_TEXT: Record<LiveTrace['provider']['verifierSubstrate'], string> = {
+const VERIFIER_SUBSTRATE_TEXT: Record<RunningTrace['provider']['verifierSubstrate'], string> = {
   fresh: 'a fresh substrate',
   reused: "reused the actor's substrate",
   borrowed: 'borrowed server (may be shared with the actor)',
   none: 'no verifier',
 };
 
-export function totalMs(trace: LiveTrace): number | undefined {
+export function totalMs(trace: RunningTrace): number | undefined {
   return trace.durationMs ?? between(trace.startedAt, trace.endedAt);
 }
 
-export function rewardLabel(trace: LiveTrace): string {
+export function rewardLabel(trace: RunningTrace): string {
   if (trace.status === 'running') return 'running';
   if (trace.result === null || trace.result.reward === null) return trace.status === 'error' ? 'errored, ungraded' : 'ungraded';
   return trace.verifier ? 'reward (verifier)' : 'reward';
 }
 
-export function statusBadge(status: LiveTrace['status']): HTMLElement {
+export function statusBadge(status: RunningTrace['status']): HTMLElement {
   return h('span', { class: `badge status-${status}`, attrs: { 'data-testid': 'status' } }, status);
 }
 
-export function renderHeader(trace: LiveTrace, actions: HeaderActions, open: OpenState): HTMLElement {
+export function renderHeader(trace: RunningTrace, actions: HeaderActions, open: OpenState): HTMLElement {
   const t = trace.task;
   const facts: [string, Child][] = [
     ['Task', h('button', { class: 'link', title: 'Open the task source', attrs: { type: 'button' }, on: { click: () => actions.openTask(t.ref) } }, t.ref)],
@@ -86,7 +85,7 @@ export function renderHeader(trace: LiveTrace, actions: HeaderActions, open: Ope
   );
 }
 
-function rewardClass(trace: LiveTrace): string {
+function rewardClass(trace: RunningTrace): string {
   const r = trace.result?.reward;
   if (r === null || r === undefined) return ' none';
   return r >= 1 ? ' full' : r <= 0 ? ' zero' : ' partial';

@@ -1,6 +1,5 @@
 /** Logs per phase, one tab each; the viewers live across re-renders so search and scroll survive live updates. */
-import type { LiveTrace } from '../../../../client/src/explorer/liveTrace';
-import type { PhaseName } from '../../../../client/src/engine/trace/schema';
+import type { PhaseName, RunningTrace } from '../../../../client/src/engine/trace/schema';
 import { h, replaceChildren } from '../dom';
 import { LogViewer } from './logViewer';
 
@@ -19,7 +18,7 @@ export class LogsSection {
   }
 
   /** Brings tabs and viewers up to date with the trace (cheap when only new log lines arrived). */
-  update(trace: LiveTrace): void {
+  update(trace: RunningTrace): void {
     if (trace.rolloutId !== this.rolloutId) {
       this.viewers.clear();
       this.active = null;

@@ -5,7 +5,16 @@
 import { h, type Child } from '../dom';
 
 export class OpenState {
-  private readonly open = new Set<string>();
+  private readonly open: Set<string>;
+
+  constructor(keys: Iterable<string> = []) {
+    this.open = new Set(keys);
+  }
+
+  /** What is open, for the page's saved state. */
+  keys(): string[] {
+    return [...this.open];
+  }
 
   isOpen(key: string): boolean {
     return this.open.has(key);

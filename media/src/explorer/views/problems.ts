@@ -1,9 +1,9 @@
 /** Errors (with the phase that failed) and warnings, shown above everything else. */
-import type { LiveTrace } from '../../../../client/src/explorer/liveTrace';
+import type { RunningTrace } from '../../../../client/src/engine/trace/schema';
 import { h } from '../dom';
 import { valueText } from '../format';
 
-export function renderProblems(trace: LiveTrace): HTMLElement | null {
+export function renderProblems(trace: RunningTrace): HTMLElement | null {
   const items: HTMLElement[] = [];
   if (trace.error) {
     const failedPhase = trace.phases.find((p) => p.name === trace.error?.phase);

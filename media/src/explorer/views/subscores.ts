@@ -4,14 +4,13 @@
  * as penalties, nested children of combine_any/combine_all expandable, and
  * grader metadata (e.g. a BashGrader's exit code and output) on expand.
  */
-import type { LiveTrace } from '../../../../client/src/explorer/liveTrace';
-import type { GradeResult, SubScoreT } from '../../../../client/src/engine/trace/schema';
+import type { GradeResult, RunningTrace, SubScoreT } from '../../../../client/src/engine/trace/schema';
 import { plainTextBlock } from '../ansi';
 import { h, replaceChildren, type Child } from '../dom';
 import { formatReward, trimNumber, valueText } from '../format';
 import type { OpenState } from './openState';
 
-export function renderGrade(trace: LiveTrace, open: OpenState): HTMLElement {
+export function renderGrade(trace: RunningTrace, open: OpenState): HTMLElement {
   const section = h('section', { class: 'card', attrs: { id: 'section-grade' } });
   const fill = (): void => {
     const result = trace.result;

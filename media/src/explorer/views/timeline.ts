@@ -3,8 +3,7 @@
  * answer, grade, teardown; verifier: setup, grade), with durations. A click
  * jumps to what the step produced.
  */
-import type { LiveTrace } from '../../../../client/src/explorer/liveTrace';
-import type { PhaseName, StepName, TraceStep } from '../../../../client/src/engine/trace/schema';
+import type { PhaseName, RunningTrace, StepName, TraceStep } from '../../../../client/src/engine/trace/schema';
 import { h } from '../dom';
 import { between, formatDuration } from '../format';
 
@@ -17,7 +16,11 @@ export interface StepTarget {
   agentIndex?: number;
 }
 
-export function renderTimeline(trace: LiveTrace, onJump: (target: StepTarget) => void, nowIso: string): HTMLElement | null {
+export function renderTimeline(
+  trace: RunningTrace,
+  onJump: (target: StepTarget) => void,
+  nowIso: string,
+): HTMLElement | null {
   if (trace.phases.length === 0) return null;
   const t0 = Date.parse(trace.startedAt);
   const ends = trace.phases.flatMap((p) => [p.endedAt, ...p.steps.map((s) => s.endedAt ?? s.startedAt)]).filter((x): x is string => !!x);
@@ -82,7 +85,7 @@ function stepDuration(s: TraceStep, nowIso: string): string {
   return formatDuration(between(s.startedAt, s.endedAt ?? s.startedAt));
 }
 
-function target(trace: LiveTrace, phase: PhaseName, s: TraceStep): StepTarget {
+function target(trace: RunningTrace, phase: PhaseName, s: TraceStep): StepTarget {
   return { phase, step: s.step, offsetMs: between(trace.startedAt, s.startedAt) ?? 0 };
 }
 

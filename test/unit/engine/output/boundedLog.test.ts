@@ -4,9 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoundedLog, CUT_MARK } from '../../../../client/src/engine/trace/boundedLog';
-import { SideLogs } from '../../../../client/src/engine/trace/sideLogs';
-import { TraceBuilder } from '../../../../client/src/engine/trace/builder';
-import { readTrace, writeTrace } from '../../../../client/src/engine/trace/store';
+import { EventHub } from '../../../../client/src/engine/events';
+import { TraceRecorder } from '../../../../client/src/engine/trace/builder';
+import { readTrace } from '../../../../client/src/engine/trace/store';
 
 const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-unit-boundedlog-'));
 process.on('exit', () => rmSync(SCRATCH, { recursive: true, force: true }));
@@ -43,21 +43,20 @@ test('a long log keeps head and tail around one marked cut, and the spill gets e
 
 test('a rollout log past the budget goes whole to a side file the trace names', () => {
   const dir = join(SCRATCH, 'traces');
-  const side = new SideLogs(dir, 'r-side-1234');
-  const startedAt = '2026-11-30T10:00:00.000Z';
-  const b = new TraceBuilder({
-    rolloutId: 'r-side-1234',
-    taskRef: 'env.py::t',
-    startedAt,
-    agent: { kind: 'nop' },
-    providerKind: 'local',
-    sideLogs: side,
-  });
+  const heard: number[] = [];
+  const hub = new EventHub();
+  hub.on((e) => void (e.type === 'log' && heard.push(e.text.length)));
+  const recorder = new TraceRecorder(
+    { rolloutId: 'r-side-1234', taskRef: 'env.py::t', agent: { kind: 'nop' }, provider: { kind: 'local' }, traceDir: dir },
+    hub,
+  );
   const line = 'x'.repeat(1000);
   const lines = 10_000; // 10 MB: past the 4 MB kept in the trace
-  for (let i = 0; i < lines; i++) b.handle({ type: 'log', rolloutId: 'r-side-1234', at: startedAt, phase: 'actor', stream: 'stdout', text: `${i} ${line}` });
-  const trace = b.finish({ status: 'completed', result: null, error: null, endedAt: startedAt });
-  const path = writeTrace(dir, trace, side);
+  for (let i = 0; i < lines; i++) recorder.emit({ type: 'log', phase: 'actor', stream: 'stdout', text: `${i} ${line}` });
+  const { tracePath } = recorder.end({ status: 'completed', result: null, error: null });
+  assert.equal(heard.length, lines, 'listeners hear every line');
+  assert.ok(tracePath);
+  const path = tracePath;
   const back = readTrace(path);
   const actor = back.phases.find((p) => p.name === 'actor')!;
   assert.ok(actor.logFile, 'the phase names its side file');
