@@ -28,6 +28,12 @@ apt_install() {
 
 docker_ok() { docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
+# The local runtime's sandbox for agents (docs/security.md); its tests fail without it.
+if ! command -v bwrap >/dev/null 2>&1; then
+  log "installing bubblewrap"
+  apt_install bubblewrap
+fi
+
 if ! docker_ok; then
   if ! command -v dockerd >/dev/null 2>&1; then
     log "installing docker.io (Debian)"

@@ -4,9 +4,10 @@
  * Image: `--image`/setting, else the task's runtime_config image, else the
  * Dockerfile beside env.py (built with its folder as context, cached by
  * content), else python:3.11-slim. The bundled runtime is copied to
- * /opt/hud-studio/runtime and the environment's folder to /workspace/env; the
+ * /opt/hud-studio/runtime and the environment's folder to /opt/hud-studio/env; the
  * server runs as an exec and the control channel is relayed through the
- * container's own loopback, so network mode none works.
+ * container's own loopback, so network mode none works. Agents work in
+ * /workspace as an unprivileged user of their own (docs/security.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -23,10 +24,14 @@ import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { ServingSdk, SubstrateInfo } from '../trace/schema';
-import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
+
+export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
+import { withheldFrom } from './verifierOnly';
 
 export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
@@ -34,7 +39,8 @@ export const DEFAULT_IMAGE = 'python:3.11-slim';
 export const RUNTIME_DIR = '/opt/hud-studio/runtime';
 /** Only `hud_studio` (discovery): for images that bring their own `hud`, which must not be shadowed. */
 export const TOOLS_DIR = '/opt/hud-studio/tools';
-export const ENV_DIR = '/workspace/env';
+/** The environment's folder: the server's working folder, private to the server's user once an agent runs. */
+export const ENV_DIR = '/opt/hud-studio/env';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_SERVE_TIMEOUT_MS = 60_000;
@@ -121,7 +127,9 @@ export class DockerProvider implements Provider {
       rolloutId: opts.rolloutId,
       phase: opts.phase,
       network,
-      workdir: ENV_DIR,
+      // Not ENV_DIR: the daemon would make it at create, before the copy can say what is wrong with /opt/hud-studio.
+      workdir: WORKSPACE_DIR,
+      noNewPrivileges: true,
       ...numberField(resources, 'cpu', (v) => ({ cpus: v })),
       ...numberField(resources, 'memory_mb', (v) => ({ memoryMb: v })),
       ...numberField(resources, 'storage_mb', (v) => ({ storageMb: v })),
@@ -145,13 +153,18 @@ export class DockerProvider implements Provider {
       check();
       const runtime = runtimePythonDir();
       const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
+      const skipEnv = (rel: string, isDir: boolean): boolean => skip(rel, isDir) || withheldFrom(opts.phase, rel);
       // The bundled runtime is always copied for discovery; only the bundled server gets it on PYTHONPATH.
-      const copies: CopyItem[] = [{ hostPath: runtime, dest: RUNTIME_DIR, skip }, { hostPath: spec.envDir, dest: ENV_DIR, skip }];
+      const copies: CopyItem[] = [
+        { hostPath: runtime, dest: RUNTIME_DIR, skip },
+        { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
+      ];
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
       const served: EnvironmentSpec = { ...spec, useImageSdk: sdk.source === 'image' };
       const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, served, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS, sdk);
       const prestart = !served.useImageSdk && this.options.prestartServer !== false;
-      const packed = await packCopy(copies);
+      // The workspace root exists before the server starts, so that the environment can prepare it.
+      const packed = await packCopy(copies, [WORKSPACE_DIR]);
       // The copy rides on the pre-started interpreter's stdin when that interpreter may write wherever
       // putArchive would (root) and the folder is small: a putArchive costs the daemon a helper process
       // (~60 ms), the stdin path ~5 ms per MB more than putArchive's own streaming.
@@ -256,6 +269,7 @@ export class DockerSubstrate implements Substrate {
   /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
+  private seat: DockerAgentSeat | undefined;
 
   constructor(
     readonly container: DockerContainer,
@@ -315,7 +329,9 @@ export class DockerSubstrate implements Substrate {
       this.container.handle,
       ['python3', '-c', code],
       {
-        cwd: this.workdir,
+        // The environment's folder may not be there yet (it may be on its way through this interpreter's stdin):
+        // the serve request names it, and the server changes into it (hud_studio/prestart.py).
+        cwd: WORKSPACE_DIR,
         env: this.pythonEnv(false),
         onOutput: (stream, text) => (stream === 'stdout' && !state.sink ? state.replies.push(text) : keep(stream, text)),
       },
@@ -388,7 +404,7 @@ export class DockerSubstrate implements Substrate {
       prestarted.replies.close();
       prestarted.sink = onOutput;
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
-      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {} })}\n`);
+      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {}, cwd: this.workdir })}\n`);
       run = warm;
       this.serverStdin = warm.stdin;
     } else {
@@ -444,6 +460,12 @@ export class DockerSubstrate implements Substrate {
       }
     }
     return openRelay(this.container.handle, this.port, signal ? { signal } : {});
+  }
+
+  agentSeat(): AgentSeat {
+    this.assertLive();
+    this.seat ??= new DockerAgentSeat(this.container, ENV_DIR);
+    return this.seat;
   }
 
   copyIn(hostPath: string, dest: string): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connectTcp } from '../channel/tcp';
 import { CancelledError, HudStudioError } from '../errors';
@@ -15,10 +15,12 @@ import { runtimePythonDir } from '../runtimePaths';
 import type { ServingSdk, SubstrateInfo } from '../trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
-import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
+import { bubblewrap, sandboxArgs } from './localSandbox';
+import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
+import { withheldFrom } from './verifierOnly';
 
 /** Folders never worth copying into a substrate (VCS, caches, our own traces). */
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
@@ -58,7 +60,8 @@ export class LocalProvider implements Provider {
     try {
       writeOwner(root, []);
       const work = join(root, 'work');
-      cpSync(spec.envDir, work, { recursive: true, filter: (src) => !SKIP_DIRS.has(basename(src)) || src === spec.envDir });
+      const withheld = (src: string): boolean => withheldFrom(opts.phase, relative(spec.envDir, src).split(sep).join('/'));
+      cpSync(spec.envDir, work, { recursive: true, filter: (src) => src === spec.envDir || (!SKIP_DIRS.has(basename(src)) && !withheld(src)) });
       mkdirSync(join(root, 'home'));
       mkdirSync(join(root, 'tmp'));
       const envPath = join(work, relative(spec.envDir, spec.envFile));
@@ -125,6 +128,30 @@ export class LocalSubstrate implements Substrate {
       env: this.env(opts.env),
       onGroup: (pgid) => this.addGroup(pgid),
     });
+  }
+
+  /** The agent's seat: its own folder, in bubblewrap's sandbox when the machine has it (localSandbox.ts). */
+  agentSeat(): AgentSeat {
+    this.assertLive();
+    const workspace = join(this.root, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    const bwrap = bubblewrap();
+    const exec = (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
+      this.assertLive();
+      const cwd = opts.cwd ?? workspace;
+      const env = this.env({ HOME: workspace, ...(bwrap ? { TMPDIR: '/tmp' } : {}), ...opts.env }, false);
+      const command = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...argv] : argv;
+      return execInGroup(command, { ...opts, cwd, env, onGroup: (pgid) => this.addGroup(pgid) });
+    };
+    return {
+      workdir: workspace,
+      privileged: !bwrap,
+      ...(bwrap ? {} : { privilegedWhy: 'the local runtime has no sandbox here (install bubblewrap)' }),
+      exec,
+      copyIn: (hostPath, dest) => this.copyIn(hostPath, dest.startsWith('/') ? dest : join(workspace, dest)),
+      // The sandbox's PID namespace ended with each command; without one, release() kills the groups.
+      end: async () => undefined,
+    };
   }
 
   execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {

@@ -182,6 +182,8 @@ export const Trace = z.object({
   status: RolloutStatus,
   error: z.object({ phase: ErrorPhase, message: z.string(), code: z.string().optional() }).nullable(),
   warnings: z.array(z.string()).default([]),
+  /** True when the reward came from a substrate where the agent had the server's privileges. */
+  forgeable: z.boolean().optional(),
   events: z.array(TraceEvent).default([]),
   /** Set on a trace that graded a stored rollout's answer again (docs/grader-workbench.md). */
   regrade: z
