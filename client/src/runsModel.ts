@@ -8,7 +8,7 @@
  */
 import type { RolloutEvent } from './engine/events';
 import { foldRolloutEvent } from './engine/trace/fold';
-import type { PhaseName, RunningTrace, SubScoreT, Trace, TracePhase } from './engine/trace/schema';
+import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from './engine/trace/schema';
 import { type RolloutOutcome, inlineText, outcomeFromEvent, outcomeFromTrace, score } from './outcome';
 
 export interface RolloutRecord {
@@ -258,6 +258,7 @@ export class RunsModel {
         const sub = p.substrate;
         const parts = [
           sub ? `${sub.provider}${sub.image ? ` ${sub.image}` : ''}${p.reused ? ' (reused)' : ''}` : p.reused ? 'reused substrate' : undefined,
+          sub?.sdk ? servedBy(sub.sdk) : undefined,
           durationText(p.startedAt, p.endedAt, this.clock()),
           phaseReward(r.trace, p),
         ];
@@ -337,6 +338,11 @@ function statusIcon(
       if (outcome && outcome.reward !== null && outcome.reward < 1) return { id: 'pass', color: 'testing.iconQueued' };
       return { id: 'pass', color: 'testing.iconPassed' };
   }
+}
+
+/** Which SDK served a phase: the image's own HUD SDK or the bundled runtime (docs/sdk-compatibility.md). */
+export function servedBy(sdk: ServingSdk): string {
+  return sdk.source === 'image' ? `SDK ${sdk.name} ${sdk.version}` : 'bundled SDK';
 }
 
 function rolloutDescription(r: RolloutRecord, now: number): string {

@@ -79,6 +79,18 @@ const fields = {
       'e.g. `{ "workspace": "my/env:latest" }`.',
     scope: 'resource',
   }),
+  sdk: setting(z.enum(['auto', 'bundled', 'image']).default('auto'), {
+    markdownDescription:
+      'Which HUD SDK serves an `env.py`. The trace and the Runs view say which one served each phase. ' +
+      'See `docs/sdk-compatibility.md`.',
+    scope: 'resource',
+    enumDescriptions: [
+      "The image's own HUD SDK v6 when it can serve (the environment's own python for local runs), " +
+        "else HUD Studio's bundled runtime.",
+      "Always HUD Studio's bundled runtime.",
+      "Only the image's own HUD SDK: a run fails when the image has none that can serve.",
+    ],
+  }),
   passThreshold: setting(z.number().default(1), {
     markdownDescription:
       'A task passes in the Testing view when its reward is at least this value; below it fails. ' +

@@ -11,6 +11,7 @@ import { planJob, runJob, type JobSummary } from '../engine/job';
 import type { ModelMatrix, ModelSummary } from '../engine/jobModels';
 import { selectRuntime } from '../engine/runTask';
 import { isHarborDir } from '../engine/taskLoader';
+import { harborDatasetTasks } from '../../../server/src/harbor/loadTask';
 import { DEFAULT_TRACE_DIR } from '../engine/trace/store';
 import { cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
@@ -30,7 +31,7 @@ options:
   --max-concurrent N   rollouts at once (default 1)
   --threshold X        a run passes when its reward >= X (default 1.0)
   --model P/M          repeat to compare models: every task runs N times per model (llm agent)
-  --agent, --answer, --command, --runtime, --image, --trace-dir, --timeout, --call-timeout, --module,
+  --agent, --answer, --command, --runtime, --image, --sdk, --trace-dir, --timeout, --call-timeout, --module,
   --allow-service-access, --allow-shared-secrets, --json
                        as for run (--timeout applies to each rollout)
 
@@ -67,7 +68,8 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   // One request per model (each checked now: a missing key is a usage error before anything starts).
   const perModel = models.map((model) => ({ model, request: withModelFlags(base, values, io.env, model) }));
   // A wrong agent flag is a usage error before anything starts (Harbor-only jobs may name oracle).
-  if (!models.length && positionals.some((p) => !isHarborDir(p, io.cwd)) && 'choice' in base.agent) createAgent(base.agent.choice);
+  const harborOnly = (p: string): boolean => isHarborDir(p, io.cwd) || harborDatasetTasks(resolve(io.cwd, p)) !== undefined;
+  if (!models.length && positionals.some((p) => !harborOnly(p)) && 'choice' in base.agent) createAgent(base.agent.choice);
   const interrupt = abortOnInterrupt(() => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'));
   const bar = progressReporter(io.stderr);
   const notice = (line: string): void => void io.stderr.write(`${line}\n`);

@@ -27,6 +27,8 @@ ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).joi
   --command CMD   shell command run in the actor substrate; its stdout is the answer
   --runtime R     auto | docker | local | tcp://HOST:PORT (default auto)
   --image IMG     image for Docker substrates (wins over a Dockerfile)
+  --sdk S         auto | bundled | image: who serves an env.py (default auto: the image's own HUD SDK v6
+                  when it can serve, else the bundled runtime)
   --trace-dir DIR where traces go (default .hud-studio/traces)
   --timeout SEC   limit for the whole rollout
   --call-timeout SEC
@@ -57,6 +59,8 @@ export interface RunJson {
     endedAt: string | null;
   }[];
   error: { phase: string; message: string } | null;
+  /** The agent could have written this reward itself (docs/security.md). */
+  forgeable: boolean;
   trace: string | null;
   /** Why no trace was written, when the trace folder is unwritable or full. */
   traceError?: string;
@@ -76,6 +80,7 @@ export function runJson(o: FinishedRollout): RunJson {
       endedAt: p.endedAt ?? null,
     })),
     error: o.error ? { phase: o.error.phase, message: withCliFix(o.error.message, o.error.fix) } : null,
+    forgeable: o.trace.forgeable ?? false,
     trace: o.tracePath ?? null,
     ...(o.traceError ? { traceError: o.traceError } : {}),
   };
@@ -120,7 +125,15 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     if (err instanceof UsageError) throw err;
     // Failed before a rollout could start (e.g. --runtime docker without a daemon).
     if (values.json) {
-      const json: RunJson = { status: 'error', reward: null, subscores: [], phases: [], error: { phase: 'setup', message: cliErrorMessage(err) }, trace: null };
+      const json: RunJson = {
+        status: 'error',
+        reward: null,
+        subscores: [],
+        phases: [],
+        error: { phase: 'setup', message: cliErrorMessage(err) },
+        forgeable: false,
+        trace: null,
+      };
       io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     } else io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
     return err instanceof HudStudioError && err.code === 'cancelled' ? EXIT.cancelled : EXIT.error;

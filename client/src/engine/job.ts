@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import { harborDatasetTasks } from '../../../server/src/harbor/loadTask';
 import { discoverTasks, type DiscoveredTask } from './discover';
 import { HudStudioError, UsageError, errorMessage, fixOf } from './errors';
 import { EventHub, now } from './events';
@@ -338,6 +339,12 @@ export async function planJob(
     }
     if (isHarborDir(path, base.cwd)) {
       items.push({ request: { ...base, ref: path } });
+      continue;
+    }
+    // A folder of Harbor task directories is a dataset: each task is an item (docs/harbor.md, "Jobs").
+    const dataset = harborDatasetTasks(resolve(base.cwd, path));
+    if (dataset) {
+      for (const dir of dataset) items.push({ request: { ...base, ref: relative(base.cwd, dir).split(sep).join('/') || '.' } });
       continue;
     }
     try {

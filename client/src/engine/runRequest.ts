@@ -5,6 +5,7 @@
  * {@link HarborRunRequest} is the Harbor runner's own input, built by
  * `runTask` only. See `docs/engine.md`.
  */
+import type { SdkChoice } from './providers/servingSdk';
 import type { Agent } from './agents/agent';
 import type { AgentChoice } from './agents/create';
 import type { ModelEndpoint } from './agents/llm/modelRef';
@@ -50,6 +51,8 @@ export interface TaskRunRequest {
   consent: RunConsent;
   /** Image for Docker substrates (wins over a Dockerfile). */
   image?: string;
+  /** Who serves an env.py: the image's own HUD SDK when it can (`auto`), `bundled`, or only the `image`'s. */
+  sdk?: SdkChoice;
   /** Relative to `cwd`; default `.hud-studio/traces`; null writes no trace (env.py tasks only). */
   traceDir?: string | null;
   /** Per-environment variables, by environment name. */

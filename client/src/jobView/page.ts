@@ -9,42 +9,8 @@ import { makeNonce } from '../explorer/html';
 
 export { makeNonce };
 
-export interface JobViewCell {
-  meanReward: number | null;
-  runs: number;
-  passed: number;
-  passAtK: number;
-  traces: string[];
-}
-
-export interface JobViewModelRow {
-  model: string;
-  runs: number;
-  meanReward: number | null;
-  passAt1: number | null;
-  passAtK: number | null;
-  errors: { setup: number; actor: number; verifier: number };
-  tokens: { input: number; output: number; cached: number } | null;
-  wallMs: number | null;
-}
-
-export interface JobViewData {
-  jobId: string;
-  startedAt: string;
-  k: number;
-  threshold: number;
-  tasks: string[];
-  models: string[];
-  /** `cells[task][model]`. */
-  cells: JobViewCell[][];
-  modelRows: JobViewModelRow[];
-}
-
-/** Host -> page is the embedded data only; page -> host: open a cell's rollouts. */
-export interface JobViewToHostMessage {
-  type: 'openTraces';
-  traces: string[];
-}
+export type { JobViewCell, JobViewData, JobViewModelRow, JobViewToHostMessage } from './messages';
+import type { JobViewCell, JobViewData } from './messages';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});

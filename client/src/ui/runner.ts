@@ -252,6 +252,7 @@ export class Runner implements vscode.Disposable {
       traceDir: place.traceDir,
       credentials: place.credentials,
       ...(image && !harbor ? { image } : {}),
+      sdk: settings.sdk,
     };
   }
 

@@ -3,7 +3,7 @@
  * reward. Every string from the job file goes through textContent; a cell
  * click asks the host to open that cell's rollouts in the trace explorer.
  */
-import type { JobViewCell, JobViewData, JobViewToHostMessage } from '../../../client/src/jobView/page';
+import type { JobViewCell, JobViewData, JobViewToHostMessage } from '../../../client/src/jobView/messages';
 import css from './styles.css';
 
 interface VsCodeApi {
