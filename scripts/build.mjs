@@ -22,7 +22,10 @@ const entries = [
   // The runner and the engine under it (dockerode, ssh2, gRPC): loaded by the extension when the first run starts.
   { in: 'client/src/ui/runner.ts', out: 'engine', external: ['vscode', ...nativeExternals] },
 ];
-const web = [{ in: 'media/src/explorer/main.ts', out: 'media/explorer' }];
+const web = [
+  { in: 'media/src/explorer/main.ts', out: 'media/explorer' },
+  { in: 'media/src/jobView/main.ts', out: 'media/jobView' },
+];
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });

@@ -28,6 +28,12 @@ apt_install() {
 
 docker_ok() { docker version --format '{{.Server.Version}}' >/dev/null 2>&1; }
 
+# The local runtime's sandbox for agents (docs/security.md); its tests fail without it.
+if ! command -v bwrap >/dev/null 2>&1; then
+  log "installing bubblewrap"
+  apt_install bubblewrap
+fi
+
 if ! docker_ok; then
   if ! command -v dockerd >/dev/null 2>&1; then
     log "installing docker.io (Debian)"
@@ -74,4 +80,9 @@ fi
 for tag in "${BASE_TAGS[@]:1}"; do
   docker image inspect "$tag" >/dev/null 2>&1 || docker tag "${BASE_TAGS[0]}" "$tag"
 done
+# The reference registry (Debian's docker-registry): the Harbor pull tests start one on 127.0.0.1.
+if ! command -v docker-registry >/dev/null 2>&1; then
+  log "installing docker-registry (Debian)"
+  apt_install docker-registry
+fi
 log "docker $(docker version --format '{{.Server.Version}}') ready; base image ${BASE_TAGS[0]}"

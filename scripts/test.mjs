@@ -82,7 +82,8 @@ for (const layer of layers) {
     if (r.status !== 0 || ran === 0) failed = true;
     continue;
   }
-  const list = files(`test/${layer}`, '.test.ts');
+  // The conformance suite against the real HUD SDK runs with the integration tests (it needs Docker too).
+  const list = [...files(`test/${layer}`, '.test.ts'), ...(layer === 'integration' ? files('test/conformance', '.test.ts') : [])];
   if (list.length === 0) {
     console.error(`no ${layer} tests found`);
     failed = true;

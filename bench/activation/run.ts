@@ -10,6 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { machineInfo } from '../shared/machine';
 
 const ROOT = join(__dirname, '..', '..');
 const PROBE = join(__dirname, 'probe.cjs');
@@ -62,6 +63,7 @@ function main(): void {
   const baselineMs = median(base.map((s) => s.requireMs + s.activateMs));
   const result = {
     benchmark: 'activation',
+    machine: machineInfo(),
     samples,
     extension: { activateMs: round(activateMs), requireMs: round(requireMs), totalMs: round(requireMs + activateMs) },
     baseline: { totalMs: round(baselineMs) },

@@ -12,12 +12,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FixedAgent } from '../../client/src/engine/agents/fixed';
 import { dockerAvailable } from '../../client/src/engine/docker/client';
 import { DEFAULT_IMAGE, DockerProvider } from '../../client/src/engine/providers/docker';
 import { runRollout } from '../../client/src/engine/rollout';
+import { machineInfo } from '../shared/machine';
 
 const ROOT = join(__dirname, '..', '..');
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_same_env', 'env.py');
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
       `${JSON.stringify(
         {
           bench: 'rollout',
+          machine: machineInfo(),
           shape: 'same-environment (actor + verifier on one container)',
           image: DEFAULT_IMAGE,
           dockerVersion: available.version,
@@ -90,7 +92,6 @@ async function main(): Promise<void> {
           ratio: Math.round(ratio * 100) / 100,
           target: TARGET,
           withinTarget: ratio <= TARGET,
-          loadavg: loadavg().map((x) => Math.round(x * 100) / 100),
         },
         null,
         2,

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { makeBigTrace, NEEDLE } from '../../test/fixtures/traces/bigTrace';
+import { machineInfo } from '../shared/machine';
 import { buildExplorerBundle, fixturesDir, launchChromium, openPage, startExplorerServer } from '../../test/browser/harness';
 
 const arg = (name: string, dflt: number): number => {
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
     const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, round(median(v))])) as Record<keyof typeof samples, number>;
     const result = {
       bench: 'trace-explorer',
+      machine: machineInfo(),
       browser: browser.version(),
       lines: LINES,
       traceBytes: big.length,

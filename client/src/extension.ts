@@ -21,6 +21,8 @@ import { IndexClient } from './ui/indexClient';
 import { newEnvironment } from './ui/newEnvironment';
 import type { RunRequest, Runner } from './ui/runner';
 import { RunsView } from './ui/runsView';
+import { JOB_VIEW_TYPE, JobView } from './ui/jobView';
+import { ModelKeys } from './ui/modelKeys';
 import { EnvironmentSecrets } from './ui/secrets';
 import { RunningStatus } from './ui/statusBar';
 import { TaskTests } from './ui/testing';
@@ -51,6 +53,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const decorations = sub(new InlineResultDecorations());
   const traceLens = sub(new TraceLens());
   const secrets = new EnvironmentSecrets(context);
+  const modelKeys = new ModelKeys(context);
+  for (const d of modelKeys.register()) context.subscriptions.push(d);
   const indexClient = sub(new IndexClient(context, studioLog));
   stopIndexClient = () => indexClient.dispose();
 
@@ -70,7 +74,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let runner: Promise<Runner> | undefined;
   const getRunner = (): Promise<Runner> =>
     (runner ??= loadRunner()
-      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog)))
+      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, () => modelKeys.env())))
       .catch((err: unknown) => {
         runner = undefined; // let the next run try again instead of failing forever
         throw err;
@@ -126,6 +130,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   sub(vscode.window.registerTreeDataProvider('hudStudio.environments', envView));
   sub(vscode.window.createTreeView('hudStudio.runs', { treeDataProvider: runsView, showCollapseAll: true }));
   sub(vscode.languages.registerCodeLensProvider([{ scheme: 'file', language: 'python' }, { scheme: 'file', pattern: '**/task.toml' }, { scheme: 'file', pattern: '**/*.{json,jsonl}' }], traceLens));
+  sub(vscode.window.registerCustomEditorProvider(JOB_VIEW_TYPE, new JobView(context)));
   sub(vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }));
 
   sub(vscode.commands.registerCommand('hudStudio.newEnvironment', (target?: vscode.Uri) => newEnvironment(target)));

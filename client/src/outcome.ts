@@ -41,6 +41,10 @@ export { formatScore as score } from './engine/grade';
 /** `reward 0.83 · exact_match 1.00 · tests 0.00` (top-level subscores only). */
 export function inlineText(o: ShownOutcome): string {
   if (o.status === 'cancelled') return 'cancelled';
+  if (o.status === 'error' && o.reward !== null) {
+    // Graded anyway (the verifier judged after the actor's grading failed): both facts, as the SDK records them.
+    return `reward ${score(o.reward)} · errored${o.error ? ` in ${o.error.phase}` : ''}: ${firstLine(errorText(o) ?? 'error')}`;
+  }
   if (o.status === 'error' || o.reward === null) {
     const where = o.error ? ` in ${o.error.phase}` : '';
     return `errored${where}: ${firstLine(errorText(o) ?? 'no reward')}`;
@@ -75,7 +79,9 @@ function subscoreRows(subs: SubScoreT[], depth: number, rows: string[]): void {
 export function hoverMarkdown(o: ShownOutcome, label: string): string {
   const out: string[] = [`**HUD Studio · ${mdEscape(label)}**`, ''];
   if (o.status === 'cancelled') out.push('Rollout cancelled.');
-  else if (o.status === 'error' || o.reward === null) {
+  else if (o.status === 'error' && o.reward !== null) {
+    out.push(`**Reward ${score(o.reward)}, errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(errorText(o) ?? 'error')}`);
+  } else if (o.status === 'error' || o.reward === null) {
     out.push(`**Errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(errorText(o) ?? 'no reward')}`);
   } else out.push(`**Reward ${score(o.reward)}**`);
   const subs = o.result?.subscores ?? [];

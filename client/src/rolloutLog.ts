@@ -58,7 +58,13 @@ export function formatEvent(e: RolloutEvent): string[] {
     case 'prompt':
       return line(e, 'actor', 'prompt', brief(e.prompt));
     case 'agent.step':
-      return line(e, 'actor', 'agent', `step ${e.index}${e.text ? `: ${brief(e.text)}` : ''}${e.toolCalls.length ? ` (${e.toolCalls.map((c) => c.name).join(', ')})` : ''}`);
+      return line(
+        e,
+        'actor',
+        'agent',
+        `step ${e.index}${e.text ? `: ${brief(e.text)}` : ''}${e.toolCalls.length ? ` (${e.toolCalls.map((c) => c.name).join(', ')})` : ''}` +
+          (e.usage ? ` · tokens in ${e.usage.input} out ${e.usage.output}${e.usage.cached ? ` cached ${e.usage.cached}` : ''}` : ''),
+      );
     case 'answer':
       return line(e, 'actor', 'answer', brief(e.answer));
     case 'grade': {

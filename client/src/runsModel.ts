@@ -8,7 +8,7 @@
  */
 import type { RolloutEvent } from './engine/events';
 import { foldRolloutEvent } from './engine/trace/fold';
-import type { PhaseName, RunningTrace, SubScoreT, Trace, TracePhase } from './engine/trace/schema';
+import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from './engine/trace/schema';
 import { markNoAnswer } from './engine/outcome';
 import { type RolloutOutcome, type ShownOutcome, inlineText, outcomeFromEvent, outcomeFromTrace, score, verdictIcon } from './outcome';
 
@@ -286,6 +286,7 @@ export class RunsModel {
         const sub = p.substrate;
         const parts = [
           sub ? `${sub.provider}${sub.image ? ` ${sub.image}` : ''}${p.reused ? ' (reused)' : ''}` : p.reused ? 'reused substrate' : undefined,
+          sub?.sdk ? servedBy(sub.sdk) : undefined,
           durationText(p.startedAt, p.endedAt, this.clock()),
           phaseReward(r.trace, p),
         ];
@@ -380,6 +381,11 @@ function agentText(t: RunningTrace): string | undefined {
   const a = t.answer;
   if (typeof a === 'string' && a !== '') return `${kind} ${JSON.stringify(a.length > 24 ? `${a.slice(0, 23)}…` : a)}`;
   return kind;
+}
+
+/** Which SDK served a phase: the image's own HUD SDK or the bundled runtime (docs/sdk-compatibility.md). */
+export function servedBy(sdk: ServingSdk): string {
+  return sdk.source === 'image' ? `SDK ${sdk.name} ${sdk.version}` : 'bundled SDK';
 }
 
 function rolloutDescription(r: RolloutRecord, now: number): string {

@@ -19,6 +19,14 @@ export type BatchAgentKind = (typeof BATCH_AGENT_KINDS)[number];
 
 const stringMap = z.record(z.string(), z.string());
 
+const MODEL_NAME = /^(openai|anthropic|hud|openai-compatible)\/.+$/;
+/** One model for editor runs: `PROVIDER/MODEL`, or with the server's address (docs/models.md). */
+const ModelEntry = z.union([
+  z.string().regex(MODEL_NAME, 'expected PROVIDER/MODEL'),
+  z.object({ model: z.string().regex(MODEL_NAME, 'expected PROVIDER/MODEL'), baseUrl: z.string().url().optional() }).strict(),
+]);
+export type ModelSetting = { model: string; baseUrl?: string | undefined };
+
 /** Where VS Code keeps a setting (user, workspace, folder), as package.json declares it. */
 type Scope = 'application' | 'machine-overridable' | 'resource';
 
@@ -70,6 +78,18 @@ const fields = {
       "Image per environment name, instead of building the folder's Dockerfile, " +
       'e.g. `{ "workspace": "my/env:latest" }`.',
     scope: 'resource',
+  }),
+  sdk: setting(z.enum(['auto', 'bundled', 'image']).default('auto'), {
+    markdownDescription:
+      'Which HUD SDK serves an `env.py`. The trace and the Runs view say which one served each phase. ' +
+      'See `docs/sdk-compatibility.md`.',
+    scope: 'resource',
+    enumDescriptions: [
+      "The image's own HUD SDK v6 when it can serve (the environment's own python for local runs), " +
+        "else HUD Studio's bundled runtime.",
+      "Always HUD Studio's bundled runtime.",
+      "Only the image's own HUD SDK: a run fails when the image has none that can serve.",
+    ],
   }),
   passThreshold: setting(z.number().default(1), {
     markdownDescription:
@@ -157,6 +177,19 @@ const fields = {
       'trace says so. A user setting only.',
     scope: 'application',
   }),
+  models: setting(
+    z
+      .array(ModelEntry)
+      .default([])
+      .transform((list): ModelSetting[] => list.map((m) => (typeof m === 'string' ? { model: m } : m))),
+    {
+      markdownDescription:
+        'Models for the `llm` agent (`PROVIDER/MODEL`, or `{ "model": ..., "baseUrl": ... }` for a local server). ' +
+        'Each gets a run profile in the Testing view. Keys come from **HUD Studio: Set OpenAI/Anthropic/HUD API Key** ' +
+        'or `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `HUD_API_KEY`; never put a key here.',
+      scope: 'resource',
+    },
+  ),
 } as const;
 
 type Fields = typeof fields;

@@ -2,15 +2,22 @@
 
 The actor environment only records the answer; the judge environment grades
 it on a fresh substrate, so nothing the actor leaves behind can influence the
-grade. Run it with:
+grade. The expected word is not in this file: it sits in `verifier-only/`,
+which HUD Studio copies into verifier substrates only, so an agent reading
+the actor's copy of this folder finds nothing to copy (docs/security.md).
+Run it with:
 
     hud-studio run examples/secret-verifier/env.py::task --answer secret
 """
+from pathlib import Path
+
 from hud import Environment
 from hud.graders import SubScore, combine, contains, exact_match
 
 actor = Environment("workspace")
 judge = Environment("judge")
+
+EXPECTED_FILE = Path(__file__).parent / "verifier-only" / "expected.txt"
 
 
 @actor.template(id="solve", description="Find the secret word and answer with it.")
@@ -21,14 +28,15 @@ async def solve():
 
 
 @judge.template(id="verify", description="Grade the actor's answer against the expected word.")
-async def verify(expected: str):
+async def verify():
     actor_result = yield ""  # agent-less: the verifier only grades
     answer = str(actor_result.get("answer", ""))
+    expected = EXPECTED_FILE.read_text(encoding="utf-8").strip()
     yield await combine(
-        SubScore("exact", exact_match(answer, expected), weight=0.8),
-        SubScore("mentions", contains(answer, expected), weight=0.2),
+        SubScore(name="exact", value=exact_match(answer, expected), weight=0.8),
+        SubScore(name="mentions", value=contains(answer, expected), weight=0.2),
     )
 
 
 task = solve()
-task.verifier = verify(expected="secret")
+task.verifier = verify()

@@ -13,7 +13,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, type Session, openSession, packageVsix, processGroupOf, tempDir, vsixEntries } from './codeServer';
 import type { Locator, Page } from 'playwright-core';
@@ -241,6 +241,15 @@ describe('HUD Studio in code-server', () => {
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
     await runsView.locator('.monaco-list-row', { hasText: /Test 2 tasks.*2 rollouts · mean 1\.00$/ }).first().waitFor({ timeout: 180_000 });
     await s!.shot('10-testing-run-in-runs-view');
+    // Editor batches go through the same pool as `hud-studio eval`: a job summary beside the traces.
+    const traceDir = join(s!.workspace, '.hud-studio', 'traces');
+    const jobs = readdirSync(traceDir)
+      .filter((n) => n.endsWith('.hudjob.json'))
+      .map((n) => JSON.parse(readFileSync(join(traceDir, n), 'utf8')) as { label: string; total: number; completed: number });
+    assert.ok(
+      jobs.some((j) => j.label === 'Test 2 tasks' && j.total === 2 && j.completed === 2),
+      `no job summary of the Testing run: ${JSON.stringify(jobs)}`,
+    );
   });
 
   test('a *.hudtrace.json file opens in the trace explorer custom editor', async () => {

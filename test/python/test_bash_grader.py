@@ -45,13 +45,12 @@ class BashGraderTest(unittest.TestCase):
         self.assertEqual(s.value, 1.0, s.metadata)
 
     def test_exit_zero_scores_one_and_captures_output(self):
-        s = run(BashGrader.grade(0.5, "echo out; echo err >&2"))
+        s = run(BashGrader.grade(0.5, command="echo out; echo err >&2"))
         self.assertIsInstance(s, SubScore)
-        self.assertEqual((s.name, s.value, s.weight), ("bash", 1.0, 0.5))
-        self.assertEqual(s.metadata["exit_code"], 0)
-        self.assertEqual(s.metadata["stdout"], "out\n")
-        self.assertEqual(s.metadata["stderr"], "err\n")
-        self.assertFalse(s.metadata["timed_out"])
+        # The SDK's name and info: exit code, output, and the call's parameters.
+        self.assertEqual((s.name, s.value, s.weight), ("BashGrader", 1.0, 0.5))
+        self.assertEqual(s.info, {"exit_code": 0, "stdout": "out\n", "stderr": "err\n",
+                                  "_parameters": {"command": "echo out; echo err >&2"}})
 
     def test_nonzero_exit_scores_zero(self):
         s = run(BashGrader.grade(weight=1.0, command="echo failing; exit 3", name="tests"))

@@ -39,7 +39,7 @@ class DiscoverModuleTest(unittest.TestCase):
     def test_task_row(self):
         t = self.task("single")
         self.assertEqual(set(t), TASK_KEYS | {"ref", "verifier"})
-        self.assertEqual((t["env"], t["id"], t["args"]), ("catalog", "greet", {"name": "ada", "times": 1}))
+        self.assertEqual((t["env"], t["id"], t["args"]), ("catalog", "greet", {"name": "ada"}))
         digest = hashlib.sha1(json.dumps(t["args"], sort_keys=True).encode()).hexdigest()[:8]
         self.assertEqual(t["slug"], "greet-" + digest)
         self.assertEqual(t["description"], "Say hello")
@@ -69,7 +69,7 @@ class DiscoverModuleTest(unittest.TestCase):
         self.assertEqual(self.task("dict_configured")["runtime_config"], {"limits": {"run_timeout_s": 30}})
 
     def test_non_json_arguments_are_stringified(self):
-        self.assertEqual(self.task("odd_args")["args"], {"name": "/x", "times": 1})
+        self.assertEqual(self.task("odd_args")["args"], {"name": "/x"})
 
     def test_environments(self):
         envs = {e["name"]: e for e in self.report["environments"]}

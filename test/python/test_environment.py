@@ -25,7 +25,7 @@ class EnvironmentTest(unittest.TestCase):
         env = Environment("svc", version="2.1.0", capabilities=[Capability("mcp", "mcp", "http://127.0.0.1:8000/mcp")])
         self.assertEqual((env.name, env.version), ("svc", "2.1.0"))
         self.assertEqual(Environment("plain").version, "0.0.1")
-        env.add_capability("ssh", "ssh", "127.0.0.1:2222", {"user": "root"})
+        env.add_capability(Capability("ssh", "ssh", "127.0.0.1:2222", {"user": "root"}))
         env.add_capability(Capability("db", "tcp", "127.0.0.1:5432"))
         self.assertEqual(
             [c.to_dict() for c in env.capabilities],
@@ -35,8 +35,15 @@ class EnvironmentTest(unittest.TestCase):
                 {"name": "db", "protocol": "tcp", "url": "127.0.0.1:5432", "params": {}},
             ],
         )
-        with self.assertRaisesRegex(ValueError, "already has a capability named 'db'"):
-            env.add_capability(Capability("db", "tcp", "127.0.0.1:1"))
+        # As in the SDK: a capability of the same name replaces the old one.
+        env.add_capability(Capability("db", "tcp", "127.0.0.1:1"))
+        self.assertEqual([c.url for c in env.capabilities][-1], "127.0.0.1:1")
+        self.assertEqual(env.capability("db").url, "127.0.0.1:1")
+        with self.assertRaises(KeyError):
+            env.capability("nope")
+        with self.assertRaisesRegex(TypeError, "expected Capability"):
+            env.add_capability(("ssh", "ssh", "127.0.0.1:2222"))
+        self.assertEqual(Environment().name, "environment")
 
     def test_hooks_are_recorded(self):
         env = Environment("hooks")
@@ -59,8 +66,14 @@ class EnvironmentTest(unittest.TestCase):
             yield "p"
             yield 1.0
 
-        @env.template
-        async def bare():
+        with self.assertRaisesRegex(TypeError, "needs parentheses"):
+            @env.template
+            async def bare():
+                yield "p"
+                yield 1.0
+
+        @env.template(id="bare")
+        async def second():
             yield "p"
             yield 1.0
 
@@ -98,7 +111,7 @@ class EnvironmentTest(unittest.TestCase):
             yield "p"
             yield 1.0
 
-        with self.assertRaisesRegex(ValueError, "already has a template with id 'same'"):
+        with self.assertRaisesRegex(ValueError, "template 'same' already registered"):
             @env.template(id="same")
             async def two():
                 yield "p"
@@ -128,7 +141,8 @@ class TaskTest(unittest.TestCase):
         task = self.solve("disk")
         self.assertIsInstance(task, Task)
         self.assertEqual((task.env, task.id), ("tasks", "solve"))
-        self.assertEqual(task.args, {"target": "disk", "retries": 2, "mode": "fast"})
+        # Only the arguments given, as in the SDK (its slug hashes exactly these).
+        self.assertEqual(task.args, {"target": "disk"})
         self.assertIsNone(task.verifier)
         self.assertIsNone(task.runtime_config)
         self.assertEqual(self.ran, [])
@@ -165,7 +179,7 @@ class TaskTest(unittest.TestCase):
             other.verifier = "verify"
         actor.verifier = None
         verifier.verifier = other  # no longer anyone's verifier: allowed
-        self.assertEqual(actor.to_dict(), {"env": "tasks", "id": "solve", "args": {"target": "a", "retries": 2, "mode": "fast"}})
+        self.assertEqual(actor.to_dict(), {"env": "tasks", "id": "solve", "args": {"target": "a"}})
 
     def test_taskset(self):
         tasks = [self.solve("a"), self.solve("b")]
@@ -200,13 +214,13 @@ class TaskFileTest(unittest.TestCase):
             '{"env": "files", "id": "t", "args": {"x": 2}, "verifier": {"env": "files", "id": "t", "args": {"x": 3}}}\n',
         )
         rows = load_task_file(path, [self.env])
-        self.assertEqual([(i, line, t.args) for i, line, t in rows], [(0, 1, {"x": 1, "y": 0}), (1, 3, {"x": 2, "y": 0})])
-        self.assertEqual(rows[1][2].verifier.args, {"x": 3, "y": 0})
+        self.assertEqual([(i, line, t.args) for i, line, t in rows], [(0, 1, {"x": 1}), (1, 3, {"x": 2})])
+        self.assertEqual(rows[1][2].verifier.args, {"x": 3})
 
     def test_json_array_and_tasks_object(self):
         for text in ('[{"env": "files", "id": "t", "args": {"x": 1}}]', '{"tasks": [{"env": "files", "id": "t", "args": {"x": 1}}]}'):
             rows = load_task_file(self.write("t.json", text), [self.env])
-            self.assertEqual(rows[0][2].args, {"x": 1, "y": 0})
+            self.assertEqual(rows[0][2].args, {"x": 1})
 
     def test_errors_name_file_and_line(self):
         cases = [

@@ -74,7 +74,7 @@ class FakeGateway:
 class LLMJudgeGraderTest(unittest.TestCase):
     def grade(self, gateway, **kw):
         with mock.patch.dict(os.environ, {"HUD_GATEWAY_URL": gateway.url, "HUD_API_KEY": "sk-test"}):
-            return asyncio.run(LLMJudgeGrader.grade(**kw))
+            return asyncio.run(LLMJudgeGrader.grade(kw.pop("weight", 1.0), **kw))
 
     def test_weighted_criteria_with_a_mistake(self):
         gateway = FakeGateway(barrier=threading.Barrier(4, timeout=10))
@@ -88,7 +88,7 @@ class LLMJudgeGraderTest(unittest.TestCase):
         )
         # met positives 1 + 2 of 4, minus the met mistake's 1 -> 2 / 4
         self.assertAlmostEqual(s.value, 0.5)
-        self.assertEqual((s.name, s.weight), ("llm_judge", 0.5))
+        self.assertEqual((s.name, s.weight), ("LLMJudgeGrader", 0.5))
         verdicts = {c["requirement"]: c["verdict"] for c in s.metadata["criteria"]}
         self.assertEqual(verdicts, {"paris": "MET", "capital": "MET", "germany": "MET", "london": "UNMET"})
         self.assertEqual(len(gateway.requests), 4)
@@ -122,7 +122,7 @@ class LLMJudgeGraderTest(unittest.TestCase):
     def test_missing_variables_name_both(self):
         with mock.patch.dict(os.environ, {}, clear=True):
             with self.assertRaises(LLMJudgeError) as caught:
-                asyncio.run(LLMJudgeGrader.grade(answer="x", criteria=["y"]))
+                asyncio.run(LLMJudgeGrader.grade(1.0, answer="x", criteria=["y"]))
         self.assertIn("HUD_GATEWAY_URL", str(caught.exception))
         self.assertIn("HUD_API_KEY", str(caught.exception))
 

@@ -74,7 +74,7 @@ class ParkingTest(ServerCase):
         error = lone.error("tasks.grade", {"answer": "two"})
         self.assertEqual(error["code"], -32600)
         self.assertIn("2 parked sessions", error["message"])
-        self.assertEqual(lone.error("hello", {"session_id": "f" * 32})["code"], -32602)
+        self.assertEqual(lone.error("hello", {"session_id": "f" * 32})["code"], -32600)
         lone.call("hello", {"session_id": sessions[1]})
         self.assertEqual(lone.call("tasks.grade", {"answer": "two"})["score"], 1.0)
         # Now exactly one is parked: a lone grade adopts it.
@@ -82,17 +82,17 @@ class ParkingTest(ServerCase):
         self.assertEqual(other.call("tasks.grade", {"answer": "one"})["score"], 1.0)
         self.assertTrue(server.alive())
 
-    def test_hello_takes_over_a_session_whose_old_connection_looks_alive(self):
+    def test_hello_refuses_a_session_another_live_connection_holds(self):
         server = self.serve()
         old = self.client(server)
         session = old.call("hello")["session_id"]
         old.call("tasks.start", {"id": "echo", "args": {"text": "t"}})
         new = self.client(server)
-        self.assertEqual(new.call("hello", {"session_id": session})["task"]["id"], "echo")
-        self.assertEqual(new.call("tasks.grade", {"answer": "t"})["score"], 1.0)
-        # The old connection keeps working, on a fresh session of its own.
-        self.assertNotEqual(old.call("hello")["session_id"], session)
-        self.assertEqual(old.error("tasks.grade", {"answer": "t"})["message"], "no task in progress")
+        # As in the SDK: a live session is not taken over.
+        error = new.error("hello", {"session_id": session})
+        self.assertEqual(error["code"], -32600)
+        self.assertIn("has a live connection", error["message"])
+        self.assertEqual(old.call("tasks.grade", {"answer": "t"})["score"], 1.0)
 
     def test_bye_does_not_park(self):
         server = self.serve()

@@ -70,7 +70,7 @@ class UnpackTest(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="hs-unpack-")
         self.addCleanup(shutil.rmtree, tmp, True)
         self.root = tmp
-        # Names below `/`, as the engine writes them (opt/hud-studio/runtime, workspace/env).
+        # Names below `/`, as the engine writes them (opt/hud-studio/runtime, opt/hud-studio/env).
         self.runtime_dir = os.path.join(tmp, "runtime")
         self.env_dir = os.path.join(tmp, "env")
         os.mkdir(self.env_dir)

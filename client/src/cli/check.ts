@@ -5,14 +5,15 @@
  * under PATH. Exit 1 if any error, 0 otherwise, 2 on bad usage.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
-import { Analyzer } from '../../../server/src/analysis/analyzer';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { Analyzer, decodeText } from '../../../server/src/analysis/analyzer';
 import type { FileFacts, FileProblem, Severity } from '../../../server/src/analysis/facts';
 import { importProblems } from '../../../server/src/analysis/importability';
 import { createPythonParser, type Parser } from '../../../server/src/analysis/treeSitter';
 import { isUnder } from '../../../server/src/analysis/paths';
 import { listIndexableFiles, readFiles } from '../../../server/src/analysis/scan';
 import { errorMessage, UsageError } from '../engine/errors';
+import { GOLDEN_CODE, ROOT_AGENT_CODE, goldenExposure, rootAgentFindings } from './checkGolden';
 import { EXIT, type CliIO } from './io';
 import { parse } from './options';
 
@@ -23,6 +24,8 @@ without running them (the same checks as the editor). PATH defaults to the
 current folder.
 
   --json    print an array of {file, line, column, severity, code, message}
+  --golden  run the golden answers of <env>.golden.jsonl files through the graders
+            (no agent; docs/grader-workbench.md); --runtime R picks where
 
 Exit codes: 0 no errors, 1 errors found, 2 usage error.
 `;
@@ -39,6 +42,10 @@ export interface CheckFinding {
 }
 
 export async function runCheck(argv: string[], io: CliIO): Promise<number> {
+  if (argv.includes('--golden')) {
+    const { goldenCommand } = await import('./golden');
+    return goldenCommand(argv, io);
+  }
   let opts;
   try {
     opts = parse(argv, { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } });
@@ -86,7 +93,9 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
   try {
     const files = await listIndexableFiles(roots);
     for (const t of targets) if (!t.isDir && !files.includes(t.path)) files.push(t.path);
-    analyzer.setFiles(await readFiles(files));
+    const contents = await readFiles(files);
+    analyzer.setFiles(contents);
+    const texts = new Map(contents);
     const findings: CheckFinding[] = [];
     for (const path of analyzer.workspace.paths()) {
       if (!targets.some((t) => isUnder(t.path, path))) continue;
@@ -94,6 +103,17 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
       const problems = [...analyzer.workspace.problems(path), ...(await importabilityOf(path, analyzer.workspace.facts(path), parser))];
       for (const p of problems) {
         findings.push({ file, line: p.range.start.line + 1, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message });
+      }
+      const content = texts.get(path);
+      const tasks = analyzer.workspace.link(path)?.tasks ?? [];
+      if (tasks.length && content !== undefined && (typeof content === 'string' || content instanceof Uint8Array)) {
+        for (const g of goldenExposure(file, analyzer.workspace.uriOf(path), decodeText(content), tasks)) {
+          findings.push({ file, line: g.range.start.line + 1, column: g.range.start.character + 1, severity: 'warning', code: GOLDEN_CODE, message: g.message });
+        }
+        const dockerfile = await readFile(join(dirname(path), 'Dockerfile'), 'utf8').catch(() => undefined);
+        for (const g of rootAgentFindings(dockerfile, tasks)) {
+          findings.push({ file, line: g.range.start.line + 1, column: g.range.start.character + 1, severity: 'warning', code: ROOT_AGENT_CODE, message: g.message });
+        }
       }
     }
     return findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));

@@ -11,11 +11,14 @@ export const USAGE = `HUD Studio ${version()}: run and check HUD environments an
 
 usage:
   hud-studio run PATH[::REF] [--answer TEXT] [--agent ${CLI_AGENT_NAMES}] [--command CMD]
-                 [--runtime auto|docker|local|tcp://HOST:PORT] [--image IMG]
+                 [--runtime auto|docker|local|tcp://HOST:PORT] [--image IMG] [--sdk auto|bundled|image]
                  [--trace-dir DIR] [--timeout SEC] [--json]
   hud-studio eval PATH... [--agent KIND] [--answer TEXT] [--command CMD] [--group N]
                  [--max-concurrent N] [--threshold X] [--json]
   hud-studio check [PATH...]      static checks of env.py files and Harbor tasks
+  hud-studio regrade PATH[::REF] [--traces DIR] [--json]
+                                  grade stored rollouts again with the current grader
+  hud-studio sanity PATH...       try to game every task's grader with answers that deserve 0
   hud-studio --help | --version
 
 Run "hud-studio COMMAND --help" for a command's options.
@@ -45,8 +48,16 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
         const { runCheck } = await import('./check');
         return await runCheck(rest, io);
       }
+      case 'regrade': {
+        const { regradeCommand } = await import('./regrade');
+        return await regradeCommand(rest, io);
+      }
+      case 'sanity': {
+        const { sanityCommand } = await import('./sanity');
+        return await sanityCommand(rest, io);
+      }
       default:
-        throw new UsageError(`unknown command "${command}"`, { hint: 'use run, eval or check (hud-studio --help)' });
+        throw new UsageError(`unknown command "${command}"`, { hint: 'use run, eval, check, regrade or sanity (hud-studio --help)' });
     }
   } catch (err) {
     if (err instanceof UsageError) {

@@ -1,5 +1,6 @@
 /** Option parsing shared by `run` and `eval` (node:util parseArgs, strict). */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseSdkChoice } from '../engine/providers/servingSdk';
 import { UsageError } from '../engine/errors';
 import type { TaskRunRequest } from '../engine/runRequest';
 
@@ -7,8 +8,20 @@ export const COMMON_OPTIONS = {
   agent: { type: 'string' },
   answer: { type: 'string' },
   command: { type: 'string' },
+  model: { type: 'string', multiple: true },
+  'base-url': { type: 'string' },
+  system: { type: 'string' },
+  'max-steps': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  temperature: { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'token-budget': { type: 'string' },
+  'max-retries': { type: 'string' },
+  'judge-model': { type: 'string' },
+  'judge-base-url': { type: 'string' },
   runtime: { type: 'string', default: 'auto' },
   image: { type: 'string' },
+  sdk: { type: 'string', default: 'auto' },
   'trace-dir': { type: 'string' },
   timeout: { type: 'string' },
   'call-timeout': { type: 'string' },
@@ -49,6 +62,7 @@ type CommonValues = {
   command?: string | undefined;
   runtime: string;
   image?: string | undefined;
+  sdk?: string | undefined;
   'trace-dir'?: string | undefined;
   'call-timeout'?: string | undefined;
   module?: string | undefined;
@@ -73,6 +87,7 @@ export function requestBase(values: CommonValues, cwd: string, timeoutSec: numbe
     consent: { serviceAccess: values['allow-service-access'], sharedSecrets: values['allow-shared-secrets'] },
     ...(values.module ? { module: values.module } : {}),
     ...(values.image ? { image: values.image } : {}),
+    sdk: parseSdkChoice(values.sdk),
     ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
     ...(timeoutSec || callSec ? { limits: { ...(timeoutSec ? { rolloutMs: timeoutSec * 1000 } : {}), ...(callSec ? { callMs: callSec * 1000 } : {}) } } : {}),
   };

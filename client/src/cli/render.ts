@@ -75,7 +75,8 @@ export class HumanRenderer {
         break;
       case 'phase.started': {
         const s = e.substrate;
-        const where = s ? `${e.reused ? 'same' : s.isolation === 'borrowed' ? 'borrowed' : 'fresh'} ${s.provider} substrate ${s.id} (isolation: ${s.isolation})` : 'no substrate';
+        const served = s?.sdk ? `, served by ${s.sdk.source === 'image' ? `the image's SDK ${s.sdk.name} ${s.sdk.version}` : 'the bundled runtime'}` : '';
+        const where = s ? `${e.reused ? 'same' : s.isolation === 'borrowed' ? 'borrowed' : 'fresh'} ${s.provider} substrate ${s.id} (isolation: ${s.isolation}${served})` : 'no substrate';
         w(`┌ ${e.phase} phase on ${where}`);
         break;
       }
@@ -103,7 +104,10 @@ export class HumanRenderer {
         break;
       case 'rollout.ended':
         if (e.status === 'completed') w(`reward ${formatReward(e.reward)}`);
-        else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${withCliFix(e.error.message, e.error.fix)}` : ''} (no reward)`);
+        else if (e.reward !== null) {
+          const why = e.error ? withCliFix(e.error.message, e.error.fix) : '';
+          w(`${e.status} in ${e.error?.phase ?? 'a phase'}: ${why} (reward ${formatReward(e.reward)} from the verifier stands)`);
+        } else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${withCliFix(e.error.message, e.error.fix)}` : ''} (no reward)`);
         if (e.tracePath) w(`trace: ${e.tracePath}`);
         break;
       default:

@@ -11,6 +11,7 @@ import { runTask } from '../engine/runTask';
 import { cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO } from './io';
+import { MODEL_USAGE, withModelFlags } from './modelFlags';
 import { COMMON_OPTIONS, parse, positiveNumber, requestBase } from './options';
 import { humanRenderer } from './render';
 
@@ -21,11 +22,13 @@ export const RUN_USAGE = `usage: hud-studio run PATH[::REF] [options]
 
 options:
   --answer TEXT   the answer (implies --agent fixed)
-  --agent KIND    the actor (default: fixed with --answer, command with --command, else nop):
+  --agent KIND    the actor (default: fixed with --answer, command with --command, llm with --model, else nop):
 ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).join('\n')}
   --command CMD   shell command run in the actor substrate; its stdout is the answer
   --runtime R     auto | docker | local | tcp://HOST:PORT (default auto)
   --image IMG     image for Docker substrates (wins over a Dockerfile)
+  --sdk S         auto | bundled | image: who serves an env.py (default auto: the image's own HUD SDK v6
+                  when it can serve, else the bundled runtime)
   --trace-dir DIR where traces go (default .hud-studio/traces)
   --timeout SEC   limit for the whole rollout
   --call-timeout SEC
@@ -39,7 +42,8 @@ ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).joi
                   give a verifier that shares the actor's substrate its secrets anyway
                   (the actor could read them)
   --json          print one JSON object instead of the live log
-`;
+
+${MODEL_USAGE}`;
 
 /** The `--json` object of `run` (issue 3). */
 export interface RunJson {
@@ -55,6 +59,8 @@ export interface RunJson {
     endedAt: string | null;
   }[];
   error: { phase: string; message: string } | null;
+  /** The agent could have written this reward itself (docs/security.md). */
+  forgeable: boolean;
   trace: string | null;
   /** Why no trace was written, when the trace folder is unwritable or full. */
   traceError?: string;
@@ -74,6 +80,7 @@ export function runJson(o: FinishedRollout): RunJson {
       endedAt: p.endedAt ?? null,
     })),
     error: o.error ? { phase: o.error.phase, message: withCliFix(o.error.message, o.error.fix) } : null,
+    forgeable: o.trace.forgeable ?? false,
     trace: o.tracePath ?? null,
     ...(o.traceError ? { traceError: o.traceError } : {}),
   };
@@ -92,6 +99,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`run takes exactly one PATH[::REF], got ${positionals.length}`, { hint: 'hud-studio run env.py::task --answer 42' });
   const ref = positionals[0]!;
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
+  if ((values.model?.length ?? 0) > 1) throw new UsageError('run takes one --model', { hint: 'use hud-studio eval to compare models' });
   const hub = new EventHub();
   if (!values.json) hub.on(humanRenderer(io.stdout));
   if (choosesNoAgent(values)) {
@@ -100,7 +108,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const interrupt = abortOnInterrupt(() => void io.stderr.write('cancelling: releasing every substrate (Ctrl-C again to quit at once)\n'));
   try {
     const outcome = await runTask(
-      { ...requestBase(values, io.cwd, timeoutSec), ref },
+      { ...withModelFlags(requestBase(values, io.cwd, timeoutSec), values, io.env, values.model?.[0]), ref },
       { hub, signal: interrupt.signal, notice: (line) => void io.stderr.write(`${line}\n`) },
     );
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
@@ -117,7 +125,15 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     if (err instanceof UsageError) throw err;
     // Failed before a rollout could start (e.g. --runtime docker without a daemon).
     if (values.json) {
-      const json: RunJson = { status: 'error', reward: null, subscores: [], phases: [], error: { phase: 'setup', message: cliErrorMessage(err) }, trace: null };
+      const json: RunJson = {
+        status: 'error',
+        reward: null,
+        subscores: [],
+        phases: [],
+        error: { phase: 'setup', message: cliErrorMessage(err) },
+        forgeable: false,
+        trace: null,
+      };
       io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
     } else io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
     return err instanceof HudStudioError && err.code === 'cancelled' ? EXIT.cancelled : EXIT.error;

@@ -14,6 +14,7 @@ import type {
   SubstrateInfo,
   TaskIdentity,
   ErrorPhase,
+  TokenUsage,
   Trace,
 } from './trace/schema';
 
@@ -36,7 +37,13 @@ export type RolloutEvent =
   | (Base & { type: 'step'; phase: PhaseName; step: StepName; status: 'started' | 'completed' | 'error' | 'cancelled'; detail?: string })
   | (Base & { type: 'log'; phase: PhaseName; stream: LogStream; text: string })
   | (Base & { type: 'prompt'; prompt: unknown })
-  | (Base & { type: 'agent.step'; index: number; text?: string; toolCalls: { name: string; input?: unknown; output?: unknown; isError?: boolean }[] })
+  | (Base & {
+      type: 'agent.step';
+      index: number;
+      text?: string;
+      toolCalls: { name: string; input?: unknown; output?: unknown; isError?: boolean }[];
+      usage?: TokenUsage;
+    })
   | (Base & { type: 'answer'; answer: unknown })
   | (Base & { type: 'grade'; phase: PhaseName; result: GradeResult; raw: unknown; authoritative: boolean })
   | (Base & { type: 'phase.ended'; phase: PhaseName; status: RolloutStatus; error?: string })

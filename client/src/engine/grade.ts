@@ -1,8 +1,15 @@
 /**
  * Grade frames (wire: `score`) as the engine records them (`reward`), and the
  * error result that stands in for a failed actor grading (docs/hud-protocol.md).
+ *
+ * The SDK's server sends every field of its result model, unset ones as
+ * `null` (`subscores`, `content`, a subscore's `children` and `info`), so
+ * null reads as absent. A subscore that cannot be read fails the grade: the
+ * SDK's client refuses such a frame too, and a summary that silently lost a
+ * part would no longer add up to the reward (docs/sdk-compatibility.md).
  */
-import { SubScore, type GradeResult, type SubScoreT } from './trace/schema';
+import { ProtocolError } from './errors';
+import type { GradeResult, SubScoreT } from './trace/schema';
 
 /** Two decimals for people; rewards are not clamped, so negatives and values above 1 show as they are. */
 export function formatScore(x: number): string {
@@ -11,39 +18,55 @@ export function formatScore(x: number): string {
   return s === '-0.00' ? '0.00' : s;
 }
 
-export function gradeFromFrame(frame: Record<string, unknown>): { result: GradeResult; dropped: number } {
-  const subs: SubScoreT[] = [];
-  let dropped = 0;
-  for (const raw of Array.isArray(frame['subscores']) ? frame['subscores'] : []) {
-    const s = SubScore.safeParse(normaliseSubScore(raw));
-    if (s.success) subs.push(s.data);
-    else dropped++;
-  }
+export function gradeFromFrame(frame: Record<string, unknown>): GradeResult {
+  const rawSubs = frame['subscores'] ?? [];
+  if (!Array.isArray(rawSubs)) throw unreadable('"subscores" is not a list', rawSubs);
+  const subscores = rawSubs.map((raw, i) => readSubScore(raw, `subscores[${i}]`));
   const info = frame['info'];
+  const content = frame['content'];
   return {
-    result: {
-      reward: typeof frame['score'] === 'number' ? frame['score'] : null,
-      subscores: subs,
-      info: info && typeof info === 'object' && !Array.isArray(info) ? (info as Record<string, unknown>) : {},
-      ...(frame['content'] !== undefined ? { content: frame['content'] } : {}),
-      isError: frame['isError'] === true,
-    },
-    dropped,
+    reward: typeof frame['score'] === 'number' ? frame['score'] : null,
+    subscores,
+    info: isObject(info) ? info : {},
+    ...(content !== undefined && content !== null ? { content } : {}),
+    isError: frame['isError'] === true,
   };
 }
 
-/** The SDK calls a subscore's metadata `info`; default weight is 1. */
-function normaliseSubScore(raw: unknown): unknown {
-  if (!raw || typeof raw !== 'object') return raw;
-  const s = raw as Record<string, unknown>;
-  const metadata = s['metadata'] ?? s['info'];
+/** The SDK calls a subscore's metadata `info` (older frames: `metadata`); default weight is 1. */
+function readSubScore(raw: unknown, where: string): SubScoreT {
+  if (!isObject(raw)) throw unreadable(`${where} is not an object`, raw);
+  const { name, value } = raw;
+  const weight = raw['weight'] ?? 1;
+  if (typeof name !== 'string' || name === '') throw unreadable(`${where} has no string "name"`, raw);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw unreadable(`${where} ("${name}") needs a "value" between 0 and 1`, raw);
+  }
+  if (typeof weight !== 'number' || !Number.isFinite(weight)) throw unreadable(`${where} ("${name}") has a non-numeric "weight"`, raw);
+  const metadata = raw['info'] ?? raw['metadata'];
+  if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
+    throw unreadable(`${where} ("${name}") has "info" that is not an object`, raw);
+  }
+  const children = raw['children'] ?? undefined;
+  if (children !== undefined && !Array.isArray(children)) throw unreadable(`${where} ("${name}") has "children" that is not a list`, raw);
   return {
-    name: s['name'],
-    value: s['value'],
-    weight: s['weight'] ?? 1,
-    ...(metadata && typeof metadata === 'object' ? { metadata } : {}),
-    ...(Array.isArray(s['children']) ? { children: s['children'].map(normaliseSubScore) } : {}),
+    name,
+    value,
+    weight,
+    ...(isObject(metadata) ? { metadata } : {}),
+    ...(children ? { children: children.map((c: unknown, i: number) => readSubScore(c, `${where}.children[${i}]`)) } : {}),
   };
+}
+
+function unreadable(what: string, raw: unknown): ProtocolError {
+  const text = JSON.stringify(raw) ?? String(raw);
+  return new ProtocolError(`tasks.grade returned a subscore that cannot be read: ${what}: ${text.slice(0, 200)}`, {
+    hint: 'yield SubScore(name=..., value=0..1, weight=...) objects, e.g. from hud.graders',
+  });
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return !!x && typeof x === 'object' && !Array.isArray(x);
 }
 
 /** What the verifier receives when the actor's own grading failed: the answer survives. */

@@ -8,10 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import { harborDatasetTasks } from '../../../server/src/harbor/loadTask';
 import { discoverTasks, type DiscoveredTask } from './discover';
 import { HudStudioError, UsageError, errorMessage, fixOf } from './errors';
 import { EventHub, now } from './events';
+import { countTokens, summarizeModels, type ModelMatrix, type ModelSummary } from './jobModels';
 import { mean, passAtK, passes } from './jobStats';
 import type { RolloutOutcome } from './outcome';
 import { LocalProvider } from './providers/local';
@@ -20,7 +22,7 @@ import type { SelectedProvider } from './providers/select';
 import type { TaskRunRequest } from './runRequest';
 import { runTask } from './runTask';
 import { isHarborDir, resolveTask, taskFileTarget } from './taskLoader';
-import type { ErrorPhase, Trace } from './trace/schema';
+import type { ErrorPhase, TokenUsage, Trace } from './trace/schema';
 import { fileTimestamp, writeFileAtomic } from './trace/store';
 
 export const JOB_FILE_SUFFIX = '.hudjob.json';
@@ -29,6 +31,8 @@ export const JOB_FILE_SUFFIX = '.hudjob.json';
 export interface JobItem {
   request: TaskRunRequest;
   task?: DiscoveredTask;
+  /** The model acting in this item, in an eval across models (docs/models.md). */
+  model?: string;
 }
 
 export interface JobRequest {
@@ -76,10 +80,16 @@ export interface JobRun {
   notStarted?: true;
   /** Why this run's trace could not be written. */
   traceError?: string;
+  /** The model that acted, in a job across models. */
+  model?: string;
+  tokens?: TokenUsage;
+  startedAt?: string;
+  endedAt?: string;
 }
 
 export interface JobTaskSummary {
   ref: string;
+  model?: string;
   runs: JobRun[];
   meanReward: number | null;
   passed: number;
@@ -116,6 +126,9 @@ export interface JobSummary {
   summaryPath: string | undefined;
   /** Why the summary file could not be written (the summary itself still holds). */
   summaryError?: string;
+  /** A job across models: per-model figures and the task x model matrix. */
+  models?: ModelSummary[];
+  matrix?: ModelMatrix;
 }
 
 export async function runJob(job: JobRequest): Promise<JobSummary> {
@@ -128,7 +141,9 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
   const loadErrors = [...(job.loadErrors ?? [])];
 
   const queue = job.items.flatMap((item) => Array.from({ length: group }, () => item));
-  const byRef = new Map<string, JobRun[]>(job.items.map((item) => [refOf(item), []]));
+  const byRef = new Map<string, JobRun[]>(job.items.map((item) => [keyOf(item), []]));
+  const cells = new Map(job.items.map((item) => [keyOf(item), { ref: refOf(item), model: item.model }]));
+  const tokens = countTokens(hub);
   const progress: JobProgress = { total: queue.length, done: 0, running: 0, completed: 0, errored: 0, cancelled: 0, passed: 0 };
   const report = (): void => job.onProgress?.({ ...progress });
   hub.emit({ type: 'job.started', jobId, label: job.label, total: queue.length, at: startedAt });
@@ -141,6 +156,7 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
       const item = queue[next++]!;
       progress.running++;
       report();
+      const runStartedAt = now();
       const ended = await runItem(item, job, hub, jobId);
       progress.running--;
       progress.done++;
@@ -151,7 +167,10 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
       if (ended.trace) {
         const o = ended.outcome;
         const lost = o.traceError ? { traceError: o.traceError } : {};
-        byRef.get(refOf(item))?.push({ rolloutId: o.rolloutId, status: o.status, reward: o.reward, error: o.error, trace: o.tracePath, ...lost });
+        const used = tokens.of(o.rolloutId);
+        const model = item.model === undefined ? {} : { model: item.model, startedAt: runStartedAt, endedAt: now() };
+        const run = { rolloutId: o.rolloutId, status: o.status, reward: o.reward, error: o.error, trace: o.tracePath, ...lost };
+        byRef.get(keyOf(item))?.push({ ...run, ...model, ...(used ? { tokens: used } : {}) });
       } else if (!loadErrors.some((e) => e.path === refOf(item))) {
         // A task that cannot even start (e.g. a broken task.toml) is reported once; the job goes on.
         loadErrors.push({ path: refOf(item), message: ended.outcome.error?.message ?? 'did not start' });
@@ -160,16 +179,23 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
       report();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
+  } finally {
+    tokens.dispose();
+  }
   // Runs a Ctrl-C kept from starting still count: the summary covers the whole job asked for.
   for (const item of queue.slice(next)) {
-    byRef.get(refOf(item))?.push({ rolloutId: '', status: 'cancelled', reward: null, error: null, trace: undefined, notStarted: true });
+    const model = item.model === undefined ? {} : { model: item.model };
+    byRef.get(keyOf(item))?.push({ rolloutId: '', status: 'cancelled', reward: null, error: null, trace: undefined, notStarted: true, ...model });
     progress.done++;
     progress.cancelled++;
   }
   if (next < queue.length) report();
 
-  const summary = summarise({ jobId, label: job.label, startedAt, group, threshold, byRef, loadErrors });
+  const summary = summarise({ jobId, label: job.label, startedAt, group, threshold, byRef, cells, loadErrors });
+  const models = [...new Set(job.items.flatMap((i) => (i.model === undefined ? [] : [i.model])))];
+  if (models.length) Object.assign(summary, summarizeModels(summary.tasks, models, threshold, group));
   if (job.summaryDir !== null) {
     try {
       writeSummary(summary, job.summaryDir);
@@ -183,6 +209,11 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
 
 function refOf(item: JobItem): string {
   return item.task?.ref ?? item.request.ref;
+}
+
+/** Runs are grouped per task, and per model in a job across models. */
+function keyOf(item: JobItem): string {
+  return item.model === undefined ? refOf(item) : `${item.model}\u0000${refOf(item)}`;
 }
 
 async function runItem(
@@ -224,14 +255,17 @@ interface Tally {
   group: number;
   threshold: number;
   byRef: Map<string, JobRun[]>;
+  cells: Map<string, { ref: string; model: string | undefined }>;
   loadErrors: JobSummary['loadErrors'];
 }
 
-function summarise({ jobId, label, startedAt, group, threshold, byRef, loadErrors }: Tally): JobSummary {
-  const tasks: JobTaskSummary[] = [...byRef].map(([ref, runs]) => {
+function summarise({ jobId, label, startedAt, group, threshold, byRef, cells, loadErrors }: Tally): JobSummary {
+  const tasks: JobTaskSummary[] = [...byRef].map(([key, runs]) => {
     const passed = runs.filter((r) => passes(r, threshold)).length;
+    const { ref, model } = cells.get(key) ?? { ref: key, model: undefined };
     return {
       ref,
+      ...(model === undefined ? {} : { model }),
       runs,
       meanReward: mean(runs.map((r) => r.reward ?? 0)),
       passed,
@@ -305,6 +339,12 @@ export async function planJob(
     }
     if (isHarborDir(path, base.cwd)) {
       items.push({ request: { ...base, ref: path } });
+      continue;
+    }
+    // A folder of Harbor task directories is a dataset: each task is an item (docs/harbor.md, "Jobs").
+    const dataset = harborDatasetTasks(resolve(base.cwd, path));
+    if (dataset) {
+      for (const dir of dataset) items.push({ request: { ...base, ref: relative(base.cwd, dir).split(sep).join('/') || '.' } });
       continue;
     }
     try {

@@ -52,7 +52,7 @@ export function outcomeFromTrace(t: Trace, tracePath?: string): RolloutOutcome {
     rolloutId: t.rolloutId,
     ref: t.task.ref,
     status: t.status,
-    reward: t.status === 'completed' ? (t.result?.reward ?? null) : null,
+    reward: t.status === 'cancelled' ? null : (t.result?.reward ?? null),
     result: t.result,
     error: t.error ? { phase: t.error.phase, message: t.error.message } : null,
     tracePath,

@@ -8,6 +8,8 @@
  */
 import { relative, resolve } from 'node:path';
 import type { Agent, AgentContext } from './agents/agent';
+import type { ModelEndpoint } from './agents/llm/modelRef';
+import { openJudgeGateway } from './gateway/judgeGateway';
 import { promptToText } from './agents/agent';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
@@ -18,11 +20,13 @@ import type { Fix } from './fix';
 import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
 import { EventHub } from './events';
+import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
+import { Redactor } from './trace/redact';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
 import { DEFAULT_TRACE_DIR } from './trace/store';
 
@@ -53,6 +57,8 @@ export interface RolloutOptions {
   traceDir?: string | null;
   image?: string;
   useImageSdk?: boolean;
+  /** Who serves: the image's own HUD SDK when it can (`auto`), always `bundled`, or only the `image`'s. */
+  sdk?: SdkChoice;
   timeouts?: RolloutTimeouts;
   /** Per-environment variables (by environment name): only that environment's substrates get them. */
   credentials?: Record<string, Record<string, string>>;
@@ -63,8 +69,13 @@ export interface RolloutOptions {
   /** An already discovered row (eval discovers each file once). */
   task?: DiscoveredTask;
   dockerHost?: string;
+  /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
+  judge?: ModelEndpoint;
 }
 
+
+/** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
+export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
@@ -84,7 +95,10 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
     },
     opts.hub ?? new EventHub(),
   );
-  const { rolloutId, emit } = recorder;
+  const { rolloutId } = recorder;
+  // Declared secrets never reach a log line or the trace, whatever printed or returned them (docs/security.md).
+  const redactor = new Redactor([...Object.values(opts.credentials ?? {}), opts.verifierSecrets ?? {}]);
+  const emit = (e: EventInput): void => recorder.emit(redactor.deep(e));
 
   const run = new RolloutRun(opts, rolloutId, cwd, emit);
   let ending: Ending;
@@ -105,7 +119,8 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
     await run.releaseAll();
   }
 
-  const { trace, tracePath, traceError, reward } = recorder.end(ending, !usage);
+  if (run.forgeable) recorder.current.forgeable = true;
+  const { trace, tracePath, traceError, reward } = recorder.end(redactor.deep(ending), !usage);
   const error = ending.error
     ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
     : null;
@@ -162,6 +177,10 @@ class RolloutRun {
   private stage: ErrorPhase = 'setup';
   private readonly ended = new Set<PhaseName>();
   private readonly started = new Set<PhaseName>();
+  /** Set when a command-running agent had the server's privileges (why). */
+  private agentHadServerPrivileges: string | undefined;
+  /** Set when the reward of record comes from a substrate such an agent controlled. */
+  forgeable = false;
 
   constructor(
     private readonly opts: RolloutOptions,
@@ -237,6 +256,12 @@ class RolloutRun {
         }
       }
       const verifier = task.verifier;
+      if (substrate.info.isolation === 'process' && substrate.agentSeat?.().privileged !== false) {
+        // Said on every run: without a sandbox nothing keeps an agent from the verifier's copy or our environment.
+        this.warn(
+          'the local runtime is not a security boundary here (no bubblewrap): the agent runs as your user and can read the environment\'s files, signal its server and read this process\'s variables; install bubblewrap or use Docker to grade agents you do not trust (docs/security.md)',
+        );
+      }
       this.emit({ type: 'rollout.started', task: taskIdentity(task, task.ref), verifier: verifier ? taskIdentity(verifier, task.ref) : null });
       actorClock.reset(seconds(task.runtimeConfig?.limits?.run_timeout_s) ?? opts.timeouts?.phaseMs);
       this.startPhase('actor', substrate.info, false);
@@ -275,6 +300,12 @@ class RolloutRun {
         this.step('grade', 'error', actorGradeFailed);
       }
       this.emit({ type: 'grade', phase: 'actor', result: actorGrade, raw: actorResult, authoritative: !verifier });
+      if (this.agentHadServerPrivileges && (!verifier || shared)) {
+        this.forgeable = true;
+        this.warn(
+          `the reward is forgeable: the agent ran with the server's privileges (${this.agentHadServerPrivileges}) and the ${verifier ? 'verifier shares its substrate' : 'actor grades itself'}; give the task a verifier in an environment of its own`,
+        );
+      }
 
       this.step('teardown', 'started');
       if (shared) {
@@ -294,6 +325,8 @@ class RolloutRun {
       this.phase = 'verifier';
       this.stage = 'verifier';
       const verifierResult = await this.verifierPhase(verifier, target, shared ? actorSession : undefined, actorResult, rolloutSignal);
+      // As in the SDK: the verifier's reward stands, but the run is marked errored (docs/sdk-compatibility.md).
+      if (actorGradeFailed) return { status: 'error', result: verifierResult, error: { phase: 'actor', message: actorGradeFailed, code: 'grade' } };
       return { status: 'completed', result: verifierResult, error: null };
     } catch (err) {
       if (err instanceof UsageError || err instanceof PhaseFailure) throw err;
@@ -311,17 +344,24 @@ class RolloutRun {
     rolloutSignal: AbortSignal,
   ): Promise<GradeResult> {
     const clock = new Deadline('verifier phase', rolloutSignal, seconds(verifier.runtimeConfig?.limits?.run_timeout_s) ?? this.opts.timeouts?.phaseMs);
+    let stopGateway: (() => void) | undefined;
     try {
       let session: Session;
       this.step('setup', 'started');
       if (shared) {
         session = shared;
         this.startPhase('verifier', shared.substrate.info, true);
+        if (this.opts.judge) this.warn('the verifier shares the actor\'s substrate, so it gets no model gateway (the actor could use it)');
         this.step('setup', 'completed', 'reusing the actor\'s substrate and control channel');
       } else {
         const substrate = await this.acquire(target, verifier.runtimeConfig, 'verifier', clock.signal, verifier.runtimeConfig?.limits?.startup_timeout_s);
         this.startPhase('verifier', substrate.info, false);
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
+        if (this.opts.judge) {
+          const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) => this.log(stream, text));
+          stopGateway = gw.stop;
+          Object.assign(env, gw.env);
+        }
         session = await this.open(substrate, verifier, env, clock.signal, verifier.runtimeConfig);
         this.step('setup', 'completed');
       }
@@ -347,6 +387,7 @@ class RolloutRun {
       // Never fall back to the actor's provisional grade: an errored verifier leaves the run ungraded.
       throw this.classify(err, clock.signal);
     } finally {
+      stopGateway?.();
       clock.dispose();
     }
   }
@@ -364,6 +405,7 @@ class RolloutRun {
       runtimeConfig,
       ...(this.opts.image ? { image: this.opts.image } : {}),
       ...(this.opts.useImageSdk ? { useImageSdk: true } : {}),
+      ...(this.opts.sdk ? { sdk: this.opts.sdk } : {}),
     };
     const acquiring = this.opts.provider.acquire(spec, {
       rolloutId: this.rolloutId,
@@ -456,6 +498,12 @@ class RolloutRun {
       });
     }
     this.log('engine', `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`);
+    for (const b of hello.bindings) {
+      if (b.protocol === HUD_STUDIO_SHELL_PROTOCOL) {
+        // The SDK serves a workspace over ssh/2; the bundled runtime has no SSH server (docs/sdk-compatibility.md).
+        this.warn(`capability "${b.name}" is a workspace shell served over ${HUD_STUDIO_SHELL_PROTOCOL} (HUD Studio's shell protocol), not ssh/2 as the HUD SDK serves it`);
+      }
+    }
     return { substrate, channel, hello };
   }
 
@@ -467,28 +515,35 @@ class RolloutRun {
 
   private async runAgent(prompt: unknown, session: Session, signal: AbortSignal): Promise<unknown> {
     const { substrate, hello } = session;
+    const seat = substrate.agentSeat?.();
+    let acted = false;
     let steps = 0;
     const ctx: AgentContext = {
       prompt,
       promptText: promptToText(prompt),
       workspace: {
-        exec: (argv, o) => substrate.exec(argv, o),
-        copyIn: (h, d) => substrate.copyIn(h, d),
-        workdir: substrate.workdir,
+        exec: (argv, o) => ((acted = true), seat ? seat.exec(argv, o) : substrate.exec(argv, o)),
+        copyIn: (h, d) => (seat ? seat.copyIn(h, d) : substrate.copyIn(h, d)),
+        workdir: seat?.workdir ?? substrate.workdir,
         bindings: hello.bindings.map((b) => ({ name: b.name, protocol: b.protocol, url: b.url, params: b.params })),
       },
       signal,
       log: (stream, text) => this.log(stream, text),
-      step: (text, toolCalls = []) => this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls }),
+      step: (text, toolCalls = [], usage) =>
+        this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls, ...(usage ? { usage } : {}) }),
     };
-    // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
-    return abortable(this.opts.agent.run(ctx), signal);
+    try {
+      // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
+      return await abortable(this.opts.agent.run(ctx), signal);
+    } finally {
+      // Nothing the agent started may run on while the environment grades (docs/security.md).
+      if (acted) await seat?.end();
+      if (acted && (!seat || seat.privileged)) this.agentHadServerPrivileges = seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;
+    }
   }
 
   private gradeOf(frame: Record<string, unknown>): GradeResult {
-    const { result, dropped } = gradeFromFrame(frame);
-    if (dropped) this.warn(`${dropped} subscore(s) of the ${this.phase} grade were malformed and left out of the summary (the raw frame keeps them)`);
-    return result;
+    return gradeFromFrame(frame);
   }
 
   private sharedSubstrateWarnings(task: DiscoveredTask, actorEnv: Record<string, string>): void {

@@ -5,8 +5,10 @@
  * {@link HarborRunRequest} is the Harbor runner's own input, built by
  * `runTask` only. See `docs/engine.md`.
  */
+import type { SdkChoice } from './providers/servingSdk';
 import type { Agent } from './agents/agent';
 import type { AgentChoice } from './agents/create';
+import type { ModelEndpoint } from './agents/llm/modelRef';
 import type { DiscoveredTask } from './discover';
 import type { EventHub } from './events';
 import type { FinishedRollout } from './outcome';
@@ -49,10 +51,14 @@ export interface TaskRunRequest {
   consent: RunConsent;
   /** Image for Docker substrates (wins over a Dockerfile). */
   image?: string;
+  /** Who serves an env.py: the image's own HUD SDK when it can (`auto`), `bundled`, or only the `image`'s. */
+  sdk?: SdkChoice;
   /** Relative to `cwd`; default `.hud-studio/traces`; null writes no trace (env.py tasks only). */
   traceDir?: string | null;
   /** Per-environment variables, by environment name. */
   credentials?: Record<string, Record<string, string>>;
+  /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
+  judge?: ModelEndpoint;
 }
 
 /** Where a run reports and what it shares with the other runs of its job. */

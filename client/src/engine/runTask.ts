@@ -52,7 +52,9 @@ async function runHud(req: TaskRunRequest, ctx: RunContext): Promise<FinishedRol
     ...(req.module ? { module: req.module } : {}),
     ...(req.traceDir !== undefined ? { traceDir: req.traceDir } : {}),
     ...(req.image ? { image: req.image } : {}),
+    ...(req.sdk ? { sdk: req.sdk } : {}),
     ...(req.credentials ? { credentials: req.credentials } : {}),
+    ...(req.judge ? { judge: req.judge } : {}),
     ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
     ...(limits ? { timeouts: limits } : {}),
   });

@@ -22,7 +22,7 @@ import { selectRuntime } from '../engine/runTask';
 import type { GradeResult } from '../engine/trace/schema';
 import { editorErrorMessage } from '../fixHint';
 import { ALWAYS_LOCAL, UNTRUSTED_MESSAGE, USE_LOCAL, dockerMissing, planRuntime } from '../runtimePlan';
-import { type AgentKind, type Settings, batchAgentOf, harborAgentOf } from '../settings';
+import { type AgentKind, type ModelSetting, type Settings, batchAgentOf, harborAgentOf } from '../settings';
 import { AskAgent } from './askAgent';
 import { chooseAnswerSource } from './answerSource';
 import { readSettings } from './config';
@@ -44,6 +44,8 @@ export interface RunRequest {
   agent?: AgentKind;
   /** Send exactly this answer (the fixed agent), e.g. to re-run with an earlier run's answer. */
   answer?: string;
+  /** Run the llm agent with this model (one of hudStudio.models) instead of `agent`. */
+  model?: ModelSetting;
   /** Editor runs show a progress notification with Cancel and a result message. */
   interactive: boolean;
   token?: vscode.CancellationToken;
@@ -76,6 +78,8 @@ export class Runner implements vscode.Disposable {
     private readonly secrets: EnvironmentSecrets,
     private readonly index: () => WorkspaceIndex,
     private readonly log: vscode.OutputChannel,
+    /** Keys and gateway address for the llm agent (SecretStorage over the editor's environment). */
+    private readonly modelEnv: () => Promise<Record<string, string | undefined>> = () => Promise.resolve({}),
   ) {}
 
   cancelAll(): void {
@@ -202,6 +206,7 @@ export class Runner implements vscode.Disposable {
   ): Promise<Map<JobItem, RunTarget>> {
     const places = new Map<string, Place>();
     const items = new Map<JobItem, RunTarget>();
+    const model = req.model ? { ...req.model, env: await this.modelEnv() } : undefined;
     for (const target of req.targets) {
       const f = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(target.uri)) ?? folder;
       const key = f.uri.toString();
@@ -215,7 +220,7 @@ export class Runner implements vscode.Disposable {
         };
         places.set(key, place);
       }
-      items.set({ request: this.request(target, kind, settings, runtime, place) }, target);
+      items.set({ request: this.request(target, kind, settings, runtime, place, model) }, target);
     }
     return items;
   }
@@ -225,7 +230,14 @@ export class Runner implements vscode.Disposable {
     return task ? task.kind === 'harbor' : !target.ref.includes('::');
   }
 
-  private request(target: RunTarget, kind: AgentKind, settings: Settings, runtime: Runtime, place: Place): TaskRunRequest {
+  private request(
+    target: RunTarget,
+    kind: AgentKind,
+    settings: Settings,
+    runtime: Runtime,
+    place: Place,
+    model?: ModelSetting & { env: Record<string, string | undefined> },
+  ): TaskRunRequest {
     const task = this.index().tasks.find((t) => t.ref === target.ref);
     const harbor = this.isHarbor(target);
     const image = task?.env ? settings.imageOverrides[task.env] : undefined;
@@ -235,7 +247,7 @@ export class Runner implements vscode.Disposable {
       runtime: runtime.runtime,
       dockerHost: runtime.dockerHost,
       // Harbor tasks run with Harbor's agents (see harborAgentOf).
-      agent: harbor ? this.harborAgent(kind, settings) : this.agent(kind, settings, target.label),
+      agent: harbor ? this.harborAgent(kind, settings) : model ? modelAgent(model) : this.agent(kind, settings, target.label),
       limits: {
         startupMs: settings.timeouts.startupSeconds * 1000,
         phaseMs: settings.timeouts.phaseSeconds * 1000,
@@ -246,6 +258,7 @@ export class Runner implements vscode.Disposable {
       traceDir: place.traceDir,
       credentials: place.credentials,
       ...(image && !harbor ? { image } : {}),
+      sdk: settings.sdk,
     };
   }
 
@@ -372,4 +385,11 @@ export class Runner implements vscode.Disposable {
   dispose(): void {
     this.cancelAll();
   }
+}
+
+/** The llm agent for one configured model; a missing key stops the run here with the command that sets it. */
+function modelAgent(model: ModelSetting & { env: Record<string, string | undefined> }): AgentRequest {
+  const choice = { agent: 'llm', model: model.model, modelEnv: model.env, ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}) };
+  createAgent(choice);
+  return { choice };
 }

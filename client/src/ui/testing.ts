@@ -1,12 +1,13 @@
 /**
  * The Testing view: every task is a test item (file -> task, ids = task
- * references), with one run profile per agent kind. The verdict and message
+ * references), with one run profile per agent kind and one per configured
+ * model (hudStudio.models, the llm agent). The verdict and message
  * come from ../outcome.ts; this file only maps them onto the Testing API.
  */
 import * as vscode from 'vscode';
 import type { WorkspaceIndex } from '../../../server/src/protocol';
 import { type RolloutOutcome, testMessage, verdict } from '../outcome';
-import { AGENT_KINDS, type AgentKind, batchAgentOf } from '../settings';
+import { AGENT_KINDS, type AgentKind, type ModelSetting, batchAgentOf } from '../settings';
 import { testTree } from '../testTree';
 import { readSettings } from './config';
 import type { RunRequest, RunResult, RunTarget } from './runner';
@@ -21,6 +22,7 @@ const PROFILE_LABEL: Record<AgentKind, string> = {
 export class TaskTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController('hudStudio', 'HUD Tasks');
   private readonly profiles = new Map<AgentKind, vscode.TestRunProfile>();
+  private modelProfiles: vscode.TestRunProfile[] = [];
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(
@@ -32,9 +34,11 @@ export class TaskTests implements vscode.Disposable {
       this.profiles.set(kind, profile);
     }
     this.updateDefaultProfile();
+    this.updateModelProfiles();
     this.subs.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('hudStudio.agent') || e.affectsConfiguration('hudStudio.batchAgent')) this.updateDefaultProfile();
+        if (e.affectsConfiguration('hudStudio.models')) this.updateModelProfiles();
       }),
     );
     this.controller.refreshHandler = async () => {
@@ -46,6 +50,19 @@ export class TaskTests implements vscode.Disposable {
   private updateDefaultProfile(): void {
     const batch = batchAgentOf(readSettings());
     for (const [kind, p] of this.profiles) p.isDefault = kind === batch;
+  }
+
+  /** One "Run with MODEL" profile per entry of hudStudio.models, rebuilt when the setting changes. */
+  private updateModelProfiles(): void {
+    for (const p of this.modelProfiles) p.dispose();
+    this.modelProfiles = readSettings().models.map((model) =>
+      this.controller.createRunProfile(
+        `Run with ${model.model}`,
+        vscode.TestRunProfileKind.Run,
+        (request, token) => this.execute('nop', request, token, model),
+        false,
+      ),
+    );
   }
 
   setIndex(index: WorkspaceIndex): void {
@@ -117,9 +134,9 @@ export class TaskTests implements vscode.Disposable {
     return [...new Map(out.map((i) => [i.id, i])).values()];
   }
 
-  private async execute(kind: AgentKind, request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+  private async execute(kind: AgentKind, request: vscode.TestRunRequest, token: vscode.CancellationToken, model?: ModelSetting): Promise<void> {
     const items = this.collect(request);
-    const run = this.controller.createTestRun(request, `HUD tasks (${kind} agent)`, true);
+    const run = this.controller.createTestRun(request, `HUD tasks (${model ? model.model : `${kind} agent`})`, true);
     const byRef = new Map(items.map((i) => [i.id, i]));
     const started = new Map<string, number>();
     for (const i of items) run.enqueued(i);
@@ -130,6 +147,7 @@ export class TaskTests implements vscode.Disposable {
         targets,
         label: items.length === 1 ? `Test ${items[0]!.label}` : `Test ${items.length} tasks`,
         agent: kind,
+        ...(model ? { model } : {}),
         interactive: false,
         token,
         onStarted: (t) => {
@@ -154,6 +172,7 @@ export class TaskTests implements vscode.Disposable {
   }
 
   dispose(): void {
+    for (const p of this.modelProfiles) p.dispose();
     for (const s of this.subs) s.dispose();
     this.controller.dispose();
   }

@@ -18,6 +18,9 @@ def canonical_args(args: Dict[str, Any]) -> str:
 
 
 def default_slug(template_id: str, args: Dict[str, Any]) -> str:
+    """The SDK's slug: the template id, plus a hash of the arguments when there are any."""
+    if not args:
+        return template_id
     digest = hashlib.sha1(canonical_args(args).encode("utf-8")).hexdigest()
     return "{}-{}".format(template_id, digest[:8])
 
@@ -62,28 +65,43 @@ def _plain(value: Any) -> Any:
 
 
 class Task:
-    """One runnable task: a template id plus bound arguments.
+    """One runnable task: a template id plus the arguments given (HUD SDK v6 `hud.eval.Task`).
 
     `env` is the environment's name (a string), as on the wire and in traces.
+    Fields are keywords as in the SDK (`Task(env=..., id=..., args=...)`);
+    the first three may also be given by position.
     """
 
     def __init__(
         self,
-        env: str,
-        id: str,
+        env: Optional[str] = None,
+        id: Optional[str] = None,
         args: Optional[Dict[str, Any]] = None,
         *,
         verifier: Optional["Task"] = None,
         runtime_config: Any = None,
         slug: Optional[str] = None,
+        validation: Optional[List[Dict[str, Any]]] = None,
+        agent_config: Optional[Dict[str, Any]] = None,
+        columns: Optional[Dict[str, Any]] = None,
         template: Any = None,
     ) -> None:
-        self.env = env
-        self.id = id
+        for field, value in (("env", env), ("id", id)):
+            if not isinstance(value, str) or not value:
+                raise ValueError("Task needs a non-empty string {}=".format(field))
+        if args is not None and not isinstance(args, dict):
+            raise TypeError("Task args must be a dict, got {}".format(type(args).__name__))
+        self.env = env  # type: str
+        self.id = id  # type: str
         self.args = dict(args or {})
         self.runtime_config = runtime_config
+        self.validation = validation
+        self.agent_config = agent_config
+        self.columns = columns
         # The Template object this task came from (None for hand-made Tasks).
         self.template = template
+        if slug is not None and (not isinstance(slug, str) or not slug):
+            raise ValueError("Task slug must be a non-empty string")
         self._slug = slug
         self._verifier = None  # type: Optional[Task]
         # How many tasks use this one as their verifier: a task that is a
@@ -107,6 +125,8 @@ class Task:
     @verifier.setter
     def verifier(self, value: Optional["Task"]) -> None:
         if value is not None:
+            if isinstance(value, dict):
+                value = Task.model_validate(value)
             if not isinstance(value, Task):
                 raise TypeError(
                     "task.verifier must be a Task (call a template, e.g. verify(expected=...)), got {}".format(
@@ -125,6 +145,32 @@ class Task:
         if value is not None:
             value._verifies += 1
 
+    def model_dump(self, mode: str = "python", exclude_none: bool = False, **_: Any) -> Dict[str, Any]:
+        row = {
+            "env": self.env,
+            "id": self.id,
+            "args": self.args,
+            "slug": self.slug,
+            "validation": self.validation,
+            "agent_config": self.agent_config,
+            "columns": self.columns,
+            "runtime_config": runtime_config_to_dict(self.runtime_config),
+            "verifier": self.verifier.model_dump(mode, exclude_none) if self.verifier is not None else None,
+        }  # type: Dict[str, Any]
+        return {k: v for k, v in row.items() if v is not None} if exclude_none else row
+
+    @classmethod
+    def model_validate(cls, data: Any) -> "Task":
+        if isinstance(data, Task):
+            return data
+        if not isinstance(data, dict):
+            raise TypeError("Task.model_validate needs a dict, got {}".format(type(data).__name__))
+        known = ("env", "id", "args", "slug", "validation", "agent_config", "columns", "runtime_config", "verifier")
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError("Task: unexpected field(s) {}".format(", ".join(unknown)))
+        return cls(**{k: data[k] for k in known if k in data and data[k] is not None})
+
     def to_dict(self) -> Dict[str, Any]:
         """The row form ({env, id, args[, verifier]}) used by .json/.jsonl task files."""
         row = {"env": self.env, "id": self.id, "args": self.args}  # type: Dict[str, Any]
@@ -141,27 +187,83 @@ class Task:
 
 
 class Taskset:
-    """A named, ordered group of Tasks."""
+    """A named, ordered group of Tasks, indexed by slug as in the SDK (slugs must be unique).
 
-    def __init__(self, name: str, tasks: Iterable[Task] = ()) -> None:
-        self.name = name
-        self.tasks = list(tasks)  # type: List[Task]
-        for i, task in enumerate(self.tasks):
+    `taskset[i]` (an int) is HUD Studio's positional reference `suite[i]`;
+    `taskset["slug"]` is the SDK's lookup.
+    """
+
+    def __init__(self, name: Optional[str] = None, tasks: Iterable[Task] = (), *,
+                 taskset_id: Optional[str] = None) -> None:
+        self.name = name or "taskset"
+        self.taskset_id = taskset_id
+        items = list(tasks)
+        for i, task in enumerate(items):
             if not isinstance(task, Task):
                 raise TypeError(
                     "Taskset '{}': item {} is a {}, not a Task (call a template to make one)".format(
-                        name, i, type(task).__name__
+                        self.name, i, type(task).__name__
                     )
                 )
+        by_slug = {}  # type: Dict[str, Task]
+        duplicates = sorted({t.slug for t in items if sum(1 for u in items if u.slug == t.slug) > 1})
+        if duplicates:
+            raise ValueError("duplicate task slugs: {}".format(", ".join(duplicates)))
+        for task in items:
+            by_slug[task.slug] = task
+        self.tasks = by_slug
 
     def __iter__(self) -> Iterator[Task]:
-        return iter(self.tasks)
+        return iter(list(self.tasks.values()))
 
     def __len__(self) -> int:
         return len(self.tasks)
 
-    def __getitem__(self, index: int) -> Task:
-        return self.tasks[index]
+    def __getitem__(self, key: Any) -> Task:
+        if isinstance(key, int):
+            return list(self.tasks.values())[key]
+        return self.tasks[key]
 
     def __repr__(self) -> str:
         return "Taskset({!r}, {} tasks)".format(self.name, len(self.tasks))
+
+
+class RuntimeConfig:
+    """Row-level runtime settings (image, compose, resources, limits, ...): only the fields given are kept."""
+
+    def __init__(self, **fields: Any) -> None:
+        self.__dict__["_fields"] = dict(fields)
+
+    def __getattr__(self, name: str) -> Any:
+        fields = self.__dict__["_fields"]
+        if name in fields:
+            return fields[name]
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.__dict__["_fields"][name] = value
+
+    def model_dump(self, mode: str = "python", exclude_unset: bool = True, **_: Any) -> Dict[str, Any]:
+        return {k: _plain(v) for k, v in self.__dict__["_fields"].items()}
+
+    @classmethod
+    def model_validate(cls, data: Any) -> "RuntimeConfig":
+        return data if isinstance(data, cls) else cls(**dict(data))
+
+    def __repr__(self) -> str:
+        return "{}({})".format(type(self).__name__, ", ".join(
+            "{}={!r}".format(k, v) for k, v in self.__dict__["_fields"].items()))
+
+
+class RuntimeResources(RuntimeConfig):
+    pass
+
+
+class RuntimeLimits(RuntimeConfig):
+    pass
+
+
+class RuntimeGPU(RuntimeConfig):
+    pass

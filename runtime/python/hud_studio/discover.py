@@ -68,7 +68,7 @@ def module_tasks(module: Any) -> List[Dict[str, Any]]:
         if isinstance(value, Task):
             out.append(describe_task(value, name))
         elif isinstance(value, (list, tuple, Taskset)):
-            items = value.tasks if isinstance(value, Taskset) else value
+            items = list(value)
             for i, item in enumerate(items):
                 if isinstance(item, Task):
                     out.append(describe_task(item, "{}[{}]".format(name, i)))

@@ -12,8 +12,8 @@ interpreter start of its own, and answers with one line on stdout:
 (or {"unavailable": true} when os.fork is missing: the engine then runs the
 plain `python3 -m hud_studio.discover`). The user's module is imported in the
 child only, never here, so the server started afterwards is unaffected. The
-serve request ({"argv": [...], "env": {...}}) then runs the server in this
-process. End of input before the serve request exits quietly; once the
+serve request ({"argv": [...], "env": {...}, "cwd": DIR}) then runs the server in
+this process, in DIR. End of input before the serve request exits quietly; once the
 server runs, end of input (or the engine's attach connection closing) stops
 it as SIGTERM does, with the same teardown. The engine stops the server this
 way because it costs no `docker exec` of its own.
@@ -45,6 +45,14 @@ def main() -> None:
             reply(request["nonce"], run_discovery(request["discover"], request.get("cwd"), request.get("env") or {}))
             continue
         os.environ.update(request["env"])
+        if request.get("cwd"):
+            os.chdir(request["cwd"])
+        # The agent shares the container's loopback: only the relay (our user) may connect.
+        from hud.environment.connection import Server
+
+        from .peers import admit_only_own_user
+
+        admit_only_own_user(Server)
         sys.argv = ["hud.environment.server"] + request["argv"]
         threading.Thread(target=_terminate_at_end_of_input, name="hud-studio-stdin", daemon=True).start()
         sys.exit(server.main(request["argv"]))

@@ -24,11 +24,15 @@ export const SEVERITY = {
   'grade-not-awaited': 'error',
   'service-access-docker-socket': 'warning',
   'v5-scenario-api': 'error',
+  'template-bare-decorator': 'error',
+  'hud-unknown-import': 'error',
+  'combine-no-positive-weight': 'warning',
   'harbor-invalid-toml': 'error',
   'harbor-schema': 'error',
   'harbor-missing-tests-dockerfile': 'error',
   'harbor-missing-test-sh': 'error',
   'harbor-missing-instruction': 'error',
+  'harbor-shared-forgeable': 'info',
   /** Not a HUD rule: says why a file was left out of the index. */
   'file-too-large': 'info',
 } as const satisfies Record<string, Severity>;

@@ -115,6 +115,8 @@ export interface PythonFacts {
   v5Scenarios: { envVariable: string; functionName: string; range: Range }[];
   serviceAccess: Range[];
   hasSyntaxErrors: boolean;
+  /** What the HUD SDK itself would reject on import (sdkChecks.ts). */
+  sdkProblems?: FileProblem[];
   /** Why Python could not import this file (syntax, NUL bytes, encoding, nesting), if so. */
   unimportable?: FileProblem[];
 }
@@ -142,6 +144,10 @@ export interface HarborFacts {
   ref: string;
   label: string;
   environmentMode?: 'shared' | 'separate';
+  /** Files the task needs beside task.toml (relative to its folder); alternatives are separated by "|". */
+  /** False when [agent] user names a non-root user (the image's user is unknown here). */
+  agentMayBeRoot?: boolean;
+  requiredFiles?: { path: string; code: 'harbor-missing-instruction' | 'harbor-missing-test-sh' | 'harbor-missing-tests-dockerfile'; fix: string }[];
   issues: FileProblem[];
 }
 

@@ -6,6 +6,7 @@
 import { dirname, join } from 'node:path';
 import type { IndexedTask } from '../protocol';
 import { parseTaskToml } from '../harbor/taskToml';
+import type { HarborTaskConfig } from '../harbor/schema';
 import type { FileProblem, HarborFacts } from './facts';
 import { problem, SEVERITY, ZERO_RANGE } from './diagnostics';
 import type { LinkResult } from './link';
@@ -20,7 +21,14 @@ export function extractHarborFacts(text: string, taskDirRel: string): HarborFact
   });
   const label = (result.ok ? result.config.task.name : undefined) ?? (taskDirRel.split('/').pop() || taskDirRel);
   const facts: HarborFacts = { kind: 'harbor', ref: taskDirRel, label, issues };
-  if (result.ok) facts.environmentMode = result.config.verifier.environmentMode;
+  // Until task.toml parses, the files every single-step task needs are still checked.
+  facts.requiredFiles = requiredFiles(undefined, taskDirRel);
+  if (result.ok) {
+    facts.environmentMode = result.config.verifier.environmentMode;
+    facts.requiredFiles = requiredFiles(result.config, taskDirRel);
+    const user = result.config.agent.user;
+    facts.agentMayBeRoot = user === undefined || /^(root|0)(:.*)?$/.test(user);
+  }
   return facts;
 }
 
@@ -32,22 +40,40 @@ export interface FileProbe {
 export function linkHarbor(file: FileIdentity, facts: HarborFacts, probe: FileProbe): LinkResult {
   const dir = dirname(file.path);
   const problems = [...facts.issues];
-  if (!probe.exists(join(dir, 'instruction.md'))) {
-    problems.push(problem('harbor-missing-instruction', ZERO_RANGE, `Harbor task ${facts.ref} has no instruction.md, so the agent gets no task (fix: create ${facts.ref}/instruction.md with the instructions)`));
+  for (const need of facts.requiredFiles ?? []) {
+    if (need.path.split('|').some((p) => probe.exists(join(dir, p)))) continue;
+    problems.push(problem(need.code, ZERO_RANGE, `Harbor task ${facts.ref} has no ${need.path.split('|').join(' or ')} (fix: ${need.fix})`));
   }
-  if (!probe.exists(join(dir, 'tests', 'test.sh'))) {
-    problems.push(problem('harbor-missing-test-sh', ZERO_RANGE, `Harbor task ${facts.ref} has no tests/test.sh, so it cannot be verified (fix: create ${facts.ref}/tests/test.sh that writes /logs/verifier/reward.txt or reward.json)`));
-  }
-  if (facts.environmentMode === 'separate' && !probe.exists(join(dir, 'tests', 'Dockerfile'))) {
+  if (facts.environmentMode === 'shared' && facts.agentMayBeRoot) {
     problems.push(
       problem(
-        'harbor-missing-tests-dockerfile',
+        'harbor-shared-forgeable',
         ZERO_RANGE,
-        `Harbor task ${facts.ref} verifies in a separate environment but has no tests/Dockerfile to build it from (fix: create ${facts.ref}/tests/Dockerfile, or set [verifier] environment_mode = "shared")`,
+        `Harbor task ${facts.ref} verifies in the agent's container: an agent running as root there controls every program the tests run, so its reward is marked forgeable (fix: set [verifier] environment_mode = "separate" for a reward the agent cannot touch)`,
       ),
     );
   }
   const task: IndexedTask = { ref: facts.ref, kind: 'harbor', label: facts.label, uri: file.uri, range: ZERO_RANGE };
   if (facts.environmentMode) task.environmentMode = facts.environmentMode;
   return { templates: [], tasks: [task], problems, uses: [] };
+}
+
+/** What Harbor needs on disk for this configuration (none for a Windows task, which cannot run here anyway). */
+function requiredFiles(config: HarborTaskConfig | undefined, ref: string): NonNullable<HarborFacts['requiredFiles']> {
+  if (config?.environment.os === 'windows') return [];
+  const out: NonNullable<HarborFacts['requiredFiles']> = [];
+  const testsFix = `create ${ref}/tests/test.sh that writes /logs/verifier/reward.txt or reward.json`;
+  if (config?.steps) {
+    for (const step of config.steps) {
+      out.push({ path: `steps/${step.name}/instruction.md`, code: 'harbor-missing-instruction', fix: `write step "${step.name}"'s instruction in ${ref}/steps/${step.name}/instruction.md` });
+      if (step.verifier.environmentMode === 'shared') out.push({ path: `steps/${step.name}/tests/test.sh|tests/test.sh`, code: 'harbor-missing-test-sh', fix: testsFix });
+    }
+    return out;
+  }
+  out.push({ path: 'instruction.md', code: 'harbor-missing-instruction', fix: `create ${ref}/instruction.md with the instructions` });
+  if (!config || config.verifier.environmentMode === 'shared') out.push({ path: 'tests/test.sh', code: 'harbor-missing-test-sh', fix: testsFix });
+  else if (!config.verifier.environment?.docker_image) {
+    out.push({ path: 'tests/Dockerfile', code: 'harbor-missing-tests-dockerfile', fix: `create ${ref}/tests/Dockerfile (it builds the separate verifier and owns /tests), or set [verifier] environment_mode = "shared"` });
+  }
+  return out;
 }

@@ -65,6 +65,7 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
       ),
     );
   }
+  for (const p of facts.sdkProblems ?? []) problems.push(p);
   for (const range of facts.serviceAccess) {
     problems.push(
       problem(

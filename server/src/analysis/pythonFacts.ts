@@ -19,6 +19,7 @@ import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import { expressionEnd, matchBracket, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
+import { sdkProblems } from './sdkChecks';
 import { readBody, readParams } from './templateBody';
 import type { SyntaxNode, Tree } from './treeSitter';
 
@@ -119,6 +120,10 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     }
   }
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
+  if (facts.importsHud) {
+    const sdk = sdkProblems(text, ctx.lines, new Set(facts.environments.map((e) => e.variable)));
+    if (sdk.length) facts.sdkProblems = sdk;
+  }
   return facts;
 }
 

@@ -8,9 +8,15 @@ import { parse, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import { findUnterminatedString } from './unterminatedString';
 import { indexKeys, locateKey, type KeyPath } from './keyLocator';
-import { type HarborTaskConfig, NETWORK_MODES, TaskTomlDocument } from './schema';
+import { migrateLegacyKeys } from './legacyKeys';
+import { type HarborTaskConfig, NETWORK_MODES, TaskTomlDocument, resolveVerifier } from './schema';
 
-export type HarborIssueCode = 'harbor-invalid-toml' | 'harbor-schema' | 'harbor-missing-file' | 'harbor-unknown-key';
+export type HarborIssueCode =
+  | 'harbor-invalid-toml'
+  | 'harbor-schema'
+  | 'harbor-missing-file'
+  | 'harbor-unknown-key'
+  | 'harbor-unsupported';
 
 export interface HarborTomlIssue {
   code: HarborIssueCode;
@@ -67,6 +73,11 @@ export function parseTaskToml(source: string): TaskTomlParseResult {
   };
 
   const warnings: HarborTomlIssue[] = [];
+  const legacyErrors: HarborTomlIssue[] = [];
+  for (const m of migrateLegacyKeys(doc)) {
+    (m.severity === 'error' ? legacyErrors : warnings).push(at(m.path, 'harbor-schema', m.severity, m.message));
+  }
+  if (legacyErrors.length > 0) return { ok: false, errors: legacyErrors, warnings };
   let parsed = TaskTomlDocument.safeParse(doc, { reportInput: true });
   // Unknown keys are warnings (a newer Harbor may add keys); they are dropped and the rest validated.
   if (!parsed.success) {
@@ -88,43 +99,66 @@ export function parseTaskToml(source: string): TaskTomlParseResult {
 
   const d = parsed.data;
   const errors: HarborTomlIssue[] = [];
-  const explicitMode = d.verifier.environment_mode;
-  if (explicitMode === 'shared' && d.verifier.environment) {
-    errors.push(
-      at(['verifier', 'environment'], 'harbor-schema', 'error',
-        'verifier.environment_mode = "shared" cannot have a [verifier.environment] table: a shared verifier runs in the agent\'s container (fix: remove [verifier.environment], or set environment_mode = "separate")'),
-    );
-  }
-  if (errors.length > 0) return { ok: false, errors, warnings };
-
-  for (const [path, env] of [[['environment'], d.environment], [['verifier', 'environment'], d.verifier.environment]] as const) {
-    if (env && env.allowed_hosts.length > 0 && env.network_mode !== 'allowlist') {
-      warnings.push(at([...path, 'allowed_hosts'], 'harbor-schema', 'warning',
-        `${formatKeyPath([...path, 'allowed_hosts'])} is ignored because network_mode is "${env.network_mode}" (fix: set network_mode = "allowlist" or remove allowed_hosts)`));
+  const verifierTables: { path: KeyPath; v: (typeof d)['verifier'] }[] = [
+    { path: ['verifier'], v: d.verifier },
+    ...(d.steps ?? []).map((s, i) => ({ path: ['steps', i, 'verifier'] as KeyPath, v: s.verifier })),
+  ];
+  for (const { path, v } of verifierTables) {
+    if (v.environment_mode === 'shared' && v.environment) {
+      errors.push(
+        at([...path, 'environment'], 'harbor-schema', 'error',
+          `${formatKeyPath(path)}.environment_mode = "shared" cannot have a [${formatKeyPath(path)}.environment] table: a shared verifier runs in the agent's container (fix: remove the table, or set environment_mode = "separate")`),
+      );
     }
   }
+  // Harbor refuses allowed_hosts unless the same table's policy is an allowlist.
+  const policies: { path: KeyPath; mode: string | undefined; hosts: string[] | undefined }[] = [
+    { path: ['environment'], mode: d.environment.network_mode, hosts: d.environment.allowed_hosts },
+    { path: ['agent'], mode: d.agent.network_mode, hosts: d.agent.allowed_hosts },
+    { path: ['verifier'], mode: d.verifier.network_mode, hosts: d.verifier.allowed_hosts },
+    ...(d.verifier.environment ? [{ path: ['verifier', 'environment'], mode: d.verifier.environment.network_mode, hosts: d.verifier.environment.allowed_hosts }] : []),
+  ];
+  for (const p of policies) {
+    if (p.hosts && p.hosts.length > 0 && p.mode !== 'allowlist') {
+      errors.push(at([...p.path, 'allowed_hosts'], 'harbor-schema', 'error',
+        `${formatKeyPath([...p.path, 'allowed_hosts'])} is only valid with network_mode = "allowlist" (fix: set network_mode = "allowlist" in the same table, or remove allowed_hosts)`));
+    }
+  }
+  const names = new Set<string>();
+  (d.steps ?? []).forEach((s, i) => {
+    if (names.has(s.name)) errors.push(at(['steps', i, 'name'], 'harbor-schema', 'error', `steps[${i}].name "${s.name}" is used twice (fix: give every step its own name)`));
+    names.add(s.name);
+  });
+  if (errors.length > 0) return { ok: false, errors, warnings };
 
-  const environmentMode = explicitMode ?? (d.verifier.environment ? 'separate' : 'shared');
+  if (d.environment.os === 'windows') {
+    warnings.push(at(['environment', 'os'], 'harbor-unsupported', 'warning',
+      'environment.os = "windows": Windows containers are not supported on Linux, so HUD Studio cannot run this task here (fix: run it with Harbor on a Windows Docker host)'));
+  }
+
+  const verifier = resolveVerifier(d.verifier, d.environment);
   return {
     ok: true,
     warnings,
     config: {
       schemaVersion: d.schema_version ?? d.version,
+      source: d.source,
       artifacts: d.artifacts,
       task: d.task,
       metadata: d.metadata,
       agent: d.agent,
-      verifier: {
-        timeoutSec: d.verifier.timeout_sec,
-        env: d.verifier.env,
-        user: d.verifier.user,
-        environmentMode,
-        environmentModeImplied: explicitMode === undefined && environmentMode === 'separate',
-        collect: d.verifier.collect,
-        environment: environmentMode === 'separate' ? (d.verifier.environment ?? TaskTomlDocument.shape.environment.parse(undefined)) : undefined,
-      },
+      verifier,
       environment: d.environment,
       solution: d.solution ?? { env: {} },
+      steps: d.steps?.map((s) => ({
+        name: s.name,
+        agent: s.agent,
+        verifier: resolveVerifier(s.verifier, d.environment, { mode: verifier.environmentMode, environment: d.verifier.environment }),
+        minReward: s.min_reward,
+        healthcheck: s.healthcheck,
+        artifacts: s.artifacts,
+      })),
+      multiStepRewardStrategy: d.multi_step_reward_strategy ?? 'mean',
     },
   };
 }
@@ -171,7 +205,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 
 function unionHint(key: string): string {
   if (key.startsWith('artifacts')) return 'each artifact is an absolute path "/path" or a table {source = "/path", destination, exclude, service}';
-  if (key.endsWith('healthcheck')) return 'healthcheck is a command string or a table {command, interval_sec, timeout_sec, retries, start_period_sec}';
+  if (key.endsWith('healthcheck')) return 'healthcheck is a command string or a table {command, interval_sec, timeout_sec, retries, start_period_sec, start_interval_sec}';
+  if (key.endsWith('min_reward')) return 'min_reward is a number or a table of numbers per reward key';
   if (key.endsWith('user')) return 'user is a name or a numeric uid';
   if (key.startsWith('task.authors')) return 'each author is a string or a table {name, email}';
   return 'see the Harbor task.toml reference for this key';

@@ -17,7 +17,7 @@ describe('hud-studio run', () => {
     const r = await cli(['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', dir, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const json = JSON.parse(r.stdout) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(json), ['status', 'reward', 'subscores', 'phases', 'error', 'trace']);
+    assert.deepEqual(Object.keys(json), ['status', 'reward', 'subscores', 'phases', 'error', 'forgeable', 'trace']);
     assert.equal(json['status'], 'completed');
     assert.equal(json['reward'], 1);
     assert.deepEqual(json['subscores'], []);

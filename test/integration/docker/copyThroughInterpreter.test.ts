@@ -13,7 +13,7 @@ import { BASE_IMAGE, assertNoContainersOfRollout, dockerReady, tempDir } from '.
 
 // Every path the copy wrote, with mode, owner, type, link target and size: what a user's code can observe.
 // (Bytecode caches are left out: the pre-started interpreter may have written some by then.)
-const LISTING = "find /opt/hud-studio /workspace/env -name __pycache__ -prune -o -printf '%p %m %u:%g %y %l %s\\n' | sort";
+const LISTING = "find /opt/hud-studio -name __pycache__ -prune -o -printf '%p %m %u:%g %y %l %s\\n' | sort";
 
 /** The Docker events of one rollout's containers of `action`, between `since` and now. */
 async function eventsOf(rolloutId: string, action: string, since: number): Promise<unknown[]> {
@@ -68,9 +68,9 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
       const [a, b] = await Promise.all([fast.s.exec(['sh', '-c', LISTING]), plain.s.exec(['sh', '-c', LISTING])]);
       assert.equal(a.exitCode, 0, a.stderr);
       assert.equal(a.stdout, b.stdout);
-      assert.match(a.stdout, /^\/workspace\/env\/run\.sh 750 root:root f {2}19$/m);
-      assert.match(a.stdout, /^\/workspace\/env\/link-to-big 777 root:root l data\/nested\/big\.bin /m);
-      assert.match(a.stdout, /^\/workspace\/env\/data\/nested\/big\.bin 644 root:root f {2}3145745$/m);
+      assert.match(a.stdout, /^\/opt\/hud-studio\/env\/run\.sh 750 root:root f {2}19$/m);
+      assert.match(a.stdout, /^\/opt\/hud-studio\/env\/link-to-big 777 root:root l data\/nested\/big\.bin /m);
+      assert.match(a.stdout, /^\/opt\/hud-studio\/env\/data\/nested\/big\.bin 644 root:root f {2}3145745$/m);
       const ran = await fast.s.exec(['./run.sh']);
       assert.equal(ran.stdout, 'ran\n');
     } finally {

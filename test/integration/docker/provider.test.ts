@@ -40,8 +40,8 @@ describe('Docker provider', () => {
       assert.match(s.info.image ?? '', /^hud-studio-env:[0-9a-f]{16}$/);
       assert.match(s.info.imageId ?? '', /^sha256:/);
       assert.equal(s.info.network, 'bridge');
-      assert.equal(s.envPath, '/workspace/env/env.py');
-      assert.equal(s.workdir, '/workspace/env');
+      assert.equal(s.envPath, '/opt/hud-studio/env/env.py');
+      assert.equal(s.workdir, '/opt/hud-studio/env');
       const where = await s.execPython(['-c', 'import hud, hud_studio; print(hud.__file__)']);
       assert.equal(where.stdout.trim(), '/opt/hud-studio/runtime/hud/__init__.py', where.stderr);
 
@@ -52,7 +52,7 @@ describe('Docker provider', () => {
       assert.equal((hello['result'] as { env: { name: string } }).env.name, 'probe');
       await ch.call('tasks.start', { id: 'probe', args: {} });
       const grade = (await ch.call('tasks.grade', { answer: 'done' }))['result'] as { info: Record<string, unknown> };
-      assert.deepEqual(grade.info, { marker: 'built from the fixture Dockerfile', server_secret: 'sekrit', cwd: '/workspace/env' });
+      assert.deepEqual(grade.info, { marker: 'built from the fixture Dockerfile', server_secret: 'sekrit', cwd: '/opt/hud-studio/env' });
       ch.close();
       assert.ok(serverLogs.some((l) => /serving environment 'probe'/.test(l)), serverLogs.join('\n'));
       const other = await s.exec(['sh', '-c', 'echo "[$SERVER_ONLY_SECRET]"']);
@@ -93,15 +93,10 @@ describe('Docker provider', () => {
     }
   });
 
-  test('with the image\'s own SDK chosen, our `hud` is never importable', async () => {
+  test('with the image\'s own SDK required, an image without one is refused before anything runs', async () => {
     const opts = acquireOpts();
-    const s = await provider.acquire(specOf('offline_env', { useImageSdk: true }), opts);
-    try {
-      const r = await s.execPython(['-c', 'import importlib.util as u; print(u.find_spec("hud"), u.find_spec("hud_studio").origin)']);
-      assert.equal(r.stdout.trim(), 'None /opt/hud-studio/tools/hud_studio/__init__.py', r.stderr);
-    } finally {
-      await released(s, opts.rolloutId);
-    }
+    await assert.rejects(provider.acquire(specOf('offline_env', { sdk: 'image' }), opts), /has no HUD SDK v6 that can serve/);
+    await assertNoContainersOfRollout(opts.rolloutId);
   });
 
   test('compose runtime_config is refused with a typed error before any container exists', async () => {

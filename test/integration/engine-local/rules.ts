@@ -155,9 +155,14 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.reward, 0);
     });
 
-    test('actor grading fails: the verifier still runs on an error result that keeps the answer', async () => {
+    test('actor grading fails: the verifier still grades an error result that keeps the answer; the run is errored', async () => {
       const { outcome, substrates } = await run(`${FIXTURES.rules}::actor_grade_fails`, new FixedAgent('kept'));
-      assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+      // As in the SDK: the verifier's reward stands and the run is marked as errored in the actor phase.
+      assert.equal(outcome.status, 'error');
+      assert.equal(outcome.error?.phase, 'actor');
+      assert.match(outcome.error?.message ?? '', /actor grading failed/);
+      assert.equal(outcome.trace.status, 'error');
+      assert.equal(outcome.trace.result?.reward, 1);
       assert.equal(outcome.reward, 1, 'the verifier saw {isError: true, answer: "kept"}');
       const received = info(outcome)['received'] as Record<string, unknown>;
       assert.equal(received['score'], 0);

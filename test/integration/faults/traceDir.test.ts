@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobSummary } from '../../../client/src/engine/job';
 import { FAULTS_ENV, assertJsonRun, measured, runMeasured, scratch, spawnMeasured } from './support';
@@ -72,13 +73,16 @@ describe('Ctrl-C during eval', () => {
   test('the summary counts every run, including those never started; exit 130', async () => {
     const dir = scratch('sigint-');
     mkdirSync(dir, { recursive: true });
-    const started = join(scratch('marker-'), 'agent-started');
-    const command = `touch ${started}; sleep 60; echo ok`;
+    // The agent is sandboxed (docs/security.md): its marker lands in its own workspace of a local substrate.
+    const marker = `agent-started-${process.pid}`;
+    const command = `touch ${marker}; sleep 60; echo ok`;
+    const started = (): boolean =>
+      readdirSync(tmpdir()).some((d) => /^hud-studio-.+-actor-/.test(d) && existsSync(join(tmpdir(), d, 'workspace', marker)));
     const child = spawnMeasured(['eval', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', command, '--group', '4', '--runtime', 'local', '--trace-dir', dir, '--json']);
     const done = measured(child);
     // The local runtime runs the agent on this machine: its marker says the first run is under way.
     const deadline = Date.now() + 60_000;
-    while (!existsSync(started)) {
+    while (!started()) {
       assert.ok(Date.now() < deadline, 'the first run never started its agent');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -63,5 +63,5 @@ test('compose: the collect hook ran in the sidecar service', async () => {
   assert.equal(outcome.reward, 1);
   assert.equal(outcome.trace.phases[0]!.substrate!.provider, 'compose');
   assert.match(readFileSync(join(outcome.trialDir, 'verifier', 'collect-1-api.log'), 'utf8'), /sidecar-token-7f3a/);
-  assert.equal(readFileSync(join(outcome.trialDir, 'artifacts', 'token.txt'), 'utf8'), 'sidecar-token-7f3a');
+  assert.equal(readFileSync(join(outcome.trialDir, 'artifacts', 'logs', 'artifacts', 'token.txt'), 'utf8'), 'sidecar-token-7f3a');
 });

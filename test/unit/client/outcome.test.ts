@@ -54,6 +54,18 @@ describe('outcome formatting', () => {
     assert.equal(inlineText({ ...errored, status: 'cancelled' }), 'cancelled');
   });
 
+  test('a run graded by the verifier after the actor\'s grading failed shows both the reward and the error', () => {
+    const o: ShownOutcome = {
+      status: 'error',
+      reward: 0.5,
+      result: { reward: 0.5, subscores: [], info: {}, isError: false },
+      error: { phase: 'actor', message: 'actor grading failed: boom' },
+    };
+    assert.equal(inlineText(o), 'reward 0.50 · errored in actor: actor grading failed: boom');
+    assert.match(hoverMarkdown(o, 't'), /\*\*Reward 0\.50, errored\*\* in the actor phase/);
+    assert.equal(verdict(o, 0.1), 'errored');
+  });
+
   test('hover shows reward, a subscore table with penalties and children, and escapes names', () => {
     const md = hoverMarkdown(
       graded(0.5, [

@@ -31,4 +31,19 @@ describe('rollout log lines', () => {
     assert.match(formatEvent(events[3]!)[0]!, /grade {4}reward 0\.25 · x 0\.25 \(provisional\)$/);
     assert.match(formatEvent(events[4]!)[0]!, /ended {4}errored in verifier: boom$/);
   });
+
+  test('a model step shows its tool calls and tokens', () => {
+    const step: RolloutEvent = {
+      type: 'agent.step',
+      rolloutId: 'abcdef0123',
+      at,
+      index: 2,
+      text: 'Let me look',
+      toolCalls: [{ name: 'bash', input: { command: 'ls' }, output: 'a' }],
+      usage: { input: 120, output: 15, cached: 20 },
+    };
+    const [l] = formatEvent(step);
+    assert.match(l!, lineRe);
+    assert.match(l!, /agent {4}step 2: Let me look \(bash\) · tokens in 120 out 15 cached 20$/);
+  });
 });

@@ -143,6 +143,32 @@ describe('control channel client', () => {
     ch.close();
   });
 
+  test('the SDK\'s grade frame with null fields (subscores, content, info of a subscore) is read', async () => {
+    // Exactly what hud-python's server sends for EvaluationResult(reward=0.5) and one with a subscore.
+    const frames = [
+      { done: true, content: null, info: {}, isError: false, subscores: null, score: 0.5 },
+      { done: true, content: null, info: {}, isError: false, score: 0.5, subscores: [{ name: 'a', weight: 1.0, value: 0.5, children: null, info: null }] },
+    ];
+    let next = 0;
+    const { port } = await scripted((f, s) => reply(s, f.id, frames[next++]));
+    const ch = await channelTo(port);
+    try {
+      for (const sent of frames) assert.deepEqual(await ch.grade('x'), sent);
+    } finally {
+      ch.close();
+    }
+  });
+
+  test('a grade frame whose score is a boolean or whose isError is not a boolean is refused', async () => {
+    const frames = [{ score: true }, { score: 1, isError: 'yes' }];
+    let next = 0;
+    const { port } = await scripted((f, s) => reply(s, f.id, frames[next++]));
+    const ch = await channelTo(port);
+    await assert.rejects(ch.grade('x'), ProtocolError);
+    await assert.rejects(ch.grade('x'), ProtocolError);
+    ch.close();
+  });
+
   test('a request times out with a TimeoutError; a late answer is dropped and the channel still works', async () => {
     let first: Frame | undefined;
     const { port } = await scripted((f, s) => {

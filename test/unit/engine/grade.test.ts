@@ -2,22 +2,21 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { actorErrorResult, gradeFromFrame } from '../../../client/src/engine/grade';
 import { createAgent } from '../../../client/src/engine/agents/create';
-import { UsageError } from '../../../client/src/engine/errors';
+import { ProtocolError, UsageError } from '../../../client/src/engine/errors';
 import { scrubbedEnv } from '../../../client/src/engine/providers/scrubbedEnv';
 import { parseRuntime } from '../../../client/src/engine/providers/select';
 import { parseTcpAddress } from '../../../client/src/engine/providers/url';
 
 describe('grade frames', () => {
   test('score becomes reward; SDK `info` on a subscore becomes metadata; weights default to 1', () => {
-    const { result, dropped } = gradeFromFrame({
+    const result = gradeFromFrame({
       score: 0.75,
-      subscores: [{ name: 'a', value: 1, info: { k: 1 } }, { name: 'pen', value: 1, weight: -0.5, children: [{ name: 'c', value: 0 }] }, { name: 'bad' }],
+      subscores: [{ name: 'a', value: 1, info: { k: 1 } }, { name: 'pen', value: 1, weight: -0.5, children: [{ name: 'c', value: 0 }] }],
       info: { x: 1 },
       content: 'why',
       isError: false,
       answer: 'kept in the raw frame only',
     });
-    assert.equal(dropped, 1);
     assert.deepEqual(result, {
       reward: 0.75,
       subscores: [
@@ -28,6 +27,26 @@ describe('grade frames', () => {
       content: 'why',
       isError: false,
     });
+  });
+
+  test('null fields as the SDK sends them read as absent', () => {
+    const result = gradeFromFrame({
+      done: true,
+      content: null,
+      info: {},
+      isError: false,
+      score: 0.5,
+      subscores: [{ name: 'a', weight: 1.0, value: 0.5, children: null, info: null }],
+    });
+    assert.deepEqual(result, { reward: 0.5, subscores: [{ name: 'a', value: 0.5, weight: 1 }], info: {}, isError: false });
+    assert.deepEqual(gradeFromFrame({ score: 1, subscores: null, info: null, isError: null }), { reward: 1, subscores: [], info: {}, isError: false });
+  });
+
+  test('a subscore that cannot be read fails the grade instead of being dropped (the reward would not add up)', () => {
+    for (const bad of [{ name: 'x' }, { name: 'x', value: 'high' }, { name: 'x', value: 2 }, { value: 1 }, 'x', { name: 'x', value: 1, children: [{ name: 'y' }] }]) {
+      assert.throws(() => gradeFromFrame({ score: 1, subscores: [bad] }), (e: unknown) => e instanceof ProtocolError && /subscore/.test(e.message), JSON.stringify(bad));
+    }
+    assert.throws(() => gradeFromFrame({ score: 1, subscores: 'all good' }), ProtocolError);
   });
 
   test('the stand-in for a failed actor grading keeps the answer', () => {
@@ -43,7 +62,8 @@ describe('agent and runtime choices', () => {
     assert.equal(createAgent({ agent: 'nop', answer: 'x' }).kind, 'nop');
     assert.throws(() => createAgent({ agent: 'fixed' }), UsageError);
     assert.throws(() => createAgent({ agent: 'command' }), UsageError);
-    assert.throws(() => createAgent({ agent: 'llm' }), /unknown agent "llm"/);
+    assert.throws(() => createAgent({ agent: 'gpt' }), /unknown agent "gpt"/);
+    assert.throws(() => createAgent({ agent: 'llm' }), /--agent llm needs --model/);
   });
 
   test('runtimes and tcp addresses', () => {

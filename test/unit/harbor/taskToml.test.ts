@@ -180,10 +180,10 @@ describe('task.toml errors', () => {
     assert.equal(r.warnings[0]!.severity, 'warning');
   });
 
-  test('allowed_hosts without allowlist mode is a warning', () => {
-    const r = parseTaskToml('[environment]\nallowed_hosts = ["x.org"]\n');
-    assert.ok(r.ok);
-    assert.match(r.warnings[0]!.message, /allowed_hosts is ignored/);
+  test('allowed_hosts without allowlist mode is an error, as in Harbor', () => {
+    const e = errors('[environment]\nallowed_hosts = ["x.org"]\n');
+    assert.match(e[0]!.message, /allowed_hosts is only valid with network_mode = "allowlist"/);
+    assert.equal(e[0]!.line, 2);
   });
 });
 

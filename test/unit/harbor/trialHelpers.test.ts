@@ -37,6 +37,7 @@ test('exclude globs: * within a segment, ** across, bare names match anywhere', 
   assert.ok(existsSync(join(root, 'keep.md')));
 });
 
-test('trial folder names are filesystem-safe and unique per rollout', () => {
-  assert.equal(trialName('acme/hello world', 'abcdef0123456789'), 'acme__hello_world__abcdef01');
+test('trial folder names follow Harbor: short task name (32 characters at most) and a short id', () => {
+  assert.equal(trialName('acme/hello world', 'abcdef01-2345-6789'), 'hello_world__abcdef0');
+  assert.equal(trialName('x/' + 'a'.repeat(40), '1234567'), `${'a'.repeat(32)}__1234567`);
 });

@@ -28,10 +28,12 @@ describe('hud-studio check', () => {
     assert.deepEqual(
       findings.map((f) => [f.file, f.line, f.column, f.severity, f.code]),
       [
+        ['envs/env.py', 14, 1, 'warning', 'verifier-args-in-actor-files'],
         ['envs/env.py', 16, 16, 'error', 'task-bad-args'],
         ['harbor/broken/task.toml', 1, 1, 'error', 'harbor-missing-instruction'],
         ['harbor/broken/task.toml', 1, 1, 'error', 'harbor-missing-test-sh'],
         ['harbor/broken/task.toml', 2, 1, 'error', 'harbor-schema'],
+        ['harbor/hello/task.toml', 1, 1, 'info', 'harbor-shared-forgeable'],
       ],
     );
     for (const f of findings) assert.match(f.message, /fix/);
@@ -41,9 +43,10 @@ describe('hud-studio check', () => {
     const c = capture(join(FIXTURES, 'lsp-basic'));
     assert.equal(await runCheck(['envs'], c.io), 1);
     const lines = c.out().trimEnd().split('\n');
-    assert.equal(lines.length, 1, c.out());
-    assert.match(lines[0]!, /^envs\/env\.py:16:16 error task-bad-args solve\(\) got an unexpected keyword argument "destination"/);
-    assert.match(c.err(), /1 error\(s\), 0 warning\(s\)/);
+    assert.equal(lines.length, 2, c.out());
+    assert.match(lines[0]!, /^envs\/env\.py:14:1 warning verifier-args-in-actor-files the literal arguments of verifier judge\/verify/);
+    assert.match(lines[1]!, /^envs\/env\.py:16:16 error task-bad-args solve\(\) got an unexpected keyword argument "destination"/);
+    assert.match(c.err(), /1 error\(s\), 1 warning\(s\)/);
   });
 
   test('a single file is checked against the whole workspace (cross-module links resolve)', async () => {
@@ -84,4 +87,44 @@ describe('hud-studio check', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test('golden data: no warning once the verifier reads its expected value from verifier-only/ (the bundled example)', async () => {
+  const c = capture(join(__dirname, '..', '..', '..', 'examples'));
+  assert.equal(await runCheck(['--json'], c.io), 0);
+  assert.deepEqual((JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'verifier-args-in-actor-files'), []);
+});
+
+test('a root-agent environment whose task grades itself: check suggests a verifier environment', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hs-check-root-'));
+  try {
+    writeFileSync(join(dir, 'Dockerfile'), 'FROM python:3.11-slim\nLABEL dev.hud-studio.agent-user=root\n');
+    writeFileSync(
+      join(dir, 'env.py'),
+      [
+        'from hud import Environment',
+        'env = Environment("box")',
+        'judge = Environment("judge")',
+        '@env.template(id="t")',
+        'async def t():',
+        '    a = yield "go"',
+        '    yield 1.0',
+        '@judge.template(id="v")',
+        'async def v():',
+        '    r = yield ""',
+        '    yield 1.0',
+        'alone = t()',
+        'judged = t()',
+        'judged.verifier = v()',
+        '',
+      ].join('\n'),
+    );
+    const c = capture(dir);
+    assert.equal(await runCheck(['--json'], c.io), 0);
+    const root = (JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'root-agent-forgeable');
+    assert.deepEqual(root.map((f) => [f.file, f.line]), [['env.py', 12]]);
+    assert.match(root[0]!.message, /verifier in an environment of its own/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -211,12 +211,24 @@ describe('diagnostics: each code fires and has a near miss', () => {
 describe('diagnostics: Harbor task directories', () => {
   const TOML = '[task]\nname = "acme/hello"\n\n[verifier]\ntimeout_sec = 60\n';
   const ALL = ['t/instruction.md', 't/tests/test.sh'];
+  // The forgeable hint has its own test below; the others look at the rest.
+  const harborCodes = (ws: { codes(rel: string): string[] }): string[] => ws.codes('t/task.toml').filter((c) => c !== 'harbor-shared-forgeable');
+
+  test('harbor-shared-forgeable suggests the separate mode when a root agent shares the verifier', async () => {
+    const shared = await workspace({ 't/task.toml': TOML }, ALL);
+    assert.deepEqual(shared.codes('t/task.toml'), ['harbor-shared-forgeable']);
+    assert.match(shared.problems('t/task.toml')[0]!.message, /environment_mode = "separate"/);
+    const nonRoot = await workspace({ 't/task.toml': `${TOML}[agent]\nuser = "agent"\n` }, ALL);
+    assert.deepEqual(nonRoot.codes('t/task.toml'), []);
+    const separate = await workspace({ 't/task.toml': `${TOML}environment_mode = "separate"\n` }, [...ALL, 't/tests/Dockerfile']);
+    assert.deepEqual(separate.codes('t/task.toml'), []);
+  });
 
   test('harbor-invalid-toml', async () => {
     const ws = await workspace({ 't/task.toml': '[task\nname = "x"\n' }, ALL);
-    assert.deepEqual(ws.codes('t/task.toml'), ['harbor-invalid-toml']);
+    assert.deepEqual(harborCodes(ws), ['harbor-invalid-toml']);
     const ok = await workspace({ 't/task.toml': TOML }, ALL);
-    assert.deepEqual(ok.codes('t/task.toml'), []);
+    assert.deepEqual(harborCodes(ok), []);
   });
 
   test('harbor-schema names the key', async () => {
@@ -226,32 +238,32 @@ describe('diagnostics: Harbor task directories', () => {
     assert.match(p.message, /verifier\.timeout_sec/);
     assert.equal(p.range.start.line, 1);
     const ok = await workspace({ 't/task.toml': '[verifier]\ntimeout_sec = 30\n' }, ALL);
-    assert.deepEqual(ok.codes('t/task.toml'), []);
+    assert.deepEqual(harborCodes(ok), []);
   });
 
   test('harbor-missing-test-sh and harbor-missing-instruction', async () => {
     const ws = await workspace({ 't/task.toml': TOML });
-    assert.deepEqual(ws.codes('t/task.toml').sort(), ['harbor-missing-instruction', 'harbor-missing-test-sh']);
+    assert.deepEqual(harborCodes(ws).sort(), ['harbor-missing-instruction', 'harbor-missing-test-sh']);
     const ok = await workspace({ 't/task.toml': TOML }, ALL);
-    assert.deepEqual(ok.codes('t/task.toml'), []);
+    assert.deepEqual(harborCodes(ok), []);
   });
 
   test('harbor-missing-tests-dockerfile only in separate mode', async () => {
     const separate = `${TOML}environment_mode = "separate"\n`;
     const ws = await workspace({ 't/task.toml': separate }, ALL);
-    assert.deepEqual(ws.codes('t/task.toml'), ['harbor-missing-tests-dockerfile']);
+    assert.deepEqual(harborCodes(ws), ['harbor-missing-tests-dockerfile']);
     const ok = await workspace({ 't/task.toml': separate }, [...ALL, 't/tests/Dockerfile']);
-    assert.deepEqual(ok.codes('t/task.toml'), []);
+    assert.deepEqual(harborCodes(ok), []);
     const shared = await workspace({ 't/task.toml': TOML }, ALL);
-    assert.deepEqual(shared.codes('t/task.toml'), []);
+    assert.deepEqual(harborCodes(shared), []);
   });
 
   test('creating the missing file clears the diagnostic (touch)', async () => {
     const ws = await workspace({ 't/task.toml': TOML }, ['t/instruction.md']);
-    assert.deepEqual(ws.codes('t/task.toml'), ['harbor-missing-test-sh']);
+    assert.deepEqual(harborCodes(ws), ['harbor-missing-test-sh']);
     ws.existing.add(ws.path('t/tests/test.sh'));
     const affected = ws.analyzer.touch(ws.path('t/tests/test.sh'));
     assert.ok(affected.has(ws.path('t/task.toml')));
-    assert.deepEqual(ws.codes('t/task.toml'), []);
+    assert.deepEqual(harborCodes(ws), []);
   });
 });

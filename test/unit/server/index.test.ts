@@ -18,7 +18,7 @@ const ENV = py`
       answer = yield "Write the secret\\nto the target."
       yield {"score": 1.0, "answer": answer, "level": level}
 
-  @actor.template
+  @actor.template()
   async def check():
       result = yield ""
       ok = result["answer"] == "x" and result.get("level")

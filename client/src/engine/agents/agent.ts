@@ -1,10 +1,10 @@
 /**
  * An agent turns a prompt into an answer, working on the actor substrate.
  * Fixed, command and nop agents live in the engine; the extension adds an
- * interactive one, and an LLM agent fits the same shape later.
+ * interactive one; the llm agent (agents/llm) puts a model in the seat.
  */
 import type { ExecOptions, ExecResult } from '../providers/provider';
-import type { LogStream } from '../trace/schema';
+import type { LogStream, TokenUsage } from '../trace/schema';
 
 export interface AgentToolCall {
   name: string;
@@ -31,7 +31,8 @@ export interface AgentContext {
   signal: AbortSignal;
   timeoutMs?: number;
   log(stream: LogStream, text: string): void;
-  step(text: string | undefined, toolCalls?: AgentToolCall[]): void;
+  /** One agent step; a model agent adds the tokens that step used. */
+  step(text: string | undefined, toolCalls?: AgentToolCall[], usage?: TokenUsage): void;
 }
 
 export interface Agent {

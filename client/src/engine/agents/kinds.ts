@@ -7,6 +7,7 @@ export const CLI_AGENTS = [
   { kind: 'fixed', what: 'answers --answer TEXT' },
   { kind: 'command', what: 'runs --command CMD in the actor substrate; its stdout is the answer' },
   { kind: 'nop', what: 'does nothing and answers nothing (a sound task scores 0)' },
+  { kind: 'llm', what: 'a model with tools acts on the task (--model PROVIDER/MODEL, docs/models.md)' },
   { kind: 'oracle', what: 'Harbor tasks: runs solution/solve.sh' },
 ] as const;
 
@@ -22,9 +23,11 @@ export interface AnswerSource {
   agent?: string | undefined;
   answer?: string | undefined;
   command?: string | undefined;
+  /** `--model` (repeatable): implies the llm agent. */
+  model?: readonly string[] | undefined;
 }
 
 /** True when nothing was chosen that can produce an answer (the agent would default to nop). */
 export function choosesNoAgent(c: AnswerSource): boolean {
-  return c.agent === undefined && c.answer === undefined && c.command === undefined;
+  return c.agent === undefined && c.answer === undefined && c.command === undefined && !c.model?.length;
 }

@@ -96,7 +96,10 @@ export class ControlChannel {
     const raw = await this.request('tasks.grade', { answer }, opts);
     const parsed = GradeFrame.safeParse(raw);
     if (!parsed.success) {
-      throw new ProtocolError(`tasks.grade returned a result without a numeric "score": ${preview(raw)}`, {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join('.') || 'score';
+      const what = field === 'score' ? 'without a numeric "score"' : `with an unreadable "${field}"`;
+      throw new ProtocolError(`tasks.grade returned a result ${what}: ${preview(raw)}`, {
         hint: 'the template\'s second yield must be a number, an EvaluationResult or a dict with a numeric "score"',
       });
     }

@@ -55,14 +55,17 @@ export type TaskListResult = z.infer<typeof TaskListResult>;
 export const PromptFrame = z.looseObject({ prompt: z.unknown() });
 export type PromptFrame = z.infer<typeof PromptFrame>;
 
-/** The second yield: a numeric score plus optional details and task fields. */
+/**
+ * The second yield: a numeric score plus optional details and task fields.
+ * The SDK's server sends unset fields as null (docs/sdk-compatibility.md).
+ */
 export const GradeFrame = z.looseObject({
   score: z.number(),
-  subscores: z.array(z.unknown()).optional(),
+  subscores: z.array(z.unknown()).nullish(),
   info: z.unknown().optional(),
   content: z.unknown().optional(),
-  isError: z.boolean().optional(),
-  done: z.boolean().optional(),
+  isError: z.boolean().nullish(),
+  done: z.boolean().nullish(),
 });
 export type GradeFrame = z.infer<typeof GradeFrame>;
 

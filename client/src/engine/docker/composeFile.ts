@@ -30,6 +30,11 @@ export interface PrepareComposeOptions {
   mainEnv?: Record<string, string>;
   /** CPU / memory limits for `main` (the task.toml's [environment] limits). */
   mainLimits?: { cpus?: number; memoryMb?: number };
+  /**
+   * Harbor's base service for `main` (its image, or its build context relative
+   * to the compose file's folder); the file's own `main` entries overlay it.
+   */
+  mainBase?: { image: string } | { context: string; dockerfile: string };
   /** Replace main's command with `sleep infinity` when it has none (Harbor tasks exec into main). */
   keepMainAlive?: boolean;
   buildTimeoutMs?: number;
@@ -66,6 +71,7 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
   const projectDirectory = dirname(composeFile);
   const doc = await readComposeDoc(composeFile);
   const services = doc.services as Record<string, ServiceDoc>;
+  if (opts.mainBase) services[MAIN_SERVICE] = overlayMain(opts.mainBase, services[MAIN_SERVICE]);
   if (!services[MAIN_SERVICE]) {
     throw new HudStudioError('harbor-config', `${composeFile} has no service named "${MAIN_SERVICE}"`, {
       location: { file: composeFile, key: 'services' },
@@ -136,6 +142,15 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
     images,
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** The task's `main` entries win over the base's, key by key (as `docker compose -f base -f task` merges them). */
+function overlayMain(base: NonNullable<PrepareComposeOptions['mainBase']>, own: ServiceDoc | null | undefined): ServiceDoc {
+  const task = own && typeof own === 'object' ? own : {};
+  const fromBase: ServiceDoc = 'image' in base ? { image: base.image } : { build: { context: base.context, dockerfile: base.dockerfile } };
+  // A task that names its own image or build replaces the base's way of getting one.
+  if (task.image !== undefined || task.build !== undefined) return { ...task };
+  return { ...fromBase, ...task };
 }
 
 async function readComposeDoc(composeFile: string): Promise<Record<string, unknown>> {

@@ -39,7 +39,7 @@ export function ownerLabels(spec: Pick<ContainerSpec, 'rolloutId' | 'phase' | 'e
 /** Creates and starts a container for `spec`; on any failure nothing is left behind. */
 export async function createContainer(spec: ContainerSpec): Promise<ManagedContainer> {
   const docker = dockerClient();
-  const { imageId, imageUser } = await inspectImage(docker, spec.image);
+  const { imageId, imageUser, imageLabels } = await inspectImage(docker, spec.image);
   const warnings: string[] = [];
   const network = dockerNetworkMode(spec.network);
   // Init reaps the orphans of killed commands (PID 1 is otherwise a plain sleep).
@@ -47,6 +47,7 @@ export async function createContainer(spec: ContainerSpec): Promise<ManagedConta
   if (spec.cpus !== undefined) host.NanoCpus = Math.round(spec.cpus * 1e9);
   if (spec.memoryMb !== undefined) host.Memory = Math.round(spec.memoryMb * MiB);
   if (spec.binds?.length) host.Binds = spec.binds;
+  if (spec.noNewPrivileges) host.SecurityOpt = ['no-new-privileges'];
   if (spec.storageMb !== undefined) host.StorageOpt = { size: `${Math.round(spec.storageMb)}M` };
   if (spec.gpus !== undefined) {
     host.DeviceRequests = [{ Driver: '', Count: spec.gpus === 'all' ? -1 : spec.gpus, Capabilities: [['gpu']] }];
@@ -95,7 +96,7 @@ export async function createContainer(spec: ContainerSpec): Promise<ManagedConta
     try {
       container = await docker.createContainer(options());
       await container.start();
-      return new DockerContainer(container, spec.image, imageId, network, warnings, spec.user || imageUser);
+      return new DockerContainer(container, spec.image, imageId, network, warnings, spec.user || imageUser, imageLabels);
     } catch (err) {
       if (container) await removeQuietly(container);
       const msg = dockerMessage(err);
@@ -109,10 +110,16 @@ export async function createContainer(spec: ContainerSpec): Promise<ManagedConta
   }
 }
 
-async function inspectImage(docker: Docker, image: string): Promise<{ imageId: string; imageUser: string }> {
+interface ImageFacts {
+  imageId: string;
+  imageUser: string;
+  imageLabels: Record<string, string>;
+}
+
+async function inspectImage(docker: Docker, image: string): Promise<ImageFacts> {
   try {
     const info = await docker.getImage(image).inspect();
-    return { imageId: info.Id, imageUser: info.Config?.User ?? '' };
+    return { imageId: info.Id, imageUser: info.Config?.User ?? '', imageLabels: info.Config?.Labels ?? {} };
   } catch (err) {
     if (dockerStatus(err) === 404) throw new ImageMissingError(image, 'not found on this Docker host');
     throw new ContainerError(`could not inspect image ${image}: ${dockerMessage(err)}`, { cause: err });
@@ -150,9 +157,10 @@ export interface PackedCopy {
   open(): Readable;
 }
 
-export async function packCopy(items: CopyItem[]): Promise<PackedCopy> {
+/** `folders`: empty folders to make as well (absolute paths). */
+export async function packCopy(items: CopyItem[], folders: string[] = []): Promise<PackedCopy> {
   const entries: FolderEntry[] = [];
-  const parents: string[] = [];
+  const parents: string[] = folders.map((f) => posix.resolve('/', f).slice(1)).filter(Boolean);
   for (const item of items) {
     const below = posix.resolve('/', item.dest).slice(1);
     const own = await entriesOf(item.hostPath, item.skip);
@@ -180,6 +188,8 @@ export class DockerContainer implements ManagedContainer {
     readonly warnings: string[],
     /** The user execs run as unless they name one ('' is the image's default, root). */
     readonly user = '',
+    /** The image's labels (an environment declares a root agent with one: docs/security.md). */
+    readonly imageLabels: Record<string, string> = {},
   ) {}
 
   /** Whether execs run as root, so that one of them may write anywhere a `putArchive` could. */

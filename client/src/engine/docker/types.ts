@@ -36,6 +36,8 @@ export interface ContainerSpec {
   /** Host paths mounted read-write; only ever with the user's consent. */
   binds?: string[];
   extraLabels?: Record<string, string>;
+  /** Setuid programs in the image grant nothing (an unprivileged agent stays unprivileged). */
+  noNewPrivileges?: boolean;
 }
 
 export interface BuildRequest {

@@ -9,6 +9,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmS
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { HudStudioError } from '../errors';
+import { archiveCopy } from './archive';
 import type { ManagedContainer } from '../docker/types';
 import type { ArtifactSpec } from '../../../../server/src/harbor';
 
@@ -23,6 +24,9 @@ export interface CollectedArtifact {
   /** Host path of the copy (file or folder). */
   hostPath: string | undefined;
   missing: boolean;
+  /** Relative to the trial's artifacts/ folder. */
+  destination: string;
+  type: 'file' | 'directory';
 }
 
 /** Where a declared artifact lands in the trial's artifacts/ folder. */
@@ -71,21 +75,19 @@ export function applyExcludes(root: string, patterns: readonly string[]): string
 /**
  * Copies container path `src` to exactly `hostTarget` (not into it), merging
  * into a folder that already exists. Returns false when `src` does not exist.
+ * The copy goes through the archive API: no program of the container runs.
  */
 export async function copyOutTo(container: ManagedContainer, src: string, hostTarget: string, root?: string): Promise<boolean> {
   if (root) assertNoSymlinkBetween(root, hostTarget);
-  const probe = await container.exec(['test', '-e', src], { user: 'root', timeoutMs: 30_000 });
-  if (probe.exitCode !== 0) return false;
-  const staging = mkdtempSync(join(tmpdir(), 'hud-studio-copy-'));
+  const copy = await archiveCopy(container, src);
+  if (!copy) return false;
   try {
-    await container.copyOut(src, staging);
-    const copied = join(staging, posix.basename(src) || 'root');
     mkdirSync(dirname(hostTarget), { recursive: true });
     // A copy, not a rename: the temporary folder may sit on another file system.
-    cpSync(copied, hostTarget, { recursive: true, force: true, verbatimSymlinks: true });
+    cpSync(copy.path, hostTarget, { recursive: true, force: true, verbatimSymlinks: true });
     return true;
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    copy.dispose();
   }
 }
 
@@ -114,21 +116,30 @@ export function assertNoSymlinkBetween(root: string, target: string): void {
   }
 }
 
-/** Copies host `hostPath` (file or folder) so that it appears at exactly `containerPath`. */
-export async function copyInAs(container: ManagedContainer, hostPath: string, containerPath: string): Promise<void> {
-  if (lstatSync(hostPath).isDirectory()) {
-    await container.copyIn(hostPath, containerPath);
-    return;
-  }
-  const name = posix.basename(containerPath);
-  if (basename(hostPath) === name) {
-    await container.copyIn(hostPath, posix.dirname(containerPath));
-    return;
-  }
+/**
+ * Copies host `hostPath` (file or folder) so that it appears at exactly
+ * `containerPath`, without any symlink: the agent made these files, and a
+ * symlink among them would let a later copy write through it anywhere in the
+ * verifier's container. Returns the symlinks left out.
+ */
+export async function copyInAs(container: ManagedContainer, hostPath: string, containerPath: string): Promise<string[]> {
   const staging = mkdtempSync(join(tmpdir(), 'hud-studio-copy-'));
+  const dropped: string[] = [];
   try {
-    cpSync(hostPath, join(staging, name));
-    await container.copyIn(join(staging, name), posix.dirname(containerPath));
+    const name = posix.basename(containerPath) || 'root';
+    const staged = join(staging, name);
+    if (lstatSync(hostPath).isSymbolicLink()) return [containerPath];
+    cpSync(hostPath, staged, {
+      recursive: true,
+      verbatimSymlinks: true,
+      filter: (src) => {
+        if (!lstatSync(src).isSymbolicLink()) return true;
+        dropped.push(posix.join(containerPath, relative(hostPath, src).split(sep).join('/')));
+        return false;
+      },
+    });
+    await container.copyIn(staged, lstatSync(staged).isDirectory() ? containerPath : posix.dirname(containerPath));
+    return dropped;
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -146,13 +157,14 @@ export async function collectDeclared(
     const hostPath = join(artifactsDir, artifactDestination(spec));
     const container = await service(spec.service);
     const found = await copyOutTo(container, spec.source, hostPath, artifactsDir);
+    const destination = artifactDestination(spec);
     if (!found) {
       warn(`declared artifact ${spec.source} (service ${spec.service}) did not exist when the agent finished`);
-      out.push({ source: spec.source, service: spec.service, hostPath: undefined, missing: true });
+      out.push({ source: spec.source, service: spec.service, hostPath: undefined, missing: true, destination, type: posix.extname(spec.source) ? 'file' : 'directory' });
       continue;
     }
     applyExcludes(hostPath, spec.exclude);
-    out.push({ source: spec.source, service: spec.service, hostPath, missing: false });
+    out.push({ source: spec.source, service: spec.service, hostPath, missing: false, destination, type: lstatSync(hostPath).isDirectory() ? 'directory' : 'file' });
   }
   return out;
 }

@@ -5,6 +5,7 @@
  * copy through the Docker layer, and one idempotent teardown.
  */
 import { buildImage } from '../docker/build';
+import { ensureImage } from '../docker/pull';
 import { ComposeProject } from '../docker/compose';
 import { MAIN_SERVICE } from '../docker/composeFile';
 import { createContainer } from '../docker/container';
@@ -27,7 +28,7 @@ export interface TrialEnvironment {
 export type EnvironmentDefinition =
   | { kind: 'image'; image: string }
   | { kind: 'dockerfile'; contextDir: string; dockerfile: string }
-  | { kind: 'compose'; composeFile: string };
+  | { kind: 'compose'; composeFile: string; mainBase: { image: string } | { context: string; dockerfile: string } };
 
 export interface StartOptions {
   definition: EnvironmentDefinition;
@@ -57,6 +58,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     }
     const project = await ComposeProject.up({
       composeFile: opts.definition.composeFile,
+      mainBase: opts.definition.mainBase,
       rolloutId: opts.rolloutId,
       phase: opts.phase,
       network: net.compose,
@@ -102,6 +104,8 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     imageId = built.imageId;
   } else {
     image = opts.definition.image;
+    // Harbor pulls a task's docker_image when the host does not have it.
+    await ensureImage(image, { ...(opts.signal ? { signal: opts.signal } : {}), onLog: opts.log });
   }
   const container = await createContainer({
     image,

@@ -4,25 +4,41 @@
  * our trace plus a Harbor-style trial folder next to it, and resolve with the
  * same RolloutOutcome as an env.py rollout.
  */
-import { relative, resolve } from 'node:path';
+import { readdirSync, rmdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
-import { HudStudioError, UsageError } from '../errors';
+import { HudStudioError, UsageError, errorMessage } from '../errors';
 import { EventHub, now } from '../events';
 import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
-import { TraceRecorder } from '../trace/builder';
+import { TraceRecorder, type RolloutEventInput } from '../trace/builder';
 import { DEFAULT_TRACE_DIR } from '../trace/store';
 import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../server/src/harbor';
 import { createHarborAgent } from './agents';
 import { HarborTrial } from './trial';
-import { createTrialFolder, trialName, writeTrialResult } from './trialFolder';
+import { version } from '../../cli/version';
+import { harborChecksum } from './checksum';
+import { harborJobDir, writeHarborJobResult } from './jobFolder';
+import type { TrialEnding } from './trial';
+import {
+  appendTrialLog,
+  createTrialFolder,
+  jsonRewards,
+  trialName,
+  trialUri,
+  uuidOrNull,
+  writeTrialResult,
+  type ExceptionInfo,
+} from './trialFolder';
 
 export type { HarborRunRequest } from '../runRequest';
 
 /** Extra knobs only tests set. */
 export interface HarborRunExtras {
   rolloutId?: string;
+  /** Where the trial folder goes; default the job's Harbor folder, else `<trace dir>/trials`. */
+  trialsDir?: string;
   /** `${VAR}` source; default process.env. */
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
@@ -36,7 +52,8 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
   const task = loaded.task;
   for (const w of task.warnings) req.notice(`${task.tomlPath}:${w.line}:${w.column}: warning: ${w.message}`);
 
-  const agent = createHarborAgent({ ...(req.agent ? { agent: req.agent } : {}), ...(req.answer !== undefined ? { answer: req.answer } : {}), ...(req.command !== undefined ? { command: req.command } : {}) }, task);
+  const choice = { ...(req.agent ? { agent: req.agent } : {}), ...(req.answer !== undefined ? { answer: req.answer } : {}), ...(req.command !== undefined ? { command: req.command } : {}) };
+  const agent = createHarborAgent(choice, task);
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
   const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
   const recorder = new TraceRecorder(
@@ -50,10 +67,18 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     },
     req.hub ?? new EventHub(),
   );
-  const { rolloutId, emit } = recorder;
+  const { rolloutId } = recorder;
 
   const name = trialName(task.name, rolloutId);
-  const paths = createTrialFolder(traceDir, name);
+  // A job's trials share Harbor's job folder, whose result.json is rewritten as each trial ends.
+  const jobDir = req.jobId ? harborJobDir(traceDir, req.jobId) : undefined;
+  const trialsDir = req.trialsDir ?? jobDir ?? join(traceDir, 'trials');
+  const paths = createTrialFolder(trialsDir, name);
+  const emit = (e: RolloutEventInput): void => {
+    recorder.emit(e);
+    const line = trialLogLine(e);
+    if (line) appendTrialLog(paths, line);
+  };
   const deadline = new Deadline('Harbor trial', req.signal, req.timeoutMs);
   const trial = new HarborTrial({
     task,
@@ -65,6 +90,7 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     emit,
     hostEnv: req.hostEnv ?? process.env,
     allowSharedSecrets: req.allowSharedSecrets ?? false,
+    agentForStep: (step) => createHarborAgent(choice, task, step),
     ...(req.image ? { image: req.image } : {}),
   });
   const startedAt = now();
@@ -76,46 +102,69 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     deadline.dispose();
   }
 
+  if (ending.stepResults) removeEmptyDirs([paths.agent, paths.verifier, paths.artifacts]);
   const endedAt = now();
   const harbor = {
     trialDir: paths.root,
-    rewards: ending.reward?.rewards ?? {},
+    rewards: Object.fromEntries(Object.entries(ending.reward?.rewards ?? {}).filter(([, v]) => Number.isFinite(v))),
     environmentMode: task.config.verifier.environmentMode,
     agentTimedOut: ending.agentTimedOut,
+    ...(ending.forgeable ? { forgeable: true } : {}),
   };
   const { trace, tracePath, traceError, reward } = recorder.end(
     { status: ending.status, result: ending.result, error: ending.error, harbor },
     true,
     (trace, tracePath) => {
       writeTrialResult(paths, {
+        id: rolloutId,
         task_name: task.name,
         trial_name: name,
-        task_path: task.dir,
-        task_checksum: trace.task.sourceHash,
-        agent_info: { name: agent.kind, detail: agent.describe() },
-        verifier_result: ending.reward ? { rewards: ending.reward.rewards } : null,
-        exception_info: ending.error
-          ? {
-              phase: ending.error.phase,
-              exception_type: ending.error.code ?? 'error',
-              exception_message: ending.error.message,
-            }
-          : null,
+        trial_uri: trialUri(paths),
+        task_id: { path: task.dir },
+        source: task.config.source ?? null,
+        task_checksum: checksumOf(task.dir),
+        config: {
+          task: { path: task.dir, source: task.config.source ?? null },
+          trial_name: name,
+          trials_dir: trialsDir,
+          timeout_multiplier: 1,
+          agent: { name: agent.kind, override_timeout_sec: null, kwargs: {}, env: {} },
+          environment: { type: 'docker', force_build: false, delete: true, env: {}, kwargs: {} },
+          verifier: { env: {}, disable: false },
+          artifacts: [],
+          job_id: uuidOrNull(req.jobId),
+        },
+        agent_info: { name: agent.kind, version: version(), model_info: null },
+        agent_result: ending.stepResults ? null : { metadata: { hud_studio_agent: agent.describe() } },
+        verifier_result: ending.reward ? { rewards: jsonRewards(ending.reward.rewards) } : null,
+        exception_info: exceptionInfo(ending),
         started_at: startedAt,
         finished_at: endedAt,
-        ...ending.timings,
+        environment_setup: ending.timings.environment_setup,
+        agent_setup: null,
+        agent_execution: ending.stepResults ? null : ending.timings.agent_execution,
+        verifier: ending.timings.verifier,
+        step_results: ending.stepResults,
         hud_studio: {
           rollout_id: rolloutId,
           status: ending.status,
           reward: ending.status === 'completed' ? (ending.result?.reward ?? null) : null,
           environment_mode: task.config.verifier.environmentMode,
           agent_timed_out: ending.agentTimedOut,
+          forgeable: ending.forgeable,
           trace_path: tracePath,
           warnings: trace.warnings,
         },
       });
     },
   );
+  if (jobDir && req.jobId && !req.trialsDir) {
+    try {
+      writeHarborJobResult(jobDir, { id: req.jobId, startedAt, finishedAt: endedAt, totalTrials: 0 });
+    } catch (err) {
+      recorder.emit({ type: 'warning', message: `the Harbor job folder's result.json could not be written: ${errorMessage(err)}` });
+    }
+  }
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
   return {
     rolloutId,
@@ -145,4 +194,47 @@ export function harborLoadError(result: Extract<LoadHarborTaskResult, { ok: fals
 function splitFix(text: string): { message: string; hint: string | undefined } {
   const m = /^([\s\S]*?)\s*\(fix:?\s*([\s\S]*)\)$/.exec(text);
   return m ? { message: m[1]!, hint: m[2]! } : { message: text, hint: undefined };
+}
+
+/** Harbor's checksum; a task it cannot hash (a symlink cycle) still runs, with the reason recorded. */
+function checksumOf(dir: string): string {
+  try {
+    return harborChecksum(dir);
+  } catch (err) {
+    return `unavailable: ${errorMessage(err)}`;
+  }
+}
+
+function exceptionInfo(ending: TrialEnding): ExceptionInfo | null {
+  const e = ending.exception ?? (ending.agentError ? { ...ending.agentError, traceback: ending.agentError.message } : null);
+  if (!e) return null;
+  return { exception_type: e.type, exception_message: e.message, exception_traceback: e.traceback, occurred_at: e.at };
+}
+
+/** What trial.log keeps of an event (the trace keeps everything). */
+function trialLogLine(e: RolloutEventInput): string | undefined {
+  switch (e.type) {
+    case 'log':
+      return `[${e.phase ?? 'trial'}] ${e.stream}: ${e.text}`;
+    case 'warning':
+      return `WARNING ${e.message}`;
+    case 'step':
+      return `[${e.phase}] ${e.step} ${e.status}${e.detail ? `: ${e.detail}` : ''}`;
+    case 'phase.started':
+    case 'phase.ended':
+      return `${e.type} ${e.phase}`;
+    default:
+      return undefined;
+  }
+}
+
+/** A multi-step trial keeps its outputs under steps/<name>/; like Harbor, it drops the unused root folders. */
+function removeEmptyDirs(dirs: string[]): void {
+  for (const d of dirs) {
+    try {
+      if (readdirSync(d).length === 0) rmdirSync(d);
+    } catch {
+      // Already gone or not empty: nothing to tidy.
+    }
+  }
 }

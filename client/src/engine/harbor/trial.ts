@@ -1,12 +1,14 @@
 /**
- * One Harbor trial (docs/harbor.md): start the environment, let the agent work
- * in its workdir, end the agent's sessions, run collect hooks and collect
+ * One Harbor trial (docs/harbor.md): start the environment, let the agent
+ * work in its workdir, end the agent's sessions, run collect hooks and collect
  * artifacts, then verify on a clean /logs/verifier, either in the same
- * container (shared) or in a fresh one built from tests/Dockerfile that only
- * receives the declared artifacts (separate). Every step is an engine event,
- * so the trace and the live views are the same as for env.py rollouts.
+ * container (shared) or in a fresh one built from tests/ that only receives
+ * the declared artifacts (separate). A multi-step task repeats agent and
+ * verification per `[[steps]]` entry in the same environment. Every step is
+ * an engine event, so the trace and the live views are the same as for env.py
+ * rollouts.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { promptToText, type Agent, type AgentContext } from '../agents/agent';
@@ -17,13 +19,25 @@ import { PhaseFailure } from '../phaseFailure';
 import type { RolloutEvent } from '../events';
 import type { ErrorPhase, GradeResult, LogStream, PhaseName, StepName, SubstrateInfo } from '../trace/schema';
 import { expandEnvTable, type EnvironmentConfig, type HarborTask } from '../../../../server/src/harbor';
-import { LOGS_AGENT, LOGS_ARTIFACTS, LOGS_VERIFIER, collectDeclared, copyInAs, copyOutTo, type CollectedArtifact } from './artifacts';
+import { LOGS_AGENT, LOGS_ARTIFACTS, collectDeclared, copyInAs, copyOutTo, type CollectedArtifact } from './artifacts';
 import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
+import { HarborTrialError, harborExceptionType } from './errors';
 import { harborTaskIdentity, harborVerifierIdentity } from './identity';
-import { toGradeResult, type HarborReward } from './reward';
+import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
+import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
-import { writeTrialText, type Timing, type TrialPaths } from './trialFolder';
-import { lastLines, prepareLogDirs, readReward, resetVerifierState, runTests } from './verifier';
+import { writeManifest, writeTrialText, type ExceptionInfo, type StepResultJson, type Timing, type TrialPaths } from './trialFolder';
+import { jsonRewards } from './trialFolder';
+import { collectVerifierLogs, lastLines, prepareLogDirs, resetVerifierState, runTests } from './verifier';
+import {
+  HEALTHCHECK_DEFAULTS,
+  type ArtifactSpec,
+  type CollectHook,
+  type HarborStepConfig,
+  type Healthcheck,
+  type VerifierSettings,
+} from '../../../../server/src/harbor';
+import { DockerContainer } from '../docker/container';
 import { streamLines } from '../output/streamLines';
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
@@ -43,6 +57,51 @@ export interface TrialOptions {
   allowSharedSecrets: boolean;
   /** Overrides the environment's image (CLI --image); not for Compose tasks. */
   image?: string;
+  /** A multi-step task's agent for one step (the oracle runs that step's solution). */
+  agentForStep?: (step: string) => Agent;
+}
+
+/** The host folders one pass writes into (the trial's own, or steps/<name>/ of a multi-step trial). */
+interface PassDirs {
+  agent: string;
+  verifier: string;
+  artifacts: string;
+  manifest: string;
+}
+
+/** One agent-then-verify pass: the whole of a single-step trial, or one step of a multi-step trial. */
+interface Pass {
+  name: string | undefined;
+  instruction: string;
+  agent: Agent;
+  agentTimeoutSec: number | undefined;
+  agentUser: string | undefined;
+  verifier: VerifierSettings;
+  /** Task verifier.env merged with the step's. */
+  verifierEnv: Record<string, string>;
+  artifacts: ArtifactSpec[];
+  collect: CollectHook[];
+  /** Host folders uploaded to /tests, in order, for a shared verifier. */
+  testsDirs: string[];
+  /** Build context of a separate verifier. */
+  verifierContext: string;
+  dirs: PassDirs;
+}
+
+interface Actor {
+  env: TrialEnvironment;
+  main: ManagedContainer;
+  workdir: string;
+}
+
+interface Acted {
+  collected: CollectedArtifact[];
+  /** Host copy of /logs/artifacts as the agent left it. */
+  logsArtifacts: string;
+  error: { type: string; message: string; at: string } | null;
+  timedOut: boolean;
+  exitCode: number | undefined;
+  timing: Timing;
 }
 
 export interface TrialEnding {
@@ -51,12 +110,17 @@ export interface TrialEnding {
   error: { phase: ErrorPhase; message: string; code?: string } | null;
   reward: HarborReward | null;
   agentTimedOut: boolean;
+  /** Shared verification with a root agent: the agent controlled every program the tests ran. */
+  forgeable: boolean;
+  /** The agent's failure, as Harbor records it (its timeout or a non-zero exit). */
+  agentError: { type: string; message: string; at: string } | null;
+  /** The failure that ended the trial, with Harbor's exception type name. */
+  exception: { type: string; message: string; traceback: string; at: string } | null;
+  /** Multi-step tasks: one entry per step that ran, as Harbor's step_results. */
+  stepResults: StepResultJson[] | null;
   timings: { environment_setup: Timing | null; agent_execution: Timing | null; verifier: Timing | null };
 }
 
-
-const HEALTH_DEFAULTS = { interval_sec: 1, timeout_sec: 10, retries: 30, start_period_sec: 0 };
-type HealthcheckGiven = { command: string } & { [K in keyof typeof HEALTH_DEFAULTS]?: number | undefined };
 
 export class HarborTrial {
   private phase: PhaseName = 'actor';
@@ -64,6 +128,11 @@ export class HarborTrial {
   private readonly environments: TrialEnvironment[] = [];
   private readonly ended = new Set<PhaseName>();
   private agentTimedOut = false;
+  private agentError: TrialEnding['agentError'] = null;
+  private exception: TrialEnding['exception'] = null;
+  private forgeable = false;
+  private agentIsRoot = false;
+  private stepResults: StepResultJson[] | null = null;
   private stagingDir: string | undefined;
   private reward: HarborReward | null = null;
   private readonly timings: TrialEnding['timings'] = { environment_setup: null, agent_execution: null, verifier: null };
@@ -79,15 +148,180 @@ export class HarborTrial {
     const identity = harborTaskIdentity(task, this.o.ref);
     this.o.emit({ type: 'rollout.started', task: identity, verifier: { ...harborVerifierIdentity(task), ref: `${this.o.ref}/tests/test.sh` } });
     try {
-      const actor = await this.runActor();
-      const result = await this.runVerifier(actor);
+      const result = task.config.steps ? await this.runSteps(task.config.steps) : await this.runSingle();
       this.endPhase('verifier', 'completed');
       return this.ending('completed', result, null);
     } catch (err) {
       const failure = this.classify(err);
+      const reason: unknown = this.o.signal.aborted ? this.o.signal.reason : undefined;
+      this.exception = {
+        type: failure.status === 'cancelled' ? 'CancelledError' : harborExceptionType(err, this.stage === 'verifier' ? 'verifier' : this.stage === 'setup' ? 'setup' : 'actor', reason instanceof TimeoutError),
+        message: failure.message,
+        traceback: err instanceof Error && err.stack ? err.stack : String(err),
+        at: new Date().toISOString(),
+      };
       this.endPhase('actor', failure.status, failure.message);
       if (this.stage === 'verifier') this.endPhase('verifier', failure.status, failure.message);
       return this.ending(failure.status, null, { phase: failure.phase, message: failure.message, ...(failure.code ? { code: failure.code } : {}) });
+    }
+  }
+
+  private async runSingle(): Promise<GradeResult> {
+    const { task } = this.o;
+    const actor = await this.setupActor();
+    const pass: Pass = {
+      name: undefined,
+      instruction: task.instruction,
+      agent: this.o.agent,
+      agentTimeoutSec: task.config.agent.timeout_sec,
+      agentUser: task.config.agent.user,
+      verifier: task.config.verifier,
+      verifierEnv: task.config.verifier.env,
+      artifacts: task.config.artifacts,
+      collect: task.config.verifier.collect,
+      testsDirs: [join(task.dir, 'tests')],
+      verifierContext: join(task.dir, 'tests'),
+      dirs: { agent: this.o.paths.agent, verifier: this.o.paths.verifier, artifacts: this.o.paths.artifacts, manifest: this.o.paths.manifest },
+    };
+    const acted = await this.act(pass, actor);
+    this.agentTimedOut = acted.timedOut;
+    this.agentError = acted.error;
+    this.timings.agent_execution = acted.timing;
+    const separate = pass.verifier.environmentMode === 'separate';
+    const started = new Date().toISOString();
+    if (separate) {
+      this.step('teardown', 'started', 'stopping the actor environment');
+      await this.teardown(actor.env);
+      this.step('teardown', 'completed');
+    }
+    this.endPhase('actor', 'completed');
+    this.phase = 'verifier';
+    this.stage = 'verifier';
+    if (!separate) this.startPhase('verifier', actor.env.substrate, true);
+    try {
+      this.reward = await this.verify(pass, actor, acted, true);
+    } finally {
+      this.timings.verifier = { started_at: started, finished_at: new Date().toISOString() };
+    }
+    return this.grade(this.reward);
+  }
+
+  /**
+   * Harbor's multi-step trial: one environment; per step its workdir/ upload,
+   * setup.sh and healthcheck, the agent on the step's instruction, artifacts
+   * into steps/<name>/, and the step's verifier. A step without a reward, or
+   * below its min_reward, ends the trial; the trial's rewards are the per-key
+   * mean over the steps that have one (or the last step's, for "final").
+   */
+  private async runSteps(steps: HarborStepConfig[]): Promise<GradeResult> {
+    const { task } = this.o;
+    const actor = await this.setupActor();
+    this.stepResults = [];
+    const rewards: (Record<string, number> | null)[] = [];
+    for (const [i, step] of steps.entries()) {
+      const pass = this.stepPass(step, i);
+      const result: StepResultJson = { step_name: step.name, agent_result: null, verifier_result: null, exception_info: null, agent_execution: null, verifier: null };
+      this.stepResults.push(result);
+      this.log('engine', `step ${i + 1}/${steps.length}: ${step.name}`);
+      const prepared = await this.prepareStep(step, actor, result);
+      let reward: HarborReward | null = null;
+      if (prepared) {
+        const acted = await this.act(pass, actor);
+        result.agent_execution = acted.timing;
+        result.agent_result = { metadata: { hud_studio_agent: pass.agent.describe() } };
+        if (acted.error) result.exception_info = exceptionFrom(acted.error.type, acted.error.message, acted.error.at);
+        const separate = pass.verifier.environmentMode === 'separate';
+        if (separate && i === steps.length - 1) await this.teardown(actor.env);
+        const started = new Date().toISOString();
+        this.stage = 'verifier';
+        try {
+          reward = await this.verify(pass, actor, acted, false);
+          result.verifier_result = { rewards: jsonRewards(reward.rewards) };
+        } catch (err) {
+          if (this.o.signal.aborted || err instanceof CancelledError) throw err;
+          this.warn(`step "${step.name}": verification failed: ${errorMessage(err)}`);
+          result.exception_info ??= exceptionFrom(harborExceptionType(err, 'verifier', false), errorMessage(err), new Date().toISOString(), err);
+        } finally {
+          this.stage = 'actor';
+          result.verifier = { started_at: started, finished_at: new Date().toISOString() };
+        }
+      }
+      rewards.push(reward ? reward.rewards : null);
+      if (!reward && result.exception_info) {
+        this.warn(`step "${step.name}" failed; the remaining steps are skipped`);
+        break;
+      }
+      const below = reward && step.minReward !== undefined ? minRewardFailure(reward.rewards, step.minReward) : undefined;
+      if (!reward || below) {
+        if (below) this.warn(`step "${step.name}": ${below}; the remaining steps are skipped`);
+        if (below) break;
+      }
+    }
+    const final = aggregateStepRewards(rewards, task.config.multiStepRewardStrategy);
+    this.endPhase('actor', 'completed');
+    this.phase = 'verifier';
+    this.stage = 'verifier';
+    this.startPhase('verifier', actor.env.substrate, true);
+    if (!final) {
+      throw new HarborTrialError('RewardFileNotFoundError', 'harbor-verifier', `no step of this multi-step task produced a reward (${this.stepResults.length} of ${steps.length} step(s) ran)`, {
+        hint: 'see each step\'s verifier output under steps/<name>/verifier/ in the trial folder',
+      });
+    }
+    this.reward = final;
+    return this.grade(final);
+  }
+
+  private grade(reward: HarborReward): GradeResult {
+    if (reward.note) this.warn(reward.note);
+    const result = toGradeResult(reward);
+    this.o.emit({ type: 'grade', phase: 'verifier', result, raw: result.info, authoritative: true });
+    this.step('grade', 'completed', `reward ${reward.reward} from ${reward.source}`);
+    return result;
+  }
+
+  private stepPass(step: HarborStepConfig, index: number): Pass {
+    const { task } = this.o;
+    const stepDir = join(task.dir, 'steps', step.name);
+    const root = join(this.o.paths.root, 'steps', step.name);
+    const dirs: PassDirs = { agent: join(root, 'agent'), verifier: join(root, 'verifier'), artifacts: join(root, 'artifacts'), manifest: join(root, 'artifacts', 'manifest.json') };
+    for (const d of [dirs.agent, dirs.verifier, dirs.artifacts]) mkdirSync(d, { recursive: true });
+    const stepTests = join(stepDir, 'tests');
+    return {
+      name: step.name,
+      instruction: task.stepInstructions[index] ?? '',
+      agent: this.o.agentForStep?.(step.name) ?? this.o.agent,
+      agentTimeoutSec: step.agent.timeout_sec ?? task.config.agent.timeout_sec,
+      agentUser: step.agent.user ?? task.config.agent.user,
+      verifier: step.verifier,
+      verifierEnv: { ...task.config.verifier.env, ...step.verifier.env },
+      artifacts: [...task.config.artifacts, ...step.artifacts],
+      collect: [...task.config.verifier.collect, ...step.verifier.collect],
+      testsDirs: [join(task.dir, 'tests'), stepTests].filter((d) => existsSync(d)),
+      verifierContext: existsSync(stepTests) ? stepTests : join(task.dir, 'tests'),
+      dirs,
+    };
+  }
+
+  /** A step's workdir/ upload, its setup.sh and its healthcheck; false (with the exception recorded) when one fails. */
+  private async prepareStep(step: HarborStepConfig, actor: Actor, result: StepResultJson): Promise<boolean> {
+    const user = step.agent.user ?? this.config.agent.user;
+    await actor.main.exec(['/bin/sh', '-c', 'rm -rf /logs/agent/* /logs/agent/.[!.]* 2>/dev/null; true'], { user: 'root', timeoutMs: 60_000 });
+    const upload = join(this.o.task.dir, 'steps', step.name, 'workdir');
+    try {
+      if (existsSync(upload)) {
+        await actor.main.copyIn(upload, actor.workdir);
+        if (existsSync(join(upload, 'setup.sh'))) {
+          const r = await actor.main.exec(['bash', posix.join(actor.workdir, 'setup.sh')], { cwd: actor.workdir, signal: this.o.signal, ...(user ? { user } : {}) });
+          if (r.exitCode !== 0) throw new HarborTrialError('RuntimeError', 'harbor-config', `step "${step.name}" setup.sh exited with code ${r.exitCode}: ${lastLines(r.stderr, 5)}`);
+        }
+      }
+      if (step.healthcheck) await this.healthcheck(actor.main, step.healthcheck);
+      return true;
+    } catch (err) {
+      if (this.o.signal.aborted || err instanceof CancelledError) throw err;
+      this.warn(`step "${step.name}" could not start: ${errorMessage(err)}`);
+      result.exception_info = exceptionFrom(err instanceof HarborTrialError ? err.exceptionType : 'HealthcheckError', errorMessage(err), new Date().toISOString(), err);
+      return false;
     }
   }
 
@@ -104,14 +338,18 @@ export class HarborTrial {
 
   // ---------------------------------------------------------------- actor
 
-  private async runActor(): Promise<{ env: TrialEnvironment; main: ManagedContainer; workdir: string; collected: CollectedArtifact[] }> {
+  private async setupActor(): Promise<Actor> {
     const { task } = this.o;
     const setupStart = new Date().toISOString();
     this.step('setup', 'started');
     const envVars = this.expand(task.config.environment.env, 'environment.env');
     const definition: EnvironmentDefinition =
       task.environment.kind === 'compose'
-        ? { kind: 'compose', composeFile: task.environment.composeFile }
+        ? {
+            kind: 'compose',
+            composeFile: task.environment.composeFile,
+            mainBase: 'image' in task.environment.main ? task.environment.main : { context: '.', dockerfile: task.environment.main.dockerfile },
+          }
         : this.o.image
           ? { kind: 'image', image: this.o.image }
           : task.environment.kind === 'image'
@@ -129,42 +367,60 @@ export class HarborTrial {
     this.stage = 'actor';
     const main = await env.service('main');
     await prepareLogDirs(main);
-    await this.healthcheck(main, task.config.environment);
+    if (task.config.environment.healthcheck) await this.healthcheck(main, task.config.environment.healthcheck);
     const workdir = task.config.environment.workdir ?? ((await main.exec(['pwd'], { timeoutMs: 30_000 })).stdout.trim() || '/');
     this.step('setup', 'completed');
     this.timings.environment_setup = { started_at: setupStart, finished_at: new Date().toISOString() };
+    return { env, main, workdir };
+  }
 
+  /** The agent's turn, then its processes ended, collect hooks run and artifacts collected. */
+  private async act(pass: Pass, actor: Actor): Promise<Acted> {
+    const { main, env } = actor;
     const before = await processSnapshot(main);
-    await this.runAgent(main, workdir);
+    const outcome = await this.runAgent(pass, main, actor.workdir);
     this.step('teardown', 'started', 'ending agent sessions');
     await killNewProcesses(main, before);
     this.step('teardown', 'completed');
 
     this.step('collect', 'started');
-    await this.runCollectHooks(env);
-    const collected = await collectDeclared(task.config.artifacts, (s) => env.service(s), this.o.paths.artifacts, (m) => this.warn(m));
+    await this.runCollectHooks(env, pass);
+    const collected = await collectDeclared(pass.artifacts, (s) => env.service(s), pass.dirs.artifacts, (m) => this.warn(m));
+    this.agentIsRoot = await this.runsAsRoot(main, pass.agentUser);
     // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor
     // left there.
-    const logsArtifacts = join(this.staging(), 'logs-artifacts');
+    const logsArtifacts = join(this.staging(), `logs-artifacts-${pass.name ?? 'trial'}`);
     mkdirSync(logsArtifacts, { recursive: true });
     await copyOutTo(main, LOGS_ARTIFACTS, logsArtifacts);
-    cpSync(logsArtifacts, this.o.paths.artifacts, { recursive: true, force: true, verbatimSymlinks: true });
-    await copyOutTo(main, LOGS_AGENT, this.o.paths.agent);
+    cpSync(logsArtifacts, join(pass.dirs.artifacts, 'logs', 'artifacts'), { recursive: true, force: true, verbatimSymlinks: true });
+    writeManifest(pass.dirs.manifest, [
+      { source: LOGS_ARTIFACTS, destination: 'logs/artifacts', type: 'directory', status: readdirSync(logsArtifacts).length ? 'ok' : 'empty', service: null },
+      ...collected.map((c) => ({
+        source: c.source,
+        destination: c.destination,
+        type: c.type,
+        status: c.missing ? ('failed' as const) : ('ok' as const),
+        service: c.service === 'main' ? null : c.service,
+      })),
+    ]);
+    await copyOutTo(main, LOGS_AGENT, pass.dirs.agent);
+    if (outcome.exitCode !== undefined) writeTrialText(pass.dirs.agent, 'exit-code.txt', String(outcome.exitCode));
     this.step('collect', 'completed', `${collected.filter((c) => !c.missing).length}/${collected.length} declared artifact(s)`);
-    return { env, main, workdir, collected };
+    return { ...outcome, collected, logsArtifacts };
   }
 
-  private async runAgent(main: ManagedContainer, workdir: string): Promise<void> {
-    const { task, agent } = this.o;
-    const timeoutMs = task.config.agent.timeout_sec * 1000;
-    const deadline = new Deadline(`agent (timeout_sec = ${task.config.agent.timeout_sec})`, this.o.signal, timeoutMs);
-    const prompt = { prompt: task.instruction };
+  private async runAgent(pass: Pass, main: ManagedContainer, workdir: string): Promise<Omit<Acted, 'collected' | 'logsArtifacts'>> {
+    const { agent } = pass;
+    const timeoutSec = pass.agentTimeoutSec;
+    const timeoutMs = timeoutSec !== undefined ? timeoutSec * 1000 : undefined;
+    const deadline = new Deadline(`agent (timeout_sec = ${timeoutSec})`, this.o.signal, timeoutMs);
+    const prompt = { prompt: pass.instruction };
     this.o.emit({ type: 'prompt', prompt });
     const started = new Date().toISOString();
-    this.step('agent', 'started', agent.describe());
+    this.step('agent', 'started', `${pass.name ? `step ${pass.name}: ` : ''}${agent.describe()}`);
     const output: string[] = [];
     let steps = 0;
-    const user = task.config.agent.user;
+    const user = pass.agentUser;
     const ctx: AgentContext = {
       prompt,
       promptText: promptToText(prompt),
@@ -178,13 +434,17 @@ export class HarborTrial {
         bindings: [],
       },
       signal: deadline.signal,
-      timeoutMs,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       log: (stream, text) => {
         output.push(text);
         this.log(stream, text);
       },
-      step: (text, toolCalls = []) => this.o.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls }),
+      step: (text, toolCalls = [], usage) =>
+        this.o.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls, ...(usage ? { usage } : {}) }),
     };
+    let error: Acted['error'] = null;
+    let timedOut = false;
+    let exitCode: number | undefined;
     try {
       const answer = await agent.run(ctx);
       this.o.emit({ type: 'answer', answer });
@@ -192,22 +452,25 @@ export class HarborTrial {
     } catch (err) {
       if (this.o.signal.aborted) throw err;
       if (deadline.signal.reason instanceof TimeoutError) {
-        this.agentTimedOut = true;
-        this.step('agent', 'error', `timed out after ${task.config.agent.timeout_sec} s`);
-        this.warn(`the agent timed out after ${task.config.agent.timeout_sec} s ([agent] timeout_sec); verification still runs on what it left`);
+        timedOut = true;
+        error = { type: 'AgentTimeoutError', message: `Agent execution timed out after ${timeoutSec} seconds`, at: new Date().toISOString() };
+        this.step('agent', 'error', `timed out after ${timeoutSec} s`);
+        this.warn(`the agent timed out after ${timeoutSec} s ([agent] timeout_sec); verification still runs on what it left`);
       } else {
+        error = { type: agentErrorType(err), message: errorMessage(err), at: new Date().toISOString() };
+        if (err instanceof OracleExitError) exitCode = err.exitCode;
         this.step('agent', 'error', errorMessage(err));
         this.warn(`the agent failed: ${errorMessage(err)}; verification still runs on what it left`);
       }
     } finally {
       deadline.dispose();
-      this.timings.agent_execution = { started_at: started, finished_at: new Date().toISOString() };
-      writeTrialText(this.o.paths.agent, `${agent.kind}.txt`, output.join('\n') + (output.length ? '\n' : ''));
+      writeTrialText(pass.dirs.agent, `${agent.kind}.txt`, output.join('\n') + (output.length ? '\n' : ''));
     }
+    return { error, timedOut, exitCode, timing: { started_at: started, finished_at: new Date().toISOString() } };
   }
 
-  private async runCollectHooks(env: TrialEnvironment): Promise<void> {
-    const hooks = this.config.verifier.collect;
+  private async runCollectHooks(env: TrialEnvironment, pass: Pass): Promise<void> {
+    const hooks = pass.collect;
     for (const [i, hook] of hooks.entries()) {
       const container = await env.service(hook.service);
       const r = await container.exec(['/bin/sh', '-c', hook.command], {
@@ -216,7 +479,7 @@ export class HarborTrial {
         ...(hook.user ? { user: hook.user } : {}),
       });
       if (this.o.signal.aborted) throw new CancelledError('collect hook');
-      writeTrialText(this.o.paths.verifier, `collect-${i}-${hook.service}.log`, `$ ${hook.command}\n${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`);
+      writeTrialText(pass.dirs.verifier, `collect-${i}-${hook.service}.log`, `$ ${hook.command}\n${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`);
       const what = `collect hook ${i} (${hook.service}: ${hook.command})`;
       if (r.timedOut) this.warn(`${what} timed out after ${hook.timeout_sec} s`);
       else if (r.exitCode !== 0) this.warn(`${what} exited with code ${r.exitCode}: ${lastLines(r.stderr, 3)}`);
@@ -226,86 +489,101 @@ export class HarborTrial {
 
   // ------------------------------------------------------------- verifier
 
-  private async runVerifier(actor: { env: TrialEnvironment; main: ManagedContainer; workdir: string; collected: CollectedArtifact[] }): Promise<GradeResult> {
-    const { task } = this.o;
-    const separate = task.config.verifier.environmentMode === 'separate';
-    const started = new Date().toISOString();
-    const verifierVars = this.expandVerifierEnv(separate);
+  /**
+   * Verifies what the pass left: in the agent's container (shared) or in a
+   * fresh one built from the pass's tests/ (separate), which gets only the
+   * declared artifacts. `announce` starts the separate verifier's phase.
+   */
+  private async verify(pass: Pass, actor: Actor, acted: Acted, announce: boolean): Promise<HarborReward> {
+    const settings = pass.verifier;
+    const separate = settings.environmentMode === 'separate';
+    const verifierVars = this.expandVerifierEnv(pass.verifierEnv, separate);
     let container: ManagedContainer;
     let cwd: string | undefined;
+    let own: TrialEnvironment | undefined;
     if (!separate) {
-      this.endPhase('actor', 'completed');
-      this.phase = 'verifier';
-      this.stage = 'verifier';
-      this.startPhase('verifier', actor.env.substrate, true);
       container = actor.main;
       cwd = actor.workdir;
+      if (this.agentIsRoot) {
+        this.forgeable = true;
+        this.warn('this reward is forgeable: the agent ran as root in the container the shared verifier uses, so it controlled every program the tests ran (use environment_mode = "separate" for a reward the agent cannot touch)');
+      }
     } else {
-      this.step('teardown', 'started', 'stopping the actor environment');
-      await this.teardown(actor.env);
-      this.step('teardown', 'completed');
-      this.endPhase('actor', 'completed');
-      this.phase = 'verifier';
-      this.stage = 'verifier';
-      this.step('setup', 'started');
-      const venv = task.config.verifier.environment!;
-      const env = await this.start({
-        definition: venv.docker_image ? { kind: 'image', image: venv.docker_image } : { kind: 'dockerfile', contextDir: join(task.dir, 'tests'), dockerfile: 'Dockerfile' },
+      this.step('setup', 'started', pass.name ? `separate verifier of step ${pass.name}` : 'separate verifier');
+      // Without its own table, Harbor's separate verifier reuses the top-level [environment] (built from tests/).
+      const venv = settings.environment!;
+      own = await this.start({
+        definition: venv.docker_image ? { kind: 'image', image: venv.docker_image } : { kind: 'dockerfile', contextDir: pass.verifierContext, dockerfile: 'Dockerfile' },
         config: venv,
-        where: '[verifier.environment]',
-        env: { ...this.expand(venv.env, 'verifier.environment.env'), ...verifierVars },
-        ...(task.config.verifier.user ? { user: task.config.verifier.user } : {}),
+        where: settings.environmentInherited ? '[environment] (inherited by the separate verifier)' : '[verifier.environment]',
+        env: { ...this.expand(venv.env, settings.environmentInherited ? 'environment.env' : 'verifier.environment.env'), ...verifierVars },
+        ...(settings.networkMode ? { networkOverride: settings.networkMode } : {}),
+        ...(settings.user ? { user: settings.user } : {}),
       });
-      this.startPhase('verifier', env.substrate, false);
-      container = await env.service('main');
+      if (announce) this.startPhase('verifier', own.substrate, false);
+      container = await own.service('main');
       await prepareLogDirs(container);
-      await this.copyArtifactsIn(container, actor.collected);
+      await this.copyArtifactsIn(container, acted);
       this.step('setup', 'completed');
       cwd = venv.workdir;
     }
-
-    this.step('verify', 'started');
-    await resetVerifierState(container, join(task.dir, 'tests'));
-    const output: string[] = [];
-    const lines = streamLines((stream, line) => this.log(stream, line));
-    const tests = await runTests(container, {
-      env: separate ? {} : verifierVars,
-      timeoutMs: task.config.verifier.timeoutSec * 1000,
-      signal: this.o.signal,
-      ...(task.config.verifier.user ? { user: task.config.verifier.user } : {}),
-      ...(cwd ? { cwd } : {}),
-      onOutput: (stream, text) => {
-        output.push(text);
-        lines.onOutput(stream, text);
-      },
-    });
-    lines.end();
-    if (this.o.signal.aborted) throw new CancelledError('verifier');
-    writeTrialText(this.o.paths.verifier, 'test-stdout.txt', tests.stdout);
-    writeTrialText(this.o.paths.verifier, 'test-stderr.txt', tests.stderr);
-    await copyOutTo(container, LOGS_VERIFIER, this.o.paths.verifier);
-    this.timings.verifier = { started_at: started, finished_at: new Date().toISOString() };
-    if (tests.timedOut) {
-      this.step('verify', 'error', 'timed out');
-      throw new HudStudioError('harbor-verifier', `tests/test.sh timed out after ${task.config.verifier.timeoutSec} s ([verifier] timeout_sec); last lines:\n${lastLines(output.join(''), 20)}`, {
-        hint: 'raise [verifier] timeout_sec or make the tests faster',
+    try {
+      this.step('verify', 'started', pass.name ? `step ${pass.name}` : undefined);
+      // Shared: the task's tests are uploaded; separate: the verifier image owns /tests.
+      await resetVerifierState(container, separate ? undefined : pass.testsDirs);
+      const output: string[] = [];
+      const lines = streamLines((stream, line) => this.log(stream, line));
+      const mergedOutput = join(this.staging(), `test-stdout-${pass.name ?? 'trial'}.txt`);
+      const tests = await runTests(container, {
+        env: separate ? {} : verifierVars,
+        timeoutMs: settings.timeoutSec * 1000,
+        signal: this.o.signal,
+        outputFile: mergedOutput,
+        ...(settings.user ? { user: settings.user } : {}),
+        ...(cwd ? { cwd } : {}),
+        onOutput: (stream, text) => {
+          output.push(text);
+          lines.onOutput(stream, text);
+        },
       });
+      lines.end();
+      if (this.o.signal.aborted) throw new CancelledError('verifier');
+      if (tests.timedOut) {
+        this.keepTestOutput(mergedOutput, pass.dirs.verifier);
+        this.step('verify', 'error', 'timed out');
+        throw new HarborTrialError('VerifierTimeoutError', 'harbor-verifier', `tests/test.sh timed out after ${settings.timeoutSec} s ([verifier] timeout_sec); last lines:\n${lastLines(output.join(''), 20)}`, {
+          hint: 'raise [verifier] timeout_sec or make the tests faster',
+        });
+      }
+      this.step('verify', 'completed', `exit code ${tests.exitCode}`);
+      this.step('grade', 'started');
+      try {
+        return await collectVerifierLogs(container, pass.dirs.verifier, tests);
+      } finally {
+        this.keepTestOutput(mergedOutput, pass.dirs.verifier);
+      }
+    } finally {
+      // A step's separate verifier goes as soon as its reward is read; the last one may stay for teardownAll.
+      if (own && !announce) await this.teardown(own);
     }
-    this.step('verify', 'completed', `exit code ${tests.exitCode}`);
-    this.step('grade', 'started');
-    this.reward = await readReward(container, tests);
-    const result = toGradeResult(this.reward);
-    this.o.emit({ type: 'grade', phase: 'verifier', result, raw: this.reward.rewards, authoritative: true });
-    this.step('grade', 'completed', `reward ${this.reward.reward} from ${this.reward.source}`);
-    return result;
+  }
+
+  /** Harbor keeps the test script's stdout and stderr merged, whole, in verifier/test-stdout.txt. */
+  private keepTestOutput(staged: string, verifierDir: string): void {
+    if (existsSync(staged)) cpSync(staged, join(verifierDir, 'test-stdout.txt'));
+  }
+
+  /** Whether the agent's commands run as root (the task's agent.user, else the image's user). */
+  private async runsAsRoot(main: ManagedContainer, user: string | undefined): Promise<boolean> {
+    const effective = user ?? (main instanceof DockerContainer ? main.user : '');
+    return /^(|root|0)(:.*)?$/.test(effective);
   }
 
   /**
    * verifier.env: always for a separate verifier; in a shared container only literal values unless the user opted
    * in.
    */
-  private expandVerifierEnv(separate: boolean): Record<string, string> {
-    const table = this.config.verifier.env;
+  private expandVerifierEnv(table: Record<string, string>, separate: boolean): Record<string, string> {
     const all = this.expand(table, 'verifier.env');
     if (separate || this.o.allowSharedSecrets) {
       if (!separate && Object.keys(all).length) this.warn(`verifier.env (${Object.keys(all).join(', ')}) was passed to tests in the agent's container because shared secrets were allowed`);
@@ -319,14 +597,19 @@ export class HarborTrial {
     return all;
   }
 
-  private async copyArtifactsIn(container: ManagedContainer, collected: CollectedArtifact[]): Promise<void> {
-    for (const a of collected) {
-      if (a.hostPath) await copyInAs(container, a.hostPath, posix.normalize(a.source));
+  /**
+   * What a separate verifier receives, as in Harbor: the declared artifacts
+   * at their original paths and /logs/artifacts, never /logs/agent. No
+   * symlink travels (docs/harbor.md, "What the agent cannot forge").
+   */
+  private async copyArtifactsIn(container: ManagedContainer, acted: Acted): Promise<void> {
+    const dropped: string[] = [];
+    for (const a of acted.collected) {
+      if (a.hostPath) dropped.push(...(await copyInAs(container, a.hostPath, posix.normalize(a.source))));
     }
-    // /logs/agent and /logs/artifacts as the actor left them (never /logs/verifier).
-    for (const [host, dest] of [[this.o.paths.agent, LOGS_AGENT], [join(this.staging(), 'logs-artifacts'), LOGS_ARTIFACTS]] as const) {
-      await container.copyIn(host, dest);
-    }
+    const logsArtifacts = acted.logsArtifacts;
+    if (existsSync(logsArtifacts)) dropped.push(...(await copyInAs(container, logsArtifacts, LOGS_ARTIFACTS)));
+    if (dropped.length) this.warn(`symlinks among the artifacts were not copied into the verifier: ${dropped.slice(0, 10).join(', ')}`);
   }
 
   // ---------------------------------------------------------------- helpers
@@ -356,25 +639,34 @@ export class HarborTrial {
     await env.teardown();
   }
 
-  private async healthcheck(main: ManagedContainer, config: EnvironmentConfig): Promise<void> {
-    if (!config.healthcheck) return;
-    const given: HealthcheckGiven = config.healthcheck;
+  /**
+   * Harbor's healthcheck: during start_period_sec, failures do not count and
+   * checks come every start_interval_sec; after it, `retries` consecutive
+   * failures (every interval_sec) mean the environment never became healthy.
+   */
+  private async healthcheck(main: ManagedContainer, given: Healthcheck): Promise<void> {
+    const check: { [K in keyof typeof HEALTHCHECK_DEFAULTS]?: number | undefined } & { command: string } = given;
     const hc = {
-      command: given.command,
-      interval_sec: given.interval_sec ?? HEALTH_DEFAULTS.interval_sec,
-      timeout_sec: given.timeout_sec ?? HEALTH_DEFAULTS.timeout_sec,
-      retries: given.retries ?? HEALTH_DEFAULTS.retries,
-      start_period_sec: given.start_period_sec ?? HEALTH_DEFAULTS.start_period_sec,
+      command: check.command,
+      interval_sec: check.interval_sec ?? HEALTHCHECK_DEFAULTS.interval_sec,
+      timeout_sec: check.timeout_sec ?? HEALTHCHECK_DEFAULTS.timeout_sec,
+      retries: check.retries ?? HEALTHCHECK_DEFAULTS.retries,
+      start_period_sec: check.start_period_sec ?? HEALTHCHECK_DEFAULTS.start_period_sec,
+      start_interval_sec: check.start_interval_sec ?? HEALTHCHECK_DEFAULTS.start_interval_sec,
     };
-    if (hc.start_period_sec > 0) await sleep(hc.start_period_sec * 1000, this.o.signal);
+    const graceEnds = Date.now() + hc.start_period_sec * 1000;
+    let failures = 0;
     let last = '';
-    for (let attempt = 0; attempt <= hc.retries; attempt++) {
+    for (;;) {
       const r = await main.exec(['/bin/sh', '-c', hc.command], { timeoutMs: hc.timeout_sec * 1000, signal: this.o.signal });
+      if (this.o.signal.aborted) throw new CancelledError('healthcheck');
       if (r.exitCode === 0) return;
       last = lastLines(`${r.stdout}\n${r.stderr}`, 5);
-      await sleep(hc.interval_sec * 1000, this.o.signal);
+      const inGrace = Date.now() < graceEnds;
+      if (!inGrace && ++failures >= Math.max(1, hc.retries)) break;
+      await sleep((inGrace ? hc.start_interval_sec : hc.interval_sec) * 1000, this.o.signal);
     }
-    throw new HudStudioError('harbor-config', `the environment never became healthy: \`${hc.command}\` failed ${hc.retries + 1} times${last ? `; last output:\n${last}` : ''}`, {
+    throw new HudStudioError('harbor-config', `the environment never became healthy: \`${hc.command}\` failed ${failures} times in a row${last ? `; last output:\n${last}` : ''}`, {
       hint: 'fix [environment] healthcheck or what it checks',
     });
   }
@@ -400,7 +692,18 @@ export class HarborTrial {
   }
 
   private ending(status: TrialEnding['status'], result: GradeResult | null, error: TrialEnding['error']): TrialEnding {
-    return { status, result, error, reward: status === 'completed' ? this.reward : null, agentTimedOut: this.agentTimedOut, timings: this.timings };
+    return {
+      status,
+      result,
+      error,
+      reward: status === 'completed' ? this.reward : null,
+      agentTimedOut: this.agentTimedOut,
+      forgeable: this.forgeable,
+      agentError: this.agentError,
+      exception: this.exception,
+      stepResults: this.stepResults,
+      timings: this.timings,
+    };
   }
 
   private startPhase(phase: PhaseName, substrate: SubstrateInfo, reused: boolean): void {
@@ -433,4 +736,38 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Harbor's exception type names for an agent's failure. */
+function agentErrorType(err: unknown): string {
+  if (err instanceof TimeoutError) return 'AgentTimeoutError';
+  return 'NonZeroAgentExitCodeError';
+}
+
+function exceptionFrom(type: string, message: string, at: string, err?: unknown): ExceptionInfo {
+  return { exception_type: type, exception_message: message, exception_traceback: err instanceof Error && err.stack ? err.stack : message, occurred_at: at };
+}
+
+/** Harbor's min_reward: a number gates "reward", a table gates each key; a missing key counts as -inf. */
+export function minRewardFailure(rewards: Record<string, number>, min: number | Record<string, number>): string | undefined {
+  const thresholds = typeof min === 'number' ? { reward: min } : min;
+  for (const [key, threshold] of Object.entries(thresholds)) {
+    const actual = rewards[key] ?? -Infinity;
+    if (!(actual >= threshold)) return `${key}=${actual} is below min_reward ${threshold}`;
+  }
+  return undefined;
+}
+
+/** Per-key mean over the steps with rewards (missing keys count 0), or the last step's for "final". */
+export function aggregateStepRewards(perStep: (Record<string, number> | null)[], strategy: 'mean' | 'final'): HarborReward | null {
+  let rewards: Record<string, number> | null;
+  if (strategy === 'final') rewards = perStep[perStep.length - 1] ?? null;
+  else {
+    const valid = perStep.filter((r): r is Record<string, number> => r !== null);
+    const keys = [...new Set(valid.flatMap((r) => Object.keys(r)))];
+    rewards = valid.length && keys.length ? Object.fromEntries(keys.map((k) => [k, valid.reduce((sum, r) => sum + (r[k] ?? 0), 0) / valid.length])) : null;
+  }
+  if (!rewards) return null;
+  // Non-finite means travel as the strings Python would accept back.
+  return parseRewardJson(JSON.stringify(rewards, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)));
 }

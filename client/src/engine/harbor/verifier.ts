@@ -1,16 +1,23 @@
 /**
  * The verification step, the same in both modes once the container is
- * chosen: a fresh /logs/verifier (whatever the agent wrote there is gone), a
- * fresh /tests, `bash /tests/test.sh` with the verifier's user, workdir, env
- * and timeout, then the reward file.
+ * chosen (docs/harbor.md): a cleared /logs/verifier (whatever the agent wrote
+ * there is gone, and the engine checks that it is), the tests (uploaded in
+ * shared mode; owned by the image in separate mode), the test script run
+ * directly so its shebang counts, with stdout and stderr merged, and the
+ * reward file read through the Docker archive API, never with a program of
+ * the container.
  */
+import { cpSync, createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
 import type { ExecResult } from '../providers/provider';
+import { archiveCopy, archiveExists, archiveList, readRegularFile } from './archive';
 import { LOGS_AGENT, LOGS_ARTIFACTS, LOGS_VERIFIER } from './artifacts';
 import { HarborRewardError, parseRewardFile, type HarborReward } from './reward';
 
 export const TESTS_DIR = '/tests';
+export const TEST_SCRIPT = `${TESTS_DIR}/test.sh`;
 const TAIL_LINES = 20;
 
 /** Creates the /logs folders (writable by any user the task runs as). */
@@ -18,10 +25,35 @@ export async function prepareLogDirs(c: ManagedContainer): Promise<void> {
   await rootSh(c, `mkdir -p ${LOGS_AGENT} ${LOGS_ARTIFACTS} ${LOGS_VERIFIER} && chmod 777 ${LOGS_AGENT} ${LOGS_ARTIFACTS} ${LOGS_VERIFIER}`);
 }
 
-/** Removes anything the agent left in /logs/verifier or /tests, then installs the task's tests. */
-export async function resetVerifierState(c: ManagedContainer, testsDir: string): Promise<void> {
-  await rootSh(c, `rm -rf ${LOGS_VERIFIER} ${TESTS_DIR} && mkdir -p ${LOGS_VERIFIER} && chmod 777 ${LOGS_VERIFIER}`);
-  await c.copyIn(testsDir, TESTS_DIR);
+/**
+ * Clears /logs/verifier (and, when host test folders are to be uploaded,
+ * /tests), then checks through the archive API that nothing survived: the
+ * container's own `rm` may have been replaced.
+ */
+export async function resetVerifierState(c: ManagedContainer, uploadTestsFrom: string[] | undefined): Promise<void> {
+  const clearTests = uploadTestsFrom !== undefined ? ` ${TESTS_DIR}` : '';
+  await rootSh(c, `rm -rf ${LOGS_VERIFIER}${clearTests} && mkdir -p ${LOGS_VERIFIER} && chmod 777 ${LOGS_VERIFIER}`);
+  const left = await archiveList(c, LOGS_VERIFIER);
+  if (left === undefined || left.length > 0) {
+    throw new HudStudioError('harbor-verifier', `${LOGS_VERIFIER} could not be cleared before verifying${left ? ` (still holds ${left.slice(0, 5).join(', ')})` : ''}: something in the container resists deletion`, {
+      hint: 'the agent may have replaced rm or mkdir; use environment_mode = "separate" so the verifier gets a fresh container',
+    });
+  }
+  if (uploadTestsFrom === undefined) {
+    if (!(await archiveExists(c, TEST_SCRIPT))) {
+      throw new HudStudioError('harbor-verifier', `the separate verifier's image has no ${TEST_SCRIPT}`, {
+        hint: 'a separate verifier image owns its tests: add `COPY . /tests/` (or `COPY test.sh /tests/test.sh`) to tests/Dockerfile',
+      });
+    }
+    return;
+  }
+  if (await archiveExists(c, TESTS_DIR)) {
+    throw new HudStudioError('harbor-verifier', `${TESTS_DIR} could not be cleared before installing the task's tests`, {
+      hint: 'the agent may have replaced rm; use environment_mode = "separate"',
+    });
+  }
+  // A step's own tests/ goes last, so its files win over the task's shared ones.
+  for (const dir of uploadTestsFrom) await c.copyIn(dir, TESTS_DIR);
 }
 
 export interface RunTestsOptions {
@@ -30,31 +62,66 @@ export interface RunTestsOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Host file that receives stdout and stderr merged, whole, in arrival order. */
+  outputFile: string;
   onOutput: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
-export function runTests(c: ManagedContainer, opts: RunTestsOptions): Promise<ExecResult> {
-  return c.exec(['bash', `${TESTS_DIR}/test.sh`], {
-    env: opts.env,
-    timeoutMs: opts.timeoutMs,
-    ...(opts.user ? { user: opts.user } : {}),
-    ...(opts.cwd ? { cwd: opts.cwd } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    onOutput: opts.onOutput,
-  });
+/** chmod +x as root, then the script itself (its shebang decides the interpreter; none means sh). */
+export async function runTests(c: ManagedContainer, opts: RunTestsOptions): Promise<ExecResult> {
+  await rootSh(c, `chmod +x ${TEST_SCRIPT}`);
+  return runMerged(c, ['/bin/sh', '-c', '"$0"', TEST_SCRIPT], opts);
 }
 
-/** reward.json before reward.txt; neither is an error showing what the tests printed last. */
-export async function readReward(c: ManagedContainer, tests: ExecResult): Promise<HarborReward> {
-  for (const name of ['reward.json', 'reward.txt'] as const) {
-    const r = await c.exec(['cat', `${LOGS_VERIFIER}/${name}`], { user: 'root', timeoutMs: 30_000 });
-    if (r.exitCode === 0) return parseRewardFile({ name, text: r.stdout });
+/** Runs argv, streaming both outputs into one host file as they arrive. */
+export async function runMerged(c: ManagedContainer, argv: string[], opts: RunTestsOptions): Promise<ExecResult> {
+  mkdirSync(join(opts.outputFile, '..'), { recursive: true });
+  const out = createWriteStream(opts.outputFile);
+  try {
+    return await c.exec(argv, {
+      env: opts.env,
+      timeoutMs: opts.timeoutMs,
+      ...(opts.user ? { user: opts.user } : {}),
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      onOutput: (stream, text) => {
+        out.write(text);
+        opts.onOutput(stream, text);
+      },
+    });
+  } finally {
+    await new Promise<void>((resolve) => out.end(resolve));
+  }
+}
+
+/**
+ * Copies /logs/verifier out through the archive API into `hostDir` and reads
+ * the reward from that copy: reward.json before reward.txt, as Harbor does.
+ */
+export async function collectVerifierLogs(c: ManagedContainer, hostDir: string, tests: ExecResult): Promise<HarborReward> {
+  const copy = await archiveCopy(c, LOGS_VERIFIER);
+  try {
+    let reward: HarborReward | undefined;
+    for (const name of ['reward.json', 'reward.txt'] as const) {
+      if (!copy) break;
+      const text = readRegularFile(join(copy.path, name));
+      if (text === undefined) continue;
+      reward = parseRewardFile({ name, text });
+      break;
+    }
+    if (copy) {
+      cpSync(copy.path, hostDir, { recursive: true, force: true, verbatimSymlinks: true });
+    }
+    if (reward) return reward;
+  } finally {
+    copy?.dispose();
   }
   const tail = lastLines(`${tests.stdout}\n${tests.stderr}`, TAIL_LINES);
   throw new HarborRewardError(
     `tests/test.sh wrote no reward file (${LOGS_VERIFIER}/reward.json or reward.txt); it exited with code ${tests.exitCode}` +
       (tail ? ` and its last lines were:\n${tail}` : ' and printed nothing'),
     'make tests/test.sh write a number to /logs/verifier/reward.txt (or named numbers to reward.json) on every path, failures included',
+    'RewardFileNotFoundError',
   );
 }
 

@@ -17,13 +17,15 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { dockerHost, isLocalDaemon } from '../docker/client';
 import { ComposeProject } from '../docker/compose';
-import { COMPOSE_FILES } from '../../../../server/src/harbor/loadTask';
 import { DOCKER_SOCKET, MAIN_SERVICE } from '../docker/composeFile';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import { DockerSubstrate, ENV_DIR, RUNTIME_DIR, TOOLS_DIR } from './docker';
 import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+
+/** Compose files an env.py's runtime_config.compose = true looks for beside it. */
+const COMPOSE_FILES = ['docker-compose.yaml', 'docker-compose.yml', 'compose.yaml', 'compose.yml'] as const;
 
 const DEFAULT_STARTUP_MS = 300_000;
 const DEFAULT_STOP_GRACE_MS = 5_000;

@@ -4,9 +4,10 @@
  * Image: `--image`/setting, else the task's runtime_config image, else the
  * Dockerfile beside env.py (built with its folder as context, cached by
  * content), else python:3.11-slim. The bundled runtime is copied to
- * /opt/hud-studio/runtime and the environment's folder to /workspace/env; the
+ * /opt/hud-studio/runtime and the environment's folder to /opt/hud-studio/env; the
  * server runs as an exec and the control channel is relayed through the
- * container's own loopback, so network mode none works.
+ * container's own loopback, so network mode none works. Agents work in
+ * /workspace as an unprivileged user of their own (docs/security.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -22,10 +23,15 @@ import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
 import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
-import type { SubstrateInfo } from '../trace/schema';
-import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import type { ServingSdk, SubstrateInfo } from '../trace/schema';
+import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
+
+export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
 import { serveArgv } from './serveProcess';
+import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
+import { withheldFrom } from './verifierOnly';
 
 export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
@@ -33,7 +39,8 @@ export const DEFAULT_IMAGE = 'python:3.11-slim';
 export const RUNTIME_DIR = '/opt/hud-studio/runtime';
 /** Only `hud_studio` (discovery): for images that bring their own `hud`, which must not be shadowed. */
 export const TOOLS_DIR = '/opt/hud-studio/tools';
-export const ENV_DIR = '/workspace/env';
+/** The environment's folder: the server's working folder, private to the server's user once an agent runs. */
+export const ENV_DIR = '/opt/hud-studio/env';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_SERVE_TIMEOUT_MS = 60_000;
@@ -120,7 +127,9 @@ export class DockerProvider implements Provider {
       rolloutId: opts.rolloutId,
       phase: opts.phase,
       network,
-      workdir: ENV_DIR,
+      // Not ENV_DIR: the daemon would make it at create, before the copy can say what is wrong with /opt/hud-studio.
+      workdir: WORKSPACE_DIR,
+      noNewPrivileges: true,
       ...numberField(resources, 'cpu', (v) => ({ cpus: v })),
       ...numberField(resources, 'memory_mb', (v) => ({ memoryMb: v })),
       ...numberField(resources, 'storage_mb', (v) => ({ storageMb: v })),
@@ -139,16 +148,23 @@ export class DockerProvider implements Provider {
       for (const w of container.warnings) opts.log('engine', `warning: ${w}`);
       opts.log('engine', `container ${container.id.slice(0, 12)} of ${image} (network ${container.network})`);
       check();
+      const sdk = await this.servingSdk(spec, container, signal);
+      opts.log('engine', `served by ${sdk.source === 'image' ? `the image's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`);
+      check();
       const runtime = runtimePythonDir();
       const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
+      const skipEnv = (rel: string, isDir: boolean): boolean => skip(rel, isDir) || withheldFrom(opts.phase, rel);
+      // The bundled runtime is always copied for discovery; only the bundled server gets it on PYTHONPATH.
       const copies: CopyItem[] = [
-        spec.useImageSdk ? { hostPath: join(runtime, 'hud_studio'), dest: `${TOOLS_DIR}/hud_studio`, skip } : { hostPath: runtime, dest: RUNTIME_DIR, skip },
-        { hostPath: spec.envDir, dest: ENV_DIR, skip },
+        { hostPath: runtime, dest: RUNTIME_DIR, skip },
+        { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
       ];
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
-      const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, spec, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
-      const prestart = !spec.useImageSdk && this.options.prestartServer !== false;
-      const packed = await packCopy(copies);
+      const served: EnvironmentSpec = { ...spec, useImageSdk: sdk.source === 'image' };
+      const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, served, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS, sdk);
+      const prestart = !served.useImageSdk && this.options.prestartServer !== false;
+      // The workspace root exists before the server starts, so that the environment can prepare it.
+      const packed = await packCopy(copies, [WORKSPACE_DIR]);
       // The copy rides on the pre-started interpreter's stdin when that interpreter may write wherever
       // putArchive would (root) and the folder is small: a putArchive costs the daemon a helper process
       // (~60 ms), the stdin path ~5 ms per MB more than putArchive's own streaming.
@@ -165,6 +181,17 @@ export class DockerProvider implements Provider {
       await container.remove().catch(() => undefined);
       throw err;
     }
+  }
+
+  /** The image's own HUD SDK when it can serve (probed once per image id), else the bundled runtime. */
+  private async servingSdk(spec: EnvironmentSpec, container: DockerContainer, signal: AbortSignal): Promise<ServingSdk> {
+    const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
+    if (choice === 'bundled') return BUNDLED_SDK;
+    const found = await probeOnce(`docker:${container.imageId}`, async () => {
+      const r = await container.exec(['python3', '-c', SDK_PROBE_SCRIPT], { env: PY_ENV, timeoutMs: 60_000, signal });
+      return r.exitCode === 0 ? parseSdkProbe(r.stdout) : null;
+    });
+    return decideSdk(choice, found, `image ${container.image}`);
   }
 
   private async resolveImage(spec: EnvironmentSpec, opts: AcquireOptions, signal: AbortSignal): Promise<string> {
@@ -242,12 +269,14 @@ export class DockerSubstrate implements Substrate {
   /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
+  private seat: DockerAgentSeat | undefined;
 
   constructor(
     readonly container: DockerContainer,
     readonly envPath: string,
     private readonly spec: EnvironmentSpec,
     private readonly stopGraceMs: number,
+    sdk?: ServingSdk,
   ) {
     this.info = {
       id: container.id,
@@ -256,6 +285,7 @@ export class DockerSubstrate implements Substrate {
       image: container.image,
       imageId: container.imageId,
       network: container.network,
+      ...(sdk ? { sdk } : {}),
     };
   }
 
@@ -299,7 +329,9 @@ export class DockerSubstrate implements Substrate {
       this.container.handle,
       ['python3', '-c', code],
       {
-        cwd: this.workdir,
+        // The environment's folder may not be there yet (it may be on its way through this interpreter's stdin):
+        // the serve request names it, and the server changes into it (hud_studio/prestart.py).
+        cwd: WORKSPACE_DIR,
         env: this.pythonEnv(false),
         onOutput: (stream, text) => (stream === 'stdout' && !state.sink ? state.replies.push(text) : keep(stream, text)),
       },
@@ -372,7 +404,7 @@ export class DockerSubstrate implements Substrate {
       prestarted.replies.close();
       prestarted.sink = onOutput;
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
-      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {} })}\n`);
+      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {}, cwd: this.workdir })}\n`);
       run = warm;
       this.serverStdin = warm.stdin;
     } else {
@@ -430,6 +462,12 @@ export class DockerSubstrate implements Substrate {
     return openRelay(this.container.handle, this.port, signal ? { signal } : {});
   }
 
+  agentSeat(): AgentSeat {
+    this.assertLive();
+    this.seat ??= new DockerAgentSeat(this.container, ENV_DIR);
+    return this.seat;
+  }
+
   copyIn(hostPath: string, dest: string): Promise<void> {
     this.assertLive();
     return this.container.copyIn(hostPath, dest.startsWith('/') ? dest : `${this.workdir}/${dest}`);
@@ -466,8 +504,9 @@ export class DockerSubstrate implements Substrate {
 
   private pythonEnv(forDiscovery: boolean): Record<string, string> {
     if (!this.spec.useImageSdk) return { ...PY_ENV, PYTHONPATH: RUNTIME_DIR };
-    // The image's own `hud` serves; only our discovery helper is added, never a second `hud`.
-    return forDiscovery ? { ...PY_ENV, PYTHONPATH: TOOLS_DIR } : { ...PY_ENV };
+    // The image's own `hud` serves with nothing of ours on its path; discovery (a process of its own)
+    // reads the file with the bundled runtime (or, where only the tools were copied, the image's SDK).
+    return forDiscovery ? { ...PY_ENV, PYTHONPATH: `${RUNTIME_DIR}:${TOOLS_DIR}` } : { ...PY_ENV };
   }
 
   private assertLive(): void {

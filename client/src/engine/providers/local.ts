@@ -7,17 +7,20 @@
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connectTcp } from '../channel/tcp';
 import { CancelledError, HudStudioError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
-import type { SubstrateInfo } from '../trace/schema';
+import type { ServingSdk, SubstrateInfo } from '../trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
-import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
+import { bubblewrap, sandboxArgs } from './localSandbox';
+import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
+import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
+import { withheldFrom } from './verifierOnly';
 
 /** Folders never worth copying into a substrate (VCS, caches, our own traces). */
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
@@ -38,6 +41,14 @@ export class LocalProvider implements Provider {
 
   constructor(private readonly options: LocalProviderOptions = {}) {}
 
+  private async servingSdk(spec: EnvironmentSpec, root: string): Promise<ServingSdk> {
+    const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
+    if (choice === 'bundled') return BUNDLED_SDK;
+    const parentPath = (this.options.parentEnv ?? process.env)['PATH'] ?? '';
+    const found = await probeOnce(`local:${parentPath}`, () => probeLocalSdk(root, this.options));
+    return decideSdk(choice, found, 'the local python3');
+  }
+
   async acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
     if (opts.signal?.aborted) throw new CancelledError('acquire');
     const tempRoot = this.options.tempRoot ?? tmpdir();
@@ -49,17 +60,27 @@ export class LocalProvider implements Provider {
     try {
       writeOwner(root, []);
       const work = join(root, 'work');
-      cpSync(spec.envDir, work, { recursive: true, filter: (src) => !SKIP_DIRS.has(basename(src)) || src === spec.envDir });
+      const withheld = (src: string): boolean => withheldFrom(opts.phase, relative(spec.envDir, src).split(sep).join('/'));
+      cpSync(spec.envDir, work, { recursive: true, filter: (src) => src === spec.envDir || (!SKIP_DIRS.has(basename(src)) && !withheld(src)) });
       mkdirSync(join(root, 'home'));
       mkdirSync(join(root, 'tmp'));
       const envPath = join(work, relative(spec.envDir, spec.envFile));
       opts.log('engine', `local substrate: private copy of ${spec.envDir} at ${work} (process isolation only)`);
-      return new LocalSubstrate(root, work, envPath, spec, this.options);
+      const sdk = await this.servingSdk(spec, root);
+      opts.log('engine', `served by ${sdk.source === 'image' ? `the local python's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`);
+      return new LocalSubstrate(root, work, envPath, { ...spec, useImageSdk: sdk.source === 'image' }, this.options, sdk);
     } catch (err) {
       rmSync(root, { recursive: true, force: true });
       throw new HudStudioError('provider', `cannot prepare a local substrate for ${spec.envDir}: ${(err as Error).message}`, { cause: err });
     }
   }
+}
+
+/** The environment's own python (PATH of the scrubbed environment), probed without the bundled runtime. */
+async function probeLocalSdk(root: string, options: LocalProviderOptions): Promise<ServingSdk | null> {
+  const env = scrubbedEnv(options.parentEnv ?? process.env, { home: join(root, 'home'), tmp: join(root, 'tmp') });
+  const r = await execInGroup(['python3', '-c', SDK_PROBE_SCRIPT], { cwd: root, env, timeoutMs: 60_000 });
+  return r.exitCode === 0 ? parseSdkProbe(r.stdout) : null;
 }
 
 export class LocalSubstrate implements Substrate {
@@ -75,8 +96,9 @@ export class LocalSubstrate implements Substrate {
     readonly envPath: string,
     private readonly spec: EnvironmentSpec,
     private readonly options: LocalProviderOptions,
+    sdk?: ServingSdk,
   ) {
-    this.info = { id: basename(root), provider: 'local', isolation: 'process' };
+    this.info = { id: basename(root), provider: 'local', isolation: 'process', ...(sdk ? { sdk } : {}) };
   }
 
   /** Process group of the served environment. */
@@ -106,6 +128,30 @@ export class LocalSubstrate implements Substrate {
       env: this.env(opts.env),
       onGroup: (pgid) => this.addGroup(pgid),
     });
+  }
+
+  /** The agent's seat: its own folder, in bubblewrap's sandbox when the machine has it (localSandbox.ts). */
+  agentSeat(): AgentSeat {
+    this.assertLive();
+    const workspace = join(this.root, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    const bwrap = bubblewrap();
+    const exec = (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
+      this.assertLive();
+      const cwd = opts.cwd ?? workspace;
+      const env = this.env({ HOME: workspace, ...(bwrap ? { TMPDIR: '/tmp' } : {}), ...opts.env }, false);
+      const command = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...argv] : argv;
+      return execInGroup(command, { ...opts, cwd, env, onGroup: (pgid) => this.addGroup(pgid) });
+    };
+    return {
+      workdir: workspace,
+      privileged: !bwrap,
+      ...(bwrap ? {} : { privilegedWhy: 'the local runtime has no sandbox here (install bubblewrap)' }),
+      exec,
+      copyIn: (hostPath, dest) => this.copyIn(hostPath, dest.startsWith('/') ? dest : join(workspace, dest)),
+      // The sandbox's PID namespace ended with each command; without one, release() kills the groups.
+      end: async () => undefined,
+    };
   }
 
   execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {

@@ -7,6 +7,7 @@
 import type { Duplex } from 'node:stream';
 import type { RuntimeConfig } from '../runtimeConfig';
 import type { LogStream, PhaseName, SubstrateInfo } from '../trace/schema';
+import type { SdkChoice } from './servingSdk';
 
 export type ProviderKind = 'docker' | 'local' | 'url';
 
@@ -22,8 +23,10 @@ export interface EnvironmentSpec {
   runtimeConfig: RuntimeConfig | null;
   /** Image override (CLI `--image`, setting), wins over the Dockerfile. */
   image?: string;
-  /** Serve with the SDK installed in the image instead of the bundled runtime. */
+  /** Serve with the SDK installed in the image instead of the bundled runtime (same as `sdk: 'image'`). */
   useImageSdk?: boolean;
+  /** Who serves: the image's own HUD SDK when it can (`auto`, default), always `bundled`, or only the `image`'s. */
+  sdk?: SdkChoice;
 }
 
 export interface AcquireOptions {
@@ -64,6 +67,25 @@ export interface ServeOptions {
   log: (stream: LogStream, text: string) => void;
 }
 
+/**
+ * Where an agent (the command agent, a model's tools) works in the actor
+ * substrate: as a user that cannot read the environment's files nor touch
+ * the server and its control channel, where the provider can make one
+ * (docs/security.md).
+ */
+export interface AgentSeat {
+  /** The agent's own working folder (the workspace root), writable by it. */
+  readonly workdir: string;
+  /** True when the agent runs with the server's privileges: its actor grade is then forgeable. */
+  readonly privileged: boolean;
+  /** Why the seat is privileged (shown with the forgeable mark). */
+  readonly privilegedWhy?: string;
+  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
+  copyIn(hostPath: string, dest: string): Promise<void>;
+  /** Ends every process the agent started, however it detached; resolves once they are gone. */
+  end(): Promise<void>;
+}
+
 export interface Substrate {
   readonly info: SubstrateInfo;
   /** Path of the env file as seen inside the substrate. */
@@ -82,6 +104,8 @@ export interface Substrate {
   copyIn(hostPath: string, dest: string): Promise<void>;
   /** Copies `src` from the substrate to a host folder. */
   copyOut(src: string, hostDir: string): Promise<void>;
+  /** The agent's seat; without one the agent runs like the server (privileged). */
+  agentSeat?(): AgentSeat;
   /** Stops the server (SIGTERM, so teardown runs) and frees everything. Idempotent. */
   release(): Promise<void>;
 }

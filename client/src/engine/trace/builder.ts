@@ -97,7 +97,9 @@ export class TraceRecorder {
     write = true,
     beforeEnded?: (trace: RunningTrace, tracePath: string | undefined) => void,
   ): RecordedRollout {
-    const reward = ending.status === 'completed' ? (ending.result?.reward ?? null) : null;
+    // An errored run keeps a reward only when it was graded anyway: the verifier graded after the actor's grading
+    // failed, as in the SDK (docs/sdk-compatibility.md).
+    const reward = ending.status === 'cancelled' ? null : (ending.result?.reward ?? null);
     let logFiles: Partial<Record<PhaseName, string>> | undefined;
     const ended = (at: string, tracePath: string | undefined): RolloutEvent => ({
       type: 'rollout.ended',

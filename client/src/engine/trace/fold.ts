@@ -146,6 +146,7 @@ function apply(trace: RunningTrace, e: RolloutEvent, options: FoldOptions): void
         at: e.at,
         ...(e.text === undefined ? {} : { text: e.text }),
         toolCalls: e.toolCalls,
+        ...(e.usage ? { usage: e.usage } : {}),
       });
       return;
     case 'answer':

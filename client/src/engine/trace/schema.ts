@@ -52,6 +52,14 @@ export const GradeResult = z.object({
 });
 export type GradeResult = z.infer<typeof GradeResult>;
 
+/** The HUD SDK that served a phase: the image's own (`hud-python`) or HUD Studio's bundled runtime. */
+export const ServingSdk = z.object({
+  name: z.string(),
+  version: z.string(),
+  source: z.enum(['image', 'bundled']),
+});
+export type ServingSdk = z.infer<typeof ServingSdk>;
+
 export const SubstrateInfo = z.object({
   /** Container id, process id or `tcp://host:port`. */
   id: z.string(),
@@ -62,6 +70,8 @@ export const SubstrateInfo = z.object({
   /** For borrowed servers: the address; the verifier may share the live server. */
   address: z.string().optional(),
   network: z.string().optional(),
+  /** Who serves the environment here (absent for borrowed servers: unknown). */
+  sdk: ServingSdk.optional(),
 });
 export type SubstrateInfo = z.infer<typeof SubstrateInfo>;
 
@@ -88,11 +98,15 @@ export const ToolCall = z.object({
   output: z.unknown().optional(),
   isError: z.boolean().optional(),
 });
+/** Tokens of one model step (input includes the cached part). */
+export const TokenUsage = z.object({ input: z.number(), output: z.number(), cached: z.number() });
+export type TokenUsage = z.infer<typeof TokenUsage>;
 export const AgentStep = z.object({
   index: z.number().int(),
   at: z.string(),
   text: z.string().optional(),
   toolCalls: z.array(ToolCall).default([]),
+  usage: TokenUsage.optional(),
 });
 export type AgentStep = z.infer<typeof AgentStep>;
 
@@ -168,7 +182,18 @@ export const Trace = z.object({
   status: RolloutStatus,
   error: z.object({ phase: ErrorPhase, message: z.string(), code: z.string().optional() }).nullable(),
   warnings: z.array(z.string()).default([]),
+  /** True when the reward came from a substrate where the agent had the server's privileges. */
+  forgeable: z.boolean().optional(),
   events: z.array(TraceEvent).default([]),
+  /** Set on a trace that graded a stored rollout's answer again (docs/grader-workbench.md). */
+  regrade: z
+    .object({
+      /** The rolloutId of the stored rollout whose answer was graded again. */
+      of: z.string(),
+      /** The sourceHash of the grader that ran (the verifier's, else the task's). */
+      graderHash: z.string(),
+    })
+    .optional(),
   /** Harbor trial extras. */
   harbor: z
     .object({
@@ -176,6 +201,8 @@ export const Trace = z.object({
       rewards: z.record(z.string(), z.number()).default({}),
       environmentMode: z.enum(['shared', 'separate']).optional(),
       agentTimedOut: z.boolean().optional(),
+      /** Shared-mode reward earned by a root agent: the agent could have faked it (docs/harbor.md). */
+      forgeable: z.boolean().optional(),
     })
     .optional(),
 });

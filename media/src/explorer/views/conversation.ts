@@ -29,10 +29,17 @@ export function renderAnswer(trace: RunningTrace, open: OpenState): HTMLElement 
 
 export function renderAgentSteps(trace: RunningTrace, open: OpenState): HTMLElement {
   const steps = trace.agentSteps;
+  const used = steps.filter((s) => s.usage);
+  const total = used.reduce((t, s) => ({ input: t.input + s.usage!.input, output: t.output + s.usage!.output, cached: t.cached + s.usage!.cached }), {
+    input: 0,
+    output: 0,
+    cached: 0,
+  });
   return h(
     'section',
     { class: 'card', attrs: { id: 'section-agent' } },
     h('h2', null, `Agent steps (${steps.length})`),
+    used.length ? h('p', { class: 'muted', attrs: { 'data-testid': 'agent-tokens' } }, `tokens: ${tokenText(total)}`) : null,
     steps.length === 0 ? h('p', { class: 'muted' }, `No agent steps recorded (agent: ${trace.agent.kind}).`) : steps.map((s) => renderStep(s, open)),
   );
 }
@@ -47,6 +54,7 @@ function renderStep(step: AgentStep, open: OpenState): HTMLElement {
     h('strong', null, `Step ${step.index}`),
     ' ',
     h('span', { class: 'muted' }, `${calls.length} tool call${calls.length === 1 ? '' : 's'}${errs ? `, ${errs} failed` : ''}`),
+    step.usage ? [' ', h('span', { class: 'muted' }, `· ${tokenText(step.usage)}`)] : null,
     preview ? [' — ', h('span', { class: 'preview' }, preview)] : null,
   );
   return open.details(
@@ -63,6 +71,10 @@ function renderStep(step: AgentStep, open: OpenState): HTMLElement {
       ),
     ),
   );
+}
+
+function tokenText(u: { input: number; output: number; cached: number }): string {
+  return `in ${u.input}${u.cached ? ` (${u.cached} cached)` : ''}, out ${u.output}`;
 }
 
 function firstLine(text: string): string {

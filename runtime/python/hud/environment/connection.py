@@ -237,12 +237,16 @@ class Connection:
         wanted = params.get("session_id")
         resumed = False
         if wanted is not None and wanted != self.session.id:
-            holder = self.server.attached.get(wanted) if isinstance(wanted, str) else None
-            if not isinstance(wanted, str) or (wanted not in self.server.parked and holder is None):
+            if not isinstance(wanted, str):
+                raise RpcError(INVALID_PARAMS, "hello: 'session_id' must be a string")
+            if wanted in self.server.attached:
+                # As in the SDK: a session another live connection holds is not taken over.
+                raise RpcError(INVALID_REQUEST, "session {!r} has a live connection".format(wanted))
+            if wanted not in self.server.parked:
                 raise RpcError(
-                    INVALID_PARAMS,
-                    "hello: no parked session '{}' (it was graded, cancelled, resumed elsewhere, or the server "
-                    "restarted); send hello without session_id to start afresh".format(wanted),
+                    INVALID_REQUEST,
+                    "unknown session: {!r} (it was graded, cancelled, resumed elsewhere, or the server restarted); "
+                    "send hello without session_id to start afresh".format(wanted),
                 )
             if self.session.task is not None:
                 raise RpcError(
@@ -251,22 +255,14 @@ class Connection:
                         self.session.task.label
                     ),
                 )
-            if holder is not None:
-                # The client holds the id, so it owns the session: its old
-                # connection is gone even if the server has not seen the drop yet.
-                session = holder.session
-                holder.use(Session())
-                log("session {} taken over from a previous connection".format(wanted))
-            else:
-                session = self.server.parked.pop(wanted)
-            self.use(session)
+            self.use(self.server.parked.pop(wanted))
             resumed = True
             log("resumed session {}".format(wanted))
         task = self.session.task
         return {
             "session_id": self.session.id,
             "env": {"name": self.env.name, "version": self.env.version},
-            "bindings": [c.to_dict() for c in self.env.capabilities],
+            "bindings": [c.to_manifest() for c in self.env.capabilities],
             "resumed": resumed,
             "task": {"id": task.template.id, "args": task.args} if task is not None else None,
         }
@@ -276,10 +272,10 @@ class Connection:
 
     async def tasks_start(self, params: Any) -> Dict[str, Any]:
         if self.session.task is not None:
-            raise RpcError(
-                INVALID_REQUEST,
-                "{} is already in progress on this session; grade or cancel it first".format(self.session.task.label),
-            )
+            # As in the SDK: a new start replaces the session's running task (its generator is closed first).
+            old, self.session.task = self.session.task, None
+            await close_task(old, log)
+            log("replaced {} by a new tasks.start".format(old.label))
         task, prompt = await start_task(self.env, params)
         self.session.task = task
         log("started {} args={}".format(task.label, json.dumps(task.args, default=str)[:500]))
@@ -299,10 +295,10 @@ class Connection:
                 )
             else:
                 raise RpcError(INVALID_REQUEST, "no task in progress")
-        if not isinstance(params, dict) or "answer" not in params:
-            raise RpcError(INVALID_PARAMS, "tasks.grade needs params {answer}")
+        # As in the SDK: a missing answer is None.
+        answer = params.get("answer") if isinstance(params, dict) else None
         task, self.session.task = self.session.task, None
-        frame = await grade_task(task, params["answer"], log)
+        frame = await grade_task(task, answer, log)
         log("graded {}: score={}".format(task.label, frame.get("score")))
         return frame
 
@@ -328,7 +324,7 @@ class Connection:
         request_id = frame.get("id")
         params = frame.get("params")
         name = params.get("capability") if isinstance(params, dict) else None
-        capability = self.env.capability(name) if isinstance(name, str) else None
+        capability = next((c for c in self.env.capabilities if c.name == name), None)
         if capability is None:
             log("tunnel.open -> unknown capability {!r}".format(name))
             await self.send(error_frame(request_id, INVALID_PARAMS, "tunnel.open: unknown capability {!r} (capabilities: {})".format(

@@ -1,7 +1,15 @@
-"""Environment, templates and capabilities: the authoring surface of env.py."""
+"""Environment, templates and typed answers: the authoring surface of env.py (HUD SDK v6).
+
+Behaviour follows the SDK (docs/sdk-compatibility.md): `Environment()` is
+named "environment" by default, `@env.template(...)` takes keywords only and
+needs its parentheses, a template's call binds only the arguments given
+(defaults are not filled in, so slugs match the SDK's), capabilities are
+replaced by name, and `env.workspace(root)` publishes a shell at serve time.
+"""
 import inspect
 from typing import Any, Callable, Dict, List, Optional
 
+from ..capabilities import Capability
 from ..task import Task
 
 # Every Environment made in this process, in creation order. The server and
@@ -14,48 +22,61 @@ def all_environments() -> List["Environment"]:
     return list(_REGISTRY)
 
 
-class Capability:
-    """A daemon the environment runs (an MCP server, sshd, ...), listed by hello."""
+class Answer:
+    """What a `returns=`-typed template receives: `content` parsed to the type (or the raw string), and `raw`."""
 
-    def __init__(self, name: str, protocol: str, url: str, params: Optional[Dict[str, Any]] = None) -> None:
-        if not isinstance(name, str) or not name:
-            raise ValueError("Capability needs a non-empty name")
-        self.name = name
-        self.protocol = protocol
-        self.url = url
-        self.params = dict(params or {})
+    def __init__(self, content: Any = None, raw: str = "") -> None:
+        self.content = content
+        self.raw = raw
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {"name": self.name, "protocol": self.protocol, "url": self.url, "params": self.params}
+    def __class_getitem__(cls, item: Any) -> Any:
+        return cls
+
+    def model_dump(self, mode: str = "python", **_: Any) -> Dict[str, Any]:
+        return {"content": self.content, "raw": self.raw}
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Answer) and (self.content, self.raw) == (other.content, other.raw)
 
     def __repr__(self) -> str:
-        return "Capability({!r}, {!r}, {!r})".format(self.name, self.protocol, self.url)
+        return "Answer(content={!r}, raw={!r})".format(self.content, self.raw)
 
 
 class Template:
-    """A decorated async generator; calling it binds arguments and returns a Task."""
+    """A registered async generator; calling it binds arguments and returns a Task."""
 
-    def __init__(self, env: "Environment", fn: Callable[..., Any], id: str, description: str) -> None:
+    def __init__(self, env: "Environment", func: Callable[..., Any], id: str, description: str,
+                 input: Any = None, returns: Any = None) -> None:
         self.env = env
-        self.fn = fn
         self.id = id
         self.description = description
-        self.signature = inspect.signature(fn)
-        self.__name__ = getattr(fn, "__name__", id)
-        self.__qualname__ = getattr(fn, "__qualname__", id)
-        self.__doc__ = getattr(fn, "__doc__", None)
-        self.__module__ = getattr(fn, "__module__", None)
-        self.__wrapped__ = fn
+        self.func = func
+        self.input_type = input
+        self.return_type = returns
+        self.sig = inspect.signature(func)
+        self.__name__ = getattr(func, "__name__", id)
+        self.__qualname__ = getattr(func, "__qualname__", id)
+        self.__doc__ = getattr(func, "__doc__", None)
+        self.__module__ = getattr(func, "__module__", None)
+        self.__wrapped__ = func
+
+    @property
+    def fn(self) -> Callable[..., Any]:
+        return self.func
+
+    @property
+    def signature(self) -> inspect.Signature:
+        return self.sig
 
     def bind(self, *args: Any, **kwargs: Any) -> Dict[str, Any]:
-        """Binds call arguments to the signature, defaults included.
+        """The arguments as given, by parameter name (no defaults: the SDK's slugs hash exactly these).
 
         Raises TypeError naming the template, before any template code runs.
         """
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            bound = self.sig.bind(*args, **kwargs)
         except TypeError as err:
-            params = self.signature.parameters
+            params = self.sig.parameters
             takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
             unknown = [k for k in kwargs if k not in params] if not takes_any else []
             detail = "unexpected argument(s) {}".format(", ".join(repr(k) for k in unknown)) if unknown else str(err)
@@ -64,10 +85,9 @@ class Template:
                     self.id, self.env.name, detail, ", ".join(params) or "none"
                 )
             ) from None
-        bound.apply_defaults()
         out = {}  # type: Dict[str, Any]
         for name, value in bound.arguments.items():
-            kind = self.signature.parameters[name].kind
+            kind = self.sig.parameters[name].kind
             if kind is inspect.Parameter.VAR_KEYWORD:
                 out.update(value)
             elif kind is inspect.Parameter.VAR_POSITIONAL:
@@ -81,16 +101,33 @@ class Template:
         return out
 
     def open(self, args: Dict[str, Any]) -> Any:
-        """Creates the async generator for bound `args` (its body has not run yet)."""
+        """Creates the async generator for `args`, converted to their annotated types (its body has not run yet)."""
+        from .convert import coerce_args
+
+        keywords = coerce_args(self.func, args)
         positional = []  # type: List[Any]
-        keywords = dict(args)
-        for name, param in self.signature.parameters.items():
+        for name, param in self.sig.parameters.items():
             if param.kind is inspect.Parameter.POSITIONAL_ONLY and name in keywords:
                 positional.append(keywords.pop(name))
-        return self.fn(*positional, **keywords)
+        return self.func(*positional, **keywords)
+
+    def answer_for(self, answer: Any) -> Any:
+        """The value sent into the generator: the answer itself, or an Answer parsed to `returns=`."""
+        if self.return_type is None:
+            return answer
+        from .convert import ConversionError, validate_json, validate_python
+
+        raw = "" if answer is None else answer
+        try:
+            content = validate_json(self.return_type, raw) if isinstance(raw, str) else validate_python(self.return_type, raw)
+        except ConversionError:
+            content = raw
+        return Answer(content=content, raw=raw if isinstance(raw, str) else str(raw))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Task:
-        return Task(self.env.name, self.id, self.bind(*args, **kwargs), template=self)
+        task = Task(env=self.env.name, id=self.id, args=self.bind(*args, **kwargs))
+        task.template = self
+        return task
 
     def __repr__(self) -> str:
         return "<template {}:{}>".format(self.env.name, self.id)
@@ -99,30 +136,42 @@ class Template:
 class Environment:
     """A named set of task templates plus lifecycle hooks and capabilities."""
 
-    def __init__(self, name: str, *, version: str = "0.0.1", capabilities: Optional[List[Capability]] = None) -> None:
+    def __init__(self, name: str = "environment", *, version: str = "0.0.1",
+                 capabilities: Optional[List[Capability]] = None) -> None:
         if not isinstance(name, str) or not name:
             raise ValueError("Environment needs a non-empty name, e.g. Environment(\"workspace\")")
         self.name = name
         self.version = version
         self.capabilities = []  # type: List[Capability]
-        self.templates = {}  # type: Dict[str, Template]
+        self.tasks = {}  # type: Dict[str, Template]
         self.initialize_hooks = []  # type: List[Callable[..., Any]]
         self.shutdown_hooks = []  # type: List[Callable[..., Any]]
+        self._started = False
         for cap in capabilities or []:
             self.add_capability(cap)
         _REGISTRY.append(self)
 
-    def template(self, id: Any = None, description: str = "") -> Any:
-        """Decorator: `@env.template(id="solve", description="...")` or bare `@env.template`."""
-        if callable(id) and not isinstance(id, str):
-            return self._register(id, None, description)
+    @property
+    def templates(self) -> Dict[str, Template]:
+        return self.tasks
+
+    def template(self, *args: Any, id: Optional[str] = None, description: str = "", input: Any = None,
+                 returns: Any = None) -> Callable[[Callable[..., Any]], Template]:
+        """Decorator: `@env.template()` or `@env.template(id="solve", description="...", returns=Model)`."""
+        if args:
+            what = getattr(args[0], "__name__", repr(args[0]))
+            raise TypeError(
+                "@{0}.template needs parentheses and takes keywords only: write @{0}.template() above '{1}' "
+                "(as in the HUD SDK v6)".format(self.name, what)
+            )
 
         def decorate(fn: Callable[..., Any]) -> Template:
-            return self._register(fn, id, description)
+            return self._register(fn, id, description, input, returns)
 
         return decorate
 
-    def _register(self, fn: Callable[..., Any], id: Optional[str], description: str) -> Template:
+    def _register(self, fn: Callable[..., Any], id: Optional[str], description: str, input: Any,
+                  returns: Any) -> Template:
         fn_name = getattr(fn, "__name__", repr(fn))
         if not inspect.isasyncgenfunction(fn):
             if inspect.iscoroutinefunction(fn):
@@ -132,51 +181,80 @@ class Environment:
             else:
                 what = "a {}".format("plain function" if inspect.isfunction(fn) else type(fn).__name__)
             raise TypeError(
-                "@{}.template: '{}' must be an async generator (async def ... with two yields: prompt, then result); "
-                "it is {}".format(self.name, fn_name, what)
+                "@{}.template: '{}' must be an async generator function (async def ... with two yields: prompt, "
+                "then result); it is {}".format(self.name, fn_name, what)
             )
-        template_id = id if id is not None else fn_name
-        if not isinstance(template_id, str) or not template_id:
-            raise TypeError("@{}.template: id must be a non-empty string, got {!r}".format(self.name, template_id))
-        if template_id in self.templates:
-            raise ValueError(
-                "environment '{}' already has a template with id '{}'; give one of them another id".format(
-                    self.name, template_id
-                )
-            )
-        template = Template(self, fn, template_id, description or "")
-        self.templates[template_id] = template
+        template_id = id or fn_name
+        if template_id in self.tasks:
+            raise ValueError("template {!r} already registered on env {!r}; give one of them another id".format(
+                template_id, self.name))
+        template = Template(self, fn, template_id, description or "", input, returns)
+        self.tasks[template_id] = template
         return template
 
     def initialize(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Decorator: runs when the environment is served (may add capabilities)."""
+        """Decorator: runs once before the environment serves (may publish capabilities)."""
         self.initialize_hooks.append(fn)
         return fn
 
     def shutdown(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Decorator: runs when the served environment stops."""
+        """Decorator: runs when the served environment stops (in reverse order of registration)."""
         self.shutdown_hooks.append(fn)
         return fn
 
-    def add_capability(self, capability: Any, protocol: Optional[str] = None, url: Optional[str] = None,
-                       params: Optional[Dict[str, Any]] = None) -> Capability:
-        """Publishes a capability: `add_capability(Capability(...))` or `add_capability(name, protocol, url)`."""
-        if not isinstance(capability, Capability):
-            if protocol is None or url is None:
-                raise TypeError("add_capability needs a Capability, or name, protocol and url")
-            capability = Capability(capability, protocol, url, params)
-        if any(c.name == capability.name for c in self.capabilities):
+    def add_capability(self, cap: Capability) -> None:
+        """Publishes a capability, replacing one of the same name (a re-run hook overwrites its stale address)."""
+        if not isinstance(cap, Capability):
+            raise TypeError("add_capability: expected Capability, got {!r}".format(cap))
+        if not cap.url:
             raise ValueError(
-                "environment '{}' already has a capability named '{}'".format(self.name, capability.name)
-            )
-        self.capabilities.append(capability)
-        return capability
+                "capability {!r} has no url; start the service in an @env.initialize hook and publish its "
+                "concrete address".format(cap.name))
+        self.capabilities = [c for c in self.capabilities if c.name != cap.name] + [cap]
 
-    def capability(self, name: str) -> Optional[Capability]:
+    def capability(self, name: str) -> Capability:
         for cap in self.capabilities:
             if cap.name == name:
                 return cap
-        return None
+        raise KeyError("unknown capability: {!r}".format(name))
+
+    def workspace(self, root: Any, *, name: str = "shell", track_files: Optional[bool] = None, **kwargs: Any) -> Any:
+        """A working directory served as shell capability `name` (created when the environment serves)."""
+        from .workspace import Workspace
+
+        ws = Workspace(root, **kwargs)
+
+        async def _workspace_up() -> None:
+            await ws.start()
+            self.add_capability(ws.capability(name))
+
+        async def _workspace_down() -> None:
+            await ws.stop()
+
+        self.initialize(_workspace_up)
+        self.shutdown(_workspace_down)
+        return ws
+
+    async def start(self) -> None:
+        """Runs the initialize hooks once (the server does this before it listens)."""
+        if self._started:
+            return
+        self._started = True
+        for hook in self.initialize_hooks:
+            result = hook()
+            if inspect.isawaitable(result):
+                await result
+
+    async def stop(self) -> None:
+        """Runs the shutdown hooks in reverse order, best effort."""
+        for hook in reversed(self.shutdown_hooks):
+            try:
+                result = hook()
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                pass
+        self._started = False
 
     def __getattr__(self, attr: str) -> Any:
         if attr == "scenario":

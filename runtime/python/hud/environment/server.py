@@ -87,7 +87,7 @@ async def serve(env: Environment, host: str, port: int, announce_fd: Optional[in
     if server.connections:
         await asyncio.wait(list(server.connections), timeout=SHUTDOWN_STEP_S)
     await server.close_all_tasks()
-    for hook in env.shutdown_hooks:
+    for hook in reversed(env.shutdown_hooks):
         try:
             await asyncio.wait_for(_run_hooks([hook]), SHUTDOWN_STEP_S)
         except Exception as err:

@@ -76,9 +76,9 @@ async def grade_task(task: RunningTask, answer: Any, log: Optional[Callable[[str
     """Sends the answer in; the second yield becomes the grade frame. Always closes the generator."""
     try:
         try:
-            result = await task.generator.asend(answer)
+            result = await task.generator.asend(task.template.answer_for(answer))
         except StopAsyncIteration:
-            return {"score": 0.0, "done": True}
+            return {"score": 0.0}
         except (Exception, SystemExit) as err:  # a template's sys.exit() must not stop the server
             raise template_error(task.template, err, "grading") from None
         return grade_frame(result, task.template)
@@ -104,6 +104,10 @@ def grade_frame(result: Any, template: Template) -> Dict[str, Any]:
         frame = plain(result)
         frame["score"] = _finite(float(result["score"]), template)
         return frame
+    # Like the SDK: any object with a numeric `reward` (e.g. the real SDK's EvaluationResult) grades by it.
+    reward = getattr(result, "reward", None)
+    if not isinstance(result, dict) and _is_number(reward):
+        return {"score": _finite(float(reward), template)}
     raise RpcError(
         SERVER_ERROR,
         "template '{}' (env '{}') yielded an invalid result of type {}: the second yield must be a number, "
@@ -129,7 +133,7 @@ def _finite(value: float, template: Template) -> float:
 def plain(value: Any) -> Any:
     """Graders' objects to JSON-ready values (anything else unknown is left to the encoder)."""
     if isinstance(value, SubScore):
-        return value.to_dict()
+        return value.model_dump()
     if isinstance(value, EvaluationResult):
         return plain(value.to_wire())
     if isinstance(value, dict):

@@ -2,7 +2,7 @@
 import asyncio
 import os
 import signal
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional
 
 from .base import Grader
 from .results import SubScore
@@ -14,43 +14,54 @@ _DRAIN_AFTER_EXIT_S = 5.0
 
 
 class BashGrader(Grader):
-    name = "bash"
+    """1.0 iff `bash -lc command` exits 0 within `timeout_seconds` (default 600)."""
 
-    @classmethod
-    async def grade(  # type: ignore[override]
-        cls,
-        weight: float = 1.0,
-        command: Optional[str] = None,
-        cwd: Optional[str] = None,
-        timeout_seconds: float = 600,
-        name: Optional[str] = None,
-        **kwargs: Any
-    ) -> SubScore:
-        if not isinstance(command, str) or not command.strip():
-            raise ValueError("BashGrader.grade needs command=\"...\" (a shell command)")
-        kwargs.update(command=command, cwd=cwd, timeout_seconds=timeout_seconds)
-        return await cls._grade(weight, name, kwargs)
+    name = "BashGrader"
+    default_timeout = 600
 
     @classmethod
     async def compute_score(  # type: ignore[override]
-        cls, command: str, cwd: Optional[str] = None, timeout_seconds: float = 600, **_: Any
-    ) -> Tuple[float, Dict[str, Any]]:
-        result = await run_bash(command, cwd=cwd, timeout_seconds=timeout_seconds)
-        return (1.0 if result["exit_code"] == 0 and not result["timed_out"] else 0.0), result
+        cls, command: Optional[str] = None, cwd: Optional[str] = None, timeout_seconds: Optional[float] = None, **_: Any
+    ) -> SubScore:
+        if not isinstance(command, str) or not command.strip():
+            raise ValueError("BashGrader requires command=\"...\" (a shell command)")
+        if timeout_seconds is None:
+            timeout_seconds = cls.default_timeout
+        try:
+            result = await run_bash(command, cwd=cwd, timeout_seconds=timeout_seconds)
+        except FileNotFoundError:
+            return SubScore(name=cls.name, value=0.0, info={
+                "exit_code": None, "stdout": "", "stderr": "/bin/bash not found", "timed_out": False})
+        if result["timed_out"]:
+            return SubScore(name=cls.name, value=0.0, info={
+                "exit_code": None, "stdout": result["stdout"], "stderr": result["stderr"], "timed_out": True,
+                "timeout": timeout_seconds})
+        code = result["exit_code"] if result["exit_code"] is not None else 1
+        return SubScore(name=cls.name, value=1.0 if code == 0 else 0.0,
+                        info={"exit_code": code, "stdout": result["stdout"], "stderr": result["stderr"]})
 
 
-async def run_bash(command: str, cwd: Optional[str] = None, timeout_seconds: float = 600) -> Dict[str, Any]:
+async def run_bash(command: str, cwd: Optional[str] = None, timeout_seconds: float = 600,
+                   stdin: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """Runs `/bin/bash -lc command` in its own process group; the group is killed on timeout."""
     proc = await asyncio.create_subprocess_exec(
         "/bin/bash",
         "-lc",
         command,
         cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
+        env=dict(os.environ, **env) if env else None,
     )
+    if stdin is not None and proc.stdin is not None:
+        try:
+            proc.stdin.write(stdin.encode("utf-8"))
+            await proc.stdin.drain()
+        except (ConnectionError, OSError):
+            pass
+        proc.stdin.close()
     out = _Capture()
     err = _Capture()
     readers = [asyncio.ensure_future(out.read(proc.stdout)), asyncio.ensure_future(err.read(proc.stderr))]

@@ -31,21 +31,7 @@ class LLMJudgeError(RuntimeError):
 
 
 class LLMJudgeGrader(Grader):
-    name = "llm_judge"
-
-    @classmethod
-    async def grade(  # type: ignore[override]
-        cls,
-        weight: float = 1.0,
-        answer: Any = None,
-        criteria: Optional[Sequence[Any]] = None,
-        question: str = "",
-        model: str = "claude-haiku-4-5",
-        name: Optional[str] = None,
-        **kwargs: Any
-    ) -> SubScore:
-        kwargs.update(answer=answer, criteria=criteria, question=question, model=model)
-        return await cls._grade(weight, name, kwargs)
+    name = "LLMJudgeGrader"
 
     @classmethod
     async def compute_score(  # type: ignore[override]

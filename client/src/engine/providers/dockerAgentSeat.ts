@@ -1,0 +1,132 @@
+/**
+ * The agent's seat in a Docker actor container (docs/security.md): the
+ * agent runs as a user of its own that owns the workspace root and nothing
+ * else. The server and the channel relay keep the container's user, so the
+ * agent cannot read the environment's folder, signal or trace them, write
+ * to their descriptors, or take over their ports. When the agent is done,
+ * every process of its user is killed, however it detached.
+ */
+import { HudStudioError } from '../errors';
+import type { DockerContainer } from '../docker/container';
+import type { AgentSeat, ExecOptions, ExecResult } from './provider';
+
+/** The agent's working folder (the workspace root), owned by the agent's user. */
+export const WORKSPACE_DIR = '/workspace';
+/** The agent's user: needs no entry in the image's passwd; no image uses this id for itself. */
+export const AGENT_UID = 61000;
+/** An image label through which an environment asks for a root agent (its actor grade is then forgeable). */
+export const ROOT_AGENT_LABEL = 'dev.hud-studio.agent-user';
+
+const AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
+const SETUP_TIMEOUT_MS = 60_000;
+
+/**
+ * Run as root before the agent's first command: the workspace root (and
+ * whatever the environment prepared there) becomes the agent's, and the
+ * environment's folder becomes private to the server's user.
+ */
+const PREPARE_SCRIPT = [
+  'set -e',
+  'agent=$1; server=$2; workspace=$3; env=$4',
+  'mkdir -p "$workspace"',
+  'chown -R "$agent" "$workspace"',
+  'chmod 0755 "$workspace"',
+  'if [ -n "$server" ]; then chown -R "$server" "$env"; fi',
+  'chmod 0700 "$env"',
+].join('\n');
+
+/**
+ * Run as the agent's user: kill(-1) reaches every process that user may
+ * signal (its own) but the caller; then wait until none is left alive.
+ */
+const END_SCRIPT = `
+import os, signal, time
+me = os.getpid()
+def alive():
+    left = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open("/proc/%s/status" % name) as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue
+        if fields.get("Uid", "").split()[:1] == ["${AGENT_UID}"] and not fields.get("State", "").strip().startswith("Z"):
+            left.append(int(name))
+    return left
+deadline = time.monotonic() + 5
+while True:
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+    if not alive() or time.monotonic() > deadline:
+        break
+    time.sleep(0.02)
+`;
+
+export class DockerAgentSeat implements AgentSeat {
+  readonly workdir = WORKSPACE_DIR;
+  readonly privileged: boolean;
+  readonly privilegedWhy?: string;
+  private prepared: Promise<void> | undefined;
+  private used = false;
+
+  constructor(
+    private readonly container: DockerContainer,
+    private readonly envDir: string,
+  ) {
+    const asked = container.imageLabels[ROOT_AGENT_LABEL];
+    this.privileged = asked === 'root' || asked === '0';
+    if (this.privileged) {
+      this.privilegedWhy = `the image's label ${ROOT_AGENT_LABEL}=${asked} asks for a root agent`;
+    }
+  }
+
+  async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    await this.prepare();
+    this.used = true;
+    const env = { HOME: WORKSPACE_DIR, ...opts.env };
+    // The agent never picks its own user: a privileged seat is the container's user, else the agent's.
+    const { user: _ignored, ...rest } = opts;
+    return this.container.exec(argv, {
+      ...rest,
+      env,
+      cwd: opts.cwd ?? WORKSPACE_DIR,
+      ...(this.privileged ? {} : { user: AGENT_USER }),
+    });
+  }
+
+  async copyIn(hostPath: string, dest: string): Promise<void> {
+    await this.prepare();
+    const target = dest.startsWith('/') ? dest : `${WORKSPACE_DIR}/${dest}`;
+    await this.container.copyIn(hostPath, target);
+    if (!this.privileged) await this.asRoot(['chown', '-R', AGENT_USER, target], `giving ${target} to the agent's user`);
+  }
+
+  async end(): Promise<void> {
+    // A privileged agent shares the server's user: killing "its" processes would kill the server too.
+    if (!this.used || this.privileged) return;
+    const res = await this.container.exec(['python3', '-I', '-S', '-c', END_SCRIPT], { user: AGENT_USER, timeoutMs: SETUP_TIMEOUT_MS });
+    if (res.exitCode !== 0) {
+      throw new HudStudioError('provider', `could not end the agent's processes: ${res.stderr.trim() || `exit ${res.exitCode}`}`);
+    }
+  }
+
+  private prepare(): Promise<void> {
+    this.prepared ??= this.privileged
+      ? this.asRoot(['mkdir', '-p', WORKSPACE_DIR], "making the agent's workspace")
+      : this.asRoot(['sh', '-c', PREPARE_SCRIPT, 'hud-studio-prepare', AGENT_USER, this.container.user, WORKSPACE_DIR, this.envDir], "preparing the agent's workspace");
+    return this.prepared;
+  }
+
+  private async asRoot(argv: string[], what: string): Promise<void> {
+    const res = await this.container.exec(argv, { user: '0', timeoutMs: SETUP_TIMEOUT_MS });
+    if (res.exitCode !== 0) {
+      throw new HudStudioError('provider', `${what} failed: ${(res.stderr || res.stdout).trim() || `exit ${res.exitCode}`}`, {
+        hint: 'the image needs sh, mkdir, chown and chmod (coreutils or busybox)',
+      });
+    }
+  }
+}

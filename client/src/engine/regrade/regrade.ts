@@ -1,0 +1,97 @@
+/**
+ * Grades a stored rollout again with the current source, without its agent:
+ * the recorded answer goes to a fresh actor task's first yield through the
+ * engine's one run entry, and a verifier (if the task has one) judges the
+ * new actor result. The new trace links back with `regrade.of` and names the
+ * grader it ran (docs/grader-workbench.md).
+ */
+import { resolve } from 'node:path';
+import { errorMessage } from '../errors';
+import type { FinishedRollout } from '../outcome';
+import type { RunContext, RunTask, TaskRunRequest } from '../runRequest';
+import type { Trace } from '../trace/schema';
+import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
+import { gradeDelta, type GradeDelta } from './delta';
+import { ReplayAgent } from './replayAgent';
+
+export interface RegradeOptions {
+  cwd: string;
+  /** auto | docker | local | tcp://HOST:PORT */
+  runtime: string;
+  dockerHost?: string;
+  image?: string;
+  /** Relative to `cwd`; default `.hud-studio/traces`; null keeps no regrade trace. */
+  traceDir?: string | null;
+  context?: RunContext;
+  /** The run entry; tests and the pool pass their own. */
+  run?: RunTask;
+}
+
+export interface RegradeResult {
+  original: Trace;
+  /** The regrade's trace; absent when it could not run. */
+  trace?: Trace;
+  tracePath?: string;
+  delta: GradeDelta | null;
+  /** The template (or its verifier) changed since the stored rollout ran. */
+  stale: boolean;
+  /** Why there is no delta. */
+  error?: string;
+}
+
+/** Why a stored rollout cannot be graded again, or undefined when it can. */
+export function cannotRegrade(t: Trace): string | undefined {
+  if (t.task.kind === 'harbor') {
+    if (t.harbor?.environmentMode === 'shared') {
+      return 'a shared-mode Harbor trial is graded inside the agent\'s container, whose state was not kept';
+    }
+    return 'regrading Harbor trials from their stored artifacts is not supported yet';
+  }
+  if (t.status === 'cancelled') return 'the rollout was cancelled before its agent answered';
+  if (!('answer' in t) || t.answer === undefined) return 'the rollout recorded no answer (it failed before its agent answered)';
+  return undefined;
+}
+
+export async function regradeTrace(original: Trace, opts: RegradeOptions): Promise<RegradeResult> {
+  const why = cannotRegrade(original);
+  if (why) return { original, delta: null, stale: false, error: why };
+  const run = opts.run ?? (await import('../runTask')).runTask;
+  const req: TaskRunRequest = {
+    ref: original.task.ref,
+    cwd: opts.cwd,
+    runtime: opts.runtime,
+    agent: { instance: new ReplayAgent(original.answer, original.rolloutId) },
+    consent: { serviceAccess: false, sharedSecrets: false },
+    traceDir: null,
+    ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
+    ...(opts.image ? { image: opts.image } : {}),
+  };
+  let done: FinishedRollout;
+  try {
+    done = await run(req, opts.context ?? {});
+  } catch (err) {
+    return { original, delta: null, stale: false, error: errorMessage(err) };
+  }
+  const trace: Trace = {
+    ...done.trace,
+    regrade: { of: original.rolloutId, graderHash: graderHash(done.trace) },
+  };
+  const stale = isStale(original, trace);
+  let tracePath: string | undefined;
+  if (opts.traceDir !== null) tracePath = writeTrace(resolve(opts.cwd, opts.traceDir ?? DEFAULT_TRACE_DIR), trace);
+  if (done.status !== 'completed') {
+    const error = done.error?.message ?? done.status;
+    return { original, trace, ...(tracePath ? { tracePath } : {}), delta: null, stale, error };
+  }
+  return { original, trace, ...(tracePath ? { tracePath } : {}), delta: gradeDelta(original.result, trace.result), stale };
+}
+
+/** The grader's identity: the verifier's source hash when there is one, else the task's. */
+export function graderHash(t: Pick<Trace, 'task' | 'verifier'>): string {
+  return t.verifier?.sourceHash ?? t.task.sourceHash;
+}
+
+/** True when the template (or verifier) source a trace ran differs from the one `current` ran. */
+export function isStale(stored: Pick<Trace, 'task' | 'verifier'>, current: Pick<Trace, 'task' | 'verifier'>): boolean {
+  return stored.task.sourceHash !== current.task.sourceHash || graderHash(stored) !== graderHash(current);
+}

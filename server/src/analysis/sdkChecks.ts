@@ -1,0 +1,181 @@
+/**
+ * What the HUD SDK v6 itself rejects when it imports an env file, found
+ * statically (docs/sdk-compatibility.md): `@env.template` without its
+ * parentheses, names imported from `hud` that the SDK does not export, and a
+ * `combine(...)` whose weights cannot be normalised (no positive weight).
+ * Syntax errors are importability.ts's. The text is only scanned when it
+ * mentions what is checked.
+ */
+import { problem } from './diagnostics';
+import type { FileProblem, Range } from './facts';
+import type { LineMap } from './lines';
+
+/** Public names of the SDK's modules env files import from (hud-python 0.6, `__all__` plus subpackages). */
+const SDK_EXPORTS: Record<string, readonly string[]> = {
+  hud: [
+    'Chat', 'ComposeProject', 'DockerRuntime', 'Environment', 'Grade', 'HUDRuntime', 'HostedRuntime', 'Job',
+    'LocalRuntime', 'Run', 'Runtime', 'RuntimeConfig', 'RuntimeGPU', 'RuntimeLimits', 'RuntimeResources', 'RuntimeTPU',
+    'SubprocessRuntime', 'SyncPlan', 'Task', 'Taskset', 'Trace', 'TrainingClient', '__version__', 'connect', 'instrument',
+    'agents', 'capabilities', 'cli', 'clients', 'environment', 'eval', 'graders', 'integrations', 'patches', 'settings',
+    'telemetry', 'train', 'types', 'utils', 'version',
+  ],
+  'hud.graders': [
+    'BashGrader', 'EvaluationResult', 'Grader', 'LLMJudgeGrader', 'SubScore', 'combine', 'combine_all', 'combine_any',
+    'contains', 'contains_all', 'contains_any', 'exact_match', 'f1_score', 'normalize', 'numeric_match',
+    'base', 'bash', 'combine', 'judge', 'results', 'text',
+  ],
+  'hud.environment': [
+    'DEFAULT_SYSTEM_MOUNTS', 'Answer', 'Capability', 'DataFileArg', 'DataFileRef', 'DataFilesArg', 'Environment',
+    'GradingArg', 'Mount', 'MountKind', 'Peer', 'PromptArg', 'Workspace', 'load_environment',
+    'arguments', 'egress', 'env', 'file_tracker', 'namespace', 'robot', 'server', 'utils', 'workspace',
+  ],
+  'hud.eval': [
+    'Chat', 'ComposeProject', 'DaytonaRuntime', 'DockerRuntime', 'Grade', 'HUDRuntime', 'HostedRuntime', 'Job',
+    'LocalRuntime', 'ModalRuntime', 'Provider', 'Run', 'Runtime', 'RuntimeConfig', 'RuntimeGPU', 'RuntimeLimits',
+    'RuntimeResources', 'RuntimeTPU', 'Shared', 'SubprocessRuntime', 'SyncPlan', 'Task', 'Taskset', 'Trace', 'rollout',
+    'chat', 'job', 'run', 'runtime', 'sync', 'task', 'taskset',
+  ],
+  'hud.capabilities': [
+    'CDPClient', 'Capability', 'CapabilityClient', 'MCPClient', 'RFBClient', 'RobotClient', 'SSHClient',
+    'base', 'cdp', 'mcp', 'rfb', 'robot', 'ssh',
+  ],
+};
+
+export function sdkProblems(text: string, lines: LineMap, envVariables: ReadonlySet<string>): FileProblem[] {
+  const out: FileProblem[] = [];
+  if (text.includes('hud')) importProblems(text, lines, out);
+  if (envVariables.size && text.includes('.template')) bareTemplateProblems(text, lines, envVariables, out);
+  if (text.includes('combine(')) weightProblems(text, lines, out);
+  return out;
+}
+
+const IMPORT = /^[ \t]*from[ \t]+(hud(?:\.[A-Za-z_]\w*)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*(?:\\\n[^\n#]*)*)/gm;
+
+function importProblems(text: string, lines: LineMap, out: FileProblem[]): void {
+  for (const m of text.matchAll(IMPORT)) {
+    const exported = SDK_EXPORTS[m[1]!];
+    if (!exported) continue;
+    const listStart = m.index + m[0].length - m[2]!.length;
+    for (const name of m[2]!.matchAll(/[A-Za-z_]\w*/g)) {
+      const before = m[2]!.slice(0, name.index);
+      if (/\bas\s*$/.test(before) || name[0] === 'as' || exported.includes(name[0]) || /#[^\n]*$/.test(before)) continue;
+      const at = listStart + name.index;
+      const closest = closestName(name[0], exported);
+      out.push(
+        problem(
+          'hud-unknown-import',
+          spanOf(lines, at, at + name[0].length),
+          `${m[1]} has no "${name[0]}" in the HUD SDK v6, so importing this module fails with ImportError (fix: ${closest ? `did you mean "${closest}"?` : `import one of ${m[1]}'s names`})`,
+        ),
+      );
+    }
+  }
+}
+
+function bareTemplateProblems(text: string, lines: LineMap, envVariables: ReadonlySet<string>, out: FileProblem[]): void {
+  for (const m of text.matchAll(/^[ \t]*@([A-Za-z_]\w*)\.template[ \t]*(?:#[^\n]*)?$/gm)) {
+    if (!envVariables.has(m[1]!)) continue;
+    const at = m.index + m[0].indexOf('@');
+    out.push(
+      problem(
+        'template-bare-decorator',
+        spanOf(lines, at, at + m[1]!.length + '@.template'.length),
+        `@${m[1]}.template needs parentheses: the SDK's template() takes keywords only, so the bare decorator raises TypeError at import (fix: write @${m[1]}.template())`,
+      ),
+    );
+  }
+}
+
+/** `combine(...)` calls whose every weight is a literal and none is positive: the SDK raises ValueError. */
+function weightProblems(text: string, lines: LineMap, out: FileProblem[]): void {
+  for (const m of text.matchAll(/\bcombine\(/g)) {
+    const open = m.index + m[0].length - 1;
+    const args = topLevelArgs(text, open);
+    if (!args || args.length === 0) continue;
+    const weights = args.map(literalWeight);
+    if (weights.some((w) => w === undefined) || weights.some((w) => w! > 0)) continue;
+    out.push(
+      problem(
+        'combine-no-positive-weight',
+        spanOf(lines, m.index, m.index + 'combine'.length),
+        `no part of this combine() has a positive weight (${weights.join(', ')}), so the weights cannot be normalised and grading fails with ValueError (fix: give at least one SubScore or grader a weight > 0)`,
+      ),
+    );
+  }
+}
+
+/** The literal weight of one combine() argument: `SubScore(..., weight=W)` (default 1) or `X.grade(W, ...)`. */
+function literalWeight(arg: string): number | undefined {
+  const a = arg.trim().replace(/^await\s+/, '');
+  const call = /^([\w.]+)\(([\s\S]*)\)$/.exec(a);
+  if (!call) return undefined;
+  const inner = topLevelArgs(`(${call[2]!})`, 0) ?? [];
+  const kw = inner.map((p) => /^\s*weight\s*=\s*([-+]?\d+(?:\.\d*)?|[-+]?\.\d+)\s*$/.exec(p)).find(Boolean);
+  if (kw) return Number(kw[1]);
+  if (inner.some((p) => /^\s*weight\s*=/.test(p))) return undefined;
+  if (/(^|\.)SubScore$/.test(call[1]!)) return 1;
+  if (/\.grade$/.test(call[1]!)) {
+    const first = inner[0]?.trim() ?? '';
+    return /^[-+]?(\d+(\.\d*)?|\.\d+)$/.test(first) ? Number(first) : undefined;
+  }
+  return undefined;
+}
+
+/** The top-level comma-separated arguments of the call whose `(` is at `open`, or undefined when unbalanced. */
+function topLevelArgs(text: string, open: number): string[] | undefined {
+  const out: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  let quote = '';
+  for (let i = open; i < text.length && i < open + 20_000; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--;
+      if (depth === 0) {
+        const last = text.slice(start, i);
+        if (last.trim()) out.push(last);
+        return out;
+      }
+    } else if (c === ',' && depth === 1) {
+      out.push(text.slice(start, i));
+      start = i + 1;
+    } else if (c === '#') {
+      const nl = text.indexOf('\n', i);
+      i = nl < 0 ? text.length : nl - 1;
+    }
+  }
+  return undefined;
+}
+
+export function closestName(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = distance(name.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+function spanOf(lines: LineMap, start: number, end: number): Range {
+  return { start: lines.positionAt(start), end: lines.positionAt(end) };
+}

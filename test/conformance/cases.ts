@@ -1,0 +1,106 @@
+/**
+ * The env files of the conformance suite and the runs made of each: task
+ * rows (as in a .jsonl task file) and answers. Env files come from the
+ * peer's cookbooks and docs (read in place, never copied into this
+ * repository), from this repository's example, and from envs/ here.
+ * Left out, and why: README.md, "SDK compatibility".
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { peerRoot, REPO_ROOT } from './peer';
+
+export interface Row {
+  env: string;
+  id: string;
+  args?: Record<string, unknown>;
+  slug?: string;
+  verifier?: Row;
+}
+
+export interface Case {
+  name: string;
+  /** The env file's text. */
+  source: () => string;
+  rows: Row[];
+  answers: string[];
+}
+
+function peerFile(rel: string): () => string {
+  return () => readFileSync(join(peerRoot(), 'src', rel), 'utf8');
+}
+
+/** The `index`-th ```python block of a docs page. */
+function peerDocBlock(rel: string, index: number): () => string {
+  return () => {
+    const blocks = [...readFileSync(join(peerRoot(), 'src', rel), 'utf8').matchAll(/```python[^\n]*\n([\s\S]*?)```/g)];
+    const block = blocks[index]?.[1];
+    if (block === undefined) throw new Error(`${rel} has no python block ${index}`);
+    return block;
+  };
+}
+
+function ours(rel: string): () => string {
+  return () => readFileSync(join(REPO_ROOT, rel), 'utf8');
+}
+
+const letters = (env: string): Row[] => [
+  { env, id: 'count_letter', args: { word: 'strawberry' } },
+  { env, id: 'count_letter' },
+  { env, id: 'count_letter', args: { word: 'banana', letter: 'a' } },
+];
+
+export const CASES: Case[] = [
+  { name: 'docs: start/quickstart', source: peerDocBlock('docs/v6/start/quickstart.mdx', 0), rows: letters('letter-count'), answers: ['3', '2'] },
+  { name: 'docs: skill.md', source: peerDocBlock('docs/skill.md', 0), rows: letters('letter-count').slice(0, 2), answers: ['3', 'none'] },
+  { name: 'docs: reference/tasks', source: peerDocBlock('docs/v6/reference/tasks.mdx', 0), rows: letters('letter-count'), answers: ['3'] },
+  {
+    name: 'docs: experimental/verifier-environments',
+    source: peerDocBlock('docs/v6/experimental/verifier-environments.mdx', 0),
+    rows: [{ env: 'workspace', id: 'solve', verifier: { env: 'judge', id: 'verify', args: { expected: 'secret' } } }],
+    answers: ['secret', 'nope'],
+  },
+  {
+    name: 'cookbook: fireworks-rl-training',
+    source: peerFile('cookbooks/fireworks-rl-training/env.py'),
+    // String arguments, as a task file may hold them: the SDK converts them to the annotated int.
+    rows: [{ env: 'fireworks-arithmetic', id: 'multiply', args: { a: '12', b: 3 } }],
+    answers: ['12 * 3 = 36', '35'],
+  },
+  {
+    name: 'docs: cookbooks/fireworks-rl-training',
+    source: peerDocBlock('docs/v6/cookbooks/fireworks-rl-training.mdx', 0),
+    rows: [{ env: 'fireworks-arithmetic', id: 'multiply', args: { a: 7, b: '6' } }],
+    answers: ['42'],
+  },
+  {
+    name: 'cookbook: rl-training',
+    source: peerFile('cookbooks/rl-training/env.py'),
+    rows: [{ env: 'arithmetic', id: 'multiply', args: { a: '101', b: '11' } }],
+    answers: ['1111', 'about 1000'],
+  },
+  {
+    name: 'example: secret-verifier',
+    source: ours('examples/secret-verifier/env.py'),
+    rows: [{ env: 'workspace', id: 'solve', verifier: { env: 'judge', id: 'verify', args: { expected: 'secret' } } }],
+    answers: ['secret', 'the secret', 'wrong'],
+  },
+  {
+    name: 'graders',
+    source: ours('test/conformance/envs/graders/env.py'),
+    rows: [
+      { env: 'graders', id: 'weighted', args: { expected: 'yes' } },
+      { env: 'graders', id: 'weighted', args: { expected: 'yes', strict: 'true' } },
+      { env: 'graders', id: 'shell', args: { code: '0' } },
+      { env: 'graders', id: 'boolean', args: { level: '2', scale: '0.25' } },
+      { env: 'graders', id: 'bare_result', args: { points: 7 } },
+      { env: 'graders', id: 'plain_dict', slug: 'my-own-slug' },
+      { env: 'graders', id: 'broken_actor', verifier: { env: 'graders-judge', id: 'check', args: { expected: '2' } } },
+    ],
+    answers: ['yes', '2'],
+  },
+];
+
+/** Every environment name a case's rows use (actor and verifier). */
+export function envNames(c: Case): string[] {
+  return [...new Set(c.rows.flatMap((r) => [r.env, ...(r.verifier ? [r.verifier.env] : [])]))];
+}

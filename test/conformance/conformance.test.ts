@@ -1,0 +1,178 @@
+/**
+ * Conformance with the real HUD SDK v6 (docs/sdk-compatibility.md): the same
+ * env files, task rows and answers through
+ *   (a) the peer SDK end to end,
+ *   (b) the peer's client against HUD Studio's bundled server,
+ *   (c) HUD Studio's engine against the peer's server,
+ *   (d) HUD Studio's engine on its bundled runtime, local and in Docker,
+ * with identical status, reward, subscores (name, value, weight) and slug.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { FixedAgent } from '../../client/src/engine/agents/fixed';
+import { DockerProvider } from '../../client/src/engine/providers/docker';
+import { LocalProvider } from '../../client/src/engine/providers/local';
+import type { AcquireOptions, EnvironmentSpec, Provider, Substrate } from '../../client/src/engine/providers/provider';
+import { UrlProvider } from '../../client/src/engine/providers/url';
+import { runtimePythonDir } from '../../client/src/engine/runtimePaths';
+import { runRollout } from '../../client/src/engine/rollout';
+import { CASES, envNames, type Case } from './cases';
+import { peerPythonPath, REPO_ROOT, serve, stop, type Served } from './peer';
+
+const run = promisify(execFile);
+
+/** One run as every path reports it. Rewards are rounded: the paths add the same floats in the same order. */
+interface Result {
+  row: number;
+  answer: string;
+  status: string;
+  reward: number | null;
+  subscores: [string, number, number][];
+  slug: string;
+}
+
+const round = (x: number): number => Math.round(x * 1e9) / 1e9;
+
+function normalise(r: Result): Result {
+  return {
+    ...r,
+    // An errored run without a grade: the SDK reports its empty Grade (0.0), the engine no reward.
+    reward: r.reward === null && r.status === 'error' ? 0 : r.reward === null ? null : round(r.reward),
+    subscores: r.subscores.map(([n, v, w]) => [n, round(v), round(w)]),
+  };
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'hs-conformance-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+function materialise(c: Case, i: number): { dir: string; envFile: string; tasksFile: string } {
+  const dir = join(scratch, `case-${i}`);
+  mkdirSync(dir, { recursive: true });
+  const envFile = join(dir, 'env.py');
+  writeFileSync(envFile, c.source());
+  const tasksFile = join(dir, 'tasks.jsonl');
+  writeFileSync(tasksFile, `${c.rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  return { dir, envFile, tasksFile };
+}
+
+async function peerDriver(c: Case, envFile: string, dir: string, addresses: Record<string, string> = {}): Promise<Result[]> {
+  const args = [join(REPO_ROOT, 'test', 'conformance', 'peer_driver.py'), envFile, JSON.stringify(c.rows), JSON.stringify(c.answers)];
+  for (const [env, address] of Object.entries(addresses)) args.push(`${env}=${address}`);
+  const { stdout } = await run('python3', args, {
+    cwd: dir,
+    env: { ...process.env, PYTHONPATH: peerPythonPath(), PYTHONDONTWRITEBYTECODE: '1', HUD_API_KEY: '' },
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 300_000,
+  });
+  return (JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as Result[]).map(normalise);
+}
+
+/** Hands out borrowed servers in acquisition order (actor, then the verifier's), as a row's environments need. */
+class SequencedUrlProvider implements Provider {
+  readonly kind = 'url' as const;
+  private next = 0;
+  constructor(private readonly addresses: string[]) {}
+  acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
+    const address = this.addresses[Math.min(this.next++, this.addresses.length - 1)];
+    if (!address) throw new Error('no address to borrow');
+    return new UrlProvider(address).acquire(spec, opts);
+  }
+}
+
+async function engine(c: Case, m: { dir: string; envFile: string; tasksFile: string }, provider: (row: number) => Provider): Promise<Result[]> {
+  const out: Result[] = [];
+  for (const [row, r] of c.rows.entries()) {
+    for (const answer of c.answers) {
+      const outcome = await runRollout({
+        ref: `${m.tasksFile}::${row}`,
+        module: m.envFile,
+        cwd: m.dir,
+        provider: provider(row),
+        agent: new FixedAgent(answer),
+        traceDir: null,
+        timeouts: { rolloutMs: 180_000 },
+      });
+      assert.ok(outcome.status !== 'error' || outcome.error?.phase !== 'setup', `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`);
+      out.push(
+        normalise({
+          row,
+          answer,
+          status: outcome.status,
+          reward: outcome.reward,
+          subscores: (outcome.result?.subscores ?? []).map((s) => [s.name, s.value, s.weight]),
+          slug: outcome.trace.task.slug,
+        }),
+      );
+    }
+  }
+  return out;
+}
+
+describe('conformance with the real HUD SDK', () => {
+  before(() => void peerPythonPath());
+
+  for (const [i, c] of CASES.entries()) {
+    describe(c.name, () => {
+      const m = materialise(c, i);
+      let expected: Result[];
+
+      before(async () => {
+        expected = await peerDriver(c, m.envFile, m.dir);
+        assert.equal(expected.length, c.rows.length * c.answers.length);
+      });
+
+      test('(a) the peer SDK end to end graded every run', () => {
+        assert.deepEqual(
+          expected.map((r) => [r.row, r.answer]),
+          c.rows.flatMap((_, row) => c.answers.map((answer) => [row, answer])),
+        );
+        for (const r of expected) assert.ok(r.slug && (r.status === 'completed' || r.status === 'error'), JSON.stringify(r));
+      });
+
+      test('(b) the peer\'s client against HUD Studio\'s bundled server', async () => {
+        const servers: Served[] = [];
+        try {
+          const addresses: Record<string, string> = {};
+          for (const env of envNames(c)) {
+            const s = await serve(m.envFile, env, runtimePythonDir(), m.dir);
+            servers.push(s);
+            addresses[env] = s.address;
+          }
+          assert.deepEqual(await peerDriver(c, m.envFile, m.dir, addresses), expected);
+        } finally {
+          await Promise.all(servers.map(stop));
+        }
+      });
+
+      test('(c) HUD Studio\'s engine against the peer\'s server', async () => {
+        const servers = new Map<string, Served>();
+        try {
+          for (const env of envNames(c)) servers.set(env, await serve(m.envFile, env, peerPythonPath(), m.dir));
+          const addressOf = (env: string): string => servers.get(env)!.address;
+          const got = await engine(c, m, (row) => {
+            const r = c.rows[row]!;
+            return new SequencedUrlProvider([addressOf(r.env), ...(r.verifier ? [addressOf(r.verifier.env)] : [])]);
+          });
+          assert.deepEqual(got, expected);
+        } finally {
+          await Promise.all([...servers.values()].map(stop));
+        }
+      });
+
+      test('(d) HUD Studio\'s engine on its bundled runtime, local', async () => {
+        const local = new LocalProvider();
+        assert.deepEqual(await engine(c, m, () => local), expected);
+      });
+
+      test('(d) HUD Studio\'s engine on its bundled runtime, Docker', async () => {
+        const docker = new DockerProvider({ stopGraceMs: 2_000 });
+        assert.deepEqual(await engine(c, m, () => docker), expected);
+      });
+    });
+  }
+});

@@ -1,0 +1,56 @@
+"""Runs task rows through the real HUD SDK's rollout engine (the peer) and prints one JSON result per run.
+
+    python3 peer_driver.py ENV_FILE ROWS_JSON ANSWERS_JSON [ENV=tcp://HOST:PORT ...]
+
+Without addresses the SDK serves ENV_FILE itself (LocalRuntime): path (a),
+the peer end to end. With one address per environment name it attaches to
+servers someone else runs (Runtime(url)): path (b), the peer's client
+against HUD Studio's bundled server. Run with the peer SDK on PYTHONPATH.
+"""
+import asyncio
+import json
+import logging
+import sys
+import warnings
+
+from hud.eval import LocalRuntime, Runtime, Task
+from hud.eval.run import rollout
+
+
+def fixed(answer):
+    async def agent(run):
+        run.trace.content = answer
+    return agent
+
+
+def placement(env_file, addresses):
+    if not addresses:
+        return LocalRuntime(env_file)
+    return lambda task: Runtime(addresses[task.env])(task)
+
+
+async def main():
+    env_file, rows, answers = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+    addresses = dict(a.split("=", 1) for a in sys.argv[4:])
+    runtime = placement(env_file, addresses)
+    out = []
+    for index, row in enumerate(rows):
+        for answer in answers:
+            task = Task.model_validate(row)
+            run = await rollout(task, fixed(answer), runtime=runtime)
+            subscores = (run.grade.raw if run.grade else {}).get("subscores") or []
+            out.append({
+                "row": index,
+                "answer": answer,
+                "status": run.trace.status,
+                "reward": run.grade.reward if run.grade else None,
+                "subscores": [[s["name"], s["value"], s.get("weight", 1.0)] for s in subscores],
+                "slug": run.slug,
+            })
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    logging.disable(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+    asyncio.run(main())

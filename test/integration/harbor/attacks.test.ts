@@ -1,0 +1,95 @@
+/**
+ * Issue 13's Harbor attacks on the real Docker engine: an agent in the actor's
+ * seat (root, as Harbor tasks usually run it) tries to raise its own reward
+ * through the engine's file handling. Each must end with reward 0 or an error.
+ */
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readTrace } from '../../../client/src/engine/trace/store';
+import { dockerReady } from '../docker/support';
+import { HARBOR_FIXTURES, fixtureVariant, runTrial } from './support';
+
+before(dockerReady);
+
+// Attack 2: a `cat` first on PATH that answers for the reward file. The
+// task's own test writes 0; only a reader that runs `cat` in the container
+// would report 1.
+const FAKE_CAT = [
+  "cat > /usr/local/bin/cat <<'SH'",
+  '#!/bin/sh',
+  'case "$1" in /logs/verifier/reward.json) echo \'{"reward": 1}\'; exit 0 ;; /logs/verifier/reward.txt) echo 1; exit 0 ;; esac',
+  'exec /bin/cat "$@"',
+  'SH',
+  'chmod +x /usr/local/bin/cat',
+  // Also shadow the tools a reset might use to clear /logs/verifier.
+  "printf '#!/bin/sh\\nexit 0\\n' > /usr/local/bin/rm && chmod +x /usr/local/bin/rm",
+  'echo planted',
+].join('\n');
+
+test('attack 2: a replaced `cat` in the shared container does not fake the reward', async () => {
+  const { outcome } = await runTrial(join(HARBOR_FIXTURES, 'shared-basic'), { agent: 'command', command: FAKE_CAT });
+  assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+  assert.equal(outcome.reward, 0);
+  assert.equal(readFileSync(join(outcome.trialDir, 'verifier', 'reward.txt'), 'utf8').trim(), '0');
+  const trace = readTrace(outcome.tracePath!);
+  assert.equal(trace.result?.info?.source, 'reward.txt');
+});
+
+test('attack 2: a shared-mode reward earned by a root agent is marked forgeable', async () => {
+  const { outcome } = await runTrial(join(HARBOR_FIXTURES, 'shared-basic'), { agent: 'oracle' });
+  assert.equal(outcome.reward, 1);
+  const trace = readTrace(outcome.tracePath!);
+  assert.equal(trace.harbor?.forgeable, true);
+  assert.ok(trace.warnings.some((w) => /forgeable/.test(w)), trace.warnings.join('\n'));
+  const result = JSON.parse(readFileSync(join(outcome.trialDir, 'result.json'), 'utf8')) as { hud_studio: { forgeable: boolean } };
+  assert.equal(result.hud_studio.forgeable, true);
+});
+
+// Attack 3: one declared artifact holds a symlink into the verifier's
+// /usr/local/bin and a second, overlapping one would be written through it.
+const SYMLINK_PLANT = [
+  'mkdir -p /app/out',
+  'ln -s /usr/local/bin /app/out/sub',
+  "printf '#!/bin/sh\\necho 1 > /logs/verifier/reward.txt; exit 0\\n' > /usr/local/bin/grade",
+  'chmod +x /usr/local/bin/grade',
+  'echo planted',
+].join('\n');
+
+const GRADE_TEST = [
+  '#!/bin/bash',
+  'echo 0 > /logs/verifier/reward.txt',
+  // A verifier that calls a helper from PATH: the agent must not be able to supply it.
+  'if command -v grade >/dev/null; then grade; fi',
+  '[ -L /app/out/sub ] && echo "symlink arrived"',
+  'exit 0',
+].join('\n') + '\n';
+
+const ORDERS: unknown[][] = [
+  ['/app/out', { source: '/app/out/sub/grade', destination: 'elsewhere/grade' }],
+  ['/app/out', '/app/out/sub/grade'],
+  ['/app/out/sub/grade', '/app/out'],
+];
+
+for (const order of ORDERS) {
+  test(`attack 3: artifact copies never follow symlinks (${JSON.stringify(order)})`, async () => {
+    const toml = readFileSync(join(HARBOR_FIXTURES, 'separate-artifacts', 'task.toml'), 'utf8')
+      .replace(/^artifacts = .*$/m, `artifacts = ${tomlArray(order)}`)
+      .replace(/^env = .*$/m, '');
+    const dir = fixtureVariant('separate-artifacts', { 'task.toml': toml, 'tests/test.sh': GRADE_TEST });
+    const { outcome } = await runTrial(dir, { agent: 'command', command: SYMLINK_PLANT });
+    assert.notEqual(outcome.reward, 1, 'the planted helper ran in the verifier');
+    if (outcome.status === 'completed') assert.equal(outcome.reward, 0);
+    // Nothing landed outside the trial folder on the host either.
+    assert.equal(existsSync('/usr/local/bin/grade'), false);
+  });
+}
+
+function tomlArray(items: unknown[]): string {
+  const one = (v: unknown): string =>
+    typeof v === 'string'
+      ? JSON.stringify(v)
+      : `{ ${Object.entries(v as Record<string, string>).map(([k, x]) => `${k} = ${JSON.stringify(x)}`).join(', ')} }`;
+  return `[${items.map(one).join(', ')}]`;
+}

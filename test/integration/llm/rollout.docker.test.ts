@@ -1,0 +1,4 @@
+import { dockerUnderTest } from '../docker/dockerUnderTest';
+import { defineLlmRolloutTests } from './llmRollout';
+
+defineLlmRolloutTests(dockerUnderTest);

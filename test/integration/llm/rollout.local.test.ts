@@ -1,0 +1,4 @@
+import { localUnderTest } from '../engine-local/localUnderTest';
+import { defineLlmRolloutTests } from './llmRollout';
+
+defineLlmRolloutTests(localUnderTest);

@@ -1,0 +1,137 @@
+/**
+ * The grader workbench on a real Docker engine (docs/grader-workbench.md):
+ * stored rollouts regraded after a grader change, golden rows that break,
+ * and the sanity check on gameable and sound graders.
+ */
+import { before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FixedAgent } from '../../../client/src/engine/agents/fixed';
+import type { RegradeJson } from '../../../client/src/cli/regrade';
+import type { SanityJson } from '../../../client/src/cli/sanity';
+import { runTask } from '../../../client/src/engine/runTask';
+import { readTrace } from '../../../client/src/engine/trace/store';
+import { cli } from '../cli/cliHarness';
+import { dockerReady, tempDir } from '../docker/support';
+
+const FIXTURES = join(__dirname, 'fixtures');
+
+before(dockerReady);
+
+/** A copy of a fixture folder in a fresh temporary workspace; returns the workspace. */
+function workspace(fixture: string): string {
+  const dir = tempDir(`regrade-${fixture}`);
+  cpSync(join(FIXTURES, fixture), join(dir, fixture), { recursive: true });
+  return dir;
+}
+
+function edit(file: string, from: string, to: string): void {
+  const text = readFileSync(file, 'utf8');
+  assert.ok(text.includes(from), `${file} contains ${from}`);
+  writeFileSync(file, text.replace(from, to));
+}
+
+async function store(cwd: string, ref: string, answer: string): Promise<string> {
+  const done = await runTask(
+    {
+      ref,
+      cwd,
+      runtime: 'docker',
+      agent: { instance: new FixedAgent(answer) },
+      consent: { serviceAccess: false, sharedSecrets: false },
+      traceDir: 'traces',
+    },
+    {},
+  );
+  assert.equal(done.status, 'completed', done.error?.message);
+  assert.ok(done.tracePath);
+  return done.rolloutId;
+}
+
+describe('regrade', () => {
+  test('a changed grader regrades stored runs: new rewards, deltas by subscore, linked traces', async () => {
+    const cwd = workspace('graded');
+    const many = await store(cwd, 'graded/env.py', 'apple apple apple');
+    const one = await store(cwd, 'graded/env.py', 'apple');
+    edit(join(cwd, 'graded', 'env.py'), 'hits >= 3', 'hits >= 1');
+
+    const r = await cli(['regrade', 'graded/env.py', '--traces', 'traces', '--runtime', 'docker', '--json'], cwd);
+    assert.equal(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout) as RegradeJson;
+    const byOf = new Map(json.rollouts.map((x) => [x.of, x]));
+    assert.equal(json.rollouts.length, 2);
+    const up = byOf.get(one)!;
+    assert.deepEqual([up.before, up.after, up.direction], [0.4, 1, 'up']);
+    assert.deepEqual(up.subscores, [{ name: 'enough', before: 0, after: 1 }]);
+    assert.equal(up.stale, true, 'the template source changed since the run');
+    const same = byOf.get(many)!;
+    assert.deepEqual([same.before, same.after, same.direction, same.subscores], [1, 1, 'unchanged', []]);
+    assert.deepEqual(json.summary, { total: 2, up: 1, down: 0, unchanged: 1, failed: 0, meanBefore: 0.7, meanAfter: 1 });
+
+    const regraded = readTrace(up.trace!);
+    assert.equal(regraded.regrade?.of, one);
+    assert.equal(regraded.regrade?.graderHash, regraded.task.sourceHash);
+    assert.notEqual(regraded.task.sourceHash, readTrace(up.storedTrace).task.sourceHash);
+    assert.equal(regraded.agent.kind, 'regrade');
+    assert.equal(regraded.answer, 'apple');
+    assert.equal(regraded.phases[0]?.substrate?.provider, 'docker');
+
+    const text = await cli(['regrade', 'graded/env.py', '--traces', 'traces', '--runtime', 'docker'], cwd);
+    assert.match(text.stdout, /0\.40 -> 1\.00 {2}up/);
+    assert.match(text.stdout, /enough 0\.00 -> 1\.00/);
+    assert.match(text.stdout, /2 rollouts: 1 up, 0 down, 1 unchanged; mean 0\.70 -> 1\.00/);
+  });
+
+  test('with a verifier, the changed verifier judges the recorded answer again', async () => {
+    const cwd = workspace('judged');
+    const id = await store(cwd, 'judged/env.py', 'secret');
+    edit(join(cwd, 'judged', 'env.py'), '== "secret"', '== "hidden"');
+    const r = await cli(['regrade', 'judged/env.py::task', '--traces', 'traces', '--runtime', 'docker', '--json'], cwd);
+    assert.equal(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout) as RegradeJson;
+    assert.deepEqual(json.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.stale]), [[id, 1, 0, 'down', true]]);
+    const t = readTrace(json.rollouts[0]!.trace!);
+    assert.deepEqual(t.phases.map((p) => p.name), ['actor', 'verifier']);
+    assert.equal(t.regrade?.graderHash, t.verifier?.sourceHash);
+  });
+});
+
+describe('golden answers', () => {
+  test('check --golden passes, then fails after a grader change, showing both rewards and the subscore', async () => {
+    const cwd = workspace('graded');
+    const ok = await cli(['check', '--golden', 'graded', '--runtime', 'docker'], cwd);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stderr, /3 passed, 0 failed/);
+
+    edit(join(cwd, 'graded', 'env.py'), 'hits >= 3', 'hits >= 4');
+    const bad = await cli(['check', '--golden', 'graded/env.py', '--runtime', 'docker'], cwd);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /env\.golden\.jsonl:1 task FAIL reward 0\.40, expected == 1 \(enough 0\.00, expected == 1\)/);
+    assert.match(bad.stdout, /subscores: enough 0\.00, tidy 1\.00/);
+    assert.match(bad.stderr, /2 passed, 1 failed/);
+  });
+});
+
+describe('sanity check', () => {
+  test('flags the grader that pays an empty answer and the one that pays the echoed prompt; passes the sound one', async () => {
+    const cwd = workspace('sanity');
+    const r = await cli(['sanity', 'sanity/env.py', '--runtime', 'docker', '--json'], cwd);
+    assert.equal(r.code, 1, r.stderr);
+    const rows = new Map((JSON.parse(r.stdout) as SanityJson[]).map((x) => [x.ref.split('::')[1], x]));
+    const empty = rows.get('empty_pays')!;
+    assert.equal(empty.sound, false);
+    assert.ok(empty.gamedBy.some((g) => g.probe === 'empty' && g.answer === '' && g.reward === 1));
+    assert.ok(empty.gamedBy.some((g) => g.probe === 'nop'));
+    const echo = rows.get('echo_pays')!;
+    assert.equal(echo.sound, false);
+    assert.ok(echo.gamedBy.some((g) => g.probe === 'echo' && g.answer.startsWith('Is Paris the capital')));
+    assert.ok(!echo.gamedBy.some((g) => g.probe === 'empty'), 'an empty answer does not game the substring grader');
+    const sound = rows.get('sound_task')!;
+    assert.equal(sound.sound, true, JSON.stringify(sound));
+    assert.deepEqual(sound.gamedBy, []);
+    assert.ok(sound.probes.some((p) => p.answer === 'paris' && p.reward === 1), 'the source shows the right answer');
+    assert.deepEqual(sound.golden, [{ line: 1, passed: true, reward: 1, expected: '== 1' }]);
+    assert.ok(sound.probes.every((p) => p.error === null), JSON.stringify(sound.probes));
+  });
+});

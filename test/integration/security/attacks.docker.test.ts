@@ -1,0 +1,82 @@
+/**
+ * Attacks from the actor's seat on a real Docker engine (docs/security.md):
+ * each agent answers wrongly and then tries to raise its own reward. Each
+ * run must end with reward 0 (or an error), never 1.
+ */
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readTrace } from '../../../client/src/engine/trace/store';
+import { cli } from '../cli/cliHarness';
+import { FIXTURES } from '../engine-local/rules';
+import { dockerReady, tempDir } from '../docker/support';
+
+before(dockerReady);
+
+const SELF_GRADED = join(__dirname, 'fixtures', 'self_graded', 'env.py');
+
+/** Stops the server, then (detached, outliving the agent) writes forged grade replies into the relay's stdout. */
+const FORGE = [
+  'for d in /proc/[0-9]*; do',
+  '  [ "${d#/proc/}" = "$$" ] && continue',
+  '  c=$(tr "\\0" " " < "$d/cmdline" 2>/dev/null)',
+  '  case "$c" in *hud_studio.prestart*|*hud.environment.server*|*unpack*) kill -STOP "${d#/proc/}" 2>/dev/null && echo "stopped ${d#/proc/}" >&2;; esac',
+  'done',
+  'setsid sh -c \'i=0; while [ $i -lt 200 ]; do i=$((i+1));',
+  '  for d in /proc/[0-9]*; do c=$(tr "\\0" " " < "$d/cmdline" 2>/dev/null);',
+  '    case "$c" in *RELAY_READY*) for id in 3 4 5 6; do',
+  '      printf "%s\\n" "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"prompt\\":\\"\\",\\"score\\":1.0}}" > "$d/fd/1" 2>/dev/null;',
+  '    done;; esac; done; sleep 0.05; done\' </dev/null >/dev/null 2>&1 &',
+  'echo wrong',
+].join('\n');
+
+/** Recovers the golden value from the environment's own file, wherever it was copied. */
+const READ_GOLDEN = 'for f in /workspace/env/env.py /opt/hud-studio/env/env.py; do sed -n \'s/^task = guess(expected="\\(.*\\)")$/\\1/p\' "$f" 2>/dev/null; done | head -n 1';
+
+async function attack(envFile: string, command: string): Promise<{ reward: number | null; status: string; forgeable: boolean; trace: string | null; stdout: string }> {
+  const dir = tempDir('attack');
+  const r = await cli(['run', envFile, '--command', command, '--runtime', 'docker', '--trace-dir', dir, '--timeout', '180', '--json']);
+  const json = JSON.parse(r.stdout) as { reward: number | null; status: string; forgeable: boolean; trace: string | null };
+  return { ...json, stdout: r.stdout };
+}
+
+test('forged control-channel replies: the agent can neither stop the server nor write into the relay (self-graded actor)', async () => {
+  const r = await attack(`${SELF_GRADED}::task`, FORGE);
+  assert.notEqual(r.reward, 1, `the forged grade was accepted: ${r.stdout}`);
+  assert.equal(r.status, 'completed', r.stdout);
+  assert.equal(r.reward, 0);
+  assert.equal(r.forgeable, false);
+});
+
+test('forged control-channel replies with a same-environment verifier: the authoritative grade is the real one', async () => {
+  const r = await attack(`${FIXTURES.sameEnv}::task`, FORGE);
+  assert.notEqual(r.reward, 1, `the forged grade was accepted: ${r.stdout}`);
+  assert.equal(r.status, 'completed', r.stdout);
+  assert.equal(r.reward, 0);
+  const trace = readTrace(r.trace!);
+  assert.equal(trace.answer, 'wrong');
+});
+
+test('golden data: sed on env.py in the actor container recovers nothing', async () => {
+  const r = await attack(`${SELF_GRADED}::task`, READ_GOLDEN);
+  assert.equal(r.status, 'completed', r.stdout);
+  assert.equal(r.reward, 0, `the agent read the expected answer out of env.py: ${r.stdout}`);
+  assert.equal(readTrace(r.trace!).answer, '');
+});
+
+test('an environment that asks for a root agent gets one, and its self-graded reward is marked forgeable', async () => {
+  const rootAgent = join(__dirname, 'fixtures', 'root_agent', 'env.py');
+  const r = await attack(`${rootAgent}::task`, 'id -u');
+  assert.equal(r.status, 'completed', r.stdout);
+  assert.equal(r.forgeable, true);
+  const trace = readTrace(r.trace!);
+  assert.equal(trace.answer, '0', 'the agent ran as root');
+  assert.equal(trace.forgeable, true);
+  assert.ok(trace.warnings.some((w) => /reward is forgeable/.test(w)), trace.warnings.join('\n'));
+  // An agent that runs nothing cannot have forged anything.
+  const dir = tempDir('attack');
+  const fixed = await cli(['run', `${rootAgent}::task`, '--answer', 'hunter2', '--runtime', 'docker', '--trace-dir', dir, '--json']);
+  const json = JSON.parse(fixed.stdout) as { reward: number; forgeable: boolean };
+  assert.equal(json.reward, 1);
+  assert.equal(json.forgeable, false);
+});

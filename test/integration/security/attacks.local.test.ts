@@ -1,0 +1,80 @@
+/**
+ * Attacks from the actor's seat on the local runtime (docs/security.md),
+ * which sandboxes agents with bubblewrap: each agent answers wrongly and
+ * then tries to reach past its seat. Missing bubblewrap is a failure.
+ */
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
+import { readTrace } from '../../../client/src/engine/trace/store';
+import { cli } from '../cli/cliHarness';
+import { FIXTURES } from '../engine-local/rules';
+import { tempDir } from '../docker/support';
+
+const SELF_GRADED = join(__dirname, 'fixtures', 'self_graded', 'env.py');
+
+before(() => {
+  assert.ok(bubblewrap(), 'the local runtime needs bubblewrap for these tests (apt-get install -y bubblewrap)');
+});
+
+function processesRunning(marker: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(marker)) found.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+async function attack(ref: string, command: string): Promise<{ reward: number | null; status: string; forgeable: boolean; trace: string; text: string }> {
+  const dir = tempDir('local-attack');
+  const r = await cli(['run', ref, '--command', command, '--runtime', 'local', '--trace-dir', dir, '--timeout', '120', '--json']);
+  const json = JSON.parse(r.stdout) as { reward: number | null; status: string; forgeable: boolean; trace: string };
+  return { ...json, text: readFileSync(json.trace, 'utf8') };
+}
+
+test("the agent reads /proc/$PPID/environ: none of the CLI's variables are there, so none reach the trace", async () => {
+  const value = 'cli-only-7d1c2e9b';
+  process.env['HUD_STUDIO_CLI_ONLY'] = value;
+  try {
+    const r = await attack(`${SELF_GRADED}::task`, 'cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr "\\0" "\\n"; echo wrong');
+    assert.equal(r.status, 'completed');
+    assert.equal(r.reward, 0);
+    assert.ok(!r.text.includes(value), 'the CLI\'s variable reached the trace');
+    assert.equal(r.forgeable, false, 'a sandboxed agent cannot forge the self-graded reward');
+  } finally {
+    delete process.env['HUD_STUDIO_CLI_ONLY'];
+  }
+});
+
+test('a setsid child of the agent does not outlive the actor phase, nor reach the verifier\'s copy of env.py', async () => {
+  const marker = '301.123';
+  const rewrite =
+    'for i in $(seq 1 600); do for f in /tmp/hud-studio-*-verifier-*/work/env.py; do [ -f "$f" ] && ' +
+    'sed -i "s/reward=1.0 if passed else 0.0/reward=1.0/" "$f"; done; sleep 0.05; done';
+  const r = await attack(`${FIXTURES.twoEnv}::task`, `setsid sh -c '${rewrite}' </dev/null >/dev/null 2>&1 & setsid sleep ${marker} </dev/null >/dev/null 2>&1 & echo wrong`);
+  assert.equal(r.status, 'completed');
+  assert.equal(r.reward, 0, 'the verifier graded its own, untouched env.py');
+  assert.deepEqual(processesRunning(`sleep ${marker}`), [], 'nothing the agent started is left');
+  assert.equal(readTrace(r.trace).answer, 'wrong');
+});
+
+test('the agent cannot see the environment\'s files, the host\'s processes, or its server\'s port', async () => {
+  const r = await attack(
+    `${SELF_GRADED}::task`,
+    'ls /tmp/hud-studio-*/work/env.py 2>/dev/null; grep -rl hunter2 /tmp 2>/dev/null; ls /proc | grep -c "^[0-9]"; ' +
+      'python3 -c "import socket; [print(l) for l in open(\'/proc/net/tcp\').read().splitlines()[1:]]"; echo wrong',
+  );
+  assert.equal(r.reward, 0);
+  const answer = String(readTrace(r.trace).answer);
+  assert.doesNotMatch(answer, /env\.py|hunter2/);
+  const lines = answer.split('\n');
+  // Its own shell, ls and grep under the sandbox's init: the host runs hundreds.
+  assert.ok(Number(lines[0]) <= 5, `the agent saw ${lines[0]} processes`);
+  assert.equal(lines.length, 2, `no TCP socket of the host is visible: ${answer}`);
+});

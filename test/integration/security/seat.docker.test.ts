@@ -1,0 +1,130 @@
+/**
+ * The agent's seat in a Docker actor container (docs/security.md), probed
+ * from inside: what an unprivileged agent can and cannot reach while the
+ * environment's server runs beside it.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AGENT_UID, DockerProvider } from '../../../client/src/engine/providers/docker';
+import type { AgentSeat, Substrate } from '../../../client/src/engine/providers/provider';
+import { rpc } from '../docker/jsonLines';
+import { dockerReady, tempDir } from '../docker/support';
+
+const SELF_GRADED = join(__dirname, 'fixtures', 'self_graded');
+
+/** Pids (as root sees them) of the server and the relay. */
+async function serverAndRelay(s: Substrate): Promise<{ server: string; relay: string }> {
+  const ps = await s.exec(['sh', '-c', 'for d in /proc/[0-9]*; do echo "${d#/proc/} $(tr "\\0" " " < $d/cmdline | head -c 300 | tr "\\n" " ")"; done'], { user: '0' });
+  const lines = ps.stdout.split('\n');
+  const server = lines.find((l) => /hud_studio\.prestart|unpack|hud\.environment\.server/.test(l))?.split(' ')[0];
+  const relay = lines.find((l) => /python3 -I -S -c\s+import os, socket/.test(l))?.split(' ')[0];
+  assert.ok(server && relay, ps.stdout);
+  return { server, relay };
+}
+
+describe('the agent seat in a Docker actor container', () => {
+  let s: Substrate;
+  let seat: AgentSeat;
+  let pids: { server: string; relay: string };
+  const rolloutId = `test-${randomUUID()}`;
+
+  before(async () => {
+    await dockerReady();
+    s = await new DockerProvider().acquire(
+      { envFile: join(SELF_GRADED, 'env.py'), envDir: SELF_GRADED, runtimeConfig: null },
+      { rolloutId, phase: 'actor', log: () => undefined, startupTimeoutMs: 120_000 },
+    );
+    await s.serve({ envName: 'workspace', env: { SERVER_TOKEN: 'only-for-the-server' }, log: () => undefined });
+    const ch = rpc(await s.openChannel());
+    await ch.call('hello');
+    // Something the environment prepared for the agent before it ran, as root.
+    await s.exec(['sh', '-c', 'echo prepared > /workspace/prepared.txt'], { user: '0' });
+    pids = await serverAndRelay(s);
+    seat = s.agentSeat!();
+  });
+  after(async () => {
+    await s?.release();
+  });
+
+  const asAgent = (script: string) => seat.exec(['sh', '-c', script]);
+
+  test('runs as its own user in the workspace root, which it owns with what the environment put there', async () => {
+    const r = await asAgent('id -u; pwd; stat -c %u /workspace; echo more >> prepared.txt && cat prepared.txt');
+    assert.equal(r.stdout, `${AGENT_UID}\n/workspace\n${AGENT_UID}\nprepared\nmore\n`, r.stderr);
+    assert.equal(seat.privileged, false);
+  });
+
+  test("cannot read the environment's folder", async () => {
+    const r = await asAgent('cat /opt/hud-studio/env/env.py; ls /opt/hud-studio/env');
+    assert.notEqual(r.exitCode, 0);
+    assert.doesNotMatch(r.stdout, /hunter2|env\.py/);
+  });
+
+  test('cannot signal, trace or read the server and relay, nor write into their output', async () => {
+    const r = await asAgent(
+      [
+        `kill -STOP ${pids.server} && echo signalled`,
+        `cat /proc/${pids.server}/environ && echo read-environ`,
+        `cat /proc/${pids.server}/maps > /dev/null && echo read-maps`,
+        `printf x > /proc/${pids.relay}/fd/1 && echo wrote-relay`,
+        'true',
+      ].join('\n'),
+    );
+    assert.doesNotMatch(r.stdout, /signalled|read-environ|read-maps|wrote-relay|only-for-the-server/, r.stdout + r.stderr);
+    const state = await s.exec(['sh', '-c', `grep State /proc/${pids.server}/status`], { user: '0' });
+    assert.doesNotMatch(state.stdout, /stopped/);
+  });
+
+  test("cannot take over the server's port, nor talk to the control channel", async () => {
+    const probe = join(tempDir('seat'), 'probe.py');
+    writeFileSync(
+      probe,
+      [
+        'import socket',
+        'ports = set()',
+        'for t in ("/proc/net/tcp", "/proc/net/tcp6"):',
+        '    for row in open(t).read().splitlines()[1:]:',
+        '        c = row.split()',
+        '        if c[3] == "0A": ports.add(int(c[1].rsplit(":", 1)[1], 16))',
+        'for port in sorted(ports):',
+        '    b = socket.socket()',
+        '    b.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)',
+        '    b.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)',
+        '    try:',
+        '        b.bind(("127.0.0.1", port)); b.listen(); print("bound", port)',
+        '    except OSError as e:',
+        '        print("bind refused", port, e.errno)',
+        '    c = socket.create_connection(("127.0.0.1", port), timeout=5)',
+        '    c.sendall(b\'{"jsonrpc":"2.0","id":1,"method":"hello","params":{}}\\n\')',
+        '    try:',
+        '        print("reply", port, repr(c.recv(4096)))',
+        '    except OSError as e:',
+        '        print("reply", port, "error", e.errno)',
+      ].join('\n'),
+    );
+    await seat.copyIn(probe, '.');
+    const r = await asAgent('python3 probe.py');
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stdout, /bind refused/);
+    assert.doesNotMatch(r.stdout, /^bound/m);
+    assert.doesNotMatch(r.stdout, /jsonrpc/, `the agent got an answer on the control channel: ${r.stdout}`);
+    // The engine's own connections still work.
+    const ch = rpc(await s.openChannel());
+    assert.equal(((await ch.call('hello'))['result'] as { env: { name: string } }).env.name, 'workspace');
+    ch.close();
+  });
+
+  test('end() kills everything the agent started, however it detached', async () => {
+    await asAgent('setsid sh -c "sleep 1000" </dev/null >/dev/null 2>&1 & nohup sleep 1000 </dev/null >/dev/null 2>&1 & echo started');
+    const before = await s.exec(['sh', '-c', `grep -l "^Uid:\\s*${AGENT_UID}" /proc/[0-9]*/status | wc -l`], { user: '0' });
+    assert.ok(Number(before.stdout.trim()) >= 2, before.stdout);
+    await seat.end();
+    const left = await s.exec(['sh', '-c', `for f in /proc/[0-9]*/status; do grep -q "^Uid:\\s*${AGENT_UID}" $f 2>/dev/null && ! grep -q "^State:\\s*Z" $f && echo $f; done; true`], { user: '0' });
+    assert.equal(left.stdout, '', 'no process of the agent is left');
+    const state = await s.exec(['sh', '-c', `grep State /proc/${pids.server}/status`], { user: '0' });
+    assert.match(state.stdout, /sleeping|running/i, 'the server lives on');
+  });
+});
