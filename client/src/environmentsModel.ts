@@ -4,7 +4,7 @@
  * Harbor tasks get a group of their own.
  */
 import type { IndexedTask, IndexedTemplate, WorkspaceIndex } from '../../server/src/protocol';
-import { type ShownOutcome, inlineText } from './outcome';
+import { type ShownOutcome, inlineText, verdictIcon } from './outcome';
 import type { NodeView } from './runsModel';
 
 export type EnvNode =
@@ -24,6 +24,9 @@ export class EnvironmentsModel {
   setIndex(index: WorkspaceIndex): void {
     this.index = index;
   }
+  /** hudStudio.passThreshold, so a task's icon is the Testing view's verdict. */
+  threshold = 1;
+
   setOutcomes(outcomes: Map<string, ShownOutcome>): void {
     this.outcomes = outcomes;
   }
@@ -150,7 +153,7 @@ export class EnvironmentsModel {
           ]
             .filter(Boolean)
             .join('\n'),
-          icon: outcome ? taskIcon(outcome) : { id: t?.kind === 'harbor' ? 'package' : 'beaker' },
+          icon: outcome ? verdictIcon(outcome, this.threshold) : { id: t?.kind === 'harbor' ? 'package' : 'beaker' },
           contextValue: t?.verifier ? 'hudTask.verifier' : 'hudTask',
           collapsible: t?.verifier ? 'collapsed' : 'none',
         };
@@ -186,8 +189,3 @@ export class EnvironmentsModel {
   }
 }
 
-function taskIcon(o: ShownOutcome): NodeView['icon'] {
-  if (o.status === 'cancelled') return { id: 'circle-slash' };
-  if (o.status === 'error' || o.reward === null) return { id: 'error', color: 'testing.iconErrored' };
-  return o.reward >= 1 ? { id: 'pass', color: 'testing.iconPassed' } : { id: 'pass', color: 'testing.iconQueued' };
-}

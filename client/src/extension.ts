@@ -104,6 +104,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ),
   );
 
+  // One meaning of pass and fail: every tree uses the Testing view's threshold.
+  const applyThreshold = () => {
+    const threshold = readSettings().passThreshold;
+    envModel.threshold = threshold;
+    runs.setThreshold(threshold);
+  };
+  applyThreshold();
+  sub(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('hudStudio.passThreshold') && applyThreshold()));
+
   runs.onChange(() => {
     envModel.setOutcomes(runs.lastOutcomes());
     envView.refresh();
@@ -137,6 +146,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       explorer.openRollout(rolloutId, r?.tracePath, r ? labelOfRef(r.trace.task.ref) : rolloutId);
     },
     openTraceFile: (uri) => explorer.openFile(uri),
+    compareTraces: (left, right, title) => explorer.openCompare(left, right, title),
     setSecret: () => secrets.promptSet([...new Set(indexClient.index.environments.map((e) => e.name))].sort()),
     deleteSecret: () => secrets.promptDelete(),
     rolloutLog,

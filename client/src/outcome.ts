@@ -109,6 +109,20 @@ export function verdict(o: ShownOutcome, threshold: number): TestVerdict {
   return o.reward >= threshold ? 'passed' : 'failed';
 }
 
+/** The icon of a verdict (codicon id, theme colour id), the same in every tree view. */
+export function verdictIcon(o: ShownOutcome, threshold: number): { id: string; color?: string } {
+  switch (verdict(o, threshold)) {
+    case 'passed':
+      return { id: 'pass', color: 'testing.iconPassed' };
+    case 'failed':
+      return { id: 'error', color: 'testing.iconFailed' };
+    case 'errored':
+      return { id: 'warning', color: 'testing.iconErrored' };
+    case 'skipped':
+      return { id: 'circle-slash' };
+  }
+}
+
 /** The Testing message: reward against the threshold, subscores, and the phase that failed. */
 export function testMessage(o: ShownOutcome, threshold: number): string {
   const v = verdict(o, threshold);

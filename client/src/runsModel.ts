@@ -9,7 +9,8 @@
 import type { RolloutEvent } from './engine/events';
 import { foldRolloutEvent } from './engine/trace/fold';
 import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from './engine/trace/schema';
-import { type RolloutOutcome, inlineText, outcomeFromEvent, outcomeFromTrace, score } from './outcome';
+import { markNoAnswer } from './engine/outcome';
+import { type RolloutOutcome, type ShownOutcome, inlineText, outcomeFromEvent, outcomeFromTrace, score, verdictIcon } from './outcome';
 
 export interface RolloutRecord {
   id: string;
@@ -54,8 +55,16 @@ export class RunsModel {
   private readonly jobs = new Map<string, JobRecord>();
   private readonly rollouts = new Map<string, RolloutRecord>();
   private readonly listeners = new Set<() => void>();
+  /** hudStudio.passThreshold: the same verdict as the Testing view (see outcome.ts verdict). */
+  private threshold = 1;
 
   constructor(private readonly clock: () => number = Date.now) {}
+
+  setThreshold(threshold: number): void {
+    if (threshold === this.threshold) return;
+    this.threshold = threshold;
+    this.changed();
+  }
 
   onChange(l: () => void): () => void {
     this.listeners.add(l);
@@ -67,7 +76,8 @@ export class RunsModel {
 
   /** Declares a job (one user action) before its rollouts are queued, so it gets a readable label. */
   startJob(id: string, label: string): void {
-    if (!this.jobs.has(id)) this.jobs.set(id, { id, label, startedAt: new Date(this.clock()).toISOString(), rollouts: [] });
+    const startedAt = new Date(this.clock()).toISOString();
+    if (!this.jobs.has(id)) this.jobs.set(id, { id, label: `${label} · ${clockTime(startedAt)}`, startedAt, rollouts: [] });
     this.trim();
     this.changed();
   }
@@ -107,21 +117,39 @@ export class RunsModel {
     if (e.type === 'rollout.started') r.status = 'running';
     if (e.type === 'rollout.ended') {
       r.status = e.status;
-      r.outcome = outcomeFromEvent(e, r.trace.task.ref);
+      r.outcome = markNoAnswer(outcomeFromEvent(e, r.trace.task.ref), r.trace);
       if (e.tracePath) r.tracePath = e.tracePath;
     }
     this.changed();
   }
 
-  /** Adds a finished rollout read from a trace file (history from earlier sessions). */
+  /**
+   * Adds a finished rollout read from a trace file (history from earlier
+   * sessions), grouped by task the way the Inspect extension lists its logs.
+   */
   addTrace(t: Trace, tracePath: string): void {
     if (this.rollouts.has(t.rolloutId)) return;
-    const jobId = t.jobId ?? `trace:${t.rolloutId}`;
-    this.jobOf(jobId, labelOfRef(t.task.ref), t.startedAt).rollouts.push(t.rolloutId);
+    const jobId = `history:${t.task.ref}`;
+    const job = this.jobOf(jobId, `${labelOfRef(t.task.ref)} · earlier runs`, t.startedAt);
+    job.rollouts.push(t.rolloutId);
+    job.rollouts.sort((a, b) => (this.rollouts.get(a)?.trace.startedAt ?? t.startedAt).localeCompare(this.rollouts.get(b)?.trace.startedAt ?? t.startedAt));
     const outcome = outcomeFromTrace(t, tracePath);
     this.rollouts.set(t.rolloutId, { id: t.rolloutId, jobId, trace: t, status: t.status, outcome, tracePath });
     this.trim();
     this.changed();
+  }
+
+  /** The run of the same task just before this one that has a trace file, for "Compare with previous run". */
+  previousOf(rolloutId: string): RolloutRecord | undefined {
+    const r = this.rollouts.get(rolloutId);
+    if (!r) return undefined;
+    let best: RolloutRecord | undefined;
+    for (const o of this.rollouts.values()) {
+      if (o.id === r.id || !o.tracePath || o.trace.task.ref !== r.trace.task.ref) continue;
+      if (o.trace.startedAt >= r.trace.startedAt) continue;
+      if (!best || o.trace.startedAt > best.trace.startedAt) best = o;
+    }
+    return best;
   }
 
   clearFinished(): void {
@@ -240,14 +268,14 @@ export class RunsModel {
         const r = this.rollouts.get(node.rolloutId)!;
         return {
           id: `rollout:${r.id}`,
-          label: labelOfRef(r.trace.task.ref),
+          label: `${labelOfRef(r.trace.task.ref)} · ${clockTime(r.trace.startedAt)}`,
           description: rolloutDescription(r, this.clock()),
           tooltip: [
             r.trace.task.ref,
             r.outcome ? inlineText(r.outcome) : r.status,
             ...r.trace.warnings.map((w) => `warning: ${w}`),
           ].join('\n'),
-          icon: statusIcon(r.status, r.outcome),
+          icon: statusIcon(r.status, r.outcome, this.threshold),
           contextValue: r.tracePath ? 'hudRollout.trace' : 'hudRollout',
           collapsible: 'collapsed',
         };
@@ -323,7 +351,8 @@ function phaseReward(t: RunningTrace, p: TracePhase): string | undefined {
 
 function statusIcon(
   status: RolloutRecord['status'] | TracePhase['status'],
-  outcome?: RolloutOutcome,
+  outcome?: ShownOutcome,
+  threshold = 1,
 ): NodeView['icon'] {
   switch (status) {
     case 'queued':
@@ -335,9 +364,23 @@ function statusIcon(
     case 'error':
       return { id: 'error', color: 'testing.iconErrored' };
     case 'completed':
-      if (outcome && outcome.reward !== null && outcome.reward < 1) return { id: 'pass', color: 'testing.iconQueued' };
-      return { id: 'pass', color: 'testing.iconPassed' };
+      return outcome ? verdictIcon(outcome, threshold) : { id: 'pass', color: 'testing.iconPassed' };
   }
+}
+
+/** `14:03:27` in the machine's time zone: enough to tell today's runs apart. */
+export function clockTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isFinite(d.getTime()) ? d.toTimeString().slice(0, 8) : iso;
+}
+
+/** `fixed "paris"`, `command`, `nop`: who answered, and what when it is short text. */
+function agentText(t: RunningTrace): string | undefined {
+  const kind = t.agent.kind;
+  if (kind === 'unknown') return undefined;
+  const a = t.answer;
+  if (typeof a === 'string' && a !== '') return `${kind} ${JSON.stringify(a.length > 24 ? `${a.slice(0, 23)}…` : a)}`;
+  return kind;
 }
 
 /** Which SDK served a phase: the image's own HUD SDK or the bundled runtime (docs/sdk-compatibility.md). */
@@ -348,7 +391,7 @@ export function servedBy(sdk: ServingSdk): string {
 function rolloutDescription(r: RolloutRecord, now: number): string {
   if (r.outcome) {
     const time = durationText(r.trace.startedAt, r.trace.endedAt, now);
-    return [inlineText(r.outcome), time].filter(Boolean).join(' · ');
+    return [inlineText(r.outcome), agentText(r.trace), time].filter(Boolean).join(' · ');
   }
   if (r.status === 'queued') return 'queued';
   const phase = r.trace.phases.at(-1);

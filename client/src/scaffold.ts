@@ -1,9 +1,9 @@
 /**
  * The files of a new environment, written the safe way: the actor's
  * environment only records the answer; a judge environment of its own grades
- * it on a fresh substrate from an answer key that lives in the judge's folder,
- * so nothing in the actor's seat can read or change what it is graded
- * against (docs/security.md). No vscode here: the command that writes these
+ * it on a fresh substrate from an answer key in `verifier-only/`, which only
+ * verifier substrates receive, so nothing in the actor's seat can read or
+ * change what it is graded against (docs/security.md). No vscode here: the command that writes these
  * files is client/src/ui/newEnvironment.ts.
  */
 
@@ -48,7 +48,7 @@ function hudFiles(name: string): ScaffoldFile[] {
 
 The actor environment asks the question and records the answer; it does not
 grade. The judge environment (judge/env.py) grades the answer on a substrate
-of its own, against an answer key only the judge has.
+of its own, against an answer key only the judge's substrate receives.
 
     hud-studio run ${name}/env.py::task --answer paris
 """
@@ -62,12 +62,13 @@ actor = Environment("${name}")
 @actor.template(id="ask", description="Ask a question and record the answer.")
 async def ask(question: str):
     answer = yield f"{question} Answer with one word."
-    # Provisional: the verifier's grade replaces it.
-    yield {"score": 0.0, "answer": answer}
+    # Provisional: the verifier's grade replaces it. The question travels with
+    # the answer, so the judge can look up what it expects.
+    yield {"score": 0.0, "answer": answer, "question": question}
 
 
 task = ask(question="What is the capital of France?")
-task.verifier = verify(key="capital-of-france")
+task.verifier = verify()
 `,
     },
     { path: `${name}/judge/__init__.py`, content: '' },
@@ -75,8 +76,10 @@ task.verifier = verify(key="capital-of-france")
       path: `${name}/judge/env.py`,
       content: `"""The ${name} judge: grades the actor's answer against its own answer key.
 
-It runs in an environment of its own, so the actor's substrate never holds
-the answer key, and nothing the actor leaves behind reaches the grade.
+It runs in an environment of its own, on a fresh substrate, so nothing the
+actor leaves behind reaches the grade. The answer key sits in
+verifier-only/, which HUD Studio copies into verifier substrates only: the
+actor's substrate never holds it.
 """
 import json
 from pathlib import Path
@@ -86,13 +89,13 @@ from hud.graders import SubScore, combine, contains, exact_match
 
 judge = Environment("${judge}")
 
-ANSWERS = Path(__file__).with_name("answers.json")
+ANSWERS = Path(__file__).parent.parent / "verifier-only" / "answers.json"
 
 
 @judge.template(id="verify", description="Grade the actor's answer against the answer key.")
-async def verify(key: str):
+async def verify():
     actor_result = yield ""  # agent-less: a verifier only grades
-    expected = json.loads(ANSWERS.read_text())[key]
+    expected = json.loads(ANSWERS.read_text())[actor_result.get("question", "")]
     answer = str(actor_result.get("answer", ""))
     yield await combine(
         SubScore(name="exact", value=exact_match(answer, expected), weight=0.8),
@@ -101,15 +104,15 @@ async def verify(key: str):
 `,
     },
     {
-      path: `${name}/judge/answers.json`,
-      content: `${JSON.stringify({ 'capital-of-france': 'Paris', 'capital-of-italy': 'Rome' }, null, 2)}\n`,
+      path: `${name}/verifier-only/answers.json`,
+      content: `${JSON.stringify({ 'What is the capital of France?': 'Paris', 'What is the capital of Italy?': 'Rome' }, null, 2)}\n`,
     },
   ];
 }
 
 function taskFile(name: string): ScaffoldFile {
   const rows = [
-    { env: name, id: 'ask', args: { question: 'What is the capital of Italy?' }, verifier: { env: `${moduleName(name)}_judge`, id: 'verify', args: { key: 'capital-of-italy' } } },
+    { env: name, id: 'ask', args: { question: 'What is the capital of Italy?' }, verifier: { env: `${moduleName(name)}_judge`, id: 'verify', args: {} } },
   ];
   return { path: `${name}/tasks.jsonl`, content: rows.map((r) => JSON.stringify(r)).join('\n') + '\n' };
 }

@@ -163,7 +163,7 @@ describe('HUD Studio in code-server', () => {
     // The ask agent holds the rollout at its prompt (which stays open on focus loss): it is running.
     const { input } = await askRunUpToPrompt(page);
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
-    await runsView.locator('.monaco-list-row', { hasText: /task \(env\.py\)\s*running/ }).first().click();
+    await runsView.locator('.monaco-list-row', { hasText: /task \(env\.py\).*running/ }).first().click();
     const traceTab = page.locator('.tab', { hasText: 'Trace' }).first();
     await traceTab.waitFor({ timeout: 30_000 });
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

@@ -22,6 +22,8 @@ export interface CommandDeps {
   cancelAll: () => void;
   refresh: () => Promise<void>;
   openTrace: (rolloutId: string) => void;
+  /** Two trace files in the explorer's compare view, `left` the earlier run. */
+  compareTraces: (left: string, right: string, title: string) => void;
   openTraceFile: (uri: vscode.Uri) => Promise<void>;
   setSecret: () => Promise<void>;
   deleteSecret: () => Promise<void>;
@@ -90,7 +92,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     return pick && targetOf(pick.t);
   };
 
-  const runTargets = async (targets: RunTarget[], label: string, agent?: AgentKind): Promise<void> => {
+  const runTargets = async (targets: RunTarget[], label: string, agent?: AgentKind, answer?: string): Promise<void> => {
     if (!targets.length) {
       void vscode.window.showInformationMessage('HUD Studio: no tasks to run here.');
       return;
@@ -100,6 +102,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       targets,
       label,
       ...(agent ? { agent } : {}),
+      ...(answer !== undefined ? { answer } : {}),
       interactive: true,
       onFinished: (target, outcome, actorGrade, rolloutId) => {
         results.push({ target, outcome, rolloutId });
@@ -206,6 +209,50 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     if (uri) await d.openTraceFile(uri);
   });
   reg('hudStudio.clearRuns', () => d.runs.clearFinished());
+
+  // ---- a rollout's context menu in the Runs view
+  const rolloutOf = (arg?: RunsNode | { rolloutId: string }) => (arg && 'rolloutId' in arg ? d.runs.rollout(arg.rolloutId) : undefined);
+  reg('hudStudio.compareWithPrevious', (arg?: RunsNode) => {
+    const r = rolloutOf(arg);
+    if (!r?.tracePath) return;
+    const prev = d.runs.previousOf(r.id);
+    if (!prev?.tracePath) {
+      void vscode.window.showInformationMessage(`HUD Studio: no earlier run of ${r.trace.task.ref} with a trace to compare with.`);
+      return;
+    }
+    d.compareTraces(prev.tracePath, r.tracePath, r.trace.task.ref);
+  });
+  reg('hudStudio.rerunSameAnswer', async (arg?: RunsNode) => {
+    const r = rolloutOf(arg);
+    if (!r) return;
+    const t = d.index().tasks.find((x) => x.ref === r.trace.task.ref);
+    if (!t) {
+      void vscode.window.showWarningMessage(`HUD Studio: ${r.trace.task.ref} is no longer in the workspace.`);
+      return;
+    }
+    const answer = r.trace.answer;
+    if (typeof answer === 'string') {
+      await runTargets([targetOf(t)], `Re-run ${t.label} with the same answer`, undefined, answer);
+      return;
+    }
+    // No text answer to send again (a Harbor agent, or a run that never answered): the same agent instead.
+    const kind = AGENT_KINDS.find((k) => k === r.trace.agent.kind);
+    await runTargets([targetOf(t)], `Re-run ${t.label}`, kind);
+  });
+  reg('hudStudio.copyTaskRef', async (arg?: RunsNode | EnvNode) => {
+    const ref = rolloutOf(arg as RunsNode)?.trace.task.ref ?? (arg && 'ref' in arg && typeof arg.ref === 'string' ? arg.ref : undefined);
+    if (!ref) return;
+    await vscode.env.clipboard.writeText(ref);
+    void vscode.window.setStatusBarMessage(`Copied ${ref}`, 3000);
+  });
+  reg('hudStudio.revealTrace', async (arg?: RunsNode) => {
+    const path = rolloutOf(arg)?.tracePath;
+    if (!path) return;
+    const uri = vscode.Uri.file(path);
+    // Inside the workspace the Explorer shows it; elsewhere the OS's file manager (a remote has none: open it).
+    if (vscode.workspace.getWorkspaceFolder(uri)) await vscode.commands.executeCommand('revealInExplorer', uri);
+    else await vscode.commands.executeCommand('revealFileInOS', uri).then(undefined, () => d.openTraceFile(uri));
+  });
   reg('hudStudio.setEnvironmentSecret', () => d.setSecret());
   reg('hudStudio.deleteEnvironmentSecret', () => d.deleteSecret());
   reg('hudStudio.showRolloutLog', () => d.rolloutLog.show(true));

@@ -42,6 +42,8 @@ export interface RunRequest {
   label: string;
   /** An explicit agent kind; default: the editor agent for one task, the batch agent for several. */
   agent?: AgentKind;
+  /** Send exactly this answer (the fixed agent), e.g. to re-run with an earlier run's answer. */
+  answer?: string;
   /** Run the llm agent with this model (one of hudStudio.models) instead of `agent`. */
   model?: ModelSetting;
   /** Editor runs show a progress notification with Cancel and a result message. */
@@ -102,9 +104,13 @@ export class Runner implements vscode.Disposable {
     let settings = readSettings(folder.uri);
 
     let kind: AgentKind = req.agent ?? (req.targets.length === 1 && req.interactive ? settings.agent : batchAgentOf(settings));
+    if (req.answer !== undefined) {
+      kind = 'fixed';
+      settings = { ...settings, agentAnswer: req.answer };
+    }
     let askEach = false;
     const hudTasks = req.targets.filter((t) => !this.isHarbor(t)).length;
-    if (kind === 'fixed' && settings.agentAnswer === '' && hudTasks > 0) {
+    if (kind === 'fixed' && settings.agentAnswer === '' && req.answer === undefined && hudTasks > 0) {
       const source = await chooseAnswerSource(hudTasks, settings, req.targets.length - hudTasks);
       if (!source) return { ran: false, reason: 'no way to answer was chosen' };
       if (source.kind === 'fixed') settings = { ...settings, agentAnswer: source.answer };

@@ -11,8 +11,8 @@ import { type HostToExplorerMessage, isExplorerToHostMessage } from '../explorer
 
 export const TRACE_EDITOR_VIEW_TYPE = 'hudStudio.traceExplorer';
 
-/** What a panel shows: a trace file, or a rollout that may still be running. */
-type Source = { kind: 'file'; uri: vscode.Uri } | { kind: 'live'; rolloutId: string };
+/** What a panel shows: a trace file, a rollout that may still be running, or two trace files side by side. */
+type Source = { kind: 'file'; uri: vscode.Uri } | { kind: 'live'; rolloutId: string } | { kind: 'compare'; left: vscode.Uri; right: vscode.Uri };
 
 interface Shown {
   panel: vscode.WebviewPanel;
@@ -73,6 +73,19 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
     }
     const panel = vscode.window.createWebviewPanel(TRACE_EDITOR_VIEW_TYPE + '.panel', `Trace · ${title}`, vscode.ViewColumn.Active, this.webviewOptions());
     this.attach(panel, source, title);
+  }
+
+  /** Two finished rollouts in the compare view, `left` the earlier one. */
+  openCompare(left: string, right: string, title: string): void {
+    const source: Source = { kind: 'compare', left: vscode.Uri.file(left), right: vscode.Uri.file(right) };
+    for (const s of this.shown) {
+      if (sameSource(s.source, source)) {
+        s.panel.reveal(undefined, false);
+        return;
+      }
+    }
+    const panel = vscode.window.createWebviewPanel(TRACE_EDITOR_VIEW_TYPE + '.panel', `Compare · ${title}`, vscode.ViewColumn.Active, this.webviewOptions());
+    this.attach(panel, source, `Compare · ${title}`);
   }
 
   private isRunning(rolloutId: string): boolean {
@@ -148,6 +161,18 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
       await this.post(s, this.live.snapshot(s.source.rolloutId));
       return;
     }
+    if (s.source.kind === 'compare') {
+      const { left, right } = s.source;
+      try {
+        const [a, b] = await Promise.all([vscode.workspace.fs.readFile(left), vscode.workspace.fs.readFile(right)]);
+        const text = new TextDecoder();
+        // Raw text, parsed and validated by the webview like a single trace.
+        await this.post(s, { type: 'compare', left: text.decode(a), right: text.decode(b) });
+      } catch (err) {
+        await this.post(s, { type: 'loadError', message: `Cannot read the traces to compare: ${(err as Error).message}` });
+      }
+      return;
+    }
     try {
       const bytes = await vscode.workspace.fs.readFile(s.source.uri);
       // Raw text: the webview parses and validates it (a trace file is untrusted input).
@@ -170,5 +195,6 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
 function sameSource(a: Source, b: Source): boolean {
   if (a.kind === 'file' && b.kind === 'file') return a.uri.toString() === b.uri.toString();
   if (a.kind === 'live' && b.kind === 'live') return a.rolloutId === b.rolloutId;
+  if (a.kind === 'compare' && b.kind === 'compare') return a.left.toString() === b.left.toString() && a.right.toString() === b.right.toString();
   return false;
 }

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutEvent } from '../../../client/src/engine/events';
-import { RunsModel, durationText, labelOfRef, type RunsNode } from '../../../client/src/runsModel';
+import { RunsModel, clockTime, durationText, labelOfRef, type RunsNode } from '../../../client/src/runsModel';
+import type { Trace } from '../../../client/src/engine/trace/schema';
 
 const T0 = Date.parse('2026-11-29T10:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
@@ -58,8 +59,9 @@ describe('Runs view model', () => {
     m.startJob('j1', 'Run task (env.py)');
     for (const e of sameEnvRun('r1', 'j1', 0.7)) m.apply(e);
     assert.deepEqual(labels(m), [
-      'Run task (env.py) — 1 rollout · reward 0.70 [layers]',
-      '  task (env.py) — reward 0.70 · exact_match 1.00 · all 0.00 · lint 1.00 · 2.5 s [pass]',
+      `Run task (env.py) · ${clockTime(at(3000))} — 1 rollout · reward 0.70 [layers]`,
+      // 0.70 is below the default pass threshold of 1: failed, as in the Testing view.
+      `  task (env.py) · ${clockTime(at(0))} — reward 0.70 · exact_match 1.00 · all 0.00 · lint 1.00 · 2.5 s [error]`,
       '    actor — docker hud-studio/env:abc · 500 ms · provisional 0.00 [pass]',
       '    verifier — docker (reused) · 370 ms · 0.70 [pass]',
       '      exact_match — 1.00 × 0.80 [pass]',
@@ -71,6 +73,59 @@ describe('Runs view model', () => {
     assert.equal(m.view(rollout).contextValue, 'hudRollout.trace');
     assert.equal(m.rollout('r1')!.tracePath, '/tr/y.hudtrace.json');
     assert.equal(m.lastOutcomes().get('envs/env.py::task')!.reward, 0.7);
+  });
+
+  test('pass and fail follow the pass threshold, as in the Testing view; errored is neither', () => {
+    const m = new RunsModel(() => T0 + 3000);
+    for (const e of sameEnvRun('p1', 'jp', 0.7)) m.apply(e);
+    for (const e of sameEnvRun('p2', 'jp', null)) m.apply(e);
+    const [graded, errored] = m.children({ kind: 'job', jobId: 'jp' });
+    assert.deepEqual(m.view(graded!).icon, { id: 'error', color: 'testing.iconFailed' });
+    m.setThreshold(0.5);
+    assert.deepEqual(m.view(graded!).icon, { id: 'pass', color: 'testing.iconPassed' });
+    assert.deepEqual(m.view(errored!).icon, { id: 'error', color: 'testing.iconErrored' }, 'the rollout node of an errored run');
+  });
+
+  test('a rollout says who answered and what; nobody answering is said too', () => {
+    const m = new RunsModel(() => T0 + 3000);
+    const events = sameEnvRun('a1', 'ja', 1);
+    events.splice(2, 0, { type: 'answer', rolloutId: 'a1', at: at(15), answer: 'paris' });
+    (events[0] as { agent?: unknown }).agent = { kind: 'fixed' };
+    for (const e of events) m.apply(e);
+    const [rollout] = m.children({ kind: 'job', jobId: 'ja' });
+    assert.match(m.view(rollout!).description!, /reward 1\.00 .*· fixed "paris" · 2\.5 s$/);
+    const empty = sameEnvRun('a2', 'jb', 0);
+    empty.splice(2, 0, { type: 'answer', rolloutId: 'a2', at: at(15), answer: '' });
+    (empty[0] as { agent?: unknown }).agent = { kind: 'fixed' };
+    for (const e of empty) m.apply(e);
+    assert.match(m.view(m.children({ kind: 'job', jobId: 'jb' })[0]!).description!, /the answer was empty/);
+  });
+
+  test('traces from earlier sessions are grouped by task; the previous run of a task is found', () => {
+    const m = new RunsModel(() => T0 + 3000);
+    const trace = (id: string, startMs: number): Trace =>
+      ({
+        schemaVersion: 1,
+        rolloutId: id,
+        startedAt: at(startMs),
+        task: identity('envs/env.py::task', 'workspace', 'solve'),
+        verifier: null,
+        agent: { kind: 'fixed' },
+        provider: { kind: 'local', verifierSubstrate: 'none' },
+        phases: [],
+        agentSteps: [],
+        result: { reward: 1, subscores: [], info: {}, isError: false },
+        status: 'completed',
+        error: null,
+        warnings: [],
+        events: [],
+      }) as unknown as Trace;
+    m.addTrace(trace('old2', 2000), '/tr/old2.hudtrace.json');
+    m.addTrace(trace('old1', 1000), '/tr/old1.hudtrace.json');
+    assert.deepEqual(m.jobList().map((j) => j.label), ['task (env.py) · earlier runs']);
+    assert.deepEqual(m.job('history:envs/env.py::task')!.rollouts, ['old1', 'old2'], 'oldest first');
+    assert.equal(m.previousOf('old2')?.id, 'old1');
+    assert.equal(m.previousOf('old1'), undefined);
   });
 
   test('an errored rollout shows the failed phase first, with the message', () => {
