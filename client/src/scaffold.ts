@@ -50,7 +50,7 @@ The actor environment asks the question and records the answer; it does not
 grade. The judge environment (judge/env.py) grades the answer on a substrate
 of its own, against an answer key only the judge's substrate receives.
 
-    hud-studio run ${name}/env.py::task --answer paris
+    hud-studio run ${name}/env.py::task --answer YOUR-ANSWER
 """
 from hud import Environment
 

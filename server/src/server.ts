@@ -170,9 +170,12 @@ export function startServer(connection: Connection): void {
   /** Forgets `path` and, when it was a folder, everything indexed under it. */
   const forget = (a: Analyzer, path: string, into: Set<string>): void => {
     const add = (s: Set<string>) => s.forEach((p) => into.add(p));
-    if (a.workspace.has(path)) add(a.deleteFile(path));
+    // Gone from disk is gone from the index, even while an editor still shows the file (struck through):
+    // its tasks can no longer run. Saving that editor creates the file again, and the watcher reports it.
+    const gone = (p: string) => add(a.isOpen(p) ? a.closeDocument(p, undefined) : a.deleteFile(p));
+    if (a.workspace.has(path)) gone(path);
     else {
-      for (const p of [...a.workspace.paths()]) if (isUnder(path, p) && p !== path) add(a.deleteFile(p));
+      for (const p of [...a.workspace.paths()]) if (isUnder(path, p) && p !== path) gone(p);
       add(a.touch(path));
     }
   };

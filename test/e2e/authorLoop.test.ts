@@ -157,6 +157,8 @@ describe('the author loop in code-server', () => {
 
   test('two runs with different answers, labelled and compared side by side; no ports offered', async () => {
     const page = s!.page;
+    // No editor: the command asks which task (with env.py open it would take the task under the cursor).
+    await command('View: Close All Editors');
     await showHudStudio(page);
     const portsBefore = await forwardedPorts(page);
     for (const [answer, reward] of [

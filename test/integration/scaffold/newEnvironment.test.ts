@@ -45,12 +45,16 @@ describe('the New Environment scaffold', () => {
   test('check finds nothing to report', async () => {
     const r = await cli(['check', '--json'], dir);
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    // The one finding is the scaffold's golden value written as a verifier argument in env.py (docs/security.md).
-    const findings = JSON.parse(r.stdout) as { code: string }[];
-    assert.deepEqual(
-      findings.map((f) => f.code).filter((c) => c !== 'verifier-args-in-actor-files'),
-      [],
-    );
+    // Not even verifier-args-in-actor-files: the answer key is in verifier-only/, not in env.py.
+    assert.deepEqual(JSON.parse(r.stdout), []);
+  });
+
+  test('the answer key is withheld from the actor: only verifier substrates get verifier-only/', () => {
+    const files = scaffoldFiles('capitals', ['hud', 'taskFile']).map((f) => f.path);
+    assert.ok(files.includes('capitals/verifier-only/answers.json'));
+    for (const f of scaffoldFiles('capitals', ['hud', 'taskFile'])) {
+      if (!f.path.startsWith('capitals/verifier-only/')) assert.doesNotMatch(f.content, /paris|rome/i, f.path);
+    }
   });
 
   test('the HUD task and the task-file row reach reward 1 only with the right answer (local runtime)', async () => {

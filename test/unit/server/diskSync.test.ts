@@ -65,10 +65,13 @@ describe('the index follows folders deleted, moved and copied on disk (bundled s
     assert.ok(watchers.some((w) => w.globPattern === '**/*' && w.kind === 5), JSON.stringify(watchers));
   });
 
-  test('a deleted folder takes its tasks and diagnostics with it; one moved back in comes back', async () => {
+  test('a deleted folder takes its tasks and diagnostics with it, open or not; one moved back in comes back', async () => {
     await eventually('the initial index', async () => (await refs()).length === 2);
     assert.deepEqual(await refs(), ['envs/a/env.py::bad', 'envs/a/env.py::good']);
     await lsp.until('diagnostics of the bad task', () => problems('envs/a/env.py') === 1);
+    // An editor still shows the file when its folder goes: it must not keep the tasks alive.
+    const uri = pathToUri(join(dir, 'envs', 'a', 'env.py'));
+    await lsp.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text: ENV } });
 
     renameSync(join(dir, 'envs', 'a'), join(dir, 'moved-away'));
     rmSync(join(dir, 'moved-away'), { recursive: true });
