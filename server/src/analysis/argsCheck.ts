@@ -5,6 +5,7 @@
  * certain.
  */
 import type { TemplateParam } from '../protocol';
+import { byCloseness } from './names';
 
 export interface ArgsProblem {
   /** Which argument the problem is about; undefined for the call as a whole. */
@@ -102,24 +103,4 @@ export function checkArgs(templateName: string, params: readonly TemplateParam[]
     }
   }
   return out;
-}
-
-/** Names sorted by edit distance to `word` (ties keep their order). */
-export function byCloseness(word: string, names: readonly string[]): string[] {
-  return names
-    .map((name, i) => ({ name, i, d: editDistance(word.toLowerCase(), name.toLowerCase()) }))
-    .sort((a, b) => a.d - b.d || a.i - b.i)
-    .map((x) => x.name);
-}
-
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
 }

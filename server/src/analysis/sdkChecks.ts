@@ -9,6 +9,7 @@
 import { problem } from './diagnostics';
 import type { FileProblem, Range } from './facts';
 import type { LineMap } from './lines';
+import { closestName } from './names';
 
 /** Public names of the SDK's modules env files import from (hud-python 0.6, `__all__` plus subpackages). */
 const SDK_EXPORTS: Record<string, readonly string[]> = {
@@ -152,28 +153,6 @@ function topLevelArgs(text: string, open: number): string[] | undefined {
     }
   }
   return undefined;
-}
-
-export function closestName(name: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const c of candidates) {
-    const d = distance(name.toLowerCase(), c.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [c, d];
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
 }
 
 function spanOf(lines: LineMap, start: number, end: number): Range {

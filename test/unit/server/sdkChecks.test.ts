@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SEVERITY } from '../../../server/src/analysis/diagnostics';
-import { closestName } from '../../../server/src/analysis/sdkChecks';
+import { closestName } from '../../../server/src/analysis/names';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { workspace } from './helpers';
