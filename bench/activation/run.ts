@@ -10,7 +10,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { machineInfo } from '../shared/machine';
+import { machineInfo } from '../support/machine';
 
 const ROOT = join(__dirname, '..', '..');
 const PROBE = join(__dirname, 'probe.cjs');

@@ -15,7 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machineInfo } from '../shared/machine';
+import { machineInfo } from '../support/machine';
 
 const ROOT = join(__dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'hud-studio.js');

@@ -22,7 +22,7 @@ import { join, sep } from 'node:path';
 import { Analyzer, decodeText, type FileContent } from '../../server/src/analysis/analyzer';
 import { listIndexableFiles, readFiles } from '../../server/src/analysis/scan';
 import { createPythonParser } from '../../server/src/analysis/treeSitter';
-import { machineInfo } from '../shared/machine';
+import { machineInfo } from '../support/machine';
 
 const GROUP = 10;
 

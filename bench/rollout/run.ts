@@ -18,7 +18,7 @@ import { FixedAgent } from '../../client/src/engine/agents/fixed';
 import { dockerAvailable } from '../../client/src/engine/docker/client';
 import { DEFAULT_IMAGE, DockerProvider } from '../../client/src/engine/providers/docker';
 import { runRollout } from '../../client/src/engine/rollout';
-import { machineInfo } from '../shared/machine';
+import { machineInfo } from '../support/machine';
 
 const ROOT = join(__dirname, '..', '..');
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_same_env', 'env.py');

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { makeBigTrace, NEEDLE } from '../../test/fixtures/traces/bigTrace';
-import { machineInfo } from '../shared/machine';
+import { machineInfo } from '../support/machine';
 import { buildExplorerBundle, fixturesDir, launchChromium, openPage, startExplorerServer } from '../../test/browser/harness';
 
 const arg = (name: string, dflt: number): number => {
