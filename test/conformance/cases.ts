@@ -21,6 +21,8 @@ export interface Case {
   name: string;
   /** The env file's text. */
   source: () => string;
+  /** More files beside it (relative path -> text), e.g. a verifier's `verifier-only/` data. */
+  files?: () => Record<string, string>;
   rows: Row[];
   answers: string[];
 }
@@ -50,9 +52,24 @@ const letters = (env: string): Row[] => [
 ];
 
 export const CASES: Case[] = [
-  { name: 'docs: start/quickstart', source: peerDocBlock('docs/v6/start/quickstart.mdx', 0), rows: letters('letter-count'), answers: ['3', '2'] },
-  { name: 'docs: skill.md', source: peerDocBlock('docs/skill.md', 0), rows: letters('letter-count').slice(0, 2), answers: ['3', 'none'] },
-  { name: 'docs: reference/tasks', source: peerDocBlock('docs/v6/reference/tasks.mdx', 0), rows: letters('letter-count'), answers: ['3'] },
+  {
+    name: 'docs: start/quickstart',
+    source: peerDocBlock('docs/v6/start/quickstart.mdx', 0),
+    rows: letters('letter-count'),
+    answers: ['3', '2'],
+  },
+  {
+    name: 'docs: skill.md',
+    source: peerDocBlock('docs/skill.md', 0),
+    rows: letters('letter-count').slice(0, 2),
+    answers: ['3', 'none'],
+  },
+  {
+    name: 'docs: reference/tasks',
+    source: peerDocBlock('docs/v6/reference/tasks.mdx', 0),
+    rows: letters('letter-count'),
+    answers: ['3'],
+  },
   {
     name: 'docs: experimental/verifier-environments',
     source: peerDocBlock('docs/v6/experimental/verifier-environments.mdx', 0),
@@ -81,7 +98,8 @@ export const CASES: Case[] = [
   {
     name: 'example: secret-verifier',
     source: ours('examples/secret-verifier/env.py'),
-    rows: [{ env: 'workspace', id: 'solve', verifier: { env: 'judge', id: 'verify', args: { expected: 'secret' } } }],
+    files: () => ({ 'verifier-only/expected.txt': ours('examples/secret-verifier/verifier-only/expected.txt')() }),
+    rows: [{ env: 'workspace', id: 'solve', verifier: { env: 'judge', id: 'verify', args: {} } }],
     answers: ['secret', 'the secret', 'wrong'],
   },
   {

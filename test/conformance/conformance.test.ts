@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { FixedAgent } from '../../client/src/engine/agents/fixed';
 import { DockerProvider } from '../../client/src/engine/providers/docker';
@@ -55,13 +55,27 @@ function materialise(c: Case, i: number): { dir: string; envFile: string; tasksF
   mkdirSync(dir, { recursive: true });
   const envFile = join(dir, 'env.py');
   writeFileSync(envFile, c.source());
+  for (const [rel, text] of Object.entries(c.files?.() ?? {})) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
   const tasksFile = join(dir, 'tasks.jsonl');
   writeFileSync(tasksFile, `${c.rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   return { dir, envFile, tasksFile };
 }
 
-async function peerDriver(c: Case, envFile: string, dir: string, addresses: Record<string, string> = {}): Promise<Result[]> {
-  const args = [join(REPO_ROOT, 'test', 'conformance', 'peer_driver.py'), envFile, JSON.stringify(c.rows), JSON.stringify(c.answers)];
+async function peerDriver(
+  c: Case,
+  envFile: string,
+  dir: string,
+  addresses: Record<string, string> = {},
+): Promise<Result[]> {
+  const args = [
+    join(REPO_ROOT, 'test', 'conformance', 'peer_driver.py'),
+    envFile,
+    JSON.stringify(c.rows),
+    JSON.stringify(c.answers),
+  ];
   for (const [env, address] of Object.entries(addresses)) args.push(`${env}=${address}`);
   const { stdout } = await run('python3', args, {
     cwd: dir,
@@ -84,7 +98,11 @@ class SequencedUrlProvider implements Provider {
   }
 }
 
-async function engine(c: Case, m: { dir: string; envFile: string; tasksFile: string }, provider: (row: number) => Provider): Promise<Result[]> {
+async function engine(
+  c: Case,
+  m: { dir: string; envFile: string; tasksFile: string },
+  provider: (row: number) => Provider,
+): Promise<Result[]> {
   const out: Result[] = [];
   for (const [row, r] of c.rows.entries()) {
     for (const answer of c.answers) {
@@ -97,7 +115,10 @@ async function engine(c: Case, m: { dir: string; envFile: string; tasksFile: str
         traceDir: null,
         timeouts: { rolloutMs: 180_000 },
       });
-      assert.ok(outcome.status !== 'error' || outcome.error?.phase !== 'setup', `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`);
+      assert.ok(
+        outcome.status !== 'error' || outcome.error?.phase !== 'setup',
+        `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`,
+      );
       out.push(
         normalise({
           row,
@@ -131,10 +152,11 @@ describe('conformance with the real HUD SDK', () => {
           expected.map((r) => [r.row, r.answer]),
           c.rows.flatMap((_, row) => c.answers.map((answer) => [row, answer])),
         );
-        for (const r of expected) assert.ok(r.slug && (r.status === 'completed' || r.status === 'error'), JSON.stringify(r));
+        for (const r of expected)
+          assert.ok(r.slug && (r.status === 'completed' || r.status === 'error'), JSON.stringify(r));
       });
 
-      test('(b) the peer\'s client against HUD Studio\'s bundled server', async () => {
+      test("(b) the peer's client against HUD Studio's bundled server", async () => {
         const servers: Served[] = [];
         try {
           const addresses: Record<string, string> = {};
@@ -149,7 +171,7 @@ describe('conformance with the real HUD SDK', () => {
         }
       });
 
-      test('(c) HUD Studio\'s engine against the peer\'s server', async () => {
+      test("(c) HUD Studio's engine against the peer's server", async () => {
         const servers = new Map<string, Served>();
         try {
           for (const env of envNames(c)) servers.set(env, await serve(m.envFile, env, peerPythonPath(), m.dir));
@@ -164,12 +186,12 @@ describe('conformance with the real HUD SDK', () => {
         }
       });
 
-      test('(d) HUD Studio\'s engine on its bundled runtime, local', async () => {
+      test("(d) HUD Studio's engine on its bundled runtime, local", async () => {
         const local = new LocalProvider();
         assert.deepEqual(await engine(c, m, () => local), expected);
       });
 
-      test('(d) HUD Studio\'s engine on its bundled runtime, Docker', async () => {
+      test("(d) HUD Studio's engine on its bundled runtime, Docker", async () => {
         const docker = new DockerProvider({ stopGraceMs: 2_000 });
         assert.deepEqual(await engine(c, m, () => docker), expected);
       });

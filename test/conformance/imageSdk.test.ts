@@ -33,7 +33,7 @@ function rollout(image: string, sdk: SdkChoice, answer: string): ReturnType<type
   });
 }
 
-describe('the image\'s own HUD SDK serves first', () => {
+describe("the image's own HUD SDK serves first", () => {
   let image: string;
   before(() => {
     image = peerSdkImage();
@@ -44,10 +44,16 @@ describe('the image\'s own HUD SDK serves first', () => {
       const served = await rollout(image, 'auto', answer);
       assert.equal(served.status, 'completed', served.error?.message);
       for (const phase of served.trace.phases) {
-        assert.deepEqual(phase.substrate?.sdk, { name: 'hud-python', version: '0.6.16.dev2', source: 'image' }, phase.name);
+        assert.deepEqual(
+          phase.substrate?.sdk,
+          { name: 'hud-python', version: '0.6.16.dev2', source: 'image' },
+          phase.name,
+        );
       }
       // The server really was the SDK's: its own log line, not the bundled runtime's.
-      const serverLogs = served.trace.phases.flatMap((p) => p.logs.filter((l) => l.stream === 'server').map((l) => l.text)).join('\n');
+      const serverLogs = served.trace.phases
+        .flatMap((p) => p.logs.filter((l) => l.stream === 'server').map((l) => l.text))
+        .join('\n');
       assert.doesNotMatch(serverLogs, /\[hud-server\] serving environment/);
 
       const bundled = await rollout(image, 'bundled', answer);
@@ -74,7 +80,7 @@ describe('the image\'s own HUD SDK serves first', () => {
   });
 });
 
-describe('the local runtime\'s own python with the HUD SDK serves first', () => {
+describe("the local runtime's own python with the HUD SDK serves first", () => {
   test('a python3 on PATH that has the real SDK serves the run; the trace says so; same result as bundled', async () => {
     // A python3 whose site has the peer SDK: what a virtualenv with hud-python installed looks like to HUD Studio.
     const bin = mkdtempSync(join(tmpdir(), 'hs-local-sdk-'));
@@ -107,11 +113,18 @@ describe('the local runtime\'s own python with the HUD SDK serves first', () => 
       assert.equal(served.status, 'completed', served.error?.message);
       assert.equal(served.reward, 1);
       for (const phase of served.trace.phases) {
-        assert.deepEqual(phase.substrate?.sdk, { name: 'hud-python', version: '0.6.16.dev2', source: 'image' }, phase.name);
+        assert.deepEqual(
+          phase.substrate?.sdk,
+          { name: 'hud-python', version: '0.6.16.dev2', source: 'image' },
+          phase.name,
+        );
       }
       const bundled = await local('bundled');
       assert.equal(bundled.trace.phases[0]?.substrate?.sdk?.source, 'bundled');
-      assert.deepEqual([served.reward, served.result?.subscores, served.trace.task.slug], [bundled.reward, bundled.result?.subscores, bundled.trace.task.slug]);
+      assert.deepEqual(
+        [served.reward, served.result?.subscores, served.trace.task.slug],
+        [bundled.reward, bundled.result?.subscores, bundled.trace.task.slug],
+      );
     } finally {
       rmSync(bin, { recursive: true, force: true });
     }

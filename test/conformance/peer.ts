@@ -26,7 +26,11 @@ let pythonPath: string | undefined;
 /** PYTHONPATH that makes the peer importable (runs its setup.sh once). */
 export function peerPythonPath(): string {
   if (pythonPath) return pythonPath;
-  const out = execFileSync('bash', [join(peerRoot(), 'setup.sh')], { encoding: 'utf8' }).trim().split('\n').at(-1) ?? '';
+  const out =
+    execFileSync('bash', [join(peerRoot(), 'setup.sh')], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .at(-1) ?? '';
   const m = /^PYTHONPATH=(.+)$/.exec(out);
   if (!m?.[1]) throw new Error(`the peer's setup.sh printed no PYTHONPATH: ${out}`);
   pythonPath = m[1];

@@ -16,14 +16,32 @@ import { peerPythonPath, peerRoot } from './peer';
 const BASE_IMAGE = 'hud-studio/base:bookworm';
 /** Host packages the SDK imports besides the Debian ones (found by importing it through the shim). */
 const HOST_PACKAGES = [
-  'pydantic', 'pydantic_core', 'pydantic_settings', 'annotated_types', 'typing_inspection', 'typing_extensions',
-  'attr', 'attrs', 'certifi', 'click', 'dotenv', 'idna', 'pygments', 'sniffio', 'yaml', '_yaml',
+  'pydantic',
+  'pydantic_core',
+  'pydantic_settings',
+  'annotated_types',
+  'typing_inspection',
+  'typing_extensions',
+  'attr',
+  'attrs',
+  'certifi',
+  'click',
+  'dotenv',
+  'idna',
+  'pygments',
+  'sniffio',
+  'yaml',
+  '_yaml',
 ];
 
 function hostSitePackages(): string {
-  return execFileSync('python3', ['-c', 'import os, pydantic; print(os.path.dirname(os.path.dirname(pydantic.__file__)))'], {
-    encoding: 'utf8',
-  }).trim();
+  return execFileSync(
+    'python3',
+    ['-c', 'import os, pydantic; print(os.path.dirname(os.path.dirname(pydantic.__file__)))'],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
 }
 
 function debRoot(): string {
@@ -35,7 +53,10 @@ function debRoot(): string {
 /** The image's tag; built once (cached by the peer's version file). */
 export function peerSdkImage(): string {
   const version = execFileSync('cat', [join(peerRoot(), 'src', 'hud', 'version.py')], { encoding: 'utf8' });
-  const tag = `hud-studio-test/peer-sdk:${createHash('sha256').update(version + HOST_PACKAGES.join(',') + 'pth').digest('hex').slice(0, 12)}`;
+  const tag = `hud-studio-test/peer-sdk:${createHash('sha256')
+    .update(version + HOST_PACKAGES.join(',') + 'pth')
+    .digest('hex')
+    .slice(0, 12)}`;
   try {
     execFileSync('docker', ['image', 'inspect', tag], { stdio: 'ignore' });
     return tag;
@@ -45,11 +66,16 @@ export function peerSdkImage(): string {
   const ctx = mkdtempSync(join(tmpdir(), 'hs-peer-image-'));
   try {
     const site = join(ctx, 'site');
-    cpSync(join(peerRoot(), 'src', 'hud'), join(site, 'hud'), { recursive: true, filter: (p) => !p.includes('__pycache__') && !/\/tests(\/|$)/.test(p) });
+    cpSync(join(peerRoot(), 'src', 'hud'), join(site, 'hud'), {
+      recursive: true,
+      filter: (p) => !p.includes('__pycache__') && !/\/tests(\/|$)/.test(p),
+    });
     cpSync(debRoot(), site, { recursive: true });
     const host = hostSitePackages();
     for (const name of HOST_PACKAGES) {
-      for (const entry of readdirSync(host).filter((e) => e === name || e === `${name}.py` || (e.startsWith(`${name}.`) && e.endsWith('.so')))) {
+      for (const entry of readdirSync(host).filter(
+        (e) => e === name || e === `${name}.py` || (e.startsWith(`${name}.`) && e.endsWith('.so')),
+      )) {
         cpSync(join(host, entry), join(site, entry), { recursive: true, filter: (p) => !p.includes('__pycache__') });
       }
     }

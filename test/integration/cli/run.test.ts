@@ -23,11 +23,20 @@ describe('hud-studio run', () => {
     assert.deepEqual(json['subscores'], []);
     assert.equal(json['error'], null);
     const phases = json['phases'] as Record<string, unknown>[];
-    assert.deepEqual(phases.map((p) => Object.keys(p)), [
-      ['name', 'substrate', 'reused', 'status', 'startedAt', 'endedAt'],
-      ['name', 'substrate', 'reused', 'status', 'startedAt', 'endedAt'],
-    ]);
-    assert.deepEqual(phases.map((p) => [p['name'], p['reused'], p['status']]), [['actor', false, 'completed'], ['verifier', true, 'completed']]);
+    assert.deepEqual(
+      phases.map((p) => Object.keys(p)),
+      [
+        ['name', 'substrate', 'reused', 'status', 'startedAt', 'endedAt'],
+        ['name', 'substrate', 'reused', 'status', 'startedAt', 'endedAt'],
+      ],
+    );
+    assert.deepEqual(
+      phases.map((p) => [p['name'], p['reused'], p['status']]),
+      [
+        ['actor', false, 'completed'],
+        ['verifier', true, 'completed'],
+      ],
+    );
     assert.equal((phases[0]!['substrate'] as { isolation: string }).isolation, 'process');
     const trace = json['trace'] as string;
     assert.ok(trace.startsWith(dir) && trace.endsWith('.hudtrace.json'));
@@ -35,7 +44,16 @@ describe('hud-studio run', () => {
   });
 
   test('a wrong answer still completes (exit 0, reward 0); two environments give two substrates', async () => {
-    const r = await cli(['run', `${FIXTURES.twoEnv}::task`, '--answer', 'wrong', ...local, '--trace-dir', traces(), '--json']);
+    const r = await cli([
+      'run',
+      `${FIXTURES.twoEnv}::task`,
+      '--answer',
+      'wrong',
+      ...local,
+      '--trace-dir',
+      traces(),
+      '--json',
+    ]);
     assert.equal(r.code, 0);
     const json = JSON.parse(r.stdout) as { reward: number; phases: { substrate: { id: string }; reused: boolean }[] };
     assert.equal(json.reward, 0);
@@ -43,7 +61,16 @@ describe('hud-studio run', () => {
   });
 
   test('an errored rollout exits 1 with the phase and why', async () => {
-    const r = await cli(['run', `${FIXTURES.rules}::verifier_fails`, '--answer', 'x', ...local, '--trace-dir', traces(), '--json']);
+    const r = await cli([
+      'run',
+      `${FIXTURES.rules}::verifier_fails`,
+      '--answer',
+      'x',
+      ...local,
+      '--trace-dir',
+      traces(),
+      '--json',
+    ]);
     assert.equal(r.code, 1);
     const json = JSON.parse(r.stdout) as { status: string; reward: null; error: { phase: string; message: string } };
     assert.equal(json.status, 'error');
@@ -55,7 +82,18 @@ describe('hud-studio run', () => {
   test('human output shows each phase, its logs, the grade and the reward', async () => {
     const r = await cli(['run', `${FIXTURES.twoEnv}::task`, '--answer', 'secret', ...local, '--trace-dir', traces()]);
     assert.equal(r.code, 0, r.stderr);
-    for (const text of ['┌ actor phase on fresh local substrate', '┌ verifier phase on fresh local substrate', "[stderr] [hud-server] serving environment 'judge'", 'prompt: Write the secret', 'answer: secret', 'actor grade: 0.00 (provisional)', 'verifier grade: 1.00', '"saw_actor_file":false', 'reward 1.00', 'trace: ']) {
+    for (const text of [
+      '┌ actor phase on fresh local substrate',
+      '┌ verifier phase on fresh local substrate',
+      "[stderr] [hud-server] serving environment 'judge'",
+      'prompt: Write the secret',
+      'answer: secret',
+      'actor grade: 0.00 (provisional)',
+      'verifier grade: 1.00',
+      '"saw_actor_file":false',
+      'reward 1.00',
+      'trace: ',
+    ]) {
       assert.ok(r.stdout.includes(text), `missing "${text}" in:\n${r.stdout}`);
     }
   });
@@ -67,15 +105,27 @@ describe('hud-studio run', () => {
       [['run', 'nowhere/env.py::task'], /nowhere\/env.py: no such file/],
       [['run', FIXTURES.sameEnv, '--frobnicate'], /Unknown option '--frobnicate'/],
       [['run', FIXTURES.sameEnv, '--runtime', 'moon'], /unknown runtime "moon"/],
-      [['run', FIXTURES.sameEnv, '--agent', 'fixed', ...local], /the fixed agent has no answer \(give the answer with --answer TEXT\)/],
+      [
+        ['run', FIXTURES.sameEnv, '--agent', 'fixed', ...local],
+        /the fixed agent has no answer \(give the answer with --answer TEXT\)/,
+      ],
       [['run', FIXTURES.sameEnv, '--timeout', '0'], /--timeout must be a positive number/],
-      [['run', `${FIXTURES.sameEnv}::no_such`, ...local, '--answer', 'x'], /has no task "no_such"; its tasks are:[\s\S]*::task/],
+      [
+        ['run', `${FIXTURES.sameEnv}::no_such`, ...local, '--answer', 'x'],
+        /has no task "no_such"; its tasks are:[\s\S]*::task/,
+      ],
       [['eval'], /at least one PATH/],
       [['eval', FIXTURES.sameEnv, '--group', '0'], /--group must be a positive integer/],
       // A batch with nothing that can answer would score every run 0: refused before it runs.
-      [['eval', FIXTURES.sameEnv, ...local], /eval has no way to produce answers[\s\S]*--agent fixed[\s\S]*--agent oracle/],
+      [
+        ['eval', FIXTURES.sameEnv, ...local],
+        /eval has no way to produce answers[\s\S]*--agent fixed[\s\S]*--agent oracle/,
+      ],
       [['run', FIXTURES.sameEnv, '--agent', 'oracle', ...local], /an env\.py task has no oracle/],
-      [['run', FIXTURES.sameEnv, '--agent', 'moon', ...local], /unknown agent "moon"[\s\S]*fixed, command, nop or oracle/],
+      [
+        ['run', FIXTURES.sameEnv, '--agent', 'moon', ...local],
+        /unknown agent "moon"[\s\S]*fixed, command, nop, llm or oracle/,
+      ],
       [['launch'], /unknown command "launch"/],
     ];
     for (const [argv, message] of cases) {
@@ -91,12 +141,17 @@ describe('hud-studio run', () => {
     assert.match(help.stdout, /hud-studio run PATH\[::REF\]/);
     assert.match(help.stdout, /hud-studio eval PATH/);
     const version = await cli(['--version']);
-    assert.equal(version.stdout.trim(), (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version);
-    assert.match(help.stdout, /--agent fixed\|command\|nop\|oracle/);
+    assert.equal(
+      version.stdout.trim(),
+      (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string })
+        .version,
+    );
+    assert.match(help.stdout, /--agent fixed\|command\|nop\|llm\|oracle/);
     assert.match(help.stdout, /hud-studio eval PATH\.\.\. \[--agent KIND\] \[--answer TEXT\]/);
     const runHelp = (await cli(['run', '--help'])).stdout;
     assert.match(runHelp, /--runtime R/);
-    for (const kind of ['fixed', 'command', 'nop', 'oracle']) assert.match(runHelp, new RegExp(`^ +${kind} +\\S`, 'm'), kind);
+    for (const kind of ['fixed', 'command', 'nop', 'llm', 'oracle'])
+      assert.match(runHelp, new RegExp(`^ +${kind} +\\S`, 'm'), kind);
     assert.match((await cli(['eval', '--help'])).stdout, /--max-concurrent/);
     assert.equal((await cli(['check', '--help'])).code, 0, 'check is dispatched to the language-server analysis');
   });
@@ -109,27 +164,74 @@ describe('hud-studio run', () => {
   });
 
   test('as a real process: exit codes 0 and 1', async () => {
-    const ok = await exitOf(spawnCli(['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', traces(), '--json']));
+    const ok = await exitOf(
+      spawnCli(['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', traces(), '--json']),
+    );
     assert.equal(ok.code, 0, ok.stderr);
     assert.equal((JSON.parse(ok.stdout) as { reward: number }).reward, 1);
-    const bad = await exitOf(spawnCli(['run', `${FIXTURES.rules}::verifier_fails`, '--answer', 'x', ...local, '--trace-dir', traces(), '--json']));
+    const bad = await exitOf(
+      spawnCli([
+        'run',
+        `${FIXTURES.rules}::verifier_fails`,
+        '--answer',
+        'x',
+        ...local,
+        '--trace-dir',
+        traces(),
+        '--json',
+      ]),
+    );
     assert.equal(bad.code, 1, bad.stderr);
   });
 
   test('the bundle (bin/hud-studio.js -> dist/cli.js) finds the runtime from dist/, and auto picks Docker when its daemon answers', async () => {
     const bin = join(REPO_ROOT, 'bin', 'hud-studio.js');
     assert.ok(existsSync(join(REPO_ROOT, 'dist', 'cli.js')), 'npm run build first (scripts/test.mjs does)');
-    const r = await exitOf(spawn(process.execPath, [bin, 'run', `${FIXTURES.twoEnv}::task`, '--answer', 'secret', '--runtime', 'auto', '--trace-dir', scratchDir('bundle-'), '--json'], { cwd: REPO_ROOT }));
+    const r = await exitOf(
+      spawn(
+        process.execPath,
+        [
+          bin,
+          'run',
+          `${FIXTURES.twoEnv}::task`,
+          '--answer',
+          'secret',
+          '--runtime',
+          'auto',
+          '--trace-dir',
+          scratchDir('bundle-'),
+          '--json',
+        ],
+        { cwd: REPO_ROOT },
+      ),
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /^runtime: docker \(daemon answered at .+\)$/m);
-    const json = JSON.parse(r.stdout) as { reward: number; phases: { substrate: { provider: string; isolation: string } }[] };
+    const json = JSON.parse(r.stdout) as {
+      reward: number;
+      phases: { substrate: { provider: string; isolation: string } }[];
+    };
     assert.equal(json.reward, 1);
-    assert.deepEqual(json.phases.map((p) => [p.substrate.provider, p.substrate.isolation]), [['docker', 'container'], ['docker', 'container']]);
+    assert.deepEqual(
+      json.phases.map((p) => [p.substrate.provider, p.substrate.isolation]),
+      [
+        ['docker', 'container'],
+        ['docker', 'container'],
+      ],
+    );
   });
 
   test('Ctrl-C cancels: exit 130, trace status cancelled, nothing left running', async () => {
     const dir = traces();
-    const child = spawnCli(['run', `${FIXTURES.twoEnv}::task`, '--command', 'sleep 60; echo secret', ...local, '--trace-dir', dir]);
+    const child = spawnCli([
+      'run',
+      `${FIXTURES.twoEnv}::task`,
+      '--command',
+      'sleep 60; echo secret',
+      ...local,
+      '--trace-dir',
+      dir,
+    ]);
     const done = exitOf(child);
     const seen = await outputUntil(child, 'actor prompt: completed');
     const id = /substrate (hud-studio-\S+)/.exec(seen)![1]!;
@@ -148,7 +250,15 @@ describe('hud-studio run', () => {
   });
 
   test('a CLI killed outright leaves a substrate that the next Local run removes', async () => {
-    const child = spawnCli(['run', `${FIXTURES.twoEnv}::task`, '--command', 'sleep 60; echo secret', ...local, '--trace-dir', scratchDir('killed-')]);
+    const child = spawnCli([
+      'run',
+      `${FIXTURES.twoEnv}::task`,
+      '--command',
+      'sleep 60; echo secret',
+      ...local,
+      '--trace-dir',
+      scratchDir('killed-'),
+    ]);
     const done = exitOf(child);
     const seen = await outputUntil(child, 'actor prompt: completed');
     const id = /substrate (hud-studio-\S+)/.exec(seen)![1]!;
@@ -156,7 +266,9 @@ describe('hud-studio run', () => {
     await done;
     const left = join(tmpdir(), id);
     assert.equal(existsSync(left), true, 'SIGKILL gave the CLI no chance to clean up');
-    const next = await exitOf(spawnCli(['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', scratchDir('next-')]));
+    const next = await exitOf(
+      spawnCli(['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', scratchDir('next-')]),
+    );
     assert.equal(next.code, 0, next.stderr);
     assert.match(next.stdout, new RegExp(`removed ${left}, left behind by a HUD Studio process that no longer runs`));
     assert.equal(existsSync(left), false);
@@ -165,7 +277,15 @@ describe('hud-studio run', () => {
 
   test('output closed early (| head) cancels cleanly instead of crashing', async () => {
     // An agent that keeps talking: its log lines are the writes that find the pipe closed.
-    const child = spawnCli(['run', `${FIXTURES.twoEnv}::task`, '--command', 'while true; do echo tick; sleep 0.1; done', ...local, '--trace-dir', scratchDir('epipe-')]);
+    const child = spawnCli([
+      'run',
+      `${FIXTURES.twoEnv}::task`,
+      '--command',
+      'while true; do echo tick; sleep 0.1; done',
+      ...local,
+      '--trace-dir',
+      scratchDir('epipe-'),
+    ]);
     const done = exitOf(child);
     const seen = await outputUntil(child, 'actor prompt: completed');
     const id = /substrate (hud-studio-\S+)/.exec(seen)![1]!;
@@ -195,7 +315,10 @@ function sleepingIn(id: string): boolean {
     .filter((p) => /^\d+$/.test(p))
     .some((p) => {
       try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('sleep\0') && readlinkSync(`/proc/${p}/cwd`).includes(id);
+        return (
+          readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('sleep\0') &&
+          readlinkSync(`/proc/${p}/cwd`).includes(id)
+        );
       } catch {
         return false;
       }
