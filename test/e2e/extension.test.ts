@@ -196,7 +196,7 @@ describe('HUD Studio in code-server', () => {
     await page.keyboard.press('Escape');
 
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
-    await runsView.locator('.monaco-list-row', { hasText: /task \(env\.py\)\s*cancelled/ }).first().waitFor({ timeout: 60_000 });
+    await runsView.locator('.monaco-list-row', { hasText: /task \(env\.py\).*cancelled/ }).first().waitFor({ timeout: 60_000 });
     await s!.shot('07-ask-cancelled');
     assert.equal(managedContainers(s!.processGroup), 0, 'a cancelled rollout left containers behind');
   });
