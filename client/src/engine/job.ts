@@ -14,7 +14,7 @@ import { discoverTasks, type DiscoveredTask } from './discover';
 import { HudStudioError, UsageError, errorMessage, fixOf } from './errors';
 import { EventHub, now } from './events';
 import { countTokens, summarizeModels, type ModelMatrix, type ModelSummary } from './jobModels';
-import { mean, passAtK, passes } from './jobStats';
+import { countRuns, mean, passAtK, passes } from './jobStats';
 import type { RolloutOutcome } from './outcome';
 import { LocalProvider } from './providers/local';
 import type { Provider } from './providers/provider';
@@ -275,8 +275,6 @@ function summarise({ jobId, label, startedAt, group, threshold, byRef, cells, lo
   });
   const runs = tasks.flatMap((t) => t.runs);
   const ran = tasks.filter((t) => t.runs.length > 0);
-  const errorsByPhase: Record<ErrorPhase, number> = { setup: loadErrors.length, actor: 0, verifier: 0 };
-  for (const r of runs) if (r.status === 'error' && r.error) errorsByPhase[r.error.phase]++;
   const endedAt = now();
   return {
     jobId,
@@ -288,13 +286,9 @@ function summarise({ jobId, label, startedAt, group, threshold, byRef, cells, lo
     threshold,
     k: group,
     total: runs.length,
-    completed: runs.filter((r) => r.status === 'completed').length,
-    errored: runs.filter((r) => r.status === 'error').length,
-    cancelled: runs.filter((r) => r.status === 'cancelled').length,
-    meanReward: mean(runs.map((r) => r.reward ?? 0)),
+    ...countRuns(runs, loadErrors.length),
     passAt1: mean(ran.map((t) => t.passAt1)),
     passAtK: mean(ran.map((t) => t.passAtK)),
-    errorsByPhase,
     tasks,
     loadErrors,
     traces: runs.flatMap((r) => (r.trace ? [r.trace] : [])),

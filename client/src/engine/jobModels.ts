@@ -3,7 +3,7 @@
  * task x model matrix of a job whose runs each name the model that acted.
  */
 import type { EventHub } from './events';
-import { mean, passAtK, passes } from './jobStats';
+import { countRuns, mean, passAtK, passes } from './jobStats';
 import type { ErrorPhase, TokenUsage } from './trace/schema';
 
 /** What a model summary needs of a run. */
@@ -76,20 +76,14 @@ export function summarizeModels<R extends ModelRun & { trace?: string | undefine
   const summaries = models.map((model, j): ModelSummary => {
     const runs = tasks.flatMap((t) => t.runs.filter((r) => r.model === model));
     const column = cells.map((row) => row[j]!).filter((c) => c.runs > 0);
-    const errorsByPhase: Record<ErrorPhase, number> = { setup: 0, actor: 0, verifier: 0 };
-    for (const r of runs) if (r.status === 'error' && r.error) errorsByPhase[r.error.phase]++;
     const starts = runs.flatMap((r) => (r.startedAt ? [Date.parse(r.startedAt)] : []));
     const ends = runs.flatMap((r) => (r.endedAt ? [Date.parse(r.endedAt)] : []));
     return {
       model,
       runs: runs.length,
-      completed: runs.filter((r) => r.status === 'completed').length,
-      errored: runs.filter((r) => r.status === 'error').length,
-      cancelled: runs.filter((r) => r.status === 'cancelled').length,
-      meanReward: mean(runs.map((r) => r.reward ?? 0)),
+      ...countRuns(runs),
       passAt1: mean(column.map((c) => passAtK(c.runs, c.passed, 1))),
       passAtK: mean(column.map((c) => c.passAtK)),
-      errorsByPhase,
       tokens: runs.reduce((sum, r) => addTokens(sum, r.tokens), { input: 0, output: 0, cached: 0 }),
       wallMs: starts.length && ends.length ? Math.max(...ends) - Math.min(...starts) : 0,
     };

@@ -1,4 +1,5 @@
 /** Statistics of a job: mean reward and pass@k over groups of runs. */
+import type { ErrorPhase } from './trace/schema';
 
 /**
  * Unbiased pass@k for one task with `n` runs of which `c` passed: the chance
@@ -21,4 +22,29 @@ export function mean(values: number[]): number | null {
 /** A run passes when it completed with a reward at or above the threshold. */
 export function passes(run: { status: string; reward: number | null }, threshold: number): boolean {
   return run.status === 'completed' && run.reward !== null && run.reward >= threshold;
+}
+
+/** What every summary of runs counts (a job's, a model's): statuses, errors by phase and the mean reward. */
+export interface RunCounts {
+  completed: number;
+  errored: number;
+  cancelled: number;
+  /** Errored or cancelled runs count as 0. */
+  meanReward: number | null;
+  errorsByPhase: Record<ErrorPhase, number>;
+}
+
+export function countRuns(
+  runs: readonly { status: string; reward: number | null; error?: { phase: ErrorPhase } | null | undefined }[],
+  setupErrors = 0,
+): RunCounts {
+  const errorsByPhase: Record<ErrorPhase, number> = { setup: setupErrors, actor: 0, verifier: 0 };
+  for (const r of runs) if (r.status === 'error' && r.error) errorsByPhase[r.error.phase]++;
+  return {
+    completed: runs.filter((r) => r.status === 'completed').length,
+    errored: runs.filter((r) => r.status === 'error').length,
+    cancelled: runs.filter((r) => r.status === 'cancelled').length,
+    meanReward: mean(runs.map((r) => r.reward ?? 0)),
+    errorsByPhase,
+  };
 }
