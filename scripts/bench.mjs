@@ -22,7 +22,9 @@ const benches = readdirSync(join(root, 'bench'), { withFileTypes: true })
   .sort();
 const [name, ...rest] = process.argv.slice(2);
 if (!name || !benches.includes(name)) {
-  console.error(`${name ? `unknown benchmark "${name}". ` : ''}usage: npm run bench -- NAME [ARGS]\nbenchmarks: ${benches.join(', ')}`);
+  console.error(
+    `${name ? `unknown benchmark "${name}". ` : ''}usage: npm run bench -- NAME [ARGS]\nbenchmarks: ${benches.join(', ')}`,
+  );
   process.exit(name ? 2 : 0);
 }
 const entry = join(root, 'bench', name, 'run.ts');

@@ -29,9 +29,21 @@ if (!existsSync(cli) || statSync(cli).mtimeMs < sources) {
   if (b.status !== 0) process.exit(b.status ?? 1);
 }
 
-const args = ['run', 'examples/secret-verifier/env.py::task', '--answer', 'secret', '--runtime', 'auto', ...process.argv.slice(2)];
+const args = [
+  'run',
+  'examples/secret-verifier/env.py::task',
+  '--answer',
+  'secret',
+  '--runtime',
+  'auto',
+  ...process.argv.slice(2),
+];
 console.log(`$ hud-studio ${args.join(' ')}\n`);
 const r = spawnSync(process.execPath, [join(root, 'bin', 'hud-studio.js'), ...args], { cwd: root, stdio: 'inherit' });
 const code = r.status ?? 1;
-console.log(code === 0 ? '\ndemo: the rollout completed (see the reward and the trace path above)' : `\ndemo: hud-studio exited with code ${code}`);
+console.log(
+  code === 0
+    ? '\ndemo: the rollout completed (see the reward and the trace path above)'
+    : `\ndemo: hud-studio exited with code ${code}`,
+);
 process.exit(code);

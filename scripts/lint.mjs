@@ -1,20 +1,15 @@
 #!/usr/bin/env node
-// Lint and formatting checks: ESLint over the repository, then Prettier over
-// every path that .format-pending does not list.
+// Lint and formatting checks: ESLint over the repository, then Prettier.
 //
-//   node scripts/lint.mjs               check only (the `lint` layer of `npm test`)
-//   node scripts/lint.mjs --fix         apply ESLint fixes and Prettier formatting (pending paths excepted)
-//   node scripts/lint.mjs --format-all  the one repository-wide Prettier pass: formats the pending paths
-//                                       too, deletes .format-pending, then checks everything
+//   node scripts/lint.mjs         check only (the `lint` layer of `npm test`)
+//   node scripts/lint.mjs --fix   apply ESLint fixes and Prettier formatting
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { pendingFile, root } from './formatScope.mjs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FORMATTED = '**/*.{ts,mts,cts,js,mjs,cjs,json,css}';
-const args = process.argv.slice(2);
-const formatAll = args.includes('--format-all');
-const fix = args.includes('--fix') || formatAll;
+const fix = process.argv.slice(2).includes('--fix');
 
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
@@ -24,21 +19,13 @@ function run(cmd, argv) {
   return r.status ?? 1;
 }
 
-function prettier(mode, withPending) {
-  const ignores = ['--ignore-path', '.prettierignore'];
-  if (withPending && existsSync(pendingFile)) ignores.push('--ignore-path', '.format-pending');
-  return run(bin('prettier'), [mode, ...ignores, '--log-level', 'warn', FORMATTED]);
-}
+const prettier = (mode) =>
+  run(bin('prettier'), [mode, '--ignore-path', '.prettierignore', '--log-level', 'warn', FORMATTED]);
 
-if (formatAll) {
-  if (prettier('--write', false) !== 0) process.exit(1);
-  rmSync(pendingFile, { force: true });
-  console.log('Formatted the whole repository and removed .format-pending; commit the result.');
-}
-if (fix && !formatAll && prettier('--write', true) !== 0) process.exit(1);
-
+// Prettier first so ESLint judges (and fixes) the formatted text.
+if (fix && prettier('--write') !== 0) process.exit(1);
 const eslint = run(bin('eslint'), ['--max-warnings', '0', ...(fix ? ['--fix'] : []), '.']);
-const format = prettier('--check', true);
+const format = prettier('--check');
 if (eslint !== 0 || format !== 0) {
   console.error(`\nlint failed${format !== 0 ? ' (formatting: `node scripts/lint.mjs --fix`)' : ''}`);
   process.exit(1);

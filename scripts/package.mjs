@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const out = resolve(args.includes('--out') ? args[args.indexOf('--out') + 1] : join(root, `${pkg.name}-${pkg.version}.vsix`));
+const out = resolve(
+  args.includes('--out') ? args[args.indexOf('--out') + 1] : join(root, `${pkg.name}-${pkg.version}.vsix`),
+);
 
 function must(cmd, argv) {
   const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit' });
@@ -32,6 +34,14 @@ for (const f of ['dist/extension.js', 'dist/engine.js', 'dist/server.js']) {
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 // Written next to the target first, so a failed run never leaves a half .vsix at `out`.
 const tmp = `${out}.partial.vsix`;
-must(process.execPath, [vsce, 'package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', tmp]);
+must(process.execPath, [
+  vsce,
+  'package',
+  '--no-dependencies',
+  '--skip-license',
+  '--allow-missing-repository',
+  '--out',
+  tmp,
+]);
 renameSync(tmp, out);
 console.log(out);

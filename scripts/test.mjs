@@ -61,7 +61,8 @@ for (const layer of layers) {
   console.log(`\n=== ${layer} tests ===`);
   if (layer === 'lint') {
     // The type check of every layer's tsconfig (the boundaries), then ESLint and Prettier: counted as one test.
-    const clean = run('npm', ['run', '--silent', 'typecheck']) === 0 && run(process.execPath, ['scripts/lint.mjs']) === 0;
+    const clean =
+      run('npm', ['run', '--silent', 'typecheck']) === 0 && run(process.execPath, ['scripts/lint.mjs']) === 0;
     tally[clean ? 'passed' : 'failed'] += 1;
     if (!clean) failed = true;
     continue;
@@ -83,7 +84,10 @@ for (const layer of layers) {
     continue;
   }
   // The conformance suite against the real HUD SDK runs with the integration tests (it needs Docker too).
-  const list = [...files(`test/${layer}`, '.test.ts'), ...(layer === 'integration' ? files('test/conformance', '.test.ts') : [])];
+  const list = [
+    ...files(`test/${layer}`, '.test.ts'),
+    ...(layer === 'integration' ? files('test/conformance', '.test.ts') : []),
+  ];
   if (list.length === 0) {
     console.error(`no ${layer} tests found`);
     failed = true;
@@ -92,7 +96,12 @@ for (const layer of layers) {
   const r = spawnSync(
     process.execPath,
     ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${layer === 'unit' ? 2 : 1}`, ...list],
-    { cwd: root, encoding: 'utf8', env: { ...process.env, HUD_STUDIO_TEST_LAYER: layer }, maxBuffer: 512 * 1024 * 1024 },
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, HUD_STUDIO_TEST_LAYER: layer },
+      maxBuffer: 512 * 1024 * 1024,
+    },
   );
   process.stdout.write(r.stdout);
   process.stderr.write(r.stderr);

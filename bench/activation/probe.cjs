@@ -25,7 +25,12 @@ const NAMES = `CancellationTokenSource CodeLens ConfigurationTarget DecorationRa
   commands languages tests window workspace env extensions l10n`.split(/\s+/);
 const api = Object.fromEntries(NAMES.map((n) => [n, standIn()]));
 // What activate() reads back: settings at their defaults, prompts nobody answers, no folders.
-const configuration = { get: (_key, fallback) => fallback, has: () => false, inspect: () => undefined, update: async () => undefined };
+const configuration = {
+  get: (_key, fallback) => fallback,
+  has: () => false,
+  inspect: () => undefined,
+  update: async () => undefined,
+};
 const unanswered = () => Promise.resolve(undefined);
 api.workspace = new Proxy(
   { getConfiguration: () => configuration, workspaceFolders: undefined, isTrusted: true },
@@ -45,7 +50,15 @@ Module._resolveFilename = function (request, ...rest) {
 };
 require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscode };
 
-const context = { subscriptions: [], extensionUri: standIn(), extensionPath: __dirname, secrets: standIn(), globalState: standIn(), workspaceState: standIn(), asAbsolutePath: (p) => p };
+const context = {
+  subscriptions: [],
+  extensionUri: standIn(),
+  extensionPath: __dirname,
+  secrets: standIn(),
+  globalState: standIn(),
+  workspaceState: standIn(),
+  asAbsolutePath: (p) => p,
+};
 
 async function main() {
   const file = require('node:path').resolve(process.argv[2]);

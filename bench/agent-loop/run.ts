@@ -16,7 +16,11 @@ import { resolveModel } from '../../client/src/engine/agents/llm/modelRef';
 import { startScriptedModel, type ScriptEntry } from '../../test/support/scriptedModels';
 
 const { values } = parseArgs({
-  options: { steps: { type: 'string', default: '50' }, 'latency-ms': { type: 'string', default: '20' }, runs: { type: 'string', default: '5' } },
+  options: {
+    steps: { type: 'string', default: '50' },
+    'latency-ms': { type: 'string', default: '20' },
+    runs: { type: 'string', default: '5' },
+  },
 });
 const steps = Number(values.steps);
 const latencyMs = Number(values['latency-ms']);
@@ -24,7 +28,9 @@ const runs = Number(values.runs);
 
 async function once(): Promise<{ wallMs: number; serverMs: number; toolMs: number }> {
   const script: ScriptEntry[] = [
-    ...Array.from({ length: steps - 1 }, (_, i): ScriptEntry => ({ toolCalls: [{ name: 'bash', arguments: { command: `echo step ${i}` } }] })),
+    ...Array.from({ length: steps - 1 }, (_, i): ScriptEntry => ({
+      toolCalls: [{ name: 'bash', arguments: { command: `echo step ${i}` } }],
+    })),
     { toolCalls: [{ name: 'submit', arguments: { answer: 'done' } }] },
   ];
   const server = await startScriptedModel('openai', script, { latencyMs });

@@ -170,7 +170,10 @@ async function measureTime(root: string) {
   parser.delete();
   const ratios = (k: 'wall' | 'cpu') => runs.map((r) => r.cold[k] / r.floor[k]);
   const best = (side: 'floor' | 'cold', k: 'wall' | 'cpu') => Math.min(...runs.map((r) => r[side][k]));
-  const edits = measureEdits(analyzer!, contents.map(([p]) => p));
+  const edits = measureEdits(
+    analyzer!,
+    contents.map(([p]) => p),
+  );
   analyzer!.dispose();
   return {
     files: contents.length,
@@ -206,7 +209,12 @@ function measureEdits(a: Analyzer, files: string[]) {
     const t0 = performance.now();
     const affected = a.changeDocument(
       target,
-      [{ range: { start: pos, end: { line: pos.line, character: pos.character + (broken ? 5 : 6) } }, text: broken ? 'topics' : 'topic' }],
+      [
+        {
+          range: { start: pos, end: { line: pos.line, character: pos.character + (broken ? 5 : 6) } },
+          text: broken ? 'topics' : 'topic',
+        },
+      ],
       ++version,
     );
     let diags = 0;
@@ -220,7 +228,10 @@ function measureEdits(a: Analyzer, files: string[]) {
   const jEnd = { line: jAt.line, character: jAt.character + 2 };
   for (let i = 0; i < 200; i++) {
     // rename the parameter (every importer's verify(expected=...) breaks), then undo it
-    for (const change of [{ range: { start: jAt, end: jAt }, text: '_x' }, { range: { start: jAt, end: jEnd }, text: '' }]) {
+    for (const change of [
+      { range: { start: jAt, end: jAt }, text: '_x' },
+      { range: { start: jAt, end: jEnd }, text: '' },
+    ]) {
       const t0 = performance.now();
       const affected = a.changeDocument(judge, [change], ++version);
       for (const p of affected) a.workspace.problems(p);
@@ -230,8 +241,17 @@ function measureEdits(a: Analyzer, files: string[]) {
   latencies.sort((x, y) => x - y);
   judgeLatencies.sort((x, y) => x - y);
   return {
-    editToDiagnosticsMs: { p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), samples: latencies.length },
-    sharedModuleEditToDiagnosticsMs: { p50: round(percentile(judgeLatencies, 50)), p95: round(percentile(judgeLatencies, 95)), dependents: GROUP, samples: judgeLatencies.length },
+    editToDiagnosticsMs: {
+      p50: round(percentile(latencies, 50)),
+      p95: round(percentile(latencies, 95)),
+      samples: latencies.length,
+    },
+    sharedModuleEditToDiagnosticsMs: {
+      p50: round(percentile(judgeLatencies, 50)),
+      p95: round(percentile(judgeLatencies, 95)),
+      dependents: GROUP,
+      samples: judgeLatencies.length,
+    },
   };
 }
 

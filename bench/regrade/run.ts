@@ -60,7 +60,8 @@ async function main(): Promise<void> {
         {},
       );
       rerunMs.push(performance.now() - t0);
-      if (run.status !== 'completed' || run.reward !== 1) throw new Error(`the rollout did not score 1: ${JSON.stringify(run.error)}`);
+      if (run.status !== 'completed' || run.reward !== 1)
+        throw new Error(`the rollout did not score 1: ${JSON.stringify(run.error)}`);
       t0 = performance.now();
       const again = await regradeTrace(run.trace, { cwd, runtime: regradeRuntime, traceDir: 'traces' });
       regradeMs.push(performance.now() - t0);

@@ -48,9 +48,15 @@ function floorOnce(image: string): number {
 
 async function engineOnce(traceDir: string): Promise<number> {
   const t0 = performance.now();
-  const out = await runRollout({ ref: FIXTURE, provider: new DockerProvider(), agent: new FixedAgent('secret'), traceDir });
+  const out = await runRollout({
+    ref: FIXTURE,
+    provider: new DockerProvider(),
+    agent: new FixedAgent('secret'),
+    traceDir,
+  });
   const ms = performance.now() - t0;
-  if (out.status !== 'completed' || out.reward !== 1) throw new Error(`the benchmark rollout did not complete: ${JSON.stringify(out.error)}`);
+  if (out.status !== 'completed' || out.reward !== 1)
+    throw new Error(`the benchmark rollout did not complete: ${JSON.stringify(out.error)}`);
   return ms;
 }
 
@@ -87,8 +93,16 @@ async function main(): Promise<void> {
           image: DEFAULT_IMAGE,
           dockerVersion: available.version,
           iterations,
-          floorMs: { median: round(median(floor)), runs: floor.map(round), what: 'docker run -d + docker exec python3 -c + docker rm -f' },
-          engineMs: { median: round(median(engine)), runs: engine.map(round), what: 'runRollout with the Docker provider' },
+          floorMs: {
+            median: round(median(floor)),
+            runs: floor.map(round),
+            what: 'docker run -d + docker exec python3 -c + docker rm -f',
+          },
+          engineMs: {
+            median: round(median(engine)),
+            runs: engine.map(round),
+            what: 'runRollout with the Docker provider',
+          },
           ratio: Math.round(ratio * 100) / 100,
           target: TARGET,
           withinTarget: ratio <= TARGET,

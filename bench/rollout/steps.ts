@@ -35,8 +35,10 @@ function timed(proto: object, name: string, label: string, then?: (value: unknow
   methods[name] = function (this: unknown, ...args: unknown[]) {
     const atMs = now();
     const first: unknown = args[0];
-    const argv = Array.isArray(first) && first.every((a) => typeof a === 'string') ? ` ${first.slice(0, 3).join(' ')}` : '';
-    const record = (suffix: string): void => void steps.push({ step: `${label}${argv}${suffix}`, atMs, ms: now() - atMs });
+    const argv =
+      Array.isArray(first) && first.every((a) => typeof a === 'string') ? ` ${first.slice(0, 3).join(' ')}` : '';
+    const record = (suffix: string): void =>
+      void steps.push({ step: `${label}${argv}${suffix}`, atMs, ms: now() - atMs });
     return original.apply(this, args).then(
       (value) => (record(''), then?.(value), value),
       (err: unknown) => {
@@ -64,7 +66,11 @@ function frames(value: unknown): void {
 
 timed(DockerProvider.prototype, 'acquire', 'acquire (create, start, copy in)');
 timed(DockerContainer.prototype, 'putPacked', 'copy in by putArchive');
-timed(DockerSubstrate.prototype, 'prestartWithCopy', 'copy in through the pre-started interpreter (its exec, start, unpack)');
+timed(
+  DockerSubstrate.prototype,
+  'prestartWithCopy',
+  'copy in through the pre-started interpreter (its exec, start, unpack)',
+);
 timed(DockerSubstrate.prototype, 'exec', 'exec');
 timed(DockerSubstrate.prototype, 'execPython', 'execPython');
 timed(DockerSubstrate.prototype, 'serve', 'serve');
@@ -80,9 +86,15 @@ async function main(): Promise<void> {
     for (let run = 0; run <= iterations; run++) {
       steps = [];
       t0 = performance.now();
-      const out = await runRollout({ ref: FIXTURE, provider: new DockerProvider(), agent: new FixedAgent('secret'), traceDir });
+      const out = await runRollout({
+        ref: FIXTURE,
+        provider: new DockerProvider(),
+        agent: new FixedAgent('secret'),
+        traceDir,
+      });
       const totalMs = now();
-      if (out.status !== 'completed' || out.reward !== 1) throw new Error(`the rollout did not complete: ${JSON.stringify(out.error)}`);
+      if (out.status !== 'completed' || out.reward !== 1)
+        throw new Error(`the rollout did not complete: ${JSON.stringify(out.error)}`);
       if (run === 0) continue; // warm-up
       steps.sort((a, b) => a.atMs - b.atMs);
       process.stdout.write(`${JSON.stringify({ run, totalMs, steps })}\n`);

@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { makeBigTrace, NEEDLE } from '../../test/fixtures/traces/bigTrace';
 import { machineInfo } from '../support/machine';
-import { buildExplorerBundle, fixturesDir, launchChromium, openPage, startExplorerServer } from '../../test/browser/harness';
+import {
+  buildExplorerBundle,
+  fixturesDir,
+  launchChromium,
+  openPage,
+  startExplorerServer,
+} from '../../test/browser/harness';
 
 const arg = (name: string, dflt: number): number => {
   const i = process.argv.indexOf(name);
@@ -79,7 +85,13 @@ async function main(): Promise<void> {
     browser = await launchChromium();
     const big = JSON.stringify(makeBigTrace(LINES));
     const small = readFileSync(join(fixturesDir, 'completed.hudtrace.json'), 'utf8');
-    const samples = { jsonParse: [] as number[], smallRender: [] as number[], firstRender: [] as number[], searchCold: [] as number[], searchWarm: [] as number[] };
+    const samples = {
+      jsonParse: [] as number[],
+      smallRender: [] as number[],
+      firstRender: [] as number[],
+      searchCold: [] as number[],
+      searchWarm: [] as number[],
+    };
     let hitCount = '';
     for (let run = 0; run < RUNS; run++) {
       const { page, problems } = await openPage(browser, server.explorerUrl);
@@ -95,7 +107,10 @@ async function main(): Promise<void> {
       if (problems.errors.length) throw new Error(`page errors: ${problems.errors.join('; ')}`);
       await page.close();
     }
-    const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, round(median(v))])) as Record<keyof typeof samples, number>;
+    const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, round(median(v))])) as Record<
+      keyof typeof samples,
+      number
+    >;
     const result = {
       bench: 'trace-explorer',
       machine: machineInfo(),

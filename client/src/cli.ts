@@ -29,6 +29,8 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 main(process.argv.slice(2), processIO()).then(exitWith, (err: unknown) => {
-  process.stderr.write(`hud-studio: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(
+    `hud-studio: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   exitWith(1);
 });

@@ -32,9 +32,15 @@ function value(v: string, file: string, line: number): string {
   const q = v[0];
   if (q === "'" || q === '"') {
     const end = findClosing(v, q);
-    if (end < 0) throw new HudStudioError('usage', `unterminated ${q} quote`, { location: { file, line }, hint: `close the value with ${q}` });
+    if (end < 0)
+      throw new HudStudioError('usage', `unterminated ${q} quote`, {
+        location: { file, line },
+        hint: `close the value with ${q}`,
+      });
     const inner = v.slice(1, end);
-    return q === "'" ? inner : inner.replace(/\\([nrt"\\])/g, (_, c: string) => ({ n: '\n', r: '\r', t: '\t', '"': '"', '\\': '\\' })[c]!);
+    return q === "'"
+      ? inner
+      : inner.replace(/\\([nrt"\\])/g, (_, c: string) => ({ n: '\n', r: '\r', t: '\t', '"': '"', '\\': '\\' })[c]!);
   }
   // Unquoted: an inline comment starts at " #".
   const hash = v.search(/\s#/);

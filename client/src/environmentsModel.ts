@@ -58,7 +58,8 @@ export class EnvironmentsModel {
     if (!node) {
       const out: EnvNode[] = this.envNames().map((env) => ({ kind: 'environment', env }));
       if (this.index.tasks.some((t) => t.kind === 'harbor')) out.push({ kind: 'group', group: 'harbor' });
-      if (this.index.tasks.some((t) => t.kind === 'hud' && !this.hasTemplate(t))) out.push({ kind: 'group', group: 'other' });
+      if (this.index.tasks.some((t) => t.kind === 'hud' && !this.hasTemplate(t)))
+        out.push({ kind: 'group', group: 'other' });
       return out;
     }
     switch (node.kind) {
@@ -110,7 +111,9 @@ export class EnvironmentsModel {
   view(node: EnvNode): NodeView {
     switch (node.kind) {
       case 'environment': {
-        const files = [...new Set(this.index.environments.filter((e) => e.name === node.env).map((e) => this.relativePath(e.uri)))];
+        const files = [
+          ...new Set(this.index.environments.filter((e) => e.name === node.env).map((e) => this.relativePath(e.uri))),
+        ];
         const n = this.index.templates.filter((t) => t.env === node.env).length;
         return {
           id: `env:${node.env}`,
@@ -125,12 +128,16 @@ export class EnvironmentsModel {
       case 'template': {
         const t = this.template(node.env, node.templateId);
         const tasks = this.children(node).length;
-        const desc = [t?.agentless ? 'agent-less' : undefined, `${tasks} task${tasks === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
+        const desc = [t?.agentless ? 'agent-less' : undefined, `${tasks} task${tasks === 1 ? '' : 's'}`]
+          .filter(Boolean)
+          .join(' · ');
         return {
           id: `tpl:${node.env}:${node.templateId}`,
           label: node.templateId,
           description: desc,
-          tooltip: [t?.description, t?.promptPreview ? `prompt: ${t.promptPreview}` : undefined].filter(Boolean).join('\n') || node.templateId,
+          tooltip:
+            [t?.description, t?.promptPreview ? `prompt: ${t.promptPreview}` : undefined].filter(Boolean).join('\n') ||
+            node.templateId,
           icon: { id: 'symbol-method' },
           contextValue: 'hudTemplate',
           collapsible: tasks ? 'expanded' : 'none',
@@ -148,7 +155,9 @@ export class EnvironmentsModel {
           description: desc,
           tooltip: [
             node.ref,
-            t?.verifier ? `verifier: ${t.verifier.env}/${t.verifier.templateId}${t.verifier.sameEnvironment ? ' (same environment: shares the actor substrate)' : ''}` : undefined,
+            t?.verifier
+              ? `verifier: ${t.verifier.env}/${t.verifier.templateId}${t.verifier.sameEnvironment ? ' (same environment: shares the actor substrate)' : ''}`
+              : undefined,
             outcome ? `last run: ${inlineText(outcome)}` : 'not run yet',
           ]
             .filter(Boolean)
@@ -164,10 +173,12 @@ export class EnvironmentsModel {
         return {
           id: `verifier:${node.ref}`,
           label: `verifier ${v?.env ?? '?'}/${v?.templateId ?? '?'}`,
-          description: shared ? 'same environment: shares the actor substrate' : 'separate environment: fresh substrate',
+          description: shared
+            ? 'same environment: shares the actor substrate'
+            : 'separate environment: fresh substrate',
           tooltip: shared
-            ? 'The verifier runs on the actor\'s substrate and control channel: whatever the verifier receives, the actor could see.'
-            : 'The actor\'s substrate is torn down first; only the actor\'s result reaches the verifier.',
+            ? "The verifier runs on the actor's substrate and control channel: whatever the verifier receives, the actor could see."
+            : "The actor's substrate is torn down first; only the actor's result reaches the verifier.",
           icon: shared ? { id: 'warning', color: 'list.warningForeground' } : { id: 'verified' },
           contextValue: 'hudVerifier',
           collapsible: 'none',
@@ -179,7 +190,10 @@ export class EnvironmentsModel {
           id: `group:${node.group}`,
           label: node.group === 'harbor' ? 'Harbor tasks' : 'Other tasks',
           description: `${n}`,
-          tooltip: node.group === 'harbor' ? 'Harbor task directories (task.toml)' : 'Tasks whose template is not found in the workspace',
+          tooltip:
+            node.group === 'harbor'
+              ? 'Harbor task directories (task.toml)'
+              : 'Tasks whose template is not found in the workspace',
           icon: { id: node.group === 'harbor' ? 'package' : 'question' },
           contextValue: 'hudGroup',
           collapsible: 'expanded',
@@ -188,4 +202,3 @@ export class EnvironmentsModel {
     }
   }
 }
-

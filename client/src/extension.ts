@@ -42,7 +42,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   const rolloutLog = sub(vscode.window.createOutputChannel('HUD Rollouts', 'hud-rollout-log'));
   const studioLog = sub(vscode.window.createOutputChannel('HUD Studio', { log: true }));
-  const relativePath = (uri: string) => vscode.workspace.asRelativePath(vscode.Uri.parse(uri), (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
+  const relativePath = (uri: string) =>
+    vscode.workspace.asRelativePath(vscode.Uri.parse(uri), (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
 
   const hub = new EventHub();
   const runs = new RunsModel();
@@ -74,7 +75,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let runner: Promise<Runner> | undefined;
   const getRunner = (): Promise<Runner> =>
     (runner ??= loadRunner()
-      .then(({ Runner }) => sub(new Runner(hub, secrets, () => indexClient.index, rolloutLog, () => modelKeys.env())))
+      .then(({ Runner }) =>
+        sub(
+          new Runner(
+            hub,
+            secrets,
+            () => indexClient.index,
+            rolloutLog,
+            () => modelKeys.env(),
+          ),
+        ),
+      )
       .catch((err: unknown) => {
         runner = undefined; // let the next run try again instead of failing forever
         throw err;
@@ -111,7 +122,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     runs.setThreshold(threshold);
   };
   applyThreshold();
-  sub(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('hudStudio.passThreshold') && applyThreshold()));
+  sub(
+    vscode.workspace.onDidChangeConfiguration(
+      (e) => e.affectsConfiguration('hudStudio.passThreshold') && applyThreshold(),
+    ),
+  );
 
   runs.onChange(() => {
     envModel.setOutcomes(runs.lastOutcomes());
@@ -129,9 +144,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   sub(vscode.window.registerTreeDataProvider('hudStudio.environments', envView));
   sub(vscode.window.createTreeView('hudStudio.runs', { treeDataProvider: runsView, showCollapseAll: true }));
-  sub(vscode.languages.registerCodeLensProvider([{ scheme: 'file', language: 'python' }, { scheme: 'file', pattern: '**/task.toml' }, { scheme: 'file', pattern: '**/*.{json,jsonl}' }], traceLens));
+  sub(
+    vscode.languages.registerCodeLensProvider(
+      [
+        { scheme: 'file', language: 'python' },
+        { scheme: 'file', pattern: '**/task.toml' },
+        { scheme: 'file', pattern: '**/*.{json,jsonl}' },
+      ],
+      traceLens,
+    ),
+  );
   sub(vscode.window.registerCustomEditorProvider(JOB_VIEW_TYPE, new JobView(context)));
-  sub(vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, { supportsMultipleEditorsPerDocument: true, webviewOptions: { retainContextWhenHidden: false } }));
+  sub(
+    vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, {
+      supportsMultipleEditorsPerDocument: true,
+      webviewOptions: { retainContextWhenHidden: false },
+    }),
+  );
 
   sub(vscode.commands.registerCommand('hudStudio.newEnvironment', (target?: vscode.Uri) => newEnvironment(target)));
   registerCommands(context, {
@@ -161,7 +190,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // The language server starts in the background: a failure is reported, never an activation error.
   indexClient.start().catch((err: unknown) => {
     studioLog.error(`the HUD Studio language server did not start: ${(err as Error).message}`);
-    void vscode.window.showErrorMessage(`HUD Studio: the language server did not start (${(err as Error).message}). See the "HUD Studio" output.`);
+    void vscode.window.showErrorMessage(
+      `HUD Studio: the language server did not start (${(err as Error).message}). See the "HUD Studio" output.`,
+    );
   });
   setTimeout(() => loadHistory(runs, studioLog), 500);
   studioLog.info(`HUD Studio activated in ${(performance.now() - t0).toFixed(1)} ms`);

@@ -15,7 +15,15 @@ export { outcomeFromTrace } from './engine/outcome';
 export type EndedEvent = Extract<RolloutEvent, { type: 'rollout.ended' }>;
 
 export function outcomeFromEvent(e: EndedEvent, ref: string): RolloutOutcome {
-  return { rolloutId: e.rolloutId, ref, status: e.status, reward: e.reward, result: e.result, error: e.error, tracePath: e.tracePath };
+  return {
+    rolloutId: e.rolloutId,
+    ref,
+    status: e.status,
+    reward: e.reward,
+    result: e.result,
+    error: e.error,
+    tracePath: e.tracePath,
+  };
 }
 
 /** What the views read of an outcome (a live `rollout.ended` event has exactly this much). */
@@ -70,7 +78,9 @@ function subscoreRows(subs: SubScoreT[], depth: number, rows: string[]): void {
   for (const s of subs) {
     const indent = '\u00a0\u00a0'.repeat(depth * 2);
     const kind = s.weight < 0 ? 'penalty' : '';
-    rows.push(`| ${indent}${mdEscape(s.name)} | ${score(s.value)} | ${score(s.weight)} ${kind} | ${score(s.value * s.weight)} |`);
+    rows.push(
+      `| ${indent}${mdEscape(s.name)} | ${score(s.value)} | ${score(s.weight)} ${kind} | ${score(s.value * s.weight)} |`,
+    );
     if (s.children?.length) subscoreRows(s.children, depth + 1, rows);
   }
 }
@@ -80,7 +90,9 @@ export function hoverMarkdown(o: ShownOutcome, label: string): string {
   const out: string[] = [`**HUD Studio · ${mdEscape(label)}**`, ''];
   if (o.status === 'cancelled') out.push('Rollout cancelled.');
   else if (o.status === 'error' && o.reward !== null) {
-    out.push(`**Reward ${score(o.reward)}, errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(errorText(o) ?? 'error')}`);
+    out.push(
+      `**Reward ${score(o.reward)}, errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(errorText(o) ?? 'error')}`,
+    );
   } else if (o.status === 'error' || o.reward === null) {
     out.push(`**Errored**${o.error ? ` in the ${o.error.phase} phase` : ''}: ${mdEscape(errorText(o) ?? 'no reward')}`);
   } else out.push(`**Reward ${score(o.reward)}**`);
@@ -130,7 +142,9 @@ export function testMessage(o: ShownOutcome, threshold: number): string {
   if (v === 'skipped') lines.push('Rollout cancelled.');
   else if (v === 'errored') {
     const phase = o.error ? `the ${o.error.phase} phase` : 'an unknown phase';
-    lines.push(`Rollout errored in ${phase}: ${errorText(o) ?? (o.result?.isError ? 'the grade is marked isError' : 'no reward')}`);
+    lines.push(
+      `Rollout errored in ${phase}: ${errorText(o) ?? (o.result?.isError ? 'the grade is marked isError' : 'no reward')}`,
+    );
     if (o.reward !== null) lines.push(`reward ${score(o.reward)} (not counted)`);
   } else {
     const cmp = v === 'passed' ? '>=' : '<';

@@ -33,7 +33,7 @@ function stripControl(s: string): string {
 }
 
 function brief(v: unknown, max = 200): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   const one = s.replace(/\s*\n\s*/g, ' ⏎ ');
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
@@ -48,7 +48,9 @@ export function formatEvent(e: RolloutEvent): string[] {
     }
     case 'phase.started': {
       const s = e.substrate;
-      const where = s ? `${s.provider} ${s.id.slice(0, 12)}${s.image ? ` ${s.image}` : ''} isolation=${s.isolation}` : 'no substrate';
+      const where = s
+        ? `${s.provider} ${s.id.slice(0, 12)}${s.image ? ` ${s.image}` : ''} isolation=${s.isolation}`
+        : 'no substrate';
       return line(e, e.phase, 'phase', `started on ${where}${e.reused ? ' (reused actor substrate)' : ''}`);
     }
     case 'step':
@@ -63,14 +65,21 @@ export function formatEvent(e: RolloutEvent): string[] {
         'actor',
         'agent',
         `step ${e.index}${e.text ? `: ${brief(e.text)}` : ''}${e.toolCalls.length ? ` (${e.toolCalls.map((c) => c.name).join(', ')})` : ''}` +
-          (e.usage ? ` · tokens in ${e.usage.input} out ${e.usage.output}${e.usage.cached ? ` cached ${e.usage.cached}` : ''}` : ''),
+          (e.usage
+            ? ` · tokens in ${e.usage.input} out ${e.usage.output}${e.usage.cached ? ` cached ${e.usage.cached}` : ''}`
+            : ''),
       );
     case 'answer':
       return line(e, 'actor', 'answer', brief(e.answer));
     case 'grade': {
       const subs = e.result.subscores.map((s) => `${s.name} ${score(s.value)}`).join(' · ');
       const r = e.result.reward === null ? 'no reward' : `reward ${score(e.result.reward)}`;
-      return line(e, e.phase, 'grade', `${r}${subs ? ` · ${subs}` : ''}${e.authoritative ? '' : ' (provisional)'}${e.result.isError ? ' isError' : ''}`);
+      return line(
+        e,
+        e.phase,
+        'grade',
+        `${r}${subs ? ` · ${subs}` : ''}${e.authoritative ? '' : ' (provisional)'}${e.result.isError ? ' isError' : ''}`,
+      );
     }
     case 'phase.ended':
       return line(e, e.phase, 'phase', `ended ${e.status}${e.error ? `: ${e.error}` : ''}`);

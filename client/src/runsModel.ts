@@ -10,7 +10,15 @@ import type { RolloutEvent } from './engine/events';
 import { foldRolloutEvent } from './engine/trace/fold';
 import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from './engine/trace/schema';
 import { markNoAnswer } from './engine/outcome';
-import { type RolloutOutcome, type ShownOutcome, inlineText, outcomeFromEvent, outcomeFromTrace, score, verdictIcon } from './outcome';
+import {
+  type RolloutOutcome,
+  type ShownOutcome,
+  inlineText,
+  outcomeFromEvent,
+  outcomeFromTrace,
+  score,
+  verdictIcon,
+} from './outcome';
 
 export interface RolloutRecord {
   id: string;
@@ -77,7 +85,8 @@ export class RunsModel {
   /** Declares a job (one user action) before its rollouts are queued, so it gets a readable label. */
   startJob(id: string, label: string): void {
     const startedAt = new Date(this.clock()).toISOString();
-    if (!this.jobs.has(id)) this.jobs.set(id, { id, label: `${label} · ${clockTime(startedAt)}`, startedAt, rollouts: [] });
+    if (!this.jobs.has(id))
+      this.jobs.set(id, { id, label: `${label} · ${clockTime(startedAt)}`, startedAt, rollouts: [] });
     this.trim();
     this.changed();
   }
@@ -132,7 +141,11 @@ export class RunsModel {
     const jobId = `history:${t.task.ref}`;
     const job = this.jobOf(jobId, `${labelOfRef(t.task.ref)} · earlier runs`, t.startedAt);
     job.rollouts.push(t.rolloutId);
-    job.rollouts.sort((a, b) => (this.rollouts.get(a)?.trace.startedAt ?? t.startedAt).localeCompare(this.rollouts.get(b)?.trace.startedAt ?? t.startedAt));
+    job.rollouts.sort((a, b) =>
+      (this.rollouts.get(a)?.trace.startedAt ?? t.startedAt).localeCompare(
+        this.rollouts.get(b)?.trace.startedAt ?? t.startedAt,
+      ),
+    );
     const outcome = outcomeFromTrace(t, tracePath);
     this.rollouts.set(t.rolloutId, { id: t.rolloutId, jobId, trace: t, status: t.status, outcome, tracePath });
     this.trim();
@@ -285,7 +298,11 @@ export class RunsModel {
         const p = r.trace.phases.find((x) => x.name === node.phase)!;
         const sub = p.substrate;
         const parts = [
-          sub ? `${sub.provider}${sub.image ? ` ${sub.image}` : ''}${p.reused ? ' (reused)' : ''}` : p.reused ? 'reused substrate' : undefined,
+          sub
+            ? `${sub.provider}${sub.image ? ` ${sub.image}` : ''}${p.reused ? ' (reused)' : ''}`
+            : p.reused
+              ? 'reused substrate'
+              : undefined,
           sub?.sdk ? servedBy(sub.sdk) : undefined,
           durationText(p.startedAt, p.endedAt, this.clock()),
           phaseReward(r.trace, p),
@@ -314,7 +331,9 @@ export class RunsModel {
           label: s.name,
           description: `${score(s.value)} × ${score(s.weight)}${penalty ? ' penalty' : ''}`,
           tooltip: s.metadata ? JSON.stringify(s.metadata, null, 2).slice(0, 2000) : `${s.name}: ${score(s.value)}`,
-          icon: penalty ? { id: 'dash', color: 'testing.iconFailed' } : { id: s.value >= 1 ? 'pass' : s.value <= 0 ? 'circle-slash' : 'circle-large-outline' },
+          icon: penalty
+            ? { id: 'dash', color: 'testing.iconFailed' }
+            : { id: s.value >= 1 ? 'pass' : s.value <= 0 ? 'circle-slash' : 'circle-large-outline' },
           contextValue: 'hudSubscore',
           collapsible: s.children?.length ? 'collapsed' : 'none',
         };

@@ -15,7 +15,8 @@ export function planRuntime(settings: Pick<Settings, 'runtime' | 'runtimeUrl'>):
   if (!settings.runtimeUrl) {
     return {
       ok: false,
-      message: 'hudStudio.runtime is "url" but hudStudio.runtimeUrl is empty: set it to the tcp://HOST:PORT your environment server printed (HUD_SERVE_PORT).',
+      message:
+        'hudStudio.runtime is "url" but hudStudio.runtimeUrl is empty: set it to the tcp://HOST:PORT your environment server printed (HUD_SERVE_PORT).',
       setting: 'hudStudio.runtimeUrl',
     };
   }

@@ -112,7 +112,12 @@ async def verify():
 
 function taskFile(name: string): ScaffoldFile {
   const rows = [
-    { env: name, id: 'ask', args: { question: 'What is the capital of Italy?' }, verifier: { env: `${moduleName(name)}_judge`, id: 'verify', args: {} } },
+    {
+      env: name,
+      id: 'ask',
+      args: { question: 'What is the capital of Italy?' },
+      verifier: { env: `${moduleName(name)}_judge`, id: 'verify', args: {} },
+    },
   ];
   return { path: `${name}/tasks.jsonl`, content: rows.map((r) => JSON.stringify(r)).join('\n') + '\n' };
 }
@@ -140,7 +145,11 @@ build_timeout_sec = 300.0
     },
     { path: `${dir}/instruction.md`, content: 'Write the word `hello` into `/app/answer.txt`.\n' },
     { path: `${dir}/environment/Dockerfile`, content: 'FROM python:3.11-slim\nWORKDIR /app\n' },
-    { path: `${dir}/solution/solve.sh`, content: '#!/bin/bash\nset -euo pipefail\necho hello > /app/answer.txt\n', executable: true },
+    {
+      path: `${dir}/solution/solve.sh`,
+      content: '#!/bin/bash\nset -euo pipefail\necho hello > /app/answer.txt\n',
+      executable: true,
+    },
     {
       path: `${dir}/tests/test.sh`,
       content: `#!/bin/bash

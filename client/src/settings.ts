@@ -23,7 +23,9 @@ const MODEL_NAME = /^(openai|anthropic|hud|openai-compatible)\/.+$/;
 /** One model for editor runs: `PROVIDER/MODEL`, or with the server's address (docs/models.md). */
 const ModelEntry = z.union([
   z.string().regex(MODEL_NAME, 'expected PROVIDER/MODEL'),
-  z.object({ model: z.string().regex(MODEL_NAME, 'expected PROVIDER/MODEL'), baseUrl: z.string().url().optional() }).strict(),
+  z
+    .object({ model: z.string().regex(MODEL_NAME, 'expected PROVIDER/MODEL'), baseUrl: z.string().url().optional() })
+    .strict(),
 ]);
 export type ModelSetting = { model: string; baseUrl?: string | undefined };
 

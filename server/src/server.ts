@@ -50,11 +50,16 @@ const WATCHED_FILE_GLOBS = [
 ] as const;
 const SCAN_BATCH = 256;
 
-
 const SEVERITY = { error: 1, warning: 2, info: 3 } as const;
 
 function toDiagnostic(p: FileProblem): Diagnostic {
-  const d: Diagnostic = { range: p.range, severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, message: p.message };
+  const d: Diagnostic = {
+    range: p.range,
+    severity: SEVERITY[p.severity],
+    code: p.code,
+    source: DIAGNOSTIC_SOURCE,
+    message: p.message,
+  };
   if (p.fix) d.data = p.fix;
   return d;
 }
@@ -71,12 +76,15 @@ export function startServer(connection: Connection): void {
   let ready: Promise<Analyzer> | undefined;
 
   const log = (msg: string) => connection.console.log(`[hud-studio] ${msg}`);
-  const safe = <A extends unknown[], R>(name: string, fallback: R, fn: (...args: A) => R | Promise<R>) =>
+  const safe =
+    <A extends unknown[], R>(name: string, fallback: R, fn: (...args: A) => R | Promise<R>) =>
     async (...args: A): Promise<R> => {
       try {
         return await fn(...args);
       } catch (err) {
-        connection.console.error(`[hud-studio] ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        connection.console.error(
+          `[hud-studio] ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        );
         return fallback;
       }
     };
@@ -212,7 +220,10 @@ export function startServer(connection: Connection): void {
       if (!path || !a.isOpen(path)) return;
       const generation = (opens.get(path) ?? 0) + 1;
       opens.set(path, generation);
-      const disk = excluded(path) || !roots.some((r) => isUnder(r, path)) ? undefined : (await readFiles([path], 1, a.maxBytes))[0]?.[1];
+      const disk =
+        excluded(path) || !roots.some((r) => isUnder(r, path))
+          ? undefined
+          : (await readFiles([path], 1, a.maxBytes))[0]?.[1];
       if (opens.get(path) !== generation) return; // reopened while the file was being read
       publish(a.closeDocument(path, disk));
     }),
@@ -253,52 +264,68 @@ export function startServer(connection: Connection): void {
     safe('index', emptyIndex, async () => (await withAnalyzer()).workspace.index()),
   );
 
-  connection.onCodeLens(safe('codeLens', [], async ({ textDocument }) => {
-    const a = await withAnalyzer();
-    const path = pathOf(textDocument.uri);
-    return path ? codeLenses(a.workspace, path) : [];
-  }));
-  connection.onHover(safe('hover', null, async ({ textDocument, position }) => {
-    const a = await withAnalyzer();
-    const path = pathOf(textDocument.uri);
-    if (!path) return null;
-    const found = hover(a.workspace, path, position);
-    if (found) return found;
-    const facts = a.workspace.facts(path);
-    const doc = a.document(path);
-    if (facts?.kind !== 'python' || !facts.importsHud || !doc) return null;
-    return sdkHover(facts.imports, doc.getText(), doc.offsetAt(position), (o) => doc.positionAt(o));
-  }));
-  connection.onDefinition(safe('definition', [], async ({ textDocument, position }) => {
-    const a = await withAnalyzer();
-    const path = pathOf(textDocument.uri);
-    return path ? definition(a.workspace, path, position) : [];
-  }));
-  connection.onReferences(safe('references', [], async ({ textDocument, position, context }) => {
-    const a = await withAnalyzer();
-    const path = pathOf(textDocument.uri);
-    return path ? references(a.workspace, path, position, context.includeDeclaration) : [];
-  }));
-  connection.onDocumentSymbol(safe('documentSymbol', [], async ({ textDocument }) => {
-    const a = await withAnalyzer();
-    const path = pathOf(textDocument.uri);
-    return path ? documentSymbols(a.workspace, path) : [];
-  }));
-  connection.onWorkspaceSymbol(safe('workspaceSymbol', [], async ({ query }) => workspaceSymbols((await withAnalyzer()).workspace, query)));
-  connection.onCompletion(safe('completion', [], async ({ textDocument, position }) => {
-    const a = await withAnalyzer();
-    const path = pathOf(textDocument.uri);
-    const doc = path ? a.document(path) : undefined;
-    if (!path || !doc || fileKind(path) !== 'python') return [];
-    return complete(a.workspace, path, doc.getText(), doc.offsetAt(position));
-  }));
+  connection.onCodeLens(
+    safe('codeLens', [], async ({ textDocument }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      return path ? codeLenses(a.workspace, path) : [];
+    }),
+  );
+  connection.onHover(
+    safe('hover', null, async ({ textDocument, position }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      if (!path) return null;
+      const found = hover(a.workspace, path, position);
+      if (found) return found;
+      const facts = a.workspace.facts(path);
+      const doc = a.document(path);
+      if (facts?.kind !== 'python' || !facts.importsHud || !doc) return null;
+      return sdkHover(facts.imports, doc.getText(), doc.offsetAt(position), (o) => doc.positionAt(o));
+    }),
+  );
+  connection.onDefinition(
+    safe('definition', [], async ({ textDocument, position }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      return path ? definition(a.workspace, path, position) : [];
+    }),
+  );
+  connection.onReferences(
+    safe('references', [], async ({ textDocument, position, context }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      return path ? references(a.workspace, path, position, context.includeDeclaration) : [];
+    }),
+  );
+  connection.onDocumentSymbol(
+    safe('documentSymbol', [], async ({ textDocument }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      return path ? documentSymbols(a.workspace, path) : [];
+    }),
+  );
+  connection.onWorkspaceSymbol(
+    safe('workspaceSymbol', [], async ({ query }) => workspaceSymbols((await withAnalyzer()).workspace, query)),
+  );
+  connection.onCompletion(
+    safe('completion', [], async ({ textDocument, position }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      const doc = path ? a.document(path) : undefined;
+      if (!path || !doc || fileKind(path) !== 'python') return [];
+      return complete(a.workspace, path, doc.getText(), doc.offsetAt(position));
+    }),
+  );
 
-  connection.onCodeAction(safe('codeAction', [], async ({ textDocument, context }) => {
-    const a = await withAnalyzer();
-    const path = pathOf(textDocument.uri);
-    const doc = path ? a.document(path) : undefined;
-    return doc ? codeActions(textDocument.uri, doc, context.diagnostics) : [];
-  }));
+  connection.onCodeAction(
+    safe('codeAction', [], async ({ textDocument, context }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      const doc = path ? a.document(path) : undefined;
+      return doc ? codeActions(textDocument.uri, doc, context.diagnostics) : [];
+    }),
+  );
 
   connection.onShutdown(() => {
     clearTimeout(notifyTimer);

@@ -31,7 +31,10 @@ describe('trace explorer logs', () => {
     assert.ok(await hit.isVisible(), 'the hit row is scrolled into view');
     assert.match((await hit.getAttribute('class')) ?? '', /current-hit/);
     assert.equal(await hit.locator('mark.log-hit').innerText(), NEEDLE);
-    assert.match(await hit.innerText(), new RegExp(`line ${line - 1}: processing item ${line - 1} ${NEEDLE} found here`));
+    assert.match(
+      await hit.innerText(),
+      new RegExp(`line ${line - 1}: processing item ${line - 1} ${NEEDLE} found here`),
+    );
     assert.ok((await viewer.locator('.log-row').count()) < 200, 'still few rows after jumping');
 
     // A query with many hits: Enter / Shift+Enter / buttons walk them, wrapping around.
@@ -70,15 +73,37 @@ describe('trace explorer logs', () => {
     const rolloutId = 'r-live-1';
     const t0 = Date.now() - 5000;
     const at = (s: number) => new Date(t0 + s * 1000).toISOString();
-    const task = { ref: 'envs/live/env.py::task', kind: 'hud' as const, env: 'live', id: 'count', args: { n: 3 }, slug: 'count-1234abcd', sourceHash: 'h' };
-    const send = (events: RolloutEvent[]) => post(page, events.length === 1 ? { type: 'event', event: events[0] as RolloutEvent } : { type: 'events', events });
+    const task = {
+      ref: 'envs/live/env.py::task',
+      kind: 'hud' as const,
+      env: 'live',
+      id: 'count',
+      args: { n: 3 },
+      slug: 'count-1234abcd',
+      sourceHash: 'h',
+    };
+    const send = (events: RolloutEvent[]) =>
+      post(
+        page,
+        events.length === 1 ? { type: 'event', event: events[0] as RolloutEvent } : { type: 'events', events },
+      );
     const waitText = (selector: string, text: string) =>
-      page.waitForFunction(([s, t]) => document.querySelector(s)?.textContent?.includes(t) ?? false, [selector, text] as const);
+      page.waitForFunction(([s, t]) => document.querySelector(s)?.textContent?.includes(t) ?? false, [
+        selector,
+        text,
+      ] as const);
 
     await send([
       { type: 'rollout.queued', rolloutId, at: at(0), taskRef: task.ref },
       { type: 'rollout.started', rolloutId, at: at(0), task, verifier: null },
-      { type: 'phase.started', rolloutId, at: at(0.1), phase: 'actor', substrate: { id: 'pid 4242', provider: 'local', isolation: 'process' }, reused: false },
+      {
+        type: 'phase.started',
+        rolloutId,
+        at: at(0.1),
+        phase: 'actor',
+        substrate: { id: 'pid 4242', provider: 'local', isolation: 'process' },
+        reused: false,
+      },
       { type: 'step', rolloutId, at: at(0.1), phase: 'actor', step: 'setup', status: 'started' },
     ]);
     await waitText('[data-testid=status]', 'running');
@@ -93,10 +118,21 @@ describe('trace explorer logs', () => {
       return !!el;
     });
     assert.ok(marker);
-    const logs: RolloutEvent[] = Array.from({ length: 500 }, (_, i) => ({ type: 'log', rolloutId, at: at(0.2 + i / 1000), phase: 'actor', stream: i % 2 ? 'stderr' : 'stdout', text: `live line ${i}` }));
+    const logs: RolloutEvent[] = Array.from({ length: 500 }, (_, i) => ({
+      type: 'log',
+      rolloutId,
+      at: at(0.2 + i / 1000),
+      phase: 'actor',
+      stream: i % 2 ? 'stderr' : 'stdout',
+      text: `live line ${i}`,
+    }));
     await send(logs);
     await waitText('[data-testid=logs-tab-actor]', '(500)');
-    assert.equal(await page.locator('#section-header').getAttribute('data-marker'), 'kept', 'log lines do not rebuild the page');
+    assert.equal(
+      await page.locator('#section-header').getAttribute('data-marker'),
+      'kept',
+      'log lines do not rebuild the page',
+    );
     assert.ok((await page.locator('.log-row').count()) < 200);
 
     // A search stays active and counts new lines as they arrive.
@@ -113,7 +149,15 @@ describe('trace explorer logs', () => {
       { type: 'prompt', rolloutId, at: at(1), prompt: { prompt: 'Count to three.' } },
       { type: 'agent.step', rolloutId, at: at(2), index: 1, text: 'one two three', toolCalls: [] },
       { type: 'answer', rolloutId, at: at(3), answer: '1 2 3' },
-      { type: 'grade', rolloutId, at: at(4), phase: 'actor', result: { reward: 1, subscores: [{ name: 'counted', value: 1, weight: 1 }], info: {}, isError: false }, raw: { score: 1 }, authoritative: true },
+      {
+        type: 'grade',
+        rolloutId,
+        at: at(4),
+        phase: 'actor',
+        result: { reward: 1, subscores: [{ name: 'counted', value: 1, weight: 1 }], info: {}, isError: false },
+        raw: { score: 1 },
+        authoritative: true,
+      },
       { type: 'phase.ended', rolloutId, at: at(4.5), phase: 'actor', status: 'completed' },
     ]);
     await waitText('[data-testid=reward]', '1');
@@ -122,17 +166,35 @@ describe('trace explorer logs', () => {
     assert.equal(await page.locator('input.log-search').inputValue(), 'live line 49', 'search survives re-renders');
     assert.equal(await scrollTop(), before, 'log scroll position survives re-renders');
 
-    await send([{ type: 'rollout.ended', rolloutId, at: at(5), status: 'completed', reward: 1, result: { reward: 1, subscores: [{ name: 'counted', value: 1, weight: 1 }], info: {}, isError: false }, tracePath: undefined, error: null }]);
+    await send([
+      {
+        type: 'rollout.ended',
+        rolloutId,
+        at: at(5),
+        status: 'completed',
+        reward: 1,
+        result: { reward: 1, subscores: [{ name: 'counted', value: 1, weight: 1 }], info: {}, isError: false },
+        tracePath: undefined,
+        error: null,
+      },
+    ]);
     await waitText('[data-testid=status]', 'completed');
     assert.equal(await page.getByTestId('total-time').innerText(), 'total 5 s');
     assert.match(await page.getByTestId('step-actor-setup').innerText(), /setup 900 ms/);
-    assert.deepEqual(await page.locator('#section-grade tr.sub-row').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.name)), ['counted']);
+    assert.deepEqual(
+      await page
+        .locator('#section-grade tr.sub-row')
+        .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.name)),
+      ['counted'],
+    );
     await page.screenshot({ path: join(screenshotDir, 'live.png'), fullPage: true });
 
     // Another rollout's log is ignored; its start replaces what is shown.
     await send([{ type: 'log', rolloutId: 'r-other', at: at(6), phase: 'actor', stream: 'stdout', text: 'not ours' }]);
     assert.equal(await page.getByTestId('logs-tab-actor').innerText(), 'actor (501)');
-    await send([{ type: 'rollout.started', rolloutId: 'r-next', at: at(7), task: { ...task, id: 'next' }, verifier: null }]);
+    await send([
+      { type: 'rollout.started', rolloutId: 'r-next', at: at(7), task: { ...task, id: 'next' }, verifier: null },
+    ]);
     await waitText('#section-header .tid', 'next');
     assert.equal(await page.getByTestId('status').innerText(), 'running');
     assert.equal(await page.locator('.log-row').count(), 0);

@@ -19,25 +19,44 @@ describe('trace explorer with a hostile trace', () => {
   async function assertInert(page: Page, shot: string): Promise<void> {
     // Give any injected handler (img onerror, script) the chance to run.
     await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));
-    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned), undefined, 'no injected script ran');
-    const active = await page.evaluate(() => document.querySelectorAll('#app script, #app img, #app iframe, #app a, #app object, #app embed, #app svg, #app [onerror], #app [onmouseover], #app [href], #app [src]').length);
+    assert.equal(
+      await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned),
+      undefined,
+      'no injected script ran',
+    );
+    const active = await page.evaluate(
+      () =>
+        document.querySelectorAll(
+          '#app script, #app img, #app iframe, #app a, #app object, #app embed, #app svg, #app [onerror], #app [onmouseover], #app [href], #app [src]',
+        ).length,
+    );
     assert.equal(active, 0, 'no active elements were created from trace content');
     assert.match(await page.title(), /^evil.* — 0\.5$/, 'an OSC title sequence does not set the title');
 
-    assert.ok((await page.getByTestId('answer').innerText()).includes(`ANSWER ${SCRIPT}`), 'answer markup shown literally');
-    assert.ok((await page.getByTestId('answer').innerText()).includes('<a href="javascript:window.__pwned=1">click</a>'));
+    assert.ok(
+      (await page.getByTestId('answer').innerText()).includes(`ANSWER ${SCRIPT}`),
+      'answer markup shown literally',
+    );
+    assert.ok(
+      (await page.getByTestId('answer').innerText()).includes('<a href="javascript:window.__pwned=1">click</a>'),
+    );
     assert.ok((await page.getByTestId('prompt').innerText()).includes(`Prompt ${SCRIPT} ${IMG}`));
     assert.ok((await page.locator('#section-header').innerText()).includes(`evil${IMG}`));
     assert.ok((await page.getByTestId('rollout-error').innerText()).includes(`actor failed ${SCRIPT} ${IMG}`));
     assert.ok((await page.getByTestId('warning').innerText()).includes(IMG));
     const grade = page.locator('#section-grade');
     assert.deepEqual(
-      await grade.locator('tr.sub-row').evaluateAll((trs) => trs.map((tr) => tr.querySelector('.sub-label')?.textContent)),
+      await grade
+        .locator('tr.sub-row')
+        .evaluateAll((trs) => trs.map((tr) => tr.querySelector('.sub-label')?.textContent)),
       [`sub${SCRIPT}`, `pen${IMG}`],
     );
     await grade.getByTestId('toggle-metadata').first().click();
     const meta = await grade.locator('tr.sub-meta').innerText();
-    assert.ok(meta.includes('meta link') && meta.includes(IMG) && !meta.includes('javascript:'), 'OSC 8 hyperlink dropped, its text kept');
+    assert.ok(
+      meta.includes('meta link') && meta.includes(IMG) && !meta.includes('javascript:'),
+      'OSC 8 hyperlink dropped, its text kept',
+    );
 
     const row = (n: number) => page.locator(`.log-viewer[data-phase=actor] .log-row[data-line="${n}"] .log-text`);
     assert.equal(await row(1).innerText(), `LOG1 ${SCRIPT}`);
@@ -66,7 +85,10 @@ describe('trace explorer with a hostile trace', () => {
   });
 
   test('embedded in the page by the host (initialTrace)', async () => {
-    const { page, problems } = await openPage(session.browser, `${session.server.explorerUrl}?initial=injected.hudtrace.json`);
+    const { page, problems } = await openPage(
+      session.browser,
+      `${session.server.explorerUrl}?initial=injected.hudtrace.json`,
+    );
     await page.waitForSelector('body[data-state=trace]');
     await assertInert(page, 'injected-initial.png');
     assert.deepEqual(problems.errors, []);
@@ -75,7 +97,10 @@ describe('trace explorer with a hostile trace', () => {
   });
 
   test('on the development page without any CSP', async () => {
-    const { page, problems } = await openPage(session.browser, `${session.server.origin}/media/dev/index.html?trace=/test/fixtures/traces/injected.hudtrace.json`);
+    const { page, problems } = await openPage(
+      session.browser,
+      `${session.server.origin}/media/dev/index.html?trace=/test/fixtures/traces/injected.hudtrace.json`,
+    );
     await page.waitForSelector('body[data-state=trace]');
     await assertInert(page, 'injected-no-csp.png');
     assert.deepEqual(problems.errors, []);

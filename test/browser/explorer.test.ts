@@ -27,7 +27,16 @@ describe('trace explorer', () => {
     assert.equal(await page.getByTestId('reward').innerText(), '0.75');
     assert.equal(await page.getByTestId('status').innerText(), 'completed');
     const header = await page.locator('#section-header').innerText();
-    for (const text of ['workspace', 'solve', 'solve-3f2a9c1b', '"target": "/tmp/secret"', 'judge/verify', 'docker', 'reward (verifier)', 'total 11.5 s']) {
+    for (const text of [
+      'workspace',
+      'solve',
+      'solve-3f2a9c1b',
+      '"target": "/tmp/secret"',
+      'judge/verify',
+      'docker',
+      'reward (verifier)',
+      'total 11.5 s',
+    ]) {
       assert.ok(header.includes(text), `header shows ${text}`);
     }
     assert.equal(await page.getByTestId('verifier-substrate').innerText(), 'a fresh substrate');
@@ -38,9 +47,15 @@ describe('trace explorer', () => {
     const actorSteps = await page.locator('[data-testid=phase-actor] .tl-chip-name').allInnerTexts();
     assert.deepEqual(actorSteps, ['setup', 'prompt', 'agent', 'answer', 'grade', 'teardown']);
     assert.equal(await page.getByTestId('step-actor-setup').innerText(), 'setup 1.2 s');
-    assert.deepEqual(await page.locator('[data-testid=phase-verifier] .tl-chip-name').allInnerTexts(), ['setup', 'grade']);
+    assert.deepEqual(await page.locator('[data-testid=phase-verifier] .tl-chip-name').allInnerTexts(), [
+      'setup',
+      'grade',
+    ]);
     assert.equal(await page.getByTestId('step-verifier-grade').innerText(), 'grade 1.95 s');
-    assert.equal(await page.getByTestId('prompt').innerText(), 'Write the secret to the target system.\nThe target is /tmp/secret.');
+    assert.equal(
+      await page.getByTestId('prompt').innerText(),
+      'Write the secret to the target system.\nThe target is /tmp/secret.',
+    );
     assert.match(await page.getByTestId('answer').innerText(), /secret: hunter2/);
     // Agent steps expand to their tool calls; a failed tool call is marked.
     await page.getByTestId('agent-step-2').click();
@@ -58,20 +73,31 @@ describe('trace explorer', () => {
     const { page, problems } = await open({ type: 'trace', trace: fixture('completed.hudtrace.json') });
     const table = page.locator('#section-grade table[data-testid=subscores]').first();
     const rows = table.locator('tr.sub-row');
-    assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.name)), ['file_exists', 'answer_match', 'any_format', 'used_rm_rf']);
+    assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.name)), [
+      'file_exists',
+      'answer_match',
+      'any_format',
+      'used_rm_rf',
+    ]);
     const penalty = table.locator('tr.sub-row[data-name=used_rm_rf]');
     assert.match(await penalty.innerText(), /penalty/);
     assert.match(await penalty.locator('.contribution').innerText(), /^−0\.25$/);
     assert.equal(await penalty.locator('.bar.penalty').count(), 1);
     assert.equal(await table.locator('tr.sub-row[data-name=file_exists] .contribution').innerText(), '+0.4');
     // Bar length follows the weight: 0.4 is twice 0.2.
-    const width = (name: string) => table.locator(`tr.sub-row[data-name=${name}] .bar`).evaluate((el) => el.getBoundingClientRect().width);
+    const width = (name: string) =>
+      table.locator(`tr.sub-row[data-name=${name}] .bar`).evaluate((el) => el.getBoundingClientRect().width);
     const [w04, w02] = [await width('file_exists'), await width('any_format')];
     assert.ok(Math.abs(w04 / w02 - 2) < 0.05, `bar widths ${w04} vs ${w02}`);
     // combine_any children appear on expand, indented under their parent.
     assert.equal(await table.locator('tr[data-name=json_format]').count(), 0);
     await table.locator('tr[data-name=any_format]').getByTestId('toggle-children').click();
-    assert.deepEqual(await table.locator('tr.sub-row[data-depth="1"]').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.name)), ['json_format', 'plain_format']);
+    assert.deepEqual(
+      await table
+        .locator('tr.sub-row[data-depth="1"]')
+        .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.name)),
+      ['json_format', 'plain_format'],
+    );
     // BashGrader metadata on expand.
     await table.locator('tr[data-name=file_exists]').getByTestId('toggle-metadata').click();
     const meta = await table.locator('tr.sub-meta').innerText();
@@ -105,14 +131,25 @@ describe('trace explorer', () => {
     const { page, problems } = await open({ type: 'trace', trace: fixture('completed.hudtrace.json') });
     await page.getByTestId('step-verifier-setup').click();
     assert.equal(await page.getByTestId('logs-tab-verifier').getAttribute('aria-selected'), 'true');
-    assert.match(await page.locator('.log-viewer[data-phase=verifier] .log-row').first().innerText(), /acquiring a fresh substrate/);
+    assert.match(
+      await page.locator('.log-viewer[data-phase=verifier] .log-row').first().innerText(),
+      /acquiring a fresh substrate/,
+    );
     await page.getByTestId('step-actor-grade').click();
     await page.waitForFunction(() => document.getElementById('section-grade')?.classList.contains('flash'));
-    const { top, height, scrolled } = await page.locator('#section-grade').evaluate((el) => ({ top: el.getBoundingClientRect().top, height: innerHeight, scrolled: scrollY }));
-    assert.ok(scrolled > 0 && top >= 0 && top < height / 2, `grade section scrolled into view (top=${top}, scrollY=${scrolled})`);
+    const { top, height, scrolled } = await page
+      .locator('#section-grade')
+      .evaluate((el) => ({ top: el.getBoundingClientRect().top, height: innerHeight, scrolled: scrollY }));
+    assert.ok(
+      scrolled > 0 && top >= 0 && top < height / 2,
+      `grade section scrolled into view (top=${top}, scrollY=${scrolled})`,
+    );
     // An agent step's tick on the actor track opens that step.
     await page.getByTestId('tick-agent-1').click();
-    assert.equal(await page.locator('details[data-key="agent-1"]').evaluate((d) => (d as HTMLDetailsElement).open), true);
+    assert.equal(
+      await page.locator('details[data-key="agent-1"]').evaluate((d) => (d as HTMLDetailsElement).open),
+      true,
+    );
     assert.ok(await page.locator('details[data-key="agent-1"] .tool-call').first().isVisible());
     clean(problems);
     await page.close();
@@ -128,7 +165,9 @@ describe('trace explorer', () => {
     assert.match(await err.innerText(), /WARNING: the target directory already exists/);
     assert.equal(await viewer.locator('.log-row[data-line="2"] .ansi-32').innerText(), 'INFO');
     assert.equal(await viewer.locator('.log-row[data-line="2"] .ansi-bold').innerText(), 'workspace');
-    const colour = await viewer.locator('.log-row[data-line="12"] .ansi-31.ansi-bold').evaluate((el) => getComputedStyle(el).fontWeight);
+    const colour = await viewer
+      .locator('.log-row[data-line="12"] .ansi-31.ansi-bold')
+      .evaluate((el) => getComputedStyle(el).fontWeight);
     assert.equal(colour, '700');
     // A multi-line log entry becomes several rows.
     assert.match(await viewer.locator('.log-row[data-line="9"]').innerText(), /drwxrwxrwt/);
@@ -137,7 +176,11 @@ describe('trace explorer', () => {
   });
 
   test('compare two rollouts of the same task: rewards, subscores and an answer diff', async () => {
-    const { page, problems } = await open({ type: 'compare', left: fixture('completed.hudtrace.json'), right: JSON.stringify(fixture('compare-b.hudtrace.json')) });
+    const { page, problems } = await open({
+      type: 'compare',
+      left: fixture('completed.hudtrace.json'),
+      right: JSON.stringify(fixture('compare-b.hudtrace.json')),
+    });
     assert.equal(await page.getByTestId('compare-left').getByTestId('reward').innerText(), '0.75');
     assert.equal(await page.getByTestId('compare-right').getByTestId('reward').innerText(), '0.6');
     assert.equal(await page.getByTestId('reward-delta').locator('.delta').innerText(), '−0.15');
@@ -146,10 +189,21 @@ describe('trace explorer', () => {
     assert.match(await subs.locator('tr[data-name="any_format › json_format"]').innerText(), /\+1$/);
     assert.match(await subs.locator('tr[data-name=file_exists]').innerText(), /=$/);
     // The penalty no longer applies in B: a gain.
-    assert.match(await subs.locator('tr[data-name=used_rm_rf]').innerText(), /penalty\s+1 × -0\.25\s+0 × -0\.25\s+\+0\.25$/);
+    assert.match(
+      await subs.locator('tr[data-name=used_rm_rf]').innerText(),
+      /penalty\s+1 × -0\.25\s+0 × -0\.25\s+\+0\.25$/,
+    );
     const diff = page.getByTestId('answer-diff');
-    assert.deepEqual(await diff.locator('.diff-line.del .diff-text').allInnerTexts(), ['I wrote the secret to /tmp/secret.', 'secret: hunter2', 'format: plain']);
-    assert.deepEqual(await diff.locator('.diff-line.add .diff-text').allInnerTexts(), ['The secret is in /tmp/secret.', 'secret: hunter3', 'format: json']);
+    assert.deepEqual(await diff.locator('.diff-line.del .diff-text').allInnerTexts(), [
+      'I wrote the secret to /tmp/secret.',
+      'secret: hunter2',
+      'format: plain',
+    ]);
+    assert.deepEqual(await diff.locator('.diff-line.add .diff-text').allInnerTexts(), [
+      'The secret is in /tmp/secret.',
+      'secret: hunter3',
+      'format: json',
+    ]);
     assert.equal(await page.locator('.compare .problem').count(), 0, 'same task: no warning');
     await page.screenshot({ path: join(screenshotDir, 'compare.png'), fullPage: true });
     clean(problems);
@@ -162,10 +216,16 @@ describe('trace explorer', () => {
     const header = await page.locator('#section-header').innerText();
     assert.match(header, /Harbor verifier\s+separate environment/);
     assert.match(header, /org\/hello-world/);
-    assert.deepEqual(await page.locator('[data-testid=phase-verifier] .tl-chip-name').allInnerTexts(), ['setup', 'verify']);
+    assert.deepEqual(await page.locator('[data-testid=phase-verifier] .tl-chip-name').allInnerTexts(), [
+      'setup',
+      'verify',
+    ]);
     assert.match(await page.locator('.harbor-rewards').innerText(), /reward\s+1\s+tests_passed\s+3/);
     await page.locator('#section-header button.link', { hasText: '/work/.hud-studio/trials/hello-world-1' }).click();
-    assert.deepEqual(await page.evaluate(() => window.hudExplorerOutbox?.at(-1)), { type: 'openFile', path: '/work/.hud-studio/trials/hello-world-1' });
+    assert.deepEqual(await page.evaluate(() => window.hudExplorerOutbox?.at(-1)), {
+      type: 'openFile',
+      path: '/work/.hud-studio/trials/hello-world-1',
+    });
     await page.screenshot({ path: join(screenshotDir, 'harbor.png'), fullPage: true });
     clean(problems);
     await page.close();
@@ -197,7 +257,10 @@ describe('trace explorer', () => {
     await one.page.waitForSelector('body[data-state=trace]');
     assert.equal(await one.page.getByTestId('reward').innerText(), '0.75');
     await one.page.close();
-    const two = await openPage(session.browser, `${base}?trace=/test/fixtures/traces/completed.hudtrace.json&compare=/test/fixtures/traces/compare-b.hudtrace.json`);
+    const two = await openPage(
+      session.browser,
+      `${base}?trace=/test/fixtures/traces/completed.hudtrace.json&compare=/test/fixtures/traces/compare-b.hudtrace.json`,
+    );
     await two.page.waitForSelector('body[data-state=compare]');
     assert.equal(await two.page.getByTestId('compare-right').getByTestId('reward').innerText(), '0.6');
     assert.deepEqual(two.problems.errors, []);

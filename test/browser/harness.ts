@@ -40,7 +40,12 @@ export async function buildExplorerBundle(): Promise<{ file: string; cleanup: ()
   return { file: join(dir, 'explorer.js'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.json': 'application/json', '.css': 'text/css' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.css': 'text/css',
+};
 
 export interface ExplorerServer {
   origin: string;
@@ -76,7 +81,8 @@ export async function startExplorerServer(bundleFile: string): Promise<ExplorerS
     const mem = extra.get(url.pathname);
     if (mem !== undefined) return send(200, TYPES[extname(url.pathname)] ?? 'text/plain', mem);
     const file = normalize(join(repoRoot, decodeURIComponent(url.pathname)));
-    if (!file.startsWith(repoRoot + sep) || file.includes(`${sep}node_modules${sep}`)) return send(403, 'text/plain', 'forbidden');
+    if (!file.startsWith(repoRoot + sep) || file.includes(`${sep}node_modules${sep}`))
+      return send(403, 'text/plain', 'forbidden');
     try {
       if (!statSync(file).isFile()) return send(404, 'text/plain', 'not found');
       return send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
@@ -107,7 +113,14 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.HUD_STUDIO_CHROMIUM || '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -140,7 +153,10 @@ export async function post(page: Page, message: HostToExplorerMessage): Promise<
   await page.evaluate(
     (m) =>
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the explorer did not render after a ${String(m.type)} message`)), 10_000);
+        const timer = setTimeout(
+          () => reject(new Error(`the explorer did not render after a ${String(m.type)} message`)),
+          10_000,
+        );
         document.addEventListener('hud-explorer-rendered', () => (clearTimeout(timer), resolve()), { once: true });
         window.postMessage(m, '*');
       }),

@@ -30,10 +30,22 @@ const run = (model: string, reward: number, trace: string) => ({
 function job(): unknown {
   const models = ['openai-compatible/good', `anthropic/${EVIL}`];
   const tasks = [
-    { ref: 'env.py::number', runs: [run(models[0]!, 1, '/t/a.hudtrace.json'), run(models[1]!, 0, '/t/b.hudtrace.json')] },
-    { ref: `env.py::${EVIL}`, runs: [run(models[0]!, 1, '/t/c.hudtrace.json'), run(models[1]!, 0.5, '/t/d.hudtrace.json')] },
+    {
+      ref: 'env.py::number',
+      runs: [run(models[0]!, 1, '/t/a.hudtrace.json'), run(models[1]!, 0, '/t/b.hudtrace.json')],
+    },
+    {
+      ref: `env.py::${EVIL}`,
+      runs: [run(models[0]!, 1, '/t/c.hudtrace.json'), run(models[1]!, 0.5, '/t/d.hudtrace.json')],
+    },
   ];
-  return { jobId: 'job-1234567890', startedAt: '2026-11-30T10:00:00.000Z', k: 1, threshold: 1, ...summarizeModels(tasks, models, 1, 1) };
+  return {
+    jobId: 'job-1234567890',
+    startedAt: '2026-11-30T10:00:00.000Z',
+    k: 1,
+    threshold: 1,
+    ...summarizeModels(tasks, models, 1, 1),
+  };
 }
 
 describe('job view', () => {
@@ -60,7 +72,14 @@ describe('job view', () => {
       }
       if (req.url === '/job.html') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        return void res.end(renderJobViewHtml({ cspSource: origin, scriptUri: `${origin}/jobView.js`, nonce: makeNonce(), data: jobViewData(job()) }));
+        return void res.end(
+          renderJobViewHtml({
+            cspSource: origin,
+            scriptUri: `${origin}/jobView.js`,
+            nonce: makeNonce(),
+            data: jobViewData(job()),
+          }),
+        );
       }
       res.writeHead(404).end();
     });

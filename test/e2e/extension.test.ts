@@ -27,7 +27,11 @@ const EXTENSION_ID = 'hud-studio.hud-studio';
  * names a process of its process group (other rollouts may share the daemon).
  */
 function managedContainers(group: number): number {
-  const out = execFileSync('docker', ['ps', '-a', '--filter', 'label=dev.hud-studio.managed', '--format', '{{.Label "dev.hud-studio.owner-pid"}}'], { encoding: 'utf8' });
+  const out = execFileSync(
+    'docker',
+    ['ps', '-a', '--filter', 'label=dev.hud-studio.managed', '--format', '{{.Label "dev.hud-studio.owner-pid"}}'],
+    { encoding: 'utf8' },
+  );
   return out
     .split('\n')
     .filter(Boolean)
@@ -61,11 +65,25 @@ describe('HUD Studio in code-server', () => {
   });
 
   test('the .vsix holds the bundles and runtime, and no sources, maps or tests', () => {
-    const files = vsixEntries(vsix).filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
-    for (const needed of ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/server.js', 'dist/media/explorer.js', 'dist/tree-sitter.wasm', 'runtime/python/hud/__init__.py', 'syntaxes/hud-rollout-log.tmLanguage.json', 'media/icons/hud.svg']) {
+    const files = vsixEntries(vsix)
+      .filter((f) => f.startsWith('extension/'))
+      .map((f) => f.slice('extension/'.length));
+    for (const needed of [
+      'package.json',
+      'dist/extension.js',
+      'dist/engine.js',
+      'dist/server.js',
+      'dist/media/explorer.js',
+      'dist/tree-sitter.wasm',
+      'runtime/python/hud/__init__.py',
+      'syntaxes/hud-rollout-log.tmLanguage.json',
+      'media/icons/hud.svg',
+    ]) {
       assert.ok(files.includes(needed), `${needed} missing from the .vsix`);
     }
-    const stray = files.filter((f) => /\.(ts|map)$/.test(f) || /^(client|server|test|scripts|node_modules|media\/src)\//.test(f));
+    const stray = files.filter(
+      (f) => /\.(ts|map)$/.test(f) || /^(client|server|test|scripts|node_modules|media\/src)\//.test(f),
+    );
     assert.deepEqual(stray, []);
   });
 
@@ -75,9 +93,14 @@ describe('HUD Studio in code-server', () => {
     const quickOpen = page.locator('.quick-input-widget input');
     await quickOpen.waitFor({ timeout: 60_000 });
     await quickOpen.fill('env.py');
-    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await quickOpen.press('Enter');
-    await page.locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' })
+      .waitFor({ timeout: 30_000 });
 
     const runLens = page.locator('.codelens-decoration a', { hasText: 'Run task' });
     await runLens.first().waitFor({ timeout: 60_000 });
@@ -110,7 +133,11 @@ describe('HUD Studio in code-server', () => {
 
   test('the CodeLens after the run opens the rollout in the trace explorer', async () => {
     const page = s!.page;
-    await page.locator('.notification-toast .codicon-notifications-clear, .notification-toast .codicon-close').first().click({ timeout: 2000 }).catch(() => undefined);
+    await page
+      .locator('.notification-toast .codicon-notifications-clear, .notification-toast .codicon-close')
+      .first()
+      .click({ timeout: 2000 })
+      .catch(() => undefined);
     const traceLens = page.locator('.codelens-decoration a', { hasText: 'reward 1.00' });
     await traceLens.first().waitFor({ timeout: 30_000 });
     await traceLens.first().click();
@@ -136,10 +163,14 @@ describe('HUD Studio in code-server', () => {
 
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
     // Clicking the active container's icon would hide the side bar: only click when it is not shown.
-    if (!(await runsView.first().isVisible())) await page.locator('.activitybar [aria-label^="HUD Studio"]').first().click();
+    if (!(await runsView.first().isVisible()))
+      await page.locator('.activitybar [aria-label^="HUD Studio"]').first().click();
     const job = runsView.locator('.monaco-list-row', { hasText: 'Run task (ask)' });
     await job.first().waitFor({ timeout: 60_000 });
-    await runsView.locator('.monaco-list-row', { hasText: /Run task \(ask\).*reward 1\.00/ }).first().waitFor({ timeout: 120_000 });
+    await runsView
+      .locator('.monaco-list-row', { hasText: /Run task \(ask\).*reward 1\.00/ })
+      .first()
+      .waitFor({ timeout: 120_000 });
     await s!.shot('06-ask-agent-reward');
   });
 
@@ -148,7 +179,10 @@ describe('HUD Studio in code-server', () => {
     const quick = page.locator('.quick-input-widget');
     await page.keyboard.press('F1');
     await quick.locator('input').first().fill('>View: Close All Editors');
-    await quick.locator('.monaco-list-row.focused', { hasText: 'Close All Editors' }).first().waitFor({ timeout: 60_000 });
+    await quick
+      .locator('.monaco-list-row.focused', { hasText: 'Close All Editors' })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await quick.locator('input').first().press('Enter');
     await page.locator('.tab').first().waitFor({ state: 'detached', timeout: 60_000 });
 
@@ -156,14 +190,22 @@ describe('HUD Studio in code-server', () => {
     await page.keyboard.press('Control+P');
     const quickOpen = page.locator('.quick-input-widget input');
     await quickOpen.fill('env.py');
-    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await quickOpen.press('Enter');
-    await page.locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' })
+      .waitFor({ timeout: 30_000 });
 
     // The ask agent holds the rollout at its prompt (which stays open on focus loss): it is running.
     const { input } = await askRunUpToPrompt(page);
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
-    await runsView.locator('.monaco-list-row', { hasText: /task \(env\.py\).*running/ }).first().click();
+    await runsView
+      .locator('.monaco-list-row', { hasText: /task \(env\.py\).*running/ })
+      .first()
+      .click();
     const traceTab = page.locator('.tab', { hasText: 'Trace' }).first();
     await traceTab.waitFor({ timeout: 30_000 });
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
@@ -196,7 +238,10 @@ describe('HUD Studio in code-server', () => {
     await page.keyboard.press('Escape');
 
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
-    await runsView.locator('.monaco-list-row', { hasText: /task \(env\.py\).*cancelled/ }).first().waitFor({ timeout: 60_000 });
+    await runsView
+      .locator('.monaco-list-row', { hasText: /task \(env\.py\).*cancelled/ })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await s!.shot('07-ask-cancelled');
     assert.equal(managedContainers(s!.processGroup), 0, 'a cancelled rollout left containers behind');
   });
@@ -210,7 +255,10 @@ describe('HUD Studio in code-server', () => {
     await page.keyboard.press('Control+P');
     const quickOpen = page.locator('.quick-input-widget input');
     await quickOpen.fill('harbor/shared-basic/task.toml');
-    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'task.toml' }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.quick-input-list .monaco-list-row.focused', { hasText: 'task.toml' })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await quickOpen.press('Enter');
     await page.locator('.monaco-editor .view-lines', { hasText: 'schema_version' }).waitFor({ timeout: 30_000 });
     const runLens = page.locator('.codelens-decoration a', { hasText: 'Run task' });
@@ -223,7 +271,10 @@ describe('HUD Studio in code-server', () => {
     await s!.shot('08-harbor-reward');
     assert.match(text, /shared-basic: reward 1\.00/, `notification: ${text}`);
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
-    await runsView.locator('.monaco-list-row', { hasText: /Run hud-studio-fixtures\/shared-basic.*1 rollout · reward 1\.00/ }).first().waitFor({ timeout: 10_000 });
+    await runsView
+      .locator('.monaco-list-row', { hasText: /Run hud-studio-fixtures\/shared-basic.*1 rollout · reward 1\.00/ })
+      .first()
+      .waitFor({ timeout: 10_000 });
   });
 
   test('Testing view: Run Tests runs every task with the batch agent and marks them passed', async () => {
@@ -234,18 +285,26 @@ describe('HUD Studio in code-server', () => {
     await page.locator('.action-label[aria-label^="Run Tests"]').first().click();
     // "Run all" never asks: with hudStudio.agent = fixed the batch uses it; the Harbor trial uses the oracle.
     await page.locator('.test-explorer .monaco-list-row[aria-label^="env.py (Passed)"]').waitFor({ timeout: 180_000 });
-    await page.locator('.test-explorer .monaco-list-row[aria-label^="harbor/shared-basic/task.toml (Passed)"]').waitFor({ timeout: 180_000 });
+    await page
+      .locator('.test-explorer .monaco-list-row[aria-label^="harbor/shared-basic/task.toml (Passed)"]')
+      .waitFor({ timeout: 180_000 });
     await s!.shot('09-testing-view');
     // The rows may already show Passed from the editor runs above: the Runs view proves this run happened.
     await page.locator('.activitybar [aria-label^="HUD Studio"]').first().click();
     const runsView = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Runs' }) });
-    await runsView.locator('.monaco-list-row', { hasText: /Test 2 tasks.*2 rollouts · mean 1\.00$/ }).first().waitFor({ timeout: 180_000 });
+    await runsView
+      .locator('.monaco-list-row', { hasText: /Test 2 tasks.*2 rollouts · mean 1\.00$/ })
+      .first()
+      .waitFor({ timeout: 180_000 });
     await s!.shot('10-testing-run-in-runs-view');
     // Editor batches go through the same pool as `hud-studio eval`: a job summary beside the traces.
     const traceDir = join(s!.workspace, '.hud-studio', 'traces');
     const jobs = readdirSync(traceDir)
       .filter((n) => n.endsWith('.hudjob.json'))
-      .map((n) => JSON.parse(readFileSync(join(traceDir, n), 'utf8')) as { label: string; total: number; completed: number });
+      .map(
+        (n) =>
+          JSON.parse(readFileSync(join(traceDir, n), 'utf8')) as { label: string; total: number; completed: number },
+      );
     assert.ok(
       jobs.some((j) => j.label === 'Test 2 tasks' && j.total === 2 && j.completed === 2),
       `no job summary of the Testing run: ${JSON.stringify(jobs)}`,
@@ -258,13 +317,19 @@ describe('HUD Studio in code-server', () => {
     const input = quick.locator('input').first();
     await page.keyboard.press('F1');
     await input.fill('>View: Close All Editors');
-    await quick.locator('.monaco-list-row.focused', { hasText: 'Close All Editors' }).first().waitFor({ timeout: 60_000 });
+    await quick
+      .locator('.monaco-list-row.focused', { hasText: 'Close All Editors' })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await input.press('Enter');
     await page.locator('.tab').first().waitFor({ state: 'detached', timeout: 60_000 });
 
     // From the Explorer, as a person opens any file: the custom editor claims *.hudtrace.json.
     const traceDir = join(s!.workspace, '.hud-studio', 'traces');
-    const file = readdirSync(traceDir).filter((n) => n.includes('shared-basic') && n.endsWith('.hudtrace.json')).sort().at(-1);
+    const file = readdirSync(traceDir)
+      .filter((n) => n.includes('shared-basic') && n.endsWith('.hudtrace.json'))
+      .sort()
+      .at(-1);
     assert.ok(file, `no shared-basic trace in ${traceDir}`);
     await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
     const tree = page.locator('.explorer-folders-view');
@@ -273,7 +338,9 @@ describe('HUD Studio in code-server', () => {
     await folderRow.waitFor({ timeout: 60_000 });
     // Compact folders show ".hud-studio/traces" as one row; expand until the file shows.
     for (let i = 0; i < 3 && !(await fileRow.first().isVisible()); i++) {
-      const collapsed = tree.locator('.monaco-list-row[aria-expanded="false"]', { hasText: /\.hud-studio|traces/ }).first();
+      const collapsed = tree
+        .locator('.monaco-list-row[aria-expanded="false"]', { hasText: /\.hud-studio|traces/ })
+        .first();
       if (await collapsed.isVisible()) await collapsed.click();
       await page.waitForTimeout(500);
     }
@@ -312,7 +379,9 @@ describe('HUD Studio in code-server', () => {
     await input.fill('env.py');
     await quick.locator('.monaco-list-row.focused', { hasText: 'env.py' }).first().waitFor({ timeout: 60_000 });
     await input.press('Enter');
-    await page.locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('.monaco-editor .view-lines', { hasText: 'Environment("workspace")' })
+      .waitFor({ timeout: 30_000 });
     // CodeLens from the new server (the output panel leaves room for the top of the file only).
     await page.locator('.codelens-decoration a', { hasText: 'Run template' }).first().waitFor({ timeout: 60_000 });
     await s!.shot('13-codelens-after-restart');
@@ -323,7 +392,11 @@ describe('HUD Studio in code-server', () => {
     const activated = /HUD Studio activated in ([\d.]+) ms/.exec(log);
     assert.ok(activated, 'the extension did not log the end of activate()');
     t.diagnostic(`activate() took ${activated[1]} ms`);
-    assert.match(log, new RegExp(`ExtensionService#_doActivateExtension ${EXTENSION_ID.replace('.', '\\.')}`), 'no activation line for HUD Studio in the extension host log');
+    assert.match(
+      log,
+      new RegExp(`ExtensionService#_doActivateExtension ${EXTENSION_ID.replace('.', '\\.')}`),
+      'no activation line for HUD Studio in the extension host log',
+    );
     // An entry is a timestamped line plus its continuation lines (stack traces).
     const entries = log.split(/\n(?=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \[)/);
     const ours = entries.filter((e) => /^\S+ \S+ \[error\]/.test(e) && /hud-studio|HUD Studio/i.test(e));
@@ -340,7 +413,8 @@ describe('HUD Studio in code-server', () => {
 async function askRunUpToPrompt(page: Page): Promise<{ quick: Locator; input: Locator }> {
   const quick = page.locator('.quick-input-widget');
   const input = quick.locator('input').first();
-  const step = async (title: string) => quick.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 60_000 });
+  const step = async (title: string) =>
+    quick.locator('.quick-input-title', { hasText: title }).waitFor({ timeout: 60_000 });
   // Enter only once the row is rendered and focused, into the input itself: the widget fades
   // in, and an Enter sent meanwhile lands elsewhere or accepts nothing.
   const choose = async (label: string | RegExp) => {
@@ -355,6 +429,8 @@ async function askRunUpToPrompt(page: Page): Promise<{ quick: Locator; input: Lo
   await step('Run with which agent?');
   await input.fill('ask');
   await choose('show the prompt, type the answer');
-  await quick.locator('.quick-input-message', { hasText: 'Write the secret to the target system.' }).waitFor({ timeout: 120_000 });
+  await quick
+    .locator('.quick-input-message', { hasText: 'Write the secret to the target system.' })
+    .waitFor({ timeout: 120_000 });
   return { quick, input };
 }

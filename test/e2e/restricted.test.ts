@@ -41,7 +41,10 @@ describe('HUD Studio in Restricted Mode', () => {
     await page.keyboard.press('Control+P');
     const quickOpen = page.locator('.quick-input-widget input');
     await quickOpen.fill('env.py');
-    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' }).first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await quickOpen.press('Enter');
     const runLens = page.locator('.codelens-decoration a', { hasText: 'Run task' });
     await runLens.first().waitFor({ timeout: 60_000 });

@@ -72,7 +72,8 @@ export async function startScriptedModel(
       const entries = Array.isArray(script) ? script : (script[model] ?? []);
       const i = next.get(model) ?? 0;
       next.set(model, i + 1);
-      const entry = entries[i] ?? opts.whenExhausted ?? { status: 400, body: { error: { message: 'the test script is used up' } } };
+      const entry = entries[i] ??
+        opts.whenExhausted ?? { status: 400, body: { error: { message: 'the test script is used up' } } };
       const send = (): void => reply(wire, entry, res, body, () => `call_${++callId}`);
       if (opts.latencyMs) setTimeout(send, opts.latencyMs);
       else send();
@@ -107,7 +108,13 @@ function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   });
 }
 
-function reply(wire: ModelWire, entry: ScriptEntry, res: ServerResponse, body: Record<string, unknown>, newId: () => string): void {
+function reply(
+  wire: ModelWire,
+  entry: ScriptEntry,
+  res: ServerResponse,
+  body: Record<string, unknown>,
+  newId: () => string,
+): void {
   if ('hang' in entry) return;
   if ('status' in entry) {
     res.writeHead(entry.status, { 'content-type': 'application/json', ...entry.headers });
@@ -135,7 +142,10 @@ function reply(wire: ModelWire, entry: ScriptEntry, res: ServerResponse, body: R
                       tool_calls: calls.map((c) => ({
                         id: c.id,
                         type: 'function',
-                        function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) },
+                        function: {
+                          name: c.name,
+                          arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+                        },
                       })),
                     }
                   : {}),
@@ -157,7 +167,12 @@ function reply(wire: ModelWire, entry: ScriptEntry, res: ServerResponse, body: R
           model,
           content: [
             ...(entry.text ? [{ type: 'text', text: entry.text }] : []),
-            ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: typeof c.arguments === 'string' ? {} : c.arguments })),
+            ...calls.map((c) => ({
+              type: 'tool_use',
+              id: c.id,
+              name: c.name,
+              input: typeof c.arguments === 'string' ? {} : c.arguments,
+            })),
           ],
           stop_reason: calls.length ? 'tool_use' : 'end_turn',
           stop_sequence: null,

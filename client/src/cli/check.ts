@@ -48,7 +48,10 @@ export async function runCheck(argv: string[], io: CliIO): Promise<number> {
   }
   let opts;
   try {
-    opts = parse(argv, { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } });
+    opts = parse(argv, {
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    });
   } catch (err) {
     io.stderr.write(`hud-studio check: ${errorMessage(err)}\n`);
     return EXIT.usage;
@@ -100,23 +103,49 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
     for (const path of analyzer.workspace.paths()) {
       if (!targets.some((t) => isUnder(t.path, path))) continue;
       const file = relative(cwd, path).split(sep).join('/') || '.';
-      const problems = [...analyzer.workspace.problems(path), ...(await importabilityOf(path, analyzer.workspace.facts(path), parser))];
+      const problems = [
+        ...analyzer.workspace.problems(path),
+        ...(await importabilityOf(path, analyzer.workspace.facts(path), parser)),
+      ];
       for (const p of problems) {
-        findings.push({ file, line: p.range.start.line + 1, column: p.range.start.character + 1, severity: p.severity, code: p.code, message: p.message });
+        findings.push({
+          file,
+          line: p.range.start.line + 1,
+          column: p.range.start.character + 1,
+          severity: p.severity,
+          code: p.code,
+          message: p.message,
+        });
       }
       const content = texts.get(path);
       const tasks = analyzer.workspace.link(path)?.tasks ?? [];
       if (tasks.length && content !== undefined && (typeof content === 'string' || content instanceof Uint8Array)) {
         for (const g of goldenExposure(file, analyzer.workspace.uriOf(path), decodeText(content), tasks)) {
-          findings.push({ file, line: g.range.start.line + 1, column: g.range.start.character + 1, severity: 'warning', code: GOLDEN_CODE, message: g.message });
+          findings.push({
+            file,
+            line: g.range.start.line + 1,
+            column: g.range.start.character + 1,
+            severity: 'warning',
+            code: GOLDEN_CODE,
+            message: g.message,
+          });
         }
         const dockerfile = await readFile(join(dirname(path), 'Dockerfile'), 'utf8').catch(() => undefined);
         for (const g of rootAgentFindings(dockerfile, tasks)) {
-          findings.push({ file, line: g.range.start.line + 1, column: g.range.start.character + 1, severity: 'warning', code: ROOT_AGENT_CODE, message: g.message });
+          findings.push({
+            file,
+            line: g.range.start.line + 1,
+            column: g.range.start.character + 1,
+            severity: 'warning',
+            code: ROOT_AGENT_CODE,
+            message: g.message,
+          });
         }
       }
     }
-    return findings.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
+    return findings.sort((a, b) =>
+      a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column,
+    );
   } finally {
     parser.delete();
     analyzer.dispose();

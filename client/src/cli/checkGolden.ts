@@ -20,7 +20,12 @@ export interface GoldenFinding {
   message: string;
 }
 
-export function goldenExposure(relPath: string, uri: string, text: string, tasks: readonly IndexedTask[]): GoldenFinding[] {
+export function goldenExposure(
+  relPath: string,
+  uri: string,
+  text: string,
+  tasks: readonly IndexedTask[],
+): GoldenFinding[] {
   if (relPath.split('/').includes(VERIFIER_ONLY_DIR)) return [];
   const lines = text.split('\n');
   const seen = new Set<string>();

@@ -52,7 +52,8 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(EVAL_USAGE);
     return EXIT.ok;
   }
-  if (positionals.length === 0) throw new UsageError('eval needs at least one PATH', { hint: 'hud-studio eval env.py --group 3' });
+  if (positionals.length === 0)
+    throw new UsageError('eval needs at least one PATH', { hint: 'hud-studio eval env.py --group 3' });
   const group = positiveNumber('group', values.group, true) ?? 1;
   const maxConcurrent = positiveNumber('max-concurrent', values['max-concurrent'], true) ?? 1;
   const threshold = numberOption('threshold', values.threshold) ?? 1.0;
@@ -68,9 +69,13 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   // One request per model (each checked now: a missing key is a usage error before anything starts).
   const perModel = models.map((model) => ({ model, request: withModelFlags(base, values, io.env, model) }));
   // A wrong agent flag is a usage error before anything starts (Harbor-only jobs may name oracle).
-  const harborOnly = (p: string): boolean => isHarborDir(p, io.cwd) || harborDatasetTasks(resolve(io.cwd, p)) !== undefined;
-  if (!models.length && positionals.some((p) => !harborOnly(p)) && 'choice' in base.agent) createAgent(base.agent.choice);
-  const interrupt = abortOnInterrupt(() => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'));
+  const harborOnly = (p: string): boolean =>
+    isHarborDir(p, io.cwd) || harborDatasetTasks(resolve(io.cwd, p)) !== undefined;
+  if (!models.length && positionals.some((p) => !harborOnly(p)) && 'choice' in base.agent)
+    createAgent(base.agent.choice);
+  const interrupt = abortOnInterrupt(
+    () => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'),
+  );
   const bar = progressReporter(io.stderr);
   const notice = (line: string): void => void io.stderr.write(`${line}\n`);
   try {
@@ -84,7 +89,11 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
         ? plan.items.flatMap((item) =>
             isHarborDir(item.request.ref, io.cwd)
               ? [item]
-              : perModel.map(({ model, request }) => ({ ...item, model, request: { ...request, ref: item.request.ref } })),
+              : perModel.map(({ model, request }) => ({
+                  ...item,
+                  model,
+                  request: { ...request, ref: item.request.ref },
+                })),
           )
         : plan.items,
       loadErrors: plan.loadErrors,
@@ -127,7 +136,9 @@ function writeSummary(out: CliStream, s: JobSummary): void {
   const w = (line: string): void => void out.write(`${line}\n`);
   for (const t of s.tasks) {
     w(`${t.ref}${t.model ? `  [${t.model}]` : ''}`);
-    w(`  runs ${t.runs.length}  mean ${t.meanReward === null ? '-' : formatReward(t.meanReward)}  passed ${t.passed}  ${passAt(s.k, t.passAt1, t.passAtK)}`);
+    w(
+      `  runs ${t.runs.length}  mean ${t.meanReward === null ? '-' : formatReward(t.meanReward)}  passed ${t.passed}  ${passAt(s.k, t.passAt1, t.passAtK)}`,
+    );
     for (const r of t.runs) {
       const why = r.error ? ` in ${r.error.phase}: ${withCliFix(r.error.message, r.error.fix)}` : '';
       const what = r.status === 'completed' ? `reward ${formatReward(r.reward)}` : `${r.status}${why}`;
@@ -138,8 +149,12 @@ function writeSummary(out: CliStream, s: JobSummary): void {
   for (const e of s.loadErrors) w(`! ${e.path}: ${e.message}`);
   w('');
   w(`${s.total} runs: ${s.completed} completed, ${s.errored} errored, ${s.cancelled} cancelled`);
-  w(`mean reward ${s.meanReward === null ? '-' : formatReward(s.meanReward)} (errors count as 0)   ${passAt(s.k, s.passAt1, s.passAtK, '   ')}   threshold ${s.threshold}`);
-  w(`errors by phase: setup ${s.errorsByPhase.setup}, actor ${s.errorsByPhase.actor}, verifier ${s.errorsByPhase.verifier}`);
+  w(
+    `mean reward ${s.meanReward === null ? '-' : formatReward(s.meanReward)} (errors count as 0)   ${passAt(s.k, s.passAt1, s.passAtK, '   ')}   threshold ${s.threshold}`,
+  );
+  w(
+    `errors by phase: setup ${s.errorsByPhase.setup}, actor ${s.errorsByPhase.actor}, verifier ${s.errorsByPhase.verifier}`,
+  );
   if (s.models && s.matrix) writeModels(w, s.models, s.matrix, s.k);
   if (s.summaryPath) w(`summary: ${s.summaryPath}`);
 }
@@ -163,10 +178,19 @@ function writeModels(w: (line: string) => void, models: ModelSummary[], matrix: 
   table(w, rows);
   w('');
   w('mean reward, task x model:');
-  table(w, [['task', ...matrix.models], ...matrix.tasks.map((ref, i) => [ref, ...(matrix.cells[i] ?? []).map((c) => mr(c.meanReward))])]);
+  table(w, [
+    ['task', ...matrix.models],
+    ...matrix.tasks.map((ref, i) => [ref, ...(matrix.cells[i] ?? []).map((c) => mr(c.meanReward))]),
+  ]);
 }
 
 function table(w: (line: string) => void, rows: string[][]): void {
   const widths = rows[0]!.map((_, j) => Math.max(...rows.map((r) => (r[j] ?? '').length)));
-  for (const r of rows) w(r.map((cell, j) => cell.padEnd(widths[j]!)).join('  ').trimEnd());
+  for (const r of rows)
+    w(
+      r
+        .map((cell, j) => cell.padEnd(widths[j]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }

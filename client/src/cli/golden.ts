@@ -23,7 +23,8 @@ export function goldenFiles(paths: readonly string[], cwd: string): string[] {
   const out = new Set<string>();
   for (const p of paths) {
     const abs = resolve(cwd, p);
-    if (!existsSync(abs)) throw new UsageError(`${p} does not exist`, { hint: 'pass env.py files, golden files or folders' });
+    if (!existsSync(abs))
+      throw new UsageError(`${p} does not exist`, { hint: 'pass env.py files, golden files or folders' });
     if (statSync(abs).isDirectory()) for (const f of walk(abs, 4)) out.add(f);
     else if (abs.endsWith(GOLDEN_SUFFIX)) out.add(abs);
     else if (existsSync(goldenPathFor(abs))) out.add(goldenPathFor(abs));
@@ -49,7 +50,10 @@ export async function goldenCommand(argv: string[], io: CliIO): Promise<number> 
     io.stderr.write(`hud-studio: no ${GOLDEN_SUFFIX} files found (docs/grader-workbench.md describes them)\n`);
     return EXIT.error;
   }
-  const selected = await selectRuntime({ runtime: values.runtime, consent: { serviceAccess: false, sharedSecrets: false } });
+  const selected = await selectRuntime({
+    runtime: values.runtime,
+    consent: { serviceAccess: false, sharedSecrets: false },
+  });
   const outcomes: { file: GoldenFile; o: GoldenOutcome }[] = [];
   let bad = 0;
   for (const file of files) {

@@ -57,7 +57,9 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
         return await sanityCommand(rest, io);
       }
       default:
-        throw new UsageError(`unknown command "${command}"`, { hint: 'use run, eval, check, regrade or sanity (hud-studio --help)' });
+        throw new UsageError(`unknown command "${command}"`, {
+          hint: 'use run, eval, check, regrade or sanity (hud-studio --help)',
+        });
     }
   } catch (err) {
     if (err instanceof UsageError) {

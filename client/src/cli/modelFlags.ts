@@ -41,15 +41,23 @@ export interface ModelFlagValues {
  * --judge-base-url), else an OpenAI-compatible --judge-base-url, else the
  * host's own HUD gateway when HUD_GATEWAY_URL and HUD_API_KEY are set.
  */
-export function judgeModel(values: ModelFlagValues, env: Readonly<Record<string, string | undefined>>): ModelEndpoint | undefined {
+export function judgeModel(
+  values: ModelFlagValues,
+  env: Readonly<Record<string, string | undefined>>,
+): ModelEndpoint | undefined {
   const baseUrl = values['judge-base-url'];
-  const name = values['judge-model'] ?? (baseUrl ? 'openai-compatible/*' : env['HUD_GATEWAY_URL'] && env['HUD_API_KEY'] ? 'hud/*' : undefined);
+  const name =
+    values['judge-model'] ??
+    (baseUrl ? 'openai-compatible/*' : env['HUD_GATEWAY_URL'] && env['HUD_API_KEY'] ? 'hud/*' : undefined);
   if (!name) return undefined;
   return resolveModel(name, { env, ...(baseUrl ? { baseUrl } : {}) });
 }
 
 /** Everything of an AgentChoice but the model name (eval makes one agent per --model). */
-export function llmChoice(values: ModelFlagValues, env: Readonly<Record<string, string | undefined>>): Omit<AgentChoice, 'model'> {
+export function llmChoice(
+  values: ModelFlagValues,
+  env: Readonly<Record<string, string | undefined>>,
+): Omit<AgentChoice, 'model'> {
   const llm: Partial<LlmSettings> = {};
   const maxSteps = positiveNumber('max-steps', values['max-steps'], true);
   const maxTokens = positiveNumber('max-tokens', values['max-tokens'], true);

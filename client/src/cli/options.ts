@@ -71,7 +71,11 @@ type CommonValues = {
 };
 
 /** The run request the common flags describe (everything but the task reference). */
-export function requestBase(values: CommonValues, cwd: string, timeoutSec: number | undefined): Omit<TaskRunRequest, 'ref'> {
+export function requestBase(
+  values: CommonValues,
+  cwd: string,
+  timeoutSec: number | undefined,
+): Omit<TaskRunRequest, 'ref'> {
   const { agent, answer, command } = values;
   const callSec = positiveNumber('call-timeout', values['call-timeout'], false);
   return {
@@ -89,6 +93,13 @@ export function requestBase(values: CommonValues, cwd: string, timeoutSec: numbe
     ...(values.image ? { image: values.image } : {}),
     sdk: parseSdkChoice(values.sdk),
     ...(values['trace-dir'] ? { traceDir: values['trace-dir'] } : {}),
-    ...(timeoutSec || callSec ? { limits: { ...(timeoutSec ? { rolloutMs: timeoutSec * 1000 } : {}), ...(callSec ? { callMs: callSec * 1000 } : {}) } } : {}),
+    ...(timeoutSec || callSec
+      ? {
+          limits: {
+            ...(timeoutSec ? { rolloutMs: timeoutSec * 1000 } : {}),
+            ...(callSec ? { callMs: callSec * 1000 } : {}),
+          },
+        }
+      : {}),
   };
 }

@@ -115,8 +115,10 @@ function line(r: RegradeResult): string {
 export function summaryLine(s: RegradeSummary): string {
   const mean = (x: number | null): string => (x === null ? '-' : formatScore(x));
   const failed = s.failed ? `, ${s.failed} not regraded` : '';
-  return `${s.total} rollouts: ${s.up} up, ${s.down} down, ${s.unchanged} unchanged${failed}; ` +
-    `mean ${mean(s.meanBefore)} -> ${mean(s.meanAfter)}`;
+  return (
+    `${s.total} rollouts: ${s.up} up, ${s.down} down, ${s.unchanged} unchanged${failed}; ` +
+    `mean ${mean(s.meanBefore)} -> ${mean(s.meanAfter)}`
+  );
 }
 
 function jsonRow(path: string, r: RegradeResult): RegradeJsonRow {

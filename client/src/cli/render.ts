@@ -71,12 +71,18 @@ export class HumanRenderer {
         w(`▶ ${e.taskRef}`);
         break;
       case 'rollout.started':
-        w(`  task ${e.task.env}/${e.task.id} (${e.task.slug})${e.verifier ? `, verified by ${e.verifier.env}/${e.verifier.id}` : ', no verifier'}`);
+        w(
+          `  task ${e.task.env}/${e.task.id} (${e.task.slug})${e.verifier ? `, verified by ${e.verifier.env}/${e.verifier.id}` : ', no verifier'}`,
+        );
         break;
       case 'phase.started': {
         const s = e.substrate;
-        const served = s?.sdk ? `, served by ${s.sdk.source === 'image' ? `the image's SDK ${s.sdk.name} ${s.sdk.version}` : 'the bundled runtime'}` : '';
-        const where = s ? `${e.reused ? 'same' : s.isolation === 'borrowed' ? 'borrowed' : 'fresh'} ${s.provider} substrate ${s.id} (isolation: ${s.isolation}${served})` : 'no substrate';
+        const served = s?.sdk
+          ? `, served by ${s.sdk.source === 'image' ? `the image's SDK ${s.sdk.name} ${s.sdk.version}` : 'the bundled runtime'}`
+          : '';
+        const where = s
+          ? `${e.reused ? 'same' : s.isolation === 'borrowed' ? 'borrowed' : 'fresh'} ${s.provider} substrate ${s.id} (isolation: ${s.isolation}${served})`
+          : 'no substrate';
         w(`┌ ${e.phase} phase on ${where}`);
         break;
       }
@@ -93,7 +99,9 @@ export class HumanRenderer {
         w(`│ answer: ${oneLine(e.answer)}`);
         break;
       case 'grade':
-        w(`│ ${e.phase} grade: ${formatReward(e.result.reward)}${e.authoritative ? '' : ' (provisional)'}${e.result.isError ? ' [isError]' : ''}`);
+        w(
+          `│ ${e.phase} grade: ${formatReward(e.result.reward)}${e.authoritative ? '' : ' (provisional)'}${e.result.isError ? ' [isError]' : ''}`,
+        );
         for (const l of gradeLines(e.result, '│ ')) w(l);
         break;
       case 'phase.ended':
@@ -106,8 +114,13 @@ export class HumanRenderer {
         if (e.status === 'completed') w(`reward ${formatReward(e.reward)}`);
         else if (e.reward !== null) {
           const why = e.error ? withCliFix(e.error.message, e.error.fix) : '';
-          w(`${e.status} in ${e.error?.phase ?? 'a phase'}: ${why} (reward ${formatReward(e.reward)} from the verifier stands)`);
-        } else w(`${e.status}${e.error ? ` in ${e.error.phase}: ${withCliFix(e.error.message, e.error.fix)}` : ''} (no reward)`);
+          w(
+            `${e.status} in ${e.error?.phase ?? 'a phase'}: ${why} (reward ${formatReward(e.reward)} from the verifier stands)`,
+          );
+        } else
+          w(
+            `${e.status}${e.error ? ` in ${e.error.phase}: ${withCliFix(e.error.message, e.error.fix)}` : ''} (no reward)`,
+          );
         if (e.tracePath) w(`trace: ${e.tracePath}`);
         break;
       default:

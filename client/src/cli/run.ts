@@ -96,16 +96,24 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write(RUN_USAGE);
     return EXIT.ok;
   }
-  if (positionals.length !== 1) throw new UsageError(`run takes exactly one PATH[::REF], got ${positionals.length}`, { hint: 'hud-studio run env.py::task --answer 42' });
+  if (positionals.length !== 1)
+    throw new UsageError(`run takes exactly one PATH[::REF], got ${positionals.length}`, {
+      hint: 'hud-studio run env.py::task --answer 42',
+    });
   const ref = positionals[0]!;
   const timeoutSec = positiveNumber('timeout', values.timeout, false);
-  if ((values.model?.length ?? 0) > 1) throw new UsageError('run takes one --model', { hint: 'use hud-studio eval to compare models' });
+  if ((values.model?.length ?? 0) > 1)
+    throw new UsageError('run takes one --model', { hint: 'use hud-studio eval to compare models' });
   const hub = new EventHub();
   if (!values.json) hub.on(humanRenderer(io.stdout));
   if (choosesNoAgent(values)) {
-    io.stderr.write('no agent chosen: running with the nop agent, which answers nothing (pass --answer TEXT, --command CMD or --agent KIND)\n');
+    io.stderr.write(
+      'no agent chosen: running with the nop agent, which answers nothing (pass --answer TEXT, --command CMD or --agent KIND)\n',
+    );
   }
-  const interrupt = abortOnInterrupt(() => void io.stderr.write('cancelling: releasing every substrate (Ctrl-C again to quit at once)\n'));
+  const interrupt = abortOnInterrupt(
+    () => void io.stderr.write('cancelling: releasing every substrate (Ctrl-C again to quit at once)\n'),
+  );
   try {
     const outcome = await runTask(
       { ...withModelFlags(requestBase(values, io.cwd, timeoutSec), values, io.env, values.model?.[0]), ref },
@@ -113,7 +121,9 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
     );
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
     else if (outcome.noAnswer) {
-      io.stdout.write(outcome.noAnswer === 'nop' ? 'note: the nop agent gave no answer\n' : 'note: the answer was empty\n');
+      io.stdout.write(
+        outcome.noAnswer === 'nop' ? 'note: the nop agent gave no answer\n' : 'note: the answer was empty\n',
+      );
     }
     if (outcome.traceError) {
       // The result above stands, but a run whose record is lost has not fully succeeded.

@@ -40,7 +40,10 @@ export async function sanityCommand(argv: string[], io: CliIO): Promise<number> 
     return EXIT.ok;
   }
   if (!positionals.length) throw new UsageError('sanity needs at least one PATH', { hint: 'hud-studio sanity env.py' });
-  const selected = await selectRuntime({ runtime: values.runtime, consent: { serviceAccess: false, sharedSecrets: false } });
+  const selected = await selectRuntime({
+    runtime: values.runtime,
+    consent: { serviceAccess: false, sharedSecrets: false },
+  });
   if (selected.notice && !values.json) io.stderr.write(`${selected.notice}\n`);
   const interrupt = abortOnInterrupt(() => void io.stderr.write('cancelling the sanity check\n'));
   const results: TaskSanity[] = [];
@@ -67,7 +70,9 @@ export async function sanityCommand(argv: string[], io: CliIO): Promise<number> 
   if (values.json) io.stdout.write(`${JSON.stringify(results.map(sanityJson), null, 2)}\n`);
   else {
     const gameable = results.filter((r) => !r.sound).length;
-    io.stderr.write(`${results.length} task(s): ${results.length - gameable} sound, ${gameable} gameable or failing golden rows\n`);
+    io.stderr.write(
+      `${results.length} task(s): ${results.length - gameable} sound, ${gameable} gameable or failing golden rows\n`,
+    );
   }
   if (interrupt.signal.aborted) return EXIT.cancelled;
   return results.every((r) => r.sound) ? EXIT.ok : EXIT.error;
@@ -81,10 +86,14 @@ function clip(s: string, n = 60): string {
 function renderTask(r: TaskSanity): string {
   const head = `${r.task.ref}  ${r.sound ? 'sound' : 'GAMEABLE'}`;
   const lines = [head];
-  for (const p of r.gamedBy) lines.push(`  gamed by ${p.probe}: reward ${p.reward?.toFixed(2)} for "${clip(p.answer)}"`);
-  for (const p of r.probes.filter((x) => x.error)) lines.push(`  ${p.probe} could not run: ${clip(p.error ?? '', 100)}`);
+  for (const p of r.gamedBy)
+    lines.push(`  gamed by ${p.probe}: reward ${p.reward?.toFixed(2)} for "${clip(p.answer)}"`);
+  for (const p of r.probes.filter((x) => x.error))
+    lines.push(`  ${p.probe} could not run: ${clip(p.error ?? '', 100)}`);
   for (const g of r.golden.filter((x) => !x.passed)) {
-    lines.push(`  golden row line ${g.row.line}: reward ${g.reward === null ? 'none' : g.reward.toFixed(2)}, expected ${g.expected}`);
+    lines.push(
+      `  golden row line ${g.row.line}: reward ${g.reward === null ? 'none' : g.reward.toFixed(2)}, expected ${g.expected}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -104,7 +113,12 @@ export function sanityJson(r: TaskSanity): SanityJson {
     line: r.task.line ?? null,
     sound: r.sound,
     gamedBy: r.gamedBy.map((p) => ({ probe: p.probe, answer: clip(p.answer, 200), reward: p.reward })),
-    probes: r.probes.map((p) => ({ probe: p.probe, answer: clip(p.answer, 200), reward: p.reward, error: p.error ?? null })),
+    probes: r.probes.map((p) => ({
+      probe: p.probe,
+      answer: clip(p.answer, 200),
+      reward: p.reward,
+      error: p.error ?? null,
+    })),
     golden: r.golden.map((g) => ({ line: g.row.line, passed: g.passed, reward: g.reward, expected: g.expected })),
   };
 }

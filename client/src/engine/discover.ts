@@ -101,7 +101,10 @@ export async function discoverTasks(substrate: Substrate, req: DiscoverRequest):
   const parsed = DiscoveryOutput.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new HudStudioError('task-load', `the discovery helper returned unexpected data (${issue?.path.join('.')}: ${issue?.message})`);
+    throw new HudStudioError(
+      'task-load',
+      `the discovery helper returned unexpected data (${issue?.path.join('.')}: ${issue?.message})`,
+    );
   }
   const out = parsed.data;
   if (out.error) {

@@ -34,7 +34,13 @@ export type RolloutEvent =
     })
   | (Base & { type: 'rollout.started'; task: TaskIdentity; verifier: TaskIdentity | null })
   | (Base & { type: 'phase.started'; phase: PhaseName; substrate: SubstrateInfo | null; reused: boolean })
-  | (Base & { type: 'step'; phase: PhaseName; step: StepName; status: 'started' | 'completed' | 'error' | 'cancelled'; detail?: string })
+  | (Base & {
+      type: 'step';
+      phase: PhaseName;
+      step: StepName;
+      status: 'started' | 'completed' | 'error' | 'cancelled';
+      detail?: string;
+    })
   | (Base & { type: 'log'; phase: PhaseName; stream: LogStream; text: string })
   | (Base & { type: 'prompt'; prompt: unknown })
   | (Base & {

@@ -48,7 +48,10 @@ export async function runTool(
     forceKillAfterDelay: opts.killAfterMs ?? 5_000,
     ...(opts.signal ? { cancelSignal: opts.signal } : {}),
   });
-  const spawnError = r.exitCode === undefined && !r.isTerminated && !r.isCanceled && !r.timedOut ? r.originalMessage ?? r.shortMessage : undefined;
+  const spawnError =
+    r.exitCode === undefined && !r.isTerminated && !r.isCanceled && !r.timedOut
+      ? (r.originalMessage ?? r.shortMessage)
+      : undefined;
   return {
     exitCode: r.exitCode ?? null,
     stdout: typeof r.stdout === 'string' ? r.stdout : '',

@@ -42,19 +42,23 @@ function readSubScore(raw: unknown, where: string): SubScoreT {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
     throw unreadable(`${where} ("${name}") needs a "value" between 0 and 1`, raw);
   }
-  if (typeof weight !== 'number' || !Number.isFinite(weight)) throw unreadable(`${where} ("${name}") has a non-numeric "weight"`, raw);
+  if (typeof weight !== 'number' || !Number.isFinite(weight))
+    throw unreadable(`${where} ("${name}") has a non-numeric "weight"`, raw);
   const metadata = raw['info'] ?? raw['metadata'];
   if (metadata !== undefined && metadata !== null && !isObject(metadata)) {
     throw unreadable(`${where} ("${name}") has "info" that is not an object`, raw);
   }
   const children = raw['children'] ?? undefined;
-  if (children !== undefined && !Array.isArray(children)) throw unreadable(`${where} ("${name}") has "children" that is not a list`, raw);
+  if (children !== undefined && !Array.isArray(children))
+    throw unreadable(`${where} ("${name}") has "children" that is not a list`, raw);
   return {
     name,
     value,
     weight,
     ...(isObject(metadata) ? { metadata } : {}),
-    ...(children ? { children: children.map((c: unknown, i: number) => readSubScore(c, `${where}.children[${i}]`)) } : {}),
+    ...(children
+      ? { children: children.map((c: unknown, i: number) => readSubScore(c, `${where}.children[${i}]`)) }
+      : {}),
   };
 }
 

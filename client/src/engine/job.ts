@@ -144,7 +144,15 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
   const byRef = new Map<string, JobRun[]>(job.items.map((item) => [keyOf(item), []]));
   const cells = new Map(job.items.map((item) => [keyOf(item), { ref: refOf(item), model: item.model }]));
   const tokens = countTokens(hub);
-  const progress: JobProgress = { total: queue.length, done: 0, running: 0, completed: 0, errored: 0, cancelled: 0, passed: 0 };
+  const progress: JobProgress = {
+    total: queue.length,
+    done: 0,
+    running: 0,
+    completed: 0,
+    errored: 0,
+    cancelled: 0,
+    passed: 0,
+  };
   const report = (): void => job.onProgress?.({ ...progress });
   hub.emit({ type: 'job.started', jobId, label: job.label, total: queue.length, at: startedAt });
   report();
@@ -169,7 +177,14 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
         const lost = o.traceError ? { traceError: o.traceError } : {};
         const used = tokens.of(o.rolloutId);
         const model = item.model === undefined ? {} : { model: item.model, startedAt: runStartedAt, endedAt: now() };
-        const run = { rolloutId: o.rolloutId, status: o.status, reward: o.reward, error: o.error, trace: o.tracePath, ...lost };
+        const run = {
+          rolloutId: o.rolloutId,
+          status: o.status,
+          reward: o.reward,
+          error: o.error,
+          trace: o.tracePath,
+          ...lost,
+        };
         byRef.get(keyOf(item))?.push({ ...run, ...model, ...(used ? { tokens: used } : {}) });
       } else if (!loadErrors.some((e) => e.path === refOf(item))) {
         // A task that cannot even start (e.g. a broken task.toml) is reported once; the job goes on.
@@ -187,7 +202,15 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
   // Runs a Ctrl-C kept from starting still count: the summary covers the whole job asked for.
   for (const item of queue.slice(next)) {
     const model = item.model === undefined ? {} : { model: item.model };
-    byRef.get(keyOf(item))?.push({ rolloutId: '', status: 'cancelled', reward: null, error: null, trace: undefined, notStarted: true, ...model });
+    byRef.get(keyOf(item))?.push({
+      rolloutId: '',
+      status: 'cancelled',
+      reward: null,
+      error: null,
+      trace: undefined,
+      notStarted: true,
+      ...model,
+    });
     progress.done++;
     progress.cancelled++;
   }
@@ -300,7 +323,10 @@ function summarise({ jobId, label, startedAt, group, threshold, byRef, cells, lo
 function writeSummary(summary: JobSummary, dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
-    summary.summaryPath = join(dir, `${fileTimestamp(summary.startedAt)}-job-${summary.jobId.slice(0, 8)}${JOB_FILE_SUFFIX}`);
+    summary.summaryPath = join(
+      dir,
+      `${fileTimestamp(summary.startedAt)}-job-${summary.jobId.slice(0, 8)}${JOB_FILE_SUFFIX}`,
+    );
     writeFileAtomic(summary.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   } catch (err) {
     summary.summaryPath = undefined;
@@ -338,7 +364,8 @@ export async function planJob(
     // A folder of Harbor task directories is a dataset: each task is an item (docs/harbor.md, "Jobs").
     const dataset = harborDatasetTasks(resolve(base.cwd, path));
     if (dataset) {
-      for (const dir of dataset) items.push({ request: { ...base, ref: relative(base.cwd, dir).split(sep).join('/') || '.' } });
+      for (const dir of dataset)
+        items.push({ request: { ...base, ref: relative(base.cwd, dir).split(sep).join('/') || '.' } });
       continue;
     }
     try {
@@ -382,4 +409,3 @@ export async function loadTasks(
     await substrate.release();
   }
 }
-

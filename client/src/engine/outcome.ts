@@ -48,13 +48,16 @@ export function markNoAnswer<O extends RolloutOutcome>(o: O, t: Pick<Trace, 'age
 export type FinishedRollout = RolloutOutcome & { trace: Trace };
 
 export function outcomeFromTrace(t: Trace, tracePath?: string): RolloutOutcome {
-  return markNoAnswer({
-    rolloutId: t.rolloutId,
-    ref: t.task.ref,
-    status: t.status,
-    reward: t.status === 'cancelled' ? null : (t.result?.reward ?? null),
-    result: t.result,
-    error: t.error ? { phase: t.error.phase, message: t.error.message } : null,
-    tracePath,
-  }, t);
+  return markNoAnswer(
+    {
+      rolloutId: t.rolloutId,
+      ref: t.task.ref,
+      status: t.status,
+      reward: t.status === 'cancelled' ? null : (t.result?.reward ?? null),
+      result: t.result,
+      error: t.error ? { phase: t.error.phase, message: t.error.message } : null,
+      tracePath,
+    },
+    t,
+  );
 }

@@ -27,7 +27,15 @@ import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './prov
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import { Redactor } from './trace/redact';
-import type { ErrorPhase, GradeResult, LogStream, PhaseName, RolloutStatus, StepName, SubstrateInfo } from './trace/schema';
+import type {
+  ErrorPhase,
+  GradeResult,
+  LogStream,
+  PhaseName,
+  RolloutStatus,
+  StepName,
+  SubstrateInfo,
+} from './trace/schema';
 import { DEFAULT_TRACE_DIR } from './trace/store';
 
 export interface RolloutTimeouts {
@@ -72,7 +80,6 @@ export interface RolloutOptions {
   /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
   judge?: ModelEndpoint;
 }
-
 
 /** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
 export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
@@ -122,7 +129,11 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
   if (run.forgeable) recorder.current.forgeable = true;
   const { trace, tracePath, traceError, reward } = recorder.end(redactor.deep(ending), !usage);
   const error = ending.error
-    ? { phase: ending.error.phase, message: ending.error.message, ...(ending.error.fix ? { fix: ending.error.fix } : {}) }
+    ? {
+        phase: ending.error.phase,
+        message: ending.error.message,
+        ...(ending.error.fix ? { fix: ending.error.fix } : {}),
+      }
     : null;
   if (usage) throw usage;
   return {
@@ -143,7 +154,6 @@ interface Ending {
   result: GradeResult | null;
   error: { phase: ErrorPhase; message: string; code?: string; fix?: Fix } | null;
 }
-
 
 function codeOf(err: unknown): string | undefined {
   return err instanceof HudStudioError ? err.code : undefined;
@@ -198,7 +208,8 @@ class RolloutRun {
     } catch (err) {
       if (err instanceof UsageError) throw err;
       const failure = err instanceof PhaseFailure ? err : this.classify(err, signal);
-      if (this.started.has(this.phase) || failure.phase !== 'setup') this.endPhase(this.phase, failure.status, failure.message);
+      if (this.started.has(this.phase) || failure.phase !== 'setup')
+        this.endPhase(this.phase, failure.status, failure.message);
       const error = {
         phase: failure.phase,
         message: failure.message,
@@ -217,12 +228,18 @@ class RolloutRun {
     this.channels.clear();
     if (this.opts.provider.kind === 'url') {
       // Nobody kills a borrowed server: withdraw our task instead of leaving it parked there.
-      await Promise.all(channels.map(async (c) => (await c.cancel({ timeoutMs: 2_000 }).catch(() => false), await c.bye())));
+      await Promise.all(
+        channels.map(async (c) => (await c.cancel({ timeoutMs: 2_000 }).catch(() => false), await c.bye())),
+      );
     }
     for (const c of channels) c.close();
     const subs = [...this.live];
     this.live.clear();
-    await Promise.all(subs.map((s) => s.release().catch((err: unknown) => this.warn(`releasing ${s.info.id} failed: ${errorMessage(err)}`))));
+    await Promise.all(
+      subs.map((s) =>
+        s.release().catch((err: unknown) => this.warn(`releasing ${s.info.id} failed: ${errorMessage(err)}`)),
+      ),
+    );
   }
 
   private async actorThenVerifier(rolloutSignal: AbortSignal): Promise<Ending> {
@@ -243,7 +260,13 @@ class RolloutRun {
     let actorGradeFailed: string | undefined;
     try {
       this.step('setup', 'started');
-      let substrate = await this.acquire(target, opts.task?.runtimeConfig ?? null, 'actor', actorClock.signal, undefined);
+      let substrate = await this.acquire(
+        target,
+        opts.task?.runtimeConfig ?? null,
+        'actor',
+        actorClock.signal,
+        undefined,
+      );
       if (opts.task) task = opts.task;
       else {
         this.stage = 'setup';
@@ -252,17 +275,27 @@ class RolloutRun {
         if (needsOwnProvisioning(task.runtimeConfig)) {
           // Discovery ran on defaults; this task asks for its own image/resources.
           await this.release(substrate);
-          substrate = await this.acquire(target, task.runtimeConfig, 'actor', actorClock.signal, task.runtimeConfig?.limits?.startup_timeout_s);
+          substrate = await this.acquire(
+            target,
+            task.runtimeConfig,
+            'actor',
+            actorClock.signal,
+            task.runtimeConfig?.limits?.startup_timeout_s,
+          );
         }
       }
       const verifier = task.verifier;
       if (substrate.info.isolation === 'process' && substrate.agentSeat?.().privileged !== false) {
         // Said on every run: without a sandbox nothing keeps an agent from the verifier's copy or our environment.
         this.warn(
-          'the local runtime is not a security boundary here (no bubblewrap): the agent runs as your user and can read the environment\'s files, signal its server and read this process\'s variables; install bubblewrap or use Docker to grade agents you do not trust (docs/security.md)',
+          "the local runtime is not a security boundary here (no bubblewrap): the agent runs as your user and can read the environment's files, signal its server and read this process's variables; install bubblewrap or use Docker to grade agents you do not trust (docs/security.md)",
         );
       }
-      this.emit({ type: 'rollout.started', task: taskIdentity(task, task.ref), verifier: verifier ? taskIdentity(verifier, task.ref) : null });
+      this.emit({
+        type: 'rollout.started',
+        task: taskIdentity(task, task.ref),
+        verifier: verifier ? taskIdentity(verifier, task.ref) : null,
+      });
       actorClock.reset(seconds(task.runtimeConfig?.limits?.run_timeout_s) ?? opts.timeouts?.phaseMs);
       this.startPhase('actor', substrate.info, false);
 
@@ -270,14 +303,19 @@ class RolloutRun {
       const actorEnv = { ...(opts.credentials?.[task.env] ?? {}) };
       if (shared) this.sharedSubstrateWarnings(task, actorEnv);
       if (opts.provider.kind === 'url' && verifier) {
-        this.warn(`the substrate is borrowed (${substrate.info.address ?? substrate.info.id}): the verifier talks to the same live server the actor used`);
+        this.warn(
+          `the substrate is borrowed (${substrate.info.address ?? substrate.info.id}): the verifier talks to the same live server the actor used`,
+        );
       }
 
       actorSession = await this.open(substrate, task, actorEnv, actorClock.signal, task.runtimeConfig);
       this.step('setup', 'completed');
 
       this.step('prompt', 'started');
-      const prompt = await actorSession.channel.start(task.id, task.args, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
+      const prompt = await actorSession.channel.start(task.id, task.args, {
+        timeoutMs: this.callMs(task.runtimeConfig),
+        signal: actorClock.signal,
+      });
       this.emit({ type: 'prompt', prompt });
       this.step('prompt', 'completed');
 
@@ -288,7 +326,10 @@ class RolloutRun {
 
       this.step('grade', 'started');
       try {
-        actorResult = await actorSession.channel.grade(answer, { timeoutMs: this.callMs(task.runtimeConfig), signal: actorClock.signal });
+        actorResult = await actorSession.channel.grade(answer, {
+          timeoutMs: this.callMs(task.runtimeConfig),
+          signal: actorClock.signal,
+        });
         actorGrade = this.gradeOf(actorResult);
         this.step('grade', 'completed');
       } catch (err) {
@@ -324,9 +365,20 @@ class RolloutRun {
       actorClock.dispose();
       this.phase = 'verifier';
       this.stage = 'verifier';
-      const verifierResult = await this.verifierPhase(verifier, target, shared ? actorSession : undefined, actorResult, rolloutSignal);
+      const verifierResult = await this.verifierPhase(
+        verifier,
+        target,
+        shared ? actorSession : undefined,
+        actorResult,
+        rolloutSignal,
+      );
       // As in the SDK: the verifier's reward stands, but the run is marked errored (docs/sdk-compatibility.md).
-      if (actorGradeFailed) return { status: 'error', result: verifierResult, error: { phase: 'actor', message: actorGradeFailed, code: 'grade' } };
+      if (actorGradeFailed)
+        return {
+          status: 'error',
+          result: verifierResult,
+          error: { phase: 'actor', message: actorGradeFailed, code: 'grade' },
+        };
       return { status: 'completed', result: verifierResult, error: null };
     } catch (err) {
       if (err instanceof UsageError || err instanceof PhaseFailure) throw err;
@@ -343,7 +395,11 @@ class RolloutRun {
     actorResult: Record<string, unknown>,
     rolloutSignal: AbortSignal,
   ): Promise<GradeResult> {
-    const clock = new Deadline('verifier phase', rolloutSignal, seconds(verifier.runtimeConfig?.limits?.run_timeout_s) ?? this.opts.timeouts?.phaseMs);
+    const clock = new Deadline(
+      'verifier phase',
+      rolloutSignal,
+      seconds(verifier.runtimeConfig?.limits?.run_timeout_s) ?? this.opts.timeouts?.phaseMs,
+    );
     let stopGateway: (() => void) | undefined;
     try {
       let session: Session;
@@ -351,14 +407,23 @@ class RolloutRun {
       if (shared) {
         session = shared;
         this.startPhase('verifier', shared.substrate.info, true);
-        if (this.opts.judge) this.warn('the verifier shares the actor\'s substrate, so it gets no model gateway (the actor could use it)');
-        this.step('setup', 'completed', 'reusing the actor\'s substrate and control channel');
+        if (this.opts.judge)
+          this.warn("the verifier shares the actor's substrate, so it gets no model gateway (the actor could use it)");
+        this.step('setup', 'completed', "reusing the actor's substrate and control channel");
       } else {
-        const substrate = await this.acquire(target, verifier.runtimeConfig, 'verifier', clock.signal, verifier.runtimeConfig?.limits?.startup_timeout_s);
+        const substrate = await this.acquire(
+          target,
+          verifier.runtimeConfig,
+          'verifier',
+          clock.signal,
+          verifier.runtimeConfig?.limits?.startup_timeout_s,
+        );
         this.startPhase('verifier', substrate.info, false);
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
         if (this.opts.judge) {
-          const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) => this.log(stream, text));
+          const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) =>
+            this.log(stream, text),
+          );
           stopGateway = gw.stop;
           Object.assign(env, gw.env);
         }
@@ -367,12 +432,22 @@ class RolloutRun {
       }
 
       this.step('prompt', 'started');
-      const prompt = await session.channel.start(verifier.id, verifier.args, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
-      this.step('prompt', 'completed', promptToText(prompt) ? `prompt: ${promptToText(prompt).slice(0, 200)}` : 'agent-less');
+      const prompt = await session.channel.start(verifier.id, verifier.args, {
+        timeoutMs: this.callMs(verifier.runtimeConfig),
+        signal: clock.signal,
+      });
+      this.step(
+        'prompt',
+        'completed',
+        promptToText(prompt) ? `prompt: ${promptToText(prompt).slice(0, 200)}` : 'agent-less',
+      );
 
       this.step('grade', 'started');
       // The actor's result frame goes over unchanged: the verifier judges exactly what the actor produced.
-      const raw: GradeFrame = await session.channel.grade(actorResult, { timeoutMs: this.callMs(verifier.runtimeConfig), signal: clock.signal });
+      const raw: GradeFrame = await session.channel.grade(actorResult, {
+        timeoutMs: this.callMs(verifier.runtimeConfig),
+        signal: clock.signal,
+      });
       const grade = this.gradeOf(raw);
       this.step('grade', 'completed');
       this.emit({ type: 'grade', phase: 'verifier', result: grade, raw, authoritative: true });
@@ -427,7 +502,12 @@ class RolloutRun {
       this.live.add(substrate);
       return substrate;
     });
-    this.acquiring.add(joined.then(() => undefined, () => undefined));
+    this.acquiring.add(
+      joined.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     return abortable(joined, signal);
   }
 
@@ -443,20 +523,26 @@ class RolloutRun {
       // A borrowed server cannot run our helper: read the file where it lives, on this machine.
       const local = new LocalProvider();
       scratch = await this.track(
-        local.acquire({ envFile: target.envFile, envDir: target.envDir, runtimeConfig: null }, { rolloutId: this.rolloutId, phase: 'actor', signal, log: (s, t) => this.log(s, t) }),
+        local.acquire(
+          { envFile: target.envFile, envDir: target.envDir, runtimeConfig: null },
+          { rolloutId: this.rolloutId, phase: 'actor', signal, log: (s, t) => this.log(s, t) },
+        ),
         signal,
       );
       where = scratch;
     }
     try {
-      const tasks = await abortable(discoverTasks(where, {
-        displayPath: target.displayPath,
-        hostDir: target.envDir,
-        file: `${where.workdir}/${relative(target.envDir, target.file)}`,
-        ...(target.file !== target.envFile ? { module: where.envPath } : {}),
+      const tasks = await abortable(
+        discoverTasks(where, {
+          displayPath: target.displayPath,
+          hostDir: target.envDir,
+          file: `${where.workdir}/${relative(target.envDir, target.file)}`,
+          ...(target.file !== target.envFile ? { module: where.envPath } : {}),
+          signal,
+          timeoutMs: this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
+        }),
         signal,
-        timeoutMs: this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
-      }), signal);
+      );
       return resolveTask(tasks, target);
     } finally {
       if (scratch) await this.release(scratch);
@@ -492,16 +578,24 @@ class RolloutRun {
     this.channels.add(channel);
     const hello = await channel.hello(undefined, { signal });
     if (hello.env.name !== task.env) {
-      throw new ProtocolError(`the server at ${substrate.info.id} serves environment "${hello.env.name}", but the task needs "${task.env}"`, {
-        hint: 'serve the right environment (hud serve ... --env NAME), or run on a runtime HUD Studio starts itself',
-        fix: { kind: 'runtime', use: 'docker-or-local' },
-      });
+      throw new ProtocolError(
+        `the server at ${substrate.info.id} serves environment "${hello.env.name}", but the task needs "${task.env}"`,
+        {
+          hint: 'serve the right environment (hud serve ... --env NAME), or run on a runtime HUD Studio starts itself',
+          fix: { kind: 'runtime', use: 'docker-or-local' },
+        },
+      );
     }
-    this.log('engine', `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`);
+    this.log(
+      'engine',
+      `connected to environment ${hello.env.name}${hello.env.version ? ` ${hello.env.version}` : ''} (session ${hello.session_id})`,
+    );
     for (const b of hello.bindings) {
       if (b.protocol === HUD_STUDIO_SHELL_PROTOCOL) {
         // The SDK serves a workspace over ssh/2; the bundled runtime has no SSH server (docs/sdk-compatibility.md).
-        this.warn(`capability "${b.name}" is a workspace shell served over ${HUD_STUDIO_SHELL_PROTOCOL} (HUD Studio's shell protocol), not ssh/2 as the HUD SDK serves it`);
+        this.warn(
+          `capability "${b.name}" is a workspace shell served over ${HUD_STUDIO_SHELL_PROTOCOL} (HUD Studio's shell protocol), not ssh/2 as the HUD SDK serves it`,
+        );
       }
     }
     return { substrate, channel, hello };
@@ -530,7 +624,13 @@ class RolloutRun {
       signal,
       log: (stream, text) => this.log(stream, text),
       step: (text, toolCalls = [], usage) =>
-        this.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls, ...(usage ? { usage } : {}) }),
+        this.emit({
+          type: 'agent.step',
+          index: steps++,
+          ...(text !== undefined ? { text } : {}),
+          toolCalls,
+          ...(usage ? { usage } : {}),
+        }),
     };
     try {
       // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
@@ -538,7 +638,9 @@ class RolloutRun {
     } finally {
       // Nothing the agent started may run on while the environment grades (docs/security.md).
       if (acted) await seat?.end();
-      if (acted && (!seat || seat.privileged)) this.agentHadServerPrivileges = seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;
+      if (acted && (!seat || seat.privileged))
+        this.agentHadServerPrivileges =
+          seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;
     }
   }
 
@@ -554,16 +656,21 @@ class RolloutRun {
     if (!secrets.length) return;
     if (this.opts.allowSharedSecrets) {
       Object.assign(actorEnv, this.opts.verifierSecrets);
-      this.warn(`verifier-only secrets (${secrets.join(', ')}) were injected into the shared substrate because sharing was allowed`);
+      this.warn(
+        `verifier-only secrets (${secrets.join(', ')}) were injected into the shared substrate because sharing was allowed`,
+      );
     } else {
-      this.warn(`verifier-only secrets (${secrets.join(', ')}) were NOT injected into the shared substrate; allow shared secrets to opt in`);
+      this.warn(
+        `verifier-only secrets (${secrets.join(', ')}) were NOT injected into the shared substrate; allow shared secrets to opt in`,
+      );
     }
   }
 
   private classify(err: unknown, signal: AbortSignal): PhaseFailure {
     const reason: unknown = signal.aborted ? signal.reason : undefined;
     if (reason instanceof TimeoutError) return new PhaseFailure(this.stage, 'error', reason.message, 'timeout');
-    if (signal.aborted || err instanceof CancelledError) return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
+    if (signal.aborted || err instanceof CancelledError)
+      return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
     const msg = this.stage === 'verifier' ? `verifier failed: ${errorMessage(err)}` : errorMessage(err);
     return new PhaseFailure(this.stage, 'error', msg, codeOf(err), fixOf(err));
   }

@@ -67,7 +67,9 @@ async function runHarbor(req: TaskRunRequest, ctx: RunContext): Promise<Finished
     });
   }
   if ('instance' in req.agent) {
-    throw new UsageError(`${req.ref} is a Harbor task: it runs Harbor's agents (oracle, nop, command), not "${req.agent.instance.kind}"`);
+    throw new UsageError(
+      `${req.ref} is a Harbor task: it runs Harbor's agents (oracle, nop, command), not "${req.agent.instance.kind}"`,
+    );
   }
   const { runHarborTask } = await import('./harbor/run');
   const choice = req.agent.choice;

@@ -33,13 +33,18 @@ export function isHarborDir(pathOrRef: string, cwd: string): boolean {
 /** Parses `PATH[::REF]` against `cwd` and checks the file exists. */
 export function taskFileTarget(text: string, cwd: string, module?: string): TaskFileTarget {
   const { path, selector } = splitTaskRef(text.trim());
-  if (!path) throw new UsageError(`task reference "${text}" has no path`, { hint: 'write PATH or PATH::NAME, e.g. env.py::task' });
+  if (!path)
+    throw new UsageError(`task reference "${text}" has no path`, {
+      hint: 'write PATH or PATH::NAME, e.g. env.py::task',
+    });
   const file = isAbsolute(path) ? path : resolve(cwd, path);
   if (!existsSync(file)) {
     throw new UsageError(`${path}: no such file`, { hint: 'give the path of an env.py (or a .json/.jsonl task file)' });
   }
   if (!statSync(file).isFile()) {
-    throw new UsageError(`${path} is a folder without task.toml`, { hint: 'give an env.py inside it, or a Harbor task directory' });
+    throw new UsageError(`${path} is a folder without task.toml`, {
+      hint: 'give an env.py inside it, or a Harbor task directory',
+    });
   }
   let normalised: string | undefined;
   if (selector !== undefined) {
@@ -62,7 +67,10 @@ export function taskFileTarget(text: string, cwd: string, module?: string): Task
 }
 
 /** Picks the row the user meant; with one task in the file the selector may be omitted. */
-export function resolveTask(tasks: DiscoveredTask[], target: Pick<TaskFileTarget, 'displayPath' | 'selector'>): DiscoveredTask {
+export function resolveTask(
+  tasks: DiscoveredTask[],
+  target: Pick<TaskFileTarget, 'displayPath' | 'selector'>,
+): DiscoveredTask {
   if (tasks.length === 0) {
     throw new HudStudioError('task-ref', `${target.displayPath} defines no tasks`, {
       location: { file: target.displayPath },
@@ -72,13 +80,18 @@ export function resolveTask(tasks: DiscoveredTask[], target: Pick<TaskFileTarget
   const refs = tasks.map((t) => t.ref);
   if (target.selector === undefined) {
     if (tasks.length === 1) return tasks[0]!;
-    throw new UsageError(`${target.displayPath} defines ${tasks.length} tasks; say which one:\n  ${refs.join('\n  ')}`, {
-      hint: `run e.g. ${refs[0]}`,
-    });
+    throw new UsageError(
+      `${target.displayPath} defines ${tasks.length} tasks; say which one:\n  ${refs.join('\n  ')}`,
+      {
+        hint: `run e.g. ${refs[0]}`,
+      },
+    );
   }
   const found = tasks.find((t) => t.selector === target.selector);
   if (found) return found;
-  throw new UsageError(`${target.displayPath} has no task "${target.selector}"; its tasks are:\n  ${refs.join('\n  ')}`);
+  throw new UsageError(
+    `${target.displayPath} has no task "${target.selector}"; its tasks are:\n  ${refs.join('\n  ')}`,
+  );
 }
 
 /** A verifier is reached through its actor task, so it carries the actor's reference. */

@@ -32,7 +32,8 @@ export function splitTaskRef(text: string): { path: string; selector: string | u
 /** Parses a full reference. A path without selector is a Harbor directory. */
 export function parseTaskRef(text: string): TaskRef {
   const { path, selector } = splitTaskRef(text.trim());
-  if (!path) throw new UsageError(`task reference "${text}" has no path`, { hint: 'write PATH::NAME, e.g. env.py::task' });
+  if (!path)
+    throw new UsageError(`task reference "${text}" has no path`, { hint: 'write PATH::NAME, e.g. env.py::task' });
   if (selector === undefined) return { kind: 'harbor', path };
   const sel = parseSelector(selector);
   if (!sel) {
@@ -45,7 +46,11 @@ export function parseTaskRef(text: string): TaskRef {
 
 export function parseSelector(
   selector: string,
-): { kind: 'variable'; name: string } | { kind: 'element'; name: string; index: number } | { kind: 'row'; row: number } | undefined {
+):
+  | { kind: 'variable'; name: string }
+  | { kind: 'element'; name: string; index: number }
+  | { kind: 'row'; row: number }
+  | undefined {
   if (/^\d+$/.test(selector)) return { kind: 'row', row: Number(selector) };
   const el = /^([A-Za-z_][A-Za-z0-9_]*)\[(\d+)\]$/.exec(selector);
   if (el) return { kind: 'element', name: el[1]!, index: Number(el[2]) };

@@ -33,7 +33,8 @@ const NONCE_RE = /^[A-Za-z0-9+/=_-]{16,}$/;
 
 /** Builds the page: strict CSP (no inline script or style without the nonce), one script, one root. */
 export function renderExplorerHtml(opts: ExplorerHtmlOptions): string {
-  if (!NONCE_RE.test(opts.nonce)) throw new Error('renderExplorerHtml: nonce must be at least 16 base64 characters (use makeNonce())');
+  if (!NONCE_RE.test(opts.nonce))
+    throw new Error('renderExplorerHtml: nonce must be at least 16 base64 characters (use makeNonce())');
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${opts.nonce}'`,
@@ -41,7 +42,9 @@ export function renderExplorerHtml(opts: ExplorerHtmlOptions): string {
     `img-src ${opts.cspSource} data:`,
     `font-src ${opts.cspSource}`,
   ].join('; ');
-  const style = opts.styleUri ? `\n    <link rel="stylesheet" href="${attr(opts.styleUri)}" nonce="${opts.nonce}">` : '';
+  const style = opts.styleUri
+    ? `\n    <link rel="stylesheet" href="${attr(opts.styleUri)}" nonce="${opts.nonce}">`
+    : '';
   const initial =
     opts.initialTrace === undefined
       ? ''
@@ -75,5 +78,8 @@ function text(s: string): string {
  * as a string is embedded as a JSON string and parsed twice by the page.
  */
 function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }

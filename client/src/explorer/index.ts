@@ -22,5 +22,10 @@
  * meanwhile): answer it the same way, then keep streaming events.
  */
 export { makeNonce, renderExplorerHtml, type ExplorerHtmlOptions } from './html';
-export { isExplorerToHostMessage, type ExplorerToHostMessage, type HostToExplorerMessage, type HostToExplorerType } from './protocol';
+export {
+  isExplorerToHostMessage,
+  type ExplorerToHostMessage,
+  type HostToExplorerMessage,
+  type HostToExplorerType,
+} from './protocol';
 export { LiveRollouts } from './liveRollouts';

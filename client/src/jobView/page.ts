@@ -27,7 +27,12 @@ const strs = (v: unknown): string[] => arr(v).filter((x): x is string => typeof 
 export function jobViewData(job: unknown): JobViewData {
   const j = obj(job);
   const matrix = obj(j['matrix']);
-  const base = { jobId: str(j['jobId']), startedAt: str(j['startedAt']), k: num(j['k']) ?? 1, threshold: num(j['threshold']) ?? 1 };
+  const base = {
+    jobId: str(j['jobId']),
+    startedAt: str(j['startedAt']),
+    k: num(j['k']) ?? 1,
+    threshold: num(j['threshold']) ?? 1,
+  };
   if (Array.isArray(matrix['cells'])) {
     return {
       ...base,
@@ -67,7 +72,11 @@ export function jobViewData(job: unknown): JobViewData {
         meanReward: num(j['meanReward']),
         passAt1: num(j['passAt1']),
         passAtK: num(j['passAtK']),
-        errors: { setup: num(errors['setup']) ?? 0, actor: num(errors['actor']) ?? 0, verifier: num(errors['verifier']) ?? 0 },
+        errors: {
+          setup: num(errors['setup']) ?? 0,
+          actor: num(errors['actor']) ?? 0,
+          verifier: num(errors['verifier']) ?? 0,
+        },
         tokens: null,
         wallMs: num(j['durationMs']),
       },
@@ -96,10 +105,19 @@ export interface JobViewHtmlOptions {
 const NONCE_RE = /^[A-Za-z0-9+/=_-]{16,}$/;
 
 export function renderJobViewHtml(opts: JobViewHtmlOptions): string {
-  if (!NONCE_RE.test(opts.nonce)) throw new Error('renderJobViewHtml: nonce must be at least 16 base64 characters (use makeNonce())');
-  const csp = ["default-src 'none'", `script-src 'nonce-${opts.nonce}'`, `style-src 'nonce-${opts.nonce}'`, `font-src ${opts.cspSource}`].join('; ');
+  if (!NONCE_RE.test(opts.nonce))
+    throw new Error('renderJobViewHtml: nonce must be at least 16 base64 characters (use makeNonce())');
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${opts.nonce}'`,
+    `style-src 'nonce-${opts.nonce}'`,
+    `font-src ${opts.cspSource}`,
+  ].join('; ');
   // `<` escaped: no `</script>` inside the data can end the block.
-  const data = JSON.stringify(opts.data).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const data = JSON.stringify(opts.data)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
   return `<!DOCTYPE html>
 <html lang="en">
   <head>

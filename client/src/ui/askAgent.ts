@@ -24,8 +24,17 @@ export class AskAgent implements Agent {
     const long = needsPromptPage(ctx.promptText);
     let page: vscode.WebviewPanel | undefined;
     if (long) {
-      page = vscode.window.createWebviewPanel('hudStudio.prompt', `Prompt · ${this.taskLabel}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: false });
-      page.webview.html = promptHtml({ title: `Prompt for ${this.taskLabel}`, prompt: ctx.promptText, nonce: makeNonce() });
+      page = vscode.window.createWebviewPanel(
+        'hudStudio.prompt',
+        `Prompt · ${this.taskLabel}`,
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        { enableScripts: false },
+      );
+      page.webview.html = promptHtml({
+        title: `Prompt for ${this.taskLabel}`,
+        prompt: ctx.promptText,
+        nonce: makeNonce(),
+      });
     }
     const cts = new vscode.CancellationTokenSource();
     const onAbort = () => cts.cancel();

@@ -30,7 +30,12 @@ export interface CommandDeps {
   rolloutLog: vscode.OutputChannel;
   log: vscode.LogOutputChannel;
   /** Called after each rollout an editor command started (decorations, trace lens, Testing stays separate). */
-  onFinished: (target: RunTarget, outcome: RolloutOutcome, actorGrade: Parameters<NonNullable<RunRequest['onFinished']>>[2], rolloutId: string) => void;
+  onFinished: (
+    target: RunTarget,
+    outcome: RolloutOutcome,
+    actorGrade: Parameters<NonNullable<RunRequest['onFinished']>>[2],
+    rolloutId: string,
+  ) => void;
 }
 
 type TaskArg = Commands.RunTaskArgs | EnvNode | RunsNode | { rolloutId: string } | string | vscode.Uri | undefined;
@@ -65,7 +70,8 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       if ('ref' in arg && typeof arg.ref === 'string') {
         const t = tasks.find((x) => x.ref === arg.ref);
         if (t) return targetOf(t);
-        if ('uri' in arg && typeof arg.uri === 'string') return { ref: arg.ref, uri: arg.uri, label: arg.ref.split('::').at(-1) ?? arg.ref };
+        if ('uri' in arg && typeof arg.uri === 'string')
+          return { ref: arg.ref, uri: arg.uri, label: arg.ref.split('::').at(-1) ?? arg.ref };
       }
       if ('rolloutId' in arg) {
         const r = d.runs.rollout(arg.rolloutId);
@@ -77,7 +83,8 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     const uri = arg instanceof vscode.Uri ? arg : editor?.document.uri;
     const here = tasks.filter((t) => uri && vscode.Uri.parse(t.uri).toString() === uri.toString());
     const line = editor?.selection.active.line;
-    const under = line === undefined ? undefined : here.find((t) => t.range.start.line <= line && line <= t.range.end.line);
+    const under =
+      line === undefined ? undefined : here.find((t) => t.range.start.line <= line && line <= t.range.end.line);
     if (under) return targetOf(under);
     const pool = here.length ? here : tasks;
     if (!pool.length) {
@@ -112,7 +119,10 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     void announce(results, label);
   };
 
-  const announce = async (results: { target: RunTarget; outcome: RolloutOutcome; rolloutId: string }[], label: string): Promise<void> => {
+  const announce = async (
+    results: { target: RunTarget; outcome: RolloutOutcome; rolloutId: string }[],
+    label: string,
+  ): Promise<void> => {
     if (!results.length) return;
     if (results.length === 1) {
       const { target, outcome, rolloutId } = results[0]!;
@@ -196,7 +206,10 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     }
     if (!loc) return;
     const pos = new vscode.Position(loc.line, 0);
-    await vscode.window.showTextDocument(vscode.Uri.parse(loc.uri), { selection: new vscode.Range(pos, pos), preview: true });
+    await vscode.window.showTextDocument(vscode.Uri.parse(loc.uri), {
+      selection: new vscode.Range(pos, pos),
+      preview: true,
+    });
   });
   reg('hudStudio.openTrace', (arg?: RunsNode | { rolloutId: string }) => {
     if (arg && 'rolloutId' in arg) d.openTrace(arg.rolloutId);
@@ -205,19 +218,28 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     const uri =
       arg instanceof vscode.Uri
         ? arg
-        : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'HUD traces': ['hudtrace.json', 'json'] }, title: 'Open a HUD Studio trace' }))?.[0];
+        : (
+            await vscode.window.showOpenDialog({
+              canSelectMany: false,
+              filters: { 'HUD traces': ['hudtrace.json', 'json'] },
+              title: 'Open a HUD Studio trace',
+            })
+          )?.[0];
     if (uri) await d.openTraceFile(uri);
   });
   reg('hudStudio.clearRuns', () => d.runs.clearFinished());
 
   // ---- a rollout's context menu in the Runs view
-  const rolloutOf = (arg?: RunsNode | { rolloutId: string }) => (arg && 'rolloutId' in arg ? d.runs.rollout(arg.rolloutId) : undefined);
+  const rolloutOf = (arg?: RunsNode | { rolloutId: string }) =>
+    arg && 'rolloutId' in arg ? d.runs.rollout(arg.rolloutId) : undefined;
   reg('hudStudio.compareWithPrevious', (arg?: RunsNode) => {
     const r = rolloutOf(arg);
     if (!r?.tracePath) return;
     const prev = d.runs.previousOf(r.id);
     if (!prev?.tracePath) {
-      void vscode.window.showInformationMessage(`HUD Studio: no earlier run of ${r.trace.task.ref} with a trace to compare with.`);
+      void vscode.window.showInformationMessage(
+        `HUD Studio: no earlier run of ${r.trace.task.ref} with a trace to compare with.`,
+      );
       return;
     }
     d.compareTraces(prev.tracePath, r.tracePath, r.trace.task.ref);
@@ -240,7 +262,9 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     await runTargets([targetOf(t)], `Re-run ${t.label}`, kind);
   });
   reg('hudStudio.copyTaskRef', async (arg?: RunsNode | EnvNode) => {
-    const ref = rolloutOf(arg as RunsNode)?.trace.task.ref ?? (arg && 'ref' in arg && typeof arg.ref === 'string' ? arg.ref : undefined);
+    const ref =
+      rolloutOf(arg as RunsNode)?.trace.task.ref ??
+      (arg && 'ref' in arg && typeof arg.ref === 'string' ? arg.ref : undefined);
     if (!ref) return;
     await vscode.env.clipboard.writeText(ref);
     void vscode.window.setStatusBarMessage(`Copied ${ref}`, 3000);
@@ -262,11 +286,19 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     const cfg = vscode.workspace.getConfiguration('hudStudio');
     await cfg.update('agent', agent, vscode.ConfigurationTarget.Workspace);
     if (agent === 'fixed' && !cfg.get<string>('agentAnswer')) {
-      const answer = await vscode.window.showInputBox({ title: 'The fixed answer', prompt: 'hudStudio.agentAnswer', ignoreFocusOut: true });
+      const answer = await vscode.window.showInputBox({
+        title: 'The fixed answer',
+        prompt: 'hudStudio.agentAnswer',
+        ignoreFocusOut: true,
+      });
       if (answer !== undefined) await cfg.update('agentAnswer', answer, vscode.ConfigurationTarget.Workspace);
     }
     if (agent === 'command' && !cfg.get<string>('agentCommand')) {
-      const command = await vscode.window.showInputBox({ title: 'The agent command', prompt: 'Gets the prompt on stdin; its stdout is the answer', ignoreFocusOut: true });
+      const command = await vscode.window.showInputBox({
+        title: 'The agent command',
+        prompt: 'Gets the prompt on stdin; its stdout is the answer',
+        ignoreFocusOut: true,
+      });
       if (command !== undefined) await cfg.update('agentCommand', command, vscode.ConfigurationTarget.Workspace);
     }
   });

@@ -11,7 +11,11 @@ export function readSettings(scope?: vscode.Uri): Settings {
     if (reported.has(p.message)) continue;
     reported.add(p.message);
     void vscode.window.showWarningMessage(`HUD Studio: ${p.message}`, 'Open Settings').then((a) => {
-      if (a) void vscode.commands.executeCommand('workbench.action.openSettings', p.setting.split('.').slice(0, 2).join('.'));
+      if (a)
+        void vscode.commands.executeCommand(
+          'workbench.action.openSettings',
+          p.setting.split('.').slice(0, 2).join('.'),
+        );
     });
   }
   return settings;

@@ -18,7 +18,8 @@ export class InlineResultDecorations implements vscode.Disposable {
   constructor() {
     this.subs.push(
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.contentChanges.length && this.byUri.delete(e.document.uri.toString())) this.paint(e.document.uri.toString());
+        if (e.contentChanges.length && this.byUri.delete(e.document.uri.toString()))
+          this.paint(e.document.uri.toString());
       }),
       vscode.window.onDidChangeVisibleTextEditors(() => this.paintAll()),
     );
@@ -58,7 +59,11 @@ export class InlineResultDecorations implements vscode.Disposable {
       const end = editor.document.lineAt(r.line).range.end;
       const hover = new vscode.MarkdownString(r.hover);
       hover.isTrusted = false;
-      options.push({ range: new vscode.Range(end, end), hoverMessage: hover, renderOptions: { after: { contentText: r.text } } });
+      options.push({
+        range: new vscode.Range(end, end),
+        hoverMessage: hover,
+        renderOptions: { after: { contentText: r.text } },
+      });
     }
     editor.setDecorations(this.type, options);
   }

@@ -67,9 +67,7 @@ export class IndexClient implements vscode.Disposable {
       initializationOptions: { workspaceTrusted: vscode.workspace.isTrusted } satisfies ServerInitOptions,
     };
     this.client = new LanguageClient('hudStudio', 'HUD Studio Language Server', serverOptions, clientOptions);
-    this.context.subscriptions.push(
-      this.client.onNotification(IndexChangedNotification, () => void this.refresh()),
-    );
+    this.context.subscriptions.push(this.client.onNotification(IndexChangedNotification, () => void this.refresh()));
     await this.client.start();
     await this.refresh();
   }

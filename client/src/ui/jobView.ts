@@ -26,7 +26,9 @@ export class JobView implements vscode.CustomReadonlyEditorProvider {
       job = JSON.parse(await readFile(document.uri.fsPath, 'utf8'));
     } catch (err) {
       job = {};
-      void vscode.window.showErrorMessage(`HUD Studio: ${document.uri.fsPath} is not a job file: ${(err as Error).message}`);
+      void vscode.window.showErrorMessage(
+        `HUD Studio: ${document.uri.fsPath} is not a job file: ${(err as Error).message}`,
+      );
     }
     const data = jobViewData(job);
     const allowed = new Set(data.cells.flat().flatMap((c) => c.traces));
@@ -39,7 +41,8 @@ export class JobView implements vscode.CustomReadonlyEditorProvider {
     panel.webview.onDidReceiveMessage(async (m: JobViewToHostMessage) => {
       if (m?.type !== 'openTraces' || !Array.isArray(m.traces)) return;
       const traces = m.traces.filter((t) => typeof t === 'string' && allowed.has(t));
-      const pick = traces.length > 1 ? await vscode.window.showQuickPick(traces, { title: 'Open which rollout?' }) : traces[0];
+      const pick =
+        traces.length > 1 ? await vscode.window.showQuickPick(traces, { title: 'Open which rollout?' }) : traces[0];
       if (pick) await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(pick), TRACE_EDITOR_VIEW_TYPE);
     });
   }

@@ -53,7 +53,8 @@ export class ModelKeys {
 
   private async promptDelete(): Promise<void> {
     const stored: { label: string; variable: string }[] = [];
-    for (const p of PROVIDERS) if (await this.context.secrets.get(storageKey(p.variable))) stored.push({ label: p.name, variable: p.variable });
+    for (const p of PROVIDERS)
+      if (await this.context.secrets.get(storageKey(p.variable))) stored.push({ label: p.name, variable: p.variable });
     if (!stored.length) {
       void vscode.window.showInformationMessage('HUD Studio: no model API keys are stored.');
       return;

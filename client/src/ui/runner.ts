@@ -103,7 +103,8 @@ export class Runner implements vscode.Disposable {
     }
     let settings = readSettings(folder.uri);
 
-    let kind: AgentKind = req.agent ?? (req.targets.length === 1 && req.interactive ? settings.agent : batchAgentOf(settings));
+    let kind: AgentKind =
+      req.agent ?? (req.targets.length === 1 && req.interactive ? settings.agent : batchAgentOf(settings));
     if (req.answer !== undefined) {
       kind = 'fixed';
       settings = { ...settings, agentAnswer: req.answer };
@@ -247,7 +248,11 @@ export class Runner implements vscode.Disposable {
       runtime: runtime.runtime,
       dockerHost: runtime.dockerHost,
       // Harbor tasks run with Harbor's agents (see harborAgentOf).
-      agent: harbor ? this.harborAgent(kind, settings) : model ? modelAgent(model) : this.agent(kind, settings, target.label),
+      agent: harbor
+        ? this.harborAgent(kind, settings)
+        : model
+          ? modelAgent(model)
+          : this.agent(kind, settings, target.label),
       limits: {
         startupMs: settings.timeouts.startupSeconds * 1000,
         phaseMs: settings.timeouts.phaseSeconds * 1000,
@@ -297,7 +302,9 @@ export class Runner implements vscode.Disposable {
 
   private harborAgent(kind: AgentKind, settings: Settings): AgentRequest {
     const command = settings.agentCommand || undefined;
-    return { choice: { agent: harborAgentOf(settings, kind), answer: settings.agentAnswer, ...(command ? { command } : {}) } };
+    return {
+      choice: { agent: harborAgentOf(settings, kind), answer: settings.agentAnswer, ...(command ? { command } : {}) },
+    };
   }
 
   /**
@@ -326,9 +333,12 @@ export class Runner implements vscode.Disposable {
           ALWAYS_LOCAL,
           'Open Settings',
         );
-        if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'hudStudio.dockerHost');
+        if (choice === 'Open Settings')
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'hudStudio.dockerHost');
         if (choice === ALWAYS_LOCAL) {
-          await vscode.workspace.getConfiguration('hudStudio').update('runtime', 'local', vscode.ConfigurationTarget.Workspace);
+          await vscode.workspace
+            .getConfiguration('hudStudio')
+            .update('runtime', 'local', vscode.ConfigurationTarget.Workspace);
         }
         if (choice !== USE_LOCAL && choice !== ALWAYS_LOCAL) return undefined;
         runtime = 'local';
@@ -358,7 +368,11 @@ export class Runner implements vscode.Disposable {
 
   /** Each environment's variables: its env file, then its secrets (secrets win). */
   private async credentials(settings: Settings, root: string): Promise<Record<string, Record<string, string>>> {
-    const envs = new Set<string>([...Object.keys(settings.envFiles), ...this.index().environments.map((e) => e.name), ...this.index().templates.map((t) => t.env)]);
+    const envs = new Set<string>([
+      ...Object.keys(settings.envFiles),
+      ...this.index().environments.map((e) => e.name),
+      ...this.index().templates.map((t) => t.env),
+    ]);
     const out: Record<string, Record<string, string>> = {};
     for (const env of envs) {
       const vars: Record<string, string> = {};
@@ -369,10 +383,14 @@ export class Runner implements vscode.Disposable {
         try {
           text = await readFile(path, 'utf8');
         } catch (err) {
-          throw new HudStudioError('usage', `cannot read the env file of environment "${env}": ${(err as Error).message}`, {
-            location: { file: path },
-            hint: 'fix the path in hudStudio.envFiles (relative to the workspace folder)',
-          });
+          throw new HudStudioError(
+            'usage',
+            `cannot read the env file of environment "${env}": ${(err as Error).message}`,
+            {
+              location: { file: path },
+              hint: 'fix the path in hudStudio.envFiles (relative to the workspace folder)',
+            },
+          );
         }
         Object.assign(vars, parseDotenv(text, path));
       }
@@ -389,7 +407,12 @@ export class Runner implements vscode.Disposable {
 
 /** The llm agent for one configured model; a missing key stops the run here with the command that sets it. */
 function modelAgent(model: ModelSetting & { env: Record<string, string | undefined> }): AgentRequest {
-  const choice = { agent: 'llm', model: model.model, modelEnv: model.env, ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}) };
+  const choice = {
+    agent: 'llm',
+    model: model.model,
+    modelEnv: model.env,
+    ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}),
+  };
   createAgent(choice);
   return { choice };
 }

@@ -57,15 +57,24 @@ export class EnvironmentSecrets {
       validateInput: (v) => (VAR.test(v) ? undefined : 'Use letters, digits and _, not starting with a digit'),
     });
     if (!name) return;
-    const value = await vscode.window.showInputBox({ title: `${env} · ${name}`, prompt: 'Value (stored in VS Code secret storage)', password: true, ignoreFocusOut: true });
+    const value = await vscode.window.showInputBox({
+      title: `${env} · ${name}`,
+      prompt: 'Value (stored in VS Code secret storage)',
+      password: true,
+      ignoreFocusOut: true,
+    });
     if (value === undefined) return;
     await this.set(env, name, value);
-    void vscode.window.showInformationMessage(`HUD Studio: saved ${name} for environment "${env}". Only its substrates receive it.`);
+    void vscode.window.showInformationMessage(
+      `HUD Studio: saved ${name} for environment "${env}". Only its substrates receive it.`,
+    );
   }
 
   /** "HUD Studio: Delete Environment Secret". */
   async promptDelete(): Promise<void> {
-    const items = Object.entries(this.names()).flatMap(([env, names]) => names.map((name) => ({ label: name, description: env, env })));
+    const items = Object.entries(this.names()).flatMap(([env, names]) =>
+      names.map((name) => ({ label: name, description: env, env })),
+    );
     if (!items.length) {
       void vscode.window.showInformationMessage('HUD Studio: no environment secrets are stored.');
       return;
@@ -81,5 +90,10 @@ async function pickEnvironment(envNames: string[], title: string): Promise<strin
   const other = '$(edit) Another environment name…';
   const pick = envNames.length ? await vscode.window.showQuickPick([...envNames, other], { title }) : other;
   if (pick !== other) return pick;
-  return vscode.window.showInputBox({ title, prompt: 'Environment name as in Environment("name")', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Required') });
+  return vscode.window.showInputBox({
+    title,
+    prompt: 'Environment name as in Environment("name")',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'Required'),
+  });
 }

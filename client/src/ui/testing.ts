@@ -30,14 +30,20 @@ export class TaskTests implements vscode.Disposable {
     private readonly relativePath: (uri: string) => string,
   ) {
     for (const kind of AGENT_KINDS) {
-      const profile = this.controller.createRunProfile(PROFILE_LABEL[kind], vscode.TestRunProfileKind.Run, (request, token) => this.execute(kind, request, token), false);
+      const profile = this.controller.createRunProfile(
+        PROFILE_LABEL[kind],
+        vscode.TestRunProfileKind.Run,
+        (request, token) => this.execute(kind, request, token),
+        false,
+      );
       this.profiles.set(kind, profile);
     }
     this.updateDefaultProfile();
     this.updateModelProfiles();
     this.subs.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('hudStudio.agent') || e.affectsConfiguration('hudStudio.batchAgent')) this.updateDefaultProfile();
+        if (e.affectsConfiguration('hudStudio.agent') || e.affectsConfiguration('hudStudio.batchAgent'))
+          this.updateDefaultProfile();
         if (e.affectsConfiguration('hudStudio.models')) this.updateModelProfiles();
       }),
     );
@@ -76,7 +82,12 @@ export class TaskTests implements vscode.Disposable {
         const item = fileItem.children.get(t.id) ?? this.controller.createTestItem(t.id, t.label, uri);
         item.label = t.label;
         item.description = t.description ?? '';
-        item.range = new vscode.Range(t.range.start.line, t.range.start.character, t.range.end.line, t.range.end.character);
+        item.range = new vscode.Range(
+          t.range.start.line,
+          t.range.start.character,
+          t.range.end.line,
+          t.range.end.character,
+        );
         return item;
       });
       fileItem.children.replace(tasks);
@@ -96,7 +107,13 @@ export class TaskTests implements vscode.Disposable {
     run.end();
   }
 
-  private report(run: vscode.TestRun, item: vscode.TestItem, outcome: RolloutOutcome, threshold: number, duration: number | undefined): void {
+  private report(
+    run: vscode.TestRun,
+    item: vscode.TestItem,
+    outcome: RolloutOutcome,
+    threshold: number,
+    duration: number | undefined,
+  ): void {
     const text = testMessage(outcome, threshold);
     // No location: the Testing view would draw the message at the end of the task's line, on top of
     // the reward HUD Studio already shows there (one inline result per line); the peek still has it.
@@ -134,7 +151,12 @@ export class TaskTests implements vscode.Disposable {
     return [...new Map(out.map((i) => [i.id, i])).values()];
   }
 
-  private async execute(kind: AgentKind, request: vscode.TestRunRequest, token: vscode.CancellationToken, model?: ModelSetting): Promise<void> {
+  private async execute(
+    kind: AgentKind,
+    request: vscode.TestRunRequest,
+    token: vscode.CancellationToken,
+    model?: ModelSetting,
+  ): Promise<void> {
     const items = this.collect(request);
     const run = this.controller.createTestRun(request, `HUD tasks (${model ? model.model : `${kind} agent`})`, true);
     const byRef = new Map(items.map((i) => [i.id, i]));
@@ -164,7 +186,8 @@ export class TaskTests implements vscode.Disposable {
           byRef.delete(t.ref);
         },
       });
-      if (!result.ran) for (const i of byRef.values()) run.errored(i, new vscode.TestMessage(`Not run: ${result.reason}`));
+      if (!result.ran)
+        for (const i of byRef.values()) run.errored(i, new vscode.TestMessage(`Not run: ${result.reason}`));
       else for (const i of byRef.values()) run.skipped(i); // cancelled before it started
     } finally {
       run.end();

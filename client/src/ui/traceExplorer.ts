@@ -12,7 +12,10 @@ import { type HostToExplorerMessage, isExplorerToHostMessage } from '../explorer
 export const TRACE_EDITOR_VIEW_TYPE = 'hudStudio.traceExplorer';
 
 /** What a panel shows: a trace file, a rollout that may still be running, or two trace files side by side. */
-type Source = { kind: 'file'; uri: vscode.Uri } | { kind: 'live'; rolloutId: string } | { kind: 'compare'; left: vscode.Uri; right: vscode.Uri };
+type Source =
+  | { kind: 'file'; uri: vscode.Uri }
+  | { kind: 'live'; rolloutId: string }
+  | { kind: 'compare'; left: vscode.Uri; right: vscode.Uri };
 
 interface Shown {
   panel: vscode.WebviewPanel;
@@ -64,14 +67,22 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
 
   /** Opens a rollout: live while it runs (or if its trace file is not written yet), else its file. */
   openRollout(rolloutId: string, tracePath: string | undefined, title: string): void {
-    const source: Source = tracePath && !this.isRunning(rolloutId) ? { kind: 'file', uri: vscode.Uri.file(tracePath) } : { kind: 'live', rolloutId };
+    const source: Source =
+      tracePath && !this.isRunning(rolloutId)
+        ? { kind: 'file', uri: vscode.Uri.file(tracePath) }
+        : { kind: 'live', rolloutId };
     for (const s of this.shown) {
       if (sameSource(s.source, source)) {
         s.panel.reveal(undefined, false);
         return;
       }
     }
-    const panel = vscode.window.createWebviewPanel(TRACE_EDITOR_VIEW_TYPE + '.panel', `Trace · ${title}`, vscode.ViewColumn.Active, this.webviewOptions());
+    const panel = vscode.window.createWebviewPanel(
+      TRACE_EDITOR_VIEW_TYPE + '.panel',
+      `Trace · ${title}`,
+      vscode.ViewColumn.Active,
+      this.webviewOptions(),
+    );
     this.attach(panel, source, title);
   }
 
@@ -84,7 +95,12 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
         return;
       }
     }
-    const panel = vscode.window.createWebviewPanel(TRACE_EDITOR_VIEW_TYPE + '.panel', `Compare · ${title}`, vscode.ViewColumn.Active, this.webviewOptions());
+    const panel = vscode.window.createWebviewPanel(
+      TRACE_EDITOR_VIEW_TYPE + '.panel',
+      `Compare · ${title}`,
+      vscode.ViewColumn.Active,
+      this.webviewOptions(),
+    );
     this.attach(panel, source, `Compare · ${title}`);
   }
 
@@ -120,8 +136,15 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
   private attach(panel: vscode.WebviewPanel, source: Source, title: string): void {
     const s: Shown = { panel, source, ready: false, pending: [] };
     this.shown.add(s);
-    const script = panel.webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media', 'explorer.js'));
-    panel.webview.html = renderExplorerHtml({ cspSource: panel.webview.cspSource, scriptUri: script.toString(), nonce: makeNonce(), title: `Trace · ${title}` });
+    const script = panel.webview.asWebviewUri(
+      vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media', 'explorer.js'),
+    );
+    panel.webview.html = renderExplorerHtml({
+      cspSource: panel.webview.cspSource,
+      scriptUri: script.toString(),
+      nonce: makeNonce(),
+      title: `Trace · ${title}`,
+    });
     const subs = [
       panel.webview.onDidReceiveMessage((m: unknown) => void this.onMessage(s, m)),
       panel.onDidDispose(() => {
@@ -131,8 +154,13 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
       }),
     ];
     if (source.kind === 'file') {
-      const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.joinPath(source.uri, '..'), source.uri.path.split('/').at(-1)!));
-      subs.push(watcher, watcher.onDidChange(() => s.ready && void this.sendInitial(s)));
+      const watcher = vscode.workspace.createFileSystemWatcher(
+        new vscode.RelativePattern(vscode.Uri.joinPath(source.uri, '..'), source.uri.path.split('/').at(-1)!),
+      );
+      subs.push(
+        watcher,
+        watcher.onDidChange(() => s.ready && void this.sendInitial(s)),
+      );
     }
   }
 
@@ -150,7 +178,9 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
         return;
       case 'openFile': {
         const uri = vscode.Uri.file(m.path);
-        await vscode.commands.executeCommand('revealFileInOS', uri).then(undefined, () => vscode.commands.executeCommand('vscode.open', uri));
+        await vscode.commands
+          .executeCommand('revealFileInOS', uri)
+          .then(undefined, () => vscode.commands.executeCommand('vscode.open', uri));
         return;
       }
     }
@@ -169,7 +199,10 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
         // Raw text, parsed and validated by the webview like a single trace.
         await this.post(s, { type: 'compare', left: text.decode(a), right: text.decode(b) });
       } catch (err) {
-        await this.post(s, { type: 'loadError', message: `Cannot read the traces to compare: ${(err as Error).message}` });
+        await this.post(s, {
+          type: 'loadError',
+          message: `Cannot read the traces to compare: ${(err as Error).message}`,
+        });
       }
       return;
     }
@@ -178,7 +211,10 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
       // Raw text: the webview parses and validates it (a trace file is untrusted input).
       await this.post(s, { type: 'trace', trace: new TextDecoder().decode(bytes) });
     } catch (err) {
-      await this.post(s, { type: 'loadError', message: `Cannot read ${s.source.uri.fsPath}: ${(err as Error).message}` });
+      await this.post(s, {
+        type: 'loadError',
+        message: `Cannot read ${s.source.uri.fsPath}: ${(err as Error).message}`,
+      });
     }
   }
 
@@ -195,6 +231,7 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
 function sameSource(a: Source, b: Source): boolean {
   if (a.kind === 'file' && b.kind === 'file') return a.uri.toString() === b.uri.toString();
   if (a.kind === 'live' && b.kind === 'live') return a.rolloutId === b.rolloutId;
-  if (a.kind === 'compare' && b.kind === 'compare') return a.left.toString() === b.left.toString() && a.right.toString() === b.right.toString();
+  if (a.kind === 'compare' && b.kind === 'compare')
+    return a.left.toString() === b.left.toString() && a.right.toString() === b.right.toString();
   return false;
 }

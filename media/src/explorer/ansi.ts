@@ -57,7 +57,13 @@ export function parseAnsi(line: string, start: AnsiStyle = PLAIN_STYLE): { segme
         i = end + 1;
         continue;
       }
-      if (next === 0x5d /* ] OSC */ || next === 0x50 /* P DCS */ || next === 0x58 /* X SOS */ || next === 0x5e /* ^ PM */ || next === 0x5f /* _ APC */) {
+      if (
+        next === 0x5d /* ] OSC */ ||
+        next === 0x50 /* P DCS */ ||
+        next === 0x58 /* X SOS */ ||
+        next === 0x5e /* ^ PM */ ||
+        next === 0x5f /* _ APC */
+      ) {
         const end = stringEnd(line, i + 2);
         if (end < 0) {
           buf += visible(c);
@@ -149,14 +155,20 @@ function visible(code: number): string {
 
 /** {@link plainText} for multi-line text (grader output, content): escapes dropped line by line. */
 export function plainTextBlock(text: string): string {
-  return text.includes('\n') ? text.split('\n').map((l) => plainText(l.endsWith('\r') ? l.slice(0, -1) : l)).join('\n') : plainText(text);
+  return text.includes('\n')
+    ? text
+        .split('\n')
+        .map((l) => plainText(l.endsWith('\r') ? l.slice(0, -1) : l))
+        .join('\n')
+    : plainText(text);
 }
 
 // The same rules as parseAnsi, as one regular expression over many lines at
 // once: well-formed CSI, string sequences (OSC, DCS, SOS, PM, APC) closed on
 // the same line, and other escapes are removed; any control character left
 // (a stray ESC, BEL, NUL, C1) becomes a visible symbol.
-const DROP = /\x1b\[[\x20-\x3f]*[\x40-\x7e]|\x1b[\]PX^_][^\n]*?(?:\x07|\x1b\\)|\x1b(?![[\]PX^_])[\x20-\x2f]*[\x30-\x7e]/g;
+const DROP =
+  /\x1b\[[\x20-\x3f]*[\x40-\x7e]|\x1b[\]PX^_][^\n]*?(?:\x07|\x1b\\)|\x1b(?![[\]PX^_])[\x20-\x2f]*[\x30-\x7e]/g;
 const STRAY = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /**

@@ -211,7 +211,11 @@ export class ExplorerApp {
     try {
       content = this.content();
     } catch (e) {
-      content = h('div', { class: 'problem error', attrs: { role: 'alert' } }, `The explorer could not show this: ${e instanceof Error ? e.message : String(e)}`);
+      content = h(
+        'div',
+        { class: 'problem error', attrs: { role: 'alert' } },
+        `The explorer could not show this: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
     replaceChildren(this.page, content);
     if (this.mode === 'trace' && this.trace) {
@@ -227,9 +231,20 @@ export class ExplorerApp {
   private content(): Child {
     switch (this.mode) {
       case 'empty':
-        return h('div', { class: 'empty' }, h('h1', null, 'HUD trace explorer'), h('p', { class: 'muted' }, 'No trace loaded yet.'), this.emptyExtras());
+        return h(
+          'div',
+          { class: 'empty' },
+          h('h1', null, 'HUD trace explorer'),
+          h('p', { class: 'muted' }, 'No trace loaded yet.'),
+          this.emptyExtras(),
+        );
       case 'error':
-        return h('div', { class: 'problem error', attrs: { role: 'alert', 'data-testid': 'load-error' } }, h('strong', null, 'Could not show this trace'), h('pre', { class: 'problem-msg' }, this.error));
+        return h(
+          'div',
+          { class: 'problem error', attrs: { role: 'alert', 'data-testid': 'load-error' } },
+          h('strong', null, 'Could not show this trace'),
+          h('pre', { class: 'problem-msg' }, this.error),
+        );
       case 'compare':
         return this.pair ? renderCompare(this.pair.left, this.pair.right) : null;
       case 'trace': {
@@ -238,7 +253,14 @@ export class ExplorerApp {
         const now = new Date().toISOString();
         return [
           renderProblems(t),
-          renderHeader(t, { openTask: (ref) => this.host.post({ type: 'openTask', ref }), openFile: (path) => this.host.post({ type: 'openFile', path }) }, this.open),
+          renderHeader(
+            t,
+            {
+              openTask: (ref) => this.host.post({ type: 'openTask', ref }),
+              openFile: (path) => this.host.post({ type: 'openFile', path }),
+            },
+            this.open,
+          ),
           renderTimeline(t, (target) => this.jump(target), now),
           h('div', { class: 'two-col' }, renderPrompt(t), renderAnswer(t, this.open)),
           renderAgentSteps(t, this.open),
@@ -249,7 +271,13 @@ export class ExplorerApp {
   }
 
   private jump(target: StepTarget): void {
-    const section: Record<string, string> = { prompt: 'section-prompt', agent: 'section-agent', answer: 'section-answer', grade: 'section-grade', verify: 'section-grade' };
+    const section: Record<string, string> = {
+      prompt: 'section-prompt',
+      agent: 'section-agent',
+      answer: 'section-answer',
+      grade: 'section-grade',
+      verify: 'section-grade',
+    };
     const id = section[target.step];
     let el: HTMLElement | null;
     if (target.agentIndex !== undefined) {
@@ -282,7 +310,18 @@ export class ExplorerApp {
 function isRolloutEvent(e: unknown): e is RolloutEvent {
   if (typeof e !== 'object' || e === null) return false;
   const r = e as Record<string, unknown>;
-  if (typeof r.rolloutId !== 'string' || typeof r.at !== 'string' || typeof r.type !== 'string' || !EVENT_TYPES.has(r.type)) return false;
-  if (r.type === 'log') return typeof r.text === 'string' && (r.phase === 'actor' || r.phase === 'verifier') && LOG_STREAMS.has(r.stream as string);
+  if (
+    typeof r.rolloutId !== 'string' ||
+    typeof r.at !== 'string' ||
+    typeof r.type !== 'string' ||
+    !EVENT_TYPES.has(r.type)
+  )
+    return false;
+  if (r.type === 'log')
+    return (
+      typeof r.text === 'string' &&
+      (r.phase === 'actor' || r.phase === 'verifier') &&
+      LOG_STREAMS.has(r.stream as string)
+    );
   return true;
 }

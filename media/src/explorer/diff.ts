@@ -44,7 +44,10 @@ function middle(a: string[], b: string[], offset: number): DiffOp[] {
   const lcs = new Uint32Array((n + 1) * w);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i * w + j] = a[i] === b[j] ? (lcs[(i + 1) * w + j + 1] as number) + 1 : Math.max(lcs[(i + 1) * w + j] as number, lcs[i * w + j + 1] as number);
+      lcs[i * w + j] =
+        a[i] === b[j]
+          ? (lcs[(i + 1) * w + j + 1] as number) + 1
+          : Math.max(lcs[(i + 1) * w + j] as number, lcs[i * w + j + 1] as number);
     }
   }
   const ops: DiffOp[] = [];

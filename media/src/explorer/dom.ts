@@ -20,7 +20,11 @@ export interface Props {
 
 const FORBIDDEN_ATTR = /^(on|style$|href$|src$|srcdoc$|action$|formaction$|xlink:)/i;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props?: Props | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props) {
     if (props.class) el.className = props.class;

@@ -25,7 +25,11 @@ function start(): void {
   injectStyles();
   const host = connectHost();
   const root = document.getElementById('app') ?? document.body.appendChild(h('div', { attrs: { id: 'app' } }));
-  const app: ExplorerApp = new ExplorerApp(root, host, host.inVsCode ? (): Child => null : (): Child => filePicker(app));
+  const app: ExplorerApp = new ExplorerApp(
+    root,
+    host,
+    host.inVsCode ? (): Child => null : (): Child => filePicker(app),
+  );
   window.addEventListener('message', (e: MessageEvent) => app.handle(e.data));
 
   const initial = document.getElementById('hud-initial-trace');
@@ -47,7 +51,10 @@ async function loadFromQuery(app: ExplorerApp): Promise<void> {
   if (!first) return;
   const second = q.get('compare');
   try {
-    const [left, right] = await Promise.all([fetchText(first), second ? fetchText(second) : Promise.resolve(undefined)]);
+    const [left, right] = await Promise.all([
+      fetchText(first),
+      second ? fetchText(second) : Promise.resolve(undefined),
+    ]);
     app.handle(right === undefined ? { type: 'trace', trace: left } : { type: 'compare', left, right });
   } catch (e) {
     app.handle({ type: 'loadError', message: e instanceof Error ? e.message : String(e) });

@@ -55,7 +55,21 @@ function row(cells: (string | HTMLElement)[], header = false): HTMLTableRowEleme
 function modelTable(d: JobViewData): HTMLTableElement {
   const t = el('table');
   t.dataset['testid'] = 'models';
-  t.append(row(['model', 'runs', 'mean reward', 'pass@1', `pass@${d.k}`, 'errors setup/actor/verifier', 'tokens in/out (cached)', 'wall'], true));
+  t.append(
+    row(
+      [
+        'model',
+        'runs',
+        'mean reward',
+        'pass@1',
+        `pass@${d.k}`,
+        'errors setup/actor/verifier',
+        'tokens in/out (cached)',
+        'wall',
+      ],
+      true,
+    ),
+  );
   for (const m of d.modelRows) {
     const tr = row([
       m.model,
@@ -113,7 +127,11 @@ function main(): void {
     const d = JSON.parse(raw) as JobViewData;
     app.append(
       el('h1', `Job ${d.jobId.slice(0, 8)}`),
-      el('div', `${d.tasks.length} task(s) x ${d.models.length} model(s), ${d.k} run(s) each, pass at reward >= ${d.threshold}; started ${d.startedAt}`, 'meta'),
+      el(
+        'div',
+        `${d.tasks.length} task(s) x ${d.models.length} model(s), ${d.k} run(s) each, pass at reward >= ${d.threshold}; started ${d.startedAt}`,
+        'meta',
+      ),
       modelTable(d),
       el('h2', 'Mean reward, task x model'),
       heatMap(d),

@@ -30,7 +30,8 @@ const PARSE_BATCH_BYTES = 512 * 1024;
 const sizeOf = (content: FileContent): number =>
   typeof content === 'string' ? content.length : content instanceof Uint8Array ? content.byteLength : 0;
 
-const isOversized = (content: FileContent): content is { oversizedBytes: number } => typeof content === 'object' && 'oversizedBytes' in content;
+const isOversized = (content: FileContent): content is { oversizedBytes: number } =>
+  typeof content === 'object' && 'oversizedBytes' in content;
 
 export type FileKind = 'python' | 'json' | 'harbor';
 
@@ -217,7 +218,12 @@ export class Analyzer {
 
   private tooLarge(content: FileContent): boolean {
     if (isOversized(content)) return true;
-    const bytes = typeof content === 'string' ? (content.length > this.maxFileBytes / 3 ? Buffer.byteLength(content) : content.length) : content.byteLength;
+    const bytes =
+      typeof content === 'string'
+        ? content.length > this.maxFileBytes / 3
+          ? Buffer.byteLength(content)
+          : content.length
+        : content.byteLength;
     return bytes > this.maxFileBytes;
   }
 
@@ -229,8 +235,12 @@ export class Analyzer {
    * file is read, so at most PARSE_BATCH_FILES trees (and PARSE_BATCH_BYTES of source) are alive at once.
    */
   private factsForBatch(entries: [string, FileContent][]): [string, FileFacts | undefined][] {
-    const texts: (string | undefined)[] = entries.map(([path, content]) => (fileKind(path) === 'python' && !this.tooLarge(content) && !isOversized(content) ? decodeText(content) : undefined));
-    const trees: (Tree | null | undefined)[] = texts.map((text) => (text === undefined ? undefined : this.parser.parse(text)));
+    const texts: (string | undefined)[] = entries.map(([path, content]) =>
+      fileKind(path) === 'python' && !this.tooLarge(content) && !isOversized(content) ? decodeText(content) : undefined,
+    );
+    const trees: (Tree | null | undefined)[] = texts.map((text) =>
+      text === undefined ? undefined : this.parser.parse(text),
+    );
     try {
       return entries.map(([path, content], i) => {
         const text = texts[i];
@@ -258,7 +268,13 @@ export class Analyzer {
       const mb = (this.maxFileBytes / (1024 * 1024)).toFixed(0);
       return {
         kind: 'skipped',
-        problems: [problem('file-too-large', ZERO_RANGE, `${basename(path)} is larger than ${mb} MB, so HUD Studio does not index it (fix: split it into smaller modules if it defines templates or tasks)`)],
+        problems: [
+          problem(
+            'file-too-large',
+            ZERO_RANGE,
+            `${basename(path)} is larger than ${mb} MB, so HUD Studio does not index it (fix: split it into smaller modules if it defines templates or tasks)`,
+          ),
+        ],
       };
     }
     if (isOversized(content)) return undefined;

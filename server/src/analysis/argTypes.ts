@@ -80,19 +80,27 @@ function judge(type: string, v: LiteralArg): 'ok' | 'unknown' | TypeMismatch {
       return v.kind === 'none' ? 'ok' : { expected: 'None', choices: [] };
     case 'int':
       if (v.kind === 'int' || v.kind === 'bool') return 'ok';
-      if (v.kind === 'float' || v.kind === 'str') return INTEGRAL.test(v.value) ? 'ok' : { expected: 'an int', choices: [] };
+      if (v.kind === 'float' || v.kind === 'str')
+        return INTEGRAL.test(v.value) ? 'ok' : { expected: 'an int', choices: [] };
       return { expected: 'an int', choices: [] };
     case 'float':
       if (v.kind === 'int' || v.kind === 'float' || v.kind === 'bool') return 'ok';
-      if (v.kind === 'str') return NUMERIC.test(v.value) || /^\s*[-+]?(?:inf|infinity|nan)\s*$/i.test(v.value) ? 'ok' : { expected: 'a float', choices: [] };
+      if (v.kind === 'str')
+        return NUMERIC.test(v.value) || /^\s*[-+]?(?:inf|infinity|nan)\s*$/i.test(v.value)
+          ? 'ok'
+          : { expected: 'a float', choices: [] };
       return { expected: 'a float', choices: [] };
     case 'str':
       if (v.kind === 'str') return 'ok';
       return { expected: 'a str', choices: v.kind === 'none' ? [] : [JSON.stringify(v.value)] };
     case 'bool':
       if (v.kind === 'bool') return 'ok';
-      if (v.kind === 'int' || v.kind === 'float') return Number(v.value) === 0 || Number(v.value) === 1 ? 'ok' : { expected: 'a bool', choices: ['True', 'False'] };
-      if (v.kind === 'str') return BOOL_WORDS.has(v.value.trim().toLowerCase()) ? 'ok' : { expected: 'a bool', choices: ['True', 'False'] };
+      if (v.kind === 'int' || v.kind === 'float')
+        return Number(v.value) === 0 || Number(v.value) === 1
+          ? 'ok'
+          : { expected: 'a bool', choices: ['True', 'False'] };
+      if (v.kind === 'str')
+        return BOOL_WORDS.has(v.value.trim().toLowerCase()) ? 'ok' : { expected: 'a bool', choices: ['True', 'False'] };
       return { expected: 'a bool', choices: ['True', 'False'] };
     default:
       return 'unknown';

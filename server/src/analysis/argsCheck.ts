@@ -35,7 +35,9 @@ export function signatureText(name: string, params: readonly TemplateParam[]): s
     }
     if (p.kind === 'varargs') starred = true;
     const prefix = p.kind === 'varargs' ? '*' : p.kind === 'varkw' ? '**' : '';
-    parts.push(`${prefix}${p.name}${p.annotation ? `: ${p.annotation}` : ''}${p.default !== undefined ? ` = ${p.default}` : ''}`);
+    parts.push(
+      `${prefix}${p.name}${p.annotation ? `: ${p.annotation}` : ''}${p.default !== undefined ? ` = ${p.default}` : ''}`,
+    );
   }
   return `${name}(${parts.join(', ')})`;
 }
@@ -81,14 +83,22 @@ export function checkArgs(templateName: string, params: readonly TemplateParam[]
   }
   for (const kw of call.keywords) {
     if (!hasVarkw && !isNamed(params, kw)) {
-      const known = [...new Set(params.filter((p) => p.kind === 'positional' || p.kind === 'keyword').map((p) => p.name))];
+      const known = [
+        ...new Set(params.filter((p) => p.kind === 'positional' || p.kind === 'keyword').map((p) => p.name)),
+      ];
       out.push({
         keyword: kw,
         message: `${templateName}() got an unexpected keyword argument "${kw}"; its signature is ${(sig ??= signatureText(templateName, params))} (fix: ${known.length ? `use one of ${known.join(', ')}` : 'it takes no keyword arguments; remove it'})`,
-        renameTo: byCloseness(kw, known.filter((k) => !call.keywords.includes(k))),
+        renameTo: byCloseness(
+          kw,
+          known.filter((k) => !call.keywords.includes(k)),
+        ),
       });
     } else if (bound.has(kw)) {
-      out.push({ keyword: kw, message: `${templateName}() got multiple values for argument "${kw}" (fix: pass it either by position or by keyword, not both)` });
+      out.push({
+        keyword: kw,
+        message: `${templateName}() got multiple values for argument "${kw}" (fix: pass it either by position or by keyword, not both)`,
+      });
     }
     bound.add(kw);
   }

@@ -34,7 +34,8 @@ export interface LiteralArg {
 }
 
 /** A verifier is a template call or the name of a module-level task. */
-export type VerifierValue = { kind: 'call'; call: CallFacts; range: Range } | { kind: 'name'; name: string; range: Range };
+export type VerifierValue =
+  { kind: 'call'; call: CallFacts; range: Range } | { kind: 'name'; name: string; range: Range };
 
 export interface TaskCandidate {
   /** Variable the task is bound to. */
@@ -147,7 +148,11 @@ export interface HarborFacts {
   /** Files the task needs beside task.toml (relative to its folder); alternatives are separated by "|". */
   /** False when [agent] user names a non-root user (the image's user is unknown here). */
   agentMayBeRoot?: boolean;
-  requiredFiles?: { path: string; code: 'harbor-missing-instruction' | 'harbor-missing-test-sh' | 'harbor-missing-tests-dockerfile'; fix: string }[];
+  requiredFiles?: {
+    path: string;
+    code: 'harbor-missing-instruction' | 'harbor-missing-test-sh' | 'harbor-missing-tests-dockerfile';
+    fix: string;
+  }[];
   issues: FileProblem[];
 }
 

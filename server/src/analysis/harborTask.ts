@@ -17,7 +17,12 @@ export function extractHarborFacts(text: string, taskDirRel: string): HarborFact
   const issues: FileProblem[] = [...result.warnings, ...(result.ok ? [] : result.errors)].map((i) => {
     const start = { line: Math.max(0, i.line - 1), character: Math.max(0, i.column - 1) };
     const severity = i.severity === 'warning' ? 'warning' : (SEVERITY[i.code as keyof typeof SEVERITY] ?? 'error');
-    return { code: i.code, severity, message: i.message, range: { start, end: { line: start.line, character: start.character + Math.max(1, i.key.length) } } };
+    return {
+      code: i.code,
+      severity,
+      message: i.message,
+      range: { start, end: { line: start.line, character: start.character + Math.max(1, i.key.length) } },
+    };
   });
   const label = (result.ok ? result.config.task.name : undefined) ?? (taskDirRel.split('/').pop() || taskDirRel);
   const facts: HarborFacts = { kind: 'harbor', ref: taskDirRel, label, issues };
@@ -42,7 +47,13 @@ export function linkHarbor(file: FileIdentity, facts: HarborFacts, probe: FilePr
   const problems = [...facts.issues];
   for (const need of facts.requiredFiles ?? []) {
     if (need.path.split('|').some((p) => probe.exists(join(dir, p)))) continue;
-    problems.push(problem(need.code, ZERO_RANGE, `Harbor task ${facts.ref} has no ${need.path.split('|').join(' or ')} (fix: ${need.fix})`));
+    problems.push(
+      problem(
+        need.code,
+        ZERO_RANGE,
+        `Harbor task ${facts.ref} has no ${need.path.split('|').join(' or ')} (fix: ${need.fix})`,
+      ),
+    );
   }
   if (facts.environmentMode === 'shared' && facts.agentMayBeRoot) {
     problems.push(
@@ -65,15 +76,33 @@ function requiredFiles(config: HarborTaskConfig | undefined, ref: string): NonNu
   const testsFix = `create ${ref}/tests/test.sh that writes /logs/verifier/reward.txt or reward.json`;
   if (config?.steps) {
     for (const step of config.steps) {
-      out.push({ path: `steps/${step.name}/instruction.md`, code: 'harbor-missing-instruction', fix: `write step "${step.name}"'s instruction in ${ref}/steps/${step.name}/instruction.md` });
-      if (step.verifier.environmentMode === 'shared') out.push({ path: `steps/${step.name}/tests/test.sh|tests/test.sh`, code: 'harbor-missing-test-sh', fix: testsFix });
+      out.push({
+        path: `steps/${step.name}/instruction.md`,
+        code: 'harbor-missing-instruction',
+        fix: `write step "${step.name}"'s instruction in ${ref}/steps/${step.name}/instruction.md`,
+      });
+      if (step.verifier.environmentMode === 'shared')
+        out.push({
+          path: `steps/${step.name}/tests/test.sh|tests/test.sh`,
+          code: 'harbor-missing-test-sh',
+          fix: testsFix,
+        });
     }
     return out;
   }
-  out.push({ path: 'instruction.md', code: 'harbor-missing-instruction', fix: `create ${ref}/instruction.md with the instructions` });
-  if (!config || config.verifier.environmentMode === 'shared') out.push({ path: 'tests/test.sh', code: 'harbor-missing-test-sh', fix: testsFix });
+  out.push({
+    path: 'instruction.md',
+    code: 'harbor-missing-instruction',
+    fix: `create ${ref}/instruction.md with the instructions`,
+  });
+  if (!config || config.verifier.environmentMode === 'shared')
+    out.push({ path: 'tests/test.sh', code: 'harbor-missing-test-sh', fix: testsFix });
   else if (!config.verifier.environment?.docker_image) {
-    out.push({ path: 'tests/Dockerfile', code: 'harbor-missing-tests-dockerfile', fix: `create ${ref}/tests/Dockerfile (it builds the separate verifier and owns /tests), or set [verifier] environment_mode = "shared"` });
+    out.push({
+      path: 'tests/Dockerfile',
+      code: 'harbor-missing-tests-dockerfile',
+      fix: `create ${ref}/tests/Dockerfile (it builds the separate verifier and owns /tests), or set [verifier] environment_mode = "shared"`,
+    });
   }
   return out;
 }

@@ -42,9 +42,23 @@ export function unimportableProblems(root: SyntaxNode, text: string, lines: Line
     return { start: p, end: { line: p.line, character: p.character + 1 } };
   };
   const nul = text.indexOf('\0');
-  if (nul >= 0) out.push(problem('python-unimportable', at(nul), `this file holds a NUL byte, so Python cannot import it (fix: remove the NUL byte)`));
+  if (nul >= 0)
+    out.push(
+      problem(
+        'python-unimportable',
+        at(nul),
+        `this file holds a NUL byte, so Python cannot import it (fix: remove the NUL byte)`,
+      ),
+    );
   const deep = tooDeep(text);
-  if (deep) out.push(problem('python-unimportable', at(deep.offset), `${deep.what}, so Python cannot import this file (fix: flatten it)`));
+  if (deep)
+    out.push(
+      problem(
+        'python-unimportable',
+        at(deep.offset),
+        `${deep.what}, so Python cannot import this file (fix: flatten it)`,
+      ),
+    );
   if (root.hasError && !out.length) {
     const bad = firstError(root);
     const where = bad ? at(bad.startIndex) : at(0);
@@ -112,7 +126,8 @@ function tooDeep(text: string): { offset: number; what: string } | undefined {
       if (ch !== '\n' && ch !== '#' && ch !== '\r' && ch !== undefined) {
         if (width > indents[indents.length - 1]!) indents.push(width);
         else while (indents.length > 1 && width < indents[indents.length - 1]!) indents.pop();
-        if (indents.length - 1 >= MAX_INDENT_LEVELS) return { offset: i, what: `indentation nests ${MAX_INDENT_LEVELS} levels deep` };
+        if (indents.length - 1 >= MAX_INDENT_LEVELS)
+          return { offset: i, what: `indentation nests ${MAX_INDENT_LEVELS} levels deep` };
       }
       i--;
       continue;
@@ -122,7 +137,8 @@ function tooDeep(text: string): { offset: number; what: string } | undefined {
     else if (c === '#') while (i + 1 < text.length && text[i + 1] !== '\n') i++;
     else if (c === '"' || c === "'") quote = text.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
     else if (c === '(' || c === '[' || c === '{') {
-      if (++depth >= MAX_BRACKET_NESTING) return { offset: i, what: `brackets nest ${MAX_BRACKET_NESTING} levels deep` };
+      if (++depth >= MAX_BRACKET_NESTING)
+        return { offset: i, what: `brackets nest ${MAX_BRACKET_NESTING} levels deep` };
     } else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
   }
   return undefined;

@@ -31,19 +31,33 @@ export function extractJsonTasks(text: string, fileName: string): JsonTaskFacts 
       value = JSON.parse(text.slice(span.start, span.end));
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      issues.push(problem('task-file-malformed', range, `row ${i} is not valid JSON (${why}) (fix: make each row one JSON object {"env", "id", "args"})`));
+      issues.push(
+        problem(
+          'task-file-malformed',
+          range,
+          `row ${i} is not valid JSON (${why}) (fix: make each row one JSON object {"env", "id", "args"})`,
+        ),
+      );
       continue;
     }
     if (!isRow(value)) {
-      issues.push(problem('task-file-malformed', range, `row ${i} is not a task: it needs string "env" and "id" and an object "args" (fix: write the row as {"env": ..., "id": ..., "args": {...}})`));
+      issues.push(
+        problem(
+          'task-file-malformed',
+          range,
+          `row ${i} is not a task: it needs string "env" and "id" and an object "args" (fix: write the row as {"env": ..., "id": ..., "args": {...}})`,
+        ),
+      );
       continue;
     }
     const row: JsonTaskRow = { row: i, env: value.env, id: value.id, args: value.args ?? {}, argsRange: range, range };
     const argsAt = text.indexOf('"args"', span.start);
-    if (argsAt >= 0 && argsAt < span.end) row.argsRange = { start: lines.positionAt(argsAt), end: lines.positionAt(argsAt + 6) };
+    if (argsAt >= 0 && argsAt < span.end)
+      row.argsRange = { start: lines.positionAt(argsAt), end: lines.positionAt(argsAt + 6) };
     if (isRow(value.verifier)) {
       const vAt = text.indexOf('"verifier"', span.start);
-      const vRange = vAt >= 0 && vAt < span.end ? { start: lines.positionAt(vAt), end: lines.positionAt(vAt + 10) } : range;
+      const vRange =
+        vAt >= 0 && vAt < span.end ? { start: lines.positionAt(vAt), end: lines.positionAt(vAt + 10) } : range;
       row.verifier = { env: value.verifier.env, id: value.verifier.id, args: value.verifier.args ?? {}, range: vRange };
     }
     rows.push(row);

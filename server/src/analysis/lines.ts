@@ -12,7 +12,8 @@ export class LineMap {
     const starts = this.starts;
     const near = this.last;
     if (starts[near]! <= offset) {
-      if (near + 1 >= starts.length || offset < starts[near + 1]!) return { line: near, character: offset - starts[near]! };
+      if (near + 1 >= starts.length || offset < starts[near + 1]!)
+        return { line: near, character: offset - starts[near]! };
       if (near + 2 >= starts.length || offset < starts[near + 2]!) {
         this.last = near + 1;
         return { line: near + 1, character: offset - starts[near + 1]! };

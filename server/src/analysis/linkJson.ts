@@ -26,7 +26,12 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
   problems.push(...(facts.issues ?? []));
   const folder = dirname(file.path);
   /** The template this folder's environment provides; reports one that only another folder defines. */
-  const own = (env: string, id: string, range: Range, what: string): { path: string; template: TemplateFacts } | undefined => {
+  const own = (
+    env: string,
+    id: string,
+    range: Range,
+    what: string,
+  ): { path: string; template: TemplateFacts } | undefined => {
     const found = registry.find(env, id);
     const mine = found.find((f) => isUnder(folder, f.path));
     const other = found[0];
@@ -57,18 +62,38 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
       task.templateUri = file.uriOf(actor.path);
       actorSide = { template: actor.template, env: row.env, rel: file.relOf(actor.path), uri: file.uriOf(actor.path) };
       uses.push({ range: row.range, role: 'task', templatePath: actor.path, env: row.env, templateId: row.id });
-      for (const p of checkArgs(actor.template.functionName, actor.template.params, { positional: 0, keywords: Object.keys(row.args), hasSplat: false })) {
+      for (const p of checkArgs(actor.template.functionName, actor.template.params, {
+        positional: 0,
+        keywords: Object.keys(row.args),
+        hasSplat: false,
+      })) {
         problems.push(problem('task-bad-args', row.argsRange, `row ${row.row}: ${p.message}`));
       }
     }
     if (row.verifier) {
       const v = own(row.verifier.env, row.verifier.id, row.verifier.range, `row ${row.row} verifier`);
       if (v) {
-        uses.push({ range: row.verifier.range, role: 'verifier', templatePath: v.path, env: row.verifier.env, templateId: row.verifier.id });
-        for (const p of checkArgs(v.template.functionName, v.template.params, { positional: 0, keywords: Object.keys(row.verifier.args), hasSplat: false })) {
+        uses.push({
+          range: row.verifier.range,
+          role: 'verifier',
+          templatePath: v.path,
+          env: row.verifier.env,
+          templateId: row.verifier.id,
+        });
+        for (const p of checkArgs(v.template.functionName, v.template.params, {
+          positional: 0,
+          keywords: Object.keys(row.verifier.args),
+          hasSplat: false,
+        })) {
           problems.push(problem('task-bad-args', row.verifier.range, `row ${row.row} verifier: ${p.message}`));
         }
-        problems.push(...checkVerifier(actorSide, { template: v.template, env: row.verifier.env, rel: file.relOf(v.path), uri: file.uriOf(v.path) }, row.verifier.range));
+        problems.push(
+          ...checkVerifier(
+            actorSide,
+            { template: v.template, env: row.verifier.env, rel: file.relOf(v.path), uri: file.uriOf(v.path) },
+            row.verifier.range,
+          ),
+        );
         task.verifier = {
           env: row.verifier.env,
           templateId: row.verifier.id,
@@ -85,7 +110,13 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
             `row ${row.row}: no template "${row.verifier.id}" in environment "${row.verifier.env}" in this workspace (fix: correct the verifier's env/id, or define @env.template(id="${row.verifier.id}"))`,
           ),
         );
-        task.verifier = { env: row.verifier.env, templateId: row.verifier.id, uri: file.uri, range: row.verifier.range, sameEnvironment: row.verifier.env === row.env };
+        task.verifier = {
+          env: row.verifier.env,
+          templateId: row.verifier.id,
+          uri: file.uri,
+          range: row.verifier.range,
+          sameEnvironment: row.verifier.env === row.env,
+        };
       }
     }
     tasks.push(task);

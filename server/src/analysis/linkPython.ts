@@ -30,7 +30,8 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
 
   const tasks: IndexedTask[] = [];
   const verifierFor = new Map<string, { value: VerifierValue; range: Range }>();
-  for (const a of facts.verifierAssignments) verifierFor.set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
+  for (const a of facts.verifierAssignments)
+    verifierFor.set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
 
   for (const cand of facts.tasks) {
     const target = resolveTemplate(file, cand.call, resolver);
@@ -49,7 +50,8 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
       templateUri: file.uriOf(target.path),
     };
     const assigned = verifierFor.get(label);
-    const verifier = assigned ?? (cand.call.verifier ? { value: cand.call.verifier, range: cand.call.verifier.range } : undefined);
+    const verifier =
+      assigned ?? (cand.call.verifier ? { value: cand.call.verifier, range: cand.call.verifier.range } : undefined);
     if (verifier) {
       const link = linkVerifier(file, facts, target, verifier.value, verifier.range, resolver, problems, uses);
       if (link) task.verifier = link;
@@ -113,7 +115,12 @@ function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: F
     } else seen.set(key, t);
 
     if (!t.isAsync || t.yieldCount === 0) {
-      const missing = !t.isAsync && t.yieldCount === 0 ? 'is neither async nor a generator' : !t.isAsync ? 'is not async' : 'never yields';
+      const missing =
+        !t.isAsync && t.yieldCount === 0
+          ? 'is neither async nor a generator'
+          : !t.isAsync
+            ? 'is not async'
+            : 'never yields';
       out.push(
         problem(
           'template-not-async-generator',
@@ -168,10 +175,19 @@ function argProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
   const shape = { positional: call.positional, keywords: call.keywords.map((k) => k.name), hasSplat: call.hasSplat };
   const out = checkArgs(template.functionName, template.params, shape).map((p) => {
     const kw = p.keyword === undefined ? undefined : call.keywords.find((k) => k.name === p.keyword);
-    const found = problem(p.varargs ? 'task-args-into-varargs' : 'task-bad-args', kw?.range ?? call.calleeRange, p.message);
+    const found = problem(
+      p.varargs ? 'task-args-into-varargs' : 'task-bad-args',
+      kw?.range ?? call.calleeRange,
+      p.message,
+    );
     if (p.renameTo?.length) found.fix = { kind: 'rename-keyword', names: p.renameTo };
     else if (p.missing && call.closeParen) {
-      found.fix = { kind: 'add-keyword', name: p.missing, at: call.closeParen, leadingComma: call.positional > 0 || call.keywords.length > 0 || !!call.verifier };
+      found.fix = {
+        kind: 'add-keyword',
+        name: p.missing,
+        at: call.closeParen,
+        leadingComma: call.positional > 0 || call.keywords.length > 0 || !!call.verifier,
+      };
     }
     return found;
   });
@@ -179,13 +195,21 @@ function argProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
   return out;
 }
 
-const RECEIVED: Record<LiteralArg['kind'], string> = { str: 'a str', int: 'an int', float: 'a float', bool: 'a bool', none: 'None' };
+const RECEIVED: Record<LiteralArg['kind'], string> = {
+  str: 'a str',
+  int: 'an int',
+  float: 'a float',
+  bool: 'a bool',
+  none: 'None',
+};
 
 /** Literal arguments the SDK's conversion would pass on unconverted (see argTypes.ts). */
 function literalTypeProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
   const out: FileProblem[] = [];
   const check = (name: string, literal: LiteralArg, range: Range) => {
-    const annotation = template.params.find((p) => p.name === name && (p.kind === 'positional' || p.kind === 'keyword'))?.annotation;
+    const annotation = template.params.find(
+      (p) => p.name === name && (p.kind === 'positional' || p.kind === 'keyword'),
+    )?.annotation;
     const mismatch = annotation ? literalMismatch(annotation, literal) : undefined;
     if (!mismatch) return;
     const shown = literal.kind === 'str' ? JSON.stringify(literal.value) : literal.value;
@@ -277,9 +301,12 @@ function linkVerifier(
 
 function unknownTemplate(name: string, range: Range, kind: string): FileProblem {
   const why = kind === 'unknown' ? 'is not defined or imported in this workspace' : 'is not a template (@env.template)';
-  return problem('verifier-unknown-template', range, `verifier "${name}" ${why} (fix: call a template, e.g. \`task.verifier = verify(...)\`, and import it from its module)`);
+  return problem(
+    'verifier-unknown-template',
+    range,
+    `verifier "${name}" ${why} (fix: call a template, e.g. \`task.verifier = verify(...)\`, and import it from its module)`,
+  );
 }
-
 
 /** A statement's lines with their line break: deleting it leaves no blank line behind. */
 function wholeLines(range: Range): Range {
@@ -292,7 +319,7 @@ function isCoroutineCall(facts: PythonFacts, callee: string[]): boolean {
   const last = callee[callee.length - 1]!;
   const binding = facts.imports.find((i) => i.local === head);
   const fromHud = !!binding && (binding.module === 'hud' || binding.module.startsWith('hud.'));
-  if (callee.length === 1) return last === 'combine' && fromHud && (binding?.name === 'combine');
+  if (callee.length === 1) return last === 'combine' && fromHud && binding?.name === 'combine';
   if (last === 'grade') return fromHud || /Grader$/.test(callee[callee.length - 2]!);
   return last === 'combine' && fromHud && binding?.name === undefined;
 }

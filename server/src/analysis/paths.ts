@@ -41,9 +41,15 @@ export function uriToPath(uri: string): string | undefined {
  * for the paths the index mostly sees, which are already normalized.
  */
 function plainlyBelow(dir: string, path: string): string | undefined {
-  if (path.length <= dir.length + 1 || path.charCodeAt(dir.length) !== sep.charCodeAt(0) || !path.startsWith(dir)) return undefined;
+  if (path.length <= dir.length + 1 || path.charCodeAt(dir.length) !== sep.charCodeAt(0) || !path.startsWith(dir))
+    return undefined;
   const rel = path.slice(dir.length + 1);
-  const odd = rel.includes('..') || rel.startsWith(sep) || rel.includes(sep + sep) || rel.startsWith(`.${sep}`) || rel.includes(`${sep}.${sep}`);
+  const odd =
+    rel.includes('..') ||
+    rel.startsWith(sep) ||
+    rel.includes(sep + sep) ||
+    rel.startsWith(`.${sep}`) ||
+    rel.includes(`${sep}.${sep}`);
   return odd ? undefined : rel;
 }
 
@@ -52,7 +58,8 @@ export function workspaceRelative(roots: readonly string[], path: string): strin
   let best: string | undefined;
   for (const root of roots) {
     const rel = plainlyBelow(root, path) ?? relative(root, path);
-    if (rel && !rel.startsWith('..') && !isAbsolute(rel) && (best === undefined || rel.length < best.length)) best = rel;
+    if (rel && !rel.startsWith('..') && !isAbsolute(rel) && (best === undefined || rel.length < best.length))
+      best = rel;
   }
   const rel = best ?? path;
   return sep === '/' ? rel : rel.split(sep).join('/');

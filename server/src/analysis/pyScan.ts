@@ -37,7 +37,6 @@ export function skipString(text: string, at: number): number {
   return -1;
 }
 
-
 /**
  * The first offset in [from, to) holding one of `stops` (at most three
  * characters, never quotes or brackets) at bracket depth 0 relative to
@@ -124,7 +123,7 @@ export function trimStart(text: string, from: number, end: number): number {
 /** The comma-separated items of [from, to), trimmed; an empty trailing item is dropped. */
 export function splitTopLevel(text: string, from: number, to: number): Span[] {
   const out: Span[] = [];
-  for (let start = from; start <= to; ) {
+  for (let start = from; start <= to;) {
     const comma = scanTo(text, start, to, ',');
     const s = skipSpaceAndComments(text, start, comma);
     const e = trimEnd(text, s, comma);
@@ -137,7 +136,7 @@ export function splitTopLevel(text: string, from: number, to: number): Span[] {
 
 /** First top-level `=` (not `==`, `<=`, `>=`, `!=`, `:=`) or `:` (not `:=`) in [from, to), or -1. */
 export function findTopLevel(text: string, from: number, to: number, ch: '=' | ':'): number {
-  for (let at = from; at < to; ) {
+  for (let at = from; at < to;) {
     const i = scanTo(text, at, to, ch);
     if (i >= to || text[i] !== ch) return -1;
     const next = text[i + 1];

@@ -14,7 +14,15 @@
  * Environments and templates count only in files that import `hud`, so an
  * unrelated `.template` decorator is ignored.
  */
-import type { CallFacts, EnvironmentFacts, ImportBinding, PythonFacts, Range, TaskCandidate, VerifierValue } from './facts';
+import type {
+  CallFacts,
+  EnvironmentFacts,
+  ImportBinding,
+  PythonFacts,
+  Range,
+  TaskCandidate,
+  VerifierValue,
+} from './facts';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import { expressionEnd, matchBracket, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
@@ -88,13 +96,21 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     serviceAccess: [],
     hasSyntaxErrors,
   };
-  const ctx: Ctx = { text, lines: new LineMap(text), root, hud: { modules: new Set(), environment: new Set(), taskset: new Set() }, facts };
+  const ctx: Ctx = {
+    text,
+    lines: new LineMap(text),
+    root,
+    hud: { modules: new Set(), environment: new Set(), taskset: new Set() },
+    facts,
+  };
   // A statement's extent: from its start to the next statement's start.
   const spans: Span[] = nodes.map((n, i) => ({ start: n.startIndex, end: nodes[i + 1]?.startIndex ?? text.length }));
   const statements: Statement[] = [];
-  for (const sp of hasSyntaxErrors ? recoverStatements(spans, nodes, text) : spans) statements.push({ start: sp.start, end: sp.end, kind: kindOf(text, sp.start) });
+  for (const sp of hasSyntaxErrors ? recoverStatements(spans, nodes, text) : spans)
+    statements.push({ start: sp.start, end: sp.end, kind: kindOf(text, sp.start) });
 
-  for (const st of statements) if (st.kind === 'import') readImport(text.slice(st.start, expressionEnd(text, st.start, st.end)), facts, ctx.hud);
+  for (const st of statements)
+    if (st.kind === 'import') readImport(text.slice(st.start, expressionEnd(text, st.start, st.end)), facts, ctx.hud);
   // Each simple statement is read once: environments must be known before the decorators that use them.
   const simple = new Map<Span, ParsedAssignment | undefined>();
   for (const st of statements) if (st.kind === 'simple') simple.set(st, parseAssignment(ctx, st));
@@ -171,7 +187,12 @@ const IMPORT_NOISE = /[#\\()]|[^\S ]| {2}/;
 
 function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
   const clean = IMPORT_NOISE.test(source)
-    ? source.replace(/#[^\n]*/g, '').replace(/\\\n/g, ' ').replace(/[()]/g, ' ').replace(/\s+/g, ' ').trim()
+    ? source
+        .replace(/#[^\n]*/g, '')
+        .replace(/\\\n/g, ' ')
+        .replace(/[()]/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
     : source.trim();
   const from = /^from ([.\w ]+?) import (.+)$/.exec(clean);
   if (from) {
@@ -247,7 +268,13 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
     const end = expressionEnd(text, start, st.end);
     const value = verifierValue(ctx, { start, end });
     if (!value) return undefined;
-    return { kind: 'verifier', target: v[1]!, ...(v[2] === undefined ? {} : { index: Number(v[2]) }), value, range: spanRange(ctx.lines, st.start, end) };
+    return {
+      kind: 'verifier',
+      target: v[1]!,
+      ...(v[2] === undefined ? {} : { index: Number(v[2]) }),
+      value,
+      range: spanRange(ctx.lines, st.start, end),
+    };
   }
   const assign = simpleAssignment(text, st);
   if (!assign) return undefined;
@@ -258,11 +285,20 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
 }
 
 function readEnvironment(ctx: Ctx, parsed: ParsedAssignment): EnvironmentFacts | undefined {
-  if (parsed.kind !== 'name' || !parsed.call || !isHudName(parsed.call.facts.callee, ctx.hud, ctx.hud.environment, 'Environment')) return undefined;
+  if (
+    parsed.kind !== 'name' ||
+    !parsed.call ||
+    !isHudName(parsed.call.facts.callee, ctx.hud, ctx.hud.environment, 'Environment')
+  )
+    return undefined;
   const args = parsed.call.args;
   const nameArg = args.find((a) => a.keyword === 'name') ?? args.find((a) => a.keyword === undefined && !a.splat);
   const name = nameArg ? literalString(ctx.text.slice(nameArg.value.start, nameArg.value.end)) : undefined;
-  return { variable: parsed.name, name: name ?? parsed.name, range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end) };
+  return {
+    variable: parsed.name,
+    name: name ?? parsed.name,
+    range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end),
+  };
 }
 
 interface ArgSpan {
@@ -316,7 +352,10 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
         }
         return;
       }
-      const keyword: CallFacts['keywords'][number] = { name: kw[1]!, range: spanRange(lines, a.start, a.start + kw[1]!.length) };
+      const keyword: CallFacts['keywords'][number] = {
+        name: kw[1]!,
+        range: spanRange(lines, a.start, a.start + kw[1]!.length),
+      };
       const literal = literalArg(text, value);
       if (literal) {
         keyword.literal = literal;
@@ -326,7 +365,12 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
     } else {
       args.push({ splat: false, span: a, value: a });
       const literal = literalArg(text, a);
-      if (literal) (facts.positionalLiterals ??= []).push({ index: facts.positional, literal, range: spanRange(lines, a.start, a.end) });
+      if (literal)
+        (facts.positionalLiterals ??= []).push({
+          index: facts.positional,
+          literal,
+          range: spanRange(lines, a.start, a.end),
+        });
       facts.positional++;
     }
   });
@@ -335,7 +379,8 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
 
 function verifierValue(ctx: Ctx, span: Span): VerifierValue | undefined {
   const source = ctx.text.slice(span.start, span.end);
-  if (/^[A-Za-z_]\w*$/.test(source)) return { kind: 'name', name: source, range: spanRange(ctx.lines, span.start, span.end) };
+  if (/^[A-Za-z_]\w*$/.test(source))
+    return { kind: 'name', name: source, range: spanRange(ctx.lines, span.start, span.end) };
   const call = parseCall(ctx, span);
   return call ? { kind: 'call', call: call.facts, range: call.facts.range } : undefined;
 }
@@ -354,12 +399,17 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
   const call = parsed.call;
   if (!call || isHudName(call.facts.callee, ctx.hud, ctx.hud.environment, 'Environment')) return;
   if (isHudName(call.facts.callee, ctx.hud, ctx.hud.taskset, 'Taskset')) {
-    const list = call.args.find((a) => a.keyword === 'tasks') ?? call.args.filter((a) => a.keyword === undefined && !a.splat)[1];
+    const list =
+      call.args.find((a) => a.keyword === 'tasks') ?? call.args.filter((a) => a.keyword === undefined && !a.splat)[1];
     const listItems = list ? sequenceItems(text, list.value) : undefined;
     if (listItems) pushElements(ctx, listItems, parsed.name);
     return;
   }
-  facts.tasks.push({ name: parsed.name, call: call.facts, range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end) });
+  facts.tasks.push({
+    name: parsed.name,
+    call: call.facts,
+    range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end),
+  });
 }
 
 /** Items of a list/tuple display (`[a, b]`, `(a, b)`, `a, b`), or undefined when `span` is not one. */
@@ -470,16 +520,20 @@ function findServiceAccess(root: SyntaxNode, text: string): Range[] {
     for (let depth = 0; node && depth < 4; depth++, node = node.parent) {
       const type = node.type;
       if (type === 'keyword_argument') {
-        if (identifierAt(text, node.startIndex) === 'service_access' && node.childForFieldName('value')?.type === 'true') out.push(rangeOf(node));
+        if (
+          identifierAt(text, node.startIndex) === 'service_access' &&
+          node.childForFieldName('value')?.type === 'true'
+        )
+          out.push(rangeOf(node));
         break;
       }
       if (type === 'pair') {
         const key = node.childForFieldName('key');
-        if (key && stringValue(key, text) === 'service_access' && node.childForFieldName('value')?.type === 'true') out.push(rangeOf(node));
+        if (key && stringValue(key, text) === 'service_access' && node.childForFieldName('value')?.type === 'true')
+          out.push(rangeOf(node));
         break;
       }
     }
   }
   return out;
 }
-

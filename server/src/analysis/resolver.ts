@@ -130,7 +130,8 @@ export class Resolver {
   private submodule(initPath: string, name: string): Resolved | undefined {
     if (basename(initPath) !== '__init__.py') return undefined;
     const dir = dirname(initPath);
-    for (const c of [join(dir, `${name}.py`), join(dir, name, '__init__.py')]) if (this.python(c)) return { kind: 'module', path: c };
+    for (const c of [join(dir, `${name}.py`), join(dir, name, '__init__.py')])
+      if (this.python(c)) return { kind: 'module', path: c };
     return undefined;
   }
 

@@ -6,9 +6,24 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { DEFAULT_MAX_FILE_BYTES, fileKind, type FileContent } from './analyzer';
 
-export const DEFAULT_EXCLUDED_DIRS: readonly string[] = ['node_modules', '.git', '.hg', '.svn', '.venv', 'venv', '__pycache__', 'dist', '.mypy_cache', '.pytest_cache', '.tox'];
+export const DEFAULT_EXCLUDED_DIRS: readonly string[] = [
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  '.venv',
+  'venv',
+  '__pycache__',
+  'dist',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.tox',
+];
 
-export async function listIndexableFiles(roots: readonly string[], excluded: readonly string[] = DEFAULT_EXCLUDED_DIRS): Promise<string[]> {
+export async function listIndexableFiles(
+  roots: readonly string[],
+  excluded: readonly string[] = DEFAULT_EXCLUDED_DIRS,
+): Promise<string[]> {
   const skip = new Set(excluded);
   const out: string[] = [];
   const walk = async (dir: string): Promise<void> => {
@@ -38,7 +53,11 @@ export async function listIndexableFiles(roots: readonly string[], excluded: rea
  * Reads files with bounded concurrency; unreadable files are left out and
  * files over `maxBytes` are not read at all (only their size is reported).
  */
-export async function readFiles(paths: readonly string[], concurrency = 32, maxBytes = DEFAULT_MAX_FILE_BYTES): Promise<[string, FileContent][]> {
+export async function readFiles(
+  paths: readonly string[],
+  concurrency = 32,
+  maxBytes = DEFAULT_MAX_FILE_BYTES,
+): Promise<[string, FileContent][]> {
   const out = new Array<[string, FileContent] | undefined>(paths.length);
   let next = 0;
   const worker = async () => {

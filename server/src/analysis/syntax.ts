@@ -27,7 +27,16 @@ export function identifierAt(text: string, at: number): string {
 }
 
 const STRING_START = /^([rRbBuUfF]{0,2})("""|'''|"|')/;
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0', '\n': '' };
+const ESCAPES: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '0': '\0',
+  '\n': '',
+};
 
 /**
  * The value of one plain string literal written in `source`, else undefined

@@ -9,12 +9,27 @@
  */
 import type { BodyFacts, FirstYield, Range, ResultShape, TemplateParam } from './facts';
 import type { LineMap } from './lines';
-import { expressionEnd, findTopLevel, matchBracket, skipString, splitTopLevel, trimEnd, trimStart, type Span } from './pyScan';
+import {
+  expressionEnd,
+  findTopLevel,
+  matchBracket,
+  skipString,
+  splitTopLevel,
+  trimEnd,
+  trimStart,
+  type Span,
+} from './pyScan';
 import { isNonNumericLiteral, isNumberLiteral, literalString } from './syntax';
 import type { SyntaxNode } from './treeSitter';
 
-
-const LOOPS = new Set(['for_statement', 'while_statement', 'list_comprehension', 'generator_expression', 'set_comprehension', 'dictionary_comprehension']);
+const LOOPS = new Set([
+  'for_statement',
+  'while_statement',
+  'list_comprehension',
+  'generator_expression',
+  'set_comprehension',
+  'dictionary_comprehension',
+]);
 const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
 const YIELD = /\byield\b/g;
 /** Words that can put a yield in a loop or another scope; without them no climbing in the tree is needed. */
@@ -55,7 +70,11 @@ export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Sp
   const facts: BodyFacts = { yieldCount: yields.length, yieldInLoop, readsKeys: [] };
   for (const at of yields) {
     const call = yieldedCall(text, at, def.end);
-    if (call) (facts.unawaitedCalls ??= []).push({ callee: call.callee, range: { start: lines.positionAt(call.start), end: lines.positionAt(call.start + call.length) } });
+    if (call)
+      (facts.unawaitedCalls ??= []).push({
+        callee: call.callee,
+        range: { start: lines.positionAt(call.start), end: lines.positionAt(call.start + call.length) },
+      });
   }
   const first = yields[0];
   if (first !== undefined) {
@@ -73,7 +92,11 @@ export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Sp
 const YIELDED_CALL = /([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/y;
 
 /** `yield f(...)` (not `yield await f(...)`): the called name and where the call's head starts. */
-function yieldedCall(text: string, yieldAt: number, limit: number): { callee: string[]; start: number; length: number } | undefined {
+function yieldedCall(
+  text: string,
+  yieldAt: number,
+  limit: number,
+): { callee: string[]; start: number; length: number } | undefined {
   const start = trimStart(text, yieldAt + 5, limit);
   YIELDED_CALL.lastIndex = start;
   const m = YIELDED_CALL.exec(text);
@@ -85,7 +108,8 @@ function yieldedCall(text: string, yieldAt: number, limit: number): { callee: st
 function valueOf(text: string, yieldAt: number, limit: number): Span | undefined {
   const start = trimStart(text, yieldAt + 5, limit);
   const c = text[start];
-  if (c === undefined || c === '\n' || c === '#' || c === ')' || c === ']' || c === '}' || c === ';' || c === ',') return undefined;
+  if (c === undefined || c === '\n' || c === '#' || c === ')' || c === ']' || c === '}' || c === ';' || c === ',')
+    return undefined;
   if (text.startsWith('from', start) && /\s/.test(text[start + 4] ?? '')) return undefined;
   const end = expressionEnd(text, start, limit);
   return end > start ? { start, end } : undefined;
@@ -138,7 +162,8 @@ function dictEntries(text: string, span: Span): { key: string | undefined; value
       continue;
     }
     const value = { start: trimStart(text, colon + 1, item.end), end: item.end };
-    if (/\bfor\b/.test(text.slice(value.start, value.end)) && /\bin\b/.test(text.slice(value.start, value.end))) return undefined; // a comprehension
+    if (/\bfor\b/.test(text.slice(value.start, value.end)) && /\bin\b/.test(text.slice(value.start, value.end)))
+      return undefined; // a comprehension
     out.push({ key: literalIn(text, { start: item.start, end: trimEnd(text, item.start, colon) }), value });
   }
   return out;
@@ -171,7 +196,8 @@ function resultShape(text: string, lines: LineMap, yieldAt: number, limit: numbe
   const shape: ResultShape = complete ? { keys, range } : { range };
   const score = entries.find((e) => e.key === 'score');
   if (!score && complete) shape.scoreProblem = 'missing';
-  else if (score && isNonNumericLiteral(text.slice(score.value.start, score.value.end))) shape.scoreProblem = 'not-numeric';
+  else if (score && isNonNumericLiteral(text.slice(score.value.start, score.value.end)))
+    shape.scoreProblem = 'not-numeric';
   return shape;
 }
 
@@ -189,7 +215,14 @@ function keyReadPattern(bound: string): RegExp {
 }
 
 /** `bound["key"]` and `bound.get("key")` between `from` and `to`. */
-function keyReads(root: SyntaxNode, text: string, lines: LineMap, from: number, to: number, bound: string): { key: string; range: Range }[] {
+function keyReads(
+  root: SyntaxNode,
+  text: string,
+  lines: LineMap,
+  from: number,
+  to: number,
+  bound: string,
+): { key: string; range: Range }[] {
   const out: { key: string; range: Range }[] = [];
   const re = keyReadPattern(bound);
   re.lastIndex = from;

@@ -23,7 +23,7 @@ function locate(name: string): string {
   if (existsSync(beside)) return beside;
   const rel = fallbacks[name];
   if (rel) {
-    for (let dir = __dirname; ; ) {
+    for (let dir = __dirname; ;) {
       const candidate = join(dir, 'node_modules', rel);
       if (existsSync(candidate)) return candidate;
       const up = join(dir, '..');

@@ -29,7 +29,13 @@ export function checkVerifier(actor: TemplateSide | undefined, verifier: Templat
       `verifier ${vName} yields a prompt first, but a verifier runs without an agent, so nobody answers it (fix: make its first yield empty: \`result = yield ""\` in ${verifier.rel}:${(v.firstYieldRange?.start.line ?? v.range.start.line) + 1})`,
     );
     if (v.firstYieldRange) {
-      found.fix = { kind: 'replace', uri: verifier.uri, range: v.firstYieldRange, newText: 'yield ""', title: `Make ${vName}'s first yield empty` };
+      found.fix = {
+        kind: 'replace',
+        uri: verifier.uri,
+        range: v.firstYieldRange,
+        newText: 'yield ""',
+        title: `Make ${vName}'s first yield empty`,
+      };
     }
     out.push(found);
   }

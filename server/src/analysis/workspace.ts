@@ -90,7 +90,15 @@ export class Workspace {
     const affected = new Set<string>();
     for (const [path, facts] of entries) {
       const old = this.records.get(path);
-      const rec: FileRecord = { path, uri: old?.uri ?? this.uriOf(path), rel: old?.rel ?? this.relOf(path), facts, link: old?.link ?? EMPTY_LINK, deps: old?.deps ?? [], templateKeys: [] };
+      const rec: FileRecord = {
+        path,
+        uri: old?.uri ?? this.uriOf(path),
+        rel: old?.rel ?? this.relOf(path),
+        facts,
+        link: old?.link ?? EMPTY_LINK,
+        deps: old?.deps ?? [],
+        templateKeys: [],
+      };
       this.records.set(path, rec);
       // Keys need the record in place: a template's environment is resolved through this file's facts.
       const templateKeys = facts.kind === 'python' ? this.templateKeysOf(path, facts.templates) : [];
@@ -133,7 +141,8 @@ export class Workspace {
     const sorted = [...this.records.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
     for (const rec of sorted) {
       if (rec.facts.kind === 'python' && rec.facts.importsHud) {
-        for (const e of rec.facts.environments) environments.push({ name: e.name, variable: e.variable, uri: rec.uri, range: e.range });
+        for (const e of rec.facts.environments)
+          environments.push({ name: e.name, variable: e.variable, uri: rec.uri, range: e.range });
       }
       templates.push(...rec.link.templates);
       tasks.push(...rec.link.tasks);

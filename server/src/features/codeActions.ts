@@ -4,7 +4,13 @@
  * the document's text travels in the diagnostic's `data` (FixData), so no
  * second analysis runs when the light bulb opens.
  */
-import { CodeActionKind, type CodeAction, type Diagnostic, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
+import {
+  CodeActionKind,
+  type CodeAction,
+  type Diagnostic,
+  type TextEdit,
+  type WorkspaceEdit,
+} from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { DIAGNOSTIC_SOURCE } from '../analysis/diagnostics';
 import type { FixData } from '../analysis/facts';
@@ -16,7 +22,8 @@ export function codeActions(uri: string, doc: TextDocument, diagnostics: readonl
   const out: CodeAction[] = [];
   for (const d of diagnostics) {
     if (d.source !== DIAGNOSTIC_SOURCE) continue;
-    for (const action of fixesFor(uri, doc, d)) out.push({ ...action, kind: CodeActionKind.QuickFix, diagnostics: [d] });
+    for (const action of fixesFor(uri, doc, d))
+      out.push({ ...action, kind: CodeActionKind.QuickFix, diagnostics: [d] });
   }
   return out;
 }
@@ -42,7 +49,9 @@ function fixesFor(uri: string, doc: TextDocument, d: Diagnostic): Fix[] {
           {
             title: `Pass ${data.name}=...`,
             isPreferred: true,
-            edit: edit(uri, [{ range: { start: data.at, end: data.at }, newText: `${data.leadingComma ? ', ' : ''}${data.name}=...` }]),
+            edit: edit(uri, [
+              { range: { start: data.at, end: data.at }, newText: `${data.leadingComma ? ', ' : ''}${data.name}=...` },
+            ]),
           },
         ];
       case 'replace-literal':
@@ -54,12 +63,24 @@ function fixesFor(uri: string, doc: TextDocument, d: Diagnostic): Fix[] {
       case 'delete':
         return [{ title: data.title, isPreferred: true, edit: edit(data.uri, [{ range: data.range, newText: '' }]) }];
       case 'replace':
-        return [{ title: data.title, isPreferred: true, edit: edit(data.uri, [{ range: data.range, newText: data.newText }]) }];
+        return [
+          {
+            title: data.title,
+            isPreferred: true,
+            edit: edit(data.uri, [{ range: data.range, newText: data.newText }]),
+          },
+        ];
     }
   }
   switch (d.code) {
     case 'grade-not-awaited':
-      return [{ title: 'Add `await`', isPreferred: true, edit: edit(uri, [{ range: { start: d.range.start, end: d.range.start }, newText: 'await ' }]) }];
+      return [
+        {
+          title: 'Add `await`',
+          isPreferred: true,
+          edit: edit(uri, [{ range: { start: d.range.start, end: d.range.start }, newText: 'await ' }]),
+        },
+      ];
     case 'template-single-yield':
       return gradingYield(uri, doc, d);
     case 'result-missing-score':
@@ -73,16 +94,23 @@ function fixesFor(uri: string, doc: TextDocument, d: Diagnostic): Fix[] {
 
 /** A second yield after the first one's statement, at its indentation, that the author then fills in. */
 function gradingYield(uri: string, doc: TextDocument, d: Diagnostic): Fix[] {
-  const startLine = doc.getText({ start: { line: d.range.start.line, character: 0 }, end: { line: d.range.start.line + 1, character: 0 } });
+  const startLine = doc.getText({
+    start: { line: d.range.start.line, character: 0 },
+    end: { line: d.range.start.line + 1, character: 0 },
+  });
   const indent = /^[ \t]*/.exec(startLine)![0];
   const endLine = d.range.end.line;
-  const endText = doc.getText({ start: { line: endLine, character: 0 }, end: { line: endLine + 1, character: 0 } }).replace(/\r?\n$/, '');
+  const endText = doc
+    .getText({ start: { line: endLine, character: 0 }, end: { line: endLine + 1, character: 0 } })
+    .replace(/\r?\n$/, '');
   const at = { line: endLine, character: endText.length };
   return [
     {
       title: 'Add the grading yield',
       isPreferred: true,
-      edit: edit(uri, [{ range: { start: at, end: at }, newText: `\n${indent}yield 0.0  # the reward: grade the answer here` }]),
+      edit: edit(uri, [
+        { range: { start: at, end: at }, newText: `\n${indent}yield 0.0  # the reward: grade the answer here` },
+      ]),
     },
   ];
 }
@@ -96,7 +124,13 @@ function missingScore(uri: string, doc: TextDocument, d: Diagnostic): Fix[] {
   if (/["']score["']\s*:/.test(text)) return []; // present but not a number: only the author knows the value
   const at = doc.positionAt(doc.offsetAt(d.range.start) + open + 1);
   const empty = /^\{\s*\}$/.test(text.slice(open).trim());
-  return [{ title: 'Add "score" to the result', isPreferred: true, edit: edit(uri, [{ range: { start: at, end: at }, newText: empty ? '"score": 0.0' : '"score": 0.0, ' }]) }];
+  return [
+    {
+      title: 'Add "score" to the result',
+      isPreferred: true,
+      edit: edit(uri, [{ range: { start: at, end: at }, newText: empty ? '"score": 0.0' : '"score": 0.0, ' }]),
+    },
+  ];
 }
 
 /** `@env.scenario` -> `@env.template` (the body still needs the v6 shape; the message says how). */
@@ -106,5 +140,11 @@ function scenarioRename(uri: string, doc: TextDocument, d: Diagnostic): Fix[] {
   if (!m) return [];
   const start = doc.positionAt(doc.offsetAt(d.range.start) + m.index);
   const end = doc.positionAt(doc.offsetAt(d.range.start) + m.index + m[0].length);
-  return [{ title: 'Rename to @….template', isPreferred: true, edit: edit(uri, [{ range: { start, end }, newText: '.template' }]) }];
+  return [
+    {
+      title: 'Rename to @….template',
+      isPreferred: true,
+      edit: edit(uri, [{ range: { start, end }, newText: '.template' }]),
+    },
+  ];
 }

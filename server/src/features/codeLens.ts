@@ -22,7 +22,10 @@ export function codeLenses(ws: Workspace, path: string): CodeLens[] {
   }
   for (const t of link.templates) {
     const args: Commands.RunTemplateArgs = { uri, env: t.env, templateId: t.id };
-    lenses.push({ range: t.range, command: { title: '▶ Run template…', command: Commands.runTemplate, arguments: [args] } });
+    lenses.push({
+      range: t.range,
+      command: { title: '▶ Run template…', command: Commands.runTemplate, arguments: [args] },
+    });
   }
   return lenses;
 }

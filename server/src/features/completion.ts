@@ -70,7 +70,12 @@ export function completeVerifiers(ws: Workspace, path: string, text: string): Co
     };
     const module = t.uri === here ? undefined : moduleOf(ws, t.uri);
     if (module && !new RegExp(`\\bimport\\b[^\\n]*\\b${t.functionName}\\b`).test(text)) {
-      item.additionalTextEdits = [{ range: { start: { line: lastImport, character: 0 }, end: { line: lastImport, character: 0 } }, newText: `from ${module} import ${t.functionName}\n` }];
+      item.additionalTextEdits = [
+        {
+          range: { start: { line: lastImport, character: 0 }, end: { line: lastImport, character: 0 } },
+          newText: `from ${module} import ${t.functionName}\n`,
+        },
+      ];
       item.detail += ` (adds: from ${module} import ${t.functionName})`;
     }
     items.push(item);
@@ -92,7 +97,10 @@ function lastImportLine(text: string): number {
 function moduleOf(ws: Workspace, uri: string): string | undefined {
   for (const p of ws.paths()) {
     if (ws.uriOf(p) !== uri) continue;
-    const rel = ws.relOf(p).replace(/\.py$/, '').replace(/\/__init__$/, '');
+    const rel = ws
+      .relOf(p)
+      .replace(/\.py$/, '')
+      .replace(/\/__init__$/, '');
     return /^[A-Za-z_][\w/]*$/.test(rel) ? rel.split('/').join('.') : undefined;
   }
   return undefined;

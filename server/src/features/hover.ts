@@ -8,16 +8,23 @@ import { hitAt } from './lookup';
 const PREVIEW_CHARS = 400;
 
 export function templateMarkdown(t: IndexedTemplate): string {
-  const lines = ['```python', `async def ${signatureText(t.functionName, t.params)}`, '```', `**Template** \`${t.id}\` · environment \`${t.env}\``];
+  const lines = [
+    '```python',
+    `async def ${signatureText(t.functionName, t.params)}`,
+    '```',
+    `**Template** \`${t.id}\` · environment \`${t.env}\``,
+  ];
   if (t.description) lines.push('', t.description);
   if (t.promptPreview !== undefined) {
-    const preview = t.promptPreview.length > PREVIEW_CHARS ? `${t.promptPreview.slice(0, PREVIEW_CHARS)}…` : t.promptPreview;
+    const preview =
+      t.promptPreview.length > PREVIEW_CHARS ? `${t.promptPreview.slice(0, PREVIEW_CHARS)}…` : t.promptPreview;
     lines.push('', '**Prompt**', '', ...preview.split('\n').map((l) => `> ${l}`));
   } else if (t.agentless) {
     lines.push('', 'Agent-less (empty first yield): usable as a verifier.');
   }
   if (t.resultKeys.length) lines.push('', `**Result keys:** ${t.resultKeys.map((k) => `\`${k}\``).join(', ')}`);
-  if (t.readsKeys.length) lines.push('', `**Reads from the actor's result:** ${t.readsKeys.map((k) => `\`${k}\``).join(', ')}`);
+  if (t.readsKeys.length)
+    lines.push('', `**Reads from the actor's result:** ${t.readsKeys.map((k) => `\`${k}\``).join(', ')}`);
   return lines.join('\n');
 }
 
@@ -29,7 +36,7 @@ export function taskMarkdown(task: IndexedTask): string {
     const v = task.verifier;
     lines.push(
       '',
-      `**Verifier** \`${v.env}/${v.templateId}\` — ${v.sameEnvironment ? 'same environment: runs on the actor\'s substrate right after it' : 'different environment: a fresh substrate; only the actor\'s result reaches it'}`,
+      `**Verifier** \`${v.env}/${v.templateId}\` — ${v.sameEnvironment ? "same environment: runs on the actor's substrate right after it" : "different environment: a fresh substrate; only the actor's result reaches it"}`,
     );
   }
   return lines.join('\n');
@@ -42,7 +49,10 @@ export function hover(ws: Workspace, path: string, pos: Position): Hover | null 
   let range;
   switch (hit.kind) {
     case 'use':
-      value = [hit.template ? templateMarkdown(hit.template) : `Template \`${hit.use.env}/${hit.use.templateId}\``, ...(hit.task ? ['', '---', '', taskMarkdown(hit.task)] : [])].join('\n');
+      value = [
+        hit.template ? templateMarkdown(hit.template) : `Template \`${hit.use.env}/${hit.use.templateId}\``,
+        ...(hit.task ? ['', '---', '', taskMarkdown(hit.task)] : []),
+      ].join('\n');
       range = hit.use.range;
       break;
     case 'template':

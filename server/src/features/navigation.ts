@@ -38,7 +38,8 @@ export function references(ws: Workspace, path: string, pos: Position, includeDe
     const link = ws.link(p);
     if (!link) continue;
     for (const u of link.uses) {
-      if (u.templatePath === target.path && u.env === target.env && u.templateId === target.id) out.push({ uri: ws.uriOf(p), range: u.range });
+      if (u.templatePath === target.path && u.env === target.env && u.templateId === target.id)
+        out.push({ uri: ws.uriOf(p), range: u.range });
     }
   }
   return out;

@@ -20,7 +20,10 @@ const SDK = docs as Record<string, SdkEntry>;
 const WORD = /[A-Za-z_0-9]/;
 
 /** The dotted name ending at the word under `offset` (`graders.exact_match`), and that word's span. */
-export function dottedNameAt(text: string, offset: number): { parts: string[]; start: number; end: number } | undefined {
+export function dottedNameAt(
+  text: string,
+  offset: number,
+): { parts: string[]; start: number; end: number } | undefined {
   let start = offset;
   let end = offset;
   while (start > 0 && WORD.test(text[start - 1]!)) start--;
@@ -47,7 +50,10 @@ function isHudModule(module: string): boolean {
   return module === 'hud' || module.startsWith('hud.');
 }
 
-export function sdkEntryFor(imports: readonly ImportBinding[], parts: readonly string[]): { title: string; signature: string; doc: string } | undefined {
+export function sdkEntryFor(
+  imports: readonly ImportBinding[],
+  parts: readonly string[],
+): { title: string; signature: string; doc: string } | undefined {
   const head = parts[0]!;
   const binding = imports.find((i) => i.local === head);
   if (!binding || !isHudModule(binding.module)) return undefined;
@@ -63,12 +69,20 @@ export function sdkEntryFor(imports: readonly ImportBinding[], parts: readonly s
   return entry ? { title: last, ...entry } : undefined;
 }
 
-export function sdkHover(imports: readonly ImportBinding[], text: string, offset: number, positionAt: (o: number) => { line: number; character: number }): Hover | null {
+export function sdkHover(
+  imports: readonly ImportBinding[],
+  text: string,
+  offset: number,
+  positionAt: (o: number) => { line: number; character: number },
+): Hover | null {
   const at = dottedNameAt(text, offset);
   if (!at) return null;
   const entry = sdkEntryFor(imports, at.parts);
   if (!entry) return null;
   const lines = ['```python', entry.signature, '```', `HUD SDK · \`${entry.title}\``];
   if (entry.doc) lines.push('', entry.doc);
-  return { contents: { kind: 'markdown', value: lines.join('\n') }, range: { start: positionAt(at.start), end: positionAt(at.end) } };
+  return {
+    contents: { kind: 'markdown', value: lines.join('\n') },
+    range: { start: positionAt(at.start), end: positionAt(at.end) },
+  };
 }

@@ -12,7 +12,11 @@ export interface ExpansionResult {
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
-export function expandEnvValue(value: string, vars: Readonly<Record<string, string | undefined>>, missing?: string[]): string {
+export function expandEnvValue(
+  value: string,
+  vars: Readonly<Record<string, string | undefined>>,
+  missing?: string[],
+): string {
   return value.replace(REFERENCE, (_all, name: string, fallback: string | undefined) => {
     const set = vars[name];
     // `:-` means "unset or empty", as in POSIX shells.

@@ -44,7 +44,8 @@ export function indexKeys(source: string): Map<string, KeyPosition> {
       setOnce(positions, table.join('.'), { line, column });
       return;
     }
-    const kv = /^(\s*)((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=(.*)$/.exec(raw);
+    const kv =
+      /^(\s*)((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*=(.*)$/.exec(raw);
     if (!kv) return;
     const path = [...table, ...splitDottedKey(kv[2]!)];
     setOnce(positions, path.join('.'), { line, column: kv[1]!.length + 1 });

@@ -40,7 +40,10 @@ function environmentTables(doc: unknown): { table: Table; path: KeyPath }[] {
 }
 
 function migrateEnvironment(t: Table, path: KeyPath, issues: LegacyKeyIssue[]): void {
-  for (const [legacy, current] of [['memory', 'memory_mb'], ['storage', 'storage_mb']] as const) {
+  for (const [legacy, current] of [
+    ['memory', 'memory_mb'],
+    ['storage', 'storage_mb'],
+  ] as const) {
     if (!(legacy in t)) continue;
     const value = t[legacy];
     delete t[legacy];
@@ -48,11 +51,19 @@ function migrateEnvironment(t: Table, path: KeyPath, issues: LegacyKeyIssue[]): 
     if (typeof value !== 'string') continue;
     const mb = sizeToMb(value);
     if (mb === undefined) {
-      issues.push({ path: [...path, legacy], severity: 'error', message: `${dotted([...path, legacy])} = ${JSON.stringify(value)} is not a size (fix: write e.g. "2G" or "512M", or use ${current} = 2048)` });
+      issues.push({
+        path: [...path, legacy],
+        severity: 'error',
+        message: `${dotted([...path, legacy])} = ${JSON.stringify(value)} is not a size (fix: write e.g. "2G" or "512M", or use ${current} = 2048)`,
+      });
       continue;
     }
     if (current in t && t[current] !== mb) {
-      issues.push({ path: [...path, legacy], severity: 'error', message: `${dotted([...path, legacy])} = ${JSON.stringify(value)} (${mb} MB) contradicts ${current} = ${String(t[current])} (fix: keep only ${current})` });
+      issues.push({
+        path: [...path, legacy],
+        severity: 'error',
+        message: `${dotted([...path, legacy])} = ${JSON.stringify(value)} (${mb} MB) contradicts ${current} = ${String(t[current])} (fix: keep only ${current})`,
+      });
       continue;
     }
     t[current] ??= mb;
@@ -61,7 +72,11 @@ function migrateEnvironment(t: Table, path: KeyPath, issues: LegacyKeyIssue[]): 
     const allow = t.allow_internet;
     delete t.allow_internet;
     if (typeof allow !== 'boolean') {
-      issues.push({ path: [...path, 'allow_internet'], severity: 'error', message: `${dotted([...path, 'allow_internet'])} must be true or false (fix: or use network_mode = "no-network" / "public")` });
+      issues.push({
+        path: [...path, 'allow_internet'],
+        severity: 'error',
+        message: `${dotted([...path, 'allow_internet'])} must be true or false (fix: or use network_mode = "no-network" / "public")`,
+      });
     } else if (!('network_mode' in t) && !('allowed_hosts' in t)) {
       t.network_mode = allow ? 'public' : 'no-network';
     }

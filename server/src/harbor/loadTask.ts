@@ -38,7 +38,9 @@ export interface HarborTask {
   warnings: HarborTomlIssue[];
 }
 
-export type LoadHarborTaskResult = { ok: true; task: HarborTask } | { ok: false; tomlPath: string; errors: HarborTomlIssue[]; warnings: HarborTomlIssue[] };
+export type LoadHarborTaskResult =
+  | { ok: true; task: HarborTask }
+  | { ok: false; tomlPath: string; errors: HarborTomlIssue[]; warnings: HarborTomlIssue[] };
 
 /** True when `dir` is a directory holding a task.toml. */
 export function isHarborTaskDir(dir: string): boolean {
@@ -93,7 +95,15 @@ export function loadHarborTask(dirArg: string): LoadHarborTaskResult {
       ok: false,
       tomlPath,
       warnings: [],
-      errors: [issue('harbor-missing-file', `${tomlPath} not found (fix: a Harbor task directory needs a task.toml)`, 1, 1, '')],
+      errors: [
+        issue(
+          'harbor-missing-file',
+          `${tomlPath} not found (fix: a Harbor task directory needs a task.toml)`,
+          1,
+          1,
+          '',
+        ),
+      ],
     };
   }
   const parsed = parseTaskToml(source);
@@ -103,26 +113,51 @@ export function loadHarborTask(dirArg: string): LoadHarborTaskResult {
   const errors: HarborTomlIssue[] = [];
   const missing = (relPath: string, key: (string | number)[], fix: string): void => {
     const pos = locateKey(keys, key) ?? { line: 1, column: 1 };
-    errors.push(issue('harbor-missing-file', `${relPath} is missing (fix: ${fix})`, pos.line, pos.column, key.join('.')));
+    errors.push(
+      issue('harbor-missing-file', `${relPath} is missing (fix: ${fix})`, pos.line, pos.column, key.join('.')),
+    );
   };
 
   if (config.environment.os === 'windows') {
     const pos = locateKey(keys, ['environment', 'os']) ?? { line: 1, column: 1 };
-    errors.push(issue('harbor-unsupported', 'environment.os = "windows": Windows containers are not supported on Linux, so HUD Studio cannot run this task (fix: run it with Harbor on a Windows Docker host)', pos.line, pos.column, 'environment.os'));
+    errors.push(
+      issue(
+        'harbor-unsupported',
+        'environment.os = "windows": Windows containers are not supported on Linux, so HUD Studio cannot run this task (fix: run it with Harbor on a Windows Docker host)',
+        pos.line,
+        pos.column,
+        'environment.os',
+      ),
+    );
     return { ok: false, tomlPath, errors, warnings: parsed.warnings };
   }
   const steps = config.steps ?? [];
   if (steps.length === 0) {
-    if (!isFile(join(dir, 'instruction.md'))) missing('instruction.md', [], 'write the agent\'s instruction in instruction.md');
+    if (!isFile(join(dir, 'instruction.md')))
+      missing('instruction.md', [], "write the agent's instruction in instruction.md");
     const separateOwnsTests = config.verifier.environmentMode === 'separate';
-    if (!separateOwnsTests && !isFile(join(dir, 'tests', 'test.sh'))) missing('tests/test.sh', ['verifier'], 'add tests/test.sh, which writes /logs/verifier/reward.txt or reward.json');
+    if (!separateOwnsTests && !isFile(join(dir, 'tests', 'test.sh')))
+      missing(
+        'tests/test.sh',
+        ['verifier'],
+        'add tests/test.sh, which writes /logs/verifier/reward.txt or reward.json',
+      );
   } else {
     steps.forEach((step, i) => {
       const stepDir = join(dir, 'steps', step.name);
-      if (!isFile(join(stepDir, 'instruction.md'))) missing(`steps/${step.name}/instruction.md`, ['steps', i, 'name'], `write step "${step.name}"'s instruction in steps/${step.name}/instruction.md`);
+      if (!isFile(join(stepDir, 'instruction.md')))
+        missing(
+          `steps/${step.name}/instruction.md`,
+          ['steps', i, 'name'],
+          `write step "${step.name}"'s instruction in steps/${step.name}/instruction.md`,
+        );
       const separate = step.verifier.environmentMode === 'separate';
       if (!separate && !isFile(join(stepDir, 'tests', 'test.sh')) && !isFile(join(dir, 'tests', 'test.sh'))) {
-        missing(`steps/${step.name}/tests/test.sh`, ['steps', i, 'name'], `add steps/${step.name}/tests/test.sh or a shared tests/test.sh`);
+        missing(
+          `steps/${step.name}/tests/test.sh`,
+          ['steps', i, 'name'],
+          `add steps/${step.name}/tests/test.sh or a shared tests/test.sh`,
+        );
       }
     });
   }
@@ -131,8 +166,14 @@ export function loadHarborTask(dirArg: string): LoadHarborTaskResult {
   if (!config.steps && config.verifier.environmentMode === 'separate' && !config.verifier.environment?.docker_image) {
     verifierDockerfile = join(dir, 'tests', 'Dockerfile');
     if (!isFile(verifierDockerfile)) {
-      const key = config.verifier.environmentModeImplied ? ['verifier', 'environment'] : ['verifier', 'environment_mode'];
-      missing('tests/Dockerfile', key, 'a separate verifier is built from tests/Dockerfile: add one, set [verifier.environment] docker_image, or use environment_mode = "shared"');
+      const key = config.verifier.environmentModeImplied
+        ? ['verifier', 'environment']
+        : ['verifier', 'environment_mode'];
+      missing(
+        'tests/Dockerfile',
+        key,
+        'a separate verifier is built from tests/Dockerfile: add one, set [verifier.environment] docker_image, or use environment_mode = "shared"',
+      );
     }
   }
 
@@ -143,18 +184,40 @@ export function loadHarborTask(dirArg: string): LoadHarborTaskResult {
   if (isFile(composeFile)) {
     // Harbor's base file gives `main` the task's docker_image, else environment/Dockerfile; the task's file
     // overlays it.
-    const main = config.environment.docker_image ? { image: config.environment.docker_image } : hasDockerfile ? { dockerfile: 'Dockerfile' } : undefined;
+    const main = config.environment.docker_image
+      ? { image: config.environment.docker_image }
+      : hasDockerfile
+        ? { dockerfile: 'Dockerfile' }
+        : undefined;
     if (main) environment = { kind: 'compose', contextDir: envDir, composeFile, main };
-    else missing('environment/Dockerfile', ['environment'], 'the compose file\'s main service is built from environment/Dockerfile: add one, or set [environment] docker_image');
+    else
+      missing(
+        'environment/Dockerfile',
+        ['environment'],
+        "the compose file's main service is built from environment/Dockerfile: add one, or set [environment] docker_image",
+      );
   } else if (config.environment.docker_image) environment = { kind: 'image', image: config.environment.docker_image };
   else if (hasDockerfile) environment = { kind: 'dockerfile', contextDir: envDir, dockerfile: 'Dockerfile' };
-  else missing('environment/Dockerfile', ['environment'], 'add environment/Dockerfile or environment/docker-compose.yaml, or set [environment] docker_image');
+  else
+    missing(
+      'environment/Dockerfile',
+      ['environment'],
+      'add environment/Dockerfile or environment/docker-compose.yaml, or set [environment] docker_image',
+    );
 
   if (environment?.kind !== 'compose') {
     config.verifier.collect.forEach((hook, i) => {
       if (hook.service !== 'main') {
         const pos = locateKey(keys, ['verifier', 'collect', i, 'service']) ?? { line: 1, column: 1 };
-        errors.push(issue('harbor-schema', `verifier.collect[${i}].service = "${hook.service}" names a compose service, but this task has no docker-compose.yaml (fix: remove service or use "main")`, pos.line, pos.column, `verifier.collect[${i}].service`));
+        errors.push(
+          issue(
+            'harbor-schema',
+            `verifier.collect[${i}].service = "${hook.service}" names a compose service, but this task has no docker-compose.yaml (fix: remove service or use "main")`,
+            pos.line,
+            pos.column,
+            `verifier.collect[${i}].service`,
+          ),
+        );
       }
     });
   }
@@ -186,7 +249,13 @@ function isFile(p: string): boolean {
   }
 }
 
-function issue(code: HarborTomlIssue['code'], message: string, line: number, column: number, key: string): HarborTomlIssue {
+function issue(
+  code: HarborTomlIssue['code'],
+  message: string,
+  line: number,
+  column: number,
+  key: string,
+): HarborTomlIssue {
   return { code, severity: 'error', message, line, column, key };
 }
 

@@ -33,10 +33,17 @@ export const HEALTHCHECK_DEFAULTS = {
 } as const;
 
 const positiveSeconds = z.number().positive();
-const absolutePath = z.string().refine((p) => p.startsWith('/'), { message: 'must be an absolute path (starting with /)' });
+const absolutePath = z
+  .string()
+  .refine((p) => p.startsWith('/'), { message: 'must be an absolute path (starting with /)' });
 const stringMap = z.record(z.string(), z.string());
-const userField = z.union([z.string().min(1), z.number().int().nonnegative()]).transform(String).optional();
-const serviceName = z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, { message: 'must be a Docker Compose service name' });
+const userField = z
+  .union([z.string().min(1), z.number().int().nonnegative()])
+  .transform(String)
+  .optional();
+const serviceName = z
+  .string()
+  .regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, { message: 'must be a Docker Compose service name' });
 const noDotDot = (p: string): boolean => !p.split('/').includes('..');
 
 const networkMode = z.enum(NETWORK_MODES, {
@@ -52,7 +59,10 @@ const allowedHost = z
   });
 
 export const Healthcheck = z.union([
-  z.string().min(1).transform((command) => ({ command })),
+  z
+    .string()
+    .min(1)
+    .transform((command) => ({ command })),
   z.strictObject({
     command: z.string().min(1),
     interval_sec: positiveSeconds.optional(),
@@ -115,12 +125,19 @@ const artifactDestination = z
   .refine((d) => !d.startsWith('/') && !d.includes('\\') && noDotDot(d), {
     message: 'must be a relative path with forward slashes and no ".."',
   })
-  .refine((d) => d.replace(/\/+$/, '') !== 'manifest.json', { message: '"manifest.json" is reserved for the manifest' });
+  .refine((d) => d.replace(/\/+$/, '') !== 'manifest.json', {
+    message: '"manifest.json" is reserved for the manifest',
+  });
 
 const artifactSource = absolutePath.refine(noDotDot, { message: 'must not contain ".." components' });
 
 export const ArtifactSpec = z.union([
-  artifactSource.transform((source) => ({ source, destination: undefined, exclude: [] as string[], service: DEFAULT_COLLECT_SERVICE })),
+  artifactSource.transform((source) => ({
+    source,
+    destination: undefined,
+    exclude: [] as string[],
+    service: DEFAULT_COLLECT_SERVICE,
+  })),
   z.strictObject({
     source: artifactSource,
     /** Relative to the trial's artifacts/ folder; default: the source path without its leading slash. */
@@ -156,7 +173,9 @@ const VerifierBase = z.strictObject({
 });
 type VerifierBase = z.infer<typeof VerifierBase>;
 
-const stepName = z.string().regex(/^[A-Za-z0-9][\w.-]*$/, { message: 'must be a folder name under steps/ (letters, digits, "-", "_", ".")' });
+const stepName = z
+  .string()
+  .regex(/^[A-Za-z0-9][\w.-]*$/, { message: 'must be a folder name under steps/ (letters, digits, "-", "_", ".")' });
 
 export const StepDocument = z.strictObject({
   name: stepName,

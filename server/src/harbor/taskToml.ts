@@ -12,11 +12,7 @@ import { migrateLegacyKeys } from './legacyKeys';
 import { type HarborTaskConfig, NETWORK_MODES, TaskTomlDocument, resolveVerifier } from './schema';
 
 export type HarborIssueCode =
-  | 'harbor-invalid-toml'
-  | 'harbor-schema'
-  | 'harbor-missing-file'
-  | 'harbor-unknown-key'
-  | 'harbor-unsupported';
+  'harbor-invalid-toml' | 'harbor-schema' | 'harbor-missing-file' | 'harbor-unknown-key' | 'harbor-unsupported';
 
 export interface HarborTomlIssue {
   code: HarborIssueCode;
@@ -67,7 +63,12 @@ export function parseTaskToml(source: string): TaskTomlParseResult {
   }
 
   const keys = indexKeys(source);
-  const at = (path: KeyPath, code: HarborIssueCode, severity: 'error' | 'warning', message: string): HarborTomlIssue => {
+  const at = (
+    path: KeyPath,
+    code: HarborIssueCode,
+    severity: 'error' | 'warning',
+    message: string,
+  ): HarborTomlIssue => {
     const pos = locateKey(keys, path) ?? { line: 1, column: 1 };
     return { code, severity, message, line: pos.line, column: pos.column, key: formatKeyPath(path) };
   };
@@ -86,7 +87,14 @@ export function parseTaskToml(source: string): TaskTomlParseResult {
       for (const issue of unknown) {
         for (const k of issue.keys) {
           const path = [...issue.path.map(keyPart), k];
-          warnings.push(at(path, 'harbor-unknown-key', 'warning', `unknown key "${formatKeyPath(path)}" is ignored (fix: remove it or correct its spelling)`));
+          warnings.push(
+            at(
+              path,
+              'harbor-unknown-key',
+              'warning',
+              `unknown key "${formatKeyPath(path)}" is ignored (fix: remove it or correct its spelling)`,
+            ),
+          );
           deleteAt(doc, path);
         }
       }
@@ -94,7 +102,11 @@ export function parseTaskToml(source: string): TaskTomlParseResult {
     }
   }
   if (!parsed.success) {
-    return { ok: false, warnings, errors: parsed.error.issues.map((i) => at(i.path.map(keyPart), 'harbor-schema', 'error', describeIssue(i))) };
+    return {
+      ok: false,
+      warnings,
+      errors: parsed.error.issues.map((i) => at(i.path.map(keyPart), 'harbor-schema', 'error', describeIssue(i))),
+    };
   }
 
   const d = parsed.data;
@@ -106,8 +118,12 @@ export function parseTaskToml(source: string): TaskTomlParseResult {
   for (const { path, v } of verifierTables) {
     if (v.environment_mode === 'shared' && v.environment) {
       errors.push(
-        at([...path, 'environment'], 'harbor-schema', 'error',
-          `${formatKeyPath(path)}.environment_mode = "shared" cannot have a [${formatKeyPath(path)}.environment] table: a shared verifier runs in the agent's container (fix: remove the table, or set environment_mode = "separate")`),
+        at(
+          [...path, 'environment'],
+          'harbor-schema',
+          'error',
+          `${formatKeyPath(path)}.environment_mode = "shared" cannot have a [${formatKeyPath(path)}.environment] table: a shared verifier runs in the agent's container (fix: remove the table, or set environment_mode = "separate")`,
+        ),
       );
     }
   }
@@ -116,24 +132,52 @@ export function parseTaskToml(source: string): TaskTomlParseResult {
     { path: ['environment'], mode: d.environment.network_mode, hosts: d.environment.allowed_hosts },
     { path: ['agent'], mode: d.agent.network_mode, hosts: d.agent.allowed_hosts },
     { path: ['verifier'], mode: d.verifier.network_mode, hosts: d.verifier.allowed_hosts },
-    ...(d.verifier.environment ? [{ path: ['verifier', 'environment'], mode: d.verifier.environment.network_mode, hosts: d.verifier.environment.allowed_hosts }] : []),
+    ...(d.verifier.environment
+      ? [
+          {
+            path: ['verifier', 'environment'],
+            mode: d.verifier.environment.network_mode,
+            hosts: d.verifier.environment.allowed_hosts,
+          },
+        ]
+      : []),
   ];
   for (const p of policies) {
     if (p.hosts && p.hosts.length > 0 && p.mode !== 'allowlist') {
-      errors.push(at([...p.path, 'allowed_hosts'], 'harbor-schema', 'error',
-        `${formatKeyPath([...p.path, 'allowed_hosts'])} is only valid with network_mode = "allowlist" (fix: set network_mode = "allowlist" in the same table, or remove allowed_hosts)`));
+      errors.push(
+        at(
+          [...p.path, 'allowed_hosts'],
+          'harbor-schema',
+          'error',
+          `${formatKeyPath([...p.path, 'allowed_hosts'])} is only valid with network_mode = "allowlist" (fix: set network_mode = "allowlist" in the same table, or remove allowed_hosts)`,
+        ),
+      );
     }
   }
   const names = new Set<string>();
   (d.steps ?? []).forEach((s, i) => {
-    if (names.has(s.name)) errors.push(at(['steps', i, 'name'], 'harbor-schema', 'error', `steps[${i}].name "${s.name}" is used twice (fix: give every step its own name)`));
+    if (names.has(s.name))
+      errors.push(
+        at(
+          ['steps', i, 'name'],
+          'harbor-schema',
+          'error',
+          `steps[${i}].name "${s.name}" is used twice (fix: give every step its own name)`,
+        ),
+      );
     names.add(s.name);
   });
   if (errors.length > 0) return { ok: false, errors, warnings };
 
   if (d.environment.os === 'windows') {
-    warnings.push(at(['environment', 'os'], 'harbor-unsupported', 'warning',
-      'environment.os = "windows": Windows containers are not supported on Linux, so HUD Studio cannot run this task here (fix: run it with Harbor on a Windows Docker host)'));
+    warnings.push(
+      at(
+        ['environment', 'os'],
+        'harbor-unsupported',
+        'warning',
+        'environment.os = "windows": Windows containers are not supported on Linux, so HUD Studio cannot run this task here (fix: run it with Harbor on a Windows Docker host)',
+      ),
+    );
   }
 
   const verifier = resolveVerifier(d.verifier, d.environment);
@@ -153,7 +197,10 @@ export function parseTaskToml(source: string): TaskTomlParseResult {
       steps: d.steps?.map((s) => ({
         name: s.name,
         agent: s.agent,
-        verifier: resolveVerifier(s.verifier, d.environment, { mode: verifier.environmentMode, environment: d.verifier.environment }),
+        verifier: resolveVerifier(s.verifier, d.environment, {
+          mode: verifier.environmentMode,
+          environment: d.verifier.environment,
+        }),
         minReward: s.min_reward,
         healthcheck: s.healthcheck,
         artifacts: s.artifacts,
@@ -178,7 +225,8 @@ function deleteAt(doc: unknown, path: (string | number)[]): void {
     if (node === null || typeof node !== 'object') return;
     node = (node as Record<string | number, unknown>)[part];
   }
-  if (node !== null && typeof node === 'object') delete (node as Record<string | number, unknown>)[path[path.length - 1]!];
+  if (node !== null && typeof node === 'object')
+    delete (node as Record<string | number, unknown>)[path[path.length - 1]!];
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -204,8 +252,10 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 function unionHint(key: string): string {
-  if (key.startsWith('artifacts')) return 'each artifact is an absolute path "/path" or a table {source = "/path", destination, exclude, service}';
-  if (key.endsWith('healthcheck')) return 'healthcheck is a command string or a table {command, interval_sec, timeout_sec, retries, start_period_sec, start_interval_sec}';
+  if (key.startsWith('artifacts'))
+    return 'each artifact is an absolute path "/path" or a table {source = "/path", destination, exclude, service}';
+  if (key.endsWith('healthcheck'))
+    return 'healthcheck is a command string or a table {command, interval_sec, timeout_sec, retries, start_period_sec, start_interval_sec}';
   if (key.endsWith('min_reward')) return 'min_reward is a number or a table of numbers per reward key';
   if (key.endsWith('user')) return 'user is a name or a numeric uid';
   if (key.startsWith('task.authors')) return 'each author is a string or a table {name, email}';

@@ -23,7 +23,11 @@ describe('image build from an environment folder', () => {
     writeFileSync(join(dir, 'debug.log'), 'ignored');
   });
   after(async () => {
-    for (const id of images) await dockerClient().getImage(id).remove({ force: true }).catch(() => undefined);
+    for (const id of images)
+      await dockerClient()
+        .getImage(id)
+        .remove({ force: true })
+        .catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -33,7 +37,10 @@ describe('image build from an environment folder', () => {
     images.add(first.imageId);
     assert.equal(first.cached, false);
     assert.match(first.tag, /^hud-studio-env:[0-9a-f]{16}$/);
-    assert.ok(lines.some((l) => /^Step 1\/\d+ : FROM/.test(l)), 'build log lines are streamed');
+    assert.ok(
+      lines.some((l) => /^Step 1\/\d+ : FROM/.test(l)),
+      'build log lines are streamed',
+    );
     assert.ok(!lines.some((l) => /big\.bin|debug\.log/.test(l)), '.dockerignore kept ignored files out of the context');
     const inspect = await dockerClient().getImage(first.tag).inspect();
     const { hash } = await hashBuildContext(dir);

@@ -34,7 +34,7 @@ after(async () => {
   await removeContainers(made);
 });
 
-test('start-up cleanup removes only this host\'s containers whose owner process is gone', async () => {
+test("start-up cleanup removes only this host's containers whose owner process is gone", async () => {
   // A pid that certainly belonged to a process and is now free.
   const dead = spawnSync('sh', ['-c', 'echo $$']).stdout.toString().trim();
   const deadPid = Number(dead);
@@ -48,8 +48,8 @@ test('start-up cleanup removes only this host\'s containers whose owner process 
 
   const removed = await removeOrphans();
   assert.ok(removed >= 1, `removed ${removed}`);
-  assert.equal(await containerExists(orphan), false, 'the dead owner\'s container is gone');
-  assert.equal(await containerExists(ofLiveProcess), true, 'a live process\'s rollout is left alone');
+  assert.equal(await containerExists(orphan), false, "the dead owner's container is gone");
+  assert.equal(await containerExists(ofLiveProcess), true, "a live process's rollout is left alone");
   assert.equal(await containerExists(ofThisProcess), true, 'our own containers are left alone');
-  assert.equal(await containerExists(ofOtherHost), true, 'another host\'s containers on a shared daemon are left alone');
+  assert.equal(await containerExists(ofOtherHost), true, "another host's containers on a shared daemon are left alone");
 });

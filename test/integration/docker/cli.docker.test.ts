@@ -12,7 +12,16 @@ before(dockerReady);
 
 test('Ctrl-C of the CLI during a Docker rollout: exit 130, trace cancelled, no container of that process left', async () => {
   const dir = tempDir('cli-sigint');
-  const child = spawnCli(['run', `${FIXTURES.twoEnv}::task`, '--command', 'sleep 60; echo secret', '--runtime', 'docker', '--trace-dir', dir]);
+  const child = spawnCli([
+    'run',
+    `${FIXTURES.twoEnv}::task`,
+    '--command',
+    'sleep 60; echo secret',
+    '--runtime',
+    'docker',
+    '--trace-dir',
+    dir,
+  ]);
   const done = exitOf(child);
   const owner = { [LABELS.ownerPid]: String(child.pid) };
   let seen = '';

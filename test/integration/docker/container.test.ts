@@ -1,7 +1,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { dockerClient } from '../../../client/src/engine/docker/client';
@@ -16,7 +25,14 @@ describe('managed containers', () => {
   before(async () => {
     await dockerReady();
     [box, offline] = await Promise.all([
-      createContainer({ image: BASE_IMAGE, rolloutId, phase: 'actor', cpus: 0.5, memoryMb: 256, env: { FROM_SPEC: 'yes' } }),
+      createContainer({
+        image: BASE_IMAGE,
+        rolloutId,
+        phase: 'actor',
+        cpus: 0.5,
+        memoryMb: 256,
+        env: { FROM_SPEC: 'yes' },
+      }),
       createContainer({ image: BASE_IMAGE, rolloutId, phase: 'verifier', network: 'no-network', storageMb: 512 }),
     ]);
   });
@@ -42,7 +58,11 @@ describe('managed containers', () => {
     const info = await dockerClient().getContainer(offline.id).inspect();
     const applied = info.HostConfig.StorageOpt?.['size'];
     if (applied) assert.equal(applied, '512M');
-    else assert.ok(offline.warnings.some((w) => /storage limit of 512 MB not applied/.test(w)), JSON.stringify(offline.warnings));
+    else
+      assert.ok(
+        offline.warnings.some((w) => /storage limit of 512 MB not applied/.test(w)),
+        JSON.stringify(offline.warnings),
+      );
   });
 
   test('network none really has no network', async () => {
@@ -50,7 +70,11 @@ describe('managed containers', () => {
     const probe = ['python3', '-c', 'import os; print(" ".join(sorted(os.listdir("/sys/class/net"))))'];
     assert.equal((await offline.exec(probe)).stdout.trim(), 'lo');
     assert.match((await box.exec(probe)).stdout, /eth0/, 'the bridge container, by contrast, has an interface');
-    const dial = await offline.exec(['python3', '-c', 'import socket; socket.create_connection(("1.1.1.1", 53), timeout=2)']);
+    const dial = await offline.exec([
+      'python3',
+      '-c',
+      'import socket; socket.create_connection(("1.1.1.1", 53), timeout=2)',
+    ]);
     assert.notEqual(dial.exitCode, 0);
     assert.match(dial.stderr, /Network is unreachable|OSError/);
   });
@@ -93,7 +117,11 @@ describe('managed containers', () => {
     let up: () => void = () => undefined;
     const started = new Promise<void>((resolve) => (up = resolve));
     const run = await box.spawn(
-      ['python3', '-c', 'import signal,sys,time\nsignal.signal(signal.SIGTERM, lambda *a: (print("teardown", flush=True), sys.exit(0)))\nprint("up", flush=True)\ntime.sleep(60)'],
+      [
+        'python3',
+        '-c',
+        'import signal,sys,time\nsignal.signal(signal.SIGTERM, lambda *a: (print("teardown", flush=True), sys.exit(0)))\nprint("up", flush=True)\ntime.sleep(60)',
+      ],
       { onOutput: (_stream, text) => text.includes('up') && up() },
     );
     await started; // the handler is installed once "up" is printed
@@ -117,14 +145,26 @@ describe('managed containers', () => {
       await box.copyIn(join(src, 'top.txt'), '/data/single');
       assert.equal((await box.exec(['/data/in/run.sh'])).stdout, 'ran\n');
       assert.equal((await box.exec(['cat', '/data/single/top.txt'])).stdout, 'top\n');
-      assert.equal((await box.exec(['stat', '-c', '%a', '/tmp'])).stdout.trim(), '1777', 'existing folders keep their mode');
+      assert.equal(
+        (await box.exec(['stat', '-c', '%a', '/tmp'])).stdout.trim(),
+        '1777',
+        'existing folders keep their mode',
+      );
       await box.copyIn(join(src, 'top.txt'), '/tmp');
       assert.equal((await box.exec(['stat', '-c', '%a', '/tmp'])).stdout.trim(), '1777');
       await box.copyIn(join(src, 'link'), '/data/links');
-      assert.equal((await box.exec(['readlink', '/data/links/link'])).stdout, 'top.txt\n', 'a symlink is copied as a symlink');
+      assert.equal(
+        (await box.exec(['readlink', '/data/links/link'])).stdout,
+        'top.txt\n',
+        'a symlink is copied as a symlink',
+      );
       mkdirSync(join(src, 'empty'));
       await box.copyIn(join(src, 'empty'), '/data/empty/made');
-      assert.equal((await box.exec(['test', '-d', '/data/empty/made'])).exitCode, 0, 'an empty folder still creates dest');
+      assert.equal(
+        (await box.exec(['test', '-d', '/data/empty/made'])).exitCode,
+        0,
+        'an empty folder still creates dest',
+      );
 
       await box.exec(['sh', '-c', 'echo made-inside > /data/in/nested/inside.txt']);
       await box.copyOut('/data/in', out);
@@ -148,6 +188,9 @@ describe('managed containers', () => {
   });
 
   test('a missing image is a typed error and leaves nothing behind', async () => {
-    await assert.rejects(createContainer({ image: 'hud-studio-test/does-not-exist:1', rolloutId, phase: 'actor' }), /image hud-studio-test\/does-not-exist:1 is not available/);
+    await assert.rejects(
+      createContainer({ image: 'hud-studio-test/does-not-exist:1', rolloutId, phase: 'actor' }),
+      /image hud-studio-test\/does-not-exist:1 is not available/,
+    );
   });
 });

@@ -17,14 +17,17 @@ const LISTING = "find /opt/hud-studio -name __pycache__ -prune -o -printf '%p %m
 
 /** The Docker events of one rollout's containers of `action`, between `since` and now. */
 async function eventsOf(rolloutId: string, action: string, since: number): Promise<unknown[]> {
-  const stream = (await dockerClient().getEvents({
+  const stream = await dockerClient().getEvents({
     since,
     until: Math.ceil(Date.now() / 1000) + 1,
     filters: { type: ['container'], event: [action], label: [`${LABELS.rollout}=${rolloutId}`] },
-  }));
+  });
   let text = '';
   for await (const chunk of stream) text += chunk.toString();
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 describe('Docker provider: the runtime and the folder copied through the pre-started interpreter', () => {
@@ -47,12 +50,26 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
   });
   after(() => rmSync(envDir, { recursive: true, force: true }));
 
-  async function acquire(provider: DockerProvider, extra: Partial<EnvironmentSpec> = {}): Promise<{ s: DockerSubstrate; rolloutId: string; logs: string[]; since: number }> {
+  async function acquire(
+    provider: DockerProvider,
+    extra: Partial<EnvironmentSpec> = {},
+  ): Promise<{ s: DockerSubstrate; rolloutId: string; logs: string[]; since: number }> {
     const rolloutId = `test-${randomUUID()}`;
     const logs: string[] = [];
     const since = Math.floor(Date.now() / 1000) - 1;
-    const spec: EnvironmentSpec = { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null, image: BASE_IMAGE, ...extra };
-    const s = (await provider.acquire(spec, { rolloutId, phase: 'actor', log: (_, text) => logs.push(text), startupTimeoutMs: 120_000 })) as DockerSubstrate;
+    const spec: EnvironmentSpec = {
+      envFile: join(envDir, 'env.py'),
+      envDir,
+      runtimeConfig: null,
+      image: BASE_IMAGE,
+      ...extra,
+    };
+    const s = (await provider.acquire(spec, {
+      rolloutId,
+      phase: 'actor',
+      log: (_, text) => logs.push(text),
+      startupTimeoutMs: 120_000,
+    })) as DockerSubstrate;
     return { s, rolloutId, logs, since };
   }
 
@@ -77,8 +94,16 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
       await release(fast.s, fast.rolloutId);
       await release(plain.s, plain.rolloutId);
     }
-    assert.deepEqual(await eventsOf(fast.rolloutId, 'extract-to-dir', fast.since), [], 'no putArchive on the fast path');
-    assert.equal((await eventsOf(plain.rolloutId, 'extract-to-dir', plain.since)).length, 1, 'the event is seen when putArchive runs');
+    assert.deepEqual(
+      await eventsOf(fast.rolloutId, 'extract-to-dir', fast.since),
+      [],
+      'no putArchive on the fast path',
+    );
+    assert.equal(
+      (await eventsOf(plain.rolloutId, 'extract-to-dir', plain.since)).length,
+      1,
+      'the event is seen when putArchive runs',
+    );
   });
 
   test('discovery and the server run from the copied runtime, and the end of stdin stops the server', async () => {
@@ -93,7 +118,10 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
       assert.equal(((await ch.call('hello'))['result'] as { env: { name: string } }).env.name, 'copied');
       ch.close();
       await s.release();
-      assert.ok(serverLogs.some((l) => /\[hud-server\] stopped/.test(l)), `the server ran its teardown:\n${serverLogs.join('\n')}`);
+      assert.ok(
+        serverLogs.some((l) => /\[hud-server\] stopped/.test(l)),
+        `the server ran its teardown:\n${serverLogs.join('\n')}`,
+      );
     } finally {
       await release(s, rolloutId);
     }
@@ -121,7 +149,10 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
     writeFileSync(join(big, 'env.py'), 'from hud import Environment\nenv = Environment("copied")\n');
     writeFileSync(join(big, 'data.bin'), Buffer.alloc(9 * 1024 * 1024, 1));
     try {
-      const { s, rolloutId, since } = await acquire(new DockerProvider(), { envDir: big, envFile: join(big, 'env.py') });
+      const { s, rolloutId, since } = await acquire(new DockerProvider(), {
+        envDir: big,
+        envFile: join(big, 'env.py'),
+      });
       try {
         const size = await s.exec(['stat', '-c', '%s', 'data.bin']);
         assert.equal(size.stdout.trim(), String(9 * 1024 * 1024));
@@ -164,10 +195,18 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
     const logs: string[] = [];
     const spec: EnvironmentSpec = { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null, image: blocked };
     await assert.rejects(
-      new DockerProvider().acquire(spec, { rolloutId, phase: 'actor', log: (_, text) => logs.push(text), startupTimeoutMs: 120_000 }),
+      new DockerProvider().acquire(spec, {
+        rolloutId,
+        phase: 'actor',
+        log: (_, text) => logs.push(text),
+        startupTimeoutMs: 120_000,
+      }),
       /copying .* in container [0-9a-f]{12} failed/,
     );
-    assert.ok(logs.some((l) => /through python3 failed \(NotADirectoryError|FileExistsError/.test(l)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => /through python3 failed \(NotADirectoryError|FileExistsError/.test(l)),
+      logs.join('\n'),
+    );
     await assertNoContainersOfRollout(rolloutId);
   });
 });

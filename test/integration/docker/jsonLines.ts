@@ -2,7 +2,10 @@
 import type { Duplex } from 'node:stream';
 import { LineSplitter } from '../../../client/src/engine/output/lineSplitter';
 
-export function rpc(stream: Duplex): { call(method: string, params?: unknown): Promise<Record<string, unknown>>; close(): void } {
+export function rpc(stream: Duplex): {
+  call(method: string, params?: unknown): Promise<Record<string, unknown>>;
+  close(): void;
+} {
   const waiting: ((line: string) => void)[] = [];
   const lines = new LineSplitter((line) => waiting.shift()?.(line));
   stream.on('data', (chunk: Buffer) => lines.push(chunk));

@@ -12,7 +12,8 @@ import { REPO_ROOT, assertNoContainersOfRollout, dockerReady, tempDir } from './
 
 const PY_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'python');
 // Forked children name the pre-started interpreter as their parent; a plain exec has no parent in the container.
-const PARENT_PROBE = 'import os, sys\nsys.stderr.write("PARENT:" + open("/proc/%d/cmdline" % os.getppid()).read().replace("\\0", " ") + "\\n")\n';
+const PARENT_PROBE =
+  'import os, sys\nsys.stderr.write("PARENT:" + open("/proc/%d/cmdline" % os.getppid()).read().replace("\\0", " ") + "\\n")\n';
 const PLAIN = ['python3', '-m', 'hud_studio.discover'];
 const PLAIN_ENV = { PYTHONPATH: '/opt/hud-studio/runtime', PYTHONUNBUFFERED: '1' };
 
@@ -25,7 +26,10 @@ describe('Docker provider: discovery in a child of the pre-started interpreter',
     envDir = tempDir('hs-prestart-');
     cpSync(join(PY_FIXTURES, 'discovery'), envDir, { recursive: true });
     copyFileSync(join(PY_FIXTURES, 'broken', 'raises_env.py'), join(envDir, 'raises_env.py'));
-    writeFileSync(join(envDir, 'probe_env.py'), `${PARENT_PROBE}from hud import Environment\nenv = Environment("probe")\n`);
+    writeFileSync(
+      join(envDir, 'probe_env.py'),
+      `${PARENT_PROBE}from hud import Environment\nenv = Environment("probe")\n`,
+    );
     writeFileSync(join(envDir, 'slow_env.py'), 'import time\ntime.sleep(120)\n');
   });
   after(() => rmSync(envDir, { recursive: true, force: true }));
@@ -33,7 +37,12 @@ describe('Docker provider: discovery in a child of the pre-started interpreter',
   async function withSubstrate(body: (s: DockerSubstrate) => Promise<void>): Promise<void> {
     const rolloutId = `test-${randomUUID()}`;
     const spec: EnvironmentSpec = { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null };
-    const s = (await provider.acquire(spec, { rolloutId, phase: 'actor', log: () => undefined, startupTimeoutMs: 120_000 })) as DockerSubstrate;
+    const s = (await provider.acquire(spec, {
+      rolloutId,
+      phase: 'actor',
+      log: () => undefined,
+      startupTimeoutMs: 120_000,
+    })) as DockerSubstrate;
     try {
       await body(s);
     } finally {
@@ -69,7 +78,7 @@ describe('Docker provider: discovery in a child of the pre-started interpreter',
     });
   });
 
-  test('an error in user code: exit 1, the same error object, reported at the user\'s file and line', async () => {
+  test("an error in user code: exit 1, the same error object, reported at the user's file and line", async () => {
     await withSubstrate(async (s) => {
       const file = `${s.workdir}/raises_env.py`;
       const forked = await s.execPython(['-m', 'hud_studio.discover', file, '--json']);
@@ -77,19 +86,24 @@ describe('Docker provider: discovery in a child of the pre-started interpreter',
       assert.equal(forked.exitCode, 1);
       assert.equal(plain.exitCode, 1);
       assert.deepEqual(JSON.parse(forked.stdout), JSON.parse(plain.stdout));
-      await assert.rejects(discoverTasks(s, { displayPath: join(envDir, 'raises_env.py'), hostDir: envDir, file }), (err: unknown) => {
-        assert.ok(err instanceof HudStudioError);
-        assert.match(err.message, /configuration missing/);
-        assert.equal(err.location?.file, join(envDir, 'raises_env.py'));
-        assert.equal(typeof err.location?.line, 'number');
-        return true;
-      });
+      await assert.rejects(
+        discoverTasks(s, { displayPath: join(envDir, 'raises_env.py'), hostDir: envDir, file }),
+        (err: unknown) => {
+          assert.ok(err instanceof HudStudioError);
+          assert.match(err.message, /configuration missing/);
+          assert.equal(err.location?.file, join(envDir, 'raises_env.py'));
+          assert.equal(typeof err.location?.line, 'number');
+          return true;
+        },
+      );
     });
   });
 
   test('a timeout kills the child and the interpreter; serve then starts a fresh one', async () => {
     await withSubstrate(async (s) => {
-      const slow = await s.execPython(['-m', 'hud_studio.discover', `${s.workdir}/slow_env.py`, '--json'], { timeoutMs: 1500 });
+      const slow = await s.execPython(['-m', 'hud_studio.discover', `${s.workdir}/slow_env.py`, '--json'], {
+        timeoutMs: 1500,
+      });
       assert.equal(slow.exitCode, null);
       assert.equal(slow.timedOut, true);
       const left = await s.exec(['sh', '-c', 'ps -eo args | grep -c "^python3 -c .*hud_studio[.]prestart" || true']);
@@ -104,7 +118,10 @@ describe('Docker provider: discovery in a child of the pre-started interpreter',
   test('a cancel stops a discovery in progress like the plain exec does', async () => {
     await withSubstrate(async (s) => {
       const ac = new AbortController();
-      const pending = s.execPython(['-m', 'hud_studio.discover', `${s.workdir}/slow_env.py`, '--json'], { signal: ac.signal, timeoutMs: 60_000 });
+      const pending = s.execPython(['-m', 'hud_studio.discover', `${s.workdir}/slow_env.py`, '--json'], {
+        signal: ac.signal,
+        timeoutMs: 60_000,
+      });
       setTimeout(() => ac.abort(), 300);
       const r = await pending;
       assert.equal(r.exitCode, null);

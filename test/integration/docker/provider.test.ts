@@ -14,9 +14,18 @@ function specOf(folder: string, extra: Partial<EnvironmentSpec> = {}): Environme
   return { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null, ...extra };
 }
 
-function acquireOpts(extra: Partial<AcquireOptions> = {}): AcquireOptions & { logs: { stream: LogStream; text: string }[] } {
+function acquireOpts(
+  extra: Partial<AcquireOptions> = {},
+): AcquireOptions & { logs: { stream: LogStream; text: string }[] } {
   const logs: { stream: LogStream; text: string }[] = [];
-  return { rolloutId: `test-${randomUUID()}`, phase: 'actor', log: (stream, text) => logs.push({ stream, text }), startupTimeoutMs: 120_000, logs, ...extra };
+  return {
+    rolloutId: `test-${randomUUID()}`,
+    phase: 'actor',
+    log: (stream, text) => logs.push({ stream, text }),
+    startupTimeoutMs: 120_000,
+    logs,
+    ...extra,
+  };
 }
 
 async function released(s: Substrate, rolloutId: string): Promise<void> {
@@ -46,17 +55,28 @@ describe('Docker provider', () => {
       assert.equal(where.stdout.trim(), '/opt/hud-studio/runtime/hud/__init__.py', where.stderr);
 
       const serverLogs: string[] = [];
-      await s.serve({ envName: 'probe', env: { SERVER_ONLY_SECRET: 'sekrit' }, log: (stream, text) => stream === 'server' && serverLogs.push(text) });
+      await s.serve({
+        envName: 'probe',
+        env: { SERVER_ONLY_SECRET: 'sekrit' },
+        log: (stream, text) => stream === 'server' && serverLogs.push(text),
+      });
       const ch = rpc(await s.openChannel());
       const hello = await ch.call('hello');
       assert.equal((hello['result'] as { env: { name: string } }).env.name, 'probe');
       await ch.call('tasks.start', { id: 'probe', args: {} });
       const grade = (await ch.call('tasks.grade', { answer: 'done' }))['result'] as { info: Record<string, unknown> };
-      assert.deepEqual(grade.info, { marker: 'built from the fixture Dockerfile', server_secret: 'sekrit', cwd: '/opt/hud-studio/env' });
+      assert.deepEqual(grade.info, {
+        marker: 'built from the fixture Dockerfile',
+        server_secret: 'sekrit',
+        cwd: '/opt/hud-studio/env',
+      });
       ch.close();
-      assert.ok(serverLogs.some((l) => /serving environment 'probe'/.test(l)), serverLogs.join('\n'));
+      assert.ok(
+        serverLogs.some((l) => /serving environment 'probe'/.test(l)),
+        serverLogs.join('\n'),
+      );
       const other = await s.exec(['sh', '-c', 'echo "[$SERVER_ONLY_SECRET]"']);
-      assert.equal(other.stdout, '[]\n', 'other execs in the container do not get the server\'s credentials');
+      assert.equal(other.stdout, '[]\n', "other execs in the container do not get the server's credentials");
     } finally {
       await released(s, opts.rolloutId);
     }
@@ -64,7 +84,10 @@ describe('Docker provider', () => {
 
   test('runtime_config network none and resources apply, and the relayed channel still works', async () => {
     const opts = acquireOpts();
-    const s = await provider.acquire(specOf('offline_env', { runtimeConfig: { network_mode: 'no-network', resources: { cpu: 0.5, memory_mb: 300 } } }), opts);
+    const s = await provider.acquire(
+      specOf('offline_env', { runtimeConfig: { network_mode: 'no-network', resources: { cpu: 0.5, memory_mb: 300 } } }),
+      opts,
+    );
     try {
       assert.equal(s.info.network, 'none');
       const inspect = await dockerClient().getContainer(s.info.id).inspect();
@@ -87,31 +110,43 @@ describe('Docker provider', () => {
     const opts = acquireOpts();
     const s = await provider.acquire(specOf('broken_server'), opts);
     try {
-      await assert.rejects(s.serve({ envName: 'broken', log: () => undefined }), /broken server exited with code \d+ before it was ready:[\s\S]*this environment cannot be imported/);
+      await assert.rejects(
+        s.serve({ envName: 'broken', log: () => undefined }),
+        /broken server exited with code \d+ before it was ready:[\s\S]*this environment cannot be imported/,
+      );
     } finally {
       await released(s, opts.rolloutId);
     }
   });
 
-  test('with the image\'s own SDK required, an image without one is refused before anything runs', async () => {
+  test("with the image's own SDK required, an image without one is refused before anything runs", async () => {
     const opts = acquireOpts();
-    await assert.rejects(provider.acquire(specOf('offline_env', { sdk: 'image' }), opts), /has no HUD SDK v6 that can serve/);
+    await assert.rejects(
+      provider.acquire(specOf('offline_env', { sdk: 'image' }), opts),
+      /has no HUD SDK v6 that can serve/,
+    );
     await assertNoContainersOfRollout(opts.rolloutId);
   });
 
   test('compose runtime_config is refused with a typed error before any container exists', async () => {
     const opts = acquireOpts();
-    await assert.rejects(provider.acquire(specOf('offline_env', { runtimeConfig: { compose: { services: {} } } }), opts), (err: Error & { code?: string }) => {
-      assert.equal(err.code, 'provider');
-      assert.match(err.message, /compose runtime_config is handled by ComposeProvider/);
-      return true;
-    });
+    await assert.rejects(
+      provider.acquire(specOf('offline_env', { runtimeConfig: { compose: { services: {} } } }), opts),
+      (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'provider');
+        assert.match(err.message, /compose runtime_config is handled by ComposeProvider/);
+        return true;
+      },
+    );
     await assertNoContainersOfRollout(opts.rolloutId);
   });
 
   test('an image that is neither present nor pullable fails clearly and leaves nothing', async () => {
     const opts = acquireOpts();
-    await assert.rejects(provider.acquire(specOf('offline_env', { image: 'hud-studio-test/absent:1' }), opts), /image hud-studio-test\/absent:1 is not available/);
+    await assert.rejects(
+      provider.acquire(specOf('offline_env', { image: 'hud-studio-test/absent:1' }), opts),
+      /image hud-studio-test\/absent:1 is not available/,
+    );
     await assertNoContainersOfRollout(opts.rolloutId);
   });
 

@@ -20,15 +20,24 @@ while True:
     c.close()
 `;
 
-describe('channel relay through the container\'s own loopback', () => {
+describe("channel relay through the container's own loopback", () => {
   let box: DockerContainer;
   before(async () => {
     await dockerReady();
-    box = (await createContainer({ image: BASE_IMAGE, rolloutId: `test-${randomUUID()}`, phase: 'actor', network: 'none' })) as DockerContainer;
+    box = (await createContainer({
+      image: BASE_IMAGE,
+      rolloutId: `test-${randomUUID()}`,
+      phase: 'actor',
+      network: 'none',
+    })) as DockerContainer;
     const server = await box.spawn(['python3', '-c', ECHO]);
     void server.done;
     for (let i = 0; i < 50; i++) {
-      if ((await box.exec(['python3', '-c', 'import socket; socket.create_connection(("127.0.0.1", 5555))'])).exitCode === 0) break;
+      if (
+        (await box.exec(['python3', '-c', 'import socket; socket.create_connection(("127.0.0.1", 5555))'])).exitCode ===
+        0
+      )
+        break;
     }
   });
   after(async () => box?.remove());

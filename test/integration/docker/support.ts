@@ -42,9 +42,20 @@ export async function containerExists(id: string): Promise<boolean> {
 }
 
 export async function assertNoContainersOfRollout(rolloutId: string): Promise<void> {
-  assert.deepEqual(await containersWith({ [LABELS.rollout]: rolloutId }), [], `no container of rollout ${rolloutId} is left`);
+  assert.deepEqual(
+    await containersWith({ [LABELS.rollout]: rolloutId }),
+    [],
+    `no container of rollout ${rolloutId} is left`,
+  );
 }
 
 export async function removeContainers(ids: string[]): Promise<void> {
-  await Promise.all(ids.map((id) => dockerClient().getContainer(id).remove({ force: true, v: true }).catch(() => undefined)));
+  await Promise.all(
+    ids.map((id) =>
+      dockerClient()
+        .getContainer(id)
+        .remove({ force: true, v: true })
+        .catch(() => undefined),
+    ),
+  );
 }

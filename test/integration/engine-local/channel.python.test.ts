@@ -12,7 +12,8 @@ import { FIXTURES } from './rules';
 describe('channel client against the bundled server', () => {
   let substrate: Substrate;
   const serverLog: string[] = [];
-  const open = async (): Promise<ControlChannel> => new ControlChannel(await substrate.openChannel(), { requestTimeoutMs: 10_000 });
+  const open = async (): Promise<ControlChannel> =>
+    new ControlChannel(await substrate.openChannel(), { requestTimeoutMs: 10_000 });
 
   before(async () => {
     substrate = await new LocalProvider().acquire(
@@ -43,11 +44,27 @@ describe('channel client against the bundled server', () => {
   test('error codes: unknown method, unknown task, grade with nothing started, a template that raises', async () => {
     const ch = await open();
     await ch.hello();
-    await assert.rejects(ch.request('tasks.frobnicate', {}), (e: unknown) => e instanceof ProtocolError && e.rpcCode === RpcCode.methodNotFound);
-    await assert.rejects(ch.start('no_such_template', {}), (e: unknown) => e instanceof ProtocolError && e.rpcCode === RpcCode.invalidParams);
-    await assert.rejects(ch.grade('x'), (e: unknown) => e instanceof ProtocolError && e.rpcCode === RpcCode.invalidRequest && /no task in progress/.test(e.message));
+    await assert.rejects(
+      ch.request('tasks.frobnicate', {}),
+      (e: unknown) => e instanceof ProtocolError && e.rpcCode === RpcCode.methodNotFound,
+    );
+    await assert.rejects(
+      ch.start('no_such_template', {}),
+      (e: unknown) => e instanceof ProtocolError && e.rpcCode === RpcCode.invalidParams,
+    );
+    await assert.rejects(
+      ch.grade('x'),
+      (e: unknown) =>
+        e instanceof ProtocolError && e.rpcCode === RpcCode.invalidRequest && /no task in progress/.test(e.message),
+    );
     await ch.start('broken_grade', {});
-    await assert.rejects(ch.grade('y'), (e: unknown) => e instanceof ProtocolError && e.rpcCode === RpcCode.templateError && /actor grader exploded on y/.test(e.message));
+    await assert.rejects(
+      ch.grade('y'),
+      (e: unknown) =>
+        e instanceof ProtocolError &&
+        e.rpcCode === RpcCode.templateError &&
+        /actor grader exploded on y/.test(e.message),
+    );
     // The session survives every error.
     assert.equal((await ch.listTasks()).tasks.length > 0, true);
     await ch.bye();
@@ -58,7 +75,9 @@ describe('channel client against the bundled server', () => {
     const { session_id } = await first.hello();
     await first.start('fine', {});
     first.close();
-    await waitUntil('the server to park the session', () => serverLog.some((l) => l.includes(`parked session ${session_id}`)));
+    await waitUntil('the server to park the session', () =>
+      serverLog.some((l) => l.includes(`parked session ${session_id}`)),
+    );
     const second = await open();
     assert.equal((await second.hello(session_id)).session_id, session_id);
     assert.equal((await second.grade('resumed')).score, 0.5);

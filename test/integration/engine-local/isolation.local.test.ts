@@ -16,9 +16,13 @@ import { FIXTURES, rolloutOn, scratchDir } from './rules';
 import { localUnderTest } from './localUnderTest';
 
 describe('local provider isolation', () => {
-  test('the actor works in a private copy: the user\'s folder never gets its files', async () => {
+  test("the actor works in a private copy: the user's folder never gets its files", async () => {
     const original = join(dirname(FIXTURES.twoEnv), 'actor-was-here.txt');
-    const { outcome, substrates } = await rolloutOn(localUnderTest, `${FIXTURES.twoEnv}::task`, new FixedAgent('secret'));
+    const { outcome, substrates } = await rolloutOn(
+      localUnderTest,
+      `${FIXTURES.twoEnv}::task`,
+      new FixedAgent('secret'),
+    );
     assert.equal(outcome.reward, 1);
     assert.equal(existsSync(original), false);
     const [actor, verifier] = substrates as LocalSubstrate[];
@@ -26,12 +30,19 @@ describe('local provider isolation', () => {
     assert.ok(outcome.trace.phases.every((p) => p.substrate?.isolation === 'process'));
   });
 
-  test('the parent\'s variables do not leak; HOME and the working folder are private', async () => {
+  test("the parent's variables do not leak; HOME and the working folder are private", async () => {
     process.env['HUD_STUDIO_PARENT_SECRET'] = 'leaked';
     try {
       const put = { ...localUnderTest, create: () => new LocalProvider() };
-      const { outcome, substrates } = await rolloutOn(put, `${FIXTURES.rules}::credentials_split`, new FixedAgent('x'), { credentials: { workspace: { WORKSPACE_KEY: 'w' } } });
-      const actorInfo = (outcome.result!.info['received'] as { info: { env: Record<string, unknown>; home: string; cwd: string } }).info;
+      const { outcome, substrates } = await rolloutOn(
+        put,
+        `${FIXTURES.rules}::credentials_split`,
+        new FixedAgent('x'),
+        { credentials: { workspace: { WORKSPACE_KEY: 'w' } } },
+      );
+      const actorInfo = (
+        outcome.result!.info['received'] as { info: { env: Record<string, unknown>; home: string; cwd: string } }
+      ).info;
       assert.equal(actorInfo.env['HUD_STUDIO_PARENT_SECRET'], null);
       assert.equal(actorInfo.env['WORKSPACE_KEY'], 'w');
       const root = (substrates[0] as LocalSubstrate).root;
@@ -58,7 +69,10 @@ describe('local provider isolation', () => {
   test('exec, copyIn and copyOut work inside the private folder; release removes it', async () => {
     const provider = new LocalProvider();
     const dir = dirname(FIXTURES.sameEnv);
-    const s = (await provider.acquire({ envFile: FIXTURES.sameEnv, envDir: dir, runtimeConfig: null }, { rolloutId: 'testtest', phase: 'actor', log: () => undefined })) as LocalSubstrate;
+    const s = (await provider.acquire(
+      { envFile: FIXTURES.sameEnv, envDir: dir, runtimeConfig: null },
+      { rolloutId: 'testtest', phase: 'actor', log: () => undefined },
+    )) as LocalSubstrate;
     const hostFile = join(scratchDir('hs-copy-'), 'note.txt');
     writeFileSync(hostFile, 'hello');
     await s.copyIn(hostFile, 'inbox');
@@ -78,17 +92,29 @@ describe('local provider isolation', () => {
 
   test('a server that cannot start reports its own error output', async () => {
     const dir = scratchDir('hs-broken-');
-    writeFileSync(join(dir, 'env.py'), 'from hud import Environment\nenv = Environment("e")\nraise ValueError("broken at import")\n');
-    const s = await new LocalProvider().acquire({ envFile: join(dir, 'env.py'), envDir: dir, runtimeConfig: null }, { rolloutId: 'brokenxx', phase: 'actor', log: () => undefined });
-    await assert.rejects(s.serve({ envName: 'e', log: () => undefined }), /server exited \(code 1\) before it was ready:[\s\S]*broken at import/);
+    writeFileSync(
+      join(dir, 'env.py'),
+      'from hud import Environment\nenv = Environment("e")\nraise ValueError("broken at import")\n',
+    );
+    const s = await new LocalProvider().acquire(
+      { envFile: join(dir, 'env.py'), envDir: dir, runtimeConfig: null },
+      { rolloutId: 'brokenxx', phase: 'actor', log: () => undefined },
+    );
+    await assert.rejects(
+      s.serve({ envName: 'e', log: () => undefined }),
+      /server exited \(code 1\) before it was ready:[\s\S]*broken at import/,
+    );
     assert.equal(existsSync((s as LocalSubstrate).root), false, 'a failed serve releases the substrate');
   });
 
-  test('substrates whose owner died are swept (their groups stopped); a live owner\'s are left alone', async () => {
+  test("substrates whose owner died are swept (their groups stopped); a live owner's are left alone", async () => {
     const tempRoot = scratchDir('sweep-');
     const provider = new LocalProvider({ tempRoot });
     const acquire = (id: string) =>
-      provider.acquire({ envFile: FIXTURES.sameEnv, envDir: dirname(FIXTURES.sameEnv), runtimeConfig: null }, { rolloutId: id, phase: 'actor', log: () => undefined }) as Promise<LocalSubstrate>;
+      provider.acquire(
+        { envFile: FIXTURES.sameEnv, envDir: dirname(FIXTURES.sameEnv), runtimeConfig: null },
+        { rolloutId: id, phase: 'actor', log: () => undefined },
+      ) as Promise<LocalSubstrate>;
     const orphan = await acquire('orphan00');
     await orphan.serve({ envName: 'workspace', log: () => undefined });
     const pgid = orphan.serverPgid!;

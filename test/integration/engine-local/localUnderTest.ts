@@ -8,7 +8,8 @@ import type { ProviderUnderTest } from './rules';
 
 export const localUnderTest: ProviderUnderTest = {
   name: 'local',
-  create: () => new LocalProvider({ parentEnv: { ...process.env, HUD_STUDIO_PARENT_SECRET: 'must-not-leak' }, killGraceMs: 2_000 }),
+  create: () =>
+    new LocalProvider({ parentEnv: { ...process.env, HUD_STUDIO_PARENT_SECRET: 'must-not-leak' }, killGraceMs: 2_000 }),
   async assertReleased(substrates: Substrate[]) {
     for (const s of substrates) {
       assert.ok(s instanceof LocalSubstrate);

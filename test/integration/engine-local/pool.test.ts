@@ -69,7 +69,10 @@ describe('one pool for eval and editor batches', () => {
     assert.match(wrong?.error?.message ?? '', /has no task "no_such_task"/);
 
     assert.equal(summary.completed, 2);
-    assert.deepEqual(summary.loadErrors.map((e) => e.path), [`${FIXTURES.sameEnv}::no_such_task`]);
+    assert.deepEqual(
+      summary.loadErrors.map((e) => e.path),
+      [`${FIXTURES.sameEnv}::no_such_task`],
+    );
     assert.equal(summary.errorsByPhase.setup, 1);
     assert.ok(summary.summaryPath?.startsWith(traces) && summary.summaryPath.endsWith('.hudjob.json'));
     const written = JSON.parse(readFileSync(summary.summaryPath!, 'utf8')) as JobSummary;

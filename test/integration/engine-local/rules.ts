@@ -73,7 +73,9 @@ export async function rolloutOn(
   put: ProviderUnderTest,
   ref: string,
   agent: Agent,
-  extra: Partial<RolloutOptions> & { onEvent?: (e: RolloutEvent, abort: () => void, substrates: Substrate[]) => void } = {},
+  extra: Partial<RolloutOptions> & {
+    onEvent?: (e: RolloutEvent, abort: () => void, substrates: Substrate[]) => void;
+  } = {},
 ): Promise<RolloutRun> {
   const { provider, substrates } = recording(put.create());
   const hub = new EventHub();
@@ -108,7 +110,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
   describe(`rollout rules on ${put.name}`, () => {
     // Also here, not only at exit: a runner may kill a process whose sockets linger.
     after(removeScratch);
-    test('two environments, right answer: reward 1 from a fresh verifier substrate that cannot see the actor\'s file', async () => {
+    test("two environments, right answer: reward 1 from a fresh verifier substrate that cannot see the actor's file", async () => {
       const { outcome, substrates } = await run(`${FIXTURES.twoEnv}::task`, secret);
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
       assert.equal(outcome.reward, 1);
@@ -137,14 +139,14 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
-    test('same environment: the verifier reuses the actor\'s substrate and channel, and the trace warns', async () => {
+    test("same environment: the verifier reuses the actor's substrate and channel, and the trace warns", async () => {
       const { outcome, substrates } = await run(FIXTURES.sameEnv, secret);
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
       assert.equal(outcome.reward, 1);
       assert.equal(substrates.length, 1, 'one substrate for both phases');
       assert.equal(outcome.trace.phases[1]!.reused, true);
       assert.equal(outcome.trace.phases[0]!.substrate!.id, outcome.trace.phases[1]!.substrate!.id);
-      assert.equal(info(outcome)['saw_actor_file'], true, 'a shared substrate shows the actor\'s file');
+      assert.equal(info(outcome)['saw_actor_file'], true, "a shared substrate shows the actor's file");
       assert.equal(outcome.trace.provider.verifierSubstrate, 'reused');
       assert.ok(outcome.trace.warnings.some((w) => /actor could have seen/.test(w)));
       await put.assertReleased(substrates, outcome.rolloutId);
@@ -182,7 +184,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
-    test('no verifier: the actor\'s grade is the reward', async () => {
+    test("no verifier: the actor's grade is the reward", async () => {
       const { outcome } = await run(`${FIXTURES.rules}::no_verifier`, new FixedAgent('x'));
       assert.equal(outcome.status, 'completed');
       assert.equal(outcome.reward, 0.5);
@@ -190,7 +192,7 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       assert.equal(outcome.trace.phases.length, 1);
     });
 
-    test('verifier grading fails: errored and ungraded, never the actor\'s provisional grade', async () => {
+    test("verifier grading fails: errored and ungraded, never the actor's provisional grade", async () => {
       const { outcome, substrates } = await run(`${FIXTURES.rules}::verifier_fails`, new FixedAgent('x'));
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.reward, null);
@@ -215,14 +217,16 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
     test('a phase timeout errors the run, names the phase, and releases everything', async () => {
       // The phase clock also runs while the substrate starts: under load a Docker start took over 1.5 s, so the
       // budget leaves room for that and still ends long before the agent's sleep would.
-      const { outcome, substrates } = await run(`${FIXTURES.rules}::no_verifier`, new CommandAgent('sleep 60'), { timeouts: { phaseMs: 6_000 } });
+      const { outcome, substrates } = await run(`${FIXTURES.rules}::no_verifier`, new CommandAgent('sleep 60'), {
+        timeouts: { phaseMs: 6_000 },
+      });
       assert.equal(outcome.status, 'error');
       assert.equal(outcome.error?.phase, 'actor');
       assert.match(outcome.error.message, /actor phase timed out after 6 s/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
-    test('the task\'s own limits.run_timeout_s bounds its phase', async () => {
+    test("the task's own limits.run_timeout_s bounds its phase", async () => {
       const { outcome, substrates } = await run(`${FIXTURES.rules}::slow_with_limit`, new FixedAgent('x'));
       assert.equal(outcome.status, 'error');
       assert.match(outcome.error!.message, /actor phase timed out after 1 s/);
@@ -230,28 +234,37 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
     });
 
     test('a rollout timeout stops a grading that never returns', async () => {
-      const { outcome, substrates } = await run(`${FIXTURES.rules}::slow_grade`, new FixedAgent('x'), { timeouts: { rolloutMs: 3_000 } });
+      const { outcome, substrates } = await run(`${FIXTURES.rules}::slow_grade`, new FixedAgent('x'), {
+        timeouts: { rolloutMs: 3_000 },
+      });
       assert.equal(outcome.status, 'error');
       assert.match(outcome.error!.message, /rollout timed out/);
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 
     for (const [when, match] of [
-      ['while the actor substrate starts', (e: RolloutEvent) => e.type === 'step' && e.phase === 'actor' && e.step === 'setup' && e.status === 'started'],
+      [
+        'while the actor substrate starts',
+        (e: RolloutEvent) => e.type === 'step' && e.phase === 'actor' && e.step === 'setup' && e.status === 'started',
+      ],
       ['while the agent works', (e: RolloutEvent) => e.type === 'step' && e.step === 'agent' && e.status === 'started'],
       ['when the verifier phase starts', (e: RolloutEvent) => e.type === 'phase.started' && e.phase === 'verifier'],
     ] as const) {
       test(`cancellation ${when} releases every substrate and records "cancelled"`, async () => {
         const agent = new CommandAgent('sleep 60; echo secret');
         let fired = false;
-        const { outcome, substrates, events } = await run(`${FIXTURES.twoEnv}::task`, when === 'when the verifier phase starts' ? secret : agent, {
-          onEvent: (e, abort) => {
-            if (!fired && match(e)) {
-              fired = true;
-              setImmediate(abort);
-            }
+        const { outcome, substrates, events } = await run(
+          `${FIXTURES.twoEnv}::task`,
+          when === 'when the verifier phase starts' ? secret : agent,
+          {
+            onEvent: (e, abort) => {
+              if (!fired && match(e)) {
+                fired = true;
+                setImmediate(abort);
+              }
+            },
           },
-        });
+        );
         assert.ok(fired, 'the cancel point was reached');
         assert.equal(outcome.status, 'cancelled');
         assert.equal(outcome.reward, null);
@@ -268,24 +281,44 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       });
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
       const verifierEnv = info(outcome)['env'] as Record<string, unknown>;
-      const actorEnv = ((info(outcome)['received'] as Record<string, unknown>)['info'] as Record<string, Record<string, unknown>>)['env']!;
-      assert.deepEqual(actorEnv, { WORKSPACE_KEY: 'w', JUDGE_KEY: null, VERIFIER_SECRET: null, HUD_STUDIO_PARENT_SECRET: null });
-      assert.deepEqual(verifierEnv, { WORKSPACE_KEY: null, JUDGE_KEY: 'j', VERIFIER_SECRET: 'v', HUD_STUDIO_PARENT_SECRET: null });
+      const actorEnv = (
+        (info(outcome)['received'] as Record<string, unknown>)['info'] as Record<string, Record<string, unknown>>
+      )['env']!;
+      assert.deepEqual(actorEnv, {
+        WORKSPACE_KEY: 'w',
+        JUDGE_KEY: null,
+        VERIFIER_SECRET: null,
+        HUD_STUDIO_PARENT_SECRET: null,
+      });
+      assert.deepEqual(verifierEnv, {
+        WORKSPACE_KEY: null,
+        JUDGE_KEY: 'j',
+        VERIFIER_SECRET: 'v',
+        HUD_STUDIO_PARENT_SECRET: null,
+      });
     });
 
     test('a shared substrate never gets verifier-only secrets unless allowed, and the trace says so', async () => {
-      const withheld = await run(`${FIXTURES.rules}::credentials_shared`, new FixedAgent('x'), { verifierSecrets: { VERIFIER_SECRET: 'v' } });
+      const withheld = await run(`${FIXTURES.rules}::credentials_shared`, new FixedAgent('x'), {
+        verifierSecrets: { VERIFIER_SECRET: 'v' },
+      });
       assert.equal(withheld.outcome.trace.phases[1]!.reused, true);
       assert.equal((info(withheld.outcome)['env'] as Record<string, unknown>)['VERIFIER_SECRET'], null);
       assert.ok(withheld.outcome.trace.warnings.some((w) => /VERIFIER_SECRET\) were NOT injected/.test(w)));
 
-      const allowed = await run(`${FIXTURES.rules}::credentials_shared`, new FixedAgent('x'), { verifierSecrets: { VERIFIER_SECRET: 'v' }, allowSharedSecrets: true });
+      const allowed = await run(`${FIXTURES.rules}::credentials_shared`, new FixedAgent('x'), {
+        verifierSecrets: { VERIFIER_SECRET: 'v' },
+        allowSharedSecrets: true,
+      });
       assert.equal((info(allowed.outcome)['env'] as Record<string, unknown>)['VERIFIER_SECRET'], 'v');
       assert.ok(allowed.outcome.trace.warnings.some((w) => /were injected into the shared substrate/.test(w)));
     });
 
     test('a command agent runs in the actor substrate; a failing command is an agent error', async () => {
-      const ok = await run(`${FIXTURES.twoEnv}::task`, new CommandAgent('cat >/dev/null; test -n "$HUD_PROMPT" && echo "  secret  "'));
+      const ok = await run(
+        `${FIXTURES.twoEnv}::task`,
+        new CommandAgent('cat >/dev/null; test -n "$HUD_PROMPT" && echo "  secret  "'),
+      );
       assert.equal(ok.outcome.reward, 1);
       assert.equal(ok.outcome.trace.answer, 'secret');
       const bad = await run(`${FIXTURES.twoEnv}::task`, new CommandAgent('echo oops >&2; exit 3'));
@@ -295,12 +328,13 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       await put.assertReleased(bad.substrates, bad.outcome.rolloutId);
     });
 
-    test('a wrong reference is a usage error listing the file\'s tasks, and nothing is left running', async () => {
+    test("a wrong reference is a usage error listing the file's tasks, and nothing is left running", async () => {
       const { provider, substrates } = recording(put.create());
       const rolloutId = randomUUID();
       await assert.rejects(
         runRollout({ ref: FIXTURES.rules, provider, agent: secret, traceDir: null, rolloutId }),
-        (e: Error) => e.name === 'UsageError' && /defines 9 tasks/.test(e.message) && e.message.includes('::verifier_fails'),
+        (e: Error) =>
+          e.name === 'UsageError' && /defines 9 tasks/.test(e.message) && e.message.includes('::verifier_fails'),
       );
       assert.equal(substrates.length, 1, 'discovery ran in a substrate');
       await put.assertReleased(substrates, rolloutId);

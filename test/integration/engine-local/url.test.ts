@@ -17,11 +17,15 @@ import { FIXTURES, rolloutOn, scratchDir, type ProviderUnderTest } from './rules
 async function startServer(envFile: string, envName: string): Promise<{ child: ChildProcess; port: number }> {
   const dir = scratchDir('hs-borrowed-');
   cpSync(dirname(envFile), dir, { recursive: true });
-  const child = spawn('python3', ['-m', 'hud.environment.server', join(dir, 'env.py'), '--env', envName, '--port', '0'], {
-    cwd: dir,
-    env: { ...process.env, PYTHONPATH: runtimePythonDir() },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'python3',
+    ['-m', 'hud.environment.server', join(dir, 'env.py'), '--env', envName, '--port', '0'],
+    {
+      cwd: dir,
+      env: { ...process.env, PYTHONPATH: runtimePythonDir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (l) => {
       const m = /^HUD_SERVE_PORT=(\d+)$/.exec(l);
@@ -46,7 +50,11 @@ describe('borrowed server (tcp://)', () => {
     same.child.kill('SIGTERM');
     workspace.child.kill('SIGTERM');
   });
-  const borrowed = (port: number): ProviderUnderTest => ({ name: 'url', create: () => new UrlProvider(`tcp://127.0.0.1:${port}`), assertReleased: async () => undefined });
+  const borrowed = (port: number): ProviderUnderTest => ({
+    name: 'url',
+    create: () => new UrlProvider(`tcp://127.0.0.1:${port}`),
+    assertReleased: async () => undefined,
+  });
 
   test('runs both phases on the live server and records that the substrate was borrowed', async () => {
     const { outcome } = await rolloutOn(borrowed(same.port), FIXTURES.sameEnv, new FixedAgent('secret'));
@@ -54,7 +62,11 @@ describe('borrowed server (tcp://)', () => {
     assert.equal(outcome.reward, 1);
     assert.equal(outcome.trace.provider.kind, 'url');
     assert.equal(outcome.trace.provider.verifierSubstrate, 'borrowed');
-    assert.ok(outcome.trace.phases.every((p) => p.substrate?.isolation === 'borrowed' && p.substrate.address === `tcp://127.0.0.1:${same.port}`));
+    assert.ok(
+      outcome.trace.phases.every(
+        (p) => p.substrate?.isolation === 'borrowed' && p.substrate.address === `tcp://127.0.0.1:${same.port}`,
+      ),
+    );
     assert.ok(outcome.trace.warnings.some((w) => /borrowed .* same live server/.test(w)));
     // The server is still there for its owner.
     const ch = new ControlChannel(await connectTcp('127.0.0.1', same.port));
@@ -76,7 +88,10 @@ describe('borrowed server (tcp://)', () => {
     const { outcome } = await rolloutOn(borrowed(same.port), FIXTURES.sameEnv, new CommandAgent('echo secret'));
     assert.equal(outcome.status, 'error');
     assert.equal(outcome.error?.phase, 'actor');
-    assert.match(outcome.error.message, /running a command is not possible on the borrowed server tcp:\/\/127.0.0.1:\d+/);
+    assert.match(
+      outcome.error.message,
+      /running a command is not possible on the borrowed server tcp:\/\/127.0.0.1:\d+/,
+    );
     // The started task was withdrawn (the server logs the cancel), not left parked on somebody else's server.
     const ours = () => logs.slice(before).join('\n');
     const end = Date.now() + 20_000;

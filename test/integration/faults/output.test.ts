@@ -11,13 +11,34 @@ import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { CUT_MARK } from '../../../client/src/engine/trace/boundedLog';
 import { dockerReady } from '../docker/support';
-import { FAULTS_ENV, PORT_SPOOF_ENV, assertJsonRun, containersOwnedBy, runMeasured, scratch, spawnMeasured, measured } from './support';
+import {
+  FAULTS_ENV,
+  PORT_SPOOF_ENV,
+  assertJsonRun,
+  containersOwnedBy,
+  runMeasured,
+  scratch,
+  spawnMeasured,
+  measured,
+} from './support';
 
 const MB = 1_000_000;
 const figures: Record<string, unknown> = {};
 
 function run(command: string, runtime: 'docker' | 'local', traceDir: string) {
-  return runMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', command, '--runtime', runtime, '--trace-dir', traceDir, '--json']);
+  return runMeasured([
+    'run',
+    `${FAULTS_ENV}::echo_task`,
+    '--agent',
+    'command',
+    '--command',
+    command,
+    '--runtime',
+    runtime,
+    '--trace-dir',
+    traceDir,
+    '--json',
+  ]);
 }
 
 after(() => {
@@ -32,7 +53,19 @@ describe('output floods (Docker)', () => {
     const dir = scratch('line-');
     const baseline = await run('echo ok', 'docker', dir);
     assert.equal(baseline.code, 0, baseline.stderr.slice(-2000));
-    const child = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', `head -c ${20 * MB} /dev/zero | tr '\\0' a >&2; echo ok`, '--runtime', 'docker', '--trace-dir', dir, '--json']);
+    const child = spawnMeasured([
+      'run',
+      `${FAULTS_ENV}::echo_task`,
+      '--agent',
+      'command',
+      '--command',
+      `head -c ${20 * MB} /dev/zero | tr '\\0' a >&2; echo ok`,
+      '--runtime',
+      'docker',
+      '--trace-dir',
+      dir,
+      '--json',
+    ]);
     const r = await measured(child);
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const json = assertJsonRun(r);
@@ -44,7 +77,10 @@ describe('output floods (Docker)', () => {
     const tracePath = json['trace'] as string;
     assert.ok(statSync(tracePath).size < 6 * MB, `trace is ${statSync(tracePath).size} bytes`);
     const actor = readTrace(tracePath).phases.find((p) => p.name === 'actor')!;
-    assert.ok(actor.logs.some((l) => l.text.startsWith(CUT_MARK)), 'the cut is marked');
+    assert.ok(
+      actor.logs.some((l) => l.text.startsWith(CUT_MARK)),
+      'the cut is marked',
+    );
     assert.ok(actor.logFile, 'the phase names its whole log');
     const whole = readFileSync(join(dir, actor.logFile), 'utf8');
     // The line arrives in pieces of at most 1 MiB, each on a line of its own.
@@ -56,7 +92,19 @@ describe('output floods (Docker)', () => {
   test('200 MB of output: the CLI stays under 400 MB and the trace under 10 MB', async () => {
     const dir = scratch('flood-');
     const line = 'x'.repeat(99);
-    const child = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', `yes ${line} | head -c ${200 * MB} >&2; echo ok`, '--runtime', 'docker', '--trace-dir', dir, '--json']);
+    const child = spawnMeasured([
+      'run',
+      `${FAULTS_ENV}::echo_task`,
+      '--agent',
+      'command',
+      '--command',
+      `yes ${line} | head -c ${200 * MB} >&2; echo ok`,
+      '--runtime',
+      'docker',
+      '--trace-dir',
+      dir,
+      '--json',
+    ]);
     const r = await measured(child);
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const json = assertJsonRun(r);
@@ -75,12 +123,25 @@ describe('output floods (Docker)', () => {
 
   test('an environment that prints HUD_SERVE_PORT=... at import does not redirect the engine', async () => {
     for (const runtime of ['docker', 'local'] as const) {
-      const r = await runMeasured(['run', PORT_SPOOF_ENV, '--answer', 'hi', '--runtime', runtime, '--trace-dir', scratch('spoof-'), '--json']);
+      const r = await runMeasured([
+        'run',
+        PORT_SPOOF_ENV,
+        '--answer',
+        'hi',
+        '--runtime',
+        runtime,
+        '--trace-dir',
+        scratch('spoof-'),
+        '--json',
+      ]);
       assert.equal(r.code, 0, `${runtime}: ${r.stderr.slice(-2000)}`);
       const json = assertJsonRun(r);
       assert.equal(json['reward'], 1, runtime);
       const logs = readTrace(json['trace'] as string).phases.flatMap((p) => p.logs.map((l) => l.text));
-      assert.ok(logs.some((t) => t.includes('HUD_SERVE_PORT=1')), `${runtime}: the environment's own print is kept as a log line`);
+      assert.ok(
+        logs.some((t) => t.includes('HUD_SERVE_PORT=1')),
+        `${runtime}: the environment's own print is kept as a log line`,
+      );
     }
   });
 });
@@ -89,12 +150,28 @@ describe('local runtime output', () => {
   test('200 MB of output on the local runtime: memory bounded, nothing lost', async () => {
     const dir = scratch('local-flood-');
     const line = 'y'.repeat(99);
-    const child = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', `yes ${line} | head -c ${200 * MB} >&2; echo ok`, '--runtime', 'local', '--trace-dir', dir, '--json']);
+    const child = spawnMeasured([
+      'run',
+      `${FAULTS_ENV}::echo_task`,
+      '--agent',
+      'command',
+      '--command',
+      `yes ${line} | head -c ${200 * MB} >&2; echo ok`,
+      '--runtime',
+      'local',
+      '--trace-dir',
+      dir,
+      '--json',
+    ]);
     const r = await measured(child);
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const json = assertJsonRun(r);
     assert.equal(json['reward'], 1);
-    figures['output200MBLocal'] = { ms: r.ms, maxRssMb: r.maxRssMb, traceBytes: statSync(json['trace'] as string).size };
+    figures['output200MBLocal'] = {
+      ms: r.ms,
+      maxRssMb: r.maxRssMb,
+      traceBytes: statSync(json['trace'] as string).size,
+    };
     assert.ok(r.maxRssMb < 400, `peak memory ${r.maxRssMb} MB`);
     const actor = readTrace(json['trace'] as string).phases.find((p) => p.name === 'actor')!;
     assert.ok(actor.logFile);
@@ -103,10 +180,28 @@ describe('local runtime output', () => {
 
   test('a last line without a newline is kept (server and agent)', async () => {
     const dir = scratch('lastline-');
-    const r = await runMeasured(['run', `${FAULTS_ENV}::last_line`, '--agent', 'command', '--command', "printf 'agent tail without newline' >&2; echo ok", '--runtime', 'local', '--trace-dir', dir, '--json']);
+    const r = await runMeasured([
+      'run',
+      `${FAULTS_ENV}::last_line`,
+      '--agent',
+      'command',
+      '--command',
+      "printf 'agent tail without newline' >&2; echo ok",
+      '--runtime',
+      'local',
+      '--trace-dir',
+      dir,
+      '--json',
+    ]);
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const logs = readTrace(assertJsonRun(r)['trace'] as string).phases.flatMap((p) => p.logs.map((l) => l.text));
-    assert.ok(logs.some((t) => t.includes('server says goodbye without a newline')), logs.join('\n'));
-    assert.ok(logs.some((t) => t.includes('agent tail without newline')), logs.join('\n'));
+    assert.ok(
+      logs.some((t) => t.includes('server says goodbye without a newline')),
+      logs.join('\n'),
+    );
+    assert.ok(
+      logs.some((t) => t.includes('agent tail without newline')),
+      logs.join('\n'),
+    );
   });
 });

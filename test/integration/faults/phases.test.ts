@@ -29,7 +29,14 @@ function stdoutUntil(child: ChildProcess, text: string, timeoutMs = 120_000): Pr
 
 async function killContainersOf(pid: number): Promise<number> {
   const ids = await containersOwnedBy(pid);
-  await Promise.all(ids.map((id) => dockerClient().getContainer(id).kill().catch(() => undefined)));
+  await Promise.all(
+    ids.map((id) =>
+      dockerClient()
+        .getContainer(id)
+        .kill()
+        .catch(() => undefined),
+    ),
+  );
   return ids.length;
 }
 
@@ -38,8 +45,23 @@ describe('phase faults', () => {
 
   for (const runtime of ['docker', 'local'] as const) {
     test(`${runtime}: a template that never yields is stopped by the call limit`, async () => {
-      for (const [task, call] of [['hang_start', 'tasks.start'], ['hang_grade', 'tasks.grade']] as const) {
-        const child = spawnMeasured(['run', `${FAULTS_ENV}::${task}`, '--answer', 'x', '--runtime', runtime, '--call-timeout', '2', '--trace-dir', scratch('hang-'), '--json']);
+      for (const [task, call] of [
+        ['hang_start', 'tasks.start'],
+        ['hang_grade', 'tasks.grade'],
+      ] as const) {
+        const child = spawnMeasured([
+          'run',
+          `${FAULTS_ENV}::${task}`,
+          '--answer',
+          'x',
+          '--runtime',
+          runtime,
+          '--call-timeout',
+          '2',
+          '--trace-dir',
+          scratch('hang-'),
+          '--json',
+        ]);
         const r = await measured(child);
         assert.equal(r.code, 1, r.stderr.slice(-2000));
         const json = assertJsonRun(r);
@@ -54,7 +76,17 @@ describe('phase faults', () => {
   }
 
   test('docker: a server that dies mid-grade is an actor error; nothing is left', async () => {
-    const child = spawnMeasured(['run', `${FAULTS_ENV}::crash_grade`, '--answer', 'x', '--runtime', 'docker', '--trace-dir', scratch('crash-'), '--json']);
+    const child = spawnMeasured([
+      'run',
+      `${FAULTS_ENV}::crash_grade`,
+      '--answer',
+      'x',
+      '--runtime',
+      'docker',
+      '--trace-dir',
+      scratch('crash-'),
+      '--json',
+    ]);
     const r = await measured(child);
     assert.equal(r.code, 1, r.stderr.slice(-2000));
     const json = assertJsonRun(r);
@@ -65,11 +97,23 @@ describe('phase faults', () => {
 
   test('docker: the container killed mid-agent and mid-grade ends the run with an error', async () => {
     const cases = [
-      { task: 'echo_task', args: ['--agent', 'command', '--command', 'sleep 120; echo ok'], when: 'actor prompt: completed' },
+      {
+        task: 'echo_task',
+        args: ['--agent', 'command', '--command', 'sleep 120; echo ok'],
+        when: 'actor prompt: completed',
+      },
       { task: 'slow', args: ['--answer', 'x'], when: 'answer: x' },
     ];
     for (const c of cases) {
-      const child = spawnMeasured(['run', `${FAULTS_ENV}::${c.task}`, ...c.args, '--runtime', 'docker', '--trace-dir', scratch('killed-')]);
+      const child = spawnMeasured([
+        'run',
+        `${FAULTS_ENV}::${c.task}`,
+        ...c.args,
+        '--runtime',
+        'docker',
+        '--trace-dir',
+        scratch('killed-'),
+      ]);
       const done = measured(child);
       await stdoutUntil(child, c.when);
       assert.ok((await killContainersOf(child.pid!)) >= 1, 'there was a container to kill');
@@ -82,27 +126,68 @@ describe('phase faults', () => {
   });
 
   test('docker: two runs at once both complete on their own containers', async () => {
-    const a = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--answer', 'ok', '--runtime', 'docker', '--trace-dir', scratch('two-'), '--json']);
-    const b = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--answer', 'ok', '--runtime', 'docker', '--trace-dir', scratch('two-'), '--json']);
+    const a = spawnMeasured([
+      'run',
+      `${FAULTS_ENV}::echo_task`,
+      '--answer',
+      'ok',
+      '--runtime',
+      'docker',
+      '--trace-dir',
+      scratch('two-'),
+      '--json',
+    ]);
+    const b = spawnMeasured([
+      'run',
+      `${FAULTS_ENV}::echo_task`,
+      '--answer',
+      'ok',
+      '--runtime',
+      'docker',
+      '--trace-dir',
+      scratch('two-'),
+      '--json',
+    ]);
     const [ra, rb] = await Promise.all([measured(a), measured(b)]);
     for (const r of [ra, rb]) {
       assert.equal(r.code, 0, r.stderr.slice(-2000));
       assert.equal(assertJsonRun(r)['reward'], 1);
     }
-    const ids = [ra, rb].map((r) => ((assertJsonRun(r)['phases'] as { substrate: { id: string } }[])[0]!.substrate.id));
+    const ids = [ra, rb].map((r) => (assertJsonRun(r)['phases'] as { substrate: { id: string } }[])[0]!.substrate.id);
     assert.notEqual(ids[0], ids[1]);
     assert.deepEqual([...(await containersOwnedBy(a.pid!)), ...(await containersOwnedBy(b.pid!))], []);
   });
 
   test('docker: a CLI killed outright leaves containers that the next run removes', async () => {
-    const child = spawnMeasured(['run', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', 'sleep 120; echo ok', '--runtime', 'docker', '--trace-dir', scratch('sigkill-')]);
+    const child = spawnMeasured([
+      'run',
+      `${FAULTS_ENV}::echo_task`,
+      '--agent',
+      'command',
+      '--command',
+      'sleep 120; echo ok',
+      '--runtime',
+      'docker',
+      '--trace-dir',
+      scratch('sigkill-'),
+    ]);
     const done = measured(child);
     await stdoutUntil(child, 'actor prompt: completed');
     child.kill('SIGKILL');
     await done;
     const left = await containersOwnedBy(child.pid!);
     assert.ok(left.length >= 1, 'SIGKILL gave the CLI no chance to clean up');
-    const next = await runMeasured(['run', `${FAULTS_ENV}::echo_task`, '--answer', 'ok', '--runtime', 'docker', '--trace-dir', scratch('next-'), '--json']);
+    const next = await runMeasured([
+      'run',
+      `${FAULTS_ENV}::echo_task`,
+      '--answer',
+      'ok',
+      '--runtime',
+      'docker',
+      '--trace-dir',
+      scratch('next-'),
+      '--json',
+    ]);
     assert.equal(next.code, 0, next.stderr.slice(-2000));
     assert.deepEqual(await containersOwnedBy(child.pid!), [], 'the next run swept what the killed CLI left');
   });

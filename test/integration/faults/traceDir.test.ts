@@ -44,7 +44,17 @@ describe('trace folder failures', () => {
   for (const c of cases) {
     test(`run into a ${c.name} trace folder: says why, exits 1, the result is still printed`, async () => {
       const dir = c.make();
-      const r = await runMeasured(['run', `${FAULTS_ENV}::echo_task`, '--answer', 'ok', '--runtime', 'local', '--trace-dir', dir, '--json']);
+      const r = await runMeasured([
+        'run',
+        `${FAULTS_ENV}::echo_task`,
+        '--answer',
+        'ok',
+        '--runtime',
+        'local',
+        '--trace-dir',
+        dir,
+        '--json',
+      ]);
       assert.equal(r.code, 1, r.stderr.slice(-2000));
       const json = assertJsonRun(r);
       assert.equal(json['status'], 'completed');
@@ -52,7 +62,16 @@ describe('trace folder failures', () => {
       assert.equal(json['trace'], null);
       assert.match(String(json['traceError']), c.why);
       assert.match(r.stderr, /no trace was written: cannot write the trace into/);
-      const human = await runMeasured(['run', `${FAULTS_ENV}::echo_task`, '--answer', 'ok', '--runtime', 'local', '--trace-dir', dir]);
+      const human = await runMeasured([
+        'run',
+        `${FAULTS_ENV}::echo_task`,
+        '--answer',
+        'ok',
+        '--runtime',
+        'local',
+        '--trace-dir',
+        dir,
+      ]);
       assert.equal(human.code, 1);
       assert.match(human.stdout, /reward 1\.00/, 'the human output shows the result');
       assert.match(human.stderr, c.why);
@@ -60,7 +79,18 @@ describe('trace folder failures', () => {
 
     test(`eval into a ${c.name} trace folder still prints its summary`, async () => {
       const dir = c.make();
-      const r = await runMeasured(['eval', `${FAULTS_ENV}::echo_task`, '--answer', 'ok', '--group', '2', '--runtime', 'local', '--trace-dir', dir]);
+      const r = await runMeasured([
+        'eval',
+        `${FAULTS_ENV}::echo_task`,
+        '--answer',
+        'ok',
+        '--group',
+        '2',
+        '--runtime',
+        'local',
+        '--trace-dir',
+        dir,
+      ]);
       assert.equal(r.code, 1, r.stderr.slice(-2000));
       assert.match(r.stdout, /2 runs: 2 completed, 0 errored, 0 cancelled/);
       assert.match(r.stdout, /no trace: cannot write the trace/);
@@ -77,8 +107,24 @@ describe('Ctrl-C during eval', () => {
     const marker = `agent-started-${process.pid}`;
     const command = `touch ${marker}; sleep 60; echo ok`;
     const started = (): boolean =>
-      readdirSync(tmpdir()).some((d) => /^hud-studio-.+-actor-/.test(d) && existsSync(join(tmpdir(), d, 'workspace', marker)));
-    const child = spawnMeasured(['eval', `${FAULTS_ENV}::echo_task`, '--agent', 'command', '--command', command, '--group', '4', '--runtime', 'local', '--trace-dir', dir, '--json']);
+      readdirSync(tmpdir()).some(
+        (d) => /^hud-studio-.+-actor-/.test(d) && existsSync(join(tmpdir(), d, 'workspace', marker)),
+      );
+    const child = spawnMeasured([
+      'eval',
+      `${FAULTS_ENV}::echo_task`,
+      '--agent',
+      'command',
+      '--command',
+      command,
+      '--group',
+      '4',
+      '--runtime',
+      'local',
+      '--trace-dir',
+      dir,
+      '--json',
+    ]);
     const done = measured(child);
     // The local runtime runs the agent on this machine: its marker says the first run is under way.
     const deadline = Date.now() + 60_000;
@@ -93,6 +139,10 @@ describe('Ctrl-C during eval', () => {
     assert.equal(s.total, 4, 'every run the job asked for is counted');
     assert.equal(s.cancelled, 4);
     assert.equal(s.tasks[0]!.runs.filter((run) => run.notStarted).length, 3);
-    assert.equal(readdirSync(dir).filter((f) => f.endsWith('.hudtrace.json')).length, 1, 'the started run wrote its trace');
+    assert.equal(
+      readdirSync(dir).filter((f) => f.endsWith('.hudtrace.json')).length,
+      1,
+      'the started run wrote its trace',
+    );
   });
 });

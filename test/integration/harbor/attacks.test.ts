@@ -42,8 +42,13 @@ test('attack 2: a shared-mode reward earned by a root agent is marked forgeable'
   assert.equal(outcome.reward, 1);
   const trace = readTrace(outcome.tracePath!);
   assert.equal(trace.harbor?.forgeable, true);
-  assert.ok(trace.warnings.some((w) => /forgeable/.test(w)), trace.warnings.join('\n'));
-  const result = JSON.parse(readFileSync(join(outcome.trialDir, 'result.json'), 'utf8')) as { hud_studio: { forgeable: boolean } };
+  assert.ok(
+    trace.warnings.some((w) => /forgeable/.test(w)),
+    trace.warnings.join('\n'),
+  );
+  const result = JSON.parse(readFileSync(join(outcome.trialDir, 'result.json'), 'utf8')) as {
+    hud_studio: { forgeable: boolean };
+  };
   assert.equal(result.hud_studio.forgeable, true);
 });
 
@@ -57,14 +62,15 @@ const SYMLINK_PLANT = [
   'echo planted',
 ].join('\n');
 
-const GRADE_TEST = [
-  '#!/bin/bash',
-  'echo 0 > /logs/verifier/reward.txt',
-  // A verifier that calls a helper from PATH: the agent must not be able to supply it.
-  'if command -v grade >/dev/null; then grade; fi',
-  '[ -L /app/out/sub ] && echo "symlink arrived"',
-  'exit 0',
-].join('\n') + '\n';
+const GRADE_TEST =
+  [
+    '#!/bin/bash',
+    'echo 0 > /logs/verifier/reward.txt',
+    // A verifier that calls a helper from PATH: the agent must not be able to supply it.
+    'if command -v grade >/dev/null; then grade; fi',
+    '[ -L /app/out/sub ] && echo "symlink arrived"',
+    'exit 0',
+  ].join('\n') + '\n';
 
 const ORDERS: unknown[][] = [
   ['/app/out', { source: '/app/out/sub/grade', destination: 'elsewhere/grade' }],
@@ -90,6 +96,8 @@ function tomlArray(items: unknown[]): string {
   const one = (v: unknown): string =>
     typeof v === 'string'
       ? JSON.stringify(v)
-      : `{ ${Object.entries(v as Record<string, string>).map(([k, x]) => `${k} = ${JSON.stringify(x)}`).join(', ')} }`;
+      : `{ ${Object.entries(v as Record<string, string>)
+          .map(([k, x]) => `${k} = ${JSON.stringify(x)}`)
+          .join(', ')} }`;
   return `[${items.map(one).join(', ')}]`;
 }

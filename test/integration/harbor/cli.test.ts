@@ -8,9 +8,17 @@ import { HARBOR_FIXTURES, TRACE_DIR, assertNothingLeft } from './support';
 
 const BAD: [string, number, RegExp][] = [
   ['syntax-error', 8, /TOML syntax error: this string is never closed \(fix: add the closing quote/],
-  ['wrong-types', 4, /\[agent\.timeout_sec\]: agent\.timeout_sec must be a number, not the string "ten minutes" \(fix: write agent\.timeout_sec as a number\)/],
+  [
+    'wrong-types',
+    4,
+    /\[agent\.timeout_sec\]: agent\.timeout_sec must be a number, not the string "ten minutes" \(fix: write agent\.timeout_sec as a number\)/,
+  ],
   ['unknown-network', 4, /unknown network mode "intranet"; valid modes are "public", "no-network", "allowlist"/],
-  ['separate-without-dockerfile', 4, /tests\/Dockerfile is missing \(fix: a separate verifier is built from tests\/Dockerfile/],
+  [
+    'separate-without-dockerfile',
+    4,
+    /tests\/Dockerfile is missing \(fix: a separate verifier is built from tests\/Dockerfile/,
+  ],
 ];
 
 for (const [name, line, message] of BAD) {
@@ -32,12 +40,26 @@ test('run bad/unknown-network --json: the error is in the JSON', async () => {
 });
 
 test('run TASK_DIR --agent oracle --json prints the same shape as env.py tasks', async () => {
-  const r = await cli(['run', join(HARBOR_FIXTURES, 'shared-basic'), '--agent', 'oracle', '--json', '--trace-dir', TRACE_DIR]);
+  const r = await cli([
+    'run',
+    join(HARBOR_FIXTURES, 'shared-basic'),
+    '--agent',
+    'oracle',
+    '--json',
+    '--trace-dir',
+    TRACE_DIR,
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const json = JSON.parse(r.stdout);
   assert.equal(json.status, 'completed');
   assert.equal(json.reward, 1);
-  assert.deepEqual(json.phases.map((p: { name: string; reused: boolean }) => [p.name, p.reused]), [['actor', false], ['verifier', true]]);
+  assert.deepEqual(
+    json.phases.map((p: { name: string; reused: boolean }) => [p.name, p.reused]),
+    [
+      ['actor', false],
+      ['verifier', true],
+    ],
+  );
   assert.equal(json.error, null);
   assert.match(json.trace, /\.hudtrace\.json$/);
   await assertNothingLeft(readTrace(json.trace).rolloutId);

@@ -10,7 +10,13 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ControlChannel } from '../../../client/src/engine/channel/client';
-import { ComposeAwareProvider, ComposeProvider, ServiceAccessError, checkServiceAccess, composePlan } from '../../../client/src/engine/providers/compose';
+import {
+  ComposeAwareProvider,
+  ComposeProvider,
+  ServiceAccessError,
+  checkServiceAccess,
+  composePlan,
+} from '../../../client/src/engine/providers/compose';
 import type { EnvironmentSpec, Provider } from '../../../client/src/engine/providers/provider';
 import { dockerReady } from '../docker/support';
 import { HARBOR_FIXTURES, assertNothingLeft } from './support';
@@ -18,12 +24,19 @@ import { HARBOR_FIXTURES, assertNothingLeft } from './support';
 before(dockerReady);
 
 const ENV_DIR = join(HARBOR_FIXTURES, 'compose-env');
-const spec = (runtimeConfig: EnvironmentSpec['runtimeConfig']): EnvironmentSpec => ({ envFile: join(ENV_DIR, 'env.py'), envDir: ENV_DIR, runtimeConfig });
+const spec = (runtimeConfig: EnvironmentSpec['runtimeConfig']): EnvironmentSpec => ({
+  envFile: join(ENV_DIR, 'env.py'),
+  envDir: ENV_DIR,
+  runtimeConfig,
+});
 const acquireOpts = (rolloutId: string) => ({ rolloutId, phase: 'actor' as const, log: () => undefined });
 
 test('serves env.py in main; the grader reaches the sidecar; release leaves nothing', async () => {
   const rolloutId = randomUUID();
-  const provider: Provider = new ComposeAwareProvider({ kind: 'docker', acquire: () => Promise.reject(new Error('base provider must not be used')) });
+  const provider: Provider = new ComposeAwareProvider({
+    kind: 'docker',
+    acquire: () => Promise.reject(new Error('base provider must not be used')),
+  });
   const substrate = await provider.acquire(spec({ compose: 'docker-compose.yaml' }), acquireOpts(rolloutId));
   try {
     assert.equal(substrate.info.provider, 'compose');
@@ -46,7 +59,10 @@ test('serves env.py in main; the grader reaches the sidecar; release leaves noth
 test('service_access with consent on a local daemon mounts the socket into main only', async () => {
   const rolloutId = randomUUID();
   const provider = new ComposeProvider({ consent: { serviceAccess: true } });
-  const substrate = await provider.acquire(spec({ compose: { file: 'docker-compose.yaml', service_access: true } }), acquireOpts(rolloutId));
+  const substrate = await provider.acquire(
+    spec({ compose: { file: 'docker-compose.yaml', service_access: true } }),
+    acquireOpts(rolloutId),
+  );
   try {
     assert.equal((await substrate.exec(['test', '-S', '/var/run/docker.sock'])).exitCode, 0);
   } finally {
@@ -58,21 +74,36 @@ test('service_access with consent on a local daemon mounts the socket into main 
 test('service_access without consent is refused before anything starts', async () => {
   const rolloutId = randomUUID();
   await assert.rejects(
-    new ComposeProvider().acquire(spec({ compose: 'docker-compose.yaml', service_access: true }), acquireOpts(rolloutId)),
-    (err: unknown) => err instanceof ServiceAccessError && /explicit consent/.test(err.message) && /allow service access/.test(err.hint ?? ''),
+    new ComposeProvider().acquire(
+      spec({ compose: 'docker-compose.yaml', service_access: true }),
+      acquireOpts(rolloutId),
+    ),
+    (err: unknown) =>
+      err instanceof ServiceAccessError &&
+      /explicit consent/.test(err.message) &&
+      /allow service access/.test(err.hint ?? ''),
   );
   await assertNothingLeft(rolloutId);
 });
 
 test('service_access is refused for a remote daemon even with consent', () => {
-  assert.throws(() => checkServiceAccess(spec({}), { serviceAccess: true }, 'tcp://10.1.2.3:2376'), /remote Docker daemon at tcp:\/\/10\.1\.2\.3:2376/);
+  assert.throws(
+    () => checkServiceAccess(spec({}), { serviceAccess: true }, 'tcp://10.1.2.3:2376'),
+    /remote Docker daemon at tcp:\/\/10\.1\.2\.3:2376/,
+  );
   assert.doesNotThrow(() => checkServiceAccess(spec({}), { serviceAccess: true }, 'unix:///var/run/docker.sock'));
 });
 
 test('runtime_config.compose forms: path, true, table; a missing file is a located error', () => {
-  assert.equal(composePlan(spec({ compose: 'docker-compose.yaml' }))?.composeFile, join(ENV_DIR, 'docker-compose.yaml'));
+  assert.equal(
+    composePlan(spec({ compose: 'docker-compose.yaml' }))?.composeFile,
+    join(ENV_DIR, 'docker-compose.yaml'),
+  );
   assert.equal(composePlan(spec({ compose: true }))?.composeFile, join(ENV_DIR, 'docker-compose.yaml'));
-  assert.equal(composePlan(spec({ compose: { file: 'docker-compose.yaml', service_access: true } }))?.serviceAccess, true);
+  assert.equal(
+    composePlan(spec({ compose: { file: 'docker-compose.yaml', service_access: true } }))?.serviceAccess,
+    true,
+  );
   assert.equal(composePlan(spec({ compose: 'docker-compose.yaml', network_mode: 'no-network' }))?.network, 'internal');
   assert.equal(composePlan(spec({ image: 'x' })), undefined);
   assert.throws(() => composePlan(spec({ compose: 'nope.yaml' })), /"nope\.yaml", which does not exist/);

@@ -20,15 +20,22 @@ before(dockerReady);
 
 test('eval over a dataset folder: every task, --group attempts, a Harbor job folder with metrics', () => {
   const dataset = mkdtempSync(join(tmpdir(), 'hs-dataset-'));
-  for (const name of ['shared-basic', 'reward-json']) cpSync(join(HARBOR_FIXTURES, name), join(dataset, name), { recursive: true });
+  for (const name of ['shared-basic', 'reward-json'])
+    cpSync(join(HARBOR_FIXTURES, name), join(dataset, name), { recursive: true });
   const traces = mkdtempSync(join(tmpdir(), 'hs-dataset-traces-'));
-  execFileSync('node', [CLI, 'eval', dataset, '--agent', 'oracle', '--group', '2', '--trace-dir', traces], { cwd: dataset, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('node', [CLI, 'eval', dataset, '--agent', 'oracle', '--group', '2', '--trace-dir', traces], {
+    cwd: dataset,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const jobs = readdirSync(join(traces, 'jobs'));
   assert.equal(jobs.length, 1);
   const jobDir = join(traces, 'jobs', jobs[0]!);
   const trials = readdirSync(jobDir).filter((n) => existsSync(join(jobDir, n, 'result.json')));
   assert.equal(trials.length, 4, trials.join(', '));
-  const pythonPath = execFileSync('bash', [PEER_SETUP], { encoding: 'utf8' }).trim().replace(/^PYTHONPATH=/, '');
+  const pythonPath = execFileSync('bash', [PEER_SETUP], { encoding: 'utf8' })
+    .trim()
+    .replace(/^PYTHONPATH=/, '');
   const out = execFileSync(
     'python3',
     [
@@ -44,10 +51,19 @@ test('eval over a dataset folder: every task, --group attempts, a Harbor job fol
     ],
     { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pythonPath } },
   );
-  const v = JSON.parse(out) as { n: number; done: number; trials: number; metrics: Record<string, number>[]; pass: Record<string, number> };
+  const v = JSON.parse(out) as {
+    n: number;
+    done: number;
+    trials: number;
+    metrics: Record<string, number>[];
+    pass: Record<string, number>;
+  };
   assert.equal(v.n, 4);
   assert.equal(v.done, 4);
   assert.equal(v.trials, 4);
   assert.equal(v.metrics.length, 4);
-  assert.ok(v.metrics.every((m) => Object.values(m).every(Number.isFinite)), JSON.stringify(v.metrics));
+  assert.ok(
+    v.metrics.every((m) => Object.values(m).every(Number.isFinite)),
+    JSON.stringify(v.metrics),
+  );
 });

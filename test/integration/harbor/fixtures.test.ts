@@ -26,7 +26,9 @@ for (const name of FIXTURES) {
       const result = JSON.parse(readFileSync(join(outcome.trialDir, 'result.json'), 'utf8'));
       assert.equal(result.hud_studio.reward, 1);
       assert.ok(result.verifier_result.rewards);
-      assert.ok(result.environment_setup.started_at && result.agent_execution.finished_at && result.verifier.finished_at);
+      assert.ok(
+        result.environment_setup.started_at && result.agent_execution.finished_at && result.verifier.finished_at,
+      );
       assert.ok(existsSync(join(outcome.trialDir, 'verifier', 'test-stdout.txt')));
     });
 
@@ -40,7 +42,10 @@ for (const name of FIXTURES) {
 
 test('reward.json metrics become subscores and the trace keeps them', async () => {
   const { outcome } = await runTrial(join(HARBOR_FIXTURES, 'reward-json'), { agent: 'oracle' });
-  assert.deepEqual((outcome.result?.subscores ?? []).map((s) => s.name), ['exists', 'correct', 'documented']);
+  assert.deepEqual(
+    (outcome.result?.subscores ?? []).map((s) => s.name),
+    ['exists', 'correct', 'documented'],
+  );
   assert.deepEqual(readTrace(outcome.tracePath!).harbor?.rewards, { exists: 1, correct: 1, documented: 1 });
   assert.ok(existsSync(join(outcome.trialDir, 'verifier', 'reward.json')));
 });
@@ -63,5 +68,8 @@ test('compose: the collect hook ran in the sidecar service', async () => {
   assert.equal(outcome.reward, 1);
   assert.equal(outcome.trace.phases[0]!.substrate!.provider, 'compose');
   assert.match(readFileSync(join(outcome.trialDir, 'verifier', 'collect-1-api.log'), 'utf8'), /sidecar-token-7f3a/);
-  assert.equal(readFileSync(join(outcome.trialDir, 'artifacts', 'logs', 'artifacts', 'token.txt'), 'utf8'), 'sidecar-token-7f3a');
+  assert.equal(
+    readFileSync(join(outcome.trialDir, 'artifacts', 'logs', 'artifacts', 'token.txt'), 'utf8'),
+    'sidecar-token-7f3a',
+  );
 });

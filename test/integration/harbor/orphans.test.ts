@@ -10,10 +10,15 @@ import { dockerReady } from '../docker/support';
 
 before(dockerReady);
 
-test('networks of a dead owner are removed, a live owner\'s are kept', async () => {
+test("networks of a dead owner are removed, a live owner's are kept", async () => {
   const dead = spawnSync(process.execPath, ['-e', '0']).pid;
   const docker = dockerClient();
-  const labels = (pid: number) => ({ [LABELS.managed]: 'true', [LABELS.ownerHost]: hostname(), [LABELS.ownerPid]: String(pid), [LABELS.rollout]: 'orphan-test' });
+  const labels = (pid: number) => ({
+    [LABELS.managed]: 'true',
+    [LABELS.ownerHost]: hostname(),
+    [LABELS.ownerPid]: String(pid),
+    [LABELS.rollout]: 'orphan-test',
+  });
   const orphan = await docker.createNetwork({ Name: `hudstudio-orphan-test-${dead}`, Labels: labels(dead) });
   const alive = await docker.createNetwork({ Name: `hudstudio-live-test-${process.pid}`, Labels: labels(process.pid) });
   try {

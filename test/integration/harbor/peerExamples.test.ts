@@ -9,7 +9,16 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { dockerReady } from '../docker/support';
@@ -23,7 +32,8 @@ const PUBLIC_BASES = /\b(ubuntu:24\.04|debian:bookworm-slim|python:3\.1[23]-slim
 /** Every example this machine cannot run, and why (checked against the examples present). */
 export const NOT_RUNNABLE: Record<string, string> = {
   'computer-1-click-calibration': 'needs a computer-use agent and a desktop; it has no oracle solution',
-  'hello-computer-use': 'its environment is a remote desktop provider (use.computer); there is nothing for Docker to build',
+  'hello-computer-use':
+    'its environment is a remote desktop provider (use.computer); there is nothing for Docker to build',
   'hello-cuda': 'needs an NVIDIA GPU',
   'describe-image': 'its Dockerfile copies uv from ghcr.io (no registry reachable here)',
   'hello-multi-step-bat': 'Windows containers (os = "windows")',
@@ -36,18 +46,25 @@ export const NOT_RUNNABLE: Record<string, string> = {
   'llm-judge-example': 'its verifier calls a hosted LLM API',
   'islo-network-policy-demo': 'its agent phase needs api.anthropic.com and GitHub through an allowlist proxy',
   'network-policy-matrix/static/e-default': 'checks that the public internet is reachable (none here)',
-  'network-policy-matrix/static/e-allowlist': 'checks that allowlisted public hosts are reachable (none here; no egress proxy)',
+  'network-policy-matrix/static/e-allowlist':
+    'checks that allowlisted public hosts are reachable (none here; no egress proxy)',
   'network-policy-matrix/static/e-ve': 'its separate verifier checks that the public internet is reachable (none here)',
   'network-policy-matrix/static/e-ve-no-network': 'its agent checks that the public internet is reachable (none here)',
-  'network-policy-matrix/static/sv-sve-same': 'its step verifier checks that the public internet is reachable (none here)',
+  'network-policy-matrix/static/sv-sve-same':
+    'its step verifier checks that the public internet is reachable (none here)',
   'network-policy-matrix/dynamic/e-a-diff': 'switches network policy between phases of one container (not supported)',
-  'network-policy-matrix/dynamic/e-a-diff-v-match': 'switches network policy between phases of one container (not supported)',
+  'network-policy-matrix/dynamic/e-a-diff-v-match':
+    'switches network policy between phases of one container (not supported)',
   'network-policy-matrix/dynamic/e-v-diff': 'switches network policy between phases of one container (not supported)',
-  'network-policy-matrix/dynamic/e-ve-sa-sv-diff': 'switches network policy between phases of one container (not supported)',
-  'network-policy-matrix/dynamic/e-ve-sve-diff': 'switches network policy between phases of one container (not supported)',
+  'network-policy-matrix/dynamic/e-ve-sa-sv-diff':
+    'switches network policy between phases of one container (not supported)',
+  'network-policy-matrix/dynamic/e-ve-sve-diff':
+    'switches network policy between phases of one container (not supported)',
   'network-policy-matrix/dynamic/sa-sv-diff': 'switches network policy between phases of one container (not supported)',
-  'network-policy-matrix/dynamic/shared-allowlist': 'switches network policy between phases of one container (not supported)',
-  'network-policy-matrix/dynamic/sv-sve-diff': 'switches network policy between phases of one container (not supported)',
+  'network-policy-matrix/dynamic/shared-allowlist':
+    'switches network policy between phases of one container (not supported)',
+  'network-policy-matrix/dynamic/sv-sve-diff':
+    'switches network policy between phases of one container (not supported)',
   'network-policy-matrix/dynamic/v-ve-diff': 'switches network policy between phases of one container (not supported)',
 };
 
@@ -105,7 +122,9 @@ describe("Harbor's example tasks", () => {
     assert.ok(all.length > 20, `${PEER_EXAMPLES} is missing or incomplete`);
     for (const name of Object.keys(NOT_RUNNABLE)) assert.ok(all.includes(name), `${name} is listed but not an example`);
     const lines = all.filter((n) => NOT_RUNNABLE[n]).map((n) => `  ${n}: ${NOT_RUNNABLE[n]}`);
-    process.stdout.write(`# Harbor examples not run here (${lines.length} of ${all.length}):\n${lines.map((l) => `# ${l}`).join('\n')}\n`);
+    process.stdout.write(
+      `# Harbor examples not run here (${lines.length} of ${all.length}):\n${lines.map((l) => `# ${l}`).join('\n')}\n`,
+    );
   });
   for (const name of all.filter((n) => !NOT_RUNNABLE[n])) {
     test(`${name}: oracle 1, nop ${NOP_REWARD[name] ?? 0}`, async () => {

@@ -27,7 +27,10 @@ after(async () => {
 });
 
 function withImage(image: string): string {
-  const toml = readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace('[environment]\n', `[environment]\ndocker_image = "${image}"\n`);
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace(
+    '[environment]\n',
+    `[environment]\ndocker_image = "${image}"\n`,
+  );
   return fixtureVariant('shared-basic', { 'task.toml': toml });
 }
 
@@ -40,7 +43,10 @@ test('a docker_image missing on this host is pulled (with progress) and the task
   assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
   assert.equal(outcome.reward, 1);
   const logs = events.filter((e) => e.type === 'log').map((e) => (e.type === 'log' ? e.text : ''));
-  assert.ok(logs.some((l) => l === `pulling ${image}`), logs.join('\n'));
+  assert.ok(
+    logs.some((l) => l === `pulling ${image}`),
+    logs.join('\n'),
+  );
   assert.ok(logs.some((l) => l === `pulled ${image}`));
   await dockerClient().getImage(image).inspect();
 });
@@ -50,5 +56,8 @@ test('an image the registry does not have is a clear error naming it, and nothin
   const { outcome } = await runTrial(withImage(image), { agent: 'oracle' });
   assert.equal(outcome.status, 'error');
   assert.equal(outcome.error?.phase, 'setup');
-  assert.match(outcome.error?.message ?? '', new RegExp(`image ${image.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not available: pulling it failed`));
+  assert.match(
+    outcome.error?.message ?? '',
+    new RegExp(`image ${image.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not available: pulling it failed`),
+  );
 });

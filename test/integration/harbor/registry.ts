@@ -33,7 +33,17 @@ export async function startRegistry(): Promise<LocalRegistry> {
   const config = join(dir, 'config.yml');
   writeFileSync(
     config,
-    ['version: 0.1', 'log:', '  level: warn', 'storage:', '  filesystem:', `    rootdirectory: ${join(dir, 'data')}`, 'http:', `  addr: 127.0.0.1:${port}`, ''].join('\n'),
+    [
+      'version: 0.1',
+      'log:',
+      '  level: warn',
+      'storage:',
+      '  filesystem:',
+      `    rootdirectory: ${join(dir, 'data')}`,
+      'http:',
+      `  addr: 127.0.0.1:${port}`,
+      '',
+    ].join('\n'),
   );
   const child: ChildProcess = spawn('docker-registry', ['serve', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -44,7 +54,10 @@ export async function startRegistry(): Promise<LocalRegistry> {
   // Wait for what is observable: the registry answering its API root.
   for (;;) {
     if (child.exitCode !== null) throw new Error(`docker-registry exited: ${stderr}`);
-    const ok = await fetch(`http://${host}/v2/`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://${host}/v2/`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -82,7 +95,10 @@ export async function pushAndForget(source: string, target: string): Promise<voi
 }
 
 export async function removeImageQuietly(image: string): Promise<void> {
-  await dockerClient().getImage(image).remove({ noprune: true }).catch(() => undefined);
+  await dockerClient()
+    .getImage(image)
+    .remove({ noprune: true })
+    .catch(() => undefined);
 }
 
 function splitTag(ref: string): [string, string] {

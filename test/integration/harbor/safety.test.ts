@@ -37,18 +37,30 @@ for (const name of ['shared-basic', 'separate-artifacts']) {
 
 test('an agent timeout is recorded and verification still runs', async () => {
   const dir = fixtureVariant('shared-basic', {
-    'task.toml': readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace('timeout_sec = 60\n', 'timeout_sec = 2\n'),
+    'task.toml': readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace(
+      'timeout_sec = 60\n',
+      'timeout_sec = 2\n',
+    ),
   });
-  const { outcome } = await runTrial(dir, { agent: 'command', command: 'echo "hello, harbor" > /app/greeting.txt; sleep 60' });
+  const { outcome } = await runTrial(dir, {
+    agent: 'command',
+    command: 'echo "hello, harbor" > /app/greeting.txt; sleep 60',
+  });
   assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
   // What the agent did before the timeout still counts.
   assert.equal(outcome.reward, 1);
   const trace = readTrace(outcome.tracePath!);
   assert.equal(trace.harbor?.agentTimedOut, true);
-  assert.ok(trace.warnings.some((w) => /agent timed out after 2 s/.test(w)), trace.warnings.join('\n'));
+  assert.ok(
+    trace.warnings.some((w) => /agent timed out after 2 s/.test(w)),
+    trace.warnings.join('\n'),
+  );
   const agentStep = trace.phases[0]!.steps.find((s) => s.step === 'agent');
   assert.equal(agentStep?.status, 'error');
-  assert.equal(JSON.parse(readFileSync(join(outcome.trialDir, 'result.json'), 'utf8')).hud_studio.agent_timed_out, true);
+  assert.equal(
+    JSON.parse(readFileSync(join(outcome.trialDir, 'result.json'), 'utf8')).hud_studio.agent_timed_out,
+    true,
+  );
 });
 
 test('a missing reward file is an error that shows what the verifier printed', async () => {
@@ -85,13 +97,21 @@ test('shared mode keeps ${VAR} verifier variables out of the agent container unl
     'environment_mode = "shared"',
     'environment_mode = "shared"\nenv = { JUDGE_KEY = "${HS_TEST_JUDGE_KEY}", MODE = "strict" }',
   );
-  const test = '#!/bin/bash\nmkdir -p /logs/verifier\necho "key=${JUDGE_KEY:-none} mode=${MODE}"\n[ "$JUDGE_KEY" = "k-123" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
+  const test =
+    '#!/bin/bash\nmkdir -p /logs/verifier\necho "key=${JUDGE_KEY:-none} mode=${MODE}"\n[ "$JUDGE_KEY" = "k-123" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
   const dir = fixtureVariant('shared-basic', { 'task.toml': toml, 'tests/test.sh': test });
   const withheld = await runTrial(dir, { agent: 'oracle' }, { hostEnv: { HS_TEST_JUDGE_KEY: 'k-123' } });
   assert.equal(withheld.outcome.reward, 0);
-  assert.match(readFileSync(join(withheld.outcome.trialDir, 'verifier', 'test-stdout.txt'), 'utf8'), /key=none mode=strict/);
+  assert.match(
+    readFileSync(join(withheld.outcome.trialDir, 'verifier', 'test-stdout.txt'), 'utf8'),
+    /key=none mode=strict/,
+  );
   assert.ok(readTrace(withheld.outcome.tracePath!).warnings.some((w) => /JUDGE_KEY .*NOT passed/.test(w)));
-  const allowed = await runTrial(dir, { agent: 'oracle' }, { hostEnv: { HS_TEST_JUDGE_KEY: 'k-123' }, allowSharedSecrets: true });
+  const allowed = await runTrial(
+    dir,
+    { agent: 'oracle' },
+    { hostEnv: { HS_TEST_JUDGE_KEY: 'k-123' }, allowSharedSecrets: true },
+  );
   assert.equal(allowed.outcome.reward, 1);
 });
 
@@ -100,7 +120,10 @@ test('cancelling during the agent leaves nothing behind', async () => {
   const { outcome } = await runTrial(
     join(HARBOR_FIXTURES, 'compose-sidecar'),
     { agent: 'command', command: 'sleep 120' },
-    { signal: ctl.signal, onEvent: (e) => e.type === 'step' && e.step === 'agent' && e.status === 'started' && ctl.abort() },
+    {
+      signal: ctl.signal,
+      onEvent: (e) => e.type === 'step' && e.step === 'agent' && e.status === 'started' && ctl.abort(),
+    },
   );
   assert.equal(outcome.status, 'cancelled');
   assert.equal(outcome.reward, null);
@@ -109,7 +132,10 @@ test('cancelling during the agent leaves nothing behind', async () => {
 
 test('storage_mb and gpus the daemon cannot apply are warned about, never silently dropped', async () => {
   const dir = fixtureVariant('shared-basic', {
-    'task.toml': readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace('memory_mb = 256', 'memory_mb = 256\nstorage_mb = 512\ngpus = 1'),
+    'task.toml': readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace(
+      'memory_mb = 256',
+      'memory_mb = 256\nstorage_mb = 512\ngpus = 1',
+    ),
   });
   const { outcome } = await runTrial(dir, { agent: 'oracle' });
   assert.equal(outcome.reward, 1, JSON.stringify(outcome.error));
@@ -129,7 +155,11 @@ test('a symlinked artifact never reaches host files: excludes do not delete thro
   });
   assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
   assert.equal(outcome.reward, 0, 'the verifier must not see report/summary.md');
-  assert.equal(readFileSync(join(hostDir, 'canary.tmp'), 'utf8'), 'host secret', 'exclude "*.tmp" must not delete through the symlink');
+  assert.equal(
+    readFileSync(join(hostDir, 'canary.tmp'), 'utf8'),
+    'host secret',
+    'exclude "*.tmp" must not delete through the symlink',
+  );
   const copy = join(outcome.trialDir, 'artifacts', 'report');
   assert.ok(lstatSync(copy).isSymbolicLink(), 'kept as a symlink, not followed');
   assert.doesNotMatch(readFileSync(join(outcome.trialDir, 'verifier', 'test-stdout.txt'), 'utf8'), /host secret/);

@@ -22,7 +22,11 @@ export interface TrialRun {
 export async function runTrial(
   taskDir: string,
   agent: { agent: string; command?: string },
-  extras: HarborRunExtras & Pick<HarborRunRequest, 'jobId' | 'allowSharedSecrets'> & { signal?: AbortSignal; onEvent?: (e: RolloutEvent) => void } = {},
+  extras: HarborRunExtras &
+    Pick<HarborRunRequest, 'jobId' | 'allowSharedSecrets'> & {
+      signal?: AbortSignal;
+      onEvent?: (e: RolloutEvent) => void;
+    } = {},
 ): Promise<TrialRun> {
   const hub = new EventHub();
   const events: RolloutEvent[] = [];
@@ -48,9 +52,17 @@ export async function runTrial(
 
 /** No container and no network of the rollout survives it (compose projects included). */
 export async function assertNothingLeft(rolloutId: string): Promise<void> {
-  assert.deepEqual(await containersWith({ [LABELS.rollout]: rolloutId }), [], `containers of rollout ${rolloutId} are left`);
+  assert.deepEqual(
+    await containersWith({ [LABELS.rollout]: rolloutId }),
+    [],
+    `containers of rollout ${rolloutId} are left`,
+  );
   const nets = await dockerClient().listNetworks({ filters: { label: [`${LABELS.rollout}=${rolloutId}`] } });
-  assert.deepEqual(nets.map((n) => n.Name), [], `networks of rollout ${rolloutId} are left`);
+  assert.deepEqual(
+    nets.map((n) => n.Name),
+    [],
+    `networks of rollout ${rolloutId} are left`,
+  );
 }
 
 /** A private copy of a fixture with some files replaced (task.toml variants). */

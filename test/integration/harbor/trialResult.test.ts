@@ -17,8 +17,13 @@ const PEER_SETUP = HARBOR_PEER_SETUP;
 let pythonPath = '';
 before(async () => {
   await dockerReady();
-  assert.ok(existsSync(PEER_SETUP), `${PEER_SETUP} is missing: the Harbor peer checkout is needed to validate trial folders`);
-  pythonPath = execFileSync('bash', [PEER_SETUP], { encoding: 'utf8' }).trim().replace(/^PYTHONPATH=/, '');
+  assert.ok(
+    existsSync(PEER_SETUP),
+    `${PEER_SETUP} is missing: the Harbor peer checkout is needed to validate trial folders`,
+  );
+  pythonPath = execFileSync('bash', [PEER_SETUP], { encoding: 'utf8' })
+    .trim()
+    .replace(/^PYTHONPATH=/, '');
 });
 
 const VALIDATE = `
@@ -41,8 +46,17 @@ print(json.dumps({
 }))
 `;
 
-function validate(trialDir: string): { rewards: Record<string, number> | null; exception: string | null; trial_name: string; task_name: string; manifest: string[][] } {
-  const out = execFileSync('python3', ['-c', VALIDATE, trialDir], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pythonPath } });
+function validate(trialDir: string): {
+  rewards: Record<string, number> | null;
+  exception: string | null;
+  trial_name: string;
+  task_name: string;
+  manifest: string[][];
+} {
+  const out = execFileSync('python3', ['-c', VALIDATE, trialDir], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: pythonPath },
+  });
   return JSON.parse(out) as ReturnType<typeof validate>;
 }
 
@@ -54,8 +68,12 @@ test("a completed trial's folder validates against Harbor's TrialResult and Tria
   assert.equal(v.exception, null);
   assert.equal(v.task_name, 'hud-studio-fixtures/separate-artifacts');
   assert.deepEqual(v.manifest[0], ['/logs/artifacts', 'logs/artifacts', 'ok']);
-  assert.deepEqual(v.manifest.slice(1), [['/app/result.txt', 'app/result.txt', 'ok'], ['/app/report', 'report', 'ok']]);
-  for (const f of ['config.json', 'trial.log', 'verifier/test-stdout.txt', 'agent/oracle.txt']) assert.ok(existsSync(join(outcome.trialDir, f)), f);
+  assert.deepEqual(v.manifest.slice(1), [
+    ['/app/result.txt', 'app/result.txt', 'ok'],
+    ['/app/report', 'report', 'ok'],
+  ]);
+  for (const f of ['config.json', 'trial.log', 'verifier/test-stdout.txt', 'agent/oracle.txt'])
+    assert.ok(existsSync(join(outcome.trialDir, f)), f);
   assert.match(readFileSync(join(outcome.trialDir, 'trial.log'), 'utf8'), /verify completed/);
 });
 
@@ -79,7 +97,10 @@ test('a failed trial records Harbor exception names, exception.txt and the agent
 
 test('an agent timeout is recorded as AgentTimeoutError while the verifier still runs', async () => {
   const dir = fixtureVariant('shared-basic', {
-    'task.toml': readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace('timeout_sec = 60\n', 'timeout_sec = 1\n'),
+    'task.toml': readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace(
+      'timeout_sec = 60\n',
+      'timeout_sec = 1\n',
+    ),
   });
   const { outcome } = await runTrial(dir, { agent: 'command', command: 'sleep 30' });
   assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));

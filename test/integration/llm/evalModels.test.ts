@@ -17,7 +17,11 @@ const submit = (answer: string): ScriptEntry => ({
 test('an eval of two scripted models gives the right per-model table and matrix', { timeout: 180_000 }, async () => {
   // One server hosts both models; --max-concurrent 1 keeps each model's script in task order (number, then colour).
   // `weak` answers the first task wrong and then the server fails every request: an actor error on the second.
-  const server = await startScriptedModel('openai', { good: [submit('42'), submit('blue')], weak: [submit('41')] }, { whenExhausted: { status: 500 } });
+  const server = await startScriptedModel(
+    'openai',
+    { good: [submit('42'), submit('blue')], weak: [submit('41')] },
+    { whenExhausted: { status: 500 } },
+  );
   const dir = scratchDir('eval-models-');
   const args = ['eval', TWO, '--runtime', 'local', '--trace-dir', dir, '--max-retries', '0', '--max-concurrent', '1'];
   args.push('--model', 'openai-compatible/good', '--model', 'openai-compatible/weak', '--base-url', server.baseUrl);
@@ -28,12 +32,40 @@ test('an eval of two scripted models gives the right per-model table and matrix'
     assert.equal(s.total, 4);
     const [good, weak] = s.models!;
     assert.deepEqual(
-      { model: good!.model, runs: good!.runs, mean: good!.meanReward, pass: good!.passAtK, errors: good!.errorsByPhase, tokens: good!.tokens },
-      { model: 'openai-compatible/good', runs: 2, mean: 1, pass: 1, errors: { setup: 0, actor: 0, verifier: 0 }, tokens: { input: 200, output: 20, cached: 80 } },
+      {
+        model: good!.model,
+        runs: good!.runs,
+        mean: good!.meanReward,
+        pass: good!.passAtK,
+        errors: good!.errorsByPhase,
+        tokens: good!.tokens,
+      },
+      {
+        model: 'openai-compatible/good',
+        runs: 2,
+        mean: 1,
+        pass: 1,
+        errors: { setup: 0, actor: 0, verifier: 0 },
+        tokens: { input: 200, output: 20, cached: 80 },
+      },
     );
     assert.deepEqual(
-      { runs: weak!.runs, mean: weak!.meanReward, pass: weak!.passAtK, errored: weak!.errored, errors: weak!.errorsByPhase, tokens: weak!.tokens },
-      { runs: 2, mean: 0, pass: 0, errored: 1, errors: { setup: 0, actor: 1, verifier: 0 }, tokens: { input: 100, output: 10, cached: 40 } },
+      {
+        runs: weak!.runs,
+        mean: weak!.meanReward,
+        pass: weak!.passAtK,
+        errored: weak!.errored,
+        errors: weak!.errorsByPhase,
+        tokens: weak!.tokens,
+      },
+      {
+        runs: 2,
+        mean: 0,
+        pass: 0,
+        errored: 1,
+        errors: { setup: 0, actor: 1, verifier: 0 },
+        tokens: { input: 100, output: 10, cached: 40 },
+      },
     );
     assert.ok(good!.wallMs > 0);
     assert.deepEqual(s.matrix!.models, ['openai-compatible/good', 'openai-compatible/weak']);
@@ -45,14 +77,21 @@ test('an eval of two scripted models gives the right per-model table and matrix'
         [1, 0],
       ],
     );
-    assert.ok(s.matrix!.cells.every((row) => row.every((c) => c.traces.length === 1)), 'every cell links its rollout');
+    assert.ok(
+      s.matrix!.cells.every((row) => row.every((c) => c.traces.length === 1)),
+      'every cell links its rollout',
+    );
     const trace = JSON.parse(readFileSync(s.matrix!.cells[0]![1]!.traces[0]!, 'utf8')) as { agent: { detail: string } };
-    assert.equal(trace.agent.detail, 'llm: openai-compatible/weak', 'a cell opens that model\'s rollout');
+    assert.equal(trace.agent.detail, 'llm: openai-compatible/weak', "a cell opens that model's rollout");
     assert.deepEqual(JSON.parse(readFileSync(s.summaryPath!, 'utf8')), s, 'the job file holds all of it');
 
     // The human form: one row per model and the matrix.
     server.requests.length = 0;
-    const again = await startScriptedModel('openai', { good: [submit('42'), submit('blue')], weak: [submit('41')] }, { whenExhausted: { status: 500 } });
+    const again = await startScriptedModel(
+      'openai',
+      { good: [submit('42'), submit('blue')], weak: [submit('41')] },
+      { whenExhausted: { status: 500 } },
+    );
     try {
       const human = await cli([...args.slice(0, -1), again.baseUrl]);
       assert.match(human.stdout, /openai-compatible\/good\s+2\s+1\.00\s+100%\s+100%\s+0\/0\/0\s+200\/20 \(80\)/);

@@ -20,15 +20,26 @@ import { cli } from '../cli/cliHarness';
 
 const JUDGED = join(__dirname, 'fixtures', 'judged', 'env.py');
 const JUDGE_KEY = 'sk-judge-HOST-ONLY-93be';
-const verdict = (v: 'MET' | 'UNMET', reason: string): ScriptEntry => ({ text: JSON.stringify({ verdict: v, reason }), usage: { input: 50, output: 8 } });
+const verdict = (v: 'MET' | 'UNMET', reason: string): ScriptEntry => ({
+  text: JSON.stringify({ verdict: v, reason }),
+  usage: { input: 50, output: 8 },
+});
 
 function judgeTests(put: ProviderUnderTest): void {
   test(`${put.name}: weighted and negative criteria judged through the gateway; a token in the substrate, the key on the host`, async () => {
     // Three parallel criteria: every reply says the same per verdict the test expects, so their order does not matter.
     const upstream = await startScriptedModel('openai', [], { whenExhausted: verdict('MET', 'it does') });
     try {
-      const judge = resolveModel('openai/judge-mini', { baseUrl: upstream.baseUrl, env: { OPENAI_API_KEY: JUDGE_KEY } });
-      const { outcome, substrates } = await rolloutOn(put, JUDGED, new FixedAgent('Rayleigh scattering favours short wavelengths.'), { judge });
+      const judge = resolveModel('openai/judge-mini', {
+        baseUrl: upstream.baseUrl,
+        env: { OPENAI_API_KEY: JUDGE_KEY },
+      });
+      const { outcome, substrates } = await rolloutOn(
+        put,
+        JUDGED,
+        new FixedAgent('Rayleigh scattering favours short wavelengths.'),
+        { judge },
+      );
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
       // All MET: (1 + 2 - 1) / 3 for the negative criterion counting against the positives.
       assert.ok(outcome.reward !== null && Math.abs(outcome.reward - 2 / 3) < 1e-9, `reward ${outcome.reward}`);
@@ -40,13 +51,23 @@ function judgeTests(put: ProviderUnderTest): void {
       const info = outcome.result!.info;
       assert.match(String(info['gateway_url']), /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.match(String(info['gateway_token']), /^hud-studio-rollout-[0-9a-f]{48}$/);
-      if (put.name === 'docker') assert.deepEqual(info['interfaces'], ['lo'], 'the verifier had no network but its loopback');
+      if (put.name === 'docker')
+        assert.deepEqual(info['interfaces'], ['lo'], 'the verifier had no network but its loopback');
       const text = readFileSync(outcome.tracePath!, 'utf8');
       assert.equal(text.includes(JUDGE_KEY), false, 'the judge key is not in the trace');
-      const logs = readTrace(outcome.tracePath!).phases.find((p) => p.name === 'verifier')!.logs.map((l) => l.text);
+      const logs = readTrace(outcome.tracePath!)
+        .phases.find((p) => p.name === 'verifier')!
+        .logs.map((l) => l.text);
       const calls = logs.filter((l) => l.startsWith('judge openai/judge-mini'));
       assert.equal(calls.length, 3);
-      assert.ok(calls.some((c) => c.includes('criterion "Claims the sky reflects the ocean"') && c.includes('MET') && c.includes('reason: it does')));
+      assert.ok(
+        calls.some(
+          (c) =>
+            c.includes('criterion "Claims the sky reflects the ocean"') &&
+            c.includes('MET') &&
+            c.includes('reason: it does'),
+        ),
+      );
       assert.ok(calls.every((c) => c.includes('tokens in 50 out 8')));
       await put.assertReleased(substrates, outcome.rolloutId);
     } finally {
@@ -57,7 +78,10 @@ function judgeTests(put: ProviderUnderTest): void {
   test(`${put.name}: the engine's token wins over an environment variable of the same name`, async () => {
     const upstream = await startScriptedModel('openai', [], { whenExhausted: verdict('MET', 'ok') });
     try {
-      const judge = resolveModel('openai/judge-mini', { baseUrl: upstream.baseUrl, env: { OPENAI_API_KEY: JUDGE_KEY } });
+      const judge = resolveModel('openai/judge-mini', {
+        baseUrl: upstream.baseUrl,
+        env: { OPENAI_API_KEY: JUDGE_KEY },
+      });
       // A HUD_API_KEY of the judge environment's own (a secret, an env file) would not pass the gateway's check.
       const { outcome } = await rolloutOn(put, JUDGED, new FixedAgent('x'), {
         judge,
@@ -77,8 +101,24 @@ describe('model gateway for judges', () => {
   test('the CLI: --judge-model and --judge-base-url put the gateway in front of the verifier', async () => {
     const upstream = await startScriptedModel('openai', [], { whenExhausted: verdict('UNMET', 'no') });
     try {
-      const args = ['run', JUDGED, '--answer', 'it is magic', '--runtime', 'local', '--trace-dir', scratchDir('judge-cli-'), '--json'];
-      const r = await cli([...args, '--judge-model', 'openai-compatible/judge-mini', '--judge-base-url', upstream.baseUrl]);
+      const args = [
+        'run',
+        JUDGED,
+        '--answer',
+        'it is magic',
+        '--runtime',
+        'local',
+        '--trace-dir',
+        scratchDir('judge-cli-'),
+        '--json',
+      ];
+      const r = await cli([
+        ...args,
+        '--judge-model',
+        'openai-compatible/judge-mini',
+        '--judge-base-url',
+        upstream.baseUrl,
+      ]);
       assert.equal(r.code, 0, r.stderr);
       // Nothing MET, and the mistake was not made: 0 / 3.
       assert.equal((JSON.parse(r.stdout) as { reward: number }).reward, 0);

@@ -25,7 +25,11 @@ const KEYS = {
 // A key's value follows its name in an environ block; a file may hold the value alone.
 const KEY_NAMES = '((OPENAI|ANTHROPIC|HUD)_API_KEY=|HOST-SECRET)[[:alnum:]_=-]*';
 const HUNT: ScriptEntry[] = [
-  { toolCalls: [{ name: 'bash', arguments: { command: `echo ENV-DUMP; env | grep -c PATH=; env | grep -E '${KEY_NAMES}'; id` } }] },
+  {
+    toolCalls: [
+      { name: 'bash', arguments: { command: `echo ENV-DUMP; env | grep -c PATH=; env | grep -E '${KEY_NAMES}'; id` } },
+    ],
+  },
   {
     toolCalls: [
       {
@@ -52,7 +56,8 @@ const HUNT: ScriptEntry[] = [
 
 // Until the local runtime runs the actor as another user or in its own PID namespace (issue 13), a same-user
 // actor can read the CLI's own /proc/PID/environ, which holds the keys the user exported: known, reported as todo.
-const LOCAL_TODO = 'local actor runs as the CLI user: /proc/<cli pid>/environ is readable (issue 13 privilege separation)';
+const LOCAL_TODO =
+  'local actor runs as the CLI user: /proc/<cli pid>/environ is readable (issue 13 privilege separation)';
 
 for (const runtime of ['local', 'docker'] as const) {
   const opts = { timeout: 300_000, ...(runtime === 'local' ? { todo: LOCAL_TODO } : {}) };
@@ -60,7 +65,15 @@ for (const runtime of ['local', 'docker'] as const) {
     const server = await startScriptedModel('openai', HUNT);
     const traceDir = scratchDir('secrets-');
     try {
-      const argv = [join(REPO_ROOT, 'client', 'src', 'cli.ts'), 'run', FIX_FILE, '--model', 'openai/hunter', '--base-url', server.baseUrl];
+      const argv = [
+        join(REPO_ROOT, 'client', 'src', 'cli.ts'),
+        'run',
+        FIX_FILE,
+        '--model',
+        'openai/hunter',
+        '--base-url',
+        server.baseUrl,
+      ];
       argv.push('--runtime', runtime, '--trace-dir', traceDir, '--json');
       const child = spawn(process.execPath, ['--import', 'tsx', ...argv], {
         cwd: REPO_ROOT,
@@ -87,7 +100,11 @@ for (const runtime of ['local', 'docker'] as const) {
         assert.equal(trace.includes(value), false, `${name} is in the trace`);
         assert.equal(stdout.includes(value) || stderr.includes(value), false, `${name} is in the CLI output`);
       }
-      assert.equal(server.requests[0]!.headers['authorization'], `Bearer ${KEYS.OPENAI_API_KEY}`, 'only the model server got its key');
+      assert.equal(
+        server.requests[0]!.headers['authorization'],
+        `Bearer ${KEYS.OPENAI_API_KEY}`,
+        'only the model server got its key',
+      );
     } finally {
       await server.close();
     }

@@ -67,7 +67,15 @@ describe('regrade', () => {
     assert.equal(up.stale, true, 'the template source changed since the run');
     const same = byOf.get(many)!;
     assert.deepEqual([same.before, same.after, same.direction, same.subscores], [1, 1, 'unchanged', []]);
-    assert.deepEqual(json.summary, { total: 2, up: 1, down: 0, unchanged: 1, failed: 0, meanBefore: 0.7, meanAfter: 1 });
+    assert.deepEqual(json.summary, {
+      total: 2,
+      up: 1,
+      down: 0,
+      unchanged: 1,
+      failed: 0,
+      meanBefore: 0.7,
+      meanAfter: 1,
+    });
 
     const regraded = readTrace(up.trace!);
     assert.equal(regraded.regrade?.of, one);
@@ -90,9 +98,15 @@ describe('regrade', () => {
     const r = await cli(['regrade', 'judged/env.py::task', '--traces', 'traces', '--runtime', 'docker', '--json'], cwd);
     assert.equal(r.code, 0, r.stderr);
     const json = JSON.parse(r.stdout) as RegradeJson;
-    assert.deepEqual(json.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.stale]), [[id, 1, 0, 'down', true]]);
+    assert.deepEqual(
+      json.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.stale]),
+      [[id, 1, 0, 'down', true]],
+    );
     const t = readTrace(json.rollouts[0]!.trace!);
-    assert.deepEqual(t.phases.map((p) => p.name), ['actor', 'verifier']);
+    assert.deepEqual(
+      t.phases.map((p) => p.name),
+      ['actor', 'verifier'],
+    );
     assert.equal(t.regrade?.graderHash, t.verifier?.sourceHash);
   });
 });
@@ -107,7 +121,10 @@ describe('golden answers', () => {
     edit(join(cwd, 'graded', 'env.py'), 'hits >= 3', 'hits >= 4');
     const bad = await cli(['check', '--golden', 'graded/env.py', '--runtime', 'docker'], cwd);
     assert.equal(bad.code, 1);
-    assert.match(bad.stdout, /env\.golden\.jsonl:1 task FAIL reward 0\.40, expected == 1 \(enough 0\.00, expected == 1\)/);
+    assert.match(
+      bad.stdout,
+      /env\.golden\.jsonl:1 task FAIL reward 0\.40, expected == 1 \(enough 0\.00, expected == 1\)/,
+    );
     assert.match(bad.stdout, /subscores: enough 0\.00, tidy 1\.00/);
     assert.match(bad.stderr, /2 passed, 1 failed/);
   });
@@ -130,8 +147,14 @@ describe('sanity check', () => {
     const sound = rows.get('sound_task')!;
     assert.equal(sound.sound, true, JSON.stringify(sound));
     assert.deepEqual(sound.gamedBy, []);
-    assert.ok(sound.probes.some((p) => p.answer === 'paris' && p.reward === 1), 'the source shows the right answer');
+    assert.ok(
+      sound.probes.some((p) => p.answer === 'paris' && p.reward === 1),
+      'the source shows the right answer',
+    );
     assert.deepEqual(sound.golden, [{ line: 1, passed: true, reward: 1, expected: '== 1' }]);
-    assert.ok(sound.probes.every((p) => p.error === null), JSON.stringify(sound.probes));
+    assert.ok(
+      sound.probes.every((p) => p.error === null),
+      JSON.stringify(sound.probes),
+    );
   });
 });

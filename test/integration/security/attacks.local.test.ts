@@ -31,9 +31,24 @@ function processesRunning(marker: string): string[] {
   return found;
 }
 
-async function attack(ref: string, command: string): Promise<{ reward: number | null; status: string; forgeable: boolean; trace: string; text: string }> {
+async function attack(
+  ref: string,
+  command: string,
+): Promise<{ reward: number | null; status: string; forgeable: boolean; trace: string; text: string }> {
   const dir = tempDir('local-attack');
-  const r = await cli(['run', ref, '--command', command, '--runtime', 'local', '--trace-dir', dir, '--timeout', '120', '--json']);
+  const r = await cli([
+    'run',
+    ref,
+    '--command',
+    command,
+    '--runtime',
+    'local',
+    '--trace-dir',
+    dir,
+    '--timeout',
+    '120',
+    '--json',
+  ]);
   const json = JSON.parse(r.stdout) as { reward: number | null; status: string; forgeable: boolean; trace: string };
   return { ...json, text: readFileSync(json.trace, 'utf8') };
 }
@@ -42,29 +57,35 @@ test("the agent reads /proc/$PPID/environ: none of the CLI's variables are there
   const value = 'cli-only-7d1c2e9b';
   process.env['HUD_STUDIO_CLI_ONLY'] = value;
   try {
-    const r = await attack(`${SELF_GRADED}::task`, 'cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr "\\0" "\\n"; echo wrong');
+    const r = await attack(
+      `${SELF_GRADED}::task`,
+      'cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr "\\0" "\\n"; echo wrong',
+    );
     assert.equal(r.status, 'completed');
     assert.equal(r.reward, 0);
-    assert.ok(!r.text.includes(value), 'the CLI\'s variable reached the trace');
+    assert.ok(!r.text.includes(value), "the CLI's variable reached the trace");
     assert.equal(r.forgeable, false, 'a sandboxed agent cannot forge the self-graded reward');
   } finally {
     delete process.env['HUD_STUDIO_CLI_ONLY'];
   }
 });
 
-test('a setsid child of the agent does not outlive the actor phase, nor reach the verifier\'s copy of env.py', async () => {
+test("a setsid child of the agent does not outlive the actor phase, nor reach the verifier's copy of env.py", async () => {
   const marker = '301.123';
   const rewrite =
     'for i in $(seq 1 600); do for f in /tmp/hud-studio-*-verifier-*/work/env.py; do [ -f "$f" ] && ' +
     'sed -i "s/reward=1.0 if passed else 0.0/reward=1.0/" "$f"; done; sleep 0.05; done';
-  const r = await attack(`${FIXTURES.twoEnv}::task`, `setsid sh -c '${rewrite}' </dev/null >/dev/null 2>&1 & setsid sleep ${marker} </dev/null >/dev/null 2>&1 & echo wrong`);
+  const r = await attack(
+    `${FIXTURES.twoEnv}::task`,
+    `setsid sh -c '${rewrite}' </dev/null >/dev/null 2>&1 & setsid sleep ${marker} </dev/null >/dev/null 2>&1 & echo wrong`,
+  );
   assert.equal(r.status, 'completed');
   assert.equal(r.reward, 0, 'the verifier graded its own, untouched env.py');
   assert.deepEqual(processesRunning(`sleep ${marker}`), [], 'nothing the agent started is left');
   assert.equal(readTrace(r.trace).answer, 'wrong');
 });
 
-test('the agent cannot see the environment\'s files, the host\'s processes, or its server\'s port', async () => {
+test("the agent cannot see the environment's files, the host's processes, or its server's port", async () => {
   const r = await attack(
     `${SELF_GRADED}::task`,
     'ls /tmp/hud-studio-*/work/env.py 2>/dev/null; grep -rl hunter2 /tmp 2>/dev/null; ls /proc | grep -c "^[0-9]"; ' +

@@ -17,7 +17,14 @@ const SELF_GRADED = join(__dirname, 'fixtures', 'self_graded');
 
 /** Pids (as root sees them) of the server and the relay. */
 async function serverAndRelay(s: Substrate): Promise<{ server: string; relay: string }> {
-  const ps = await s.exec(['sh', '-c', 'for d in /proc/[0-9]*; do echo "${d#/proc/} $(tr "\\0" " " < $d/cmdline | head -c 300 | tr "\\n" " ")"; done'], { user: '0' });
+  const ps = await s.exec(
+    [
+      'sh',
+      '-c',
+      'for d in /proc/[0-9]*; do echo "${d#/proc/} $(tr "\\0" " " < $d/cmdline | head -c 300 | tr "\\n" " ")"; done',
+    ],
+    { user: '0' },
+  );
   const lines = ps.stdout.split('\n');
   const server = lines.find((l) => /hud_studio\.prestart|unpack|hud\.environment\.server/.test(l))?.split(' ')[0];
   const relay = lines.find((l) => /python3 -I -S -c\s+import os, socket/.test(l))?.split(' ')[0];
@@ -73,7 +80,11 @@ describe('the agent seat in a Docker actor container', () => {
         'true',
       ].join('\n'),
     );
-    assert.doesNotMatch(r.stdout, /signalled|read-environ|read-maps|wrote-relay|only-for-the-server/, r.stdout + r.stderr);
+    assert.doesNotMatch(
+      r.stdout,
+      /signalled|read-environ|read-maps|wrote-relay|only-for-the-server/,
+      r.stdout + r.stderr,
+    );
     const state = await s.exec(['sh', '-c', `grep State /proc/${pids.server}/status`], { user: '0' });
     assert.doesNotMatch(state.stdout, /stopped/);
   });
@@ -118,11 +129,22 @@ describe('the agent seat in a Docker actor container', () => {
   });
 
   test('end() kills everything the agent started, however it detached', async () => {
-    await asAgent('setsid sh -c "sleep 1000" </dev/null >/dev/null 2>&1 & nohup sleep 1000 </dev/null >/dev/null 2>&1 & echo started');
-    const before = await s.exec(['sh', '-c', `grep -l "^Uid:\\s*${AGENT_UID}" /proc/[0-9]*/status | wc -l`], { user: '0' });
+    await asAgent(
+      'setsid sh -c "sleep 1000" </dev/null >/dev/null 2>&1 & nohup sleep 1000 </dev/null >/dev/null 2>&1 & echo started',
+    );
+    const before = await s.exec(['sh', '-c', `grep -l "^Uid:\\s*${AGENT_UID}" /proc/[0-9]*/status | wc -l`], {
+      user: '0',
+    });
     assert.ok(Number(before.stdout.trim()) >= 2, before.stdout);
     await seat.end();
-    const left = await s.exec(['sh', '-c', `for f in /proc/[0-9]*/status; do grep -q "^Uid:\\s*${AGENT_UID}" $f 2>/dev/null && ! grep -q "^State:\\s*Z" $f && echo $f; done; true`], { user: '0' });
+    const left = await s.exec(
+      [
+        'sh',
+        '-c',
+        `for f in /proc/[0-9]*/status; do grep -q "^Uid:\\s*${AGENT_UID}" $f 2>/dev/null && ! grep -q "^State:\\s*Z" $f && echo $f; done; true`,
+      ],
+      { user: '0' },
+    );
     assert.equal(left.stdout, '', 'no process of the agent is left');
     const state = await s.exec(['sh', '-c', `grep State /proc/${pids.server}/status`], { user: '0' });
     assert.match(state.stdout, /sleeping|running/i, 'the server lives on');

@@ -12,8 +12,8 @@ const DIST = join(__dirname, '..', '..', '..', 'dist');
 /** Text that only each library's own code contains (it survives minification). */
 const ENGINE_ONLY: Record<string, string> = {
   'docker-modem (dockerode)': 'DOCKER_CERT_PATH',
-  'dockerode': '/containers/create',
-  'ssh2': 'ssh-ed25519',
+  dockerode: '/containers/create',
+  ssh2: 'ssh-ed25519',
   '@grpc/grpc-js': 'grpc-status',
 };
 

@@ -32,11 +32,17 @@ describe('.env files', () => {
         assert.ok(err instanceof HudStudioError);
         assert.equal(err.location?.file, '/ws/.env');
         assert.equal(err.location?.line, 2);
-        assert.match(err.describe(), /^\/ws\/\.env:2: not a KEY=value line: "this is not valid" \(fix: write NAME=value/);
+        assert.match(
+          err.describe(),
+          /^\/ws\/\.env:2: not a KEY=value line: "this is not valid" \(fix: write NAME=value/,
+        );
         return true;
       },
     );
     assert.throws(() => parseDotenv('1BAD=x', 'f'), /not a KEY=value line/);
-    assert.throws(() => parseDotenv('A="open', 'f'), (e: unknown) => e instanceof HudStudioError && /unterminated " quote/.test(e.message) && e.location?.line === 1);
+    assert.throws(
+      () => parseDotenv('A="open', 'f'),
+      (e: unknown) => e instanceof HudStudioError && /unterminated " quote/.test(e.message) && e.location?.line === 1,
+    );
   });
 });

@@ -12,16 +12,52 @@ const index: WorkspaceIndex = {
     { name: 'judge', variable: 'judge', uri: U, range: r(4) },
   ],
   templates: [
-    { id: 'solve', env: 'workspace', functionName: 'solve', description: 'Solve it', uri: U, range: r(6), params: [], agentless: false, resultKeys: ['score', 'answer'], readsKeys: [], promptPreview: 'Write the secret' },
-    { id: 'verify', env: 'judge', functionName: 'verify', description: '', uri: U, range: r(11), params: [], agentless: true, resultKeys: [], readsKeys: ['answer'] },
+    {
+      id: 'solve',
+      env: 'workspace',
+      functionName: 'solve',
+      description: 'Solve it',
+      uri: U,
+      range: r(6),
+      params: [],
+      agentless: false,
+      resultKeys: ['score', 'answer'],
+      readsKeys: [],
+      promptPreview: 'Write the secret',
+    },
+    {
+      id: 'verify',
+      env: 'judge',
+      functionName: 'verify',
+      description: '',
+      uri: U,
+      range: r(11),
+      params: [],
+      agentless: true,
+      resultKeys: [],
+      readsKeys: ['answer'],
+    },
   ],
   tasks: [
     {
-      ref: 'envs/env.py::task', kind: 'hud', label: 'task', uri: U, range: r(15), env: 'workspace', templateId: 'solve',
+      ref: 'envs/env.py::task',
+      kind: 'hud',
+      label: 'task',
+      uri: U,
+      range: r(15),
+      env: 'workspace',
+      templateId: 'solve',
       verifier: { env: 'judge', templateId: 'verify', uri: U, range: r(16), sameEnvironment: false },
     },
     { ref: 'envs/env.py::other', kind: 'hud', label: 'other', uri: U, range: r(18), env: 'missing', templateId: 'x' },
-    { ref: 'tasks/hello', kind: 'harbor', label: 'org/hello', uri: 'file:///ws/tasks/hello/task.toml', range: r(0), environmentMode: 'separate' },
+    {
+      ref: 'tasks/hello',
+      kind: 'harbor',
+      label: 'org/hello',
+      uri: 'file:///ws/tasks/hello/task.toml',
+      range: r(0),
+      environmentMode: 'separate',
+    },
   ],
 };
 
@@ -55,7 +91,19 @@ describe('Environments view model', () => {
   test('the last reward shows on the task, and its icon follows the outcome', () => {
     const m = new EnvironmentsModel((u) => u);
     m.setIndex(index);
-    m.setOutcomes(new Map([['envs/env.py::task', { status: 'completed', reward: 0.5, result: { reward: 0.5, subscores: [], info: {}, isError: false }, error: null }]]));
+    m.setOutcomes(
+      new Map([
+        [
+          'envs/env.py::task',
+          {
+            status: 'completed',
+            reward: 0.5,
+            result: { reward: 0.5, subscores: [], info: {}, isError: false },
+            error: null,
+          },
+        ],
+      ]),
+    );
     const v = m.view({ kind: 'task', ref: 'envs/env.py::task' });
     assert.equal(v.description, '→ judge/verify · reward 0.50');
     assert.equal(v.contextValue, 'hudTask.verifier');

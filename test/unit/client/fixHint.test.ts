@@ -47,7 +47,11 @@ test('outcomes shown in the editor (inline text, Testing message) use the editor
     status: 'error' as const,
     reward: null,
     result: null,
-    error: { phase: 'setup' as const, message: 'write on the borrowed server failed', fix: { kind: 'runtime', use: 'docker-or-local' } as Fix },
+    error: {
+      phase: 'setup' as const,
+      message: 'write on the borrowed server failed',
+      fix: { kind: 'runtime', use: 'docker-or-local' } as Fix,
+    },
   };
   for (const text of [inlineText(o), testMessage(o, 1)]) {
     assert.match(text, /hudStudio\.runtime/);

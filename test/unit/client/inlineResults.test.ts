@@ -7,45 +7,83 @@ import type { ShownOutcome } from '../../../client/src/outcome';
 const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 5 } });
 const U = 'file:///w/env.py';
 const tpl = (id: string, env: string, def: number, yieldLine: number) => ({
-  id, env, functionName: id, description: '', uri: U, range: r(def), gradeYieldRange: r(yieldLine), params: [], agentless: false, resultKeys: [], readsKeys: [],
+  id,
+  env,
+  functionName: id,
+  description: '',
+  uri: U,
+  range: r(def),
+  gradeYieldRange: r(yieldLine),
+  params: [],
+  agentless: false,
+  resultKeys: [],
+  readsKeys: [],
 });
 const index: WorkspaceIndex = {
   version: 1,
   environments: [],
   templates: [tpl('solve', 'workspace', 5, 8), tpl('verify', 'judge', 11, 14), tpl('plain', 'workspace', 17, 20)],
   tasks: [
-    { ref: 'env.py::task', kind: 'hud', label: 'task', uri: U, range: r(23), env: 'workspace', templateId: 'solve', verifier: { env: 'judge', templateId: 'verify', uri: U, range: r(24), sameEnvironment: false } },
+    {
+      ref: 'env.py::task',
+      kind: 'hud',
+      label: 'task',
+      uri: U,
+      range: r(23),
+      env: 'workspace',
+      templateId: 'solve',
+      verifier: { env: 'judge', templateId: 'verify', uri: U, range: r(24), sameEnvironment: false },
+    },
     { ref: 'env.py::p', kind: 'hud', label: 'p', uri: U, range: r(26), env: 'workspace', templateId: 'plain' },
   ],
 };
 const final: ShownOutcome = {
   status: 'completed',
   reward: 0.83,
-  result: { reward: 0.83, subscores: [{ name: 'exact_match', value: 1, weight: 0.83 }, { name: 'tests', value: 0, weight: 0.17 }], info: {}, isError: false },
+  result: {
+    reward: 0.83,
+    subscores: [
+      { name: 'exact_match', value: 1, weight: 0.83 },
+      { name: 'tests', value: 0, weight: 0.17 },
+    ],
+    info: {},
+    isError: false,
+  },
   error: null,
 };
 
 describe('inline grader results', () => {
   test('without a verifier: the task line and its template grading yield show the reward', () => {
     const res = inlineResults(index, 'env.py::p', final);
-    assert.deepEqual(res.map((x) => [x.line, x.text]), [
-      [26, 'reward 0.83 · exact_match 1.00 · tests 0.00'],
-      [20, 'reward 0.83 · exact_match 1.00 · tests 0.00'],
-    ]);
+    assert.deepEqual(
+      res.map((x) => [x.line, x.text]),
+      [
+        [26, 'reward 0.83 · exact_match 1.00 · tests 0.00'],
+        [20, 'reward 0.83 · exact_match 1.00 · tests 0.00'],
+      ],
+    );
     assert.match(res[0]!.hover, /\*\*Reward 0\.83\*\*/);
   });
 
   test('with a verifier: the actor template shows its provisional grade, the verifier template the reward', () => {
     const res = inlineResults(index, 'env.py::task', final, { reward: 0, subscores: [], info: {}, isError: false });
-    assert.deepEqual(res.map((x) => [x.line, x.text]), [
-      [23, 'reward 0.83 · exact_match 1.00 · tests 0.00'],
-      [8, 'reward 0.00 (actor, provisional)'],
-      [14, 'reward 0.83 · exact_match 1.00 · tests 0.00'],
-    ]);
+    assert.deepEqual(
+      res.map((x) => [x.line, x.text]),
+      [
+        [23, 'reward 0.83 · exact_match 1.00 · tests 0.00'],
+        [8, 'reward 0.00 (actor, provisional)'],
+        [14, 'reward 0.83 · exact_match 1.00 · tests 0.00'],
+      ],
+    );
   });
 
   test('an errored run shows the phase that failed; an unknown task shows nothing', () => {
-    const err: ShownOutcome = { status: 'error', reward: null, result: null, error: { phase: 'verifier', message: 'boom' } };
+    const err: ShownOutcome = {
+      status: 'error',
+      reward: null,
+      result: null,
+      error: { phase: 'verifier', message: 'boom' },
+    };
     assert.equal(inlineResults(index, 'env.py::task', err, null)[0]!.text, 'errored in verifier: boom');
     assert.deepEqual(inlineResults(index, 'nope.py::x', final), []);
   });

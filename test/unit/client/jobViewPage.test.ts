@@ -33,7 +33,7 @@ describe('job view page', () => {
       nonce,
       data: jobViewData({ jobId: '</script><script>alert(1)</script>' }),
     });
-    assert.equal(html.match(/<\/script>/g)?.length, 2, 'only the page\'s own two script blocks end');
+    assert.equal(html.match(/<\/script>/g)?.length, 2, "only the page's own two script blocks end");
     assert.match(html, new RegExp(`script-src 'nonce-${nonce.replace(/[+/=]/g, '\\$&')}'`));
     assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
   });

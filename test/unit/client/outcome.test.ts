@@ -38,7 +38,10 @@ describe('outcome formatting', () => {
   test('a reward nobody answered for says so, inline and in the Testing message', () => {
     assert.equal(inlineText({ ...graded(0), noAnswer: 'empty' }), 'reward 0.00 · the answer was empty');
     assert.equal(inlineText({ ...graded(0), noAnswer: 'nop' }), 'reward 0.00 · the nop agent gave no answer');
-    assert.match(testMessage({ ...graded(0), noAnswer: 'empty' }, 1), /^reward 0\.00 < threshold 1\.00 \(the answer was empty\)$/m);
+    assert.match(
+      testMessage({ ...graded(0), noAnswer: 'empty' }, 1),
+      /^reward 0\.00 < threshold 1\.00 \(the answer was empty\)$/m,
+    );
     assert.equal(inlineText(graded(0)), 'reward 0.00');
   });
 
@@ -54,7 +57,7 @@ describe('outcome formatting', () => {
     assert.equal(inlineText({ ...errored, status: 'cancelled' }), 'cancelled');
   });
 
-  test('a run graded by the verifier after the actor\'s grading failed shows both the reward and the error', () => {
+  test("a run graded by the verifier after the actor's grading failed shows both the reward and the error", () => {
     const o: ShownOutcome = {
       status: 'error',
       reward: 0.5,
@@ -96,7 +99,10 @@ describe('Testing verdicts', () => {
 
   test('errored rollouts are errored, never failed, even with a number around', () => {
     assert.equal(verdict(errored, 1), 'errored');
-    assert.equal(verdict({ ...graded(0), result: { reward: 0, subscores: [], info: {}, isError: true } }, 0), 'errored');
+    assert.equal(
+      verdict({ ...graded(0), result: { reward: 0, subscores: [], info: {}, isError: true } }, 0),
+      'errored',
+    );
     assert.equal(verdict({ status: 'completed', reward: null, result: null, error: null }, 0), 'errored');
   });
 
@@ -105,8 +111,17 @@ describe('Testing verdicts', () => {
   });
 
   test('messages carry reward, threshold, subscores and the failing phase', () => {
-    const failed = testMessage(graded(0.5, [{ name: 'exact', value: 0, weight: 0.5 }, { name: 'pen', value: 1, weight: -0.1 }]), 1);
-    assert.equal(failed, 'reward 0.50 < threshold 1.00\nsubscores:\n  exact: 0.00 × 0.50\n  pen: 1.00 × -0.10 (penalty)');
+    const failed = testMessage(
+      graded(0.5, [
+        { name: 'exact', value: 0, weight: 0.5 },
+        { name: 'pen', value: 1, weight: -0.1 },
+      ]),
+      1,
+    );
+    assert.equal(
+      failed,
+      'reward 0.50 < threshold 1.00\nsubscores:\n  exact: 0.00 × 0.50\n  pen: 1.00 × -0.10 (penalty)',
+    );
     assert.equal(testMessage(graded(1), 1), 'reward 1.00 >= threshold 1.00');
     const err = testMessage({ ...errored, tracePath: '/t/x.hudtrace.json' }, 1);
     assert.match(err, /^Rollout errored in the verifier phase: verifier grading failed/);

@@ -4,7 +4,11 @@ import { needsPromptPage, promptHtml } from '../../../client/src/promptHtml';
 
 describe('prompt page of the ask agent', () => {
   test('untrusted prompt text is escaped and the page allows no script', () => {
-    const html = promptHtml({ title: 'env.py::t <b>', prompt: '</pre><script>alert(1)</script><img src=x onerror=alert(2)>', nonce: 'abcdefghijklmnopqrstuv' });
+    const html = promptHtml({
+      title: 'env.py::t <b>',
+      prompt: '</pre><script>alert(1)</script><img src=x onerror=alert(2)>',
+      nonce: 'abcdefghijklmnopqrstuv',
+    });
     assert.ok(!html.includes('<script>'));
     assert.ok(!html.includes('<img'));
     assert.match(html, /&lt;\/pre&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;/);

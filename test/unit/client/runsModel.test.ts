@@ -6,22 +6,67 @@ import type { Trace } from '../../../client/src/engine/trace/schema';
 
 const T0 = Date.parse('2026-11-29T10:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
-const identity = (ref: string, env: string, id: string) => ({ ref, kind: 'hud' as const, env, id, args: {}, slug: `${id}-1234abcd`, sourceHash: 'h' });
+const identity = (ref: string, env: string, id: string) => ({
+  ref,
+  kind: 'hud' as const,
+  env,
+  id,
+  args: {},
+  slug: `${id}-1234abcd`,
+  sourceHash: 'h',
+});
 
 function sameEnvRun(rolloutId: string, jobId: string, verifierReward: number | null): RolloutEvent[] {
   const ev: RolloutEvent[] = [
     { type: 'rollout.queued', rolloutId, at: at(0), taskRef: 'envs/env.py::task', jobId },
-    { type: 'rollout.started', rolloutId, at: at(10), task: identity('envs/env.py::task', 'workspace', 'solve'), verifier: identity('', 'workspace', 'verify') },
-    { type: 'phase.started', rolloutId, at: at(20), phase: 'actor', substrate: { id: 'c0ffee123456789', provider: 'docker', isolation: 'container', image: 'hud-studio/env:abc' }, reused: false },
+    {
+      type: 'rollout.started',
+      rolloutId,
+      at: at(10),
+      task: identity('envs/env.py::task', 'workspace', 'solve'),
+      verifier: identity('', 'workspace', 'verify'),
+    },
+    {
+      type: 'phase.started',
+      rolloutId,
+      at: at(20),
+      phase: 'actor',
+      substrate: { id: 'c0ffee123456789', provider: 'docker', isolation: 'container', image: 'hud-studio/env:abc' },
+      reused: false,
+    },
     { type: 'log', rolloutId, at: at(30), phase: 'actor', stream: 'stdout', text: 'hi\n' },
-    { type: 'grade', rolloutId, at: at(500), phase: 'actor', result: { reward: 0, subscores: [], info: {}, isError: false }, raw: { score: 0 }, authoritative: false },
+    {
+      type: 'grade',
+      rolloutId,
+      at: at(500),
+      phase: 'actor',
+      result: { reward: 0, subscores: [], info: {}, isError: false },
+      raw: { score: 0 },
+      authoritative: false,
+    },
     { type: 'phase.ended', rolloutId, at: at(520), phase: 'actor', status: 'completed' },
-    { type: 'phase.started', rolloutId, at: at(530), phase: 'verifier', substrate: { id: 'c0ffee123456789', provider: 'docker', isolation: 'container' }, reused: true },
+    {
+      type: 'phase.started',
+      rolloutId,
+      at: at(530),
+      phase: 'verifier',
+      substrate: { id: 'c0ffee123456789', provider: 'docker', isolation: 'container' },
+      reused: true,
+    },
   ];
   if (verifierReward === null) {
     ev.push(
       { type: 'phase.ended', rolloutId, at: at(900), phase: 'verifier', status: 'error', error: 'KeyError: answer' },
-      { type: 'rollout.ended', rolloutId, at: at(1000), status: 'error', reward: null, result: null, tracePath: '/tr/x.hudtrace.json', error: { phase: 'verifier', message: 'KeyError: answer' } },
+      {
+        type: 'rollout.ended',
+        rolloutId,
+        at: at(1000),
+        status: 'error',
+        reward: null,
+        result: null,
+        tracePath: '/tr/x.hudtrace.json',
+        error: { phase: 'verifier', message: 'KeyError: answer' },
+      },
     );
   } else {
     const result = {
@@ -37,7 +82,16 @@ function sameEnvRun(rolloutId: string, jobId: string, verifierReward: number | n
     ev.push(
       { type: 'grade', rolloutId, at: at(800), phase: 'verifier', result, raw: {}, authoritative: true },
       { type: 'phase.ended', rolloutId, at: at(900), phase: 'verifier', status: 'completed' },
-      { type: 'rollout.ended', rolloutId, at: at(2500), status: 'completed', reward: verifierReward, result, tracePath: '/tr/y.hudtrace.json', error: null },
+      {
+        type: 'rollout.ended',
+        rolloutId,
+        at: at(2500),
+        status: 'completed',
+        reward: verifierReward,
+        result,
+        tracePath: '/tr/y.hudtrace.json',
+        error: null,
+      },
     );
   }
   return ev;
@@ -83,7 +137,11 @@ describe('Runs view model', () => {
     assert.deepEqual(m.view(graded!).icon, { id: 'error', color: 'testing.iconFailed' });
     m.setThreshold(0.5);
     assert.deepEqual(m.view(graded!).icon, { id: 'pass', color: 'testing.iconPassed' });
-    assert.deepEqual(m.view(errored!).icon, { id: 'error', color: 'testing.iconErrored' }, 'the rollout node of an errored run');
+    assert.deepEqual(
+      m.view(errored!).icon,
+      { id: 'error', color: 'testing.iconErrored' },
+      'the rollout node of an errored run',
+    );
   });
 
   test('a rollout says who answered and what; nobody answering is said too', () => {
@@ -122,7 +180,10 @@ describe('Runs view model', () => {
       }) as unknown as Trace;
     m.addTrace(trace('old2', 2000), '/tr/old2.hudtrace.json');
     m.addTrace(trace('old1', 1000), '/tr/old1.hudtrace.json');
-    assert.deepEqual(m.jobList().map((j) => j.label), ['task (env.py) · earlier runs']);
+    assert.deepEqual(
+      m.jobList().map((j) => j.label),
+      ['task (env.py) · earlier runs'],
+    );
     assert.deepEqual(m.job('history:envs/env.py::task')!.rollouts, ['old1', 'old2'], 'oldest first');
     assert.equal(m.previousOf('old2')?.id, 'old1');
     assert.equal(m.previousOf('old1'), undefined);
@@ -166,7 +227,10 @@ describe('Runs view model', () => {
     for (const e of sameEnvRun('r5', 'j5', 1)) m.apply(e);
     for (const e of sameEnvRun('r6', 'j6', 1).slice(0, 3)) m.apply(e);
     m.clearFinished();
-    assert.deepEqual(m.jobList().map((j) => j.id), ['j6']);
+    assert.deepEqual(
+      m.jobList().map((j) => j.id),
+      ['j6'],
+    );
   });
 
   test('labels and durations', () => {

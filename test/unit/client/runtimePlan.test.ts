@@ -5,8 +5,14 @@ import { ALWAYS_LOCAL, USE_LOCAL, dockerMissing, planRuntime } from '../../../cl
 describe('runtime plan and its messages', () => {
   test('settings map onto the engine runtime strings', () => {
     assert.deepEqual(planRuntime({ runtime: 'auto', runtimeUrl: '' }), { ok: true, runtime: 'auto' });
-    assert.deepEqual(planRuntime({ runtime: 'docker', runtimeUrl: 'tcp://127.0.0.1:1' }), { ok: true, runtime: 'docker' });
-    assert.deepEqual(planRuntime({ runtime: 'url', runtimeUrl: 'tcp://127.0.0.1:8765' }), { ok: true, runtime: 'tcp://127.0.0.1:8765' });
+    assert.deepEqual(planRuntime({ runtime: 'docker', runtimeUrl: 'tcp://127.0.0.1:1' }), {
+      ok: true,
+      runtime: 'docker',
+    });
+    assert.deepEqual(planRuntime({ runtime: 'url', runtimeUrl: 'tcp://127.0.0.1:8765' }), {
+      ok: true,
+      runtime: 'tcp://127.0.0.1:8765',
+    });
   });
 
   test('url without an address says which setting to fill and with what', () => {
@@ -24,6 +30,9 @@ describe('runtime plan and its messages', () => {
     assert.match(m.detail, /start its daemon/);
     assert.match(m.detail, /DOCKER_HOST or \/var\/run\/docker\.sock/);
     assert.ok(m.detail.includes(USE_LOCAL) && m.detail.includes(ALWAYS_LOCAL));
-    assert.match(dockerMissing('timeout', 'tcp://127.0.0.1:2375').detail, /hudStudio\.dockerHost \(tcp:\/\/127\.0\.0\.1:2375\)/);
+    assert.match(
+      dockerMissing('timeout', 'tcp://127.0.0.1:2375').detail,
+      /hudStudio\.dockerHost \(tcp:\/\/127\.0\.0\.1:2375\)/,
+    );
   });
 });

@@ -34,11 +34,15 @@ async function scripted(onFrame: (frame: Frame, socket: Socket) => void): Promis
 const servers: Server[] = [];
 after(() => servers.forEach((s) => s.close()));
 
-const reply = (socket: Socket, id: number, result: unknown): void => void socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`);
+const reply = (socket: Socket, id: number, result: unknown): void =>
+  void socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, result })}\n`);
 const fail = (socket: Socket, id: number, code: number, message: string): void =>
   void socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
 
-async function channelTo(port: number, opts: ConstructorParameters<typeof ControlChannel>[1] = {}): Promise<ControlChannel> {
+async function channelTo(
+  port: number,
+  opts: ConstructorParameters<typeof ControlChannel>[1] = {},
+): Promise<ControlChannel> {
   return new ControlChannel(await connectTcp('127.0.0.1', port), opts);
 }
 
@@ -47,10 +51,13 @@ describe('control channel client', () => {
     const seen: Frame[] = [];
     const { port } = await scripted((f, s) => {
       seen.push(f);
-      if (f.method === 'hello') reply(s, f.id, { session_id: 'abc', env: { name: 'workspace', version: '1.0' }, bindings: [] });
-      if (f.method === 'tasks.list') reply(s, f.id, { tasks: [{ id: 'solve', description: '', args: { type: 'object' } }] });
+      if (f.method === 'hello')
+        reply(s, f.id, { session_id: 'abc', env: { name: 'workspace', version: '1.0' }, bindings: [] });
+      if (f.method === 'tasks.list')
+        reply(s, f.id, { tasks: [{ id: 'solve', description: '', args: { type: 'object' } }] });
       if (f.method === 'tasks.start') reply(s, f.id, { prompt: 'go', extra: 1 });
-      if (f.method === 'tasks.grade') reply(s, f.id, { score: 0.5, answer: f.params['answer'], custom: { nested: [1, 2] } });
+      if (f.method === 'tasks.grade')
+        reply(s, f.id, { score: 0.5, answer: f.params['answer'], custom: { nested: [1, 2] } });
       if (f.method === 'tasks.cancel') reply(s, f.id, { cancelled: true });
       if (f.method === 'bye') {
         reply(s, f.id, { goodbye: true });
@@ -59,7 +66,10 @@ describe('control channel client', () => {
     });
     const ch = await channelTo(port);
     assert.equal((await ch.hello()).env.name, 'workspace');
-    assert.deepEqual((await ch.listTasks()).tasks.map((t) => t.id), ['solve']);
+    assert.deepEqual(
+      (await ch.listTasks()).tasks.map((t) => t.id),
+      ['solve'],
+    );
     assert.deepEqual(await ch.start('solve', { n: 1 }), { prompt: 'go', extra: 1 });
     const grade = await ch.grade({ answer: 'x' });
     // The frame is returned unchanged (unknown fields included): it is what a verifier receives.
@@ -84,7 +94,9 @@ describe('control channel client', () => {
 
   test('hello with a session id asks to resume it', async () => {
     let params: unknown;
-    const { port } = await scripted((f, s) => ((params = f.params), reply(s, f.id, { session_id: 'old', env: { name: 'e' }, bindings: [] })));
+    const { port } = await scripted(
+      (f, s) => ((params = f.params), reply(s, f.id, { session_id: 'old', env: { name: 'e' }, bindings: [] })),
+    );
     const ch = await channelTo(port);
     assert.equal((await ch.hello('old')).session_id, 'old');
     assert.deepEqual(params, { session_id: 'old' });
@@ -98,7 +110,10 @@ describe('control channel client', () => {
       else reply(s, f.id, { cancelled: true });
     });
     const ch = await channelTo(port);
-    await assert.rejects(ch.grade('x'), (e: unknown) => e instanceof ProtocolError && e.rpcCode === -32600 && /no task in progress/.test(e.message));
+    await assert.rejects(
+      ch.grade('x'),
+      (e: unknown) => e instanceof ProtocolError && e.rpcCode === -32600 && /no task in progress/.test(e.message),
+    );
     await assert.rejects(ch.request('nope', {}), (e: unknown) => e instanceof ProtocolError && e.rpcCode === -32601);
     assert.equal(await ch.cancel(), true);
     ch.close();
@@ -119,16 +134,28 @@ describe('control channel client', () => {
   test('a frame that is not JSON fails every pending request and closes the channel', async () => {
     const { port } = await scripted((_f, s) => void s.write('this is not json\n'));
     const ch = await channelTo(port);
-    await assert.rejects(ch.hello(), (e: unknown) => e instanceof ProtocolError && /not JSON/.test(e.message) && e.rpcCode === undefined);
+    await assert.rejects(
+      ch.hello(),
+      (e: unknown) => e instanceof ProtocolError && /not JSON/.test(e.message) && e.rpcCode === undefined,
+    );
     await ch.closed;
     await assert.rejects(ch.listTasks(), ProtocolError);
   });
 
   test('JSON that is not a JSON-RPC response is a protocol error', async () => {
-    for (const bad of [{ id: 1, result: 1 }, { jsonrpc: '2.0', id: 1 }, { jsonrpc: '2.0', id: 1, result: 1, error: { code: 1, message: 'x' } }, [1, 2]]) {
+    for (const bad of [
+      { id: 1, result: 1 },
+      { jsonrpc: '2.0', id: 1 },
+      { jsonrpc: '2.0', id: 1, result: 1, error: { code: 1, message: 'x' } },
+      [1, 2],
+    ]) {
       const { port } = await scripted((_f, s) => void s.write(`${JSON.stringify(bad)}\n`));
       const ch = await channelTo(port);
-      await assert.rejects(ch.request('m', {}), (e: unknown) => e instanceof ProtocolError && /not a JSON-RPC 2.0 response/.test(e.message), JSON.stringify(bad));
+      await assert.rejects(
+        ch.request('m', {}),
+        (e: unknown) => e instanceof ProtocolError && /not a JSON-RPC 2.0 response/.test(e.message),
+        JSON.stringify(bad),
+      );
     }
   });
 
@@ -139,15 +166,25 @@ describe('control channel client', () => {
     });
     const ch = await channelTo(port);
     await assert.rejects(ch.hello(), (e: unknown) => e instanceof ProtocolError && /session_id/.test(e.message));
-    await assert.rejects(ch.grade('a'), (e: unknown) => e instanceof ProtocolError && /numeric "score"/.test(e.message));
+    await assert.rejects(
+      ch.grade('a'),
+      (e: unknown) => e instanceof ProtocolError && /numeric "score"/.test(e.message),
+    );
     ch.close();
   });
 
-  test('the SDK\'s grade frame with null fields (subscores, content, info of a subscore) is read', async () => {
+  test("the SDK's grade frame with null fields (subscores, content, info of a subscore) is read", async () => {
     // Exactly what hud-python's server sends for EvaluationResult(reward=0.5) and one with a subscore.
     const frames = [
       { done: true, content: null, info: {}, isError: false, subscores: null, score: 0.5 },
-      { done: true, content: null, info: {}, isError: false, score: 0.5, subscores: [{ name: 'a', weight: 1.0, value: 0.5, children: null, info: null }] },
+      {
+        done: true,
+        content: null,
+        info: {},
+        isError: false,
+        score: 0.5,
+        subscores: [{ name: 'a', weight: 1.0, value: 0.5, children: null, info: null }],
+      },
     ];
     let next = 0;
     const { port } = await scripted((f, s) => reply(s, f.id, frames[next++]));
@@ -179,7 +216,10 @@ describe('control channel client', () => {
       }
     });
     const ch = await channelTo(port);
-    await assert.rejects(ch.request('slow', {}, { timeoutMs: 50 }), (e: unknown) => e instanceof TimeoutError && /slow timed out/.test(e.message));
+    await assert.rejects(
+      ch.request('slow', {}, { timeoutMs: 50 }),
+      (e: unknown) => e instanceof TimeoutError && /slow timed out/.test(e.message),
+    );
     assert.equal(await ch.cancel(), true);
     ch.close();
   });
@@ -200,12 +240,17 @@ describe('control channel client', () => {
     const ch = await channelTo(port);
     await assert.rejects(ch.start('t', {}), (e: unknown) => e instanceof ProtocolError && /closed/.test(e.message));
     await ch.closed;
-    await assert.rejects(ch.grade(1), (e: unknown) => e instanceof ProtocolError && /cannot send tasks.grade/.test(e.message));
+    await assert.rejects(
+      ch.grade(1),
+      (e: unknown) => e instanceof ProtocolError && /cannot send tasks.grade/.test(e.message),
+    );
   });
 
   test('big frames: 16 MiB passes intact, a frame over the limit closes the channel', async () => {
     const big = 'x'.repeat(16 * 1024 * 1024);
-    const { port } = await scripted((f, s) => reply(s, f.id, { score: 1, blob: f.method === 'tasks.grade' ? big : undefined }));
+    const { port } = await scripted((f, s) =>
+      reply(s, f.id, { score: 1, blob: f.method === 'tasks.grade' ? big : undefined }),
+    );
     const ch = await channelTo(port);
     const grade = await ch.grade(big);
     assert.equal((grade as unknown as { blob: string }).blob.length, big.length);
@@ -213,7 +258,10 @@ describe('control channel client', () => {
 
     const small = await scripted((f, s) => reply(s, f.id, { blob: 'y'.repeat(2 * 1024 * 1024) }));
     const limited = await channelTo(small.port, { maxFrameBytes: 1024 * 1024 });
-    await assert.rejects(limited.request('m', {}), (e: unknown) => e instanceof ProtocolError && /larger than 1048576 bytes/.test(e.message));
+    await assert.rejects(
+      limited.request('m', {}),
+      (e: unknown) => e instanceof ProtocolError && /larger than 1048576 bytes/.test(e.message),
+    );
     assert.equal(limited.isClosed, true);
   });
 

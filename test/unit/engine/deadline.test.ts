@@ -17,7 +17,7 @@ describe('deadlines and abortable work', () => {
     d.dispose();
   });
 
-  test('a parent cancel reaches the child with the parent\'s reason', () => {
+  test("a parent cancel reaches the child with the parent's reason", () => {
     const parent = new AbortController();
     const d = new Deadline('verifier phase', parent.signal);
     const why = new CancelledError();

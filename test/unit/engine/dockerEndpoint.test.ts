@@ -1,7 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Docker from 'dockerode';
-import { defaultDockerHost, dockerClient, dockerHost, dockerodeOptions, withDockerEndpoint } from '../../../client/src/engine/docker/client';
+import {
+  defaultDockerHost,
+  dockerClient,
+  dockerHost,
+  dockerodeOptions,
+  withDockerEndpoint,
+} from '../../../client/src/engine/docker/client';
 
 type Modem = { socketPath?: unknown; host?: unknown; port?: unknown; protocol?: unknown };
 const modemOf = (d: Docker): Modem => (d as unknown as { modem: Modem }).modem;

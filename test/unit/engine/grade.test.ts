@@ -11,7 +11,10 @@ describe('grade frames', () => {
   test('score becomes reward; SDK `info` on a subscore becomes metadata; weights default to 1', () => {
     const result = gradeFromFrame({
       score: 0.75,
-      subscores: [{ name: 'a', value: 1, info: { k: 1 } }, { name: 'pen', value: 1, weight: -0.5, children: [{ name: 'c', value: 0 }] }],
+      subscores: [
+        { name: 'a', value: 1, info: { k: 1 } },
+        { name: 'pen', value: 1, weight: -0.5, children: [{ name: 'c', value: 0 }] },
+      ],
       info: { x: 1 },
       content: 'why',
       isError: false,
@@ -38,19 +41,45 @@ describe('grade frames', () => {
       score: 0.5,
       subscores: [{ name: 'a', weight: 1.0, value: 0.5, children: null, info: null }],
     });
-    assert.deepEqual(result, { reward: 0.5, subscores: [{ name: 'a', value: 0.5, weight: 1 }], info: {}, isError: false });
-    assert.deepEqual(gradeFromFrame({ score: 1, subscores: null, info: null, isError: null }), { reward: 1, subscores: [], info: {}, isError: false });
+    assert.deepEqual(result, {
+      reward: 0.5,
+      subscores: [{ name: 'a', value: 0.5, weight: 1 }],
+      info: {},
+      isError: false,
+    });
+    assert.deepEqual(gradeFromFrame({ score: 1, subscores: null, info: null, isError: null }), {
+      reward: 1,
+      subscores: [],
+      info: {},
+      isError: false,
+    });
   });
 
   test('a subscore that cannot be read fails the grade instead of being dropped (the reward would not add up)', () => {
-    for (const bad of [{ name: 'x' }, { name: 'x', value: 'high' }, { name: 'x', value: 2 }, { value: 1 }, 'x', { name: 'x', value: 1, children: [{ name: 'y' }] }]) {
-      assert.throws(() => gradeFromFrame({ score: 1, subscores: [bad] }), (e: unknown) => e instanceof ProtocolError && /subscore/.test(e.message), JSON.stringify(bad));
+    for (const bad of [
+      { name: 'x' },
+      { name: 'x', value: 'high' },
+      { name: 'x', value: 2 },
+      { value: 1 },
+      'x',
+      { name: 'x', value: 1, children: [{ name: 'y' }] },
+    ]) {
+      assert.throws(
+        () => gradeFromFrame({ score: 1, subscores: [bad] }),
+        (e: unknown) => e instanceof ProtocolError && /subscore/.test(e.message),
+        JSON.stringify(bad),
+      );
     }
     assert.throws(() => gradeFromFrame({ score: 1, subscores: 'all good' }), ProtocolError);
   });
 
   test('the stand-in for a failed actor grading keeps the answer', () => {
-    assert.deepEqual(actorErrorResult({ text: 'a' }, 'boom'), { score: 0, answer: { text: 'a' }, isError: true, content: 'boom' });
+    assert.deepEqual(actorErrorResult({ text: 'a' }, 'boom'), {
+      score: 0,
+      answer: { text: 'a' },
+      isError: true,
+      content: 'boom',
+    });
   });
 });
 
@@ -78,9 +107,18 @@ describe('agent and runtime choices', () => {
 });
 
 describe('scrubbed environment', () => {
-  test('keeps only the allow-list, sets a private HOME/TMPDIR, then the environment\'s own variables', () => {
+  test("keeps only the allow-list, sets a private HOME/TMPDIR, then the environment's own variables", () => {
     const env = scrubbedEnv(
-      { PATH: '/bin', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC', AWS_SECRET_ACCESS_KEY: 'leak', HOME: '/root', PYTHONPATH: '/host/site', OPENAI_API_KEY: 'leak' },
+      {
+        PATH: '/bin',
+        LANG: 'C.UTF-8',
+        LC_ALL: 'C',
+        TZ: 'UTC',
+        AWS_SECRET_ACCESS_KEY: 'leak',
+        HOME: '/root',
+        PYTHONPATH: '/host/site',
+        OPENAI_API_KEY: 'leak',
+      },
       { home: '/t/home', tmp: '/t/tmp', pythonPath: '/rt', extra: { JUDGE_KEY: 'k' } },
     );
     assert.deepEqual(env, {

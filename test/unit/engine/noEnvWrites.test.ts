@@ -6,7 +6,8 @@ import { join, relative } from 'node:path';
 const ROOT = join(__dirname, '..', '..', '..');
 /** The CLI is its own process: setting up that process is allowed (none does today). */
 const OWN_PROCESS = new Set(['client/src/cli.ts']);
-const WRITE = /process\.env\[[^\]]*\]\s*=(?!=)|process\.env\.[A-Za-z_]\w*\s*=(?!=)|delete\s+process\.env|Object\.assign\(\s*process\.env/;
+const WRITE =
+  /process\.env\[[^\]]*\]\s*=(?!=)|process\.env\.[A-Za-z_]\w*\s*=(?!=)|delete\s+process\.env|Object\.assign\(\s*process\.env/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -30,7 +31,12 @@ test('nothing in the extension host, the engine or the language server writes pr
 });
 
 test('the scan recognises every form of a write', () => {
-  for (const line of ["process.env['DOCKER_HOST'] = h;", 'process.env.DOCKER_HOST = h;', "delete process.env['X'];", 'Object.assign(process.env, x);']) {
+  for (const line of [
+    "process.env['DOCKER_HOST'] = h;",
+    'process.env.DOCKER_HOST = h;',
+    "delete process.env['X'];",
+    'Object.assign(process.env, x);',
+  ]) {
     assert.match(line, WRITE, line);
   }
   assert.doesNotMatch("const h = process.env['DOCKER_HOST'] === 'x';", WRITE);

@@ -21,8 +21,14 @@ function tempDir(): string {
 }
 
 /** The real unpack.py in a local python3, driven the way the Docker provider drives it in a container. */
-function interpreter(runtimeDir: string, cwd: string): { exec: InteractiveExec; replies: PrestartedReplies; exit: Promise<number | null>; other: string[] } {
-  const proc = spawn('python3', ['-c', UNPACK], { cwd, env: { ...process.env, PYTHONPATH: runtimeDir, PYTHONDONTWRITEBYTECODE: '1' } });
+function interpreter(
+  runtimeDir: string,
+  cwd: string,
+): { exec: InteractiveExec; replies: PrestartedReplies; exit: Promise<number | null>; other: string[] } {
+  const proc = spawn('python3', ['-c', UNPACK], {
+    cwd,
+    env: { ...process.env, PYTHONPATH: runtimeDir, PYTHONDONTWRITEBYTECODE: '1' },
+  });
   const other: string[] = [];
   const replies = new PrestartedReplies((text) => other.push(text));
   proc.stdout.on('data', (chunk: Buffer) => replies.push(chunk.toString()));
@@ -56,7 +62,9 @@ describe('copy-in through the pre-started interpreter (the engine side of unpack
     const outcome = await replies.copy(exec, packed.open(), AbortSignal.timeout(30_000));
     assert.deepEqual(outcome, { copied: true });
     assert.equal(readFileSync(join(envDest, 'deep', 'er', 'blob.bin')).length, 300_000);
-    const found = await replies.request(exec, [join(envDest, 'env.py'), '--json'], { cwd: envDest }, () => exec.kill('KILL'));
+    const found = await replies.request(exec, [join(envDest, 'env.py'), '--json'], { cwd: envDest }, () =>
+      exec.kill('KILL'),
+    );
     assert.equal(found?.exitCode, 0, found?.stderr);
     assert.equal((JSON.parse(found.stdout) as { environments: { name: string }[] }).environments[0]?.name, 'copied');
     exec.stdin.end();

@@ -11,7 +11,16 @@ import { readTrace, traceFileName, writeFileAtomic, writeTrace } from '../../../
 const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-unit-engine-'));
 process.on('exit', () => rmSync(SCRATCH, { recursive: true, force: true }));
 
-const task: TaskIdentity = { ref: 'env.py::task', kind: 'hud', env: 'workspace', id: 'solve', args: {}, slug: 'solve-bf21a9e8', sourceHash: 'abc', source: 'async def solve(): ...' };
+const task: TaskIdentity = {
+  ref: 'env.py::task',
+  kind: 'hud',
+  env: 'workspace',
+  id: 'solve',
+  args: {},
+  slug: 'solve-bf21a9e8',
+  sourceHash: 'abc',
+  source: 'async def solve(): ...',
+};
 const verifier: TaskIdentity = { ...task, env: 'judge', id: 'verify', slug: 'verify-1', args: { expected: 'secret' } };
 const sub = (id: string) => ({ id, provider: 'local' as const, isolation: 'process' as const });
 
@@ -34,15 +43,35 @@ function events(): RolloutEvent[] {
     { type: 'step', at: at(4), phase: 'actor', step: 'prompt', status: 'started' },
     { type: 'step', at: at(5), phase: 'actor', step: 'prompt', status: 'completed' },
     { type: 'prompt', at: at(5), prompt: { prompt: 'Write the secret' } },
-    { type: 'agent.step', at: at(6), index: 0, text: 'thinking', toolCalls: [{ name: 'shell', input: 'echo', output: 'x' }] },
+    {
+      type: 'agent.step',
+      at: at(6),
+      index: 0,
+      text: 'thinking',
+      toolCalls: [{ name: 'shell', input: 'echo', output: 'x' }],
+    },
     { type: 'answer', at: at(7), answer: 'secret' },
-    { type: 'grade', at: at(8), phase: 'actor', result: { reward: 0, subscores: [], info: {}, isError: false }, raw, authoritative: false },
+    {
+      type: 'grade',
+      at: at(8),
+      phase: 'actor',
+      result: { reward: 0, subscores: [], info: {}, isError: false },
+      raw,
+      authoritative: false,
+    },
     { type: 'log', at: at(9), phase: 'actor', stream: 'stderr', text: 'server says bye' },
     { type: 'phase.ended', at: at(10), phase: 'actor', status: 'completed' },
     { type: 'phase.started', at: at(11), phase: 'verifier', substrate: sub('b'), reused: false },
     { type: 'warning', at: at(11), phase: 'verifier', message: 'careful' },
     { type: 'step', at: at(12), phase: 'verifier', step: 'grade', status: 'started' },
-    { type: 'grade', at: at(13), phase: 'verifier', result: { reward: 1, subscores: [{ name: 'a', value: 1, weight: 1 }], info: { saw: false }, isError: false }, raw: { score: 1 }, authoritative: true },
+    {
+      type: 'grade',
+      at: at(13),
+      phase: 'verifier',
+      result: { reward: 1, subscores: [{ name: 'a', value: 1, weight: 1 }], info: { saw: false }, isError: false },
+      raw: { score: 1 },
+      authoritative: true,
+    },
   ];
   return list.map((e) => ({ ...e, rolloutId }));
 }
@@ -74,13 +103,25 @@ describe('trace fold', () => {
     assert.equal(trace.provider.verifierSubstrate, 'fresh');
     assert.deepEqual(trace.actorResult, { score: 0, answer: 'secret', extra: [1] });
     assert.equal(trace.answer, 'secret');
-    assert.deepEqual(trace.phases.map((p) => [p.name, p.substrate?.id, p.status]), [
-      ['actor', 'a', 'completed'],
-      ['verifier', 'b', 'completed'],
-    ]);
+    assert.deepEqual(
+      trace.phases.map((p) => [p.name, p.substrate?.id, p.status]),
+      [
+        ['actor', 'a', 'completed'],
+        ['verifier', 'b', 'completed'],
+      ],
+    );
     // Logs that came before phase.started still belong to the phase; t is relative to the start.
-    assert.deepEqual(trace.phases[0]!.logs.map((l) => [l.t, l.text]), [[1, 'preparing'], [9, 'server says bye']]);
-    assert.deepEqual(trace.phases[0]!.steps.map((s) => [s.step, s.status]), [['prompt', 'completed']]);
+    assert.deepEqual(
+      trace.phases[0]!.logs.map((l) => [l.t, l.text]),
+      [
+        [1, 'preparing'],
+        [9, 'server says bye'],
+      ],
+    );
+    assert.deepEqual(
+      trace.phases[0]!.steps.map((s) => [s.step, s.status]),
+      [['prompt', 'completed']],
+    );
     // A phase still running when the rollout ends takes the rollout's status; so do its open steps.
     assert.equal(trace.phases[1]!.steps[0]!.status, 'completed');
     assert.equal(trace.phases[1]!.grade?.reward, 1);
@@ -116,13 +157,24 @@ describe('trace store', () => {
     const trace = build();
     const path = writeTrace(dir, trace);
     assert.equal(path, join(dir, '20261129T200000000Z-solve-bf21a9e8-r1234567.hudtrace.json'));
-    assert.deepEqual(readdirSync(dir), ['20261129T200000000Z-solve-bf21a9e8-r1234567.hudtrace.json'], 'no temporary file is left');
-    assert.deepEqual(readTrace(path), parseTrace(JSON.parse(readFileSync(path, 'utf8'))).ok ? JSON.parse(readFileSync(path, 'utf8')) : null);
+    assert.deepEqual(
+      readdirSync(dir),
+      ['20261129T200000000Z-solve-bf21a9e8-r1234567.hudtrace.json'],
+      'no temporary file is left',
+    );
+    assert.deepEqual(
+      readTrace(path),
+      parseTrace(JSON.parse(readFileSync(path, 'utf8'))).ok ? JSON.parse(readFileSync(path, 'utf8')) : null,
+    );
     assert.deepEqual(readTrace(path).actorResult, trace.actorResult);
   });
 
   test('slugs are made safe for file names', () => {
-    const name = traceFileName({ startedAt: '2026-01-02T03:04:05.006Z', rolloutId: 'abcdef0123', task: { ...task, slug: '../../etc/pass wd' } });
+    const name = traceFileName({
+      startedAt: '2026-01-02T03:04:05.006Z',
+      rolloutId: 'abcdef0123',
+      task: { ...task, slug: '../../etc/pass wd' },
+    });
     assert.equal(name, '20260102T030405006Z-etc_pass_wd-abcdef01.hudtrace.json');
   });
 
@@ -144,6 +196,9 @@ describe('trace store', () => {
     assert.throws(() => writeTrace(dir, bad), /refusing to write an invalid trace: .*status/);
     const corrupt = join(dir, 'x.hudtrace.json');
     writeFileSync(corrupt, '{"schemaVersion": 1');
-    assert.throws(() => readTrace(corrupt), (e: Error) => e.message.includes(corrupt));
+    assert.throws(
+      () => readTrace(corrupt),
+      (e: Error) => e.message.includes(corrupt),
+    );
   });
 });

@@ -78,9 +78,37 @@ test('plainTextLines agrees with plainText line by line, on random escape soup',
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const alphabet = [E, E, E, '[', ']', 'P', '_', '(', ' ', '?', ';', '3', '1', 'm', 'H', 'a', 'Z', '\\', '\u0007', '\u0000', '\u009b', '\t', '\r', 'é', '<'];
+  const alphabet = [
+    E,
+    E,
+    E,
+    '[',
+    ']',
+    'P',
+    '_',
+    '(',
+    ' ',
+    '?',
+    ';',
+    '3',
+    '1',
+    'm',
+    'H',
+    'a',
+    'Z',
+    '\\',
+    '\u0007',
+    '\u0000',
+    '\u009b',
+    '\t',
+    '\r',
+    'é',
+    '<',
+  ];
   for (let round = 0; round < 2000; round++) {
-    const lines = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => Array.from({ length: Math.floor(rnd() * 16) }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join(''));
+    const lines = Array.from({ length: 1 + Math.floor(rnd() * 4) }, () =>
+      Array.from({ length: Math.floor(rnd() * 16) }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join(''),
+    );
     assert.equal(plainTextLines(lines), lines.map((l) => plainText(l)).join('\n'), JSON.stringify(lines));
   }
 });

@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diffLines, MAX_CELLS, splitLines } from '../../../media/src/explorer/diff';
 
-const show = (a: string, b: string) => diffLines(splitLines(a), splitLines(b)).map((o) => `${o.kind === 'add' ? '+' : o.kind === 'del' ? '-' : ' '}${o.text}`);
+const show = (a: string, b: string) =>
+  diffLines(splitLines(a), splitLines(b)).map(
+    (o) => `${o.kind === 'add' ? '+' : o.kind === 'del' ? '-' : ' '}${o.text}`,
+  );
 
 test('identical text is all unchanged lines', () => {
   assert.deepEqual(show('a\nb\n', 'a\nb'), [' a', ' b']);
@@ -10,7 +13,12 @@ test('identical text is all unchanged lines', () => {
 });
 
 test('a changed line in the middle is a removal and an addition between common lines', () => {
-  assert.deepEqual(show('head\nsecret: hunter2\ntail', 'head\nsecret: hunter3\ntail'), [' head', '-secret: hunter2', '+secret: hunter3', ' tail']);
+  assert.deepEqual(show('head\nsecret: hunter2\ntail', 'head\nsecret: hunter3\ntail'), [
+    ' head',
+    '-secret: hunter2',
+    '+secret: hunter3',
+    ' tail',
+  ]);
 });
 
 test('insertions and deletions keep the longest common subsequence', () => {

@@ -10,11 +10,20 @@ const cspOf = (html: string): string => {
 
 describe('renderExplorerHtml', () => {
   const nonce = makeNonce();
-  const html = renderExplorerHtml({ cspSource: 'https://file+.vscode-resource.vscode-cdn.net', scriptUri: 'https://x.test/dist/media/explorer.js', nonce });
+  const html = renderExplorerHtml({
+    cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
+    scriptUri: 'https://x.test/dist/media/explorer.js',
+    nonce,
+  });
 
   test('has a strict CSP with the nonce and nothing unsafe', () => {
     const csp = cspOf(html);
-    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k as string, v]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k as string, v]),
+    );
     assert.deepEqual(directives.get('default-src'), ["'none'"]);
     assert.deepEqual(directives.get('script-src'), [`'nonce-${nonce}'`]);
     assert.deepEqual(directives.get('style-src'), ['https://file+.vscode-resource.vscode-cdn.net', `'nonce-${nonce}'`]);
@@ -33,7 +42,12 @@ describe('renderExplorerHtml', () => {
   });
 
   test('an initial trace cannot break out of its data block', () => {
-    const page = renderExplorerHtml({ cspSource: 'x', scriptUri: 'y.js', nonce, initialTrace: { answer: '</script><script>alert(1)</script><!--' } });
+    const page = renderExplorerHtml({
+      cspSource: 'x',
+      scriptUri: 'y.js',
+      nonce,
+      initialTrace: { answer: '</script><script>alert(1)</script><!--' },
+    });
     const block = /<script type="application\/json" id="hud-initial-trace"[^>]*>([\s\S]*?)<\/script>/.exec(page);
     assert.ok(block);
     assert.doesNotMatch(block[1] as string, /</);
@@ -44,7 +58,10 @@ describe('renderExplorerHtml', () => {
     const page = renderExplorerHtml({ cspSource: 'x', scriptUri: 'a.js?x="><script>', nonce });
     assert.doesNotMatch(page, /"><script>/);
     assert.throws(() => renderExplorerHtml({ cspSource: 'x', scriptUri: 'a.js', nonce: 'abc' }), /nonce/);
-    assert.throws(() => renderExplorerHtml({ cspSource: 'x', scriptUri: 'a.js', nonce: `${nonce}' 'unsafe-inline` }), /nonce/);
+    assert.throws(
+      () => renderExplorerHtml({ cspSource: 'x', scriptUri: 'a.js', nonce: `${nonce}' 'unsafe-inline` }),
+      /nonce/,
+    );
   });
 });
 

@@ -8,7 +8,13 @@ export const SEED = 20261130;
 
 /** fast-check parameters: fixed seed, at most `runs` cases, stop after `seconds`. */
 export function params(runs: number, seconds: number): fc.Parameters<unknown> {
-  return { seed: SEED, numRuns: runs, interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false, endOnFailure: true };
+  return {
+    seed: SEED,
+    numRuns: runs,
+    interruptAfterTimeLimit: seconds * 1000,
+    markInterruptAsFailure: false,
+    endOnFailure: true,
+  };
 }
 
 /** JSON text nested `depth` levels. */
@@ -19,7 +25,13 @@ export function nestedJson(depth: number): string {
 /** Bytes that are not UTF-8, NUL, lone surrogates once decoded, and control characters. */
 export const nastyBytes = fc.oneof(
   fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
-  fc.constantFrom(Buffer.from([0xff, 0xfe]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0]), Buffer.from('\x1b[2J')),
+  fc.constantFrom(
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from([0xc3]),
+    Buffer.from([0xed, 0xa0, 0x80]),
+    Buffer.from([0]),
+    Buffer.from('\x1b[2J'),
+  ),
 );
 
 /**
@@ -30,11 +42,28 @@ export function mutated(seed: string): fc.Arbitrary<Buffer> {
   const base = Buffer.from(seed, 'utf8');
   return fc.oneof(
     fc.nat({ max: base.length }).map((n) => base.subarray(0, n)),
-    fc.tuple(fc.nat({ max: base.length }), nastyBytes).map(([at, junk]) => Buffer.concat([base.subarray(0, at), junk, base.subarray(at)])),
-    fc.tuple(fc.nat({ max: base.length }), fc.nat({ max: 64 })).map(([at, n]) => Buffer.concat([base.subarray(0, at), base.subarray(Math.min(base.length, at + n))])),
-    fc.tuple(fc.nat({ max: base.length }), fc.constantFrom(nestedJson(5000), '"' + 'x'.repeat(200_000) + '"', 'null', '1e999', 'NaN', '[]', '{}', '-0', '"\\ud800"')).map(
-      ([at, junk]) => Buffer.concat([base.subarray(0, at), Buffer.from(junk), base.subarray(at)]),
-    ),
+    fc
+      .tuple(fc.nat({ max: base.length }), nastyBytes)
+      .map(([at, junk]) => Buffer.concat([base.subarray(0, at), junk, base.subarray(at)])),
+    fc
+      .tuple(fc.nat({ max: base.length }), fc.nat({ max: 64 }))
+      .map(([at, n]) => Buffer.concat([base.subarray(0, at), base.subarray(Math.min(base.length, at + n))])),
+    fc
+      .tuple(
+        fc.nat({ max: base.length }),
+        fc.constantFrom(
+          nestedJson(5000),
+          '"' + 'x'.repeat(200_000) + '"',
+          'null',
+          '1e999',
+          'NaN',
+          '[]',
+          '{}',
+          '-0',
+          '"\\ud800"',
+        ),
+      )
+      .map(([at, junk]) => Buffer.concat([base.subarray(0, at), Buffer.from(junk), base.subarray(at)])),
   );
 }
 

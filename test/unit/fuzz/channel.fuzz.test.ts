@@ -21,9 +21,15 @@ const REPO = join(__dirname, '..', '..', '..');
 
 const serverReply = fc.oneof(
   anyJson.map((v) => Buffer.from(`${JSON.stringify(v)}\n`)),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.constant(1), anyJson), result: anyJson }).map((v) => Buffer.from(`${JSON.stringify(v)}\n`)),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.constant(1), error: anyJson }).map((v) => Buffer.from(`${JSON.stringify(v)}\n`)),
-  mutated('{"jsonrpc":"2.0","id":1,"result":{"session_id":"s","env":{"name":"e","version":"1"},"bindings":[],"resumed":false,"task":null}}\n'),
+  fc
+    .record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.constant(1), anyJson), result: anyJson })
+    .map((v) => Buffer.from(`${JSON.stringify(v)}\n`)),
+  fc
+    .record({ jsonrpc: fc.constant('2.0'), id: fc.constant(1), error: anyJson })
+    .map((v) => Buffer.from(`${JSON.stringify(v)}\n`)),
+  mutated(
+    '{"jsonrpc":"2.0","id":1,"result":{"session_id":"s","env":{"name":"e","version":"1"},"bindings":[],"resumed":false,"task":null}}\n',
+  ),
   nastyBytes,
   fc.constant(Buffer.from(`{"jsonrpc":"2.0","id":1,"result":${nestedJson(100_000)}}\n`)),
 );
@@ -64,10 +70,19 @@ let pythonPort = 0;
 let pythonStderr = '';
 
 before(async () => {
-  python = spawn('python3', ['-m', 'hud.environment.server', join(REPO, 'test', 'fixtures', 'python', 'protocol', 'env.py'), '--port-stdout-only'], {
-    env: { ...process.env, PYTHONPATH: join(REPO, 'runtime', 'python') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  python = spawn(
+    'python3',
+    [
+      '-m',
+      'hud.environment.server',
+      join(REPO, 'test', 'fixtures', 'python', 'protocol', 'env.py'),
+      '--port-stdout-only',
+    ],
+    {
+      env: { ...process.env, PYTHONPATH: join(REPO, 'runtime', 'python') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   python.stderr!.on('data', (c: Buffer) => (pythonStderr = (pythonStderr + c.toString()).slice(-4000)));
   pythonPort = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -86,7 +101,10 @@ function exchange(bytes: Buffer): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const socket = new Socket();
     let got = '';
-    const timer = setTimeout(() => (socket.destroy(), reject(new Error(`no reply and no close within 20 s; server: ${pythonStderr}`))), 20_000);
+    const timer = setTimeout(
+      () => (socket.destroy(), reject(new Error(`no reply and no close within 20 s; server: ${pythonStderr}`))),
+      20_000,
+    );
     socket.on('error', () => undefined);
     socket.on('data', (c: Buffer) => {
       got += c.toString();
@@ -97,7 +115,10 @@ function exchange(bytes: Buffer): Promise<string | null> {
         resolve(got.slice(0, nl));
       }
     });
-    socket.on('close', () => (clearTimeout(timer), resolve(got.includes('\n') ? got.slice(0, got.indexOf('\n')) : null)));
+    socket.on(
+      'close',
+      () => (clearTimeout(timer), resolve(got.includes('\n') ? got.slice(0, got.indexOf('\n')) : null)),
+    );
     socket.connect(pythonPort, '127.0.0.1', () => {
       socket.write(Buffer.concat([bytes.filter((b) => b !== 0x0a), Buffer.from('\n')]));
     });
@@ -107,9 +128,20 @@ function exchange(bytes: Buffer): Promise<string | null> {
 const clientFrame = fc.oneof(
   mutated('{"jsonrpc":"2.0","id":1,"method":"tasks.start","params":{"id":"echo","args":{"text":"hi"}}}'),
   mutated('{"jsonrpc":"2.0","id":"a","method":"hello","params":{}}'),
-  fc.record({ jsonrpc: fc.oneof(fc.constant('2.0'), anyJson), id: anyJson, method: fc.oneof(fc.constantFrom('hello', 'tasks.list', 'tasks.start', 'tasks.grade', 'tasks.cancel', 'bye'), anyJson), params: anyJson }, { requiredKeys: [] }).map(
-    (v) => Buffer.from(JSON.stringify(v)),
-  ),
+  fc
+    .record(
+      {
+        jsonrpc: fc.oneof(fc.constant('2.0'), anyJson),
+        id: anyJson,
+        method: fc.oneof(
+          fc.constantFrom('hello', 'tasks.list', 'tasks.start', 'tasks.grade', 'tasks.cancel', 'bye'),
+          anyJson,
+        ),
+        params: anyJson,
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => Buffer.from(JSON.stringify(v))),
   nastyBytes,
   fc.constantFrom(
     Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"hello","params":${nestedJson(100_000)}}`),
@@ -124,9 +156,16 @@ test('the Python server answers every frame with JSON-RPC (or closes only that c
     fc.asyncProperty(clientFrame, async (bytes) => {
       const line = await exchange(bytes);
       if (line !== null && line !== '') {
-        const frame = JSON.parse(line) as { jsonrpc?: string; result?: unknown; error?: { code: number; message: string } };
+        const frame = JSON.parse(line) as {
+          jsonrpc?: string;
+          result?: unknown;
+          error?: { code: number; message: string };
+        };
         assert.equal(frame.jsonrpc, '2.0');
-        assert.ok('result' in frame || (typeof frame.error?.code === 'number' && typeof frame.error.message === 'string'), line);
+        assert.ok(
+          'result' in frame || (typeof frame.error?.code === 'number' && typeof frame.error.message === 'string'),
+          line,
+        );
       }
       assert.equal(python!.exitCode, null, `the server died: ${pythonStderr}`);
     }),

@@ -27,7 +27,8 @@ after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 const TASK_TOML = readFileSync(join(FIXTURES, 'harbor', 'shared-basic', 'task.toml'), 'utf8');
 const TRACE = readFileSync(join(FIXTURES, 'traces', 'injected.hudtrace.json'), 'utf8');
 const ENV_PY = readFileSync(join(FIXTURES, 'python', 'verifier_two_env', 'env.py'), 'utf8');
-const TASKS_JSONL = '{"env": "workspace", "id": "solve", "args": {"x": 1}}\n{"env": "judge", "id": "verify", "args": {}}\n';
+const TASKS_JSONL =
+  '{"env": "workspace", "id": "solve", "args": {"x": 1}}\n{"env": "judge", "id": "verify", "args": {}}\n';
 
 test('task.toml: any mutation parses or fails with located errors', () => {
   fc.assert(
@@ -44,21 +45,28 @@ test('task.toml: any mutation parses or fails with located errors', () => {
 
 test('task.toml: tables of the wrong types are errors, not crashes', () => {
   fc.assert(
-    fc.property(fc.dictionary(fc.constantFrom('verifier', 'agent', 'environment', 'metadata', 'solution'), anyJson), (tables) => {
-      const text = Object.entries(tables)
-        .map(([k, v]) => `${k} = ${JSON.stringify(v) ?? '""'}`)
-        .join('\n');
-      parseTaskToml(text);
-    }),
+    fc.property(
+      fc.dictionary(fc.constantFrom('verifier', 'agent', 'environment', 'metadata', 'solution'), anyJson),
+      (tables) => {
+        const text = Object.entries(tables)
+          .map(([k, v]) => `${k} = ${JSON.stringify(v) ?? '""'}`)
+          .join('\n');
+        parseTaskToml(text);
+      },
+    ),
     params(200, 5),
   );
 });
 
 test('task files (.json/.jsonl): any mutation is analysed without throwing', () => {
   fc.assert(
-    fc.property(fc.oneof(mutated(TASKS_JSONL), mutated(`[${TASKS_JSONL.trim().split('\n').join(',')}]`)), fc.boolean(), (bytes, jsonl) => {
-      extractJsonTasks(bytes.toString('utf8'), jsonl ? 'tasks.jsonl' : 'tasks.json');
-    }),
+    fc.property(
+      fc.oneof(mutated(TASKS_JSONL), mutated(`[${TASKS_JSONL.trim().split('\n').join(',')}]`)),
+      fc.boolean(),
+      (bytes, jsonl) => {
+        extractJsonTasks(bytes.toString('utf8'), jsonl ? 'tasks.jsonl' : 'tasks.json');
+      },
+    ),
     params(300, 8),
   );
 });
@@ -113,17 +121,20 @@ test('env.py: the real discovery reports a located error or the tasks, never a c
   const file = join(dir, 'env.py');
   const runtime = join(__dirname, '..', '..', '..', 'runtime', 'python');
   fc.assert(
-    fc.property(fc.oneof(mutated(ENV_PY), fc.constant(Buffer.from(`x = ${'('.repeat(5000)}1${')'.repeat(5000)}\n`))), (bytes) => {
-      writeFileSync(file, bytes);
-      const r = spawnSync('python3', ['-m', 'hud_studio.discover', file, '--json'], {
-        env: { ...process.env, PYTHONPATH: runtime },
-        encoding: 'utf8',
-        timeout: 30_000,
-      });
-      const report = JSON.parse(r.stdout) as { tasks: unknown[]; error: { file: string; message: string } | null };
-      if (report.error) assert.ok(report.error.message.length > 0 && report.error.file.length > 0, r.stdout);
-      else assert.ok(Array.isArray(report.tasks));
-    }),
+    fc.property(
+      fc.oneof(mutated(ENV_PY), fc.constant(Buffer.from(`x = ${'('.repeat(5000)}1${')'.repeat(5000)}\n`))),
+      (bytes) => {
+        writeFileSync(file, bytes);
+        const r = spawnSync('python3', ['-m', 'hud_studio.discover', file, '--json'], {
+          env: { ...process.env, PYTHONPATH: runtime },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+        const report = JSON.parse(r.stdout) as { tasks: unknown[]; error: { file: string; message: string } | null };
+        if (report.error) assert.ok(report.error.message.length > 0 && report.error.file.length > 0, r.stdout);
+        else assert.ok(Array.isArray(report.tasks));
+      },
+    ),
     params(20, 10),
   );
 });

@@ -67,11 +67,35 @@ test('the generated file labels every service and the network, keeps main alive 
 
 test('a compose file without "main" or with unsupported build keys is a located error', async () => {
   const noMain = composeDir('services:\n  web:\n    image: x\n');
-  await assert.rejects(prepareCompose({ composeFile: join(noMain, 'docker-compose.yaml'), rolloutId: 'r', phase: 'actor', network: 'default' }), (e: unknown) => e instanceof HudStudioError && /no service named "main"/.test(e.message));
+  await assert.rejects(
+    prepareCompose({
+      composeFile: join(noMain, 'docker-compose.yaml'),
+      rolloutId: 'r',
+      phase: 'actor',
+      network: 'default',
+    }),
+    (e: unknown) => e instanceof HudStudioError && /no service named "main"/.test(e.message),
+  );
   const args = composeDir('services:\n  main:\n    build:\n      context: .\n      args: { A: 1 }\n');
-  await assert.rejects(prepareCompose({ composeFile: join(args, 'docker-compose.yaml'), rolloutId: 'r', phase: 'actor', network: 'default' }), /build\.args, which HUD Studio does not support yet/);
+  await assert.rejects(
+    prepareCompose({
+      composeFile: join(args, 'docker-compose.yaml'),
+      rolloutId: 'r',
+      phase: 'actor',
+      network: 'default',
+    }),
+    /build\.args, which HUD Studio does not support yet/,
+  );
   const bad = composeDir('services: [\n');
-  await assert.rejects(prepareCompose({ composeFile: join(bad, 'docker-compose.yaml'), rolloutId: 'r', phase: 'actor', network: 'default' }), /not valid YAML/);
+  await assert.rejects(
+    prepareCompose({
+      composeFile: join(bad, 'docker-compose.yaml'),
+      rolloutId: 'r',
+      phase: 'actor',
+      network: 'default',
+    }),
+    /not valid YAML/,
+  );
 });
 
 test('project names are unique per rollout and phase and valid for Compose v1 and v2', () => {

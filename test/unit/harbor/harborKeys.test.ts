@@ -7,7 +7,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { HEALTHCHECK_DEFAULTS, loadHarborTask, normaliseInstruction, parseTaskToml, type HarborTaskConfig } from '../../../server/src/harbor';
+import {
+  HEALTHCHECK_DEFAULTS,
+  loadHarborTask,
+  normaliseInstruction,
+  parseTaskToml,
+  type HarborTaskConfig,
+} from '../../../server/src/harbor';
 import { sizeToMb } from '../../../server/src/harbor/legacyKeys';
 import { HARBOR_PEER_EXAMPLES } from '../../harborPeer';
 
@@ -23,7 +29,10 @@ describe('Harbor keys', () => {
   test('allow_internet = false cuts the network; an explicit network_mode wins', () => {
     assert.equal(ok('[environment]\nallow_internet = false\n').config.environment.network_mode, 'no-network');
     assert.equal(ok('[environment]\nallow_internet = true\n').config.environment.network_mode, 'public');
-    assert.equal(ok('[environment]\nallow_internet = false\nnetwork_mode = "public"\n').config.environment.network_mode, 'public');
+    assert.equal(
+      ok('[environment]\nallow_internet = false\nnetwork_mode = "public"\n').config.environment.network_mode,
+      'public',
+    );
     const sep = ok('[verifier.environment]\nallow_internet = false\n').config;
     assert.equal(sep.verifier.environment?.network_mode, 'no-network');
     assert.equal(parseTaskToml('[environment]\nallow_internet = "no"\n').ok, false);
@@ -74,11 +83,19 @@ url = "http://tools:8000/mcp"
     const c = ok('').config;
     assert.equal(c.agent.timeout_sec, undefined);
     assert.equal(c.verifier.timeoutSec, 600);
-    assert.deepEqual(HEALTHCHECK_DEFAULTS, { interval_sec: 5, timeout_sec: 30, retries: 3, start_period_sec: 0, start_interval_sec: 5 });
+    assert.deepEqual(HEALTHCHECK_DEFAULTS, {
+      interval_sec: 5,
+      timeout_sec: 30,
+      retries: 3,
+      start_period_sec: 0,
+      start_interval_sec: 5,
+    });
   });
 
   test('a separate verifier without its own table inherits [environment] (no-network included)', () => {
-    const c = ok('[verifier]\nenvironment_mode = "separate"\n[environment]\nnetwork_mode = "no-network"\nworkdir = "/w"\n').config;
+    const c = ok(
+      '[verifier]\nenvironment_mode = "separate"\n[environment]\nnetwork_mode = "no-network"\nworkdir = "/w"\n',
+    ).config;
     assert.equal(c.verifier.environmentInherited, true);
     assert.equal(c.verifier.environment?.network_mode, 'no-network');
     assert.equal(c.verifier.environment?.workdir, '/w');
@@ -103,7 +120,13 @@ min_reward = { reward = 0.5 }
 environment_mode = "shared"
 `).config;
     assert.equal(c.multiStepRewardStrategy, 'final');
-    assert.deepEqual(c.steps?.map((s) => [s.name, s.verifier.environmentMode, s.minReward]), [['one', 'separate', 1], ['two', 'shared', { reward: 0.5 }]]);
+    assert.deepEqual(
+      c.steps?.map((s) => [s.name, s.verifier.environmentMode, s.minReward]),
+      [
+        ['one', 'separate', 1],
+        ['two', 'shared', { reward: 0.5 }],
+      ],
+    );
     assert.equal(c.steps?.[0]?.agent.timeout_sec, 5);
     assert.ok(!parseTaskToml('[[steps]]\nname = "a"\n[[steps]]\nname = "a"\n').ok, 'duplicate step names');
     assert.ok(!parseTaskToml('[[steps]]\nname = "../x"\n').ok, 'step names are folder names');
@@ -122,7 +145,10 @@ environment_mode = "shared"
   });
 
   test('instructions lose leading canary lines and carriage returns, as Harbor hands them over', () => {
-    assert.equal(normaliseInstruction('<!-- BENCHMARK canary GUID 1 -->\n# canary string\n\r\nDo it.\r\nNow.\n'), 'Do it.\nNow.\n');
+    assert.equal(
+      normaliseInstruction('<!-- BENCHMARK canary GUID 1 -->\n# canary string\n\r\nDo it.\r\nNow.\n'),
+      'Do it.\nNow.\n',
+    );
     assert.equal(normaliseInstruction('# Title\nbody'), '# Title\nbody');
   });
 });
@@ -145,7 +171,10 @@ describe("Harbor's own examples", () => {
     test(`${name}: task.toml has no error and no unknown-key warning; the task loads (or says why not)`, () => {
       const r = parseTaskToml(readFileSync(join(dir, 'task.toml'), 'utf8'));
       assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
-      assert.deepEqual(r.warnings.filter((w) => w.code !== 'harbor-unsupported'), []);
+      assert.deepEqual(
+        r.warnings.filter((w) => w.code !== 'harbor-unsupported'),
+        [],
+      );
       const loaded = loadHarborTask(dir);
       if (r.config.environment.os === 'windows') {
         assert.ok(!loaded.ok && /not supported on Linux/.test(loaded.errors[0]!.message));

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HarborRewardError, parseRewardFile, parseRewardJson, parseRewardTxt, pythonFloat } from '../../../client/src/engine/harbor/reward';
+import {
+  HarborRewardError,
+  parseRewardFile,
+  parseRewardJson,
+  parseRewardTxt,
+  pythonFloat,
+} from '../../../client/src/engine/harbor/reward';
 
 test('reward.txt is one number', () => {
   assert.equal(parseRewardTxt('0.75\n').reward, 0.75);
@@ -13,7 +19,14 @@ test('reward.json metrics become subscores and their mean is the reward', () => 
   const r = parseRewardJson('{"exists": 1, "correct": 0.5, "documented": 0}');
   assert.equal(r.reward, 0.5);
   assert.deepEqual(r.rewards, { exists: 1, correct: 0.5, documented: 0 });
-  assert.deepEqual(r.subscores.map((s) => [s.name, s.value]), [['exists', 1], ['correct', 0.5], ['documented', 0]]);
+  assert.deepEqual(
+    r.subscores.map((s) => [s.name, s.value]),
+    [
+      ['exists', 1],
+      ['correct', 0.5],
+      ['documented', 0],
+    ],
+  );
   const weighted = r.subscores.reduce((sum, s) => sum + s.value * s.weight, 0);
   assert.ok(Math.abs(weighted - r.reward) < 1e-12);
 });
@@ -21,7 +34,13 @@ test('reward.json metrics become subscores and their mean is the reward', () => 
 test('an explicit "reward" key wins over the mean', () => {
   const r = parseRewardJson('{"reward": 0.9, "a": 0, "b": 0}');
   assert.equal(r.reward, 0.9);
-  assert.deepEqual(r.subscores.map((s) => [s.name, s.weight]), [['a', 0], ['b', 0]]);
+  assert.deepEqual(
+    r.subscores.map((s) => [s.name, s.weight]),
+    [
+      ['a', 0],
+      ['b', 0],
+    ],
+  );
 });
 
 test('bad reward.json is a typed error naming the problem', () => {
@@ -39,8 +58,22 @@ test('parseRewardFile dispatches by file name', () => {
 // What Harbor v0.13 (Python float(), json.loads, pydantic float|int) makes of each input.
 test('reward.txt follows Python float()', () => {
   const cases: [string, number | undefined][] = [
-    ['1', 1], [' 0.5\n', 0.5], ['nan', Number.NaN], ['inf', Infinity], ['-Infinity', -Infinity], ['1_0', 10], ['1e3', 1000],
-    ['.5', 0.5], ['5.', 5], ['+2', 2], ['0x1', undefined], ['', undefined], ['true', undefined], ['  ', undefined], ['1__0', undefined], ['_1', undefined],
+    ['1', 1],
+    [' 0.5\n', 0.5],
+    ['nan', Number.NaN],
+    ['inf', Infinity],
+    ['-Infinity', -Infinity],
+    ['1_0', 10],
+    ['1e3', 1000],
+    ['.5', 0.5],
+    ['5.', 5],
+    ['+2', 2],
+    ['0x1', undefined],
+    ['', undefined],
+    ['true', undefined],
+    ['  ', undefined],
+    ['1__0', undefined],
+    ['_1', undefined],
   ];
   for (const [text, want] of cases) assert.deepEqual(pythonFloat(text), want, JSON.stringify(text));
 });

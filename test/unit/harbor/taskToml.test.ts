@@ -42,7 +42,9 @@ describe('task.toml defaults', () => {
   });
 
   test('collect hooks default to service "main" and 60 s', () => {
-    const c = ok('[[verifier.collect]]\ncommand = "ls"\n[[verifier.collect]]\ncommand = "pwd"\nservice = "db"\ntimeout_sec = 5\nuser = 1000\n');
+    const c = ok(
+      '[[verifier.collect]]\ncommand = "ls"\n[[verifier.collect]]\ncommand = "pwd"\nservice = "db"\ntimeout_sec = 5\nuser = 1000\n',
+    );
     assert.deepEqual(c.verifier.collect, [
       { command: 'ls', service: 'main', timeout_sec: 60 },
       { command: 'pwd', service: 'db', timeout_sec: 5, user: '1000' },
@@ -50,7 +52,9 @@ describe('task.toml defaults', () => {
   });
 
   test('artifacts accept paths and tables', () => {
-    const c = ok('artifacts = ["/app/a.txt", { source = "/out", destination = "o", exclude = ["*.tmp"], service = "web" }]');
+    const c = ok(
+      'artifacts = ["/app/a.txt", { source = "/out", destination = "o", exclude = ["*.tmp"], service = "web" }]',
+    );
     assert.deepEqual(c.artifacts, [
       { source: '/app/a.txt', destination: undefined, exclude: [], service: 'main' },
       { source: '/out', destination: 'o', exclude: ['*.tmp'], service: 'web' },
@@ -167,7 +171,11 @@ describe('task.toml errors', () => {
 
   test('several problems are all reported', () => {
     const errs = errors('[agent]\ntimeout_sec = -1\n[environment]\ncpus = "two"\nnetwork_mode = "x"\n');
-    assert.deepEqual(errs.map((e) => e.key).sort(), ['agent.timeout_sec', 'environment.cpus', 'environment.network_mode']);
+    assert.deepEqual(errs.map((e) => e.key).sort(), [
+      'agent.timeout_sec',
+      'environment.cpus',
+      'environment.network_mode',
+    ]);
   });
 
   test('unknown keys are warnings at their line, and the rest is still validated', () => {
@@ -253,7 +261,10 @@ test('a separate verifier with [verifier.environment] docker_image needs no test
   const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(join(tmpdir(), 'hs-harbor-img-'));
   cpSync(join(FIXTURES, 'bad', 'separate-without-dockerfile'), dir, { recursive: true });
-  writeFileSync(join(dir, 'task.toml'), '[verifier]\nenvironment_mode = "separate"\n[verifier.environment]\ndocker_image = "hud-studio/base:bookworm"\n');
+  writeFileSync(
+    join(dir, 'task.toml'),
+    '[verifier]\nenvironment_mode = "separate"\n[verifier.environment]\ndocker_image = "hud-studio/base:bookworm"\n',
+  );
   const r = loadHarborTask(dir);
   assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
   assert.equal(r.task.verifierDockerfile, undefined);

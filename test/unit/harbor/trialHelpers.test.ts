@@ -8,18 +8,42 @@ import { planNetwork } from '../../../client/src/engine/harbor/network';
 import { trialName } from '../../../client/src/engine/harbor/trialFolder';
 
 test('network modes: public is bridge, no-network and empty allowlists have no network, allowlists with hosts fail closed loudly', () => {
-  assert.deepEqual(planNetwork('public', [], '[environment]'), { docker: 'bridge', compose: 'default', warning: undefined });
-  assert.deepEqual(planNetwork('no-network', [], '[environment]'), { docker: 'none', compose: 'internal', warning: undefined });
-  assert.deepEqual(planNetwork('allowlist', [], '[environment]'), { docker: 'none', compose: 'internal', warning: undefined });
+  assert.deepEqual(planNetwork('public', [], '[environment]'), {
+    docker: 'bridge',
+    compose: 'default',
+    warning: undefined,
+  });
+  assert.deepEqual(planNetwork('no-network', [], '[environment]'), {
+    docker: 'none',
+    compose: 'internal',
+    warning: undefined,
+  });
+  assert.deepEqual(planNetwork('allowlist', [], '[environment]'), {
+    docker: 'none',
+    compose: 'internal',
+    warning: undefined,
+  });
   const p = planNetwork('allowlist', ['pypi.org', 'github.com'], '[verifier.environment]');
   assert.equal(p.docker, 'none');
-  assert.match(p.warning!, /^\[verifier\.environment\] network_mode = "allowlist" was NOT enforced.*no egress proxy.*pypi\.org, github\.com/);
+  assert.match(
+    p.warning!,
+    /^\[verifier\.environment\] network_mode = "allowlist" was NOT enforced.*no egress proxy.*pypi\.org, github\.com/,
+  );
 });
 
 test('artifact destinations default to the source path inside artifacts/ and never escape it', () => {
-  assert.equal(artifactDestination({ source: '/app/out.txt', destination: undefined, exclude: [], service: 'main' }), 'app/out.txt');
-  assert.equal(artifactDestination({ source: '/app/report', destination: 'report', exclude: [], service: 'main' }), 'report');
-  assert.equal(artifactDestination({ source: '/app/x', destination: '../../etc/x', exclude: [], service: 'main' }), 'etc/x');
+  assert.equal(
+    artifactDestination({ source: '/app/out.txt', destination: undefined, exclude: [], service: 'main' }),
+    'app/out.txt',
+  );
+  assert.equal(
+    artifactDestination({ source: '/app/report', destination: 'report', exclude: [], service: 'main' }),
+    'report',
+  );
+  assert.equal(
+    artifactDestination({ source: '/app/x', destination: '../../etc/x', exclude: [], service: 'main' }),
+    'etc/x',
+  );
 });
 
 test('exclude globs: * within a segment, ** across, bare names match anywhere', () => {

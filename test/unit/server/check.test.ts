@@ -44,8 +44,14 @@ describe('hud-studio check', () => {
     assert.equal(await runCheck(['envs'], c.io), 1);
     const lines = c.out().trimEnd().split('\n');
     assert.equal(lines.length, 2, c.out());
-    assert.match(lines[0]!, /^envs\/env\.py:14:1 warning verifier-args-in-actor-files the literal arguments of verifier judge\/verify/);
-    assert.match(lines[1]!, /^envs\/env\.py:16:16 error task-bad-args solve\(\) got an unexpected keyword argument "destination"/);
+    assert.match(
+      lines[0]!,
+      /^envs\/env\.py:14:1 warning verifier-args-in-actor-files the literal arguments of verifier judge\/verify/,
+    );
+    assert.match(
+      lines[1]!,
+      /^envs\/env\.py:16:16 error task-bad-args solve\(\) got an unexpected keyword argument "destination"/,
+    );
     assert.match(c.err(), /1 error\(s\), 1 warning\(s\)/);
   });
 
@@ -58,7 +64,10 @@ describe('hud-studio check', () => {
   test('exit 0 on a clean workspace with a two-environment verifier', async () => {
     const c = capture(join(FIXTURES, 'lsp-clean'));
     assert.equal(await runCheck(['--json'], c.io), 0);
-    assert.deepEqual((JSON.parse(c.out()) as CheckFinding[]).map((f) => f.code), []);
+    assert.deepEqual(
+      (JSON.parse(c.out()) as CheckFinding[]).map((f) => f.code),
+      [],
+    );
   });
 
   test('usage errors exit 2', async () => {
@@ -82,7 +91,10 @@ describe('hud-studio check', () => {
       writeFileSync(join(dir, 'bad.py'), bad);
       const c = capture(dir);
       assert.equal(await runCheck(['--json'], c.io), 1);
-      assert.deepEqual((JSON.parse(c.out()) as CheckFinding[]).map((f) => f.file), ['bad.py']);
+      assert.deepEqual(
+        (JSON.parse(c.out()) as CheckFinding[]).map((f) => f.file),
+        ['bad.py'],
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -92,7 +104,10 @@ describe('hud-studio check', () => {
 test('golden data: no warning once the verifier reads its expected value from verifier-only/ (the bundled example)', async () => {
   const c = capture(join(__dirname, '..', '..', '..', 'examples'));
   assert.equal(await runCheck(['--json'], c.io), 0);
-  assert.deepEqual((JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'verifier-args-in-actor-files'), []);
+  assert.deepEqual(
+    (JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'verifier-args-in-actor-files'),
+    [],
+  );
 });
 
 test('a root-agent environment whose task grades itself: check suggests a verifier environment', async () => {
@@ -122,7 +137,10 @@ test('a root-agent environment whose task grades itself: check suggests a verifi
     const c = capture(dir);
     assert.equal(await runCheck(['--json'], c.io), 0);
     const root = (JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'root-agent-forgeable');
-    assert.deepEqual(root.map((f) => [f.file, f.line]), [['env.py', 12]]);
+    assert.deepEqual(
+      root.map((f) => [f.file, f.line]),
+      [['env.py', 12]],
+    );
     assert.match(root[0]!.message, /verifier in an environment of its own/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -46,7 +46,8 @@ function files(): [string, FileContent][] {
     else if (i === 64) out.push([path, { oversizedBytes: 3 * 1024 * 1024 }]);
     else if (i === 65) out.push([path, new Uint8Array([...new TextEncoder().encode(envModule(i)), 0xff, 0xfe, 0x0a])]);
     else out.push([path, envModule(i)]);
-    if (i === 100) out.push([join(ROOT, 'tasks.json'), JSON.stringify([{ env: 'workspace', id: 't1', args: { level: 1 } }])]);
+    if (i === 100)
+      out.push([join(ROOT, 'tasks.json'), JSON.stringify([{ env: 'workspace', id: 't1', args: { level: 1 } }])]);
   }
   return out;
 }
@@ -55,7 +56,9 @@ async function indexed(batched: boolean) {
   const a = await Analyzer.create({ roots: [ROOT], host: { exists: () => false } });
   const entries = files();
   const affected = batched ? a.setFiles(entries) : entries.flatMap(([p, c]) => [...a.setFile(p, c)]);
-  const perFile = [...a.workspace.paths()].sort().map((p) => ({ path: p, facts: a.workspace.facts(p), problems: a.workspace.problems(p) }));
+  const perFile = [...a.workspace.paths()]
+    .sort()
+    .map((p) => ({ path: p, facts: a.workspace.facts(p), problems: a.workspace.problems(p) }));
   const index = a.workspace.index();
   a.dispose();
   return { affected: new Set(affected), perFile, index: { ...index, version: 0 } };
@@ -73,10 +76,17 @@ describe('cold index fast paths', () => {
     const byName = (n: string) => batched.perFile.find((f) => f.path === join(ROOT, n))!;
     const broken = byName('env_63.py').facts;
     assert.equal(broken?.kind === 'python' && broken.hasSyntaxErrors, true);
-    assert.deepEqual(byName('env_64.py').problems.map((p) => p.code), ['file-too-large']);
+    assert.deepEqual(
+      byName('env_64.py').problems.map((p) => p.code),
+      ['file-too-large'],
+    );
     for (const n of ['env_62.py', 'env_65.py', 'env_66.py', 'env_149.py']) {
       // `t(levels=1)`: an unknown keyword, and `level` missing
-      assert.deepEqual(byName(n).problems.map((p) => p.code), ['task-bad-args', 'task-bad-args'], n);
+      assert.deepEqual(
+        byName(n).problems.map((p) => p.code),
+        ['task-bad-args', 'task-bad-args'],
+        n,
+      );
     }
     assert.equal(batched.index.tasks.filter((t) => t.verifier?.templateId === 'verify').length, 149);
   });
@@ -115,8 +125,14 @@ describe('cold index fast paths', () => {
       problems.map((p) => p.keyword),
       [undefined, 'level', 'modes'],
     );
-    assert.match(problems[0]!.message, /takes 1 positional argument but 2 were given; its signature is t\(level: int, \*, mode = "fast"\)/);
+    assert.match(
+      problems[0]!.message,
+      /takes 1 positional argument but 2 were given; its signature is t\(level: int, \*, mode = "fast"\)/,
+    );
     assert.match(problems[1]!.message, /multiple values for argument "level"/);
-    assert.match(problems[2]!.message, /unexpected keyword argument "modes"; its signature is t\(level: int, \*, mode = "fast"\) \(fix: use one of level, mode\)/);
+    assert.match(
+      problems[2]!.message,
+      /unexpected keyword argument "modes"; its signature is t\(level: int, \*, mode = "fast"\) \(fix: use one of level, mode\)/,
+    );
   });
 });

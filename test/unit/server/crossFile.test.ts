@@ -62,7 +62,8 @@ describe('cross-file links', () => {
     const ws = await workspace({
       'envs/judge.py': JUDGE,
       'envs/env.py': actor('from envs.judge import verify', 'verify(expected="s")'),
-      'suites/main.py': 'from envs.env import solve\nfrom envs.judge import verify\n\nsmoke = solve()\nsmoke.verifier = verify(unknown=1)\n',
+      'suites/main.py':
+        'from envs.env import solve\nfrom envs.judge import verify\n\nsmoke = solve()\nsmoke.verifier = verify(unknown=1)\n',
     });
     const task = ws.analyzer.workspace.index().tasks.find((t) => t.ref === 'suites/main.py::smoke');
     assert.equal(task?.templateId, 'solve');
@@ -70,7 +71,10 @@ describe('cross-file links', () => {
   });
 
   test('dependents are re-diagnosed when the verifier module changes, disappears and comes back', async () => {
-    const ws = await workspace({ 'envs/judge.py': JUDGE, 'envs/env.py': actor('from envs.judge import verify', 'verify(expected="s")') });
+    const ws = await workspace({
+      'envs/judge.py': JUDGE,
+      'envs/env.py': actor('from envs.judge import verify', 'verify(expected="s")'),
+    });
     const env = ws.path('envs/env.py');
     const judge = ws.path('envs/judge.py');
     assert.deepEqual(ws.codes('envs/env.py'), []);

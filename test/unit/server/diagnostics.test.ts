@@ -40,7 +40,12 @@ describe('diagnostics: each code fires and has a near miss', () => {
   });
 
   test('severities are the ones the issue lists', () => {
-    for (const code of ['verifier-field-missing', 'verifier-not-agentless', 'template-single-yield', 'service-access-docker-socket']) {
+    for (const code of [
+      'verifier-field-missing',
+      'verifier-not-agentless',
+      'template-single-yield',
+      'service-access-docker-socket',
+    ]) {
       assert.equal(SEVERITY[code as keyof typeof SEVERITY], 'warning', code);
     }
     assert.equal(SEVERITY['task-arg-type'], 'warning');
@@ -67,7 +72,10 @@ describe('diagnostics: each code fires and has a near miss', () => {
   test('verifier-unknown-template', async () => {
     const fired = await codesFor('t = solve(1)\nt.verifier = verfy(expected="x")\n');
     assert.ok(fired.codes.includes('verifier-unknown-template'));
-    assert.match(fired.messages.find((m) => m.includes('verfy'))!, /fix:/);
+    assert.match(
+      fired.messages.find((m) => m.includes('verfy'))!,
+      /fix:/,
+    );
     const plain = await codesFor('def helper():\n    return None\n\nt = solve(1)\nt.verifier = helper()\n');
     assert.ok(plain.codes.includes('verifier-unknown-template'), 'a plain function is not a template');
     const ok = await codesFor('t = solve(1)\nt.verifier = verify(expected="x")\n');
@@ -87,7 +95,8 @@ describe('diagnostics: each code fires and has a near miss', () => {
   });
 
   test('verifier-not-agentless', async () => {
-    const extra = '@judge.template(id="chatty")\nasync def chatty():\n    r = yield "Please grade this"\n    yield 1.0\n\n';
+    const extra =
+      '@judge.template(id="chatty")\nasync def chatty():\n    r = yield "Please grade this"\n    yield 1.0\n\n';
     const fired = await codesFor(`${extra}t = solve(1)\nt.verifier = chatty()\n`);
     assert.ok(fired.codes.includes('verifier-not-agentless'));
     const ok = await codesFor('t = solve(1)\nt.verifier = verify()\n');
@@ -95,7 +104,8 @@ describe('diagnostics: each code fires and has a near miss', () => {
   });
 
   test('verifier-field-missing', async () => {
-    const extra = '@judge.template(id="strict")\nasync def strict():\n    r = yield ""\n    yield 1.0 if r["answer"] and r["trace"] else 0.0\n\n';
+    const extra =
+      '@judge.template(id="strict")\nasync def strict():\n    r = yield ""\n    yield 1.0 if r["answer"] and r["trace"] else 0.0\n\n';
     const fired = await codesFor(`${extra}t = solve(1)\nt.verifier = strict()\n`);
     const msg = fired.messages.find((m) => m.includes('"trace"'));
     assert.ok(fired.codes.includes('verifier-field-missing'));
@@ -106,11 +116,17 @@ describe('diagnostics: each code fires and has a near miss', () => {
   });
 
   test('result-missing-score', async () => {
-    const missing = await codesFor('@actor.template()\nasync def bad():\n    a = yield "go"\n    yield {"answer": a}\n');
+    const missing = await codesFor(
+      '@actor.template()\nasync def bad():\n    a = yield "go"\n    yield {"answer": a}\n',
+    );
     assert.ok(missing.codes.includes('result-missing-score'));
-    const text = await codesFor('@actor.template()\nasync def bad():\n    a = yield "go"\n    yield {"score": "high"}\n');
+    const text = await codesFor(
+      '@actor.template()\nasync def bad():\n    a = yield "go"\n    yield {"score": "high"}\n',
+    );
     assert.ok(text.codes.includes('result-missing-score'));
-    const ok = await codesFor('@actor.template()\nasync def good():\n    a = yield "go"\n    yield {"score": 0.5, "answer": a}\n');
+    const ok = await codesFor(
+      '@actor.template()\nasync def good():\n    a = yield "go"\n    yield {"score": 0.5, "answer": a}\n',
+    );
     assert.ok(!ok.codes.includes('result-missing-score'));
     const spread = await codesFor('@actor.template()\nasync def good():\n    a = yield "go"\n    yield {**a}\n');
     assert.ok(!spread.codes.includes('result-missing-score'), 'a spread may carry the score');
@@ -137,14 +153,20 @@ describe('diagnostics: each code fires and has a near miss', () => {
     assert.ok(noYield.codes.includes('template-not-async-generator'));
     const ok = await codesFor('@actor.template()\nasync def gen():\n    x = yield "a"\n    yield 1.0\n');
     assert.ok(!ok.codes.includes('template-not-async-generator'));
-    const inString = await codesFor('@actor.template()\nasync def fake():\n    """This would yield twice."""\n    return 1\n');
+    const inString = await codesFor(
+      '@actor.template()\nasync def fake():\n    """This would yield twice."""\n    return 1\n',
+    );
     assert.ok(inString.codes.includes('template-not-async-generator'), 'a yield in a docstring is not a yield');
   });
 
   test('template-duplicate-id', async () => {
-    const fired = await codesFor('@actor.template(id="solve")\nasync def solve_again():\n    x = yield "a"\n    yield 1.0\n');
+    const fired = await codesFor(
+      '@actor.template(id="solve")\nasync def solve_again():\n    x = yield "a"\n    yield 1.0\n',
+    );
     assert.ok(fired.codes.includes('template-duplicate-id'));
-    const otherEnv = await codesFor('@judge.template(id="solve")\nasync def judge_solve():\n    x = yield ""\n    yield 1.0\n');
+    const otherEnv = await codesFor(
+      '@judge.template(id="solve")\nasync def judge_solve():\n    x = yield ""\n    yield 1.0\n',
+    );
     assert.ok(!otherEnv.codes.includes('template-duplicate-id'), 'ids are per environment');
   });
 
@@ -153,7 +175,9 @@ describe('diagnostics: each code fires and has a near miss', () => {
     assert.ok(fired.codes.includes('template-single-yield'));
     const loop = await codesFor('@actor.template()\nasync def looped():\n    for p in ["a", "b"]:\n        yield p\n');
     assert.ok(!loop.codes.includes('template-single-yield'), 'a yield in a loop may run twice');
-    const nested = await codesFor('@actor.template()\nasync def outer():\n    def inner():\n        yield 1\n    yield "prompt"\n    yield 1.0\n');
+    const nested = await codesFor(
+      '@actor.template()\nasync def outer():\n    def inner():\n        yield 1\n    yield "prompt"\n    yield 1.0\n',
+    );
     assert.ok(!nested.codes.includes('template-single-yield'));
     assert.ok(!nested.codes.includes('template-not-async-generator'));
   });
@@ -174,7 +198,12 @@ describe('diagnostics: each code fires and has a near miss', () => {
     const strGetsInt = await codesFor('t = solve(1, mode=3)\n');
     assert.deepEqual(strGetsInt.codes, ['task-arg-type']);
     // The SDK converts these, as pydantic's lax mode does.
-    for (const ok of ['t = solve(level="12")\n', 't = solve(level=3.0)\n', 't = solve(1, mode="slow")\n', 't = solve(level=x)\n']) {
+    for (const ok of [
+      't = solve(level="12")\n',
+      't = solve(level=3.0)\n',
+      't = solve(1, mode="slow")\n',
+      't = solve(level=x)\n',
+    ]) {
       assert.deepEqual((await codesFor(ok)).codes, [], ok);
     }
   });
@@ -195,15 +224,22 @@ describe('diagnostics: each code fires and has a near miss', () => {
     assert.ok(fired.codes.includes('service-access-docker-socket'));
     const dictForm = await codesFor('config = {"service_access": True}\n');
     assert.ok(dictForm.codes.includes('service-access-docker-socket'));
-    const off = await codesFor('config = dict(compose=dict(service_access=False))\n# service_access=True in a comment\n');
+    const off = await codesFor(
+      'config = dict(compose=dict(service_access=False))\n# service_access=True in a comment\n',
+    );
     assert.ok(!off.codes.includes('service-access-docker-socket'));
   });
 
   test('v5-scenario-api', async () => {
     const fired = await codesFor('@actor.scenario("old")\nasync def old():\n    yield "x"\n    yield 1.0\n');
     assert.ok(fired.codes.includes('v5-scenario-api'));
-    assert.match(fired.messages.find((m) => m.includes('scenario'))!, /rename it to @actor\.template/);
-    const unrelated = await codesFor('class Thing:\n    pass\n\nthing = Thing()\n\n@thing.scenario\ndef other():\n    pass\n');
+    assert.match(
+      fired.messages.find((m) => m.includes('scenario'))!,
+      /rename it to @actor\.template/,
+    );
+    const unrelated = await codesFor(
+      'class Thing:\n    pass\n\nthing = Thing()\n\n@thing.scenario\ndef other():\n    pass\n',
+    );
     assert.ok(!unrelated.codes.includes('v5-scenario-api'), 'only environments have the v5 API');
   });
 });
@@ -212,7 +248,8 @@ describe('diagnostics: Harbor task directories', () => {
   const TOML = '[task]\nname = "acme/hello"\n\n[verifier]\ntimeout_sec = 60\n';
   const ALL = ['t/instruction.md', 't/tests/test.sh'];
   // The forgeable hint has its own test below; the others look at the rest.
-  const harborCodes = (ws: { codes(rel: string): string[] }): string[] => ws.codes('t/task.toml').filter((c) => c !== 'harbor-shared-forgeable');
+  const harborCodes = (ws: { codes(rel: string): string[] }): string[] =>
+    ws.codes('t/task.toml').filter((c) => c !== 'harbor-shared-forgeable');
 
   test('harbor-shared-forgeable suggests the separate mode when a root agent shares the verifier', async () => {
     const shared = await workspace({ 't/task.toml': TOML }, ALL);
@@ -220,7 +257,10 @@ describe('diagnostics: Harbor task directories', () => {
     assert.match(shared.problems('t/task.toml')[0]!.message, /environment_mode = "separate"/);
     const nonRoot = await workspace({ 't/task.toml': `${TOML}[agent]\nuser = "agent"\n` }, ALL);
     assert.deepEqual(nonRoot.codes('t/task.toml'), []);
-    const separate = await workspace({ 't/task.toml': `${TOML}environment_mode = "separate"\n` }, [...ALL, 't/tests/Dockerfile']);
+    const separate = await workspace({ 't/task.toml': `${TOML}environment_mode = "separate"\n` }, [
+      ...ALL,
+      't/tests/Dockerfile',
+    ]);
     assert.deepEqual(separate.codes('t/task.toml'), []);
   });
 

@@ -45,13 +45,16 @@ describe('the index follows folders deleted, moved and copied on disk (bundled s
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const refs = async () => (await lsp.conn.sendRequest<WorkspaceIndex>(IndexRequest.method, {})).tasks.map((t) => t.ref).sort();
+  const refs = async () =>
+    (await lsp.conn.sendRequest<WorkspaceIndex>(IndexRequest.method, {})).tasks.map((t) => t.ref).sort();
   const problems = (rel: string) => lsp.diagnostics.get(pathToUri(join(dir, rel)))?.diagnostics.length ?? 0;
   const changed = (rel: string, type: FileChangeType) =>
-    lsp.conn.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToUri(join(dir, rel)), type }] });
+    lsp.conn.sendNotification('workspace/didChangeWatchedFiles', {
+      changes: [{ uri: pathToUri(join(dir, rel)), type }],
+    });
   /** Re-asks after every notification the server sends (the index-changed one among them). */
   async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
       const seen = lsp.notifications();
       if (await check()) return;
       await lsp.until(what, () => lsp.notifications() > seen, Math.max(1, deadline - Date.now()));
@@ -61,8 +64,13 @@ describe('the index follows folders deleted, moved and copied on disk (bundled s
 
   test('registers a watcher that reports created and deleted folders', async () => {
     await lsp.until('the watcher registration', () => registrations.length > 0);
-    const watchers = registrations.flatMap((r) => r.registrations).flatMap((r) => (r.registerOptions as { watchers: { globPattern: string; kind?: number }[] }).watchers);
-    assert.ok(watchers.some((w) => w.globPattern === '**/*' && w.kind === 5), JSON.stringify(watchers));
+    const watchers = registrations
+      .flatMap((r) => r.registrations)
+      .flatMap((r) => (r.registerOptions as { watchers: { globPattern: string; kind?: number }[] }).watchers);
+    assert.ok(
+      watchers.some((w) => w.globPattern === '**/*' && w.kind === 5),
+      JSON.stringify(watchers),
+    );
   });
 
   test('a deleted folder takes its tasks and diagnostics with it, open or not; one moved back in comes back', async () => {
@@ -71,7 +79,9 @@ describe('the index follows folders deleted, moved and copied on disk (bundled s
     await lsp.until('diagnostics of the bad task', () => problems('envs/a/env.py') === 1);
     // An editor still shows the file when its folder goes: it must not keep the tasks alive.
     const uri = pathToUri(join(dir, 'envs', 'a', 'env.py'));
-    await lsp.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text: ENV } });
+    await lsp.conn.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId: 'python', version: 1, text: ENV },
+    });
 
     renameSync(join(dir, 'envs', 'a'), join(dir, 'moved-away'));
     rmSync(join(dir, 'moved-away'), { recursive: true });

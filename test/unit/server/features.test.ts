@@ -65,9 +65,10 @@ describe('editor features', () => {
     );
     assert.equal((runs[0]!.command!.arguments![0] as Commands.RunTaskArgs).uri, ws.analyzer.workspace.uriOf(env));
     const templates = lenses.filter((l) => l.command?.command === Commands.runTemplate);
-    assert.deepEqual(templates.map((l) => [l.command!.title, l.command!.arguments![0]]), [
-      ['▶ Run template…', { uri: ws.analyzer.workspace.uriOf(env), env: 'workspace', templateId: 'solve' }],
-    ]);
+    assert.deepEqual(
+      templates.map((l) => [l.command!.title, l.command!.arguments![0]]),
+      [['▶ Run template…', { uri: ws.analyzer.workspace.uriOf(env), env: 'workspace', templateId: 'solve' }]],
+    );
   });
 
   test('hover on a task call shows the signature, environment, prompt and verifier', async () => {
@@ -95,19 +96,31 @@ describe('editor features', () => {
     const refs = references(ws.analyzer.workspace, env, at(ENV, 'def solve', 5), false);
     assert.deepEqual(refs.map((r) => r.range.start.line).sort(), [10, 12]);
     const fromJudge = references(ws.analyzer.workspace, judge, at(JUDGE, 'def verify', 5), true);
-    assert.deepEqual(fromJudge.map((r) => [r.uri.endsWith('judge.py') ? 'judge' : 'env', r.range.start.line]), [
-      ['judge', 5],
-      ['env', 11],
-    ]);
+    assert.deepEqual(
+      fromJudge.map((r) => [r.uri.endsWith('judge.py') ? 'judge' : 'env', r.range.start.line]),
+      [
+        ['judge', 5],
+        ['env', 11],
+      ],
+    );
   });
 
   test('document and workspace symbols', async () => {
     const { ws, env } = await fixture();
     const symbols = documentSymbols(ws.analyzer.workspace, env);
-    assert.deepEqual(symbols.map((s) => s.name), ['workspace', 'task', 'plain']);
-    assert.deepEqual(symbols[0]!.children!.map((s) => s.name), ['solve']);
+    assert.deepEqual(
+      symbols.map((s) => s.name),
+      ['workspace', 'task', 'plain'],
+    );
+    assert.deepEqual(
+      symbols[0]!.children!.map((s) => s.name),
+      ['solve'],
+    );
     const found = workspaceSymbols(ws.analyzer.workspace, 'vrfy');
-    assert.deepEqual(found.map((s) => [s.name, s.containerName]), [['verify', 'judge']]);
+    assert.deepEqual(
+      found.map((s) => [s.name, s.containerName]),
+      [['verify', 'judge']],
+    );
   });
 
   test('completion offers the template keyword arguments not yet written', async () => {
@@ -115,10 +128,16 @@ describe('editor features', () => {
     const text = `${ENV}more = solve(1, mode="x", `;
     ws.analyzer.openDocument(env, text, 1);
     const items = completeKeywords(ws.analyzer.workspace, env, text, text.length);
-    assert.deepEqual(items.map((i) => i.label), ['level=']);
+    assert.deepEqual(
+      items.map((i) => i.label),
+      ['level='],
+    );
     const fresh = `${ENV}more = verify(`;
     const verifyItems = completeKeywords(ws.analyzer.workspace, env, fresh, fresh.length);
-    assert.deepEqual(verifyItems.map((i) => [i.label, i.detail]), [['expected=', 'str (required)']]);
+    assert.deepEqual(
+      verifyItems.map((i) => [i.label, i.detail]),
+      [['expected=', 'str (required)']],
+    );
     assert.deepEqual(completeKeywords(ws.analyzer.workspace, env, 'print(', 6), [], 'not a template');
     assert.deepEqual(enclosingCall('f(a, [1, 2], g(x), ', 19)?.callee, ['f']);
     assert.equal(enclosingCall('f(a) + ', 7), undefined);

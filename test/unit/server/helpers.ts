@@ -15,7 +15,10 @@ export interface MemoryWorkspace {
 }
 
 /** Builds a workspace at /ws from `{relativePath: text}`; extra paths only exist (Harbor's implied files). */
-export async function workspace(files: Record<string, string | Uint8Array>, alsoExisting: string[] = []): Promise<MemoryWorkspace> {
+export async function workspace(
+  files: Record<string, string | Uint8Array>,
+  alsoExisting: string[] = [],
+): Promise<MemoryWorkspace> {
   const existing = new Set<string>([...Object.keys(files), ...alsoExisting].map((r) => join(ROOT, r)));
   const analyzer = await Analyzer.create({ roots: [ROOT], host: { exists: (p) => existing.has(p) } });
   analyzer.setFiles(Object.entries(files).map(([rel, text]) => [join(ROOT, rel), text]));

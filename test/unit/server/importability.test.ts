@@ -18,7 +18,11 @@ after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 const HEADER = 'from hud import Environment\nenv = Environment("e")\n\n';
 
 function pythonCompiles(path: string): boolean {
-  const r = spawnSync('python3', ['-c', 'import sys; compile(open(sys.argv[1], "rb").read(), sys.argv[1], "exec")', path]);
+  const r = spawnSync('python3', [
+    '-c',
+    'import sys; compile(open(sys.argv[1], "rb").read(), sys.argv[1], "exec")',
+    path,
+  ]);
   return r.status === 0;
 }
 
@@ -31,7 +35,12 @@ function nestedIndent(levels: number): string {
 const cases: [string, Buffer, RegExp, number][] = [
   ['syntax', Buffer.from(`${HEADER}@env.template()\nasync def t(:\n    yield 1\n`), /syntax error/, 5],
   ['nul', Buffer.concat([Buffer.from(HEADER), Buffer.from('x = 1\0\n')]), /NUL byte/, 4],
-  ['latin1', Buffer.concat([Buffer.from(HEADER), Buffer.from('name = "caf'), Buffer.from([0xe9]), Buffer.from('"\n')]), /not valid UTF-8/, 4],
+  [
+    'latin1',
+    Buffer.concat([Buffer.from(HEADER), Buffer.from('name = "caf'), Buffer.from([0xe9]), Buffer.from('"\n')]),
+    /not valid UTF-8/,
+    4,
+  ],
   ['brackets', Buffer.from(`${HEADER}x = ${'('.repeat(250)}1${')'.repeat(250)}\n`), /brackets nest 200 levels deep/, 4],
   ['indent', Buffer.from(`${HEADER}${nestedIndent(120)}`), /indentation nests 100 levels deep/, 0],
 ];
@@ -53,15 +62,27 @@ for (const [name, bytes, message, line] of cases) {
 
 test('a module Python imports fine gets no such finding', async () => {
   const dir = mkdtempSync(join(SCRATCH, 'fine-'));
-  writeFileSync(join(dir, 'env.py'), `${HEADER}x = ${'('.repeat(150)}1${')'.repeat(150)}\ns = "caf\u00e9 ( [ {"\n# ((((\n`);
+  writeFileSync(
+    join(dir, 'env.py'),
+    `${HEADER}x = ${'('.repeat(150)}1${')'.repeat(150)}\ns = "caf\u00e9 ( [ {"\n# ((((\n`,
+  );
   assert.equal(pythonCompiles(join(dir, 'env.py')), true);
-  assert.deepEqual((await check([dir], dir)).filter((f) => f.code === 'python-unimportable'), []);
+  assert.deepEqual(
+    (await check([dir], dir)).filter((f) => f.code === 'python-unimportable'),
+    [],
+  );
 });
 
 test('check reports malformed rows of a task file, each on its line', async () => {
   const dir = mkdtempSync(join(SCRATCH, 'jsonl-'));
-  writeFileSync(join(dir, 'env.py'), `${HEADER}@env.template()\nasync def t(x: int = 0):\n    yield "p"\n    yield 1.0\n`);
-  writeFileSync(join(dir, 'tasks.jsonl'), '{"env": "e", "id": "t", "args": {"x": 1}}\n{"env": "e", "id": \n{"id": "t"}\n');
+  writeFileSync(
+    join(dir, 'env.py'),
+    `${HEADER}@env.template()\nasync def t(x: int = 0):\n    yield "p"\n    yield 1.0\n`,
+  );
+  writeFileSync(
+    join(dir, 'tasks.jsonl'),
+    '{"env": "e", "id": "t", "args": {"x": 1}}\n{"env": "e", "id": \n{"id": "t"}\n',
+  );
   const findings = (await check([dir], dir)).filter((f) => f.file === 'tasks.jsonl');
   assert.deepEqual(
     findings.map((f) => [f.line, f.code]),

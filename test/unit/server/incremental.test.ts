@@ -121,17 +121,30 @@ describe('incremental edits of open documents', () => {
     const path = inc.path('env.py');
     inc.analyzer.openDocument(path, ENV.replace('task = solve(level=2)', 'task = solve(bogus=2)'), 1);
     const line = positionOf(ENV, 'task = solve').line;
-    inc.analyzer.changeDocument(path, [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: 'x = "😀😀"; ' }], 2);
+    inc.analyzer.changeDocument(
+      path,
+      [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: 'x = "😀😀"; ' }],
+      2,
+    );
     const moved = inc.problems('env.py').find((p) => p.code === 'task-bad-args')!;
     assert.deepEqual(moved.range.start, { line, character: 'x = "😀😀"; task = solve('.length });
   });
 
   test('a syntax error does not stop the rest of the file from being indexed', async () => {
-    const broken = ENV.replace('task = solve(level=2)', 'def broken(:\n    pass\n\nx = [1, 2\n\ntask = solve(level=2, bogus=1)');
+    const broken = ENV.replace(
+      'task = solve(level=2)',
+      'def broken(:\n    pass\n\nx = [1, 2\n\ntask = solve(level=2, bogus=1)',
+    );
     const ws = await workspace({ 'env.py': broken });
     const index = ws.analyzer.workspace.index();
-    assert.deepEqual(index.templates.map((t) => t.id), ['solve', 'verify']);
-    assert.ok(index.tasks.some((t) => t.ref === 'env.py::task'), JSON.stringify(index.tasks.map((t) => t.ref)));
+    assert.deepEqual(
+      index.templates.map((t) => t.id),
+      ['solve', 'verify'],
+    );
+    assert.ok(
+      index.tasks.some((t) => t.ref === 'env.py::task'),
+      JSON.stringify(index.tasks.map((t) => t.ref)),
+    );
     const after = py`
       from hud import Environment
       env = Environment("e")
@@ -143,14 +156,23 @@ describe('incremental edits of open documents', () => {
       later = late()
     `;
     const ws2 = await workspace({ 'late.py': after });
-    assert.deepEqual(ws2.analyzer.workspace.index().templates.map((t) => t.id), ['late']);
-    assert.deepEqual(ws2.analyzer.workspace.index().tasks.map((t) => t.ref), ['late.py::later']);
+    assert.deepEqual(
+      ws2.analyzer.workspace.index().templates.map((t) => t.id),
+      ['late'],
+    );
+    assert.deepEqual(
+      ws2.analyzer.workspace.index().tasks.map((t) => t.ref),
+      ['late.py::later'],
+    );
   });
 
   test('undecodable bytes are replaced, not fatal', async () => {
     const bytes = Buffer.concat([Buffer.from('# caf'), Buffer.from([0xe9, 0xff, 0xfe]), Buffer.from(`\n${ENV}`)]);
     const ws = await workspace({ 'env.py': bytes });
-    assert.deepEqual(ws.analyzer.workspace.index().tasks.map((t) => t.ref), ['env.py::task']);
+    assert.deepEqual(
+      ws.analyzer.workspace.index().tasks.map((t) => t.ref),
+      ['env.py::task'],
+    );
     assert.deepEqual(ws.codes('env.py'), []);
     const garbage = await workspace({ 'bin.py': Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 151) % 256)) });
     assert.deepEqual(garbage.analyzer.workspace.index().tasks, []);
@@ -160,7 +182,10 @@ describe('incremental edits of open documents', () => {
     const huge = `${ENV}\n${'# padding line to make the file very large\n'.repeat(60_000)}`;
     assert.ok(Buffer.byteLength(huge) > 2 * 1024 * 1024);
     const ws = await workspace({ 'big.py': huge });
-    assert.deepEqual(ws.problems('big.py').map((p) => [p.code, p.severity]), [['file-too-large', 'info']]);
+    assert.deepEqual(
+      ws.problems('big.py').map((p) => [p.code, p.severity]),
+      [['file-too-large', 'info']],
+    );
     assert.deepEqual(ws.analyzer.workspace.index().tasks, []);
     const open = await workspace({});
     open.analyzer.openDocument(open.path('big.py'), huge, 1);

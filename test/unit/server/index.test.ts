@@ -68,7 +68,15 @@ describe('index', () => {
     const tasks = ws.analyzer.workspace.index().tasks;
     assert.deepEqual(
       tasks.map((t) => t.ref),
-      ['envs/env.py::task', 'envs/env.py::pair[0]', 'envs/env.py::pair[1]', 'envs/env.py::suite[0]', 'envs/env.py::suite[2]', 'envs/env.py::listed[0]', 'envs/env.py::listed[1]'],
+      [
+        'envs/env.py::task',
+        'envs/env.py::pair[0]',
+        'envs/env.py::pair[1]',
+        'envs/env.py::suite[0]',
+        'envs/env.py::suite[2]',
+        'envs/env.py::listed[0]',
+        'envs/env.py::listed[1]',
+      ],
     );
     const task = tasks[0]!;
     assert.equal(task.kind, 'hud');
@@ -89,10 +97,20 @@ describe('index', () => {
       'import hud.environment\nenv = hud.environment.Environment("a")\n',
     ];
     for (const head of forms) {
-      const ws = await workspace({ 'e.py': `${head}\n@env.template(id="t")\nasync def t():\n    yield "p"\n    yield 1.0\n\nx = t()\n` });
+      const ws = await workspace({
+        'e.py': `${head}\n@env.template(id="t")\nasync def t():\n    yield "p"\n    yield 1.0\n\nx = t()\n`,
+      });
       const index = ws.analyzer.workspace.index();
-      assert.deepEqual(index.environments.map((e) => e.name), ['a'], head);
-      assert.deepEqual(index.tasks.map((t) => t.ref), ['e.py::x'], head);
+      assert.deepEqual(
+        index.environments.map((e) => e.name),
+        ['a'],
+        head,
+      );
+      assert.deepEqual(
+        index.tasks.map((t) => t.ref),
+        ['e.py::x'],
+        head,
+      );
     }
   });
 
@@ -119,19 +137,27 @@ describe('index', () => {
   test('.jsonl and .json task files bind rows to templates by environment and id', async () => {
     const ws = await workspace({
       'envs/env.py': ENV,
-      'tasks.jsonl': '{"env": "workspace", "id": "solve", "args": {"level": 1}}\n\n{"env": "workspace", "id": "solve", "args": {"colour": 1}}\n',
-      'more.json': '[\n  {"env": "workspace", "id": "check", "args": {}},\n  {"env": "elsewhere", "id": "x", "args": {}}\n]\n',
+      'tasks.jsonl':
+        '{"env": "workspace", "id": "solve", "args": {"level": 1}}\n\n{"env": "workspace", "id": "solve", "args": {"colour": 1}}\n',
+      'more.json':
+        '[\n  {"env": "workspace", "id": "check", "args": {}},\n  {"env": "elsewhere", "id": "x", "args": {}}\n]\n',
       'package.json': '{"name": "not-tasks", "version": "1.0.0"}\n',
     });
     const tasks = ws.analyzer.workspace.index().tasks.filter((t) => !t.ref.startsWith('envs/'));
-    assert.deepEqual(tasks.map((t) => t.ref), ['more.json::0', 'more.json::1', 'tasks.jsonl::0', 'tasks.jsonl::1']);
+    assert.deepEqual(
+      tasks.map((t) => t.ref),
+      ['more.json::0', 'more.json::1', 'tasks.jsonl::0', 'tasks.jsonl::1'],
+    );
     assert.equal(tasks[0]!.range.start.line, 1);
     assert.equal(tasks[3]!.range.start.line, 2, 'blank lines do not count as rows but keep their line');
     assert.ok(tasks[0]!.templateUri?.endsWith('/envs/env.py'));
     assert.equal(tasks[1]!.templateUri, undefined, 'an environment outside the workspace stays unresolved');
     const bad = ws.problems('tasks.jsonl');
     // solve takes **kw, so "colour" is accepted; the required "level" is missing.
-    assert.deepEqual(bad.map((p) => [p.code, p.range.start.line]), [['task-bad-args', 2]]);
+    assert.deepEqual(
+      bad.map((p) => [p.code, p.range.start.line]),
+      [['task-bad-args', 2]],
+    );
     assert.match(bad[0]!.message, /row 1: .*missing the required argument "level"/);
     assert.deepEqual(ws.codes('more.json'), []);
   });
@@ -142,7 +168,13 @@ describe('index', () => {
         'tasks/hello/task.toml': '[task]\nname = "acme/hello"\n[verifier]\nenvironment_mode = "separate"\n',
         'tasks/bare/task.toml': '',
       },
-      ['tasks/hello/instruction.md', 'tasks/hello/tests/test.sh', 'tasks/hello/tests/Dockerfile', 'tasks/bare/instruction.md', 'tasks/bare/tests/test.sh'],
+      [
+        'tasks/hello/instruction.md',
+        'tasks/hello/tests/test.sh',
+        'tasks/hello/tests/Dockerfile',
+        'tasks/bare/instruction.md',
+        'tasks/bare/tests/test.sh',
+      ],
     );
     const tasks = ws.analyzer.workspace.index().tasks;
     assert.deepEqual(

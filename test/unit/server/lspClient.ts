@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
 import type { PublishDiagnosticsParams, RegistrationParams } from 'vscode-languageserver';
 import { pathToUri } from '../../../server/src/analysis/paths';
 
@@ -30,7 +35,10 @@ export async function startServer(
   onRegister: (p: RegistrationParams) => void = () => undefined,
 ): Promise<LspClient> {
   assert.ok(existsSync(entry), `${entry} is missing: run "npm run build" first`);
-  const child: ChildProcess = spawn(process.execPath, [entry, '--stdio'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [entry, '--stdio'], {
+    cwd: REPO,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += String(d)));
   const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));

@@ -84,10 +84,15 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     writeFileSync(join(dir, 'envs', 'judge.py'), JUDGE);
     writeFileSync(join(dir, 'envs', 'env.py'), ENV);
     lsp = await startServer(dir);
-    for (const [rel, text] of [['envs/judge.py', JUDGE], ['envs/env.py', ENV]] as const) {
+    for (const [rel, text] of [
+      ['envs/judge.py', JUDGE],
+      ['envs/env.py', ENV],
+    ] as const) {
       const uri = pathToUri(join(dir, rel));
       texts.set(uri, TextDocument.create(uri, 'python', 1, text));
-      await lsp.conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text } });
+      await lsp.conn.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId: 'python', version: 1, text },
+      });
     }
   });
 
@@ -106,15 +111,23 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
       const text = TextDocument.applyEdits(doc, edits);
       const next = TextDocument.create(uri, 'python', doc.version + 1, text);
       texts.set(uri, next);
-      await lsp.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: next.version }, contentChanges: [{ text }] });
+      await lsp.conn.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version: next.version },
+        contentChanges: [{ text }],
+      });
     }
   }
 
   test('every fixable diagnostic is fixed by its preferred code action, until none is left', async () => {
     const uri = envUri();
     // The judge module links once it is indexed too: wait for a diagnostic that needs it.
-    await lsp.until('linked diagnostics of env.py', () => !!published(uri)?.diagnostics.some((d) => d.code === 'verifier-not-agentless'));
-    const initial = published(uri)!.diagnostics.map((d) => String(d.code)).sort();
+    await lsp.until(
+      'linked diagnostics of env.py',
+      () => !!published(uri)?.diagnostics.some((d) => d.code === 'verifier-not-agentless'),
+    );
+    const initial = published(uri)!
+      .diagnostics.map((d) => String(d.code))
+      .sort();
     assert.deepEqual(initial, [
       'grade-not-awaited',
       'result-missing-score',
@@ -155,7 +168,11 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     assert.match(fixed, /answer = yield "Only a prompt\."\n {4}yield 0\.0/);
     assert.match(fixed, /yield \{"score": 0\.0, "answer": answer\}/);
     assert.match(fixed, /@actor\.template\(id="old"\)/);
-    assert.match(texts.get(pathToUri(join(dir, 'envs', 'judge.py')))!.getText(), /result = yield ""\n {4}yield 1\.0\n$/, 'chatty became agent-less');
+    assert.match(
+      texts.get(pathToUri(join(dir, 'envs', 'judge.py')))!.getText(),
+      /result = yield ""\n {4}yield 1\.0\n$/,
+      'chatty became agent-less',
+    );
     assert.equal(applied.length, 9, applied.join('\n'));
   });
 
@@ -165,9 +182,15 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     const text = `${doc.getText()}late = solve(4)\nlate.verifier = `;
     const next = TextDocument.create(uri, 'python', doc.version + 1, text);
     texts.set(uri, next);
-    await lsp.conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: next.version }, contentChanges: [{ text }] });
+    await lsp.conn.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: next.version },
+      contentChanges: [{ text }],
+    });
     const position = next.positionAt(text.length);
-    const items = await lsp.conn.sendRequest<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position });
+    const items = await lsp.conn.sendRequest<CompletionItem[]>('textDocument/completion', {
+      textDocument: { uri },
+      position,
+    });
     const labels = items.map((i) => i.label).sort();
     assert.ok(labels.includes('verify(…)'), labels.join(', '));
     assert.ok(labels.includes('chatty(…)'), 'chatty is agent-less since the quick fix');
@@ -186,7 +209,10 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
       return await lsp.conn.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri }, position });
     };
     const value = (h: Hover | null) => (h?.contents as { value: string } | undefined)?.value ?? '';
-    assert.match(value(await hoverAt('exact_match(answer')), /def exact_match\(answer.*expected.*normalize_text: bool = True/s);
+    assert.match(
+      value(await hoverAt('exact_match(answer')),
+      /def exact_match\(answer.*expected.*normalize_text: bool = True/s,
+    );
     assert.match(value(await hoverAt('combine(exact')), /async def combine\(/);
     assert.match(value(await hoverAt('Environment("workspace")')), /class Environment\(name: str/);
   });

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { workspace } from './helpers';
 
-const SOURCE = readFileSync(join(__dirname, '..', '..', 'fixtures', 'workspaces', 'lsp-basic', 'envs', 'env.py'), 'utf8')
-  + '\nsuite = Taskset("s", [solve(target="""a\n(b"""), solve(*xs, **kw)])\nx = {"service_access": True, **{"a": [1, (2,]}}\n';
+const SOURCE =
+  readFileSync(join(__dirname, '..', '..', 'fixtures', 'workspaces', 'lsp-basic', 'envs', 'env.py'), 'utf8') +
+  '\nsuite = Taskset("s", [solve(target="""a\n(b"""), solve(*xs, **kw)])\nx = {"service_access": True, **{"a": [1, (2,]}}\n';
 
 test('every prefix of an environment file is analysed without throwing', async () => {
   const ws = await workspace({});
@@ -28,7 +29,7 @@ test('shuffled lines and an open document edited character by character never th
   const ws = await workspace({});
   const path = ws.path('env.py');
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = 0; i < 40; i++) {
     const shuffled = [...lines].sort(() => random() - 0.5).join('\n');
     ws.analyzer.setFile(path, shuffled);
@@ -40,10 +41,17 @@ test('shuffled lines and an open document edited character by character never th
   for (const ch of SOURCE.slice(0, 600)) {
     const lineNo = text.split('\n').length - 1;
     const col = text.length - text.lastIndexOf('\n') - 1;
-    ws.analyzer.changeDocument(path, [{ range: { start: { line: lineNo, character: col }, end: { line: lineNo, character: col } }, text: ch }], ++version);
+    ws.analyzer.changeDocument(
+      path,
+      [{ range: { start: { line: lineNo, character: col }, end: { line: lineNo, character: col } }, text: ch }],
+      ++version,
+    );
     text += ch;
   }
   assert.equal(ws.analyzer.documentText(path), SOURCE.slice(0, 600));
   const fresh = await workspace({ 'env.py': text });
-  assert.deepEqual({ ...ws.analyzer.workspace.index(), version: 0 }, { ...fresh.analyzer.workspace.index(), version: 0 });
+  assert.deepEqual(
+    { ...ws.analyzer.workspace.index(), version: 0 },
+    { ...fresh.analyzer.workspace.index(), version: 0 },
+  );
 });

@@ -12,10 +12,13 @@ import { workspace } from './helpers';
 
 async function problemsOf(text: string): Promise<{ code: string; message: string; line: number; severity: string }[]> {
   const ws = await workspace({ 'env.py': text });
-  return ws.problems('env.py').map((p) => ({ code: p.code, message: p.message, line: p.range.start.line, severity: p.severity }));
+  return ws
+    .problems('env.py')
+    .map((p) => ({ code: p.code, message: p.message, line: p.range.start.line, severity: p.severity }));
 }
 
-const HEAD = 'from hud import Environment\nfrom hud.graders import SubScore, combine, BashGrader\n\nenv = Environment("e")\n\n';
+const HEAD =
+  'from hud import Environment\nfrom hud.graders import SubScore, combine, BashGrader\n\nenv = Environment("e")\n\n';
 
 describe('check: what the SDK rejects', () => {
   test('severities', () => {
@@ -31,10 +34,18 @@ describe('check: what the SDK rejects', () => {
     assert.equal(hit.line, 5);
     assert.match(hit.message, /write @env\.template\(\)/);
     const ok = await problemsOf(`${HEAD}@env.template()\nasync def solve():\n    answer = yield "p"\n    yield 1.0\n`);
-    assert.deepEqual(ok.map((p) => p.code), []);
+    assert.deepEqual(
+      ok.map((p) => p.code),
+      [],
+    );
     // Not an environment: someone else's decorator.
-    const other = await problemsOf(`${HEAD}class T:\n    template = staticmethod(lambda f: f)\nt = T()\n@t.template\ndef x():\n    pass\n`);
-    assert.deepEqual(other.filter((p) => p.code === 'template-bare-decorator'), []);
+    const other = await problemsOf(
+      `${HEAD}class T:\n    template = staticmethod(lambda f: f)\nt = T()\n@t.template\ndef x():\n    pass\n`,
+    );
+    assert.deepEqual(
+      other.filter((p) => p.code === 'template-bare-decorator'),
+      [],
+    );
   });
 
   test('names hud does not export are errors with the closest name', async () => {
@@ -53,18 +64,30 @@ describe('check: what the SDK rejects', () => {
   });
 
   test('a combine() whose weights cannot be normalised is a warning; one positive weight is enough', async () => {
-    const body = (args: string): string => `${HEAD}@env.template()\nasync def solve():\n    answer = yield "p"\n    yield await combine(${args})\n`;
+    const body = (args: string): string =>
+      `${HEAD}@env.template()\nasync def solve():\n    answer = yield "p"\n    yield await combine(${args})\n`;
     const none = await problemsOf(body('SubScore(name="a", value=1.0, weight=0), BashGrader.grade(-0.5, command="x")'));
     const hit = none.find((p) => p.code === 'combine-no-positive-weight');
     assert.ok(hit, JSON.stringify(none));
     assert.equal(hit.severity, 'warning');
-    for (const fine of ['SubScore(name="a", value=1.0)', 'SubScore(name="a", value=1.0, weight=w), SubScore(name="b", value=0.0, weight=-1)', 'BashGrader.grade(0.5, command="x")']) {
-      assert.deepEqual((await problemsOf(body(fine))).filter((p) => p.code === 'combine-no-positive-weight'), [], fine);
+    for (const fine of [
+      'SubScore(name="a", value=1.0)',
+      'SubScore(name="a", value=1.0, weight=w), SubScore(name="b", value=0.0, weight=-1)',
+      'BashGrader.grade(0.5, command="x")',
+    ]) {
+      assert.deepEqual(
+        (await problemsOf(body(fine))).filter((p) => p.code === 'combine-no-positive-weight'),
+        [],
+        fine,
+      );
     }
   });
 
   test('the bundled example is clean', async () => {
     const text = readFileSync(join(__dirname, '..', '..', '..', 'examples', 'secret-verifier', 'env.py'), 'utf8');
-    assert.deepEqual((await problemsOf(text)).map((p) => p.code), []);
+    assert.deepEqual(
+      (await problemsOf(text)).map((p) => p.code),
+      [],
+    );
   });
 });

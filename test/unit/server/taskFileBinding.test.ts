@@ -35,7 +35,7 @@ test('positional arguments that would land in *args are an error', async () => {
   assert.match(found[0]!.message, /would receive 2 arguments in \*parts/);
 });
 
-test('a task file binds to its own folder\'s environment, not another folder\'s', async () => {
+test("a task file binds to its own folder's environment, not another folder's", async () => {
   const ws = await workspace({
     'a/env.py': `${ENV_HEADER}${TEMPLATE('solve')}`,
     'a/tasks.jsonl': '{"env": "workspace", "id": "solve", "args": {"x": 1}}\n',
@@ -50,6 +50,9 @@ test('a task file binds to its own folder\'s environment, not another folder\'s'
   const elsewhere = index.tasks.find((t) => t.ref === 'c/tasks.jsonl::0');
   assert.equal(elsewhere?.templateUri, undefined, 'not linked to b/env.py');
   const problems = ws.problems('c/tasks.jsonl');
-  assert.deepEqual(problems.map((p) => [p.code, p.severity]), [['task-file-other-folder', 'warning']]);
+  assert.deepEqual(
+    problems.map((p) => [p.code, p.severity]),
+    [['task-file-other-folder', 'warning']],
+  );
   assert.match(problems[0]!.message, /defined in b\/env\.py, not beside this task file.*--module b\/env\.py/);
 });

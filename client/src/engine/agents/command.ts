@@ -34,12 +34,27 @@ export class CommandAgent implements Agent {
     });
     output.end();
     throwIfAborted(ctx.signal, 'agent command');
-    const call = { name: 'shell', input: this.command, output: { exitCode: res.exitCode, stdout: clipMiddle(res.stdout, STEP_OUTPUT_CHARS), stderr: clipMiddle(res.stderr, STEP_OUTPUT_CHARS) } };
+    const call = {
+      name: 'shell',
+      input: this.command,
+      output: {
+        exitCode: res.exitCode,
+        stdout: clipMiddle(res.stdout, STEP_OUTPUT_CHARS),
+        stderr: clipMiddle(res.stderr, STEP_OUTPUT_CHARS),
+      },
+    };
     if (res.exitCode !== 0) {
       ctx.step(undefined, [{ ...call, isError: true }]);
-      const why = res.timedOut ? 'timed out' : res.exitCode === null ? 'was killed' : `exited with code ${res.exitCode}`;
+      const why = res.timedOut
+        ? 'timed out'
+        : res.exitCode === null
+          ? 'was killed'
+          : `exited with code ${res.exitCode}`;
       const tail = res.stderr.trim().split('\n').slice(-3).join('\n');
-      throw new AgentError(`agent command \`${this.command}\` ${why}${tail ? `: ${tail}` : ''}`, 'the command must exit 0 and print the answer on stdout');
+      throw new AgentError(
+        `agent command \`${this.command}\` ${why}${tail ? `: ${tail}` : ''}`,
+        'the command must exit 0 and print the answer on stdout',
+      );
     }
     ctx.step(undefined, [call]);
     return res.stdout.trim();

@@ -26,10 +26,17 @@ export interface AgentChoice {
 export function createAgent(choice: AgentChoice): Agent {
   const kind =
     choice.agent ??
-    (choice.answer !== undefined ? 'fixed' : choice.command !== undefined ? 'command' : choice.model !== undefined ? 'llm' : 'nop');
+    (choice.answer !== undefined
+      ? 'fixed'
+      : choice.command !== undefined
+        ? 'command'
+        : choice.model !== undefined
+          ? 'llm'
+          : 'nop');
   switch (kind) {
     case 'fixed':
-      if (choice.answer === undefined) throw new UsageError('the fixed agent has no answer', { fix: { kind: 'agent-answer' } });
+      if (choice.answer === undefined)
+        throw new UsageError('the fixed agent has no answer', { fix: { kind: 'agent-answer' } });
       return new FixedAgent(choice.answer);
     case 'command':
       if (!choice.command) throw new UsageError('the command agent has no command', { fix: { kind: 'agent-command' } });
@@ -37,12 +44,16 @@ export function createAgent(choice: AgentChoice): Agent {
     case 'nop':
       return new NopAgent();
     case 'llm': {
-      if (!choice.model) throw new UsageError('--agent llm needs --model PROVIDER/MODEL', { hint: 'e.g. --model openai/gpt-4.1-mini' });
-      const endpoint = resolveModel(choice.model, { env: choice.modelEnv ?? {}, ...(choice.baseUrl ? { baseUrl: choice.baseUrl } : {}) });
+      if (!choice.model)
+        throw new UsageError('--agent llm needs --model PROVIDER/MODEL', { hint: 'e.g. --model openai/gpt-4.1-mini' });
+      const endpoint = resolveModel(choice.model, {
+        env: choice.modelEnv ?? {},
+        ...(choice.baseUrl ? { baseUrl: choice.baseUrl } : {}),
+      });
       return new LlmAgent(endpoint, { ...DEFAULT_LLM_SETTINGS, ...choice.llm });
     }
     case 'oracle':
-      throw new UsageError('the oracle agent runs a Harbor task\'s solution/solve.sh; an env.py task has no oracle', {
+      throw new UsageError("the oracle agent runs a Harbor task's solution/solve.sh; an env.py task has no oracle", {
         hint: 'use fixed (--answer TEXT), command (--command CMD) or nop',
       });
     default:

@@ -17,7 +17,9 @@ export type CliAgentKind = (typeof CLI_AGENTS)[number]['kind'];
 export const CLI_AGENT_NAMES = CLI_AGENTS.map((a) => a.kind).join('|');
 
 /** `fixed, command, nop or oracle` */
-export const CLI_AGENT_LIST = `${CLI_AGENTS.slice(0, -1).map((a) => a.kind).join(', ')} or ${CLI_AGENTS[CLI_AGENTS.length - 1]!.kind}`;
+export const CLI_AGENT_LIST = `${CLI_AGENTS.slice(0, -1)
+  .map((a) => a.kind)
+  .join(', ')} or ${CLI_AGENTS[CLI_AGENTS.length - 1]!.kind}`;
 
 export interface AnswerSource {
   agent?: string | undefined;

@@ -65,7 +65,9 @@ export class ControlChannel {
     });
     this.closedPromise = new Promise((resolve) => (this.markClosed = resolve));
     stream.on('data', (chunk: Buffer | string) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
-    stream.on('error', (err: Error) => this.fail(new ProtocolError(`control channel failed: ${err.message}`, { cause: err })));
+    stream.on('error', (err: Error) =>
+      this.fail(new ProtocolError(`control channel failed: ${err.message}`, { cause: err })),
+    );
     stream.on('close', () => this.fail(new ProtocolError('control channel closed by the server')));
     stream.on('end', () => this.fail(new ProtocolError('control channel closed by the server')));
   }
@@ -127,13 +129,20 @@ export class ControlChannel {
     this.fail(new ProtocolError('control channel closed'));
   }
 
-  async call<S extends z.ZodType>(method: string, params: unknown, schema: S, opts?: RequestOptions): Promise<z.infer<S>> {
+  async call<S extends z.ZodType>(
+    method: string,
+    params: unknown,
+    schema: S,
+    opts?: RequestOptions,
+  ): Promise<z.infer<S>> {
     const raw = await this.request(method, params, opts);
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue && issue.path.length ? issue.path.join('.') : 'result';
-      throw new ProtocolError(`${method} returned an unexpected result (${where}: ${issue?.message ?? 'invalid'}): ${preview(raw)}`);
+      throw new ProtocolError(
+        `${method} returned an unexpected result (${where}: ${issue?.message ?? 'invalid'}): ${preview(raw)}`,
+      );
     }
     return parsed.data;
   }

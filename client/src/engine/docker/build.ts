@@ -79,7 +79,12 @@ export async function buildImage(req: BuildRequest): Promise<BuildResult> {
   return job;
 }
 
-async function cachedOrBuild(req: BuildRequest, ctx: BuildContext, tag: string, dockerfilePath: string): Promise<BuildResult> {
+async function cachedOrBuild(
+  req: BuildRequest,
+  ctx: BuildContext,
+  tag: string,
+  dockerfilePath: string,
+): Promise<BuildResult> {
   const docker = dockerClient();
   const existing = await docker.listImages({ filters: { label: [`${LABELS.contextHash}=${ctx.hash}`] } });
   const hit = existing[0];
@@ -95,7 +100,8 @@ async function cachedOrBuild(req: BuildRequest, ctx: BuildContext, tag: string, 
   const timeoutMs = req.timeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-  if (signal.aborted) throw req.signal?.aborted ? new CancelledError('image build') : new TimeoutError('image build', timeoutMs);
+  if (signal.aborted)
+    throw req.signal?.aborted ? new CancelledError('image build') : new TimeoutError('image build', timeoutMs);
   req.onLog?.(`building ${tag} from ${dockerfilePath}`);
   let output: Readable;
   try {
@@ -108,7 +114,12 @@ async function cachedOrBuild(req: BuildRequest, ctx: BuildContext, tag: string, 
       abortSignal: signal,
     })) as Readable;
   } catch (err) {
-    throw abortedOr(req, timeout, timeoutMs, () => new ImageBuildError(dockerfilePath, dockerMessage(err), undefined, []));
+    throw abortedOr(
+      req,
+      timeout,
+      timeoutMs,
+      () => new ImageBuildError(dockerfilePath, dockerMessage(err), undefined, []),
+    );
   }
   try {
     const imageId = await followBuild(output, dockerfilePath, req.onLog, signal);
@@ -120,12 +131,20 @@ async function cachedOrBuild(req: BuildRequest, ctx: BuildContext, tag: string, 
 
 function abortedOr(req: BuildRequest, timeout: AbortSignal, timeoutMs: number, other: () => unknown): unknown {
   if (req.signal?.aborted) return new CancelledError('image build');
-  if (timeout.aborted) return new TimeoutError('image build', timeoutMs, { hint: 'raise the build timeout, or make the Dockerfile faster' });
+  if (timeout.aborted)
+    return new TimeoutError('image build', timeoutMs, {
+      hint: 'raise the build timeout, or make the Dockerfile faster',
+    });
   return other();
 }
 
 /** Reads the daemon's JSON progress; resolves with the image id, throws the failing step. */
-function followBuild(output: Readable, dockerfilePath: string, onLog: ((line: string) => void) | undefined, signal: AbortSignal): Promise<string | undefined> {
+function followBuild(
+  output: Readable,
+  dockerfilePath: string,
+  onLog: ((line: string) => void) | undefined,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   return new Promise((resolveBuild, reject) => {
     let step: string | undefined;
     let stepOutput: string[] = [];
@@ -145,7 +164,13 @@ function followBuild(output: Readable, dockerfilePath: string, onLog: ((line: st
     });
     const json = new LineSplitter((line) => {
       if (!line.trim()) return;
-      let ev: { stream?: string; status?: string; error?: string; errorDetail?: { message?: string }; aux?: { ID?: string } };
+      let ev: {
+        stream?: string;
+        status?: string;
+        error?: string;
+        errorDetail?: { message?: string };
+        aux?: { ID?: string };
+      };
       try {
         ev = JSON.parse(line) as typeof ev;
       } catch {
@@ -157,7 +182,12 @@ function followBuild(output: Readable, dockerfilePath: string, onLog: ((line: st
       if (ev.aux?.ID) imageId = ev.aux.ID;
       if (ev.error || ev.errorDetail) {
         text.end();
-        failure ??= new ImageBuildError(dockerfilePath, ev.errorDetail?.message ?? ev.error ?? 'unknown error', step, stepOutput);
+        failure ??= new ImageBuildError(
+          dockerfilePath,
+          ev.errorDetail?.message ?? ev.error ?? 'unknown error',
+          step,
+          stepOutput,
+        );
       }
     });
     let settled = false;

@@ -135,8 +135,7 @@ export function isLocalDaemon(host: string = dockerHost()): boolean {
 }
 
 export type DockerAvailability =
-  | { ok: true; host: string; version: string; apiVersion: string }
-  | { ok: false; reason: string };
+  { ok: true; host: string; version: string; apiVersion: string } | { ok: false; reason: string };
 
 /** Asks the daemon at `host` (default: the bound endpoint) for its version; never throws. `reason` has the fix. */
 export async function dockerAvailable(

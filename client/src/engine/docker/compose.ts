@@ -27,7 +27,10 @@ export interface ComposeUpOptions extends Omit<PrepareComposeOptions, 'onLog'> {
 
 /** `hudstudio-<rollout>-<phase>`: lowercase, as Compose v1 and v2 both accept. */
 export function composeProjectName(rolloutId: string, phase: string): string {
-  return `hudstudio-${rolloutId}-${phase}`.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').slice(0, 60);
+  return `hudstudio-${rolloutId}-${phase}`
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .slice(0, 60);
 }
 
 let orphanSweep: Promise<void> | undefined;
@@ -39,7 +42,9 @@ let orphanSweep: Promise<void> | undefined;
 export async function removeOrphanComposeResources(): Promise<{ containers: number; networks: number }> {
   const containers = await removeOrphans();
   const docker = dockerClient();
-  const nets = await docker.listNetworks({ filters: { label: [`${LABELS.managed}=true`, `${LABELS.ownerHost}=${hostname()}`] } });
+  const nets = await docker.listNetworks({
+    filters: { label: [`${LABELS.managed}=true`, `${LABELS.ownerHost}=${hostname()}`] },
+  });
   let networks = 0;
   for (const n of nets) {
     const pid = Number(n.Labels?.[LABELS.ownerPid]);
@@ -70,7 +75,12 @@ export class ComposeProject {
     const log = opts.log ?? (() => undefined);
     const cli = await detectComposeCli();
     orphanSweep ??= removeOrphanComposeResources().then(
-      (n) => (n.containers || n.networks ? log(`removed ${n.containers} container(s) and ${n.networks} network(s) left by HUD Studio processes that are gone`) : undefined),
+      (n) =>
+        n.containers || n.networks
+          ? log(
+              `removed ${n.containers} container(s) and ${n.networks} network(s) left by HUD Studio processes that are gone`,
+            )
+          : undefined,
       (err: unknown) => log(`warning: could not look for leftover compose projects: ${dockerMessage(err)}`),
     );
     await orphanSweep;
@@ -78,7 +88,10 @@ export class ComposeProject {
     const project = new ComposeProject(cli, composeProjectName(opts.rolloutId, opts.phase), prepared, log);
     log(`compose: ${cli.argv.join(' ')} ${cli.version}, project ${project.name}`);
     try {
-      await project.run(['up', '-d', '--no-build', '--remove-orphans'], { timeoutMs: opts.upTimeoutMs ?? DEFAULT_UP_TIMEOUT_MS, ...(opts.signal ? { signal: opts.signal } : {}) });
+      await project.run(['up', '-d', '--no-build', '--remove-orphans'], {
+        timeoutMs: opts.upTimeoutMs ?? DEFAULT_UP_TIMEOUT_MS,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
       return project;
     } catch (err) {
       await project.down().catch(() => undefined);
@@ -101,16 +114,28 @@ export class ComposeProject {
     }
     const r = await this.run(['ps', '-q', service], { timeoutMs: 60_000 });
     const id = r.stdout.trim().split('\n').filter(Boolean)[0];
-    if (!id) throw new HudStudioError('provider', `service "${service}" of compose project ${this.name} is not running`, { hint: 'check the service\'s command and its logs (`docker logs`)' });
+    if (!id)
+      throw new HudStudioError('provider', `service "${service}" of compose project ${this.name} is not running`, {
+        hint: "check the service's command and its logs (`docker logs`)",
+      });
     const handle = dockerClient().getContainer(id);
     let info;
     try {
       info = await handle.inspect();
     } catch (err) {
-      throw new HudStudioError('provider', `cannot inspect service "${service}": ${dockerMessage(err)}`, { cause: err });
+      throw new HudStudioError('provider', `cannot inspect service "${service}": ${dockerMessage(err)}`, {
+        cause: err,
+      });
     }
     const image = this.prepared.images[service]?.image ?? info.Config.Image;
-    const container = new DockerContainer(handle, image, info.Image, info.HostConfig.NetworkMode ?? 'default', [], info.Config?.User ?? '');
+    const container = new DockerContainer(
+      handle,
+      image,
+      info.Image,
+      info.HostConfig.NetworkMode ?? 'default',
+      [],
+      info.Config?.User ?? '',
+    );
     this.containers.set(service, container);
     return container;
   }
@@ -139,7 +164,16 @@ export class ComposeProject {
     opts: { timeoutMs: number; signal?: AbortSignal; check?: boolean },
   ): Promise<{ stdout: string; stderr: string }> {
     if (opts.signal?.aborted) throw new CancelledError('compose');
-    const argv = [...this.cli.argv, '--project-name', this.name, '--project-directory', this.prepared.projectDirectory, '--file', this.prepared.file, ...args];
+    const argv = [
+      ...this.cli.argv,
+      '--project-name',
+      this.name,
+      '--project-directory',
+      this.prepared.projectDirectory,
+      '--file',
+      this.prepared.file,
+      ...args,
+    ];
     // The run's Docker endpoint goes to Compose explicitly (docs/engine.md, "Docker endpoint").
     const r = await runTool(argv, {
       cwd: this.prepared.projectDirectory,
@@ -158,9 +192,13 @@ export class ComposeProject {
             ? 'was killed'
             : `exited with code ${r.exitCode}`;
       const tail = `${r.stderr}\n${r.stdout}`.trim().split('\n').slice(-15).join('\n');
-      throw new HudStudioError('provider', `\`${this.cli.argv.join(' ')} ${args.join(' ')}\` for project ${this.name} ${why}${tail ? `:\n${tail}` : ''}`, {
-        hint: 'the lines above are Compose\'s own output',
-      });
+      throw new HudStudioError(
+        'provider',
+        `\`${this.cli.argv.join(' ')} ${args.join(' ')}\` for project ${this.name} ${why}${tail ? `:\n${tail}` : ''}`,
+        {
+          hint: "the lines above are Compose's own output",
+        },
+      );
     }
     return { stdout: r.stdout, stderr: r.stderr };
   }

@@ -31,9 +31,13 @@ async function probeCompose(): Promise<ComposeCli> {
       return { argv, version, major: version.startsWith('1.') ? 1 : 2 };
     }
   }
-  throw new HudStudioError('provider', 'Docker Compose is not installed: neither `docker compose` nor `docker-compose` works', {
-    hint: 'install the Compose plugin (`sudo apt-get install docker-compose-plugin`) or v1 (`sudo apt-get install docker-compose`)',
-  });
+  throw new HudStudioError(
+    'provider',
+    'Docker Compose is not installed: neither `docker compose` nor `docker-compose` works',
+    {
+      hint: 'install the Compose plugin (`sudo apt-get install docker-compose-plugin`) or v1 (`sudo apt-get install docker-compose`)',
+    },
+  );
 }
 
 /** The host environment as plain strings (the Compose CLI needs PATH, HOME, DOCKER_*). */

@@ -54,7 +54,14 @@ export interface PreparedCompose {
   dispose(): void;
 }
 
-type ServiceDoc = Record<string, unknown> & { build?: unknown; image?: unknown; labels?: unknown; command?: unknown; volumes?: unknown; environment?: unknown };
+type ServiceDoc = Record<string, unknown> & {
+  build?: unknown;
+  image?: unknown;
+  labels?: unknown;
+  command?: unknown;
+  volumes?: unknown;
+  environment?: unknown;
+};
 
 export function composeLabels(rolloutId: string, phase: string): Record<string, string> {
   return {
@@ -109,7 +116,11 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
   if (opts.mainEnv && Object.keys(opts.mainEnv).length > 0) main.environment = withEnv(main.environment, opts.mainEnv);
   if (opts.mainLimits?.cpus !== undefined) main.cpus = opts.mainLimits.cpus;
   if (opts.mainLimits?.memoryMb !== undefined) main.mem_limit = `${opts.mainLimits.memoryMb}m`;
-  if (opts.mountDockerSocket) main.volumes = [...(Array.isArray(main.volumes) ? (main.volumes as unknown[]) : []), `${DOCKER_SOCKET}:${DOCKER_SOCKET}`];
+  if (opts.mountDockerSocket)
+    main.volumes = [
+      ...(Array.isArray(main.volumes) ? (main.volumes as unknown[]) : []),
+      `${DOCKER_SOCKET}:${DOCKER_SOCKET}`,
+    ];
 
   const networks = (doc.networks ?? {}) as Record<string, Record<string, unknown> | null>;
   const defaultNet = { ...(networks.default ?? {}) };
@@ -124,10 +135,14 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
     }
     for (const [name, svc] of Object.entries(services)) {
       if (svc.network_mode !== undefined) {
-        throw new HudStudioError('harbor-config', `service "${name}" sets network_mode, which cannot be confined for network_mode = "no-network"`, {
-          location: { file: composeFile, key: `services.${name}.network_mode` },
-          hint: 'remove network_mode from the service',
-        });
+        throw new HudStudioError(
+          'harbor-config',
+          `service "${name}" sets network_mode, which cannot be confined for network_mode = "no-network"`,
+          {
+            location: { file: composeFile, key: `services.${name}.network_mode` },
+            hint: 'remove network_mode from the service',
+          },
+        );
       }
     }
   }
@@ -145,9 +160,13 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
 }
 
 /** The task's `main` entries win over the base's, key by key (as `docker compose -f base -f task` merges them). */
-function overlayMain(base: NonNullable<PrepareComposeOptions['mainBase']>, own: ServiceDoc | null | undefined): ServiceDoc {
+function overlayMain(
+  base: NonNullable<PrepareComposeOptions['mainBase']>,
+  own: ServiceDoc | null | undefined,
+): ServiceDoc {
   const task = own && typeof own === 'object' ? own : {};
-  const fromBase: ServiceDoc = 'image' in base ? { image: base.image } : { build: { context: base.context, dockerfile: base.dockerfile } };
+  const fromBase: ServiceDoc =
+    'image' in base ? { image: base.image } : { build: { context: base.context, dockerfile: base.dockerfile } };
   // A task that names its own image or build replaces the base's way of getting one.
   if (task.image !== undefined || task.build !== undefined) return { ...task };
   return { ...fromBase, ...task };
@@ -159,11 +178,15 @@ async function readComposeDoc(composeFile: string): Promise<Record<string, unkno
     doc = parse(await readFile(composeFile, 'utf8'));
   } catch (err) {
     const pos = (err as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-    throw new HudStudioError('harbor-config', `${composeFile} is not valid YAML: ${(err as Error).message.split('\n')[0]}`, {
-      location: { file: composeFile, ...(pos ? { line: pos.line, column: pos.col } : {}) },
-      hint: 'fix the YAML syntax',
-      cause: err,
-    });
+    throw new HudStudioError(
+      'harbor-config',
+      `${composeFile} is not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+      {
+        location: { file: composeFile, ...(pos ? { line: pos.line, column: pos.col } : {}) },
+        hint: 'fix the YAML syntax',
+        cause: err,
+      },
+    );
   }
   if (!doc || typeof doc !== 'object' || !('services' in doc) || !doc.services || typeof doc.services !== 'object') {
     throw new HudStudioError('harbor-config', `${composeFile} has no services`, {
@@ -180,12 +203,19 @@ function buildSpec(build: unknown, composeFile: string, service: string): { cont
     const b = build as Record<string, unknown>;
     const unsupported = Object.keys(b).filter((k) => k !== 'context' && k !== 'dockerfile');
     if (unsupported.length > 0) {
-      throw new HudStudioError('harbor-config', `service "${service}" uses build.${unsupported[0]}, which HUD Studio does not support yet`, {
-        location: { file: composeFile, key: `services.${service}.build.${unsupported[0]}` },
-        hint: 'bake the values into the Dockerfile, or build the image yourself and use `image:`',
-      });
+      throw new HudStudioError(
+        'harbor-config',
+        `service "${service}" uses build.${unsupported[0]}, which HUD Studio does not support yet`,
+        {
+          location: { file: composeFile, key: `services.${service}.build.${unsupported[0]}` },
+          hint: 'bake the values into the Dockerfile, or build the image yourself and use `image:`',
+        },
+      );
     }
-    return { context: typeof b.context === 'string' ? b.context : '.', ...(typeof b.dockerfile === 'string' ? { dockerfile: b.dockerfile } : {}) };
+    return {
+      context: typeof b.context === 'string' ? b.context : '.',
+      ...(typeof b.dockerfile === 'string' ? { dockerfile: b.dockerfile } : {}),
+    };
   }
   throw new HudStudioError('harbor-config', `service "${service}" has an invalid build entry`, {
     location: { file: composeFile, key: `services.${service}.build` },
@@ -222,6 +252,7 @@ function labelMap(v: unknown): Record<string, string> {
 /** A label value as compose writes it: scalars as text, anything nested as JSON rather than `[object Object]`. */
 function labelText(x: unknown): string {
   if (x === null || x === undefined) return '';
-  if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint') return String(x);
+  if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint')
+    return String(x);
   return JSON.stringify(x) ?? '';
 }

@@ -96,13 +96,23 @@ export async function createContainer(spec: ContainerSpec): Promise<ManagedConta
     try {
       container = await docker.createContainer(options());
       await container.start();
-      return new DockerContainer(container, spec.image, imageId, network, warnings, spec.user || imageUser, imageLabels);
+      return new DockerContainer(
+        container,
+        spec.image,
+        imageId,
+        network,
+        warnings,
+        spec.user || imageUser,
+        imageLabels,
+      );
     } catch (err) {
       if (container) await removeQuietly(container);
       const msg = dockerMessage(err);
       const fallback = fallbacks.find((f) => f.applies(msg));
       if (!fallback) {
-        throw new ContainerError(`could not ${container ? 'start' : 'create'} a container of ${spec.image}: ${msg}`, { cause: err });
+        throw new ContainerError(`could not ${container ? 'start' : 'create'} a container of ${spec.image}: ${msg}`, {
+          cause: err,
+        });
       }
       const warning = fallback.drop(msg);
       if (warning) warnings.push(warning);
@@ -229,7 +239,10 @@ export class DockerContainer implements ManagedContainer {
     try {
       await this.handle.putArchive(packed.open(), { path: '/' });
     } catch (err) {
-      throw new ContainerError(`copying ${describeCopy(packed.items)} in container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`, { cause: err });
+      throw new ContainerError(
+        `copying ${describeCopy(packed.items)} in container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`,
+        { cause: err },
+      );
     }
   }
 
@@ -239,7 +252,10 @@ export class DockerContainer implements ManagedContainer {
     try {
       archive = await this.handle.getArchive({ path: src });
     } catch (err) {
-      throw new ContainerError(`copying ${src} out of container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`, { cause: err });
+      throw new ContainerError(
+        `copying ${src} out of container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`,
+        { cause: err },
+      );
     }
     await extractTar(archive as Readable, hostDir);
   }
@@ -252,7 +268,9 @@ export class DockerContainer implements ManagedContainer {
         // 404: already gone; 409: another caller's removal is in progress.
         if (status === 404 || status === 409) return closeAttached(this.handle);
         this.removal = undefined;
-        throw new ContainerError(`could not remove container ${this.id.slice(0, 12)}: ${dockerMessage(err)}`, { cause: err });
+        throw new ContainerError(`could not remove container ${this.id.slice(0, 12)}: ${dockerMessage(err)}`, {
+          cause: err,
+        });
       },
     );
     return this.removal;

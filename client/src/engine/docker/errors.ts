@@ -18,10 +18,14 @@ export class ImageBuildError extends HudStudioError {
   readonly stepOutput: string[];
   constructor(dockerfile: string, detail: string, step: string | undefined, stepOutput: string[]) {
     const shown = stepOutput.slice(-30).join('\n');
-    super('provider', `building ${dockerfile} failed${step ? ` at ${step}` : ''}: ${detail}${shown ? `\n${shown}` : ''}`, {
-      location: { file: dockerfile },
-      hint: 'fix the Dockerfile step shown above; `docker build` in that folder shows the same error',
-    });
+    super(
+      'provider',
+      `building ${dockerfile} failed${step ? ` at ${step}` : ''}: ${detail}${shown ? `\n${shown}` : ''}`,
+      {
+        location: { file: dockerfile },
+        hint: 'fix the Dockerfile step shown above; `docker build` in that folder shows the same error',
+      },
+    );
     this.step = step;
     this.stepOutput = stepOutput;
   }

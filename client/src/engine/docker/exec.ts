@@ -65,7 +65,13 @@ export function startAttached(container: Docker.Container, exec: Docker.Exec, st
         abortSignal: entry.abort.signal,
         hijack: true,
         openStdin: stdin,
-        statusCodes: { 200: true, 204: true, 404: 'no such exec', 409: 'container stopped/paused', 500: 'container not running' },
+        statusCodes: {
+          200: true,
+          204: true,
+          404: 'no such exec',
+          409: 'container stopped/paused',
+          500: 'container not running',
+        },
         options: { hijack: true, stdin },
       },
       (err, data) => {
@@ -93,7 +99,11 @@ export function closeAttached(container: Docker.Container): void {
 }
 
 /** Runs `argv` to completion. */
-export async function runExec(container: Docker.Container, argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+export async function runExec(
+  container: Docker.Container,
+  argv: string[],
+  opts: ExecOptions = {},
+): Promise<ExecResult> {
   return (await spawnExec(container, argv, opts)).done;
 }
 
@@ -104,8 +114,18 @@ export interface InteractiveExec extends RunningExec {
 
 /** Starts `argv` and returns once it runs; `done` settles when it ends. */
 export async function spawnExec(container: Docker.Container, argv: string[], opts?: ExecOptions): Promise<RunningExec>;
-export async function spawnExec(container: Docker.Container, argv: string[], opts: ExecOptions, keepStdinOpen: true): Promise<InteractiveExec>;
-export async function spawnExec(container: Docker.Container, argv: string[], opts: ExecOptions = {}, keepStdinOpen = false): Promise<RunningExec | InteractiveExec> {
+export async function spawnExec(
+  container: Docker.Container,
+  argv: string[],
+  opts: ExecOptions,
+  keepStdinOpen: true,
+): Promise<InteractiveExec>;
+export async function spawnExec(
+  container: Docker.Container,
+  argv: string[],
+  opts: ExecOptions = {},
+  keepStdinOpen = false,
+): Promise<RunningExec | InteractiveExec> {
   if (opts.signal?.aborted) throw new CancelledError(`command ${argv[0] ?? ''}`);
   const marker = `${EXEC_MARKER_VAR}=${randomUUID()}`;
   const env = Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`);
@@ -126,7 +146,10 @@ export async function spawnExec(container: Docker.Container, argv: string[], opt
     });
     sock = await startAttached(container, exec, hasStdin);
   } catch (err) {
-    throw new ContainerError(`could not start \`${argv.join(' ')}\` in container ${container.id.slice(0, 12)}: ${dockerMessage(err)}`, { cause: err });
+    throw new ContainerError(
+      `could not start \`${argv.join(' ')}\` in container ${container.id.slice(0, 12)}: ${dockerMessage(err)}`,
+      { cause: err },
+    );
   }
   const kill = (sig: 'TERM' | 'KILL' | 'INT' = 'TERM'): Promise<void> => signalMarked(container, marker, sig);
   const done = collect(exec, sock, opts, kill);
@@ -135,7 +158,12 @@ export async function spawnExec(container: Docker.Container, argv: string[], opt
   return { done, kill };
 }
 
-function collect(exec: Docker.Exec, sock: Duplex, opts: ExecOptions, kill: (sig: 'KILL') => Promise<void>): Promise<ExecResult> {
+function collect(
+  exec: Docker.Exec,
+  sock: Duplex,
+  opts: ExecOptions,
+  kill: (sig: 'KILL') => Promise<void>,
+): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     const captured = { stdout: new TailCapture(), stderr: new TailCapture() };
     const demux = new Demuxer((stream, payload) => {

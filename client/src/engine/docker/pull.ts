@@ -29,7 +29,8 @@ export async function ensureImage(image: string, opts: PullOptions = {}): Promis
     await docker.getImage(image).inspect();
     return false;
   } catch (err) {
-    if (dockerStatus(err) !== 404) throw new ImageMissingError(image, `the Docker daemon could not inspect it: ${dockerMessage(err)}`);
+    if (dockerStatus(err) !== 404)
+      throw new ImageMissingError(image, `the Docker daemon could not inspect it: ${dockerMessage(err)}`);
   }
   if (opts.signal?.aborted) throw new CancelledError(`pulling ${image}`);
   opts.onLog?.(`pulling ${image}`);

@@ -87,7 +87,10 @@ export async function openRelay(container: Docker.Container, port: number, opts:
   return (await prepareRelay(container, opts)).connect(port, opts);
 }
 
-export async function prepareRelay(container: Docker.Container, opts: Pick<RelayOptions, 'python' | 'signal'> = {}): Promise<PendingRelay> {
+export async function prepareRelay(
+  container: Docker.Container,
+  opts: Pick<RelayOptions, 'python' | 'signal'> = {},
+): Promise<PendingRelay> {
   if (opts.signal?.aborted) throw new CancelledError('opening the control channel');
   let sock: Duplex;
   try {
@@ -100,7 +103,10 @@ export async function prepareRelay(container: Docker.Container, opts: Pick<Relay
     });
     sock = await startAttached(container, exec, true);
   } catch (err) {
-    throw new ContainerError(`could not start the channel relay in container ${container.id.slice(0, 12)}: ${dockerMessage(err)}`, { cause: err });
+    throw new ContainerError(
+      `could not start the channel relay in container ${container.id.slice(0, 12)}: ${dockerMessage(err)}`,
+      { cause: err },
+    );
   }
   const early: string[] = [];
   let ready = false;
@@ -162,7 +168,10 @@ export async function prepareRelay(container: Docker.Container, opts: Pick<Relay
             reject(err);
           } else resolve(duplex);
         };
-        const timer = setTimeout(() => settle(new TimeoutError(`connecting to port ${port} inside the container`, timeoutMs)), timeoutMs);
+        const timer = setTimeout(
+          () => settle(new TimeoutError(`connecting to port ${port} inside the container`, timeoutMs)),
+          timeoutMs,
+        );
         const onAbort = (): void => settle(new CancelledError('opening the control channel'));
         if (copts.signal?.aborted) return onAbort();
         copts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -26,7 +26,10 @@ export interface FolderEntry {
  * gets each relative path and whether it is a directory; returning true
  * leaves it (and, for a directory, everything below) out.
  */
-export async function walkFolder(root: string, skip?: (rel: string, isDir: boolean) => boolean): Promise<FolderEntry[]> {
+export async function walkFolder(
+  root: string,
+  skip?: (rel: string, isDir: boolean) => boolean,
+): Promise<FolderEntry[]> {
   const out: FolderEntry[] = [];
   const visit = async (dir: string): Promise<void> => {
     const names = (await readdir(dir)).sort();
@@ -142,7 +145,10 @@ async function refuseSymlinkParents(root: string, target: string): Promise<void>
   let dir = dirname(target);
   while (dir.length > root.length) {
     const st = await lstat(dir).catch(() => undefined);
-    if (st?.isSymbolicLink()) throw new Error(`archive entry ${relative(root, target)} would be written through symlink ${relative(root, dir)}`);
+    if (st?.isSymbolicLink())
+      throw new Error(
+        `archive entry ${relative(root, target)} would be written through symlink ${relative(root, dir)}`,
+      );
     dir = dirname(dir);
   }
 }

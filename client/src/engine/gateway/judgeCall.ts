@@ -15,10 +15,17 @@ export interface JudgeCall {
   durationMs: number;
 }
 
-export function describeJudgeCall(model: string, request: Record<string, unknown>, status: number, reply: unknown, durationMs: number): JudgeCall {
+export function describeJudgeCall(
+  model: string,
+  request: Record<string, unknown>,
+  status: number,
+  reply: unknown,
+  durationMs: number,
+): JudgeCall {
   const call: JudgeCall = { model, status, durationMs };
   const prompt = userText(request);
-  const criterion = /<criterion>\s*([\s\S]*?)\s*<\/criterion>/.exec(prompt)?.[1] ?? /(?:Requirement|Mistake): (.+)/.exec(prompt)?.[1];
+  const criterion =
+    /<criterion>\s*([\s\S]*?)\s*<\/criterion>/.exec(prompt)?.[1] ?? /(?:Requirement|Mistake): (.+)/.exec(prompt)?.[1];
   if (criterion) call.criterion = criterion.trim();
   const r = (reply ?? {}) as Record<string, unknown>;
   const text = replyText(r);

@@ -19,6 +19,9 @@ export async function openJudgeGateway(
 ): Promise<{ env: Record<string, string>; stop: () => void }> {
   const gateway = new ModelGateway({ upstream, onCall: (c) => log('engine', formatJudgeCall(c)) });
   const relay = await startSubstrateGateway(substrate, gateway, { signal, onError: (m) => log('engine', m) });
-  log('engine', `model gateway for judges at ${relay.url} (upstream ${upstream.name}; the substrate holds a per-rollout token only)`);
+  log(
+    'engine',
+    `model gateway for judges at ${relay.url} (upstream ${upstream.name}; the substrate holds a per-rollout token only)`,
+  );
   return { env: { HUD_GATEWAY_URL: relay.url, HUD_API_KEY: gateway.token }, stop: () => relay.stop() };
 }

@@ -41,14 +41,19 @@ export class ModelGateway {
   constructor(private readonly opts: GatewayOptions) {}
 
   async handle(req: GatewayRequest, signal?: AbortSignal): Promise<GatewayResponse> {
-    if (!this.authorized(req.headers)) return json(401, { error: { message: 'the gateway token is missing or wrong' } });
+    if (!this.authorized(req.headers))
+      return json(401, { error: { message: 'the gateway token is missing or wrong' } });
     const path = req.path.split('?')[0] ?? '';
     if (req.method !== 'POST' || !ALLOWED_PATHS.has(path)) {
-      return json(404, { error: { message: `the gateway serves POST /chat/completions and /messages, not ${req.method} ${path}` } });
+      return json(404, {
+        error: { message: `the gateway serves POST /chat/completions and /messages, not ${req.method} ${path}` },
+      });
     }
     const up = this.opts.upstream;
     const suffix = path.replace(/^\/v1(?=\/)/, '');
-    const base = (up.baseURL ?? (up.api === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://api.openai.com/v1')).replace(/\/$/, '');
+    const base = (
+      up.baseURL ?? (up.api === 'anthropic' ? 'https://api.anthropic.com/v1' : 'https://api.openai.com/v1')
+    ).replace(/\/$/, '');
     let requested: Record<string, unknown>;
     try {
       // A configured judge model wins over whatever name the grader asked for; `PROVIDER/*` passes the name through.
@@ -59,7 +64,13 @@ export class ModelGateway {
     }
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     const key = up.apiKey();
-    if (key) Object.assign(headers, up.api === 'anthropic' ? { 'x-api-key': key, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${key}` });
+    if (key)
+      Object.assign(
+        headers,
+        up.api === 'anthropic'
+          ? { 'x-api-key': key, 'anthropic-version': '2023-06-01' }
+          : { authorization: `Bearer ${key}` },
+      );
     const started = Date.now();
     let res: Response;
     try {
@@ -67,7 +78,9 @@ export class ModelGateway {
         method: 'POST',
         headers,
         body: JSON.stringify(requested),
-        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(UPSTREAM_TIMEOUT_MS)]) : AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+        signal: signal
+          ? AbortSignal.any([signal, AbortSignal.timeout(UPSTREAM_TIMEOUT_MS)])
+          : AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
       });
     } catch (err) {
       this.opts.onCall?.(describeJudgeCall(up.name, requested, 502, undefined, Date.now() - started));
@@ -81,7 +94,11 @@ export class ModelGateway {
       reply = undefined;
     }
     this.opts.onCall?.(describeJudgeCall(up.name, requested, res.status, reply, Date.now() - started));
-    return { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' }, body: out };
+    return {
+      status: res.status,
+      headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' },
+      body: out,
+    };
   }
 
   private authorized(headers: Record<string, string>): boolean {

@@ -104,12 +104,27 @@ export async function startSubstrateGateway(
     }
     void answer(frame);
   };
-  const answer = async (frame: { id: number; method: string; path: string; headers: Record<string, string>; body: string }): Promise<void> => {
-    const req: GatewayRequest = { method: frame.method, path: frame.path, headers: frame.headers, body: Buffer.from(frame.body, 'base64') };
+  const answer = async (frame: {
+    id: number;
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body: string;
+  }): Promise<void> => {
+    const req: GatewayRequest = {
+      method: frame.method,
+      path: frame.path,
+      headers: frame.headers,
+      body: Buffer.from(frame.body, 'base64'),
+    };
     const res = await gateway.handle(req, signal);
     const text = JSON.stringify({ status: res.status, headers: res.headers, body: res.body.toString('base64') });
-    const r = await substrate.exec(['python3', '-I', '-S', '-c', ANSWER, `${box}/${frame.id}.json`], { stdin: text, signal });
-    if (r.exitCode !== 0 && !signal.aborted) opts.onError(`the model gateway could not answer a request: ${r.stderr.trim()}`);
+    const r = await substrate.exec(['python3', '-I', '-S', '-c', ANSWER, `${box}/${frame.id}.json`], {
+      stdin: text,
+      signal,
+    });
+    if (r.exitCode !== 0 && !signal.aborted)
+      opts.onError(`the model gateway could not answer a request: ${r.stderr.trim()}`);
   };
   const running = substrate.exec(['python3', '-I', '-S', '-c', RELAY], {
     signal,
@@ -121,9 +136,15 @@ export async function startSubstrateGateway(
     },
   });
   void running.then((r) => {
-    if (!signal.aborted) failed(new HudStudioError('provider', `the model gateway relay exited: ${r.stderr.trim() || `code ${r.exitCode}`}`));
+    if (!signal.aborted)
+      failed(
+        new HudStudioError('provider', `the model gateway relay exited: ${r.stderr.trim() || `code ${r.exitCode}`}`),
+      );
   }, failed);
-  const timer = setTimeout(() => failed(new HudStudioError('timeout', 'the model gateway relay did not start within 30 s')), READY_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => failed(new HudStudioError('timeout', 'the model gateway relay did not start within 30 s')),
+    READY_TIMEOUT_MS,
+  );
   try {
     const where = await started;
     box = where.box;

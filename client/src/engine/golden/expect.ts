@@ -18,20 +18,29 @@ export function satisfies(expect: Expectation, value: number | null): boolean {
   if (value === null) return false;
   if (typeof expect === 'number') return Math.abs(value - expect) <= TOLERANCE;
   if (typeof expect === 'object') {
-    return (expect.min === undefined || value >= expect.min - TOLERANCE) &&
-      (expect.max === undefined || value <= expect.max + TOLERANCE);
+    return (
+      (expect.min === undefined || value >= expect.min - TOLERANCE) &&
+      (expect.max === undefined || value <= expect.max + TOLERANCE)
+    );
   }
   const m = /^\s*(==|!=|>=|<=|>|<)\s*(-?\d+(?:\.\d+)?)\s*$/.exec(expect);
   const op = m?.[1];
   const x = Number(m?.[2]);
   switch (op) {
-    case '==': return Math.abs(value - x) <= TOLERANCE;
-    case '!=': return Math.abs(value - x) > TOLERANCE;
-    case '>=': return value >= x - TOLERANCE;
-    case '<=': return value <= x + TOLERANCE;
-    case '>': return value > x + TOLERANCE;
-    case '<': return value < x - TOLERANCE;
-    default: return false;
+    case '==':
+      return Math.abs(value - x) <= TOLERANCE;
+    case '!=':
+      return Math.abs(value - x) > TOLERANCE;
+    case '>=':
+      return value >= x - TOLERANCE;
+    case '<=':
+      return value <= x + TOLERANCE;
+    case '>':
+      return value > x + TOLERANCE;
+    case '<':
+      return value < x - TOLERANCE;
+    default:
+      return false;
   }
 }
 

@@ -85,7 +85,8 @@ export function parseGolden(text: string): { rows: GoldenRow[]; problems: Golden
 }
 
 export function readGolden(path: string): GoldenFile {
-  if (!existsSync(path)) throw new UsageError(`${path}: no such golden file`, { hint: 'write <env>.golden.jsonl beside the env.py' });
+  if (!existsSync(path))
+    throw new UsageError(`${path}: no such golden file`, { hint: 'write <env>.golden.jsonl beside the env.py' });
   const { rows, problems } = parseGolden(readFileSync(path, 'utf8'));
   return { path, envFile: envFileFor(path), rows, problems };
 }

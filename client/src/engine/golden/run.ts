@@ -91,7 +91,9 @@ export function describeOutcome(file: Pick<GoldenFile, 'path'>, o: GoldenOutcome
   const where = `${file.path}:${o.row.line} ${o.row.task}`;
   const reward = o.reward === null ? 'none' : o.reward.toFixed(2);
   if (o.error) return `${where} FAIL ${o.error}`;
-  const subs = o.subscores.map((s) => `${s.name} ${s.actual === null ? 'missing' : s.actual.toFixed(2)}, expected ${s.expected}`);
+  const subs = o.subscores.map(
+    (s) => `${s.name} ${s.actual === null ? 'missing' : s.actual.toFixed(2)}, expected ${s.expected}`,
+  );
   const verdict = o.passed ? 'ok' : 'FAIL';
   const line = `${where} ${verdict} reward ${reward}, expected ${o.expected}${subs.length ? ` (${subs.join('; ')})` : ''}`;
   if (o.passed || !o.result?.subscores.length) return line;

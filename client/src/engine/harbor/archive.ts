@@ -26,7 +26,10 @@ function isMissing(err: unknown): boolean {
  * copy's path (`<folder>/<basename>`), or undefined when `src` does not exist.
  * The caller owns the folder (`dispose`).
  */
-export async function archiveCopy(container: ManagedContainer, src: string): Promise<{ path: string; dispose: () => void } | undefined> {
+export async function archiveCopy(
+  container: ManagedContainer,
+  src: string,
+): Promise<{ path: string; dispose: () => void } | undefined> {
   const staging = mkdtempSync(join(tmpdir(), 'hud-studio-archive-'));
   const dispose = (): void => rmSync(staging, { recursive: true, force: true });
   try {

@@ -77,7 +77,12 @@ export function applyExcludes(root: string, patterns: readonly string[]): string
  * into a folder that already exists. Returns false when `src` does not exist.
  * The copy goes through the archive API: no program of the container runs.
  */
-export async function copyOutTo(container: ManagedContainer, src: string, hostTarget: string, root?: string): Promise<boolean> {
+export async function copyOutTo(
+  container: ManagedContainer,
+  src: string,
+  hostTarget: string,
+  root?: string,
+): Promise<boolean> {
   if (root) assertNoSymlinkBetween(root, hostTarget);
   const copy = await archiveCopy(container, src);
   if (!copy) return false;
@@ -98,7 +103,8 @@ export async function copyOutTo(container: ManagedContainer, src: string, hostTa
  */
 export function assertNoSymlinkBetween(root: string, target: string): void {
   const rel = relative(root, target);
-  if (rel.startsWith('..') || isAbsolute(rel)) throw new HudStudioError('harbor-verifier', `artifact target ${target} is outside ${root}`);
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw new HudStudioError('harbor-verifier', `artifact target ${target} is outside ${root}`);
   let at = root;
   for (const part of rel.split(sep).filter(Boolean)) {
     at = join(at, part);
@@ -109,9 +115,13 @@ export function assertNoSymlinkBetween(root: string, target: string): void {
       return; // the rest does not exist yet and will be created as real folders
     }
     if (st.isSymbolicLink()) {
-      throw new HudStudioError('harbor-verifier', `refusing to collect into ${target}: ${at} is a symlink an earlier artifact created`, {
-        hint: 'declare artifacts that do not overlap through symlinks',
-      });
+      throw new HudStudioError(
+        'harbor-verifier',
+        `refusing to collect into ${target}: ${at} is a symlink an earlier artifact created`,
+        {
+          hint: 'declare artifacts that do not overlap through symlinks',
+        },
+      );
     }
   }
 }
@@ -122,7 +132,11 @@ export function assertNoSymlinkBetween(root: string, target: string): void {
  * symlink among them would let a later copy write through it anywhere in the
  * verifier's container. Returns the symlinks left out.
  */
-export async function copyInAs(container: ManagedContainer, hostPath: string, containerPath: string): Promise<string[]> {
+export async function copyInAs(
+  container: ManagedContainer,
+  hostPath: string,
+  containerPath: string,
+): Promise<string[]> {
   const staging = mkdtempSync(join(tmpdir(), 'hud-studio-copy-'));
   const dropped: string[] = [];
   try {
@@ -160,11 +174,25 @@ export async function collectDeclared(
     const destination = artifactDestination(spec);
     if (!found) {
       warn(`declared artifact ${spec.source} (service ${spec.service}) did not exist when the agent finished`);
-      out.push({ source: spec.source, service: spec.service, hostPath: undefined, missing: true, destination, type: posix.extname(spec.source) ? 'file' : 'directory' });
+      out.push({
+        source: spec.source,
+        service: spec.service,
+        hostPath: undefined,
+        missing: true,
+        destination,
+        type: posix.extname(spec.source) ? 'file' : 'directory',
+      });
       continue;
     }
     applyExcludes(hostPath, spec.exclude);
-    out.push({ source: spec.source, service: spec.service, hostPath, missing: false, destination, type: lstatSync(hostPath).isDirectory() ? 'directory' : 'file' });
+    out.push({
+      source: spec.source,
+      service: spec.service,
+      hostPath,
+      missing: false,
+      destination,
+      type: lstatSync(hostPath).isDirectory() ? 'directory' : 'file',
+    });
   }
   return out;
 }

@@ -53,8 +53,14 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
   const buildTimeoutMs = config.build_timeout_sec * 1000;
 
   if (opts.definition.kind === 'compose') {
-    for (const [key, value] of [['storage_mb', config.storage_mb], ['gpus', config.gpus || undefined]] as const) {
-      if (value !== undefined) warnings.push(`${opts.where} ${key} = ${value} was not applied: Compose tasks set limits in docker-compose.yaml`);
+    for (const [key, value] of [
+      ['storage_mb', config.storage_mb],
+      ['gpus', config.gpus || undefined],
+    ] as const) {
+      if (value !== undefined)
+        warnings.push(
+          `${opts.where} ${key} = ${value} was not applied: Compose tasks set limits in docker-compose.yaml`,
+        );
     }
     const project = await ComposeProject.up({
       composeFile: opts.definition.composeFile,
@@ -64,7 +70,10 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
       network: net.compose,
       keepMainAlive: true,
       mainEnv: opts.env,
-      mainLimits: { ...(config.cpus !== undefined ? { cpus: config.cpus } : {}), ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}) },
+      mainLimits: {
+        ...(config.cpus !== undefined ? { cpus: config.cpus } : {}),
+        ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}),
+      },
       buildTimeoutMs,
       ...(opts.signal ? { signal: opts.signal } : {}),
       log: opts.log,
@@ -122,12 +131,23 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
   });
   warnings.push(...container.warnings);
   return {
-    substrate: { id: container.id, provider: 'docker', isolation: 'container', image, imageId: imageId ?? container.imageId, network: container.network },
+    substrate: {
+      id: container.id,
+      provider: 'docker',
+      isolation: 'container',
+      image,
+      imageId: imageId ?? container.imageId,
+      network: container.network,
+    },
     warnings,
     services: [MAIN_SERVICE],
     service: async (name) => {
       if (name !== MAIN_SERVICE) {
-        throw new HudStudioError('harbor-config', `service "${name}" does not exist: this task runs a single container`, { hint: `use service = "${MAIN_SERVICE}"` });
+        throw new HudStudioError(
+          'harbor-config',
+          `service "${name}" does not exist: this task runs a single container`,
+          { hint: `use service = "${MAIN_SERVICE}"` },
+        );
       }
       return container;
     },

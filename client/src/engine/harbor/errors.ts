@@ -19,7 +19,12 @@ export class HarborTrialError extends HudStudioError {
 /** The name Harbor would record for `err`, raised while the trial was at `stage`. */
 export function harborExceptionType(err: unknown, stage: 'setup' | 'actor' | 'verifier', timedOut: boolean): string {
   if (err instanceof HarborTrialError) return err.exceptionType;
-  if (timedOut || err instanceof TimeoutError) return stage === 'verifier' ? 'VerifierTimeoutError' : stage === 'setup' ? 'EnvironmentStartTimeoutError' : 'AgentTimeoutError';
+  if (timedOut || err instanceof TimeoutError)
+    return stage === 'verifier'
+      ? 'VerifierTimeoutError'
+      : stage === 'setup'
+        ? 'EnvironmentStartTimeoutError'
+        : 'AgentTimeoutError';
   if (err instanceof CancelledError) return 'CancelledError';
   if (err instanceof ImageBuildError || err instanceof ImageMissingError) return 'SandboxBuildFailedError';
   return 'RuntimeError';

@@ -28,7 +28,10 @@ interface EvalStats {
 }
 
 /** Reads every trial folder of the job and writes its result.json; returns the path. */
-export function writeHarborJobResult(dir: string, job: { id: string; startedAt: string; finishedAt: string; totalTrials: number }): string | undefined {
+export function writeHarborJobResult(
+  dir: string,
+  job: { id: string; startedAt: string; finishedAt: string; totalTrials: number },
+): string | undefined {
   if (!existsSync(dir)) return undefined;
   const trials: TrialResult[] = [];
   for (const name of readdirSync(dir).sort()) {
@@ -46,11 +49,19 @@ export function writeHarborJobResult(dir: string, job: { id: string; startedAt: 
   let cancelled = 0;
   for (const t of trials) {
     const key = `${t.agent_info.name}__${t.source ?? 'adhoc'}`;
-    const stats = (evals[key] ??= { n_trials: 0, n_errors: 0, metrics: [], pass_at_k: {}, reward_stats: {}, exception_stats: {} });
+    const stats = (evals[key] ??= {
+      n_trials: 0,
+      n_errors: 0,
+      metrics: [],
+      pass_at_k: {},
+      reward_stats: {},
+      exception_stats: {},
+    });
     (groups[key] ??= []).push(t);
     if (t.verifier_result) {
       stats.n_trials++;
-      for (const [k, v] of Object.entries(t.verifier_result.rewards)) ((stats.reward_stats[k] ??= {})[String(v)] ??= []).push(t.trial_name);
+      for (const [k, v] of Object.entries(t.verifier_result.rewards))
+        ((stats.reward_stats[k] ??= {})[String(v)] ??= []).push(t.trial_name);
     }
     if (t.exception_info) {
       (stats.exception_stats[t.exception_info.exception_type] ??= []).push(t.trial_name);
@@ -98,7 +109,11 @@ function numeric(r: Rewards): Record<string, number> {
 }
 
 /** Harbor's aggregate over reward dicts: one key (or none) is named after the metric; several keep their names. */
-function aggregate(rewards: (Record<string, number> | null)[], metric: string, fn: (values: number[]) => number): Record<string, number> {
+function aggregate(
+  rewards: (Record<string, number> | null)[],
+  metric: string,
+  fn: (values: number[]) => number,
+): Record<string, number> {
   const keys = [...new Set(rewards.flatMap((r) => (r ? Object.keys(r) : [])))].sort();
   if (keys.length <= 1) return { [metric]: fn(rewards.map((r) => (r ? (Object.values(r)[0] ?? 0) : 0))) };
   return Object.fromEntries(keys.map((k) => [k, fn(rewards.map((r) => r?.[k] ?? 0))]));
@@ -128,7 +143,17 @@ export function passAtK(trials: TrialResult[]): Record<number, number> {
   for (let k = 5; k <= maxK; k += 5) ks.add(k);
   const out: Record<number, number> = {};
   for (const k of [...ks].sort((a, b) => a - b)) {
-    out[k] = tasks.reduce((sum, s) => sum + passAtKForTask(s.length, s.reduce((a, b) => a + b, 0), k), 0) / tasks.length;
+    out[k] =
+      tasks.reduce(
+        (sum, s) =>
+          sum +
+          passAtKForTask(
+            s.length,
+            s.reduce((a, b) => a + b, 0),
+            k,
+          ),
+        0,
+      ) / tasks.length;
   }
   return out;
 }

@@ -16,7 +16,8 @@ export interface NetworkPlan {
 
 export function planNetwork(mode: HarborNetworkMode, allowedHosts: readonly string[], where: string): NetworkPlan {
   if (mode === 'public') return { docker: 'bridge', compose: 'default', warning: undefined };
-  if (mode === 'no-network' || allowedHosts.length === 0) return { docker: 'none', compose: 'internal', warning: undefined };
+  if (mode === 'no-network' || allowedHosts.length === 0)
+    return { docker: 'none', compose: 'internal', warning: undefined };
   return {
     docker: 'none',
     compose: 'internal',

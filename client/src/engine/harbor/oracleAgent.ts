@@ -40,7 +40,10 @@ export class OracleAgent implements Agent {
 
   async run(ctx: AgentContext): Promise<unknown> {
     if (!existsSync(join(this.solutionDir, 'solve.sh'))) {
-      throw new AgentError(`${join(this.solutionDir, 'solve.sh')} does not exist`, 'the oracle agent runs solution/solve.sh: add it to the task');
+      throw new AgentError(
+        `${join(this.solutionDir, 'solve.sh')} does not exist`,
+        'the oracle agent runs solution/solve.sh: add it to the task',
+      );
     }
     await ctx.workspace.exec(['rm', '-rf', '/solution'], { user: 'root', signal: ctx.signal });
     await ctx.workspace.copyIn(this.solutionDir, '/solution');
@@ -63,7 +66,11 @@ export class OracleAgent implements Agent {
     const call = {
       name: 'shell',
       input: '/solution/solve.sh',
-      output: { exitCode: res.exitCode, stdout: clipMiddle(res.stdout, STEP_OUTPUT_CHARS), stderr: clipMiddle(res.stderr, STEP_OUTPUT_CHARS) },
+      output: {
+        exitCode: res.exitCode,
+        stdout: clipMiddle(res.stdout, STEP_OUTPUT_CHARS),
+        stderr: clipMiddle(res.stderr, STEP_OUTPUT_CHARS),
+      },
     };
     ctx.step(undefined, [{ ...call, ...(res.exitCode !== 0 ? { isError: true } : {}) }]);
     if (res.exitCode !== 0) {

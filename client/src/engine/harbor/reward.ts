@@ -36,7 +36,11 @@ export class HarborRewardError extends HarborTrialError {
 
 export function parseRewardFile(file: RewardFile): HarborReward {
   if (file.text.length === 0) {
-    throw new HarborRewardError(`/logs/verifier/${file.name} is empty`, 'write the reward into the file, e.g. `echo 1 > /logs/verifier/reward.txt`', 'RewardFileEmptyError');
+    throw new HarborRewardError(
+      `/logs/verifier/${file.name} is empty`,
+      'write the reward into the file, e.g. `echo 1 > /logs/verifier/reward.txt`',
+      'RewardFileEmptyError',
+    );
   }
   return file.name === 'reward.json' ? parseRewardJson(file.text) : parseRewardTxt(file.text);
 }
@@ -55,7 +59,10 @@ export function pythonFloat(text: string): number | undefined {
 export function parseRewardTxt(text: string): HarborReward {
   const value = pythonFloat(text);
   if (value === undefined) {
-    throw new HarborRewardError(`/logs/verifier/reward.txt holds ${JSON.stringify(text.trim().slice(0, 80))}, not a number`, 'make tests/test.sh write a single number, e.g. `echo 1 > /logs/verifier/reward.txt`');
+    throw new HarborRewardError(
+      `/logs/verifier/reward.txt holds ${JSON.stringify(text.trim().slice(0, 80))}, not a number`,
+      'make tests/test.sh write a single number, e.g. `echo 1 > /logs/verifier/reward.txt`',
+    );
   }
   return finish({ reward: value }, 'reward.txt');
 }
@@ -65,7 +72,9 @@ const SENTINEL = '\u0000hud-studio-non-finite:';
 
 /** JSON plus the NaN / Infinity / -Infinity literals Python's json module accepts. */
 function parsePythonJson(text: string): unknown {
-  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (m) => (m.startsWith('"') ? m : JSON.stringify(SENTINEL + m)));
+  const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (m) =>
+    m.startsWith('"') ? m : JSON.stringify(SENTINEL + m),
+  );
   return JSON.parse(marked, (_key, value: unknown) =>
     typeof value === 'string' && value.startsWith(SENTINEL) ? NON_FINITE[value.slice(SENTINEL.length)] : value,
   );
@@ -76,16 +85,32 @@ export function parseRewardJson(text: string): HarborReward {
   try {
     doc = parsePythonJson(text);
   } catch (err) {
-    throw new HarborRewardError(`/logs/verifier/reward.json is not valid JSON: ${(err as Error).message}`, 'write a flat JSON object of numbers, e.g. {"correct": 1, "style": 0.5}');
+    throw new HarborRewardError(
+      `/logs/verifier/reward.json is not valid JSON: ${(err as Error).message}`,
+      'write a flat JSON object of numbers, e.g. {"correct": 1, "style": 0.5}',
+    );
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new HarborRewardError('/logs/verifier/reward.json must be a JSON object of named numbers', 'write e.g. {"correct": 1, "style": 0.5}');
+    throw new HarborRewardError(
+      '/logs/verifier/reward.json must be a JSON object of named numbers',
+      'write e.g. {"correct": 1, "style": 0.5}',
+    );
   }
   const rewards: Record<string, number> = {};
   for (const [name, value] of Object.entries(doc)) {
-    const n = typeof value === 'number' ? value : typeof value === 'boolean' ? Number(value) : typeof value === 'string' ? pythonFloat(value) : undefined;
+    const n =
+      typeof value === 'number'
+        ? value
+        : typeof value === 'boolean'
+          ? Number(value)
+          : typeof value === 'string'
+            ? pythonFloat(value)
+            : undefined;
     if (n === undefined) {
-      throw new HarborRewardError(`/logs/verifier/reward.json key "${name}" is ${JSON.stringify(value)}, not a number`, 'every value in reward.json must be a number (nest nothing; put other details in the test output)');
+      throw new HarborRewardError(
+        `/logs/verifier/reward.json key "${name}" is ${JSON.stringify(value)}, not a number`,
+        'every value in reward.json must be a number (nest nothing; put other details in the test output)',
+      );
     }
     rewards[name] = n;
   }
@@ -113,7 +138,7 @@ function finish(rewards: Record<string, number>, source: RewardFile['name']): Ha
     note = `${source} gave a reward of ${String(reward)}; Harbor records it as is (null in result.json), HUD Studio counts it as 0`;
     reward = 0;
   } else if (names.length === 0) {
-    note = 'reward.json is an empty object; as in Harbor\'s metrics, it counts as 0';
+    note = "reward.json is an empty object; as in Harbor's metrics, it counts as 0";
   }
   return { reward, rewards, subscores, source, note };
 }

@@ -43,16 +43,24 @@ export interface HarborRunExtras {
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Promise<FinishedRollout & { trialDir: string }> {
+export async function runHarborTask(
+  req: HarborRunRequest & HarborRunExtras,
+): Promise<FinishedRollout & { trialDir: string }> {
   if (req.runtime !== 'auto' && req.runtime !== 'docker') {
-    throw new UsageError(`Harbor tasks run in Docker; --runtime ${req.runtime} cannot run them`, { hint: 'drop --runtime or use --runtime docker' });
+    throw new UsageError(`Harbor tasks run in Docker; --runtime ${req.runtime} cannot run them`, {
+      hint: 'drop --runtime or use --runtime docker',
+    });
   }
   const loaded = loadHarborTask(req.taskDir);
   if (!loaded.ok) throw harborLoadError(loaded);
   const task = loaded.task;
   for (const w of task.warnings) req.notice(`${task.tomlPath}:${w.line}:${w.column}: warning: ${w.message}`);
 
-  const choice = { ...(req.agent ? { agent: req.agent } : {}), ...(req.answer !== undefined ? { answer: req.answer } : {}), ...(req.command !== undefined ? { command: req.command } : {}) };
+  const choice = {
+    ...(req.agent ? { agent: req.agent } : {}),
+    ...(req.answer !== undefined ? { answer: req.answer } : {}),
+    ...(req.command !== undefined ? { command: req.command } : {}),
+  };
   const agent = createHarborAgent(choice, task);
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
   const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
@@ -162,7 +170,10 @@ export async function runHarborTask(req: HarborRunRequest & HarborRunExtras): Pr
     try {
       writeHarborJobResult(jobDir, { id: req.jobId, startedAt, finishedAt: endedAt, totalTrials: 0 });
     } catch (err) {
-      recorder.emit({ type: 'warning', message: `the Harbor job folder's result.json could not be written: ${errorMessage(err)}` });
+      recorder.emit({
+        type: 'warning',
+        message: `the Harbor job folder's result.json could not be written: ${errorMessage(err)}`,
+      });
     }
   }
   const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
@@ -186,7 +197,12 @@ export function harborLoadError(result: Extract<LoadHarborTaskResult, { ok: fals
   const { message, hint } = splitFix(first.message);
   const more = rest.map((e) => `\n  ${result.tomlPath}:${e.line}:${e.column}: ${e.message}`).join('');
   return new HudStudioError('harbor-config', `${message}${more}`, {
-    location: { file: result.tomlPath, line: first.line, column: first.column, ...(first.key ? { key: first.key } : {}) },
+    location: {
+      file: result.tomlPath,
+      line: first.line,
+      column: first.column,
+      ...(first.key ? { key: first.key } : {}),
+    },
     ...(hint ? { hint } : {}),
   });
 }
@@ -206,7 +222,8 @@ function checksumOf(dir: string): string {
 }
 
 function exceptionInfo(ending: TrialEnding): ExceptionInfo | null {
-  const e = ending.exception ?? (ending.agentError ? { ...ending.agentError, traceback: ending.agentError.message } : null);
+  const e =
+    ending.exception ?? (ending.agentError ? { ...ending.agentError, traceback: ending.agentError.message } : null);
   if (!e) return null;
   return { exception_type: e.type, exception_message: e.message, exception_traceback: e.traceback, occurred_at: e.at };
 }

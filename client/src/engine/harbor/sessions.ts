@@ -24,7 +24,10 @@ const KILL_NEW = [
 
 export async function processSnapshot(container: ManagedContainer): Promise<number[]> {
   const r = await container.exec(['/bin/sh', '-c', LIST], { user: 'root', timeoutMs: 30_000 });
-  return r.stdout.split('\n').filter((l) => /^\d+$/.test(l)).map(Number);
+  return r.stdout
+    .split('\n')
+    .filter((l) => /^\d+$/.test(l))
+    .map(Number);
 }
 
 /** Kills every process not in `keep` (PID 1 always survives). */

@@ -26,7 +26,14 @@ import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
 import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
-import { writeManifest, writeTrialText, type ExceptionInfo, type StepResultJson, type Timing, type TrialPaths } from './trialFolder';
+import {
+  writeManifest,
+  writeTrialText,
+  type ExceptionInfo,
+  type StepResultJson,
+  type Timing,
+  type TrialPaths,
+} from './trialFolder';
 import { jsonRewards } from './trialFolder';
 import { collectVerifierLogs, lastLines, prepareLogDirs, resetVerifierState, runTests } from './verifier';
 import {
@@ -121,7 +128,6 @@ export interface TrialEnding {
   timings: { environment_setup: Timing | null; agent_execution: Timing | null; verifier: Timing | null };
 }
 
-
 export class HarborTrial {
   private phase: PhaseName = 'actor';
   private stage: ErrorPhase = 'setup';
@@ -146,7 +152,11 @@ export class HarborTrial {
   async execute(): Promise<TrialEnding> {
     const { task } = this.o;
     const identity = harborTaskIdentity(task, this.o.ref);
-    this.o.emit({ type: 'rollout.started', task: identity, verifier: { ...harborVerifierIdentity(task), ref: `${this.o.ref}/tests/test.sh` } });
+    this.o.emit({
+      type: 'rollout.started',
+      task: identity,
+      verifier: { ...harborVerifierIdentity(task), ref: `${this.o.ref}/tests/test.sh` },
+    });
     try {
       const result = task.config.steps ? await this.runSteps(task.config.steps) : await this.runSingle();
       this.endPhase('verifier', 'completed');
@@ -155,14 +165,25 @@ export class HarborTrial {
       const failure = this.classify(err);
       const reason: unknown = this.o.signal.aborted ? this.o.signal.reason : undefined;
       this.exception = {
-        type: failure.status === 'cancelled' ? 'CancelledError' : harborExceptionType(err, this.stage === 'verifier' ? 'verifier' : this.stage === 'setup' ? 'setup' : 'actor', reason instanceof TimeoutError),
+        type:
+          failure.status === 'cancelled'
+            ? 'CancelledError'
+            : harborExceptionType(
+                err,
+                this.stage === 'verifier' ? 'verifier' : this.stage === 'setup' ? 'setup' : 'actor',
+                reason instanceof TimeoutError,
+              ),
         message: failure.message,
         traceback: err instanceof Error && err.stack ? err.stack : String(err),
         at: new Date().toISOString(),
       };
       this.endPhase('actor', failure.status, failure.message);
       if (this.stage === 'verifier') this.endPhase('verifier', failure.status, failure.message);
-      return this.ending(failure.status, null, { phase: failure.phase, message: failure.message, ...(failure.code ? { code: failure.code } : {}) });
+      return this.ending(failure.status, null, {
+        phase: failure.phase,
+        message: failure.message,
+        ...(failure.code ? { code: failure.code } : {}),
+      });
     }
   }
 
@@ -181,7 +202,12 @@ export class HarborTrial {
       collect: task.config.verifier.collect,
       testsDirs: [join(task.dir, 'tests')],
       verifierContext: join(task.dir, 'tests'),
-      dirs: { agent: this.o.paths.agent, verifier: this.o.paths.verifier, artifacts: this.o.paths.artifacts, manifest: this.o.paths.manifest },
+      dirs: {
+        agent: this.o.paths.agent,
+        verifier: this.o.paths.verifier,
+        artifacts: this.o.paths.artifacts,
+        manifest: this.o.paths.manifest,
+      },
     };
     const acted = await this.act(pass, actor);
     this.agentTimedOut = acted.timedOut;
@@ -220,7 +246,14 @@ export class HarborTrial {
     const rewards: (Record<string, number> | null)[] = [];
     for (const [i, step] of steps.entries()) {
       const pass = this.stepPass(step, i);
-      const result: StepResultJson = { step_name: step.name, agent_result: null, verifier_result: null, exception_info: null, agent_execution: null, verifier: null };
+      const result: StepResultJson = {
+        step_name: step.name,
+        agent_result: null,
+        verifier_result: null,
+        exception_info: null,
+        agent_execution: null,
+        verifier: null,
+      };
       this.stepResults.push(result);
       this.log('engine', `step ${i + 1}/${steps.length}: ${step.name}`);
       const prepared = await this.prepareStep(step, actor, result);
@@ -240,7 +273,12 @@ export class HarborTrial {
         } catch (err) {
           if (this.o.signal.aborted || err instanceof CancelledError) throw err;
           this.warn(`step "${step.name}": verification failed: ${errorMessage(err)}`);
-          result.exception_info ??= exceptionFrom(harborExceptionType(err, 'verifier', false), errorMessage(err), new Date().toISOString(), err);
+          result.exception_info ??= exceptionFrom(
+            harborExceptionType(err, 'verifier', false),
+            errorMessage(err),
+            new Date().toISOString(),
+            err,
+          );
         } finally {
           this.stage = 'actor';
           result.verifier = { started_at: started, finished_at: new Date().toISOString() };
@@ -251,7 +289,8 @@ export class HarborTrial {
         this.warn(`step "${step.name}" failed; the remaining steps are skipped`);
         break;
       }
-      const below = reward && step.minReward !== undefined ? minRewardFailure(reward.rewards, step.minReward) : undefined;
+      const below =
+        reward && step.minReward !== undefined ? minRewardFailure(reward.rewards, step.minReward) : undefined;
       if (!reward || below) {
         if (below) this.warn(`step "${step.name}": ${below}; the remaining steps are skipped`);
         if (below) break;
@@ -263,9 +302,14 @@ export class HarborTrial {
     this.stage = 'verifier';
     this.startPhase('verifier', actor.env.substrate, true);
     if (!final) {
-      throw new HarborTrialError('RewardFileNotFoundError', 'harbor-verifier', `no step of this multi-step task produced a reward (${this.stepResults.length} of ${steps.length} step(s) ran)`, {
-        hint: 'see each step\'s verifier output under steps/<name>/verifier/ in the trial folder',
-      });
+      throw new HarborTrialError(
+        'RewardFileNotFoundError',
+        'harbor-verifier',
+        `no step of this multi-step task produced a reward (${this.stepResults.length} of ${steps.length} step(s) ran)`,
+        {
+          hint: "see each step's verifier output under steps/<name>/verifier/ in the trial folder",
+        },
+      );
     }
     this.reward = final;
     return this.grade(final);
@@ -283,7 +327,12 @@ export class HarborTrial {
     const { task } = this.o;
     const stepDir = join(task.dir, 'steps', step.name);
     const root = join(this.o.paths.root, 'steps', step.name);
-    const dirs: PassDirs = { agent: join(root, 'agent'), verifier: join(root, 'verifier'), artifacts: join(root, 'artifacts'), manifest: join(root, 'artifacts', 'manifest.json') };
+    const dirs: PassDirs = {
+      agent: join(root, 'agent'),
+      verifier: join(root, 'verifier'),
+      artifacts: join(root, 'artifacts'),
+      manifest: join(root, 'artifacts', 'manifest.json'),
+    };
     for (const d of [dirs.agent, dirs.verifier, dirs.artifacts]) mkdirSync(d, { recursive: true });
     const stepTests = join(stepDir, 'tests');
     return {
@@ -305,14 +354,26 @@ export class HarborTrial {
   /** A step's workdir/ upload, its setup.sh and its healthcheck; false (with the exception recorded) when one fails. */
   private async prepareStep(step: HarborStepConfig, actor: Actor, result: StepResultJson): Promise<boolean> {
     const user = step.agent.user ?? this.config.agent.user;
-    await actor.main.exec(['/bin/sh', '-c', 'rm -rf /logs/agent/* /logs/agent/.[!.]* 2>/dev/null; true'], { user: 'root', timeoutMs: 60_000 });
+    await actor.main.exec(['/bin/sh', '-c', 'rm -rf /logs/agent/* /logs/agent/.[!.]* 2>/dev/null; true'], {
+      user: 'root',
+      timeoutMs: 60_000,
+    });
     const upload = join(this.o.task.dir, 'steps', step.name, 'workdir');
     try {
       if (existsSync(upload)) {
         await actor.main.copyIn(upload, actor.workdir);
         if (existsSync(join(upload, 'setup.sh'))) {
-          const r = await actor.main.exec(['bash', posix.join(actor.workdir, 'setup.sh')], { cwd: actor.workdir, signal: this.o.signal, ...(user ? { user } : {}) });
-          if (r.exitCode !== 0) throw new HarborTrialError('RuntimeError', 'harbor-config', `step "${step.name}" setup.sh exited with code ${r.exitCode}: ${lastLines(r.stderr, 5)}`);
+          const r = await actor.main.exec(['bash', posix.join(actor.workdir, 'setup.sh')], {
+            cwd: actor.workdir,
+            signal: this.o.signal,
+            ...(user ? { user } : {}),
+          });
+          if (r.exitCode !== 0)
+            throw new HarborTrialError(
+              'RuntimeError',
+              'harbor-config',
+              `step "${step.name}" setup.sh exited with code ${r.exitCode}: ${lastLines(r.stderr, 5)}`,
+            );
         }
       }
       if (step.healthcheck) await this.healthcheck(actor.main, step.healthcheck);
@@ -320,7 +381,12 @@ export class HarborTrial {
     } catch (err) {
       if (this.o.signal.aborted || err instanceof CancelledError) throw err;
       this.warn(`step "${step.name}" could not start: ${errorMessage(err)}`);
-      result.exception_info = exceptionFrom(err instanceof HarborTrialError ? err.exceptionType : 'HealthcheckError', errorMessage(err), new Date().toISOString(), err);
+      result.exception_info = exceptionFrom(
+        err instanceof HarborTrialError ? err.exceptionType : 'HealthcheckError',
+        errorMessage(err),
+        new Date().toISOString(),
+        err,
+      );
       return false;
     }
   }
@@ -348,14 +414,18 @@ export class HarborTrial {
         ? {
             kind: 'compose',
             composeFile: task.environment.composeFile,
-            mainBase: 'image' in task.environment.main ? task.environment.main : { context: '.', dockerfile: task.environment.main.dockerfile },
+            mainBase:
+              'image' in task.environment.main
+                ? task.environment.main
+                : { context: '.', dockerfile: task.environment.main.dockerfile },
           }
         : this.o.image
           ? { kind: 'image', image: this.o.image }
           : task.environment.kind === 'image'
             ? { kind: 'image', image: task.environment.image }
             : { kind: 'dockerfile', contextDir: task.environment.contextDir, dockerfile: task.environment.dockerfile };
-    if (this.o.image && task.environment.kind === 'compose') this.warn(`--image ${this.o.image} was ignored: this task's environment is a Compose project`);
+    if (this.o.image && task.environment.kind === 'compose')
+      this.warn(`--image ${this.o.image} was ignored: this task's environment is a Compose project`);
     const env = await this.start({
       definition,
       config: task.config.environment,
@@ -368,7 +438,8 @@ export class HarborTrial {
     const main = await env.service('main');
     await prepareLogDirs(main);
     if (task.config.environment.healthcheck) await this.healthcheck(main, task.config.environment.healthcheck);
-    const workdir = task.config.environment.workdir ?? ((await main.exec(['pwd'], { timeoutMs: 30_000 })).stdout.trim() || '/');
+    const workdir =
+      task.config.environment.workdir ?? ((await main.exec(['pwd'], { timeoutMs: 30_000 })).stdout.trim() || '/');
     this.step('setup', 'completed');
     this.timings.environment_setup = { started_at: setupStart, finished_at: new Date().toISOString() };
     return { env, main, workdir };
@@ -385,16 +456,31 @@ export class HarborTrial {
 
     this.step('collect', 'started');
     await this.runCollectHooks(env, pass);
-    const collected = await collectDeclared(pass.artifacts, (s) => env.service(s), pass.dirs.artifacts, (m) => this.warn(m));
+    const collected = await collectDeclared(
+      pass.artifacts,
+      (s) => env.service(s),
+      pass.dirs.artifacts,
+      (m) => this.warn(m),
+    );
     this.agentIsRoot = await this.runsAsRoot(main, pass.agentUser);
     // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor
     // left there.
     const logsArtifacts = join(this.staging(), `logs-artifacts-${pass.name ?? 'trial'}`);
     mkdirSync(logsArtifacts, { recursive: true });
     await copyOutTo(main, LOGS_ARTIFACTS, logsArtifacts);
-    cpSync(logsArtifacts, join(pass.dirs.artifacts, 'logs', 'artifacts'), { recursive: true, force: true, verbatimSymlinks: true });
+    cpSync(logsArtifacts, join(pass.dirs.artifacts, 'logs', 'artifacts'), {
+      recursive: true,
+      force: true,
+      verbatimSymlinks: true,
+    });
     writeManifest(pass.dirs.manifest, [
-      { source: LOGS_ARTIFACTS, destination: 'logs/artifacts', type: 'directory', status: readdirSync(logsArtifacts).length ? 'ok' : 'empty', service: null },
+      {
+        source: LOGS_ARTIFACTS,
+        destination: 'logs/artifacts',
+        type: 'directory',
+        status: readdirSync(logsArtifacts).length ? 'ok' : 'empty',
+        service: null,
+      },
       ...collected.map((c) => ({
         source: c.source,
         destination: c.destination,
@@ -405,11 +491,19 @@ export class HarborTrial {
     ]);
     await copyOutTo(main, LOGS_AGENT, pass.dirs.agent);
     if (outcome.exitCode !== undefined) writeTrialText(pass.dirs.agent, 'exit-code.txt', String(outcome.exitCode));
-    this.step('collect', 'completed', `${collected.filter((c) => !c.missing).length}/${collected.length} declared artifact(s)`);
+    this.step(
+      'collect',
+      'completed',
+      `${collected.filter((c) => !c.missing).length}/${collected.length} declared artifact(s)`,
+    );
     return { ...outcome, collected, logsArtifacts };
   }
 
-  private async runAgent(pass: Pass, main: ManagedContainer, workdir: string): Promise<Omit<Acted, 'collected' | 'logsArtifacts'>> {
+  private async runAgent(
+    pass: Pass,
+    main: ManagedContainer,
+    workdir: string,
+  ): Promise<Omit<Acted, 'collected' | 'logsArtifacts'>> {
     const { agent } = pass;
     const timeoutSec = pass.agentTimeoutSec;
     const timeoutMs = timeoutSec !== undefined ? timeoutSec * 1000 : undefined;
@@ -427,7 +521,11 @@ export class HarborTrial {
       workspace: {
         exec: (argv, opts = {}) => {
           const asUser = opts.user ?? user;
-          return main.exec(argv, { ...opts, ...(asUser ? { user: asUser } : {}), signal: opts.signal ?? deadline.signal });
+          return main.exec(argv, {
+            ...opts,
+            ...(asUser ? { user: asUser } : {}),
+            signal: opts.signal ?? deadline.signal,
+          });
         },
         copyIn: (hostPath, dest) => main.copyIn(hostPath, dest),
         workdir,
@@ -440,7 +538,13 @@ export class HarborTrial {
         this.log(stream, text);
       },
       step: (text, toolCalls = [], usage) =>
-        this.o.emit({ type: 'agent.step', index: steps++, ...(text !== undefined ? { text } : {}), toolCalls, ...(usage ? { usage } : {}) }),
+        this.o.emit({
+          type: 'agent.step',
+          index: steps++,
+          ...(text !== undefined ? { text } : {}),
+          toolCalls,
+          ...(usage ? { usage } : {}),
+        }),
     };
     let error: Acted['error'] = null;
     let timedOut = false;
@@ -453,9 +557,15 @@ export class HarborTrial {
       if (this.o.signal.aborted) throw err;
       if (deadline.signal.reason instanceof TimeoutError) {
         timedOut = true;
-        error = { type: 'AgentTimeoutError', message: `Agent execution timed out after ${timeoutSec} seconds`, at: new Date().toISOString() };
+        error = {
+          type: 'AgentTimeoutError',
+          message: `Agent execution timed out after ${timeoutSec} seconds`,
+          at: new Date().toISOString(),
+        };
         this.step('agent', 'error', `timed out after ${timeoutSec} s`);
-        this.warn(`the agent timed out after ${timeoutSec} s ([agent] timeout_sec); verification still runs on what it left`);
+        this.warn(
+          `the agent timed out after ${timeoutSec} s ([agent] timeout_sec); verification still runs on what it left`,
+        );
       } else {
         error = { type: agentErrorType(err), message: errorMessage(err), at: new Date().toISOString() };
         if (err instanceof OracleExitError) exitCode = err.exitCode;
@@ -479,7 +589,11 @@ export class HarborTrial {
         ...(hook.user ? { user: hook.user } : {}),
       });
       if (this.o.signal.aborted) throw new CancelledError('collect hook');
-      writeTrialText(pass.dirs.verifier, `collect-${i}-${hook.service}.log`, `$ ${hook.command}\n${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`);
+      writeTrialText(
+        pass.dirs.verifier,
+        `collect-${i}-${hook.service}.log`,
+        `$ ${hook.command}\n${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`,
+      );
       const what = `collect hook ${i} (${hook.service}: ${hook.command})`;
       if (r.timedOut) this.warn(`${what} timed out after ${hook.timeout_sec} s`);
       else if (r.exitCode !== 0) this.warn(`${what} exited with code ${r.exitCode}: ${lastLines(r.stderr, 3)}`);
@@ -506,17 +620,26 @@ export class HarborTrial {
       cwd = actor.workdir;
       if (this.agentIsRoot) {
         this.forgeable = true;
-        this.warn('this reward is forgeable: the agent ran as root in the container the shared verifier uses, so it controlled every program the tests ran (use environment_mode = "separate" for a reward the agent cannot touch)');
+        this.warn(
+          'this reward is forgeable: the agent ran as root in the container the shared verifier uses, so it controlled every program the tests ran (use environment_mode = "separate" for a reward the agent cannot touch)',
+        );
       }
     } else {
       this.step('setup', 'started', pass.name ? `separate verifier of step ${pass.name}` : 'separate verifier');
       // Without its own table, Harbor's separate verifier reuses the top-level [environment] (built from tests/).
       const venv = settings.environment!;
       own = await this.start({
-        definition: venv.docker_image ? { kind: 'image', image: venv.docker_image } : { kind: 'dockerfile', contextDir: pass.verifierContext, dockerfile: 'Dockerfile' },
+        definition: venv.docker_image
+          ? { kind: 'image', image: venv.docker_image }
+          : { kind: 'dockerfile', contextDir: pass.verifierContext, dockerfile: 'Dockerfile' },
         config: venv,
-        where: settings.environmentInherited ? '[environment] (inherited by the separate verifier)' : '[verifier.environment]',
-        env: { ...this.expand(venv.env, settings.environmentInherited ? 'environment.env' : 'verifier.environment.env'), ...verifierVars },
+        where: settings.environmentInherited
+          ? '[environment] (inherited by the separate verifier)'
+          : '[verifier.environment]',
+        env: {
+          ...this.expand(venv.env, settings.environmentInherited ? 'environment.env' : 'verifier.environment.env'),
+          ...verifierVars,
+        },
         ...(settings.networkMode ? { networkOverride: settings.networkMode } : {}),
         ...(settings.user ? { user: settings.user } : {}),
       });
@@ -551,9 +674,14 @@ export class HarborTrial {
       if (tests.timedOut) {
         this.keepTestOutput(mergedOutput, pass.dirs.verifier);
         this.step('verify', 'error', 'timed out');
-        throw new HarborTrialError('VerifierTimeoutError', 'harbor-verifier', `tests/test.sh timed out after ${settings.timeoutSec} s ([verifier] timeout_sec); last lines:\n${lastLines(output.join(''), 20)}`, {
-          hint: 'raise [verifier] timeout_sec or make the tests faster',
-        });
+        throw new HarborTrialError(
+          'VerifierTimeoutError',
+          'harbor-verifier',
+          `tests/test.sh timed out after ${settings.timeoutSec} s ([verifier] timeout_sec); last lines:\n${lastLines(output.join(''), 20)}`,
+          {
+            hint: 'raise [verifier] timeout_sec or make the tests faster',
+          },
+        );
       }
       this.step('verify', 'completed', `exit code ${tests.exitCode}`);
       this.step('grade', 'started');
@@ -586,13 +714,18 @@ export class HarborTrial {
   private expandVerifierEnv(table: Record<string, string>, separate: boolean): Record<string, string> {
     const all = this.expand(table, 'verifier.env');
     if (separate || this.o.allowSharedSecrets) {
-      if (!separate && Object.keys(all).length) this.warn(`verifier.env (${Object.keys(all).join(', ')}) was passed to tests in the agent's container because shared secrets were allowed`);
+      if (!separate && Object.keys(all).length)
+        this.warn(
+          `verifier.env (${Object.keys(all).join(', ')}) was passed to tests in the agent's container because shared secrets were allowed`,
+        );
       return all;
     }
     const withheld = Object.keys(table).filter((k) => /\$\{/.test(table[k]!));
     for (const k of withheld) delete all[k];
     if (withheld.length) {
-      this.warn(`verifier.env ${withheld.join(', ')} came from your environment and were NOT passed to the shared verifier (it runs in the agent's container); allow shared secrets to opt in, or use a separate verifier`);
+      this.warn(
+        `verifier.env ${withheld.join(', ')} came from your environment and were NOT passed to the shared verifier (it runs in the agent's container); allow shared secrets to opt in, or use a separate verifier`,
+      );
     }
     return all;
   }
@@ -609,7 +742,8 @@ export class HarborTrial {
     }
     const logsArtifacts = acted.logsArtifacts;
     if (existsSync(logsArtifacts)) dropped.push(...(await copyInAs(container, logsArtifacts, LOGS_ARTIFACTS)));
-    if (dropped.length) this.warn(`symlinks among the artifacts were not copied into the verifier: ${dropped.slice(0, 10).join(', ')}`);
+    if (dropped.length)
+      this.warn(`symlinks among the artifacts were not copied into the verifier: ${dropped.slice(0, 10).join(', ')}`);
   }
 
   // ---------------------------------------------------------------- helpers
@@ -620,7 +754,14 @@ export class HarborTrial {
     return this.stagingDir;
   }
 
-  private async start(opts: { definition: EnvironmentDefinition; config: EnvironmentConfig; where: string; env: Record<string, string>; user?: string; networkOverride?: EnvironmentConfig['network_mode'] }): Promise<TrialEnvironment> {
+  private async start(opts: {
+    definition: EnvironmentDefinition;
+    config: EnvironmentConfig;
+    where: string;
+    env: Record<string, string>;
+    user?: string;
+    networkOverride?: EnvironmentConfig['network_mode'];
+  }): Promise<TrialEnvironment> {
     const env = await startEnvironment({
       ...opts,
       rolloutId: this.o.rolloutId,
@@ -658,7 +799,10 @@ export class HarborTrial {
     let failures = 0;
     let last = '';
     for (;;) {
-      const r = await main.exec(['/bin/sh', '-c', hc.command], { timeoutMs: hc.timeout_sec * 1000, signal: this.o.signal });
+      const r = await main.exec(['/bin/sh', '-c', hc.command], {
+        timeoutMs: hc.timeout_sec * 1000,
+        signal: this.o.signal,
+      });
       if (this.o.signal.aborted) throw new CancelledError('healthcheck');
       if (r.exitCode === 0) return;
       last = lastLines(`${r.stdout}\n${r.stderr}`, 5);
@@ -666,18 +810,26 @@ export class HarborTrial {
       if (!inGrace && ++failures >= Math.max(1, hc.retries)) break;
       await sleep((inGrace ? hc.start_interval_sec : hc.interval_sec) * 1000, this.o.signal);
     }
-    throw new HudStudioError('harbor-config', `the environment never became healthy: \`${hc.command}\` failed ${failures} times in a row${last ? `; last output:\n${last}` : ''}`, {
-      hint: 'fix [environment] healthcheck or what it checks',
-    });
+    throw new HudStudioError(
+      'harbor-config',
+      `the environment never became healthy: \`${hc.command}\` failed ${failures} times in a row${last ? `; last output:\n${last}` : ''}`,
+      {
+        hint: 'fix [environment] healthcheck or what it checks',
+      },
+    );
   }
 
   private expand(table: Record<string, string>, key: string): Record<string, string> {
     const r = expandEnvTable(table, this.o.hostEnv);
     if (r.missing.length) {
-      throw new HudStudioError('harbor-config', `${key} uses ${r.missing.map((m) => `\${${m}}`).join(', ')}, which ${r.missing.length > 1 ? 'are' : 'is'} not set`, {
-        location: { file: this.o.task.tomlPath, key },
-        hint: `export ${r.missing[0]} before running, or write \${${r.missing[0]}:-default}`,
-      });
+      throw new HudStudioError(
+        'harbor-config',
+        `${key} uses ${r.missing.map((m) => `\${${m}}`).join(', ')}, which ${r.missing.length > 1 ? 'are' : 'is'} not set`,
+        {
+          location: { file: this.o.task.tomlPath, key },
+          hint: `export ${r.missing[0]} before running, or write \${${r.missing[0]}:-default}`,
+        },
+      );
     }
     return r.env;
   }
@@ -685,7 +837,8 @@ export class HarborTrial {
   private classify(err: unknown): PhaseFailure {
     const reason: unknown = this.o.signal.aborted ? this.o.signal.reason : undefined;
     if (reason instanceof TimeoutError) return new PhaseFailure(this.stage, 'error', reason.message, 'timeout');
-    if (this.o.signal.aborted || err instanceof CancelledError) return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
+    if (this.o.signal.aborted || err instanceof CancelledError)
+      return new PhaseFailure(this.stage, 'cancelled', 'rollout was cancelled', 'cancelled');
     const code = err instanceof HudStudioError ? err.code : undefined;
     const msg = this.stage === 'verifier' ? `verifier failed: ${errorMessage(err)}` : errorMessage(err);
     return new PhaseFailure(this.stage, 'error', msg, code);
@@ -745,11 +898,19 @@ function agentErrorType(err: unknown): string {
 }
 
 function exceptionFrom(type: string, message: string, at: string, err?: unknown): ExceptionInfo {
-  return { exception_type: type, exception_message: message, exception_traceback: err instanceof Error && err.stack ? err.stack : message, occurred_at: at };
+  return {
+    exception_type: type,
+    exception_message: message,
+    exception_traceback: err instanceof Error && err.stack ? err.stack : message,
+    occurred_at: at,
+  };
 }
 
 /** Harbor's min_reward: a number gates "reward", a table gates each key; a missing key counts as -inf. */
-export function minRewardFailure(rewards: Record<string, number>, min: number | Record<string, number>): string | undefined {
+export function minRewardFailure(
+  rewards: Record<string, number>,
+  min: number | Record<string, number>,
+): string | undefined {
   const thresholds = typeof min === 'number' ? { reward: min } : min;
   for (const [key, threshold] of Object.entries(thresholds)) {
     const actual = rewards[key] ?? -Infinity;
@@ -759,15 +920,23 @@ export function minRewardFailure(rewards: Record<string, number>, min: number | 
 }
 
 /** Per-key mean over the steps with rewards (missing keys count 0), or the last step's for "final". */
-export function aggregateStepRewards(perStep: (Record<string, number> | null)[], strategy: 'mean' | 'final'): HarborReward | null {
+export function aggregateStepRewards(
+  perStep: (Record<string, number> | null)[],
+  strategy: 'mean' | 'final',
+): HarborReward | null {
   let rewards: Record<string, number> | null;
   if (strategy === 'final') rewards = perStep[perStep.length - 1] ?? null;
   else {
     const valid = perStep.filter((r): r is Record<string, number> => r !== null);
     const keys = [...new Set(valid.flatMap((r) => Object.keys(r)))];
-    rewards = valid.length && keys.length ? Object.fromEntries(keys.map((k) => [k, valid.reduce((sum, r) => sum + (r[k] ?? 0), 0) / valid.length])) : null;
+    rewards =
+      valid.length && keys.length
+        ? Object.fromEntries(keys.map((k) => [k, valid.reduce((sum, r) => sum + (r[k] ?? 0), 0) / valid.length]))
+        : null;
   }
   if (!rewards) return null;
   // Non-finite means travel as the strings Python would accept back.
-  return parseRewardJson(JSON.stringify(rewards, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)));
+  return parseRewardJson(
+    JSON.stringify(rewards, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)),
+  );
 }

@@ -27,7 +27,10 @@ export interface TrialPaths {
 /** Harbor's trial names: the task's short name (at most 32 characters) and a short id. */
 export function trialName(taskName: string, rolloutId: string): string {
   const short = taskName.split('/').pop() ?? taskName;
-  const head = safeSlug(short).slice(0, 32).replace(/[_-]+$/, '') || 'task';
+  const head =
+    safeSlug(short)
+      .slice(0, 32)
+      .replace(/[_-]+$/, '') || 'task';
   return `${head}__${rolloutId.replace(/-/g, '').slice(0, 7)}`;
 }
 
@@ -88,8 +91,19 @@ export interface TrialConfigJson {
   trial_name: string;
   trials_dir: string;
   timeout_multiplier: number;
-  agent: { name: string; override_timeout_sec: number | null; kwargs: Record<string, unknown>; env: Record<string, string> };
-  environment: { type: 'docker'; force_build: boolean; delete: boolean; env: Record<string, string>; kwargs: Record<string, unknown> };
+  agent: {
+    name: string;
+    override_timeout_sec: number | null;
+    kwargs: Record<string, unknown>;
+    env: Record<string, string>;
+  };
+  environment: {
+    type: 'docker';
+    force_build: boolean;
+    delete: boolean;
+    env: Record<string, string>;
+    kwargs: Record<string, unknown>;
+  };
   verifier: { env: Record<string, string>; disable: boolean };
   artifacts: string[];
   job_id: string | null;
@@ -144,7 +158,12 @@ export function trialUri(paths: TrialPaths): string {
 
 /** JSON has no NaN or Infinity; Harbor's float fields read these strings back as the same numbers. */
 export function jsonRewards(rewards: Record<string, number>): Record<string, number | string> {
-  return Object.fromEntries(Object.entries(rewards).map(([k, v]) => [k, Number.isFinite(v) ? v : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity']));
+  return Object.fromEntries(
+    Object.entries(rewards).map(([k, v]) => [
+      k,
+      Number.isFinite(v) ? v : Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity',
+    ]),
+  );
 }
 
 /** A UUID, or null (Harbor's job_id must be one). */

@@ -22,7 +22,10 @@ const TAIL_LINES = 20;
 
 /** Creates the /logs folders (writable by any user the task runs as). */
 export async function prepareLogDirs(c: ManagedContainer): Promise<void> {
-  await rootSh(c, `mkdir -p ${LOGS_AGENT} ${LOGS_ARTIFACTS} ${LOGS_VERIFIER} && chmod 777 ${LOGS_AGENT} ${LOGS_ARTIFACTS} ${LOGS_VERIFIER}`);
+  await rootSh(
+    c,
+    `mkdir -p ${LOGS_AGENT} ${LOGS_ARTIFACTS} ${LOGS_VERIFIER} && chmod 777 ${LOGS_AGENT} ${LOGS_ARTIFACTS} ${LOGS_VERIFIER}`,
+  );
 }
 
 /**
@@ -35,9 +38,13 @@ export async function resetVerifierState(c: ManagedContainer, uploadTestsFrom: s
   await rootSh(c, `rm -rf ${LOGS_VERIFIER}${clearTests} && mkdir -p ${LOGS_VERIFIER} && chmod 777 ${LOGS_VERIFIER}`);
   const left = await archiveList(c, LOGS_VERIFIER);
   if (left === undefined || left.length > 0) {
-    throw new HudStudioError('harbor-verifier', `${LOGS_VERIFIER} could not be cleared before verifying${left ? ` (still holds ${left.slice(0, 5).join(', ')})` : ''}: something in the container resists deletion`, {
-      hint: 'the agent may have replaced rm or mkdir; use environment_mode = "separate" so the verifier gets a fresh container',
-    });
+    throw new HudStudioError(
+      'harbor-verifier',
+      `${LOGS_VERIFIER} could not be cleared before verifying${left ? ` (still holds ${left.slice(0, 5).join(', ')})` : ''}: something in the container resists deletion`,
+      {
+        hint: 'the agent may have replaced rm or mkdir; use environment_mode = "separate" so the verifier gets a fresh container',
+      },
+    );
   }
   if (uploadTestsFrom === undefined) {
     if (!(await archiveExists(c, TEST_SCRIPT))) {
@@ -48,9 +55,13 @@ export async function resetVerifierState(c: ManagedContainer, uploadTestsFrom: s
     return;
   }
   if (await archiveExists(c, TESTS_DIR)) {
-    throw new HudStudioError('harbor-verifier', `${TESTS_DIR} could not be cleared before installing the task's tests`, {
-      hint: 'the agent may have replaced rm; use environment_mode = "separate"',
-    });
+    throw new HudStudioError(
+      'harbor-verifier',
+      `${TESTS_DIR} could not be cleared before installing the task's tests`,
+      {
+        hint: 'the agent may have replaced rm; use environment_mode = "separate"',
+      },
+    );
   }
   // A step's own tests/ goes last, so its files win over the task's shared ones.
   for (const dir of uploadTestsFrom) await c.copyIn(dir, TESTS_DIR);
@@ -98,7 +109,11 @@ export async function runMerged(c: ManagedContainer, argv: string[], opts: RunTe
  * Copies /logs/verifier out through the archive API into `hostDir` and reads
  * the reward from that copy: reward.json before reward.txt, as Harbor does.
  */
-export async function collectVerifierLogs(c: ManagedContainer, hostDir: string, tests: ExecResult): Promise<HarborReward> {
+export async function collectVerifierLogs(
+  c: ManagedContainer,
+  hostDir: string,
+  tests: ExecResult,
+): Promise<HarborReward> {
   const copy = await archiveCopy(c, LOGS_VERIFIER);
   try {
     let reward: HarborReward | undefined;
@@ -136,5 +151,10 @@ export function lastLines(text: string, n: number): string {
 
 async function rootSh(c: ManagedContainer, script: string): Promise<void> {
   const r = await c.exec(['/bin/sh', '-c', script], { user: 'root', timeoutMs: 60_000 });
-  if (r.exitCode !== 0) throw new HudStudioError('harbor-verifier', `preparing /logs and /tests failed: ${lastLines(r.stderr, 5) || `exit ${r.exitCode}`}`, { hint: 'the image needs /bin/sh, mkdir, chmod and rm' });
+  if (r.exitCode !== 0)
+    throw new HudStudioError(
+      'harbor-verifier',
+      `preparing /logs and /tests failed: ${lastLines(r.stderr, 5) || `exit ${r.exitCode}`}`,
+      { hint: 'the image needs /bin/sh, mkdir, chmod and rm' },
+    );
 }

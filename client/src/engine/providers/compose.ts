@@ -22,14 +22,31 @@ import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../trace/schema';
 import { DockerSubstrate, ENV_DIR, RUNTIME_DIR, TOOLS_DIR } from './docker';
-import type { AcquireOptions, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import type {
+  AcquireOptions,
+  EnvironmentSpec,
+  ExecOptions,
+  ExecResult,
+  Provider,
+  RuntimeConfig,
+  ServeOptions,
+  Substrate,
+} from './provider';
 
 /** Compose files an env.py's runtime_config.compose = true looks for beside it. */
 const COMPOSE_FILES = ['docker-compose.yaml', 'docker-compose.yml', 'compose.yaml', 'compose.yml'] as const;
 
 const DEFAULT_STARTUP_MS = 300_000;
 const DEFAULT_STOP_GRACE_MS = 5_000;
-const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
+const SKIP_DIRS = new Set([
+  '.git',
+  'node_modules',
+  '.hud-studio',
+  '__pycache__',
+  '.venv',
+  '.mypy_cache',
+  '.pytest_cache',
+]);
 
 export interface ComposeConsent {
   /** The user explicitly allowed mounting the Docker socket into `main`. */
@@ -64,13 +81,26 @@ export function composePlan(spec: EnvironmentSpec): ComposePlan | undefined {
   const raw = rc?.compose;
   if (raw === undefined || raw === null || raw === false) return undefined;
   const obj = typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-  const named = typeof raw === 'string' ? raw : typeof obj.file === 'string' ? obj.file : typeof obj.path === 'string' ? obj.path : undefined;
-  const composeFile = named ? resolve(spec.envDir, named) : COMPOSE_FILES.map((f) => join(spec.envDir, f)).find((f) => existsSync(f));
+  const named =
+    typeof raw === 'string'
+      ? raw
+      : typeof obj.file === 'string'
+        ? obj.file
+        : typeof obj.path === 'string'
+          ? obj.path
+          : undefined;
+  const composeFile = named
+    ? resolve(spec.envDir, named)
+    : COMPOSE_FILES.map((f) => join(spec.envDir, f)).find((f) => existsSync(f));
   if (!composeFile || !existsSync(composeFile)) {
-    throw new HudStudioError('provider', `runtime_config.compose names ${named ? `"${named}", which does not exist` : 'no file and there is no docker-compose.yaml beside the env file'}`, {
-      location: { file: spec.envFile, key: 'runtime_config.compose' },
-      hint: `put docker-compose.yaml in ${spec.envDir} or set compose to its path (relative to the env file's folder)`,
-    });
+    throw new HudStudioError(
+      'provider',
+      `runtime_config.compose names ${named ? `"${named}", which does not exist` : 'no file and there is no docker-compose.yaml beside the env file'}`,
+      {
+        location: { file: spec.envFile, key: 'runtime_config.compose' },
+        hint: `put docker-compose.yaml in ${spec.envDir} or set compose to its path (relative to the env file's folder)`,
+      },
+    );
   }
   const serviceAccess = obj.service_access === true || rc?.service_access === true;
   const mode = rc?.['network_mode'] ?? rc?.['network'];
@@ -79,7 +109,11 @@ export function composePlan(spec: EnvironmentSpec): ComposePlan | undefined {
 }
 
 /** Refuses service_access unless consented and local; says why and how to consent. */
-export function checkServiceAccess(spec: EnvironmentSpec, consent: ComposeConsent | undefined, host: string = dockerHost()): void {
+export function checkServiceAccess(
+  spec: EnvironmentSpec,
+  consent: ComposeConsent | undefined,
+  host: string = dockerHost(),
+): void {
   if (consent?.serviceAccess !== true) {
     throw new ServiceAccessError(
       `runtime_config.compose.service_access mounts the Docker socket (${DOCKER_SOCKET}) into service "${MAIN_SERVICE}": code there could start, read and delete every container of this Docker daemon, so it needs your explicit consent`,
@@ -104,7 +138,10 @@ export class ComposeProvider implements Provider {
 
   async acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
     const plan = composePlan(spec);
-    if (!plan) throw new HudStudioError('provider', 'this task has no runtime_config.compose', { hint: 'use the Docker provider for single-container tasks' });
+    if (!plan)
+      throw new HudStudioError('provider', 'this task has no runtime_config.compose', {
+        hint: 'use the Docker provider for single-container tasks',
+      });
     if (plan.serviceAccess) checkServiceAccess(spec, this.options.consent);
     const startupMs = opts.startupTimeoutMs ?? DEFAULT_STARTUP_MS;
     const timeout = AbortSignal.timeout(startupMs);
@@ -124,21 +161,33 @@ export class ComposeProvider implements Provider {
         log: (line) => opts.log('engine', line),
       });
     } catch (err) {
-      if (timeout.aborted && !opts.signal?.aborted) throw new TimeoutError(`starting the ${opts.phase} compose project`, startupMs);
+      if (timeout.aborted && !opts.signal?.aborted)
+        throw new TimeoutError(`starting the ${opts.phase} compose project`, startupMs);
       throw err;
     }
     try {
-      if (plan.serviceAccess) opts.log('engine', `warning: ${DOCKER_SOCKET} is mounted into "${MAIN_SERVICE}" (service_access, consented)`);
+      if (plan.serviceAccess)
+        opts.log('engine', `warning: ${DOCKER_SOCKET} is mounted into "${MAIN_SERVICE}" (service_access, consented)`);
       const main = await project.service(MAIN_SERVICE);
       const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
       const runtime = runtimePythonDir();
       await Promise.all([
-        spec.useImageSdk ? main.copyIn(join(runtime, 'hud_studio'), `${TOOLS_DIR}/hud_studio`, { skip }) : main.copyIn(runtime, RUNTIME_DIR, { skip }),
+        spec.useImageSdk
+          ? main.copyIn(join(runtime, 'hud_studio'), `${TOOLS_DIR}/hud_studio`, { skip })
+          : main.copyIn(runtime, RUNTIME_DIR, { skip }),
         main.copyIn(spec.envDir, ENV_DIR, { skip }),
       ]);
-      if (signal.aborted) throw opts.signal?.aborted ? new CancelledError(`starting the ${opts.phase} compose project`) : new TimeoutError(`starting the ${opts.phase} compose project`, startupMs);
+      if (signal.aborted)
+        throw opts.signal?.aborted
+          ? new CancelledError(`starting the ${opts.phase} compose project`)
+          : new TimeoutError(`starting the ${opts.phase} compose project`, startupMs);
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
-      const inner = new DockerSubstrate(main, `${ENV_DIR}/${envRel}`, spec, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS);
+      const inner = new DockerSubstrate(
+        main,
+        `${ENV_DIR}/${envRel}`,
+        spec,
+        this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS,
+      );
       return new ComposeSubstrate(inner, project);
     } catch (err) {
       await project.down().catch(() => undefined);

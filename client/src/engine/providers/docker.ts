@@ -14,7 +14,14 @@ import { join, relative, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { buildImage } from '../docker/build';
 import { dockerClient } from '../docker/client';
-import { createContainer, describeCopy, packCopy, type CopyItem, type DockerContainer, type PackedCopy } from '../docker/container';
+import {
+  createContainer,
+  describeCopy,
+  packCopy,
+  type CopyItem,
+  type DockerContainer,
+  type PackedCopy,
+} from '../docker/container';
 import { spawnExec, type InteractiveExec } from '../docker/exec';
 import { removeOrphans } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
@@ -24,7 +31,17 @@ import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { ServingSdk, SubstrateInfo } from '../trace/schema';
-import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, RuntimeConfig, ServeOptions, Substrate } from './provider';
+import type {
+  AcquireOptions,
+  AgentSeat,
+  EnvironmentSpec,
+  ExecOptions,
+  ExecResult,
+  Provider,
+  RuntimeConfig,
+  ServeOptions,
+  Substrate,
+} from './provider';
 import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 
 export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
@@ -47,7 +64,15 @@ const DEFAULT_SERVE_TIMEOUT_MS = 60_000;
 /** How long the server gets after SIGTERM to run its teardown before the container goes. */
 const DEFAULT_STOP_GRACE_MS = 5_000;
 /** Folders never worth copying into a substrate (VCS, caches, our own traces). */
-const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
+const SKIP_DIRS = new Set([
+  '.git',
+  'node_modules',
+  '.hud-studio',
+  '__pycache__',
+  '.venv',
+  '.mypy_cache',
+  '.pytest_cache',
+]);
 /** Above this, the environment's folder goes by putArchive, which streams large files faster. */
 const STDIN_COPY_MAX_BYTES = 8 * 1024 * 1024;
 const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
@@ -87,16 +112,22 @@ export class DockerProvider implements Provider {
 
   async acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
     if (spec.runtimeConfig?.compose) {
-      throw new HudStudioError('provider', 'compose runtime_config is handled by ComposeProvider, not the Docker provider', {
-        location: { file: spec.envFile },
-        hint: 'run this task with the compose runtime, or remove runtime_config.compose to run it in a single container',
-      });
+      throw new HudStudioError(
+        'provider',
+        'compose runtime_config is handled by ComposeProvider, not the Docker provider',
+        {
+          location: { file: spec.envFile },
+          hint: 'run this task with the compose runtime, or remove runtime_config.compose to run it in a single container',
+        },
+      );
     }
     const startupMs = opts.startupTimeoutMs ?? DEFAULT_STARTUP_MS;
     const timeout = AbortSignal.timeout(startupMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     const stopped = (): HudStudioError =>
-      opts.signal?.aborted ? new CancelledError(`starting the ${opts.phase} container`) : new TimeoutError(`starting the ${opts.phase} container`, startupMs);
+      opts.signal?.aborted
+        ? new CancelledError(`starting the ${opts.phase} container`)
+        : new TimeoutError(`starting the ${opts.phase} container`, startupMs);
     const check = (): void => {
       if (signal.aborted) throw stopped();
     };
@@ -110,7 +141,12 @@ export class DockerProvider implements Provider {
     }
   }
 
-  private async provision(spec: EnvironmentSpec, opts: AcquireOptions, signal: AbortSignal, check: () => void): Promise<Substrate> {
+  private async provision(
+    spec: EnvironmentSpec,
+    opts: AcquireOptions,
+    signal: AbortSignal,
+    check: () => void,
+  ): Promise<Substrate> {
     const rc = spec.runtimeConfig;
     const network = networkOf(rc, spec.envFile);
     let image: string;
@@ -149,7 +185,10 @@ export class DockerProvider implements Provider {
       opts.log('engine', `container ${container.id.slice(0, 12)} of ${image} (network ${container.network})`);
       check();
       const sdk = await this.servingSdk(spec, container, signal);
-      opts.log('engine', `served by ${sdk.source === 'image' ? `the image's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`);
+      opts.log(
+        'engine',
+        `served by ${sdk.source === 'image' ? `the image's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`,
+      );
       check();
       const runtime = runtimePythonDir();
       const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
@@ -161,7 +200,13 @@ export class DockerProvider implements Provider {
       ];
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
       const served: EnvironmentSpec = { ...spec, useImageSdk: sdk.source === 'image' };
-      const substrate = new DockerSubstrate(container, `${ENV_DIR}/${envRel}`, served, this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS, sdk);
+      const substrate = new DockerSubstrate(
+        container,
+        `${ENV_DIR}/${envRel}`,
+        served,
+        this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS,
+        sdk,
+      );
       const prestart = !served.useImageSdk && this.options.prestartServer !== false;
       // The workspace root exists before the server starts, so that the environment can prepare it.
       const packed = await packCopy(copies, [WORKSPACE_DIR]);
@@ -184,7 +229,11 @@ export class DockerProvider implements Provider {
   }
 
   /** The image's own HUD SDK when it can serve (probed once per image id), else the bundled runtime. */
-  private async servingSdk(spec: EnvironmentSpec, container: DockerContainer, signal: AbortSignal): Promise<ServingSdk> {
+  private async servingSdk(
+    spec: EnvironmentSpec,
+    container: DockerContainer,
+    signal: AbortSignal,
+  ): Promise<ServingSdk> {
     const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
     if (choice === 'bundled') return BUNDLED_SDK;
     const found = await probeOnce(`docker:${container.imageId}`, async () => {
@@ -195,7 +244,11 @@ export class DockerProvider implements Provider {
   }
 
   private async resolveImage(spec: EnvironmentSpec, opts: AcquireOptions, signal: AbortSignal): Promise<string> {
-    const named = spec.image ?? (typeof spec.runtimeConfig?.image === 'string' && spec.runtimeConfig.image ? spec.runtimeConfig.image : undefined);
+    const named =
+      spec.image ??
+      (typeof spec.runtimeConfig?.image === 'string' && spec.runtimeConfig.image
+        ? spec.runtimeConfig.image
+        : undefined);
     if (named) return named;
     if (existsSync(join(spec.envDir, 'Dockerfile'))) {
       const built = await buildImage({ contextDir: spec.envDir, signal, onLog: (line) => opts.log('engine', line) });
@@ -218,7 +271,7 @@ async function pullImage(image: string, opts: AcquireOptions, signal: AbortSigna
   const docker = dockerClient();
   opts.log('engine', `pulling ${image}`);
   try {
-    const stream = (await docker.pull(image, { abortSignal: signal }));
+    const stream = await docker.pull(image, { abortSignal: signal });
     await new Promise<void>((resolve, reject) =>
       docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
     );
@@ -232,13 +285,21 @@ function networkOf(rc: RuntimeConfig | null, envFile: string): NetworkMode {
   const raw = rc?.['network_mode'] ?? rc?.['network'];
   if (raw === undefined || raw === null) return 'bridge';
   if (raw === 'public' || raw === 'bridge' || raw === 'none' || raw === 'no-network') return raw;
-  throw new HudStudioError('provider', `runtime_config network mode ${JSON.stringify(raw)} is not supported by the Docker provider`, {
-    location: { file: envFile, key: 'runtime_config.network_mode' },
-    hint: 'use "public" (bridge) or "no-network" (none)',
-  });
+  throw new HudStudioError(
+    'provider',
+    `runtime_config network mode ${JSON.stringify(raw)} is not supported by the Docker provider`,
+    {
+      location: { file: envFile, key: 'runtime_config.network_mode' },
+      hint: 'use "public" (bridge) or "no-network" (none)',
+    },
+  );
 }
 
-function numberField<T>(src: Record<string, unknown> | null | undefined, key: string, make: (v: number) => T): T | Record<string, never> {
+function numberField<T>(
+  src: Record<string, unknown> | null | undefined,
+  key: string,
+  make: (v: number) => T,
+): T | Record<string, never> {
   const v = src?.[key];
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? make(v) : {};
 }
@@ -306,7 +367,11 @@ export class DockerSubstrate implements Substrate {
    * work (no python3 in the image, a read-only path...): the interpreter is
    * gone and the caller copies by putArchive instead, whose error says more.
    */
-  async prestartWithCopy(packed: PackedCopy, signal: AbortSignal, log: (stream: 'engine', text: string) => void): Promise<boolean> {
+  async prestartWithCopy(
+    packed: PackedCopy,
+    signal: AbortSignal,
+    log: (stream: 'engine', text: string) => void,
+  ): Promise<boolean> {
     const state = this.startPrestarted(unpackSource());
     const warm = await state.exec;
     const outcome = warm ? await state.replies.copy(warm, packed.open(), signal) : undefined;
@@ -314,12 +379,17 @@ export class DockerSubstrate implements Substrate {
     if (this.prestarted === state) this.prestarted = undefined;
     state.replies.close();
     await warm?.kill('KILL').catch(() => undefined);
-    if (outcome && !signal.aborted) log('engine', `copying ${describeCopy(packed.items)} through python3 failed (${outcome.error}); copying it with the Docker API instead`);
+    if (outcome && !signal.aborted)
+      log(
+        'engine',
+        `copying ${describeCopy(packed.items)} through python3 failed (${outcome.error}); copying it with the Docker API instead`,
+      );
     return false;
   }
 
   private startPrestarted(code: string): NonNullable<DockerSubstrate['prestarted']> {
-    const keep = (stream: 'stdout' | 'stderr', text: string): void => (state.sink ? state.sink(stream, text) : void state.output.push({ stream, text }));
+    const keep = (stream: 'stdout' | 'stderr', text: string): void =>
+      state.sink ? state.sink(stream, text) : void state.output.push({ stream, text });
     const state: NonNullable<DockerSubstrate['prestarted']> = {
       exec: Promise.resolve(undefined),
       output: [],
@@ -333,7 +403,8 @@ export class DockerSubstrate implements Substrate {
         // the serve request names it, and the server changes into it (hud_studio/prestart.py).
         cwd: WORKSPACE_DIR,
         env: this.pythonEnv(false),
-        onOutput: (stream, text) => (stream === 'stdout' && !state.sink ? state.replies.push(text) : keep(stream, text)),
+        onOutput: (stream, text) =>
+          stream === 'stdout' && !state.sink ? state.replies.push(text) : keep(stream, text),
       },
       true,
     ).catch(() => undefined);
@@ -370,7 +441,12 @@ export class DockerSubstrate implements Substrate {
       if (this.prestarted === state) this.prestarted = undefined;
       return warm.kill('KILL').catch(() => undefined);
     };
-    return state.replies.request(warm, args, { ...opts, cwd: opts.cwd ?? this.workdir, env: { ...this.pythonEnv(true), ...opts.env } }, giveUp);
+    return state.replies.request(
+      warm,
+      args,
+      { ...opts, cwd: opts.cwd ?? this.workdir, env: { ...this.pythonEnv(true), ...opts.env } },
+      giveUp,
+    );
   }
 
   async serve(opts: ServeOptions): Promise<void> {
@@ -408,7 +484,11 @@ export class DockerSubstrate implements Substrate {
       run = warm;
       this.serverStdin = warm.stdin;
     } else {
-      run = await this.container.spawn(argv, { cwd: this.workdir, env: { ...this.pythonEnv(false), ...opts.env }, onOutput });
+      run = await this.container.spawn(argv, {
+        cwd: this.workdir,
+        env: { ...this.pythonEnv(false), ...opts.env },
+        onOutput,
+      });
     }
     this.server = run;
     this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
@@ -428,9 +508,13 @@ export class DockerSubstrate implements Substrate {
     });
     const early = exited.then((r): never => {
       const how = r.exitCode === null ? 'was killed' : `exited with code ${r.exitCode}`;
-      throw new HudStudioError('provider', `the ${opts.envName} server ${how} before it was ready${tail.length ? `:\n${tail.join('\n')}` : ''}`, {
-        hint: `run it by hand to see the full error: docker run --rm -it ${this.container.image} python3 -m hud.environment.server ${this.envPath} --env ${opts.envName}`,
-      });
+      throw new HudStudioError(
+        'provider',
+        `the ${opts.envName} server ${how} before it was ready${tail.length ? `:\n${tail.join('\n')}` : ''}`,
+        {
+          hint: `run it by hand to see the full error: docker run --rm -it ${this.container.image} python3 -m hud.environment.server ${this.envPath} --env ${opts.envName}`,
+        },
+      );
     });
     try {
       this.port = await Promise.race([portSeen, stop, early]);
@@ -490,7 +574,10 @@ export class DockerSubstrate implements Substrate {
         if (this.serverStdin) this.serverStdin.end();
         else await server.kill('TERM').catch(() => undefined);
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([server.done.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, this.stopGraceMs)))]);
+        await Promise.race([
+          server.done.catch(() => undefined),
+          new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
+        ]);
         clearTimeout(timer);
       }
       await this.container.remove();
@@ -510,6 +597,7 @@ export class DockerSubstrate implements Substrate {
   }
 
   private assertLive(): void {
-    if (this.released) throw new HudStudioError('provider', `container ${this.info.id.slice(0, 12)} was already released`);
+    if (this.released)
+      throw new HudStudioError('provider', `container ${this.info.id.slice(0, 12)} was already released`);
   }
 }

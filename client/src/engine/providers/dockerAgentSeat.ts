@@ -102,31 +102,54 @@ export class DockerAgentSeat implements AgentSeat {
     await this.prepare();
     const target = dest.startsWith('/') ? dest : `${WORKSPACE_DIR}/${dest}`;
     await this.container.copyIn(hostPath, target);
-    if (!this.privileged) await this.asRoot(['chown', '-R', AGENT_USER, target], `giving ${target} to the agent's user`);
+    if (!this.privileged)
+      await this.asRoot(['chown', '-R', AGENT_USER, target], `giving ${target} to the agent's user`);
   }
 
   async end(): Promise<void> {
     // A privileged agent shares the server's user: killing "its" processes would kill the server too.
     if (!this.used || this.privileged) return;
-    const res = await this.container.exec(['python3', '-I', '-S', '-c', END_SCRIPT], { user: AGENT_USER, timeoutMs: SETUP_TIMEOUT_MS });
+    const res = await this.container.exec(['python3', '-I', '-S', '-c', END_SCRIPT], {
+      user: AGENT_USER,
+      timeoutMs: SETUP_TIMEOUT_MS,
+    });
     if (res.exitCode !== 0) {
-      throw new HudStudioError('provider', `could not end the agent's processes: ${res.stderr.trim() || `exit ${res.exitCode}`}`);
+      throw new HudStudioError(
+        'provider',
+        `could not end the agent's processes: ${res.stderr.trim() || `exit ${res.exitCode}`}`,
+      );
     }
   }
 
   private prepare(): Promise<void> {
     this.prepared ??= this.privileged
       ? this.asRoot(['mkdir', '-p', WORKSPACE_DIR], "making the agent's workspace")
-      : this.asRoot(['sh', '-c', PREPARE_SCRIPT, 'hud-studio-prepare', AGENT_USER, this.container.user, WORKSPACE_DIR, this.envDir], "preparing the agent's workspace");
+      : this.asRoot(
+          [
+            'sh',
+            '-c',
+            PREPARE_SCRIPT,
+            'hud-studio-prepare',
+            AGENT_USER,
+            this.container.user,
+            WORKSPACE_DIR,
+            this.envDir,
+          ],
+          "preparing the agent's workspace",
+        );
     return this.prepared;
   }
 
   private async asRoot(argv: string[], what: string): Promise<void> {
     const res = await this.container.exec(argv, { user: '0', timeoutMs: SETUP_TIMEOUT_MS });
     if (res.exitCode !== 0) {
-      throw new HudStudioError('provider', `${what} failed: ${(res.stderr || res.stdout).trim() || `exit ${res.exitCode}`}`, {
-        hint: 'the image needs sh, mkdir, chown and chmod (coreutils or busybox)',
-      });
+      throw new HudStudioError(
+        'provider',
+        `${what} failed: ${(res.stderr || res.stdout).trim() || `exit ${res.exitCode}`}`,
+        {
+          hint: 'the image needs sh, mkdir, chown and chmod (coreutils or busybox)',
+        },
+      );
     }
   }
 }

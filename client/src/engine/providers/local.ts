@@ -16,14 +16,31 @@ import type { ServingSdk, SubstrateInfo } from '../trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import { bubblewrap, sandboxArgs } from './localSandbox';
-import type { AcquireOptions, AgentSeat, EnvironmentSpec, ExecOptions, ExecResult, Provider, ServeOptions, Substrate } from './provider';
+import type {
+  AcquireOptions,
+  AgentSeat,
+  EnvironmentSpec,
+  ExecOptions,
+  ExecResult,
+  Provider,
+  ServeOptions,
+  Substrate,
+} from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
 
 /** Folders never worth copying into a substrate (VCS, caches, our own traces). */
-const SKIP_DIRS = new Set(['.git', 'node_modules', '.hud-studio', '__pycache__', '.venv', '.mypy_cache', '.pytest_cache']);
+const SKIP_DIRS = new Set([
+  '.git',
+  'node_modules',
+  '.hud-studio',
+  '__pycache__',
+  '.venv',
+  '.mypy_cache',
+  '.pytest_cache',
+]);
 
 export interface LocalProviderOptions {
   /** Where substrates' private folders go (default: the OS temp folder). */
@@ -54,24 +71,43 @@ export class LocalProvider implements Provider {
     const tempRoot = this.options.tempRoot ?? tmpdir();
     if (!swept.has(tempRoot)) {
       swept.add(tempRoot);
-      for (const gone of await sweepOrphans(tempRoot)) opts.log('engine', `removed ${gone}, left behind by a HUD Studio process that no longer runs`);
+      for (const gone of await sweepOrphans(tempRoot))
+        opts.log('engine', `removed ${gone}, left behind by a HUD Studio process that no longer runs`);
     }
     const root = mkdtempSync(join(tempRoot, `hud-studio-${opts.rolloutId.slice(0, 8)}-${opts.phase}-`));
     try {
       writeOwner(root, []);
       const work = join(root, 'work');
-      const withheld = (src: string): boolean => withheldFrom(opts.phase, relative(spec.envDir, src).split(sep).join('/'));
-      cpSync(spec.envDir, work, { recursive: true, filter: (src) => src === spec.envDir || (!SKIP_DIRS.has(basename(src)) && !withheld(src)) });
+      const withheld = (src: string): boolean =>
+        withheldFrom(opts.phase, relative(spec.envDir, src).split(sep).join('/'));
+      cpSync(spec.envDir, work, {
+        recursive: true,
+        filter: (src) => src === spec.envDir || (!SKIP_DIRS.has(basename(src)) && !withheld(src)),
+      });
       mkdirSync(join(root, 'home'));
       mkdirSync(join(root, 'tmp'));
       const envPath = join(work, relative(spec.envDir, spec.envFile));
       opts.log('engine', `local substrate: private copy of ${spec.envDir} at ${work} (process isolation only)`);
       const sdk = await this.servingSdk(spec, root);
-      opts.log('engine', `served by ${sdk.source === 'image' ? `the local python's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`);
-      return new LocalSubstrate(root, work, envPath, { ...spec, useImageSdk: sdk.source === 'image' }, this.options, sdk);
+      opts.log(
+        'engine',
+        `served by ${sdk.source === 'image' ? `the local python's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`,
+      );
+      return new LocalSubstrate(
+        root,
+        work,
+        envPath,
+        { ...spec, useImageSdk: sdk.source === 'image' },
+        this.options,
+        sdk,
+      );
     } catch (err) {
       rmSync(root, { recursive: true, force: true });
-      throw new HudStudioError('provider', `cannot prepare a local substrate for ${spec.envDir}: ${(err as Error).message}`, { cause: err });
+      throw new HudStudioError(
+        'provider',
+        `cannot prepare a local substrate for ${spec.envDir}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   }
 }

@@ -73,7 +73,9 @@ export async function sweepOrphans(tempRoot: string): Promise<string[]> {
     const root = join(tempRoot, name);
     const owner = readOwner(root);
     if (!owner || owner.host !== hostname() || owner.pid === process.pid || processAlive(owner.pid)) continue;
-    await Promise.all(owner.groups.filter((g) => groupAlive(g) && groupUsesRoot(g, root)).map((g) => killGroup(g, 2_000)));
+    await Promise.all(
+      owner.groups.filter((g) => groupAlive(g) && groupUsesRoot(g, root)).map((g) => killGroup(g, 2_000)),
+    );
     rmSync(root, { recursive: true, force: true });
     removed.push(root);
   }

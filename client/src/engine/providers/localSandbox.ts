@@ -18,10 +18,14 @@ let probed: string | undefined | null = null;
 /** The bwrap binary when it can make a sandbox on this machine, else undefined (probed once). */
 export function bubblewrap(): string | undefined {
   if (probed !== null) return probed;
-  const ok = spawnSync('bwrap', ['--unshare-all', '--unshare-user', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'], {
-    stdio: 'ignore',
-    timeout: 10_000,
-  });
+  const ok = spawnSync(
+    'bwrap',
+    ['--unshare-all', '--unshare-user', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'],
+    {
+      stdio: 'ignore',
+      timeout: 10_000,
+    },
+  );
   probed = ok.status === 0 ? 'bwrap' : undefined;
   return probed;
 }
@@ -36,6 +40,19 @@ export function sandboxArgs(workspace: string, cwd: string): string[] {
     if (st.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
     else args.push('--ro-bind', dir, dir);
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--bind', workspace, workspace, '--chdir', cwd, '--');
+  args.push(
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--bind',
+    workspace,
+    workspace,
+    '--chdir',
+    cwd,
+    '--',
+  );
   return args;
 }

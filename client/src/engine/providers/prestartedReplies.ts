@@ -24,7 +24,12 @@ export type CopyOutcome = z.infer<typeof CopyReply> | undefined;
 
 const Reply = z.union([
   z.object({ unavailable: z.literal(true) }),
-  z.object({ exit: z.number().int().nullable(), signal: z.number().int().nullable(), stdout: z.string(), stderr: z.string() }),
+  z.object({
+    exit: z.number().int().nullable(),
+    signal: z.number().int().nullable(),
+    stdout: z.string(),
+    stderr: z.string(),
+  }),
 ]);
 type Reply = z.infer<typeof Reply>;
 
@@ -113,7 +118,12 @@ export class PrestartedReplies {
    * the plain exec" (no fork there, or the interpreter ended first). On
    * timeout or cancel the whole interpreter is killed (`giveUp`), children included.
    */
-  request(warm: InteractiveExec, args: string[], opts: ExecOptions & { cwd: string }, giveUp: () => Promise<void>): Promise<ExecResult | undefined> {
+  request(
+    warm: InteractiveExec,
+    args: string[],
+    opts: ExecOptions & { cwd: string },
+    giveUp: () => Promise<void>,
+  ): Promise<ExecResult | undefined> {
     if (opts.signal?.aborted) return Promise.reject(new CancelledError('command python3'));
     if (this.closed) return Promise.resolve(undefined);
     const nonce = randomUUID();
@@ -156,7 +166,8 @@ async function writeChunked(archive: Readable, sink: NodeJS.WritableStream, sign
     if (signal.aborted) return;
     const bytes = chunk as Buffer;
     if (bytes.length === 0) continue;
-    if (!sink.write(Buffer.concat([Buffer.from(`${bytes.length}\n`), bytes]))) await once(sink as unknown as NodeJS.EventEmitter, 'drain', { signal });
+    if (!sink.write(Buffer.concat([Buffer.from(`${bytes.length}\n`), bytes])))
+      await once(sink as unknown as NodeJS.EventEmitter, 'drain', { signal });
   }
   sink.write('0\n');
 }
@@ -166,5 +177,10 @@ function toResult(reply: Reply, opts: ExecOptions): ExecResult | undefined {
   if ('unavailable' in reply) return undefined;
   if (reply.stdout) opts.onOutput?.('stdout', reply.stdout);
   if (reply.stderr) opts.onOutput?.('stderr', reply.stderr);
-  return { exitCode: reply.signal !== null ? 128 + reply.signal : reply.exit, stdout: reply.stdout, stderr: reply.stderr, timedOut: false };
+  return {
+    exitCode: reply.signal !== null ? 128 + reply.signal : reply.exit,
+    stdout: reply.stdout,
+    stderr: reply.stderr,
+    timedOut: false,
+  };
 }

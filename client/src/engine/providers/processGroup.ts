@@ -157,7 +157,8 @@ export async function execInGroup(
     killed = true;
     void killGroup(pgid, opts.graceMs ?? 1_000);
   };
-  const timer = opts.timeoutMs && opts.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
+  const timer =
+    opts.timeoutMs && opts.timeoutMs > 0 ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
   opts.signal?.addEventListener('abort', kill, { once: true });
   if (opts.signal?.aborted) kill();
   const out = new TailCapture();
@@ -184,7 +185,12 @@ export async function execInGroup(
     if (r.code === 'ENOENT' || r.code === 'EACCES') {
       return { exitCode: 127, stdout: '', stderr: r.originalMessage ?? r.shortMessage ?? '', timedOut: false };
     }
-    return { exitCode: killed ? null : exitCode ?? r.exitCode ?? null, stdout: out.text(), stderr: err.text(), timedOut };
+    return {
+      exitCode: killed ? null : (exitCode ?? r.exitCode ?? null),
+      stdout: out.text(),
+      stderr: err.text(),
+      timedOut,
+    };
   } finally {
     if (timer) clearTimeout(timer);
     opts.signal?.removeEventListener('abort', kill);

@@ -42,14 +42,19 @@ export async function selectProvider(runtime: string, opts: SelectOptions = {}):
 
   const docker = await loadDocker(opts.serviceAccess === true, opts.dockerHost);
   if (choice === 'docker') {
-    if (!docker.ok) throw new HudStudioError('docker-unavailable', `Docker is not available: ${docker.reason}`, {
+    if (!docker.ok)
+      throw new HudStudioError('docker-unavailable', `Docker is not available: ${docker.reason}`, {
         hint: 'start the Docker daemon, or run on the local runtime',
         fix: { kind: 'runtime', use: 'local' },
       });
     return { provider: docker.provider, notice: undefined, dockerHost: docker.host };
   }
   if (docker.ok) {
-    return { provider: docker.provider, notice: `runtime: docker (daemon answered at ${docker.host})`, dockerHost: docker.host };
+    return {
+      provider: docker.provider,
+      notice: `runtime: docker (daemon answered at ${docker.host})`,
+      dockerHost: docker.host,
+    };
   }
   return {
     provider: new LocalProvider(),

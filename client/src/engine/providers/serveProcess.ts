@@ -18,7 +18,18 @@ const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
  * its other output, as HUD's does.
  */
 export function serveArgv(envPath: string, envName: string, bundled: boolean, python = 'python3'): string[] {
-  const argv = [python, '-m', 'hud.environment.server', envPath, '--env', envName, '--host', '127.0.0.1', '--port', '0'];
+  const argv = [
+    python,
+    '-m',
+    'hud.environment.server',
+    envPath,
+    '--env',
+    envName,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    '0',
+  ];
   return bundled ? [...argv, '--port-stdout-only'] : argv;
 }
 
@@ -40,7 +51,10 @@ export function waitForServePort(child: ChildProcess, opts: ServeOptions): Promi
       fn();
     };
     const onAbort = (): void => settle(() => reject(new CancelledError('serve')));
-    const timer = setTimeout(() => settle(() => reject(new TimeoutError(`starting the ${opts.envName} server`, timeoutMs))), timeoutMs);
+    const timer = setTimeout(
+      () => settle(() => reject(new TimeoutError(`starting the ${opts.envName} server`, timeoutMs))),
+      timeoutMs,
+    );
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
 
@@ -63,7 +77,13 @@ export function waitForServePort(child: ChildProcess, opts: ServeOptions): Promi
     child.stdout?.on('end', () => stdout.end());
     child.stderr?.on('end', () => stderr.end());
     child.on('error', (err) =>
-      settle(() => reject(new HudStudioError('provider', `cannot start python3: ${err.message}`, { hint: 'install Python 3.9+ as python3 on PATH' }))),
+      settle(() =>
+        reject(
+          new HudStudioError('provider', `cannot start python3: ${err.message}`, {
+            hint: 'install Python 3.9+ as python3 on PATH',
+          }),
+        ),
+      ),
     );
     child.on('close', (code, signal) =>
       settle(() =>
@@ -71,7 +91,9 @@ export function waitForServePort(child: ChildProcess, opts: ServeOptions): Promi
           new HudStudioError(
             'provider',
             `the ${opts.envName} server exited (${signal ?? `code ${code}`}) before it was ready${tail.length ? `:\n${tail.join('\n')}` : ''}`,
-            { hint: 'run the environment by hand with `python3 -m hud.environment.server ENV_PY --env NAME` to see the full error' },
+            {
+              hint: 'run the environment by hand with `python3 -m hud.environment.server ENV_PY --env NAME` to see the full error',
+            },
           ),
         ),
       ),

@@ -42,7 +42,11 @@ export function parseSdkProbe(stdout: string): ServingSdk | null {
     const found: unknown = JSON.parse(last);
     if (!found || typeof found !== 'object') return null;
     const version = (found as Record<string, unknown>)['version'];
-    return { name: 'hud-python', version: typeof version === 'string' && version ? version : 'unknown', source: 'image' };
+    return {
+      name: 'hud-python',
+      version: typeof version === 'string' && version ? version : 'unknown',
+      source: 'image',
+    };
   } catch {
     return null;
   }
@@ -53,9 +57,13 @@ export function decideSdk(choice: SdkChoice, found: ServingSdk | null, where: st
   if (choice === 'bundled') return BUNDLED_SDK;
   if (found) return found;
   if (choice === 'image') {
-    throw new HudStudioError('provider', `${where} has no HUD SDK v6 that can serve (python3 -m hud.environment.server)`, {
-      hint: 'install hud-python in it, or run with --sdk bundled / --sdk auto',
-    });
+    throw new HudStudioError(
+      'provider',
+      `${where} has no HUD SDK v6 that can serve (python3 -m hud.environment.server)`,
+      {
+        hint: 'install hud-python in it, or run with --sdk bundled / --sdk auto',
+      },
+    );
   }
   return BUNDLED_SDK;
 }

@@ -40,7 +40,10 @@ export class UrlProvider implements Provider {
   }
 
   async acquire(_spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
-    opts.log('engine', `borrowed substrate: attaching to the running server at ${this.address} (not started or stopped by HUD Studio)`);
+    opts.log(
+      'engine',
+      `borrowed substrate: attaching to the running server at ${this.address} (not started or stopped by HUD Studio)`,
+    );
     return new BorrowedSubstrate(this.host, this.port, this.address);
   }
 }

@@ -43,12 +43,13 @@ export interface RegradeResult {
 export function cannotRegrade(t: Trace): string | undefined {
   if (t.task.kind === 'harbor') {
     if (t.harbor?.environmentMode === 'shared') {
-      return 'a shared-mode Harbor trial is graded inside the agent\'s container, whose state was not kept';
+      return "a shared-mode Harbor trial is graded inside the agent's container, whose state was not kept";
     }
     return 'regrading Harbor trials from their stored artifacts is not supported yet';
   }
   if (t.status === 'cancelled') return 'the rollout was cancelled before its agent answered';
-  if (!('answer' in t) || t.answer === undefined) return 'the rollout recorded no answer (it failed before its agent answered)';
+  if (!('answer' in t) || t.answer === undefined)
+    return 'the rollout recorded no answer (it failed before its agent answered)';
   return undefined;
 }
 
@@ -83,7 +84,13 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
     const error = done.error?.message ?? done.status;
     return { original, trace, ...(tracePath ? { tracePath } : {}), delta: null, stale, error };
   }
-  return { original, trace, ...(tracePath ? { tracePath } : {}), delta: gradeDelta(original.result, trace.result), stale };
+  return {
+    original,
+    trace,
+    ...(tracePath ? { tracePath } : {}),
+    delta: gradeDelta(original.result, trace.result),
+    stale,
+  };
 }
 
 /** The grader's identity: the verifier's source hash when there is one, else the task's. */

@@ -50,7 +50,9 @@ export async function sanityOfTask(task: DiscoveredTask, opts: SanityOptions): P
   }
   for (const p of probes) {
     // A golden row may say that an answer a probe sends deserves a reward.
-    const allowed = rows.find((r) => typeof r.answer === 'string' && r.answer === p.answer && satisfies(r.expect, p.reward));
+    const allowed = rows.find(
+      (r) => typeof r.answer === 'string' && r.answer === p.answer && satisfies(r.expect, p.reward),
+    );
     p.gamed = p.reward !== null && p.reward > 0 && !allowed;
   }
   const golden: GoldenOutcome[] = [];
@@ -79,7 +81,13 @@ async function runProbe(task: DiscoveredTask, probe: Probe, run: RunTask, opts: 
     );
     const shown = probe.name === 'echo' && typeof done.trace.answer === 'string' ? done.trace.answer : probe.shown;
     if (done.status !== 'completed') {
-      return { probe: probe.name, answer: shown, reward: null, gamed: false, error: done.error?.message ?? done.status };
+      return {
+        probe: probe.name,
+        answer: shown,
+        reward: null,
+        gamed: false,
+        error: done.error?.message ?? done.status,
+      };
     }
     return { probe: probe.name, answer: shown, reward: done.reward, gamed: false };
   } catch (err) {

@@ -77,7 +77,9 @@ export class BoundedLog {
     if (!this.cutLines) return [...this.head, ...tail];
     const t = tail[0]?.t ?? this.head[this.head.length - 1]?.t ?? 0;
     const stream: LogStream = 'engine';
-    const whole = this.spill ? "the whole log is in the phase's side file (logFile)" : 'the whole log could not be kept';
+    const whole = this.spill
+      ? "the whole log is in the phase's side file (logFile)"
+      : 'the whole log could not be kept';
     const mark = `${CUT_MARK} ${this.cutLines} lines (${this.cutChars} characters) here; ${whole}]`;
     return [...this.head, { t, stream, text: mark }, ...tail];
   }

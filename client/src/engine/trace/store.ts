@@ -19,7 +19,12 @@ export function fileTimestamp(iso: string): string {
 }
 
 export function safeSlug(slug: string): string {
-  return slug.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/^[._]+/, '').slice(0, 80) || 'task';
+  return (
+    slug
+      .replace(/[^A-Za-z0-9_.-]+/g, '_')
+      .replace(/^[._]+/, '')
+      .slice(0, 80) || 'task'
+  );
 }
 
 export function traceFileName(trace: Pick<Trace, 'startedAt' | 'rolloutId' | 'task'>): string {

@@ -6,7 +6,8 @@ import { formatClock, formatDuration, formatReward, trimNumber, valueText } from
 import { rewardLabel, statusBadge, totalMs } from './header';
 
 export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElement {
-  const sameTask = left.task.env === right.task.env && left.task.id === right.task.id && left.task.slug === right.task.slug;
+  const sameTask =
+    left.task.env === right.task.env && left.task.id === right.task.id && left.task.slug === right.task.slug;
   const sameVersion = left.task.sourceHash === right.task.sourceHash;
   const dl = left.result?.reward;
   const dr = right.result?.reward;
@@ -14,11 +15,26 @@ export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElem
   return h(
     'div',
     { class: 'compare', attrs: { 'data-testid': 'compare' } },
-    h('h1', { class: 'hdr-title' }, 'Compare ', h('span', { class: 'env' }, left.task.env), h('span', { class: 'sep' }, ' / '), h('span', { class: 'tid' }, left.task.id)),
+    h(
+      'h1',
+      { class: 'hdr-title' },
+      'Compare ',
+      h('span', { class: 'env' }, left.task.env),
+      h('span', { class: 'sep' }, ' / '),
+      h('span', { class: 'tid' }, left.task.id),
+    ),
     !sameTask
-      ? h('div', { class: 'problem warning', attrs: { role: 'alert' } }, `These rollouts ran different tasks (${left.task.ref} vs ${right.task.ref}); the comparison may not mean much.`)
+      ? h(
+          'div',
+          { class: 'problem warning', attrs: { role: 'alert' } },
+          `These rollouts ran different tasks (${left.task.ref} vs ${right.task.ref}); the comparison may not mean much.`,
+        )
       : !sameVersion
-        ? h('div', { class: 'problem warning' }, 'The task source or args changed between these rollouts (different source hash).')
+        ? h(
+            'div',
+            { class: 'problem warning' },
+            'The task source or args changed between these rollouts (different source hash).',
+          )
         : null,
     h(
       'div',
@@ -28,7 +44,11 @@ export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElem
         'div',
         { class: 'compare-delta', attrs: { 'data-testid': 'reward-delta' } },
         h('div', { class: 'muted' }, 'Δ reward'),
-        h('div', { class: `delta${delta === null ? '' : delta > 0 ? ' up' : delta < 0 ? ' down' : ''}` }, delta === null ? '—' : `${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${trimNumber(Math.abs(delta))}`),
+        h(
+          'div',
+          { class: `delta${delta === null ? '' : delta > 0 ? ' up' : delta < 0 ? ' down' : ''}` },
+          delta === null ? '—' : `${delta > 0 ? '+' : delta < 0 ? '−' : '±'}${trimNumber(Math.abs(delta))}`,
+        ),
       ),
       side(right, 'right'),
     ),
@@ -75,7 +95,18 @@ function subscoreCompare(left: RunningTrace, right: RunningTrace): HTMLElement {
   return h(
     'table',
     { class: 'subscores', attrs: { 'data-testid': 'compare-subscores' } },
-    h('thead', null, h('tr', null, h('th', null, 'Subscore'), h('th', { class: 'num' }, 'A (value × weight)'), h('th', { class: 'num' }, 'B (value × weight)'), h('th', { class: 'num' }, 'Δ contribution'))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', null, 'Subscore'),
+        h('th', { class: 'num' }, 'A (value × weight)'),
+        h('th', { class: 'num' }, 'B (value × weight)'),
+        h('th', { class: 'num' }, 'Δ contribution'),
+      ),
+    ),
     h(
       'tbody',
       null,
@@ -87,10 +118,19 @@ function subscoreCompare(left: RunningTrace, right: RunningTrace): HTMLElement {
         return h(
           'tr',
           { class: `sub-row${d !== null && Math.abs(d) >= 1e-12 ? ' changed' : ''}`, data: { name: p } },
-          h('td', { class: 'sub-name' }, p, (fa ?? fb)!.sub.weight < 0 ? h('span', { class: 'badge penalty' }, 'penalty') : null),
+          h(
+            'td',
+            { class: 'sub-name' },
+            p,
+            (fa ?? fb)!.sub.weight < 0 ? h('span', { class: 'badge penalty' }, 'penalty') : null,
+          ),
           cell(fa),
           cell(fb),
-          h('td', { class: `num${d !== null && d < 0 ? ' negative' : ''}` }, d === null ? 'only in one' : Math.abs(d) < 1e-12 ? '=' : `${d > 0 ? '+' : '−'}${trimNumber(Math.abs(d))}`),
+          h(
+            'td',
+            { class: `num${d !== null && d < 0 ? ' negative' : ''}` },
+            d === null ? 'only in one' : Math.abs(d) < 1e-12 ? '=' : `${d > 0 ? '+' : '−'}${trimNumber(Math.abs(d))}`,
+          ),
         );
       }),
     ),
@@ -100,7 +140,13 @@ function subscoreCompare(left: RunningTrace, right: RunningTrace): HTMLElement {
 function answerDiff(a: unknown, b: unknown): HTMLElement {
   const ops = diffLines(splitLines(valueText(a)), splitLines(valueText(b)));
   if (ops.length === 0) return h('p', { class: 'muted' }, 'Neither rollout recorded an answer.');
-  if (ops.every((o) => o.kind === 'same')) return h('div', null, h('p', { class: 'muted' }, 'The answers are identical.'), h('pre', { class: 'block' }, valueText(a)));
+  if (ops.every((o) => o.kind === 'same'))
+    return h(
+      'div',
+      null,
+      h('p', { class: 'muted' }, 'The answers are identical.'),
+      h('pre', { class: 'block' }, valueText(a)),
+    );
   return h(
     'div',
     { class: 'diff', attrs: { 'data-testid': 'answer-diff', role: 'table' } },

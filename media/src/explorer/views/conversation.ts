@@ -10,7 +10,9 @@ export function renderPrompt(trace: RunningTrace): HTMLElement {
     'section',
     { class: 'card', attrs: { id: 'section-prompt' } },
     h('h2', null, 'Prompt'),
-    trace.prompt === undefined ? h('p', { class: 'muted' }, 'No prompt recorded.') : h('pre', { class: 'block', attrs: { 'data-testid': 'prompt' } }, promptText(trace.prompt)),
+    trace.prompt === undefined
+      ? h('p', { class: 'muted' }, 'No prompt recorded.')
+      : h('pre', { class: 'block', attrs: { 'data-testid': 'prompt' } }, promptText(trace.prompt)),
   );
 }
 
@@ -20,9 +22,15 @@ export function renderAnswer(trace: RunningTrace, open: OpenState): HTMLElement 
     'section',
     { class: 'card', attrs: { id: 'section-answer' } },
     h('h2', null, 'Answer'),
-    trace.answer === undefined ? h('p', { class: 'muted' }, 'No answer recorded.') : h('pre', { class: 'block', attrs: { 'data-testid': 'answer' } }, valueText(trace.answer)),
+    trace.answer === undefined
+      ? h('p', { class: 'muted' }, 'No answer recorded.')
+      : h('pre', { class: 'block', attrs: { 'data-testid': 'answer' } }, valueText(trace.answer)),
     sentUnchanged
-      ? open.details('actor-result', h('summary', null, "Actor's result frame (sent unchanged to the verifier)"), h('pre', { class: 'block' }, valueText(trace.actorResult)))
+      ? open.details(
+          'actor-result',
+          h('summary', null, "Actor's result frame (sent unchanged to the verifier)"),
+          h('pre', { class: 'block' }, valueText(trace.actorResult)),
+        )
       : null,
   );
 }
@@ -30,17 +38,28 @@ export function renderAnswer(trace: RunningTrace, open: OpenState): HTMLElement 
 export function renderAgentSteps(trace: RunningTrace, open: OpenState): HTMLElement {
   const steps = trace.agentSteps;
   const used = steps.filter((s) => s.usage);
-  const total = used.reduce((t, s) => ({ input: t.input + s.usage!.input, output: t.output + s.usage!.output, cached: t.cached + s.usage!.cached }), {
-    input: 0,
-    output: 0,
-    cached: 0,
-  });
+  const total = used.reduce(
+    (t, s) => ({
+      input: t.input + s.usage!.input,
+      output: t.output + s.usage!.output,
+      cached: t.cached + s.usage!.cached,
+    }),
+    {
+      input: 0,
+      output: 0,
+      cached: 0,
+    },
+  );
   return h(
     'section',
     { class: 'card', attrs: { id: 'section-agent' } },
     h('h2', null, `Agent steps (${steps.length})`),
-    used.length ? h('p', { class: 'muted', attrs: { 'data-testid': 'agent-tokens' } }, `tokens: ${tokenText(total)}`) : null,
-    steps.length === 0 ? h('p', { class: 'muted' }, `No agent steps recorded (agent: ${trace.agent.kind}).`) : steps.map((s) => renderStep(s, open)),
+    used.length
+      ? h('p', { class: 'muted', attrs: { 'data-testid': 'agent-tokens' } }, `tokens: ${tokenText(total)}`)
+      : null,
+    steps.length === 0
+      ? h('p', { class: 'muted' }, `No agent steps recorded (agent: ${trace.agent.kind}).`)
+      : steps.map((s) => renderStep(s, open)),
   );
 }
 
@@ -53,7 +72,11 @@ function renderStep(step: AgentStep, open: OpenState): HTMLElement {
     { attrs: { 'data-testid': `agent-step-${step.index}` } },
     h('strong', null, `Step ${step.index}`),
     ' ',
-    h('span', { class: 'muted' }, `${calls.length} tool call${calls.length === 1 ? '' : 's'}${errs ? `, ${errs} failed` : ''}`),
+    h(
+      'span',
+      { class: 'muted' },
+      `${calls.length} tool call${calls.length === 1 ? '' : 's'}${errs ? `, ${errs} failed` : ''}`,
+    ),
     step.usage ? [' ', h('span', { class: 'muted' }, `· ${tokenText(step.usage)}`)] : null,
     preview ? [' — ', h('span', { class: 'preview' }, preview)] : null,
   );
@@ -65,9 +88,28 @@ function renderStep(step: AgentStep, open: OpenState): HTMLElement {
       h(
         'div',
         { class: `tool-call${c.isError ? ' is-error' : ''}`, data: { index: String(i) } },
-        h('div', { class: 'tool-name' }, h('code', null, c.name), c.isError ? h('span', { class: 'badge status-error' }, 'error') : null),
-        c.input === undefined ? null : h('div', { class: 'tool-io' }, h('span', { class: 'muted' }, 'input'), h('pre', { class: 'block' }, valueText(c.input))),
-        c.output === undefined ? null : h('div', { class: 'tool-io' }, h('span', { class: 'muted' }, 'output'), h('pre', { class: 'block' }, plainTextBlock(valueText(c.output)))),
+        h(
+          'div',
+          { class: 'tool-name' },
+          h('code', null, c.name),
+          c.isError ? h('span', { class: 'badge status-error' }, 'error') : null,
+        ),
+        c.input === undefined
+          ? null
+          : h(
+              'div',
+              { class: 'tool-io' },
+              h('span', { class: 'muted' }, 'input'),
+              h('pre', { class: 'block' }, valueText(c.input)),
+            ),
+        c.output === undefined
+          ? null
+          : h(
+              'div',
+              { class: 'tool-io' },
+              h('span', { class: 'muted' }, 'output'),
+              h('pre', { class: 'block' }, plainTextBlock(valueText(c.output))),
+            ),
       ),
     ),
   );

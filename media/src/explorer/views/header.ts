@@ -22,7 +22,8 @@ export function totalMs(trace: RunningTrace): number | undefined {
 
 export function rewardLabel(trace: RunningTrace): string {
   if (trace.status === 'running') return 'running';
-  if (trace.result === null || trace.result.reward === null) return trace.status === 'error' ? 'errored, ungraded' : 'ungraded';
+  if (trace.result === null || trace.result.reward === null)
+    return trace.status === 'error' ? 'errored, ungraded' : 'ungraded';
   return trace.verifier ? 'reward (verifier)' : 'reward';
 }
 
@@ -33,40 +34,85 @@ export function statusBadge(status: RunningTrace['status']): HTMLElement {
 export function renderHeader(trace: RunningTrace, actions: HeaderActions, open: OpenState): HTMLElement {
   const t = trace.task;
   const facts: [string, Child][] = [
-    ['Task', h('button', { class: 'link', title: 'Open the task source', attrs: { type: 'button' }, on: { click: () => actions.openTask(t.ref) } }, t.ref)],
+    [
+      'Task',
+      h(
+        'button',
+        {
+          class: 'link',
+          title: 'Open the task source',
+          attrs: { type: 'button' },
+          on: { click: () => actions.openTask(t.ref) },
+        },
+        t.ref,
+      ),
+    ],
     ['Slug', t.slug || '—'],
-    ['Args', Object.keys(t.args).length ? h('code', { class: 'args' }, valueText(t.args).replace(/\s*\n\s*/g, ' ')) : '(none)'],
+    [
+      'Args',
+      Object.keys(t.args).length ? h('code', { class: 'args' }, valueText(t.args).replace(/\s*\n\s*/g, ' ')) : '(none)',
+    ],
   ];
   if (trace.verifier) {
     facts.push(['Verifier', `${trace.verifier.env}/${trace.verifier.id}`]);
-    if (Object.keys(trace.verifier.args).length) facts.push(['Verifier args', h('code', { class: 'args' }, valueText(trace.verifier.args).replace(/\s*\n\s*/g, ' '))]);
+    if (Object.keys(trace.verifier.args).length)
+      facts.push([
+        'Verifier args',
+        h('code', { class: 'args' }, valueText(trace.verifier.args).replace(/\s*\n\s*/g, ' ')),
+      ]);
   }
   facts.push(['Agent', trace.agent.detail ? `${trace.agent.kind} (${trace.agent.detail})` : trace.agent.kind]);
-  facts.push(['Provider', trace.provider.dockerHost ? `${trace.provider.kind} @ ${trace.provider.dockerHost}` : trace.provider.kind]);
-  for (const phase of trace.phases) facts.push([`${cap(phase.name)} substrate`, substrateText(phase.substrate, phase.reused)]);
+  facts.push([
+    'Provider',
+    trace.provider.dockerHost ? `${trace.provider.kind} @ ${trace.provider.dockerHost}` : trace.provider.kind,
+  ]);
+  for (const phase of trace.phases)
+    facts.push([`${cap(phase.name)} substrate`, substrateText(phase.substrate, phase.reused)]);
   facts.push([
     'Verifier ran on',
-    h('span', { class: `badge substrate-${trace.provider.verifierSubstrate}`, attrs: { 'data-testid': 'verifier-substrate' } }, VERIFIER_SUBSTRATE_TEXT[trace.provider.verifierSubstrate]),
+    h(
+      'span',
+      { class: `badge substrate-${trace.provider.verifierSubstrate}`, attrs: { 'data-testid': 'verifier-substrate' } },
+      VERIFIER_SUBSTRATE_TEXT[trace.provider.verifierSubstrate],
+    ),
   ]);
   if (trace.harbor?.environmentMode) facts.push(['Harbor verifier', `${trace.harbor.environmentMode} environment`]);
   if (trace.harbor?.agentTimedOut) facts.push(['Agent', h('span', { class: 'badge status-error' }, 'timed out')]);
   if (trace.harbor?.trialDir) {
     const dir = trace.harbor.trialDir;
-    facts.push(['Trial dir', h('button', { class: 'link', attrs: { type: 'button' }, on: { click: () => actions.openFile(dir) } }, dir)]);
+    facts.push([
+      'Trial dir',
+      h('button', { class: 'link', attrs: { type: 'button' }, on: { click: () => actions.openFile(dir) } }, dir),
+    ]);
   }
   facts.push(['Started', formatClock(trace.startedAt)]);
   facts.push(['Rollout', trace.jobId ? `${trace.rolloutId} (job ${trace.jobId})` : trace.rolloutId]);
 
-  const title = t.env || t.id ? [h('span', { class: 'env' }, t.env), h('span', { class: 'sep' }, ' / '), h('span', { class: 'tid' }, t.id)] : [h('span', { class: 'tid' }, t.ref)];
+  const title =
+    t.env || t.id
+      ? [h('span', { class: 'env' }, t.env), h('span', { class: 'sep' }, ' / '), h('span', { class: 'tid' }, t.id)]
+      : [h('span', { class: 'tid' }, t.ref)];
   return h(
     'header',
     { class: 'hdr', attrs: { id: 'section-header' } },
     h(
       'div',
       { class: 'hdr-main' },
-      h('h1', { class: 'hdr-title' }, title, ' ', statusBadge(trace.status), ' ', h('span', { class: 'badge kind' }, t.kind)),
+      h(
+        'h1',
+        { class: 'hdr-title' },
+        title,
+        ' ',
+        statusBadge(trace.status),
+        ' ',
+        h('span', { class: 'badge kind' }, t.kind),
+      ),
       t.description ? h('p', { class: 'muted' }, t.description) : null,
-      h('dl', { class: 'facts' }, facts.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])),
+      h(
+        'dl',
+        { class: 'facts' },
+        facts.map(([k, v]) => [h('dt', null, k), h('dd', null, v)]),
+      ),
       t.source
         ? open.details(
             'task-source',
@@ -78,9 +124,17 @@ export function renderHeader(trace: RunningTrace, actions: HeaderActions, open: 
     h(
       'div',
       { class: 'reward-box' },
-      h('div', { class: `reward-value${rewardClass(trace)}`, attrs: { 'data-testid': 'reward', 'aria-label': 'reward' } }, formatReward(trace.result?.reward)),
+      h(
+        'div',
+        { class: `reward-value${rewardClass(trace)}`, attrs: { 'data-testid': 'reward', 'aria-label': 'reward' } },
+        formatReward(trace.result?.reward),
+      ),
       h('div', { class: 'reward-label' }, rewardLabel(trace)),
-      h('div', { class: 'reward-time', attrs: { 'data-testid': 'total-time' } }, trace.status === 'running' ? 'in progress' : `total ${formatDuration(totalMs(trace))}`),
+      h(
+        'div',
+        { class: 'reward-time', attrs: { 'data-testid': 'total-time' } },
+        trace.status === 'running' ? 'in progress' : `total ${formatDuration(totalMs(trace))}`,
+      ),
     ),
   );
 }

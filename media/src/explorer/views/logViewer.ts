@@ -14,7 +14,13 @@ export const LOG_ROW_HEIGHT = 18;
 const OVERSCAN = 20;
 const FALLBACK_VISIBLE_ROWS = 40;
 
-const STREAM_LABEL: Record<LogStream, string> = { stdout: 'out', stderr: 'err', server: 'srv', agent: 'agt', engine: 'eng' };
+const STREAM_LABEL: Record<LogStream, string> = {
+  stdout: 'out',
+  stderr: 'err',
+  server: 'srv',
+  agent: 'agt',
+  engine: 'eng',
+};
 
 export class LogViewer {
   readonly el: HTMLElement;
@@ -59,12 +65,43 @@ export class LogViewer {
       },
     });
     this.countEl = h('span', { class: 'log-count', attrs: { 'aria-live': 'polite' } });
-    const prev = h('button', { class: 'icon-btn', title: 'Previous match (Shift+Enter)', attrs: { type: 'button', 'aria-label': 'Previous match' }, on: { click: () => this.step(-1) } }, '↑');
-    const next = h('button', { class: 'icon-btn', title: 'Next match (Enter)', attrs: { type: 'button', 'aria-label': 'Next match' }, on: { click: () => this.step(1) } }, '↓');
+    const prev = h(
+      'button',
+      {
+        class: 'icon-btn',
+        title: 'Previous match (Shift+Enter)',
+        attrs: { type: 'button', 'aria-label': 'Previous match' },
+        on: { click: () => this.step(-1) },
+      },
+      '↑',
+    );
+    const next = h(
+      'button',
+      {
+        class: 'icon-btn',
+        title: 'Next match (Enter)',
+        attrs: { type: 'button', 'aria-label': 'Next match' },
+        on: { click: () => this.step(1) },
+      },
+      '↓',
+    );
     this.rows = h('div', { class: 'log-rows' });
     this.spacer = h('div', { class: 'log-spacer' }, this.rows);
-    this.viewport = h('div', { class: 'log-viewport', attrs: { tabindex: '0', role: 'log', 'aria-label': `${phase} logs` }, on: { scroll: () => this.schedule() } }, this.spacer);
-    this.el = h('div', { class: 'log-viewer', data: { phase } }, h('div', { class: 'log-toolbar' }, this.input, prev, next, this.countEl), this.viewport);
+    this.viewport = h(
+      'div',
+      {
+        class: 'log-viewport',
+        attrs: { tabindex: '0', role: 'log', 'aria-label': `${phase} logs` },
+        on: { scroll: () => this.schedule() },
+      },
+      this.spacer,
+    );
+    this.el = h(
+      'div',
+      { class: 'log-viewer', data: { phase } },
+      h('div', { class: 'log-toolbar' }, this.input, prev, next, this.countEl),
+      this.viewport,
+    );
     if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.schedule()).observe(this.viewport);
   }
 
@@ -171,7 +208,11 @@ export class LogViewer {
     const joined = plainTextLines(lines);
     let lower = joined.toLowerCase();
     // Lowercasing only ever lengthens a few characters (e.g. U+0130); then lower line by line so offsets stay exact.
-    if (lower.length !== joined.length) lower = joined.split('\n').map((p) => p.toLowerCase()).join('\n');
+    if (lower.length !== joined.length)
+      lower = joined
+        .split('\n')
+        .map((p) => p.toLowerCase())
+        .join('\n');
     const base = from > 0 ? this.haystack.length + 1 : 0;
     let pos = 0;
     for (let i = 0; i < lines.length; i++) {
@@ -232,7 +273,8 @@ export class LogViewer {
   private updateCount(): void {
     if (!this.query) this.countEl.textContent = `${this.texts.length.toLocaleString('en-US')} lines`;
     else if (this.hits.length === 0) this.countEl.textContent = 'No results';
-    else this.countEl.textContent = `${(this.current + 1).toLocaleString('en-US')} of ${this.hits.length.toLocaleString('en-US')}`;
+    else
+      this.countEl.textContent = `${(this.current + 1).toLocaleString('en-US')} of ${this.hits.length.toLocaleString('en-US')}`;
   }
 
   private atBottom(): boolean {
@@ -265,7 +307,11 @@ export class LogViewer {
   private row(i: number, isCurrent: boolean): HTMLElement {
     const stream = this.streams[i] as LogStream;
     const { segments } = parseAnsi(this.texts[i] as string);
-    const text = h('span', { class: 'log-text' }, this.query ? highlight(segments, this.query) : segments.map(segmentNode));
+    const text = h(
+      'span',
+      { class: 'log-text' },
+      this.query ? highlight(segments, this.query) : segments.map(segmentNode),
+    );
     return h(
       'div',
       { class: `log-row stream-${stream}${isCurrent ? ' current-hit' : ''}`, data: { line: String(i + 1) } },
@@ -293,7 +339,8 @@ function highlight(segments: AnsiSegment[], query: string): Node[] {
   // Lowercasing can change length for a few characters; then offsets would not line up, so do not mark.
   if (lower.length !== plain.length || !lower.includes(query)) return segments.map(segmentNode);
   const ranges: [number, number][] = [];
-  for (let at = lower.indexOf(query); at >= 0; at = lower.indexOf(query, at + query.length)) ranges.push([at, at + query.length]);
+  for (let at = lower.indexOf(query); at >= 0; at = lower.indexOf(query, at + query.length))
+    ranges.push([at, at + query.length]);
   const out: Node[] = [];
   let offset = 0;
   for (const seg of segments) {

@@ -14,7 +14,13 @@ export class LogsSection {
   constructor() {
     this.tabs = h('div', { class: 'tabs', attrs: { role: 'tablist' } });
     this.body = h('div', { class: 'tab-body' });
-    this.el = h('section', { class: 'card logs', attrs: { id: 'section-logs' } }, h('h2', null, 'Logs'), this.tabs, this.body);
+    this.el = h(
+      'section',
+      { class: 'card logs', attrs: { id: 'section-logs' } },
+      h('h2', null, 'Logs'),
+      this.tabs,
+      this.body,
+    );
   }
 
   /** Brings tabs and viewers up to date with the trace (cheap when only new log lines arrived). */
@@ -66,7 +72,12 @@ export class LogsSection {
           'button',
           {
             class: `tab${name === this.active ? ' active' : ''}`,
-            attrs: { type: 'button', role: 'tab', 'aria-selected': String(name === this.active), 'data-testid': `logs-tab-${name}` },
+            attrs: {
+              type: 'button',
+              role: 'tab',
+              'aria-selected': String(name === this.active),
+              'data-testid': `logs-tab-${name}`,
+            },
             on: { click: () => this.show(name) },
           },
           `${name} (${v.lineCount.toLocaleString('en-US')})`,

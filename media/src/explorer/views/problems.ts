@@ -34,9 +34,18 @@ export function renderProblems(trace: RunningTrace): HTMLElement | null {
     );
   }
   if (trace.result?.isError && !trace.error) {
-    items.push(h('div', { class: 'problem error' }, h('strong', null, 'The grade is an error result'), h('pre', { class: 'problem-msg' }, valueText(trace.result.content))));
+    items.push(
+      h(
+        'div',
+        { class: 'problem error' },
+        h('strong', null, 'The grade is an error result'),
+        h('pre', { class: 'problem-msg' }, valueText(trace.result.content)),
+      ),
+    );
   }
-  for (const w of trace.warnings) items.push(h('div', { class: 'problem warning', attrs: { 'data-testid': 'warning' } }, h('strong', null, 'Warning'), ' ', w));
+  for (const w of trace.warnings)
+    items.push(
+      h('div', { class: 'problem warning', attrs: { 'data-testid': 'warning' } }, h('strong', null, 'Warning'), ' ', w),
+    );
   return items.length ? h('section', { class: 'problems', attrs: { id: 'section-problems' } }, items) : null;
 }
-

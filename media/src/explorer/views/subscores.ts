@@ -21,11 +21,19 @@ export function renderGrade(trace: RunningTrace, open: OpenState): HTMLElement {
       h('h2', null, 'Grade'),
       result
         ? renderResult(result, 'result', open, fill)
-        : h('p', { class: 'muted' }, trace.status === 'running' ? 'Not graded yet.' : 'No grade of record (the rollout is ungraded).'),
+        : h(
+            'p',
+            { class: 'muted' },
+            trace.status === 'running' ? 'Not graded yet.' : 'No grade of record (the rollout is ungraded).',
+          ),
       provisional
         ? open.details(
             'provisional',
-            h('summary', null, `Actor's provisional grade: ${formatReward(provisional.reward)} (replaced by the verifier's grade)`),
+            h(
+              'summary',
+              null,
+              `Actor's provisional grade: ${formatReward(provisional.reward)} (replaced by the verifier's grade)`,
+            ),
             renderResult(provisional, 'provisional', open, fill),
           )
         : null,
@@ -40,9 +48,17 @@ function renderResult(result: GradeResult, keyPrefix: string, open: OpenState, r
   const out: Child[] = [];
   if (result.subscores.length) out.push(subscoreTable(result.subscores, keyPrefix, open, rerender));
   else out.push(h('p', { class: 'muted' }, 'No subscores: the reward is a single number.'));
-  if (Object.keys(result.info).length) out.push(open.details(`${keyPrefix}-info`, h('summary', null, 'Info'), metadataList(result.info)));
+  if (Object.keys(result.info).length)
+    out.push(open.details(`${keyPrefix}-info`, h('summary', null, 'Info'), metadataList(result.info)));
   if (result.content !== undefined && result.content !== null && result.content !== '') {
-    out.push(h('div', { class: 'grade-content' }, h('span', { class: 'muted' }, 'content'), h('pre', { class: 'block' }, plainTextBlock(valueText(result.content)))));
+    out.push(
+      h(
+        'div',
+        { class: 'grade-content' },
+        h('span', { class: 'muted' }, 'content'),
+        h('pre', { class: 'block' }, plainTextBlock(valueText(result.content))),
+      ),
+    );
   }
   return out;
 }
@@ -53,12 +69,31 @@ function subscoreTable(subs: SubScoreT[], keyPrefix: string, open: OpenState, re
   return h(
     'table',
     { class: 'subscores', attrs: { 'data-testid': 'subscores' } },
-    h('thead', null, h('tr', null, h('th', null, 'Subscore'), h('th', { class: 'num' }, 'Value'), h('th', { class: 'num' }, 'Weight'), h('th', { class: 'num' }, 'Contribution'), h('th', { class: 'bar-col' }, ''))),
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        h('th', null, 'Subscore'),
+        h('th', { class: 'num' }, 'Value'),
+        h('th', { class: 'num' }, 'Weight'),
+        h('th', { class: 'num' }, 'Contribution'),
+        h('th', { class: 'bar-col' }, ''),
+      ),
+    ),
     body,
   );
 }
 
-function addRows(body: HTMLElement, subs: SubScoreT[], depth: number, keyPrefix: string, open: OpenState, rerender: () => void): void {
+function addRows(
+  body: HTMLElement,
+  subs: SubScoreT[],
+  depth: number,
+  keyPrefix: string,
+  open: OpenState,
+  rerender: () => void,
+): void {
   // Bars share one scale per sibling group: the positive weights' sum (or the largest penalty, if bigger).
   const pos = subs.reduce((a, s) => a + Math.max(0, s.weight), 0);
   const neg = subs.reduce((a, s) => Math.max(a, -Math.min(0, s.weight)), 0);
@@ -85,15 +120,30 @@ function addRows(body: HTMLElement, subs: SubScoreT[], depth: number, keyPrefix:
       hasChildren
         ? h(
             'button',
-            { class: 'icon-btn', title: childrenOpen ? 'Hide the inputs' : 'Show the inputs', attrs: { type: 'button', 'aria-expanded': String(childrenOpen), 'data-testid': 'toggle-children' }, on: { click: toggle('children') } },
+            {
+              class: 'icon-btn',
+              title: childrenOpen ? 'Hide the inputs' : 'Show the inputs',
+              attrs: { type: 'button', 'aria-expanded': String(childrenOpen), 'data-testid': 'toggle-children' },
+              on: { click: toggle('children') },
+            },
             childrenOpen ? '▾' : '▸',
           )
         : null,
       h('span', { class: 'sub-label' }, s.name),
-      penalty ? h('span', { class: 'badge penalty', title: 'Negative weight: subtracts from the reward' }, 'penalty') : null,
+      penalty
+        ? h('span', { class: 'badge penalty', title: 'Negative weight: subtracts from the reward' }, 'penalty')
+        : null,
       hasChildren ? h('span', { class: 'muted' }, ` ${s.children?.length} inputs`) : null,
       hasMeta
-        ? h('button', { class: 'link meta-btn', attrs: { type: 'button', 'aria-expanded': String(metaOpen), 'data-testid': 'toggle-metadata' }, on: { click: toggle('meta') } }, metaOpen ? 'hide details' : 'details')
+        ? h(
+            'button',
+            {
+              class: 'link meta-btn',
+              attrs: { type: 'button', 'aria-expanded': String(metaOpen), 'data-testid': 'toggle-metadata' },
+              on: { click: toggle('meta') },
+            },
+            metaOpen ? 'hide details' : 'details',
+          )
         : null,
     );
     (name.firstChild as HTMLElement).style.width = `${depth * 1.25}em`;
@@ -104,7 +154,11 @@ function addRows(body: HTMLElement, subs: SubScoreT[], depth: number, keyPrefix:
         name,
         h('td', { class: 'num' }, trimNumber(s.value)),
         h('td', { class: 'num' }, trimNumber(s.weight)),
-        h('td', { class: `num contribution${contribution < 0 ? ' negative' : ''}` }, `${contribution < 0 ? '−' : '+'}${trimNumber(Math.abs(contribution))}`),
+        h(
+          'td',
+          { class: `num contribution${contribution < 0 ? ' negative' : ''}` },
+          `${contribution < 0 ? '−' : '+'}${trimNumber(Math.abs(contribution))}`,
+        ),
         h('td', { class: 'bar-col' }, bar),
       ),
     );
@@ -123,7 +177,10 @@ function metadataList(meta: Record<string, unknown>): HTMLElement {
     Object.entries(meta).map(([k, v]) => {
       const text = typeof v === 'string' ? plainTextBlock(v) : valueText(v);
       const block = typeof v === 'object' && v !== null ? true : text.includes('\n') || text.length > 80;
-      return [h('dt', null, k), h('dd', null, block ? h('pre', { class: 'block' }, text) : h('code', null, text === '' ? '""' : text))];
+      return [
+        h('dt', null, k),
+        h('dd', null, block ? h('pre', { class: 'block' }, text) : h('code', null, text === '' ? '""' : text)),
+      ];
     }),
   );
 }
@@ -133,6 +190,16 @@ function renderHarborRewards(rewards: Record<string, number>): HTMLElement {
     'div',
     { class: 'harbor-rewards' },
     h('h3', null, 'Verifier metrics (reward.json)'),
-    h('table', { class: 'subscores' }, h('tbody', null, Object.entries(rewards).map(([k, v]) => h('tr', null, h('td', null, k), h('td', { class: 'num' }, trimNumber(v)))))),
+    h(
+      'table',
+      { class: 'subscores' },
+      h(
+        'tbody',
+        null,
+        Object.entries(rewards).map(([k, v]) =>
+          h('tr', null, h('td', null, k), h('td', { class: 'num' }, trimNumber(v))),
+        ),
+      ),
+    ),
   );
 }

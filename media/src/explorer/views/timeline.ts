@@ -23,8 +23,14 @@ export function renderTimeline(
 ): HTMLElement | null {
   if (trace.phases.length === 0) return null;
   const t0 = Date.parse(trace.startedAt);
-  const ends = trace.phases.flatMap((p) => [p.endedAt, ...p.steps.map((s) => s.endedAt ?? s.startedAt)]).filter((x): x is string => !!x);
-  const tEnd = Math.max(Date.parse(trace.endedAt ?? nowIso), ...ends.map((e) => Date.parse(e)).filter(Number.isFinite), t0 + 1);
+  const ends = trace.phases
+    .flatMap((p) => [p.endedAt, ...p.steps.map((s) => s.endedAt ?? s.startedAt)])
+    .filter((x): x is string => !!x);
+  const tEnd = Math.max(
+    Date.parse(trace.endedAt ?? nowIso),
+    ...ends.map((e) => Date.parse(e)).filter(Number.isFinite),
+    t0 + 1,
+  );
   const span = Math.max(1, tEnd - t0);
   const pct = (iso: string | undefined, fallback: number): number => {
     const t = iso ? Date.parse(iso) : NaN;
@@ -54,7 +60,15 @@ export function renderTimeline(
               class: 'tl-tick',
               title: `agent step ${a.index}: ${a.toolCalls.length} tool call${a.toolCalls.length === 1 ? '' : 's'}`,
               attrs: { type: 'button', 'aria-label': `agent step ${a.index}`, 'data-testid': `tick-agent-${a.index}` },
-              on: { click: () => onJump({ phase: 'actor', step: 'agent', offsetMs: between(trace.startedAt, a.at) ?? 0, agentIndex: a.index }) },
+              on: {
+                click: () =>
+                  onJump({
+                    phase: 'actor',
+                    step: 'agent',
+                    offsetMs: between(trace.startedAt, a.at) ?? 0,
+                    agentIndex: a.index,
+                  }),
+              },
             });
             tick.style.left = `${clamp(pct(a.at, t0))}%`;
             return tick;
@@ -63,7 +77,11 @@ export function renderTimeline(
     const chips = phase.steps.map((s) =>
       h(
         'button',
-        { class: `tl-chip step-${s.step} st-${s.status}`, attrs: { type: 'button', 'data-testid': `step-${phase.name}-${s.step}` }, on: { click: () => onJump(target(trace, phase.name, s)) } },
+        {
+          class: `tl-chip step-${s.step} st-${s.status}`,
+          attrs: { type: 'button', 'data-testid': `step-${phase.name}-${s.step}` },
+          on: { click: () => onJump(target(trace, phase.name, s)) },
+        },
         h('span', { class: 'tl-chip-name' }, s.step),
         ' ',
         h('span', { class: 'tl-chip-dur' }, stepDuration(s, nowIso)),
@@ -72,7 +90,13 @@ export function renderTimeline(
     return h(
       'div',
       { class: `tl-phase phase-${phase.name} st-${phase.status}`, attrs: { 'data-testid': `phase-${phase.name}` } },
-      h('div', { class: 'tl-label' }, h('strong', null, phase.name), ' ', h('span', { class: 'muted' }, `${formatDuration(phaseMs)} · ${phase.status}`)),
+      h(
+        'div',
+        { class: 'tl-label' },
+        h('strong', null, phase.name),
+        ' ',
+        h('span', { class: 'muted' }, `${formatDuration(phaseMs)} · ${phase.status}`),
+      ),
       h('div', { class: 'tl-track' }, segments, ticks),
       h('div', { class: 'tl-chips' }, chips),
     );

@@ -47,12 +47,19 @@ test('a rollout log past the budget goes whole to a side file the trace names', 
   const hub = new EventHub();
   hub.on((e) => void (e.type === 'log' && heard.push(e.text.length)));
   const recorder = new TraceRecorder(
-    { rolloutId: 'r-side-1234', taskRef: 'env.py::t', agent: { kind: 'nop' }, provider: { kind: 'local' }, traceDir: dir },
+    {
+      rolloutId: 'r-side-1234',
+      taskRef: 'env.py::t',
+      agent: { kind: 'nop' },
+      provider: { kind: 'local' },
+      traceDir: dir,
+    },
     hub,
   );
   const line = 'x'.repeat(1000);
   const lines = 10_000; // 10 MB: past the 4 MB kept in the trace
-  for (let i = 0; i < lines; i++) recorder.emit({ type: 'log', phase: 'actor', stream: 'stdout', text: `${i} ${line}` });
+  for (let i = 0; i < lines; i++)
+    recorder.emit({ type: 'log', phase: 'actor', stream: 'stdout', text: `${i} ${line}` });
   const { tracePath } = recorder.end({ status: 'completed', result: null, error: null });
   assert.equal(heard.length, lines, 'listeners hear every line');
   assert.ok(tracePath);

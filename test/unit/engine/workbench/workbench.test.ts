@@ -15,7 +15,18 @@ const grade = (reward: number | null, subs: [string, number][] = []): GradeResul
 });
 
 test('gradeDelta: direction and the subscores that moved, appeared or vanished', () => {
-  const d = gradeDelta(grade(0.4, [['a', 0], ['b', 1], ['gone', 1]]), grade(1, [['a', 1], ['b', 1], ['new', 0]]));
+  const d = gradeDelta(
+    grade(0.4, [
+      ['a', 0],
+      ['b', 1],
+      ['gone', 1],
+    ]),
+    grade(1, [
+      ['a', 1],
+      ['b', 1],
+      ['new', 0],
+    ]),
+  );
   assert.equal(d.direction, 'up');
   assert.deepEqual(d.subscores, [
     { name: 'a', before: 0, after: 1 },
@@ -54,8 +65,17 @@ test('golden files: rows with their lines; bad lines become problems naming the 
     '{"task": "t[1]", "answer": {"k": 1}, "expect": {"min": 0}, "subscores": {"a/b": 1}}',
   ].join('\n');
   const { rows, problems } = parseGolden(text);
-  assert.deepEqual(rows.map((r) => [r.line, r.task]), [[1, 't'], [6, 't[1]']]);
-  assert.deepEqual(problems.map((p) => p.line), [3, 4, 5]);
+  assert.deepEqual(
+    rows.map((r) => [r.line, r.task]),
+    [
+      [1, 't'],
+      [6, 't[1]'],
+    ],
+  );
+  assert.deepEqual(
+    problems.map((p) => p.line),
+    [3, 4, 5],
+  );
   assert.match(problems[0]!.message, /^expect: /);
   assert.match(problems[2]!.message, /answer: missing/);
   assert.equal(goldenPathFor('/w/env.py'), '/w/env.golden.jsonl');
@@ -77,6 +97,10 @@ test('cannotRegrade says why a Harbor shared-mode trial or an unanswered rollout
   const base = { task: { kind: 'hud' }, status: 'completed', answer: 'x' } as unknown as Trace;
   assert.equal(cannotRegrade(base), undefined);
   assert.match(cannotRegrade({ ...base, answer: undefined }) ?? '', /no answer/);
-  const shared = { ...base, task: { kind: 'harbor' }, harbor: { environmentMode: 'shared', rewards: {} } } as unknown as Trace;
+  const shared = {
+    ...base,
+    task: { kind: 'harbor' },
+    harbor: { environmentMode: 'shared', rewards: {} },
+  } as unknown as Trace;
   assert.match(cannotRegrade(shared) ?? '', /shared-mode .* agent's container/);
 });

@@ -41,7 +41,8 @@ export class AnthropicMessagesClient implements ModelClient {
       if (isUserAbort(err) || req.signal.aborted) throw new CancelledError('model request');
       throw toModelError(this.endpoint.name, err);
     }
-    if (!Array.isArray(res.content)) throw toModelError(this.endpoint.name, new Error('the reply has no content array'));
+    if (!Array.isArray(res.content))
+      throw toModelError(this.endpoint.name, new Error('the reply has no content array'));
     const text = res.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
     const toolCalls = res.content.flatMap((b) =>
       b.type === 'tool_use' ? [{ id: b.id, name: b.name, rawArguments: JSON.stringify(b.input ?? {}) }] : [],
@@ -49,7 +50,12 @@ export class AnthropicMessagesClient implements ModelClient {
     const u = res.usage;
     const cached = u?.cache_read_input_tokens ?? 0;
     const input = (u?.input_tokens ?? 0) + cached + (u?.cache_creation_input_tokens ?? 0);
-    return { text, toolCalls, usage: { input, output: u?.output_tokens ?? 0, cached }, stopReason: res.stop_reason ?? 'unknown' };
+    return {
+      text,
+      toolCalls,
+      usage: { input, output: u?.output_tokens ?? 0, cached },
+      stopReason: res.stop_reason ?? 'unknown',
+    };
   }
 }
 
@@ -66,13 +72,23 @@ function toAnthropic(m: ConversationMessage): MessageParam {
         role: 'assistant',
         content: [
           ...(m.text ? [{ type: 'text' as const, text: m.text }] : []),
-          ...m.toolCalls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: parseOrEmpty(c.rawArguments) })),
+          ...m.toolCalls.map((c) => ({
+            type: 'tool_use' as const,
+            id: c.id,
+            name: c.name,
+            input: parseOrEmpty(c.rawArguments),
+          })),
         ],
       };
     case 'tool':
       return {
         role: 'user',
-        content: m.results.map((r) => ({ type: 'tool_result' as const, tool_use_id: r.id, content: r.content, is_error: r.isError })),
+        content: m.results.map((r) => ({
+          type: 'tool_result' as const,
+          tool_use_id: r.id,
+          content: r.content,
+          is_error: r.isError,
+        })),
       };
   }
 }

@@ -43,7 +43,9 @@ export const DEFAULT_LLM_SETTINGS: LlmSettings = {
 };
 
 export function clientFor(endpoint: ModelEndpoint, policy: ClientPolicy): ModelClient {
-  return endpoint.api === 'anthropic' ? new AnthropicMessagesClient(endpoint, policy) : new OpenAiChatClient(endpoint, policy);
+  return endpoint.api === 'anthropic'
+    ? new AnthropicMessagesClient(endpoint, policy)
+    : new OpenAiChatClient(endpoint, policy);
 }
 
 export class LlmAgent implements Agent {
@@ -76,7 +78,10 @@ export class LlmAgent implements Agent {
     for (let step = 1; step <= s.maxSteps; step++) {
       throwIfAborted(ctx.signal, 'llm agent');
       if (s.tokenBudget !== undefined && total.input + total.output >= s.tokenBudget) {
-        throw new AgentError(`the token budget of ${s.tokenBudget} is spent after ${step - 1} steps (${summary()})`, 'raise --token-budget');
+        throw new AgentError(
+          `the token budget of ${s.tokenBudget} is spent after ${step - 1} steps (${summary()})`,
+          'raise --token-budget',
+        );
       }
       const reply = await this.#client.complete({
         system,
@@ -90,7 +95,10 @@ export class LlmAgent implements Agent {
       if (reply.text) ctx.log('agent', `${this.endpoint.name}: ${reply.text}`);
       messages.push({ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls });
       if (!reply.toolCalls.length) {
-        const why = reply.stopReason === 'max_tokens' || reply.stopReason === 'length' ? 'the reply was cut at max tokens' : 'no tool was called';
+        const why =
+          reply.stopReason === 'max_tokens' || reply.stopReason === 'length'
+            ? 'the reply was cut at max tokens'
+            : 'no tool was called';
         messages.push({ role: 'user', text: `${why}: call a tool, or submit(answer) to finish.` });
         ctx.step(reply.text || undefined, [{ name: '(none)', output: why, isError: true }], reply.usage);
         continue;
@@ -103,7 +111,10 @@ export class LlmAgent implements Agent {
       }
       messages.push({ role: 'tool', results });
     }
-    throw new AgentError(`the model did not submit within ${s.maxSteps} steps (${summary()})`, 'raise --max-steps, or check the prompt');
+    throw new AgentError(
+      `the model did not submit within ${s.maxSteps} steps (${summary()})`,
+      'raise --max-steps, or check the prompt',
+    );
   }
 
   private async runCalls(
@@ -119,7 +130,8 @@ export class LlmAgent implements Agent {
       let content: string;
       let isError: boolean;
       try {
-        if (!parsed.ok) throw new ToolInputError(`the arguments are not a JSON object (${parsed.why}); send valid JSON`);
+        if (!parsed.ok)
+          throw new ToolInputError(`the arguments are not a JSON object (${parsed.why}); send valid JSON`);
         if (req.name === SUBMIT_TOOL) {
           const answer = parsed.value['answer'];
           if (typeof answer !== 'string') throw new ToolInputError('"answer" must be a string');

@@ -25,7 +25,8 @@ function hintFor(status: number | undefined): string {
 
 /** Both SDKs' errors carry `status` and a message; anything else is a connection-level failure. */
 export function toModelError(model: string, err: unknown): ModelRequestError {
-  const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
+  const status =
+    typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : undefined;
   const message = err instanceof Error ? err.message : String(err);
   return new ModelRequestError(model, status, message.split('\n')[0] ?? message, err);
 }

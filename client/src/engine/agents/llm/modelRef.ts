@@ -69,15 +69,22 @@ export function resolveModel(text: string, lookup: ModelLookup): ModelEndpoint {
   let baseURL = lookup.baseUrl || undefined;
   if (!baseURL && provider === 'hud') {
     baseURL = lookup.env['HUD_GATEWAY_URL'] || undefined;
-    if (!baseURL) throw new UsageError(`--model ${text} needs HUD_GATEWAY_URL`, { hint: 'set HUD_GATEWAY_URL, or pass --base-url URL' });
+    if (!baseURL)
+      throw new UsageError(`--model ${text} needs HUD_GATEWAY_URL`, {
+        hint: 'set HUD_GATEWAY_URL, or pass --base-url URL',
+      });
   }
   if (!baseURL && provider === 'openai-compatible') {
-    throw new UsageError(`--model ${text} needs --base-url`, { hint: 'e.g. --base-url http://127.0.0.1:8000/v1 for vLLM' });
+    throw new UsageError(`--model ${text} needs --base-url`, {
+      hint: 'e.g. --base-url http://127.0.0.1:8000/v1 for vLLM',
+    });
   }
   if (baseURL) checkUrl(baseURL);
   const apiKey = spec.keyVar ? lookup.env[spec.keyVar] || undefined : undefined;
   if (!apiKey && (provider === 'openai' || provider === 'anthropic' || provider === 'hud') && !lookup.baseUrl) {
-    throw new UsageError(`--model ${text} needs ${spec.keyVar}`, { hint: `export ${spec.keyVar}=... (or pass --base-url for a server that needs none)` });
+    throw new UsageError(`--model ${text} needs ${spec.keyVar}`, {
+      hint: `export ${spec.keyVar}=... (or pass --base-url for a server that needs none)`,
+    });
   }
   return new ModelEndpoint(text, provider, spec.api, model, baseURL, apiKey);
 }

@@ -30,7 +30,10 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
       type: 'object',
       properties: {
         command: { type: 'string', description: 'The command line, run with bash (or sh when bash is missing).' },
-        timeout_seconds: { type: 'number', description: 'Give up after this many seconds (default and maximum set by the run).' },
+        timeout_seconds: {
+          type: 'number',
+          description: 'Give up after this many seconds (default and maximum set by the run).',
+        },
       },
       required: ['command'],
     },
@@ -128,14 +131,20 @@ export class ToolRunner {
           const why = count === 0 ? 'does not occur' : `occurs ${count} times`;
           return { content: `old_str ${why} in ${path}; give a string that occurs exactly once`, isError: true };
         }
-        return this.write(path, text.replace(oldStr, () => newStr), `replaced one occurrence in ${path}`);
+        return this.write(
+          path,
+          text.replace(oldStr, () => newStr),
+          `replaced one occurrence in ${path}`,
+        );
       }
       case 'insert': {
         const at = args['insert_line'];
-        if (typeof at !== 'number' || !Number.isInteger(at) || at < 0) throw new ToolInputError('insert_line must be an integer >= 0');
+        if (typeof at !== 'number' || !Number.isInteger(at) || at < 0)
+          throw new ToolInputError('insert_line must be an integer >= 0');
         const newStr = requireString(args, 'new_str');
         const lines = (await this.read(path)).split('\n');
-        if (at > lines.length) return { content: `${path} has ${lines.length} lines; insert_line ${at} is past the end`, isError: true };
+        if (at > lines.length)
+          return { content: `${path} has ${lines.length} lines; insert_line ${at} is past the end`, isError: true };
         lines.splice(at, 0, ...newStr.replace(/\n$/, '').split('\n'));
         return this.write(path, lines.join('\n'), `inserted after line ${at} of ${path}`);
       }
@@ -146,7 +155,8 @@ export class ToolRunner {
 
   private async read(path: string): Promise<string> {
     const res = await this.shell('cat -- "$1"', [path]);
-    if (res.exitCode !== 0) throw new ToolInputError(`cannot read ${path}: ${res.stderr.trim() || `exit code ${res.exitCode}`}`);
+    if (res.exitCode !== 0)
+      throw new ToolInputError(`cannot read ${path}: ${res.stderr.trim() || `exit code ${res.exitCode}`}`);
     return res.stdout;
   }
 
