@@ -73,7 +73,7 @@ export default tseslint.config(
   },
   {
     // Only the extension host's UI may import vscode; tsconfig.node.json and tsconfig.webview.json enforce the same.
-    files: ['server/**/*.ts', 'client/src/**/*.ts', 'media/**/*.ts'],
+    files: ['common/**/*.ts', 'server/**/*.ts', 'client/src/**/*.ts', 'media/**/*.ts'],
     ignores: ['client/src/ui/**', 'client/src/extension.ts'],
     rules: {
       'no-restricted-imports': [

@@ -3,7 +3,7 @@
  * language server's index, with each task's verifier link and last reward.
  * Harbor tasks get a group of their own.
  */
-import type { IndexedTask, IndexedTemplate, WorkspaceIndex } from '../../server/src/protocol';
+import type { IndexedTask, IndexedTemplate, WorkspaceIndex } from '../../common/lspMessages';
 import { type ShownOutcome, inlineText, verdictIcon } from './outcome';
 import type { NodeView } from './runsModel';
 

@@ -6,7 +6,7 @@
  */
 import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
-import { EventHub } from './engine/events';
+import { EventHub } from '../../common/events';
 import { listTraceFiles, readTrace } from './engine/trace/store';
 import { EnvironmentsModel } from './environmentsModel';
 import { inlineResults } from './inlineResults';

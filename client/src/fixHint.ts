@@ -3,7 +3,7 @@
  * that makes the change. Never a command-line flag: nobody types one here.
  */
 import { errorMessage, fixOf } from './engine/errors';
-import type { Fix } from './engine/fix';
+import type { Fix } from '../../common/fix';
 
 export function editorFixHint(fix: Fix): string {
   switch (fix.kind) {

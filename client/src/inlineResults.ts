@@ -4,8 +4,8 @@
  * a verifier, the actor template's line shows the actor's provisional grade
  * and the verifier template's line the reward of record.
  */
-import type { WorkspaceIndex } from '../../server/src/protocol';
-import type { GradeResult } from './engine/trace/schema';
+import type { WorkspaceIndex } from '../../common/lspMessages';
+import type { GradeResult } from '../../common/trace/schema';
 import { type ShownOutcome, hoverMarkdown, inlineText } from './outcome';
 
 export interface InlineResult {

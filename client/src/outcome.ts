@@ -3,10 +3,10 @@
  * hover breakdown, and the Testing API verdict. One place, so the editor,
  * the Runs view and the Testing view always agree.
  */
-import type { RolloutEvent } from './engine/events';
+import type { RolloutEvent } from '../../common/events';
 import { formatScore as score } from './engine/grade';
 import type { RolloutOutcome } from './engine/outcome';
-import type { SubScoreT } from './engine/trace/schema';
+import type { SubScoreT } from '../../common/trace/schema';
 import { withEditorFix } from './fixHint';
 
 export type { RolloutOutcome } from './engine/outcome';

@@ -8,7 +8,7 @@
  * Columns are fixed so the grammar can key on them and a person can scan them.
  */
 import { stripVTControlCharacters } from 'node:util';
-import type { RolloutEvent } from './engine/events';
+import type { RolloutEvent } from '../../common/events';
 import { inlineText, score } from './outcome';
 
 const COL = 8;

@@ -6,9 +6,9 @@
  * the tree provider is a thin adapter and all of this is unit-tested without
  * VS Code.
  */
-import type { RolloutEvent } from './engine/events';
+import type { RolloutEvent } from '../../common/events';
 import { foldRolloutEvent } from './engine/trace/fold';
-import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from './engine/trace/schema';
+import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from '../../common/trace/schema';
 import { markNoAnswer } from './engine/outcome';
 import {
   type RolloutOutcome,

@@ -3,7 +3,7 @@
  * per file (env.py, task file, task.toml) holding one item per task. Task
  * item ids are task references (docs/hud-protocol.md), never line numbers.
  */
-import type { Range, WorkspaceIndex } from '../../server/src/protocol';
+import type { Range, WorkspaceIndex } from '../../common/lspMessages';
 
 export interface TestTask {
   /** The task reference. */

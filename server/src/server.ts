@@ -29,7 +29,7 @@ import { sdkHover } from './features/sdkHover';
 import { definition, references } from './features/navigation';
 import { documentSymbols, workspaceSymbols } from './features/symbols';
 import { parseInitOptions } from './initOptions';
-import { IndexChangedNotification, IndexRequest } from './protocol';
+import { IndexChangedNotification, IndexRequest } from '../../common/lspMessages';
 
 const INDEX_NOTIFY_DELAY_MS = 150;
 

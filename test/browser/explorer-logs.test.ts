@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { RolloutEvent } from '../../client/src/engine/events';
+import type { RolloutEvent } from '../../common/events';
 import { makeBigTrace, NEEDLE, needleLine } from '../fixtures/traces/bigTrace';
 import { openPage, post, screenshotDir, useExplorerSession } from './harness';
 

@@ -7,9 +7,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import type { RolloutEvent } from '../../client/src/engine/events';
+import type { RolloutEvent } from '../../common/events';
 import { foldRolloutEvents } from '../../client/src/engine/trace/fold';
-import type { TaskIdentity } from '../../client/src/engine/trace/schema';
+import type { TaskIdentity } from '../../common/trace/schema';
 import { post, useExplorerSession } from './harness';
 
 const rolloutId = 'r-running-1';

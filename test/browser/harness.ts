@@ -14,7 +14,7 @@ import { basename, extname, join, normalize, sep } from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { makeNonce, renderExplorerHtml } from '../../client/src/explorer/html';
-import type { HostToExplorerMessage } from '../../client/src/explorer/protocol';
+import type { HostToExplorerMessage } from '../../common/explorerMessages';
 
 export const repoRoot = join(__dirname, '..', '..');
 export const fixturesDir = join(repoRoot, 'test', 'fixtures', 'traces');

@@ -5,7 +5,7 @@
  * copied there, except what sits under `verifier-only/`; an agent that can
  * read its copy (a root agent, the local runtime) learns the answer.
  */
-import type { IndexedTask, Range } from '../../../server/src/protocol';
+import type { IndexedTask, Range } from '../../../common/lspMessages';
 import { VERIFIER_ONLY_DIR } from '../engine/providers/verifierOnly';
 
 export const GOLDEN_CODE = 'verifier-args-in-actor-files';

@@ -11,7 +11,7 @@ import { planJob, runJob, type JobSummary } from '../engine/job';
 import type { ModelMatrix, ModelSummary } from '../engine/jobModels';
 import { selectRuntime } from '../engine/runTask';
 import { isHarborDir } from '../engine/taskLoader';
-import { harborDatasetTasks } from '../../../server/src/harbor/loadTask';
+import { harborDatasetTasks } from '../../../common/harbor/loadTask';
 import { DEFAULT_TRACE_DIR } from '../engine/trace/store';
 import { cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';

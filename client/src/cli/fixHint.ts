@@ -1,6 +1,6 @@
 /** How the command line words an engine {@link Fix}: as the flags that make the change. */
 import { errorMessage, fixOf } from '../engine/errors';
-import type { Fix } from '../engine/fix';
+import type { Fix } from '../../../common/fix';
 
 export function cliFixHint(fix: Fix): string {
   switch (fix.kind) {

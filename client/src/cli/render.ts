@@ -2,11 +2,11 @@
  * Human output of a rollout as it happens: each phase with its substrate,
  * steps and logs, then the grade with subscores and the reward.
  */
-import type { RolloutEvent } from '../engine/events';
+import type { RolloutEvent } from '../../../common/events';
 import { withCliFix } from './fixHint';
 import { formatScore } from '../engine/grade';
 import { foldRolloutEvent } from '../engine/trace/fold';
-import type { GradeResult, RunningTrace, SubScoreT } from '../engine/trace/schema';
+import type { GradeResult, RunningTrace, SubScoreT } from '../../../common/trace/schema';
 import type { CliStream } from './io';
 
 export function formatReward(x: number | null): string {

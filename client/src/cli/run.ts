@@ -5,7 +5,7 @@
  */
 import { CLI_AGENTS, choosesNoAgent } from '../engine/agents/kinds';
 import { HudStudioError, UsageError } from '../engine/errors';
-import { EventHub } from '../engine/events';
+import { EventHub } from '../../../common/events';
 import type { FinishedRollout, RolloutOutcome } from '../engine/outcome';
 import { runTask } from '../engine/runTask';
 import { cliErrorMessage, withCliFix } from './fixHint';

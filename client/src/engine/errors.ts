@@ -1,4 +1,4 @@
-import type { Fix } from './fix';
+import type { Fix } from '../../../common/fix';
 
 /**
  * Typed errors shared by the engine, the CLI and the extension. Every error a

@@ -9,7 +9,7 @@
  * part would no longer add up to the reward (docs/sdk-compatibility.md).
  */
 import { ProtocolError } from './errors';
-import type { GradeResult, SubScoreT } from './trace/schema';
+import type { GradeResult, SubScoreT } from '../../../common/trace/schema';
 
 /** Two decimals for people; rewards are not clamped, so negatives and values above 1 show as they are. */
 export function formatScore(x: number): string {

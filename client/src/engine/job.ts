@@ -9,10 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { harborDatasetTasks } from '../../../server/src/harbor/loadTask';
+import { harborDatasetTasks } from '../../../common/harbor/loadTask';
 import { discoverTasks, type DiscoveredTask } from './discover';
 import { HudStudioError, UsageError, errorMessage, fixOf } from './errors';
-import { EventHub, now } from './events';
+import { EventHub, now } from '../../../common/events';
 import { countTokens, summarizeModels, type ModelMatrix, type ModelSummary } from './jobModels';
 import { countRuns, mean, passAtK, passes } from './jobStats';
 import type { RolloutOutcome } from './outcome';
@@ -22,7 +22,7 @@ import type { SelectedProvider } from './providers/select';
 import type { TaskRunRequest } from './runRequest';
 import { runTask } from './runTask';
 import { isHarborDir, resolveTask, taskFileTarget } from './taskLoader';
-import type { ErrorPhase, TokenUsage, Trace } from './trace/schema';
+import type { ErrorPhase, TokenUsage, Trace } from '../../../common/trace/schema';
 import { fileTimestamp, writeFileAtomic } from './trace/store';
 
 export const JOB_FILE_SUFFIX = '.hudjob.json';

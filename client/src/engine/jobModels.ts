@@ -2,9 +2,9 @@
  * Evaluations across models (docs/models.md): per-model figures and the
  * task x model matrix of a job whose runs each name the model that acted.
  */
-import type { EventHub } from './events';
+import type { EventHub } from '../../../common/events';
 import { countRuns, mean, passAtK, passes } from './jobStats';
-import type { ErrorPhase, TokenUsage } from './trace/schema';
+import type { ErrorPhase, TokenUsage } from '../../../common/trace/schema';
 
 /** What a model summary needs of a run. */
 export interface ModelRun {

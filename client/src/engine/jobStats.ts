@@ -1,5 +1,5 @@
 /** Statistics of a job: mean reward and pass@k over groups of runs. */
-import type { ErrorPhase } from './trace/schema';
+import type { ErrorPhase } from '../../../common/trace/schema';
 
 /**
  * Unbiased pass@k for one task with `n` runs of which `c` passed: the chance

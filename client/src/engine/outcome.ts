@@ -4,8 +4,8 @@
  * build it from the engine's return value, a `rollout.ended` event or a
  * trace file, and all three give the same object.
  */
-import type { Fix } from './fix';
-import type { ErrorPhase, GradeResult, RolloutStatus, Trace } from './trace/schema';
+import type { Fix } from '../../../common/fix';
+import type { ErrorPhase, GradeResult, RolloutStatus, Trace } from '../../../common/trace/schema';
 
 export interface RolloutError {
   phase: ErrorPhase;

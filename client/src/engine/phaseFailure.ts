@@ -3,8 +3,8 @@
  * failure: the phase that failed, whether it errored or was cancelled, and a
  * stable code for the trace.
  */
-import type { Fix } from './fix';
-import type { ErrorPhase } from './trace/schema';
+import type { Fix } from '../../../common/fix';
+import type { ErrorPhase } from '../../../common/trace/schema';
 
 export class PhaseFailure extends Error {
   constructor(

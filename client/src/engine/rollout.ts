@@ -16,10 +16,10 @@ import type { GradeFrame, HelloResult } from './channel/messages';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
-import type { Fix } from './fix';
+import type { Fix } from '../../../common/fix';
 import type { FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
-import { EventHub } from './events';
+import { EventHub } from '../../../common/events';
 import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
@@ -35,7 +35,7 @@ import type {
   RolloutStatus,
   StepName,
   SubstrateInfo,
-} from './trace/schema';
+} from '../../../common/trace/schema';
 import { DEFAULT_TRACE_DIR } from './trace/store';
 
 export interface RolloutTimeouts {

@@ -10,7 +10,7 @@ import type { Agent } from './agents/agent';
 import type { AgentChoice } from './agents/create';
 import type { ModelEndpoint } from './agents/llm/modelRef';
 import type { DiscoveredTask } from './discover';
-import type { EventHub } from './events';
+import type { EventHub } from '../../../common/events';
 import type { FinishedRollout } from './outcome';
 import type { SelectedProvider } from './providers/select';
 

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { createAgent } from './agents/create';
 import { withDockerEndpoint } from './docker/client';
 import { UsageError } from './errors';
-import { EventHub } from './events';
+import { EventHub } from '../../../common/events';
 import { markNoAnswer, type FinishedRollout } from './outcome';
 import { selectProvider, type SelectedProvider } from './providers/select';
 import { runRollout } from './rollout';

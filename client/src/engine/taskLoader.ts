@@ -7,8 +7,8 @@ import { existsSync, statSync } from 'node:fs';
 import type { DiscoveredTask, DiscoveredVerifier } from './discover';
 import { HudStudioError, UsageError } from './errors';
 import { formatTaskRef, parseSelector, splitTaskRef } from './taskRef';
-import { isHarborTaskDir } from '../../../server/src/harbor/loadTask';
-import type { TaskIdentity } from './trace/schema';
+import { isHarborTaskDir } from '../../../common/harbor/loadTask';
+import type { TaskIdentity } from '../../../common/trace/schema';
 
 export interface TaskFileTarget {
   /** The path as the user wrote it (shown in refs and messages). */

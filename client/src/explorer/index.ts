@@ -27,5 +27,5 @@ export {
   type ExplorerToHostMessage,
   type HostToExplorerMessage,
   type HostToExplorerType,
-} from './protocol';
+} from '../../../common/explorerMessages';
 export { LiveRollouts } from './liveRollouts';

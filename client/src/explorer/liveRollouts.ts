@@ -3,10 +3,10 @@
  * from their events exactly as the engine folds its trace file, so a panel
  * opened (or shown again) mid-run starts from everything so far. No vscode.
  */
-import type { RolloutEvent } from '../engine/events';
+import type { RolloutEvent } from '../../../common/events';
 import { foldRolloutEvent } from '../engine/trace/fold';
-import type { RunningTrace } from '../engine/trace/schema';
-import type { HostToExplorerMessage } from './protocol';
+import type { RunningTrace } from '../../../common/trace/schema';
+import type { HostToExplorerMessage } from '../../../common/explorerMessages';
 
 export class LiveRollouts {
   private readonly traces = new Map<string, RunningTrace>();

@@ -4,7 +4,7 @@
  * them into run targets and leaves the rest to the runner.
  */
 import * as vscode from 'vscode';
-import { Commands, type IndexedTask, type WorkspaceIndex } from '../../../server/src/protocol';
+import { Commands, type IndexedTask, type WorkspaceIndex } from '../../../common/lspMessages';
 import type { EnvNode } from '../environmentsModel';
 import { errorMessage } from '../engine/errors';
 import { mean } from '../engine/jobStats';

@@ -19,7 +19,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import type { ServerInitOptions } from '../../../server/src/initOptions';
-import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../server/src/protocol';
+import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../common/lspMessages';
 import { ServerRestarts } from '../serverRestarts';
 
 export const RESTART_SERVER_COMMAND = 'hudStudio.restartServer';

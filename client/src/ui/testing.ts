@@ -5,7 +5,7 @@
  * come from ../outcome.ts; this file only maps them onto the Testing API.
  */
 import * as vscode from 'vscode';
-import type { WorkspaceIndex } from '../../../server/src/protocol';
+import type { WorkspaceIndex } from '../../../common/lspMessages';
 import { type RolloutOutcome, testMessage, verdict } from '../outcome';
 import { AGENT_KINDS, type AgentKind, type ModelSetting, batchAgentOf } from '../settings';
 import { testTree } from '../testTree';

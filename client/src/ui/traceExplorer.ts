@@ -4,10 +4,10 @@
  * rollout runs, and the custom editor for `*.hudtrace.json` files.
  */
 import * as vscode from 'vscode';
-import type { RolloutEvent } from '../engine/events';
+import type { RolloutEvent } from '../../../common/events';
 import { LiveRollouts } from '../explorer/liveRollouts';
 import { makeNonce, renderExplorerHtml } from '../explorer/html';
-import { type HostToExplorerMessage, isExplorerToHostMessage } from '../explorer/protocol';
+import { type HostToExplorerMessage, isExplorerToHostMessage } from '../../../common/explorerMessages';
 
 export const TRACE_EDITOR_VIEW_TYPE = 'hudStudio.traceExplorer';
 

@@ -3,7 +3,7 @@
  * shows the reward (the language server's "Run task" lens stays beside it).
  */
 import * as vscode from 'vscode';
-import type { WorkspaceIndex } from '../../../server/src/protocol';
+import type { WorkspaceIndex } from '../../../common/lspMessages';
 import { type RolloutOutcome, inlineText } from '../outcome';
 
 export interface LastRun {

@@ -4,10 +4,10 @@
  * rebuilt on change (they are small); log viewers persist and only take in new
  * lines, so a chatty live rollout repaints cheaply.
  */
-import type { RolloutEvent } from '../../../client/src/engine/events';
+import type { RolloutEvent } from '../../../common/events';
 import { foldRolloutEvent } from '../../../client/src/engine/trace/fold';
-import type { RunningTrace } from '../../../client/src/engine/trace/schema';
-import type { HostToExplorerMessage } from '../../../client/src/explorer/protocol';
+import type { RunningTrace } from '../../../common/trace/schema';
+import type { HostToExplorerMessage } from '../../../common/explorerMessages';
 import { h, replaceChildren, type Child } from './dom';
 import { formatReward } from './format';
 import type { HostLink } from './host';

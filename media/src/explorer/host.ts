@@ -4,7 +4,7 @@
  * (messages arrive as window `message` events either way; outgoing messages
  * go to a parent frame, or are recorded on `window.hudExplorerOutbox`).
  */
-import type { ExplorerToHostMessage } from '../../../client/src/explorer/protocol';
+import type { ExplorerToHostMessage } from '../../../common/explorerMessages';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

@@ -1,5 +1,5 @@
 /** Turns whatever the host posted (object or JSON text) into a validated trace. */
-import { parseRunningTrace, parseTrace, type RunningTrace } from '../../../client/src/engine/trace/schema';
+import { parseRunningTrace, parseTrace, type RunningTrace } from '../../../common/trace/schema';
 
 export type LoadResult = { ok: true; trace: RunningTrace } | { ok: false; error: string };
 

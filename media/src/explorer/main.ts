@@ -1,6 +1,6 @@
 /**
  * Trace explorer webview entry (bundled to dist/media/explorer.js as an IIFE).
- * In VS Code the host posts messages (see client/src/explorer/protocol.ts).
+ * In VS Code the host posts messages (see common/explorerMessages.ts).
  * In a plain browser (development, tests) the page takes `?trace=URL`
  * (and `&compare=URL` for a second rollout), a file picker, or messages
  * posted to the window.

@@ -4,7 +4,7 @@
  * positionals. Splatted calls (`*a`, `**kw`) are only checked for what is
  * certain.
  */
-import type { TemplateParam } from '../protocol';
+import type { TemplateParam } from '../../../common/lspMessages';
 import { byCloseness } from './names';
 
 export interface ArgsProblem {

@@ -3,9 +3,9 @@
  * syntax tree: the linker joins these across files. Ranges are LSP ranges
  * (0-based lines, UTF-16 columns).
  */
-import type { Position, Range, TemplateParam } from '../protocol';
+import type { Position, Range, TemplateParam } from '../../../common/lspMessages';
 
-export type { Range, Position, TemplateParam } from '../protocol';
+export type { Range, Position, TemplateParam } from '../../../common/lspMessages';
 
 /** A callee written as a dotted name: `solve`, `j.verify`, `envs.judge.verify`. */
 export interface CallFacts {

@@ -1,12 +1,12 @@
 /**
  * Harbor task directories: `task.toml` is validated by the shared schema
- * (server/src/harbor/taskToml.ts, also used by the engine) and the files the
+ * (common/harbor/taskToml.ts, also used by the engine) and the files the
  * configuration implies must exist beside it.
  */
 import { dirname, join } from 'node:path';
-import type { IndexedTask } from '../protocol';
-import { parseTaskToml } from '../harbor/taskToml';
-import type { HarborTaskConfig } from '../harbor/schema';
+import type { IndexedTask } from '../../../common/lspMessages';
+import { parseTaskToml } from '../../../common/harbor/taskToml';
+import type { HarborTaskConfig } from '../../../common/harbor/schema';
 import type { FileProblem, HarborFacts } from './facts';
 import { problem, SEVERITY, ZERO_RANGE } from './diagnostics';
 import type { LinkResult } from './link';

@@ -1,5 +1,5 @@
 /** What linking one file against the rest of the workspace produces. */
-import type { IndexedTask, IndexedTemplate, Range } from '../protocol';
+import type { IndexedTask, IndexedTemplate, Range } from '../../../common/lspMessages';
 import type { FileProblem } from './facts';
 
 /** A call site that names a template: drives go-to-definition and references. */

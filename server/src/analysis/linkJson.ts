@@ -5,7 +5,7 @@
  * below it); one found only elsewhere is reported, not linked.
  */
 import { dirname } from 'node:path';
-import type { IndexedTask } from '../protocol';
+import type { IndexedTask } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import type { FileProblem, JsonTaskFacts, Range, TemplateFacts } from './facts';
 import { problem } from './diagnostics';

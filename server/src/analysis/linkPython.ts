@@ -3,7 +3,7 @@
  * templates (across modules), builds its part of the index and produces its
  * diagnostics.
  */
-import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../protocol';
+import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import { literalMismatch } from './argTypes';
 import type { CallFacts, FileProblem, LiteralArg, PythonFacts, Range, TemplateFacts, VerifierValue } from './facts';

@@ -4,7 +4,7 @@
  * changes. Holds no syntax trees and no file text, so memory stays small.
  */
 import { basename } from 'node:path';
-import type { IndexedEnvironment, IndexedTask, IndexedTemplate, WorkspaceIndex } from '../protocol';
+import type { IndexedEnvironment, IndexedTask, IndexedTemplate, WorkspaceIndex } from '../../../common/lspMessages';
 import type { FileFacts, FileProblem, TemplateFacts } from './facts';
 import { linkHarbor } from './harborTask';
 import { EMPTY_LINK, type LinkResult } from './link';

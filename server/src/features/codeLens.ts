@@ -1,6 +1,6 @@
 /** "Run task" on every task, "Run template..." on every template. */
 import type { CodeLens } from 'vscode-languageserver';
-import { Commands, type IndexedTask } from '../protocol';
+import { Commands, type IndexedTask } from '../../../common/lspMessages';
 import type { Workspace } from '../analysis/workspace';
 
 export function runTaskTitle(task: IndexedTask): string {

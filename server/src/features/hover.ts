@@ -1,6 +1,6 @@
 /** Hover: a template's signature, environment, prompt and result; a task's verifier. */
 import type { Hover } from 'vscode-languageserver';
-import type { IndexedTask, IndexedTemplate, Position } from '../protocol';
+import type { IndexedTask, IndexedTemplate, Position } from '../../../common/lspMessages';
 import { signatureText } from '../analysis/argsCheck';
 import type { Workspace } from '../analysis/workspace';
 import { hitAt } from './lookup';

@@ -1,5 +1,5 @@
 /** Finds what sits under a position, across the linked workspace. */
-import type { IndexedTask, IndexedTemplate, Position, Range } from '../protocol';
+import type { IndexedTask, IndexedTemplate, Position, Range } from '../../../common/lspMessages';
 import type { TemplateUse } from '../analysis/link';
 import type { Workspace } from '../analysis/workspace';
 

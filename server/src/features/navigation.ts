@@ -1,6 +1,6 @@
 /** Go to definition and find references between tasks, verifiers and templates. */
 import type { Location } from 'vscode-languageserver';
-import type { Position } from '../protocol';
+import type { Position } from '../../../common/lspMessages';
 import type { Workspace } from '../analysis/workspace';
 import { findTemplate, hitAt } from './lookup';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { DockerProvider, DockerSubstrate } from '../../../client/src/engine/providers/docker';
 import type { AcquireOptions, EnvironmentSpec, Substrate } from '../../../client/src/engine/providers/provider';
-import type { LogStream } from '../../../client/src/engine/trace/schema';
+import type { LogStream } from '../../../common/trace/schema';
 import { rpc } from './jsonLines';
 import { DOCKER_FIXTURES, assertNoContainersOfRollout, containerExists, dockerReady } from './support';
 

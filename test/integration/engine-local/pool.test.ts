@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { EventHub, type JobEvent, type RolloutEvent } from '../../../client/src/engine/events';
+import { EventHub, type JobEvent, type RolloutEvent } from '../../../common/events';
 import { runJob, type JobItem, type JobSummary } from '../../../client/src/engine/job';
 import type { RolloutOutcome } from '../../../client/src/engine/outcome';
 import type { TaskRunRequest } from '../../../client/src/engine/runRequest';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Agent } from '../../../client/src/engine/agents/agent';
 import { CommandAgent } from '../../../client/src/engine/agents/command';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
-import { EventHub, type RolloutEvent } from '../../../client/src/engine/events';
+import { EventHub, type RolloutEvent } from '../../../common/events';
 import type { Provider, Substrate } from '../../../client/src/engine/providers/provider';
 import type { FinishedRollout as RolloutOutcome } from '../../../client/src/engine/outcome';
 import { runRollout, type RolloutOptions } from '../../../client/src/engine/rollout';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { LABELS } from '../../../client/src/engine/docker/types';
-import { EventHub, type RolloutEvent } from '../../../client/src/engine/events';
+import { EventHub, type RolloutEvent } from '../../../common/events';
 import { runHarborTask, type HarborRunExtras } from '../../../client/src/engine/harbor/run';
 import type { HarborRunRequest } from '../../../client/src/engine/runRequest';
 import { containersWith } from '../docker/support';

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { WorkspaceIndex } from '../../../server/src/protocol';
+import type { WorkspaceIndex } from '../../../common/lspMessages';
 import { EnvironmentsModel, type EnvNode } from '../../../client/src/environmentsModel';
 
 const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 10 } });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cliErrorMessage, cliFixHint } from '../../../client/src/cli/fixHint';
 import { createAgent } from '../../../client/src/engine/agents/create';
-import type { Fix } from '../../../client/src/engine/fix';
+import type { Fix } from '../../../common/fix';
 import { editorErrorMessage, editorFixHint } from '../../../client/src/fixHint';
 import { inlineText, testMessage } from '../../../client/src/outcome';
 

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { WorkspaceIndex } from '../../../server/src/protocol';
+import type { WorkspaceIndex } from '../../../common/lspMessages';
 import { inlineResults } from '../../../client/src/inlineResults';
 import type { ShownOutcome } from '../../../client/src/outcome';
 

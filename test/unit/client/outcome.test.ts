@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hoverMarkdown, inlineText, score, testMessage, verdict, type ShownOutcome } from '../../../client/src/outcome';
 import { noAnswerOf } from '../../../client/src/engine/outcome';
-import type { SubScoreT } from '../../../client/src/engine/trace/schema';
+import type { SubScoreT } from '../../../common/trace/schema';
 
 const graded = (reward: number, subscores: SubScoreT[] = []): ShownOutcome => ({
   status: 'completed',

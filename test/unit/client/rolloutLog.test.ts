@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { RolloutEvent } from '../../../client/src/engine/events';
+import type { RolloutEvent } from '../../../common/events';
 import { formatEvent } from '../../../client/src/rolloutLog';
 
 const grammar = JSON.parse(

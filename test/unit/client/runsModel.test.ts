@@ -1,8 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RolloutEvent } from '../../../client/src/engine/events';
+import type { RolloutEvent } from '../../../common/events';
 import { RunsModel, clockTime, durationText, labelOfRef, type RunsNode } from '../../../client/src/runsModel';
-import type { Trace } from '../../../client/src/engine/trace/schema';
+import type { Trace } from '../../../common/trace/schema';
 
 const T0 = Date.parse('2026-11-29T10:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();

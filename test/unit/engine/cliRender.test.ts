@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { progressReporter } from '../../../client/src/cli/progress';
 import { formatReward, formatSubscores, humanRenderer } from '../../../client/src/cli/render';
-import type { RolloutEvent } from '../../../client/src/engine/events';
+import type { RolloutEvent } from '../../../common/events';
 
 const sink = (isTTY: boolean) => {
   const chunks: string[] = [];

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HumanRenderer } from '../../../client/src/cli/render';
-import { EventHub } from '../../../client/src/engine/events';
+import { EventHub } from '../../../common/events';
 import { TraceRecorder } from '../../../client/src/engine/trace/builder';
-import { parseTrace, type RunningTrace, type TaskIdentity, type Trace } from '../../../client/src/engine/trace/schema';
+import { parseTrace, type RunningTrace, type TaskIdentity, type Trace } from '../../../common/trace/schema';
 import { LiveRollouts } from '../../../client/src/explorer/liveRollouts';
 import { RunsModel } from '../../../client/src/runsModel';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RolloutEvent } from '../../../client/src/engine/events';
+import type { RolloutEvent } from '../../../common/events';
 import { finishedTrace, foldRolloutEvents } from '../../../client/src/engine/trace/fold';
-import { parseTrace, type TaskIdentity } from '../../../client/src/engine/trace/schema';
+import { parseTrace, type TaskIdentity } from '../../../common/trace/schema';
 import { readTrace, traceFileName, writeFileAtomic, writeTrace } from '../../../client/src/engine/trace/store';
 
 const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-unit-engine-'));

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseTrace } from '../../../client/src/engine/trace/schema';
+import { parseTrace } from '../../../common/trace/schema';
 import { makeBigTrace, NEEDLE, needleLine } from '../../fixtures/traces/bigTrace';
 
 const dir = join(__dirname, '..', '..', 'fixtures', 'traces');

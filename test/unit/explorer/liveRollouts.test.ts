@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RolloutEvent } from '../../../client/src/engine/events';
-import { parseRunningTrace, parseTrace } from '../../../client/src/engine/trace/schema';
+import type { RolloutEvent } from '../../../common/events';
+import { parseRunningTrace, parseTrace } from '../../../common/trace/schema';
 import { LiveRollouts } from '../../../client/src/explorer/liveRollouts';
 
 const rolloutId = 'r-host';

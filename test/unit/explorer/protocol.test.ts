@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isExplorerToHostMessage } from '../../../client/src/explorer/protocol';
+import { isExplorerToHostMessage } from '../../../common/explorerMessages';
 
 test('the host accepts only well-formed webview messages', () => {
   assert.ok(isExplorerToHostMessage({ type: 'ready' }));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expandEnvTable, expandEnvValue, referencedVariables } from '../../../server/src/harbor';
+import { expandEnvTable, expandEnvValue, referencedVariables } from '../../../common/harbor';
 
 test('${VAR} takes the variable, ${VAR:-default} falls back when unset or empty', () => {
   const vars = { A: 'alpha', EMPTY: '' };

@@ -13,8 +13,8 @@ import {
   normaliseInstruction,
   parseTaskToml,
   type HarborTaskConfig,
-} from '../../../server/src/harbor';
-import { sizeToMb } from '../../../server/src/harbor/legacyKeys';
+} from '../../../common/harbor';
+import { sizeToMb } from '../../../common/harbor/legacyKeys';
 import { HARBOR_PEER_EXAMPLES } from '../../harborPeer';
 
 const PEER_EXAMPLES = HARBOR_PEER_EXAMPLES;

@@ -9,7 +9,7 @@ import {
   parseTaskToml,
   type HarborTaskConfig,
   type HarborTomlIssue,
-} from '../../../server/src/harbor';
+} from '../../../common/harbor';
 
 const FIXTURES = join(__dirname, '../../fixtures/harbor');
 

@@ -5,8 +5,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const root = join(__dirname, '..', '..', '..');
@@ -93,9 +93,38 @@ describe('layer boundaries', () => {
     );
   });
 
+  test('the shared modules cannot import vscode or use the DOM', () => {
+    const vscode = compileProbe('tsconfig.node.json', 'common', usesVscode);
+    assert.ok(
+      vscode.some((e) => e.startsWith('TS2306')),
+      vscode.join('\n'),
+    );
+    const dom = compileProbe('tsconfig.node.json', 'common/trace', usesDom);
+    assert.ok(
+      dom.some((e) => e.includes("Cannot find name 'document'")),
+      dom.join('\n'),
+    );
+  });
+
+  test('nothing in common/ imports from the programs that share it', () => {
+    const common = join(root, 'common');
+    const files = readdirSync(common, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    assert.ok(files.length >= 6, `common/ holds the shared modules (found ${files.length})`);
+    const outside: string[] = [];
+    for (const file of files) {
+      const path = join(common, file);
+      for (const m of readFileSync(path, 'utf8').matchAll(/from '(\.{1,2}\/[^']*)'/g)) {
+        const target = relative(common, resolve(dirname(path), m[1] ?? ''));
+        if (target.startsWith('..')) outside.push(`common/${file} imports ${m[1]}`);
+      }
+    }
+    assert.deepEqual(outside, []);
+  });
+
   test('what each layer may use compiles cleanly (the probes fail for the boundary, not by accident)', () => {
     assert.deepEqual(compileProbe('tsconfig.node.json', 'client/src/engine', plain), []);
     assert.deepEqual(compileProbe('tsconfig.node.json', 'server/src', usesNode), []);
+    assert.deepEqual(compileProbe('tsconfig.node.json', 'common', plain), []);
     assert.deepEqual(compileProbe('tsconfig.ui.json', 'client/src/ui', usesVscode), []);
     assert.deepEqual(compileProbe('tsconfig.webview.json', 'media/src/explorer', usesDom), []);
   });

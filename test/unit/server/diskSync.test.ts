@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FileChangeType, type RegistrationParams } from 'vscode-languageserver';
 import { pathToUri } from '../../../server/src/analysis/paths';
-import { IndexRequest, type WorkspaceIndex } from '../../../server/src/protocol';
+import { IndexRequest, type WorkspaceIndex } from '../../../common/lspMessages';
 import { startServer, type LspClient } from './lspClient';
 
 const ENV = `from hud import Environment

@@ -9,7 +9,7 @@ import { completeKeywords, enclosingCall } from '../../../server/src/features/co
 import { hover } from '../../../server/src/features/hover';
 import { definition, references } from '../../../server/src/features/navigation';
 import { documentSymbols, workspaceSymbols } from '../../../server/src/features/symbols';
-import { Commands } from '../../../server/src/protocol';
+import { Commands } from '../../../common/lspMessages';
 import { py, workspace } from './helpers';
 
 const JUDGE = py`

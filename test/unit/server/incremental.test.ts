@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
-import type { Position } from '../../../server/src/protocol';
+import type { Position } from '../../../common/lspMessages';
 import { py, workspace } from './helpers';
 
 const ENV = py`

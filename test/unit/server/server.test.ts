@@ -17,7 +17,7 @@ import {
 } from 'vscode-jsonrpc/node';
 import type { CodeLens, PublishDiagnosticsParams } from 'vscode-languageserver';
 import { pathToUri } from '../../../server/src/analysis/paths';
-import { Commands, IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../server/src/protocol';
+import { Commands, IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../common/lspMessages';
 
 const REPO = join(__dirname, '..', '..', '..');
 const WORKSPACE = join(REPO, 'test', 'fixtures', 'workspaces', 'lsp-basic');

@@ -23,7 +23,7 @@ import {
   type RegistrationParams,
 } from 'vscode-languageserver-protocol';
 import { pathToUri } from '../../../server/src/analysis/paths';
-import { IndexChangedNotification, IndexRequest } from '../../../server/src/protocol';
+import { IndexChangedNotification, IndexRequest } from '../../../common/lspMessages';
 
 const REPO = join(__dirname, '..', '..', '..');
 const WORKSPACE = mkdtempSync(join(tmpdir(), 'hs-watch-'));

@@ -4,7 +4,7 @@
  * interactive one; the llm agent (agents/llm) puts a model in the seat.
  */
 import type { ExecOptions, ExecResult } from '../providers/provider';
-import type { LogStream, TokenUsage } from '../trace/schema';
+import type { LogStream, TokenUsage } from '../../../../common/trace/schema';
 
 export interface AgentToolCall {
   name: string;

@@ -6,7 +6,7 @@
  */
 import type { ModelEndpoint } from '../agents/llm/modelRef';
 import type { Substrate } from '../providers/provider';
-import type { LogStream } from '../trace/schema';
+import type { LogStream } from '../../../../common/trace/schema';
 import { formatJudgeCall } from './judgeCall';
 import { ModelGateway } from './modelGateway';
 import { startSubstrateGateway } from './substrateRelay';

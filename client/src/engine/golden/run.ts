@@ -6,7 +6,7 @@
 import { FixedAgent } from '../agents/fixed';
 import { errorMessage } from '../errors';
 import type { RunContext, RunTask, TaskRunRequest } from '../runRequest';
-import type { GradeResult, SubScoreT } from '../trace/schema';
+import type { GradeResult, SubScoreT } from '../../../../common/trace/schema';
 import { describeExpectation, satisfies } from './expect';
 import type { GoldenFile, GoldenRow } from './file';
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../agents/agent';
 import { createAgent, type AgentChoice } from '../agents/create';
-import type { HarborTask } from '../../../../server/src/harbor';
+import type { HarborTask } from '../../../../common/harbor';
 import { OracleAgent } from './oracleAgent';
 
 export type HarborAgentChoice = AgentChoice & { agent?: string };

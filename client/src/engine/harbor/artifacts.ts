@@ -11,7 +11,7 @@ import { basename, dirname, isAbsolute, join, posix, relative, sep } from 'node:
 import { HudStudioError } from '../errors';
 import { archiveCopy } from './archive';
 import type { ManagedContainer } from '../docker/types';
-import type { ArtifactSpec } from '../../../../server/src/harbor';
+import type { ArtifactSpec } from '../../../../common/harbor';
 
 export const LOGS_AGENT = '/logs/agent';
 export const LOGS_ARTIFACTS = '/logs/artifacts';

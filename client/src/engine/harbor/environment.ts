@@ -11,8 +11,8 @@ import { MAIN_SERVICE } from '../docker/composeFile';
 import { createContainer } from '../docker/container';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
-import type { SubstrateInfo } from '../trace/schema';
-import type { EnvironmentConfig } from '../../../../server/src/harbor';
+import type { SubstrateInfo } from '../../../../common/trace/schema';
+import type { EnvironmentConfig } from '../../../../common/harbor';
 import { planNetwork } from './network';
 
 export interface TrialEnvironment {

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { TaskIdentity } from '../trace/schema';
-import type { HarborTask } from '../../../../server/src/harbor';
+import type { TaskIdentity } from '../../../../common/trace/schema';
+import type { HarborTask } from '../../../../common/harbor';
 
 export function harborTaskIdentity(task: HarborTask, ref: string): TaskIdentity {
   const testSh = readText(join(task.dir, 'tests', 'test.sh'));

@@ -3,7 +3,7 @@
  * egress proxy, so an allowlist with hosts fails closed (no network at all)
  * and says so, rather than quietly running with full access.
  */
-import type { HarborNetworkMode } from '../../../../server/src/harbor';
+import type { HarborNetworkMode } from '../../../../common/harbor';
 
 export interface NetworkPlan {
   /** Single container: Docker network mode. */

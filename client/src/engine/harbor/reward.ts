@@ -12,7 +12,7 @@
  * counted as 0, with a note.
  */
 import { HarborTrialError } from './errors';
-import type { GradeResult, SubScoreT } from '../trace/schema';
+import type { GradeResult, SubScoreT } from '../../../../common/trace/schema';
 
 export type RewardFile = { name: 'reward.json' | 'reward.txt'; text: string };
 

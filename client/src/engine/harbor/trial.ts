@@ -16,9 +16,16 @@ import { Deadline } from '../deadline';
 import type { ManagedContainer } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError, errorMessage } from '../errors';
 import { PhaseFailure } from '../phaseFailure';
-import type { RolloutEvent } from '../events';
-import type { ErrorPhase, GradeResult, LogStream, PhaseName, StepName, SubstrateInfo } from '../trace/schema';
-import { expandEnvTable, type EnvironmentConfig, type HarborTask } from '../../../../server/src/harbor';
+import type { RolloutEvent } from '../../../../common/events';
+import type {
+  ErrorPhase,
+  GradeResult,
+  LogStream,
+  PhaseName,
+  StepName,
+  SubstrateInfo,
+} from '../../../../common/trace/schema';
+import { expandEnvTable, type EnvironmentConfig, type HarborTask } from '../../../../common/harbor';
 import { LOGS_AGENT, LOGS_ARTIFACTS, collectDeclared, copyInAs, copyOutTo, type CollectedArtifact } from './artifacts';
 import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
 import { HarborTrialError, harborExceptionType } from './errors';
@@ -43,7 +50,7 @@ import {
   type HarborStepConfig,
   type Healthcheck,
   type VerifierSettings,
-} from '../../../../server/src/harbor';
+} from '../../../../common/harbor';
 import { DockerContainer } from '../docker/container';
 import { streamLines } from '../output/streamLines';
 

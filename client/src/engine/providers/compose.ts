@@ -11,7 +11,7 @@
  * every container of the daemon, so it needs the user's explicit consent and
  * a local daemon (docs/hud-protocol.md); otherwise acquire refuses with a typed error.
  */
-import type { Fix } from '../fix';
+import type { Fix } from '../../../../common/fix';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -20,7 +20,7 @@ import { ComposeProject } from '../docker/compose';
 import { DOCKER_SOCKET, MAIN_SERVICE } from '../docker/composeFile';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
-import type { SubstrateInfo } from '../trace/schema';
+import type { SubstrateInfo } from '../../../../common/trace/schema';
 import { DockerSubstrate, ENV_DIR, RUNTIME_DIR, TOOLS_DIR } from './docker';
 import type {
   AcquireOptions,

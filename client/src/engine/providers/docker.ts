@@ -30,7 +30,7 @@ import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
 import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
-import type { ServingSdk, SubstrateInfo } from '../trace/schema';
+import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema';
 import type {
   AcquireOptions,
   AgentSeat,

@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import { connectTcp } from '../channel/tcp';
 import { CancelledError, HudStudioError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
-import type { ServingSdk, SubstrateInfo } from '../trace/schema';
+import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import { bubblewrap, sandboxArgs } from './localSandbox';

@@ -6,7 +6,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { RuntimeConfig } from '../runtimeConfig';
-import type { LogStream, PhaseName, SubstrateInfo } from '../trace/schema';
+import type { LogStream, PhaseName, SubstrateInfo } from '../../../../common/trace/schema';
 import type { SdkChoice } from './servingSdk';
 
 export type ProviderKind = 'docker' | 'local' | 'url';

@@ -5,7 +5,7 @@
  * override the choice.
  */
 import { HudStudioError, UsageError } from '../errors';
-import type { ServingSdk } from '../trace/schema';
+import type { ServingSdk } from '../../../../common/trace/schema';
 
 export type SdkChoice = 'auto' | 'bundled' | 'image';
 export const SDK_CHOICES: readonly SdkChoice[] = ['auto', 'bundled', 'image'];

@@ -8,7 +8,7 @@
 import type { Duplex } from 'node:stream';
 import { connectTcp } from '../channel/tcp';
 import { HudStudioError, UsageError } from '../errors';
-import type { SubstrateInfo } from '../trace/schema';
+import type { SubstrateInfo } from '../../../../common/trace/schema';
 import type { AcquireOptions, EnvironmentSpec, ExecResult, Provider, ServeOptions, Substrate } from './provider';
 
 export class UnsupportedOperationError extends HudStudioError {

@@ -4,7 +4,7 @@
  * A verifier that reads its expected values from there (or from its
  * secrets) gives an agent nothing to find in the actor's copy.
  */
-import type { PhaseName } from '../trace/schema';
+import type { PhaseName } from '../../../../common/trace/schema';
 
 export const VERIFIER_ONLY_DIR = 'verifier-only';
 

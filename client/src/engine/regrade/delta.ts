@@ -1,6 +1,6 @@
 /** Reward and subscore changes between a stored rollout and its regrade (docs/grader-workbench.md). */
 import { formatScore } from '../grade';
-import type { GradeResult, SubScoreT } from '../trace/schema';
+import type { GradeResult, SubScoreT } from '../../../../common/trace/schema';
 
 export interface ScoreChange {
   name: string;

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { errorMessage } from '../errors';
 import type { FinishedRollout } from '../outcome';
 import type { RunContext, RunTask, TaskRunRequest } from '../runRequest';
-import type { Trace } from '../trace/schema';
+import type { Trace } from '../../../../common/trace/schema';
 import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
 import { gradeDelta, type GradeDelta } from './delta';
 import { ReplayAgent } from './replayAgent';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { HudStudioError } from '../errors';
 import { splitTaskRef } from '../taskRef';
 import { listTraceFiles, readTrace } from '../trace/store';
-import type { Trace } from '../trace/schema';
+import type { Trace } from '../../../../common/trace/schema';
 
 export interface StoredRollout {
   path: string;

@@ -5,7 +5,7 @@
  * is needed the whole log goes to a side file instead (see sideLogs.ts and
  * docs/reliability.md).
  */
-import type { LogStream, TraceLog } from './schema';
+import type { LogStream, TraceLog } from '../../../../common/trace/schema';
 
 /** Characters of log kept at each end of a phase's log in the trace. */
 export const LOG_HEAD_CHARS = 2 * 1024 * 1024;

@@ -9,11 +9,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HudStudioError, errorMessage } from '../errors';
-import { type EventHub, type RolloutEvent, now } from '../events';
-import type { Fix } from '../fix';
+import { type EventHub, type RolloutEvent, now } from '../../../../common/events';
+import type { Fix } from '../../../../common/fix';
 import { BoundedLog } from './boundedLog';
 import { finishedTrace, foldRolloutEvent } from './fold';
-import type { ErrorPhase, GradeResult, PhaseName, RolloutStatus, RunningTrace, Trace } from './schema';
+import type {
+  ErrorPhase,
+  GradeResult,
+  PhaseName,
+  RolloutStatus,
+  RunningTrace,
+  Trace,
+} from '../../../../common/trace/schema';
 import { SideLogs } from './sideLogs';
 import { traceFileName, writeTrace } from './store';
 

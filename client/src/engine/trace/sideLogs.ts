@@ -9,7 +9,7 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogSpill } from './boundedLog';
-import type { PhaseName, TraceLog } from './schema';
+import type { PhaseName, TraceLog } from '../../../../common/trace/schema';
 
 const FLUSH_CHARS = 256 * 1024;
 

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { HudStudioError } from '../errors';
-import { TRACE_FILE_SUFFIX, parseTrace, type Trace } from './schema';
+import { TRACE_FILE_SUFFIX, parseTrace, type Trace } from '../../../../common/trace/schema';
 import type { SideLogs } from './sideLogs';
 
 export const DEFAULT_TRACE_DIR = join('.hud-studio', 'traces');

@@ -1,5 +1,5 @@
 /** Two rollouts of one task side by side: reward, subscores and a line diff of the answers. */
-import type { RunningTrace, SubScoreT } from '../../../../client/src/engine/trace/schema';
+import type { RunningTrace, SubScoreT } from '../../../../common/trace/schema';
 import { diffLines, splitLines } from '../diff';
 import { h } from '../dom';
 import { formatClock, formatDuration, formatReward, trimNumber, valueText } from '../format';

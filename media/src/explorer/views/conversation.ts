@@ -1,5 +1,5 @@
 /** The prompt the agent got, each agent step with its tool calls, and the answer it submitted. */
-import type { AgentStep, RunningTrace } from '../../../../client/src/engine/trace/schema';
+import type { AgentStep, RunningTrace } from '../../../../common/trace/schema';
 import { h } from '../dom';
 import { promptText, valueText } from '../format';
 import { plainTextBlock } from '../ansi';

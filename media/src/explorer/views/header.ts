@@ -1,5 +1,5 @@
 /** The top of the page: what ran, where, how it ended, and the reward in large type. */
-import type { RunningTrace, SubstrateInfo } from '../../../../client/src/engine/trace/schema';
+import type { RunningTrace, SubstrateInfo } from '../../../../common/trace/schema';
 import { h, type Child } from '../dom';
 import type { OpenState } from './openState';
 import { between, formatClock, formatDuration, formatReward, shortId, valueText } from '../format';

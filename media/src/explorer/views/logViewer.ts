@@ -4,7 +4,7 @@
  * with 100,000 lines costs about as much to show and scroll as one with 50.
  * Lines are rendered from ANSI segments as Text nodes inside spans.
  */
-import type { LogStream, TraceLog } from '../../../../client/src/engine/trace/schema';
+import type { LogStream, TraceLog } from '../../../../common/trace/schema';
 import { parseAnsi, plainTextLines, type AnsiSegment } from '../ansi';
 import { h, replaceChildren } from '../dom';
 import { formatOffset } from '../format';

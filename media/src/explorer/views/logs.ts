@@ -1,5 +1,5 @@
 /** Logs per phase, one tab each; the viewers live across re-renders so search and scroll survive live updates. */
-import type { PhaseName, RunningTrace } from '../../../../client/src/engine/trace/schema';
+import type { PhaseName, RunningTrace } from '../../../../common/trace/schema';
 import { h, replaceChildren } from '../dom';
 import { LogViewer } from './logViewer';
 

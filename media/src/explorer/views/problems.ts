@@ -1,5 +1,5 @@
 /** Errors (with the phase that failed) and warnings, shown above everything else. */
-import type { RunningTrace } from '../../../../client/src/engine/trace/schema';
+import type { RunningTrace } from '../../../../common/trace/schema';
 import { h } from '../dom';
 import { valueText } from '../format';
 

@@ -4,7 +4,7 @@
  * as penalties, nested children of combine_any/combine_all expandable, and
  * grader metadata (e.g. a BashGrader's exit code and output) on expand.
  */
-import type { GradeResult, RunningTrace, SubScoreT } from '../../../../client/src/engine/trace/schema';
+import type { GradeResult, RunningTrace, SubScoreT } from '../../../../common/trace/schema';
 import { plainTextBlock } from '../ansi';
 import { h, replaceChildren, type Child } from '../dom';
 import { formatReward, trimNumber, valueText } from '../format';

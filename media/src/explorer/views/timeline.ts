@@ -3,7 +3,7 @@
  * answer, grade, teardown; verifier: setup, grade), with durations. A click
  * jumps to what the step produced.
  */
-import type { PhaseName, RunningTrace, StepName, TraceStep } from '../../../../client/src/engine/trace/schema';
+import type { PhaseName, RunningTrace, StepName, TraceStep } from '../../../../common/trace/schema';
 import { h } from '../dom';
 import { between, formatDuration } from '../format';
 

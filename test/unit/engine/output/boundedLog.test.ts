@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BoundedLog, CUT_MARK } from '../../../../client/src/engine/trace/boundedLog';
-import { EventHub } from '../../../../client/src/engine/events';
+import { EventHub } from '../../../../common/events';
 import { TraceRecorder } from '../../../../client/src/engine/trace/builder';
 import { readTrace } from '../../../../client/src/engine/trace/store';
 

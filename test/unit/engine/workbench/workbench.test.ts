@@ -5,7 +5,7 @@ import { envFileFor, goldenPathFor, parseGolden } from '../../../../client/src/e
 import { formatChange, gradeDelta, summarise } from '../../../../client/src/engine/regrade/delta';
 import { cannotRegrade } from '../../../../client/src/engine/regrade/regrade';
 import { literalValues, sourceStrings } from '../../../../client/src/engine/sanity/probes';
-import type { GradeResult, Trace } from '../../../../client/src/engine/trace/schema';
+import type { GradeResult, Trace } from '../../../../common/trace/schema';
 
 const grade = (reward: number | null, subs: [string, number][] = []): GradeResult => ({
   reward,

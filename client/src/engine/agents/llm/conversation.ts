@@ -3,7 +3,7 @@
  * its API's messages, so the loop never depends on one vendor's format.
  */
 
-import type { TokenUsage } from '../../trace/schema';
+import type { TokenUsage } from '../../../../../common/trace/schema';
 
 export type { TokenUsage };
 

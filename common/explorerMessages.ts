@@ -19,7 +19,7 @@
  * panel that VS Code reloads shows it again at once; its `ready` is then
  * answered like the first one.
  */
-import type { RolloutEvent } from '../engine/events';
+import type { RolloutEvent } from './events';
 
 /** Host -> webview. */
 export type HostToExplorerMessage =
