@@ -84,6 +84,8 @@ export interface HarborRunRequest {
   agent: string | undefined;
   answer: string | undefined;
   command: string | undefined;
+  /** The oracle runs this folder's solve.sh instead of the task's solution/ (docs/grader-workbench.md). */
+  solution?: string;
   /** auto | docker | local | tcp://HOST:PORT */
   runtime: string;
   image: string | undefined;

@@ -79,6 +79,7 @@ async function runHarbor(req: TaskRunRequest, ctx: RunContext): Promise<Finished
     agent: choice.agent,
     answer: choice.answer,
     command: choice.command,
+    ...(choice.solution !== undefined ? { solution: choice.solution } : {}),
     runtime: req.runtime,
     image: req.image,
     traceDir: req.traceDir ?? undefined,

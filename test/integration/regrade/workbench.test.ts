@@ -5,7 +5,7 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
 import type { RegradeJson } from '../../../client/src/cli/regrade';
@@ -127,6 +127,32 @@ describe('golden answers', () => {
     );
     assert.match(bad.stdout, /subscores: enough 0\.00, tidy 1\.00/);
     assert.match(bad.stderr, /2 passed, 1 failed/);
+  });
+});
+
+describe('Harbor golden solutions', () => {
+  test('good scores 1 and bad 0; a loosened test.sh lets a known-bad solution through, and check --golden says so', async () => {
+    const cwd = workspace('harbor-greeting');
+    const ok = await cli(['check', '--golden', 'harbor-greeting', '--json'], cwd);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    const rows = JSON.parse(ok.stdout) as { task: string; passed: boolean; reward: number; expected: string }[];
+    assert.deepEqual(
+      rows.map((r) => [r.task, r.passed, r.reward, r.expected]),
+      [
+        ['good/exact', true, 1, '== 1'],
+        ['bad/nothing', true, 0, '== 0'],
+        ['bad/shouted', true, 0, '< 0.5'],
+      ],
+    );
+
+    // The grader regresses: any greeting file now passes.
+    edit(join(cwd, 'harbor-greeting', 'tests', 'test.sh'), '= "hello, harbor"', '!= ""');
+    const bad = await cli(['check', '--golden', 'harbor-greeting/task.toml'], cwd);
+    assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+    assert.match(bad.stdout, /golden\/bad\/shouted\/solve\.sh:1 bad\/shouted FAIL reward 1\.00, expected < 0\.5/);
+    assert.match(bad.stdout, /golden\/bad\/nothing\/solve\.sh:1 bad\/nothing ok reward 0\.00/);
+    assert.match(bad.stderr, /2 passed, 1 failed/);
+    assert.ok(!existsSync(join(cwd, '.hud-studio')), 'golden runs leave no traces behind');
   });
 });
 

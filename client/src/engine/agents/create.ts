@@ -20,6 +20,8 @@ export interface AgentChoice {
   /** Where model keys and HUD_GATEWAY_URL are read (never copied anywhere else). */
   modelEnv?: Readonly<Record<string, string | undefined>> | undefined;
   llm?: Partial<LlmSettings> | undefined;
+  /** Harbor's oracle: the folder holding the solve.sh to run instead of the task's solution/ (golden solutions). */
+  solution?: string | undefined;
 }
 
 /** `--agent` defaults to fixed with --answer, command with --command, llm with --model, else nop. */

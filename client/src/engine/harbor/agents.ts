@@ -14,6 +14,7 @@ export type HarborAgentChoice = AgentChoice & { agent?: string };
  */
 export function createHarborAgent(choice: HarborAgentChoice, task: HarborTask, step?: string): Agent {
   if (choice.agent === 'oracle') {
+    if (choice.solution !== undefined) return new OracleAgent(choice.solution, task.config.solution.env);
     const own = step !== undefined ? join(task.dir, 'steps', step, 'solution') : undefined;
     return new OracleAgent(own && existsSync(own) ? own : join(task.dir, 'solution'), task.config.solution.env);
   }

@@ -60,6 +60,7 @@ export async function runHarborTask(
     ...(req.agent ? { agent: req.agent } : {}),
     ...(req.answer !== undefined ? { answer: req.answer } : {}),
     ...(req.command !== undefined ? { command: req.command } : {}),
+    ...(req.solution !== undefined ? { solution: req.solution } : {}),
   };
   const agent = createHarborAgent(choice, task);
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
