@@ -83,12 +83,31 @@ export interface IndexedTask {
   environmentMode?: 'shared' | 'separate';
 }
 
+/** A row of a golden answer file (docs/grader-workbench.md). */
+export interface IndexedGoldenRow {
+  /** The golden file. */
+  uri: string;
+  /** The row on its line. */
+  range: Range;
+  /** The task selector the row names (`NAME`, `NAME[i]`, `N`). */
+  task: string;
+  /** The answer as JSON, shortened for labels. */
+  answer: string;
+  /** The reward expectation (`== 1`, `>= 0.5`). */
+  expect: string;
+  /** The task's reference, when the selector names a task of the env.py beside the file. */
+  taskRef?: string;
+  taskUri?: string;
+}
+
 export interface WorkspaceIndex {
   /** Increases on every change. */
   version: number;
   environments: IndexedEnvironment[];
   templates: IndexedTemplate[];
   tasks: IndexedTask[];
+  /** Golden answer rows; absent from servers that predate them. */
+  golden?: IndexedGoldenRow[];
 }
 
 export type IndexParams = Record<string, never>;

@@ -29,7 +29,7 @@ import { sdkHover } from './features/sdkHover';
 import { definition, references } from './features/navigation';
 import { documentSymbols, workspaceSymbols } from './features/symbols';
 import { parseInitOptions } from './initOptions';
-import { IndexChangedNotification, IndexRequest } from '../../common/lspMessages';
+import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../common/lspMessages';
 
 const INDEX_NOTIFY_DELAY_MS = 150;
 
@@ -258,7 +258,7 @@ export function startServer(connection: Connection): void {
     }),
   );
 
-  const emptyIndex = { version: 0, environments: [], templates: [], tasks: [] };
+  const emptyIndex: WorkspaceIndex = { version: 0, environments: [], templates: [], tasks: [], golden: [] };
   connection.onRequest(
     IndexRequest,
     safe('index', emptyIndex, async () => (await withAnalyzer()).workspace.index()),

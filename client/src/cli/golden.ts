@@ -6,7 +6,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../engine/errors';
-import { GOLDEN_SUFFIX, goldenPathFor, readGolden, type GoldenFile } from '../engine/golden/file';
+import { GOLDEN_SUFFIX, goldenPathFor } from '../../../common/golden/rows';
+import { readGolden, type GoldenFile } from '../engine/golden/file';
 import { hasHarborGolden, readHarborGolden, runHarborSolution } from '../engine/golden/harbor';
 import { describeOutcome, runGoldenRow, type GoldenOutcome } from '../engine/golden/run';
 import { selectRuntime } from '../engine/runTask';

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { UsageError } from '../engine/errors';
-import { goldenPathFor, readGolden } from '../engine/golden/file';
+import { goldenPathFor } from '../../../common/golden/rows';
+import { readGolden } from '../engine/golden/file';
 import { loadTasks } from '../engine/job';
 import { selectRuntime } from '../engine/runTask';
 import { sanityOfTask, type TaskSanity } from '../engine/sanity/run';

@@ -9,6 +9,8 @@ import { basename, dirname } from 'node:path';
 import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
 import type { FileFacts } from './facts';
 import { problem, ZERO_RANGE } from './diagnostics';
+import { isGoldenFile } from '../../../common/golden/rows';
+import { extractGoldenFacts } from './golden';
 import { extractHarborFacts } from './harborTask';
 import { extractJsonTasks } from './jsonTasks';
 import { extractPythonFacts } from './pythonFacts';
@@ -33,10 +35,11 @@ const sizeOf = (content: FileContent): number =>
 const isOversized = (content: FileContent): content is { oversizedBytes: number } =>
   typeof content === 'object' && 'oversizedBytes' in content;
 
-export type FileKind = 'python' | 'json' | 'harbor';
+export type FileKind = 'python' | 'json' | 'harbor' | 'golden';
 
 export function fileKind(path: string): FileKind | undefined {
   if (path.endsWith('.py')) return 'python';
+  if (isGoldenFile(path)) return 'golden';
   if (path.endsWith('.json') || path.endsWith('.jsonl')) return 'json';
   if (basename(path) === 'task.toml') return 'harbor';
   return undefined;
@@ -264,7 +267,7 @@ export class Analyzer {
     if (!kind) return undefined;
     if (this.tooLarge(content)) {
       // Big JSON files are data far more often than task lists: leave them out silently.
-      if (kind === 'json') return undefined;
+      if (kind === 'json' || kind === 'golden') return undefined;
       const mb = (this.maxFileBytes / (1024 * 1024)).toFixed(0);
       return {
         kind: 'skipped',
@@ -291,6 +294,8 @@ export class Analyzer {
       }
       case 'json':
         return extractJsonTasks(text, path);
+      case 'golden':
+        return extractGoldenFacts(text);
       case 'harbor':
         return extractHarborFacts(text, this.workspace.relOf(dirname(path)));
     }

@@ -33,6 +33,8 @@ export const SEVERITY = {
   'harbor-missing-test-sh': 'error',
   'harbor-missing-instruction': 'error',
   'harbor-shared-forgeable': 'info',
+  'golden-row-malformed': 'error',
+  'golden-task-unresolved': 'error',
   /** Not a HUD rule: says why a file was left out of the index. */
   'file-too-large': 'info',
 } as const satisfies Record<string, Severity>;

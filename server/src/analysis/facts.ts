@@ -156,12 +156,34 @@ export interface HarborFacts {
   issues: FileProblem[];
 }
 
+/** A `<env>.golden.jsonl` file: its rows, read but not yet bound to tasks. */
+export interface GoldenFacts {
+  kind: 'golden';
+  rows: GoldenRowFacts[];
+  /** Lines that are not rows. */
+  issues: FileProblem[];
+}
+
+export interface GoldenRowFacts {
+  /** 0-based. */
+  line: number;
+  task: string;
+  /** The row's text on its line. */
+  range: Range;
+  /** The task value's quoted string, or the row when it cannot be found. */
+  taskRange: Range;
+  /** The answer as JSON, shortened. */
+  answer: string;
+  /** The reward expectation, as the CLI prints it (`== 1`). */
+  expect: string;
+}
+
 export interface SkippedFacts {
   kind: 'skipped';
   problems: FileProblem[];
 }
 
-export type FileFacts = PythonFacts | JsonTaskFacts | HarborFacts | SkippedFacts;
+export type FileFacts = PythonFacts | JsonTaskFacts | HarborFacts | GoldenFacts | SkippedFacts;
 
 export type Severity = 'error' | 'warning' | 'info';
 

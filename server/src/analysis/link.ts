@@ -1,5 +1,5 @@
 /** What linking one file against the rest of the workspace produces. */
-import type { IndexedTask, IndexedTemplate, Range } from '../../../common/lspMessages';
+import type { IndexedGoldenRow, IndexedTask, IndexedTemplate, Range } from '../../../common/lspMessages';
 import type { FileProblem } from './facts';
 
 /** A call site that names a template: drives go-to-definition and references. */
@@ -16,6 +16,8 @@ export interface LinkResult {
   tasks: IndexedTask[];
   problems: FileProblem[];
   uses: TemplateUse[];
+  /** Rows of a golden answer file. */
+  golden?: IndexedGoldenRow[];
 }
 
 export const EMPTY_LINK: LinkResult = { templates: [], tasks: [], problems: [], uses: [] };

@@ -4,8 +4,16 @@
  * changes. Holds no syntax trees and no file text, so memory stays small.
  */
 import { basename } from 'node:path';
-import type { IndexedEnvironment, IndexedTask, IndexedTemplate, WorkspaceIndex } from '../../../common/lspMessages';
+import type {
+  IndexedEnvironment,
+  IndexedGoldenRow,
+  IndexedTask,
+  IndexedTemplate,
+  WorkspaceIndex,
+} from '../../../common/lspMessages';
+import { envFileFor } from '../../../common/golden/rows';
 import type { FileFacts, FileProblem, TemplateFacts } from './facts';
+import { linkGolden } from './golden';
 import { linkHarbor } from './harborTask';
 import { EMPTY_LINK, type LinkResult } from './link';
 import { linkJson } from './linkJson';
@@ -138,6 +146,7 @@ export class Workspace {
     const environments: IndexedEnvironment[] = [];
     const templates: IndexedTemplate[] = [];
     const tasks: IndexedTask[] = [];
+    const golden: IndexedGoldenRow[] = [];
     const sorted = [...this.records.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
     for (const rec of sorted) {
       if (rec.facts.kind === 'python' && rec.facts.importsHud) {
@@ -146,8 +155,9 @@ export class Workspace {
       }
       templates.push(...rec.link.templates);
       tasks.push(...rec.link.tasks);
+      if (rec.link.golden) golden.push(...rec.link.golden);
     }
-    this.cachedIndex = { version: this.version, environments, templates, tasks };
+    this.cachedIndex = { version: this.version, environments, templates, tasks, golden };
     return this.cachedIndex;
   }
 
@@ -190,10 +200,14 @@ export class Workspace {
 
   private relink(paths: Iterable<string>): void {
     const modules: ModuleCache = new Map();
+    // Golden files last: they read the tasks their env.py links to.
+    const golden: FileRecord[] = [];
     for (const path of paths) {
       const rec = this.records.get(path);
-      if (rec) this.linkOne(rec, modules);
+      if (rec?.facts.kind === 'golden') golden.push(rec);
+      else if (rec) this.linkOne(rec, modules);
     }
+    for (const rec of golden) this.linkOne(rec, modules);
     this.version++;
   }
 
@@ -237,6 +251,17 @@ export class Workspace {
             },
           });
           break;
+        case 'golden': {
+          const envPath = envFileFor(rec.path);
+          deps.add(envPath);
+          const env = this.records.get(envPath);
+          rec.link = linkGolden(
+            identity,
+            facts,
+            env ? { rel: env.rel, uri: env.uri, tasks: env.link.tasks } : undefined,
+          );
+          break;
+        }
         case 'skipped':
           rec.link = EMPTY_LINK;
           break;

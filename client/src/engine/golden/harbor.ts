@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { errorMessage } from '../errors';
 import type { RunContext, RunTask } from '../runRequest';
-import { describeExpectation, Expectation, satisfies } from './expect';
+import { describeExpectation, Expectation, satisfies } from '../../../../common/golden/expect';
 import type { GoldenOutcome } from './run';
 
 export const HARBOR_GOLDEN_DIR = 'golden';

@@ -7,8 +7,9 @@ import { FixedAgent } from '../agents/fixed';
 import { errorMessage } from '../errors';
 import type { RunContext, RunTask, TaskRunRequest } from '../runRequest';
 import type { GradeResult, SubScoreT } from '../../../../common/trace/schema';
-import { describeExpectation, satisfies } from './expect';
-import type { GoldenFile, GoldenRow } from './file';
+import { describeExpectation, satisfies } from '../../../../common/golden/expect';
+import type { GoldenRow } from '../../../../common/golden/rows';
+import type { GoldenFile } from './file';
 
 export interface SubscoreMismatch {
   name: string;

@@ -6,7 +6,7 @@
  */
 import { errorMessage } from '../errors';
 import type { DiscoveredTask } from '../discover';
-import { satisfies } from '../golden/expect';
+import { satisfies } from '../../../../common/golden/expect';
 import type { GoldenFile } from '../golden/file';
 import { runGoldenRow, type GoldenOutcome } from '../golden/run';
 import type { RunContext, RunTask } from '../runRequest';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { satisfies } from '../../../../client/src/engine/golden/expect';
-import { envFileFor, goldenPathFor, parseGolden } from '../../../../client/src/engine/golden/file';
+import { satisfies } from '../../../../common/golden/expect';
+import { envFileFor, goldenPathFor, parseGolden } from '../../../../common/golden/rows';
 import { formatChange, gradeDelta, summarise } from '../../../../client/src/engine/regrade/delta';
 import { cannotRegrade } from '../../../../client/src/engine/regrade/regrade';
 import { literalValues, sourceStrings } from '../../../../client/src/engine/sanity/probes';
