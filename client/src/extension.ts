@@ -112,6 +112,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           },
         }),
       relativePath,
+      async (req) => (await getRunner()).runGolden(req),
     ),
   );
 

@@ -24,6 +24,7 @@ import { editorErrorMessage } from '../fixHint';
 import { ALWAYS_LOCAL, UNTRUSTED_MESSAGE, USE_LOCAL, dockerMissing, planRuntime } from '../runtimePlan';
 import { type AgentKind, type ModelSetting, type Settings, batchAgentOf, harborAgentOf } from '../settings';
 import { AskAgent } from './askAgent';
+import { runGoldenItems, type GoldenRunRequest, type GoldenRunResult } from './goldenRunner';
 import { chooseAnswerSource } from './answerSource';
 import { readSettings } from './config';
 import type { EnvironmentSecrets } from './secrets';
@@ -63,7 +64,7 @@ interface Place {
 }
 
 /** Where a run goes: the runtime picked once per job, its name as the engine takes it, and the Docker endpoint. */
-interface Runtime {
+export interface Runtime {
   selected: SelectedProvider;
   runtime: string;
   dockerHost: string;
@@ -192,6 +193,39 @@ export class Runner implements vscode.Disposable {
       this.jobs.delete(abort);
     }
     return { ran: true };
+  }
+
+  /** Golden answers through the grading path only (see goldenRunner.ts). */
+  runGolden(req: GoldenRunRequest): Promise<GoldenRunResult> {
+    return runGoldenItems(this, req);
+  }
+
+  /**
+   * What a grading-only run (golden answers, no agent) needs of the editor:
+   * Workspace Trust, the target's folder, its settings and variables, and
+   * the runtime, each refused the way a rollout would be.
+   */
+  async prepareGrading(uri: string): Promise<
+    | {
+        ok: true;
+        folder: vscode.WorkspaceFolder;
+        settings: Settings;
+        runtime: Runtime;
+        credentials: Record<string, Record<string, string>>;
+      }
+    | { ok: false; reason: string }
+  > {
+    if (!vscode.workspace.isTrusted) return { ok: false, reason: UNTRUSTED_MESSAGE };
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri));
+    if (!folder) return { ok: false, reason: 'the golden file is not inside an open workspace folder' };
+    const settings = readSettings(folder.uri);
+    const runtime = await this.runtime(settings);
+    if (!runtime) return { ok: false, reason: 'no runtime available' };
+    try {
+      return { ok: true, folder, settings, runtime, credentials: await this.credentials(settings, folder.uri.fsPath) };
+    } catch (err) {
+      return { ok: false, reason: editorErrorMessage(err) };
+    }
   }
 
   /**

@@ -1,15 +1,25 @@
 /**
  * The Testing view: every task is a test item (file -> task, ids = task
  * references), with one run profile per agent kind and one per configured
- * model (hudStudio.models, the llm agent). The verdict and message
- * come from ../outcome.ts; this file only maps them onto the Testing API.
+ * model (hudStudio.models, the llm agent). Golden answers are items too,
+ * one per row or Harbor solution, run through the grading path whatever the
+ * profile (docs/grader-workbench.md). The verdicts and messages come from
+ * ../outcome.ts and ../goldenReport.ts; this file only maps them onto the
+ * Testing API.
  */
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { WorkspaceIndex } from '../../../common/lspMessages';
 import { type RolloutOutcome, testMessage, verdict } from '../outcome';
 import { AGENT_KINDS, type AgentKind, type ModelSetting, batchAgentOf } from '../settings';
 import { testTree } from '../testTree';
+import { describeExpectation } from '../../../common/golden/expect';
+import { hasHarborGolden, readHarborGolden, solutionLabel } from '../../../common/golden/solutions';
+import type { GoldenOutcome } from '../engine/golden/run';
+import { goldenReport } from '../goldenReport';
+import { goldenTree, type GoldenTarget, type HarborSolutionEntry } from '../goldenTree';
 import { readSettings } from './config';
+import type { GoldenRunRequest, GoldenRunResult } from './goldenRunner';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
 const PROFILE_LABEL: Record<AgentKind, string> = {
@@ -24,10 +34,13 @@ export class TaskTests implements vscode.Disposable {
   private readonly profiles = new Map<AgentKind, vscode.TestRunProfile>();
   private modelProfiles: vscode.TestRunProfile[] = [];
   private readonly subs: vscode.Disposable[] = [];
+  /** What each golden item runs, by item id. */
+  private goldenTargets = new Map<string, GoldenTarget>();
 
   constructor(
     private readonly run: (req: RunRequest) => Promise<RunResult>,
     private readonly relativePath: (uri: string) => string,
+    private readonly runGolden: (req: GoldenRunRequest) => Promise<GoldenRunResult>,
   ) {
     for (const kind of AGENT_KINDS) {
       const profile = this.controller.createRunProfile(
@@ -93,6 +106,26 @@ export class TaskTests implements vscode.Disposable {
       fileItem.children.replace(tasks);
       fileItems.push(fileItem);
     }
+    const targets = new Map<string, GoldenTarget>();
+    for (const g of goldenTree(index, this.relativePath, harborSolutions)) {
+      const groupItem =
+        this.controller.items.get(g.id) ?? this.controller.createTestItem(g.id, g.label, vscode.Uri.parse(g.uri));
+      groupItem.label = g.label;
+      groupItem.description = 'golden answers';
+      groupItem.children.replace(
+        g.items.map((row) => {
+          const uri = vscode.Uri.parse(row.uri);
+          const item = groupItem.children.get(row.id) ?? this.controller.createTestItem(row.id, row.label, uri);
+          item.label = row.label;
+          item.description = row.description;
+          item.range = toRange(row.range);
+          targets.set(row.id, row.target);
+          return item;
+        }),
+      );
+      fileItems.push(groupItem);
+    }
+    this.goldenTargets = targets;
     this.controller.items.replace(fileItems);
   }
 
@@ -135,6 +168,48 @@ export class TaskTests implements vscode.Disposable {
     }
   }
 
+  private reportGolden(run: vscode.TestRun, item: vscode.TestItem, o: GoldenOutcome, duration: number): void {
+    const r = goldenReport(o);
+    const message =
+      r.expected !== undefined && r.actual !== undefined
+        ? vscode.TestMessage.diff(r.message, r.expected, r.actual)
+        : new vscode.TestMessage(r.message);
+    // The golden row's own line: nothing else is drawn there, unlike a task's line (see report above).
+    if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
+    run.appendOutput(`${item.label}: ${r.message}\r\n`, undefined, item);
+    if (r.verdict === 'passed') run.passed(item, duration);
+    else if (r.verdict === 'failed') run.failed(item, message, duration);
+    else run.errored(item, message, duration);
+  }
+
+  /** Golden items of a request: graded one by one, whatever agent the profile names. */
+  private async executeGolden(run: vscode.TestRun, items: vscode.TestItem[], token: vscode.CancellationToken) {
+    const byId = new Map(items.map((i) => [i.id, i]));
+    const started = new Map<string, number>();
+    const targets = items.flatMap((i) => {
+      const target = this.goldenTargets.get(i.id);
+      return target ? [{ id: i.id, target }] : [];
+    });
+    const result = await this.runGolden({
+      targets,
+      token,
+      onStarted: (id) => {
+        const item = byId.get(id);
+        if (!item) return;
+        started.set(id, Date.now());
+        run.started(item);
+      },
+      onFinished: (id, outcome) => {
+        const item = byId.get(id);
+        if (!item) return;
+        this.reportGolden(run, item, outcome, Date.now() - (started.get(id) ?? Date.now()));
+        byId.delete(id);
+      },
+    });
+    if (!result.ran) for (const i of byId.values()) run.errored(i, new vscode.TestMessage(`Not run: ${result.reason}`));
+    else for (const i of byId.values()) run.skipped(i);
+  }
+
   private collect(request: vscode.TestRunRequest): vscode.TestItem[] {
     const excluded = new Set((request.exclude ?? []).map((i) => i.id));
     const out: vscode.TestItem[] = [];
@@ -157,8 +232,19 @@ export class TaskTests implements vscode.Disposable {
     token: vscode.CancellationToken,
     model?: ModelSetting,
   ): Promise<void> {
-    const items = this.collect(request);
+    const all = this.collect(request);
+    const golden = all.filter((i) => this.goldenTargets.has(i.id));
+    const items = all.filter((i) => !this.goldenTargets.has(i.id));
     const run = this.controller.createTestRun(request, `HUD tasks (${model ? model.model : `${kind} agent`})`, true);
+    for (const i of golden) run.enqueued(i);
+    if (!items.length) {
+      try {
+        await this.executeGolden(run, golden, token);
+      } finally {
+        run.end();
+      }
+      return;
+    }
     const byRef = new Map(items.map((i) => [i.id, i]));
     const started = new Map<string, number>();
     for (const i of items) run.enqueued(i);
@@ -189,6 +275,7 @@ export class TaskTests implements vscode.Disposable {
       if (!result.ran)
         for (const i of byRef.values()) run.errored(i, new vscode.TestMessage(`Not run: ${result.reason}`));
       else for (const i of byRef.values()) run.skipped(i); // cancelled before it started
+      if (golden.length) await this.executeGolden(run, golden, token);
     } finally {
       run.end();
     }
@@ -199,4 +286,19 @@ export class TaskTests implements vscode.Disposable {
     for (const s of this.subs) s.dispose();
     this.controller.dispose();
   }
+}
+
+function toRange(r: { start: { line: number; character: number }; end: { line: number; character: number } }) {
+  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+}
+
+/** A Harbor task's golden solutions, read from its folder when the index changes. */
+function harborSolutions(taskUri: string): HarborSolutionEntry[] {
+  const dir = dirname(vscode.Uri.parse(taskUri).fsPath);
+  if (!hasHarborGolden(dir)) return [];
+  return readHarborGolden(dir).solutions.map((s) => ({
+    solution: solutionLabel(s),
+    uri: vscode.Uri.file(`${s.dir}/solve.sh`).toString(),
+    expect: describeExpectation(s.expect),
+  }));
 }

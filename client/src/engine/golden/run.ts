@@ -33,6 +33,8 @@ export interface GoldenRunOptions {
   cwd: string;
   runtime: string;
   image?: string;
+  /** What the editor adds to every run of its own (endpoint, variables, limits). */
+  request?: Partial<Pick<TaskRunRequest, 'dockerHost' | 'credentials' | 'sdk' | 'limits'>>;
   context?: RunContext;
   run?: RunTask;
 }
@@ -46,6 +48,7 @@ export async function runGoldenRow(file: GoldenFile, row: GoldenRow, opts: Golde
   const ref = goldenRef(file, row);
   const expected = describeExpectation(row.expect);
   const req: TaskRunRequest = {
+    ...opts.request,
     ref,
     cwd: opts.cwd,
     runtime: opts.runtime,
