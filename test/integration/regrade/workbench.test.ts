@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
 import type { RegradeJson } from '../../../client/src/cli/regrade';
 import type { SanityJson } from '../../../client/src/cli/sanity';
+import { readGolden } from '../../../client/src/engine/golden/file';
+import { runGoldenRow } from '../../../client/src/engine/golden/run';
 import { runTask } from '../../../client/src/engine/runTask';
+import { goldenReport } from '../../../client/src/goldenReport';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { cli } from '../cli/cliHarness';
 import { dockerReady, tempDir } from '../docker/support';
@@ -127,6 +130,25 @@ describe('golden answers', () => {
     );
     assert.match(bad.stdout, /subscores: enough 0\.00, tidy 1\.00/);
     assert.match(bad.stderr, /2 passed, 1 failed/);
+  });
+
+  test("the Testing item's report after a grader change: failed, both rewards, the subscore that moved", async () => {
+    const cwd = workspace('graded');
+    const file = readGolden(join(cwd, 'graded', 'env.golden.jsonl'));
+    const row = file.rows.find((r) => r.line === 1)!;
+    const opts = { cwd, runtime: 'docker' };
+    assert.deepEqual(goldenReport(await runGoldenRow(file, row, opts)), {
+      verdict: 'passed',
+      message: 'reward 1.00, expected == 1',
+    });
+    edit(join(cwd, 'graded', 'env.py'), 'hits >= 3', 'hits >= 4');
+    const after = goldenReport(await runGoldenRow(file, row, opts));
+    assert.deepEqual(after, {
+      verdict: 'failed',
+      message: 'reward 0.40, expected == 1; enough 0.00, expected == 1',
+      expected: 'reward == 1\nenough == 1',
+      actual: 'reward 0.40\nenough 0.00\ntidy 1.00',
+    });
   });
 });
 
