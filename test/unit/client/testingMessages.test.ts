@@ -1,0 +1,162 @@
+/**
+ * What the Testing view is told, from the real TaskTests class over a
+ * recording `vscode` (fakeVscode/vscode.ts). Issue 15, item 7 ("one inline
+ * result per line"): a task's verdict message has no location, because the
+ * Testing view would draw it at the end of the task's line, on top of the
+ * reward HUD Studio already shows there; the peek still has the text. A
+ * golden row's message, on the other hand, sits on the row's own line of the
+ * golden file, where nothing else is drawn (docs/grader-workbench.md).
+ */
+import assert from 'node:assert/strict';
+import Module, { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import type { WorkspaceIndex } from '../../../common/lspMessages';
+import type { GoldenOutcome } from '../../../client/src/engine/golden/run';
+import type { RolloutOutcome } from '../../../client/src/outcome';
+import type { GoldenRunRequest } from '../../../client/src/ui/goldenRunner';
+import type { RunRequest } from '../../../client/src/ui/runner';
+import type * as Fake from './fakeVscode/vscode';
+
+const FAKE_VSCODE = join(__dirname, 'fakeVscode', 'vscode.ts');
+type Resolve = (request: string, ...rest: unknown[]) => string;
+const loader = Module as unknown as { _resolveFilename: Resolve };
+const resolveFilename = loader._resolveFilename;
+loader._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
+  return request === 'vscode' ? FAKE_VSCODE : resolveFilename.call(this, request, ...rest);
+};
+
+const range = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 20 } });
+const ENV = 'file:///w/envs/env.py';
+const GOLDEN = 'file:///w/envs/env.golden.jsonl';
+const INDEX: WorkspaceIndex = {
+  version: 1,
+  environments: [],
+  templates: [],
+  tasks: [{ ref: 'envs/env.py::task', kind: 'hud', label: 'task', uri: ENV, range: range(11) }],
+  golden: [
+    {
+      uri: GOLDEN,
+      range: range(2),
+      task: 'task',
+      answer: '"apple"',
+      expect: '== 1',
+      taskRef: 'envs/env.py::task',
+      taskUri: ENV,
+    },
+  ],
+};
+
+const FAILED: RolloutOutcome = {
+  rolloutId: 'r1',
+  ref: 'envs/env.py::task',
+  status: 'completed',
+  reward: 0.25,
+  result: { reward: 0.25, subscores: [], info: {}, isError: false },
+  error: null,
+  tracePath: undefined,
+};
+
+const GOLDEN_FAILED: GoldenOutcome = {
+  row: { task: 'task', answer: 'apple', expect: 1, line: 3 },
+  ref: '/w/envs/env.py::task',
+  passed: false,
+  expected: '== 1',
+  reward: 0.4,
+  subscores: [{ name: 'enough', expected: '== 1', actual: 0 }],
+  result: { reward: 0.4, subscores: [{ name: 'enough', value: 0, weight: 1 }], info: {}, isError: false },
+};
+
+const token = { onCancellationRequested: () => ({ dispose: () => undefined }) };
+
+describe('Testing view messages (TaskTests over a recording vscode)', () => {
+  let vscode: typeof Fake;
+  let TaskTests: typeof import('../../../client/src/ui/testing').TaskTests;
+  const ran: RunRequest[] = [];
+  const graded: GoldenRunRequest[] = [];
+
+  before(() => {
+    // Through CommonJS, as the extension host loads the extension: its require('vscode') meets the hook above.
+    const load = createRequire(__filename);
+    vscode = load('vscode') as typeof Fake;
+    ({ TaskTests } = load('../../../client/src/ui/testing') as typeof import('../../../client/src/ui/testing'));
+  });
+
+  function tests() {
+    const t = new TaskTests(
+      (req) => {
+        ran.push(req);
+        const target = req.targets[0]!;
+        req.onStarted?.(target);
+        req.onFinished?.(target, FAILED, FAILED.result, FAILED.rolloutId);
+        return Promise.resolve({ ran: true });
+      },
+      (uri) => uri.replace('file:///w/', ''),
+      (req) => {
+        graded.push(req);
+        for (const { id } of req.targets) {
+          req.onStarted(id);
+          req.onFinished(id, GOLDEN_FAILED);
+        }
+        return Promise.resolve({ ran: true });
+      },
+    );
+    t.setIndex(INDEX);
+    const controller = vscode.controllers.at(-1)!;
+    return { t, controller };
+  }
+
+  test('a failed task run from the editor: a message with the reward and no location (item 7)', () => {
+    const { t, controller } = tests();
+    t.recordEditorRun('envs/env.py::task', FAILED, 1200);
+    const verdict = controller.runs.at(-1)!.verdicts[0]!;
+    assert.equal(verdict.state, 'failed');
+    assert.match(verdict.message!.message, /reward 0\.25/);
+    assert.equal(verdict.message!.location, undefined, 'a location would draw over the inline reward');
+  });
+
+  test('a failed task from a Testing run: no location either', async () => {
+    const { controller } = tests();
+    const task = controller.items.get(ENV)!.children.get('envs/env.py::task')!;
+    const profile = controller.profiles.find((p) => p.isDefault)!;
+    await profile.run(new vscode.TestRunRequest([task]), token);
+    assert.deepEqual(
+      ran.at(-1)!.targets.map((x) => x.ref),
+      ['envs/env.py::task'],
+    );
+    const verdict = controller.runs.at(-1)!.verdicts[0]!;
+    assert.equal(verdict.state, 'failed');
+    assert.equal(verdict.message!.location, undefined);
+  });
+
+  test("a golden row fails on its own line, expected against actual, and never reaches the agent's runner", async () => {
+    const { controller } = tests();
+    const before = ran.length;
+    const group = controller.items.get(`golden:${GOLDEN}`)!;
+    assert.equal(group.label, 'envs/env.golden.jsonl');
+    const row = group.children.get(`golden:${GOLDEN}#3`)!;
+    assert.equal(row.label, 'task ← "apple"');
+    for (const p of controller.profiles) await p.run(new vscode.TestRunRequest([row]), token);
+    assert.equal(ran.length, before, 'no rollout with an agent');
+    assert.deepEqual(graded.at(-1)!.targets, [{ id: row.id, target: { kind: 'row', uri: GOLDEN, line: 3 } }]);
+    const verdict = controller.runs.at(-1)!.verdicts[0]!;
+    assert.equal(verdict.state, 'failed');
+    assert.equal(verdict.message!.message, 'reward 0.40, expected == 1; enough 0.00, expected == 1');
+    assert.equal(verdict.message!.expectedOutput, 'reward == 1\nenough == 1');
+    assert.equal(verdict.message!.actualOutput, 'reward 0.40\nenough 0.00');
+    assert.equal(verdict.message!.location?.uri.toString(), GOLDEN);
+    assert.equal(verdict.message!.location?.range.start.line, 2);
+  });
+
+  test('Run All runs tasks with the agent and golden rows by grading, in one Testing run', async () => {
+    const { controller } = tests();
+    const profile = controller.profiles.find((p) => p.isDefault)!;
+    await profile.run(new vscode.TestRunRequest(), token);
+    const run = controller.runs.at(-1)!;
+    assert.deepEqual(run.verdicts.map((v) => [v.item, v.state]).sort(), [
+      ['envs/env.py::task', 'failed'],
+      [`golden:${GOLDEN}#3`, 'failed'],
+    ]);
+    assert.ok(run.ended);
+  });
+});
