@@ -55,6 +55,7 @@ async function runHud(req: TaskRunRequest, ctx: RunContext): Promise<FinishedRol
     ...(req.sdk ? { sdk: req.sdk } : {}),
     ...(req.credentials ? { credentials: req.credentials } : {}),
     ...(req.judge ? { judge: req.judge } : {}),
+    ...(req.recorded ? { recorded: req.recorded } : {}),
     ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
     ...(limits ? { timeouts: limits } : {}),
   });

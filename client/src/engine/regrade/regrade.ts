@@ -1,14 +1,16 @@
 /**
- * Grades a stored rollout again with the current source, without its agent:
- * the recorded answer goes to a fresh actor task's first yield through the
- * engine's one run entry, and a verifier (if the task has one) judges the
- * new actor result. The new trace links back with `regrade.of` and names the
- * grader it ran (docs/grader-workbench.md).
+ * Grades a stored rollout again with the current source, without its agent,
+ * through the engine's one run entry. A rollout that had a verifier: only the
+ * current verifier runs, on the actor result frame the trace recorded (what
+ * the verifier got then). Without a verifier: a fresh actor task's first
+ * yield gets the recorded answer and the actor grades it. The new trace links
+ * back with `regrade.of` and names the grader it ran
+ * (docs/grader-workbench.md).
  */
 import { resolve } from 'node:path';
 import { errorMessage } from '../errors';
 import type { FinishedRollout } from '../outcome';
-import type { RunContext, RunTask, TaskRunRequest } from '../runRequest';
+import { NO_VERIFIER_NOW, type RecordedActor, type RunContext, type RunTask, type TaskRunRequest } from '../runRequest';
 import type { Trace } from '../../../../common/trace/schema';
 import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
 import { gradeDelta, type GradeDelta } from './delta';
@@ -57,19 +59,24 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
   const why = cannotRegrade(original);
   if (why) return { original, delta: null, stale: false, error: why };
   const run = opts.run ?? (await import('../runTask')).runTask;
-  const req: TaskRunRequest = {
+  const request = (recorded: RecordedActor): TaskRunRequest => ({
     ref: original.task.ref,
     cwd: opts.cwd,
     runtime: opts.runtime,
     agent: { instance: new ReplayAgent(original.answer, original.rolloutId) },
     consent: { serviceAccess: false, sharedSecrets: false },
     traceDir: null,
+    recorded,
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
     ...(opts.image ? { image: opts.image } : {}),
-  };
+  });
+  const actorResult = recordedActorResult(original);
   let done: FinishedRollout;
   try {
-    done = await run(req, opts.context ?? {});
+    done = await run(request({ answer: original.answer, ...(actorResult ? { actorResult } : {}) }), opts.context ?? {});
+    // The verifier was taken out of the task since: its actor grades the answer instead.
+    if (actorResult && done.trace.error?.code === NO_VERIFIER_NOW)
+      done = await run(request({ answer: original.answer }), opts.context ?? {});
   } catch (err) {
     return { original, delta: null, stale: false, error: errorMessage(err) };
   }
@@ -91,6 +98,17 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
     delta: gradeDelta(original.result, trace.result),
     stale,
   };
+}
+
+/**
+ * The actor result frame a verifier judged in the stored rollout, when it had
+ * a verifier and the frame was recorded (an actor that failed to grade left a
+ * stand-in frame holding the answer, docs/hud-protocol.md).
+ */
+export function recordedActorResult(t: Trace): Record<string, unknown> | undefined {
+  const frame = t.actorResult;
+  if (!t.verifier || typeof frame !== 'object' || frame === null || Array.isArray(frame)) return undefined;
+  return frame as Record<string, unknown>;
 }
 
 /** The grader's identity: the verifier's source hash when there is one, else the task's. */
