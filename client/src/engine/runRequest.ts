@@ -43,6 +43,8 @@ export interface RecordedActor {
   answer: unknown;
   /** The actor's result frame as the verifier received it. */
   actorResult?: Record<string, unknown>;
+  /** A Harbor trial's folder: its separate verifier checks the artifacts kept there. */
+  trialDir?: string;
 }
 
 /** The error code of a verifier-only regrade whose task has no verifier any more. */
@@ -117,4 +119,10 @@ export interface HarborRunRequest {
   allowSharedSecrets?: boolean;
   /** The Docker endpoint the trial runs on (recorded in its trace). */
   dockerHost?: string;
+  /**
+   * A regrade (docs/grader-workbench.md): no agent runs; the task's separate
+   * verifier checks the artifacts this stored trial folder kept. `agent` is
+   * what the trace names in the agent's place.
+   */
+  stored?: { trialDir: string; agent: Agent };
 }

@@ -45,9 +45,10 @@ export interface RegradeResult {
 export function cannotRegrade(t: Trace): string | undefined {
   if (t.task.kind === 'harbor') {
     if (t.harbor?.environmentMode === 'shared') {
-      return "a shared-mode Harbor trial is graded inside the agent's container, whose state was not kept";
+      return "a shared-mode Harbor trial is graded inside the agent's container, whose state was not kept; only separate-mode trials regrade from their stored artifacts";
     }
-    return 'regrading Harbor trials from their stored artifacts is not supported yet';
+    if (!t.harbor?.trialDir) return 'the trace names no trial folder, so there are no stored artifacts to verify';
+    return undefined;
   }
   if (t.status === 'cancelled') return 'the rollout was cancelled before its agent answered';
   if (!('answer' in t) || t.answer === undefined)
@@ -59,13 +60,15 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
   const why = cannotRegrade(original);
   if (why) return { original, delta: null, stale: false, error: why };
   const run = opts.run ?? (await import('../runTask')).runTask;
+  const trialDir = original.task.kind === 'harbor' ? original.harbor?.trialDir : undefined;
   const request = (recorded: RecordedActor): TaskRunRequest => ({
     ref: original.task.ref,
     cwd: opts.cwd,
     runtime: opts.runtime,
     agent: { instance: new ReplayAgent(original.answer, original.rolloutId) },
     consent: { serviceAccess: false, sharedSecrets: false },
-    traceDir: null,
+    // A Harbor regrade writes a trial folder beside its trace; the trace is written again below, linked.
+    traceDir: trialDir ? (opts.traceDir ?? DEFAULT_TRACE_DIR) : null,
     recorded,
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
     ...(opts.image ? { image: opts.image } : {}),
@@ -73,7 +76,10 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
   const actorResult = recordedActorResult(original);
   let done: FinishedRollout;
   try {
-    done = await run(request({ answer: original.answer, ...(actorResult ? { actorResult } : {}) }), opts.context ?? {});
+    const recorded: RecordedActor = trialDir
+      ? { answer: original.answer, trialDir }
+      : { answer: original.answer, ...(actorResult ? { actorResult } : {}) };
+    done = await run(request(recorded), opts.context ?? {});
     // The verifier was taken out of the task since: its actor grades the answer instead.
     if (actorResult && done.trace.error?.code === NO_VERIFIER_NOW)
       done = await run(request({ answer: original.answer }), opts.context ?? {});
