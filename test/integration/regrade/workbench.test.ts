@@ -6,7 +6,7 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
 import type { RegradeJson } from '../../../client/src/cli/regrade';
 import type { SanityJson } from '../../../client/src/cli/sanity';
@@ -32,7 +32,13 @@ function edit(file: string, from: string, to: string): void {
   writeFileSync(file, text.replace(from, to));
 }
 
-async function store(cwd: string, ref: string, answer: string, runtime = 'docker'): Promise<string> {
+async function store(
+  cwd: string,
+  ref: string,
+  answer: string,
+  runtime = 'docker',
+  traceDir = 'traces',
+): Promise<string> {
   const done = await runTask(
     {
       ref,
@@ -40,7 +46,7 @@ async function store(cwd: string, ref: string, answer: string, runtime = 'docker
       runtime,
       agent: { instance: new FixedAgent(answer) },
       consent: { serviceAccess: false, sharedSecrets: false },
-      traceDir: 'traces',
+      traceDir,
     },
     {},
   );
@@ -101,8 +107,11 @@ describe('regrade', () => {
       const cwd = workspace('judged');
       const env = join(cwd, 'judged', 'env.py');
       const id = await store(cwd, 'judged/env.py', 'secret', runtime);
-      const stored = readTrace(storedPath(cwd, id));
+      // A second stored rollout, kept apart until the batch below.
+      const other = await store(cwd, 'judged/env.py', 'hidden', runtime, 'later');
+      const stored = readTrace(storedPath(cwd, 'traces', id));
       const received = stored.result?.info['received'];
+      assert.equal((stored.actorResult as { answer?: unknown } | undefined)?.answer, 'secret');
       assert.deepEqual(received, stored.actorResult, 'the verifier got the actor result frame in the rollout');
 
       // The actor would now answer differently: a regrade that ran it again would fail the verifier.
@@ -117,7 +126,6 @@ describe('regrade', () => {
         t.phases.map((p) => [p.name, p.reused, p.substrate?.provider]),
         [['verifier', false, runtime]],
       );
-      assert.equal(t.result?.info['received'] === undefined, false);
       assert.deepEqual(t.result?.info['received'], received, 'the regrade gave the verifier the same input');
       assert.deepEqual(t.actorResult, stored.actorResult);
       assert.equal(t.answer, 'secret');
@@ -125,15 +133,31 @@ describe('regrade', () => {
       assert.equal(t.regrade?.graderHash, t.verifier?.sourceHash);
       assert.equal(t.regrade?.graderHash, stored.verifier?.sourceHash, 'the verifier itself did not change yet');
 
+      // Both stored rollouts at once (the task is discovered once for the two): one down, one up.
       edit(env, '== "secret"', '== "hidden"');
-      const down = await regradeJson(cwd, runtime);
+      const later = storedPath(cwd, 'later', other);
+      cpSync(later, join(cwd, 'traces', basename(later)));
+      const both = await regradeJson(cwd, runtime);
       assert.deepEqual(
-        down.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.stale]),
-        [[id, 1, 0, 'down', true]],
+        both.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.stale]).sort(),
+        [
+          [id, 1, 0, 'down', true],
+          [other, 0, 1, 'up', true],
+        ].sort(),
       );
-      const changed = readTrace(down.rollouts[0]!.trace!);
-      assert.notEqual(changed.regrade?.graderHash, stored.verifier?.sourceHash);
-      assert.equal(changed.regrade?.graderHash, changed.verifier?.sourceHash);
+      assert.deepEqual(
+        [both.summary.up, both.summary.down, both.summary.meanBefore, both.summary.meanAfter],
+        [1, 1, 0.5, 0.5],
+      );
+      for (const row of both.rollouts) {
+        const changed = readTrace(row.trace!);
+        assert.deepEqual(
+          changed.phases.map((p) => p.name),
+          ['verifier'],
+        );
+        assert.notEqual(changed.regrade?.graderHash, stored.verifier?.sourceHash);
+        assert.equal(changed.regrade?.graderHash, changed.verifier?.sourceHash);
+      }
     });
   }
 
@@ -163,10 +187,10 @@ async function regradeJson(cwd: string, runtime: string): Promise<RegradeJson> {
   return JSON.parse(r.stdout) as RegradeJson;
 }
 
-function storedPath(cwd: string, rolloutId: string): string {
-  const name = readdirSync(join(cwd, 'traces')).find((f) => f.endsWith(`${rolloutId.slice(0, 8)}.hudtrace.json`));
-  assert.ok(name, `a trace of ${rolloutId} in ${cwd}/traces`);
-  return join(cwd, 'traces', name);
+function storedPath(cwd: string, dir: string, rolloutId: string): string {
+  const name = readdirSync(join(cwd, dir)).find((f) => f.endsWith(`${rolloutId.slice(0, 8)}.hudtrace.json`));
+  assert.ok(name, `a trace of ${rolloutId} in ${cwd}/${dir}`);
+  return join(cwd, dir, name);
 }
 
 describe('golden answers', () => {

@@ -70,8 +70,9 @@ export async function regradeRollouts(traces: readonly Trace[], opts: RegradeRol
 
 /**
  * The current task of every env.py reference that two or more stored
- * rollouts share, discovered once. A single rollout discovers on the
- * substrate it regrades on, which costs no substrate of its own; a
+ * rollouts share, discovered once (not on Docker, see below). A single
+ * rollout discovers on the substrate it regrades on, which costs no
+ * substrate of its own; a
  * reference that fails to load here is left to each rollout, whose result
  * then says why.
  */
@@ -82,7 +83,8 @@ async function discoverShared(
   signal: AbortSignal | undefined,
 ): Promise<Map<string, DiscoveredTask>> {
   const found = new Map<string, DiscoveredTask>();
-  if (!selected) return found;
+  // Docker discovers in a fork of each container's pre-started server, which costs less than a container of its own.
+  if (!selected || selected.provider.kind === 'docker') return found;
   const counts = new Map<string, number>();
   for (const t of traces) if (t.task.kind === 'hud') counts.set(t.task.ref, (counts.get(t.task.ref) ?? 0) + 1);
   for (const [ref, n] of counts) {
