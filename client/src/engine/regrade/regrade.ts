@@ -65,7 +65,13 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
     ref: original.task.ref,
     cwd: opts.cwd,
     runtime: opts.runtime,
-    agent: { instance: new ReplayAgent(original.answer, original.rolloutId) },
+    agent: {
+      instance: new ReplayAgent(
+        original.answer,
+        original.rolloutId,
+        trialDir ? 'the stored artifacts' : recorded.actorResult ? 'the recorded actor result' : undefined,
+      ),
+    },
     consent: { serviceAccess: false, sharedSecrets: false },
     // A Harbor regrade writes a trial folder beside its trace; the trace is written again below, linked.
     traceDir: trialDir ? (opts.traceDir ?? DEFAULT_TRACE_DIR) : null,
