@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { readGolden } from '../engine/golden/file';
 import { readHarborGolden, solutionLabel } from '../../../common/golden/solutions';
 import { runHarborSolution } from '../engine/golden/harbor';
-import { runGoldenRow, type GoldenOutcome } from '../engine/golden/run';
+import { describeOutcome, runGoldenRow, type GoldenOutcome } from '../engine/golden/run';
 import { errorMessage } from '../engine/errors';
 import type { GoldenTarget } from '../goldenTree';
 import type { Runner } from './runner';
@@ -29,7 +29,7 @@ export async function runGoldenItems(runner: Runner, req: GoldenRunRequest): Pro
   if (!first) return { ran: false, reason: 'no golden answers to run' };
   const prepared = await runner.prepareGrading(uriOf(first.target));
   if (!prepared.ok) return { ran: false, reason: prepared.reason };
-  const { folder, settings, runtime, credentials } = prepared;
+  const { folder, settings, runtime, credentials, log } = prepared;
   const abort = new AbortController();
   const sub = req.token.onCancellationRequested(() => abort.abort());
   const cwd = folder.uri.fsPath;
@@ -65,6 +65,7 @@ export async function runGoldenItems(runner: Runner, req: GoldenRunRequest): Pro
       } catch (err) {
         outcome = unreadable(target, errorMessage(err));
       }
+      log(`golden ${describeOutcome({ path: uriOf(target) }, outcome)}`);
       req.onFinished(id, outcome);
     }
   } finally {

@@ -212,6 +212,8 @@ export class Runner implements vscode.Disposable {
         settings: Settings;
         runtime: Runtime;
         credentials: Record<string, Record<string, string>>;
+        /** A line in the rollout log, where rollouts tell their story too. */
+        log: (line: string) => void;
       }
     | { ok: false; reason: string }
   > {
@@ -222,7 +224,8 @@ export class Runner implements vscode.Disposable {
     const runtime = await this.runtime(settings);
     if (!runtime) return { ok: false, reason: 'no runtime available' };
     try {
-      return { ok: true, folder, settings, runtime, credentials: await this.credentials(settings, folder.uri.fsPath) };
+      const credentials = await this.credentials(settings, folder.uri.fsPath);
+      return { ok: true, folder, settings, runtime, credentials, log: (line) => this.log.appendLine(line) };
     } catch (err) {
       return { ok: false, reason: editorErrorMessage(err) };
     }

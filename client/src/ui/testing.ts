@@ -190,7 +190,8 @@ export class TaskTests implements vscode.Disposable {
       const target = this.goldenTargets.get(i.id);
       return target ? [{ id: i.id, target }] : [];
     });
-    const result = await this.runGolden({
+    // A failure to start (the engine bundle, the runtime) must not leave the items pending forever.
+    const result: GoldenRunResult = await this.runGolden({
       targets,
       token,
       onStarted: (id) => {
@@ -205,7 +206,7 @@ export class TaskTests implements vscode.Disposable {
         this.reportGolden(run, item, outcome, Date.now() - (started.get(id) ?? Date.now()));
         byId.delete(id);
       },
-    });
+    }).catch((err: unknown) => ({ ran: false, reason: err instanceof Error ? err.message : String(err) }));
     if (!result.ran) for (const i of byId.values()) run.errored(i, new vscode.TestMessage(`Not run: ${result.reason}`));
     else for (const i of byId.values()) run.skipped(i);
   }
