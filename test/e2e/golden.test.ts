@@ -52,21 +52,27 @@ describe('golden answers in the Testing view', () => {
     await runAll.click();
     await s!.shot('golden-00-running');
     await page
-      .locator('.test-explorer .monaco-list-row[aria-label^="env.golden.jsonl"][aria-label*="(Passed)"]')
-      .waitFor({ timeout: 180_000 });
+      .locator('.test-explorer .monaco-list-row[aria-label^="golden answers (Passed)"]')
+      .waitFor({ timeout: 180_000 })
+      .catch(async (err: unknown) => {
+        const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+        await s!.shot('golden-00-timeout');
+        throw new Error(`${String(err)}; rows: ${JSON.stringify(labels)}`);
+      });
     await s!.shot('golden-01-passed');
 
     const env = join(s!.workspace, 'env.py');
     writeFileSync(env, readFileSync(env, 'utf8').replace('hits >= 3', 'hits >= 4'));
     await runAll.click();
     await page
-      .locator('.test-explorer .monaco-list-row[aria-label^="env.golden.jsonl"][aria-label*="(Failed)"]')
+      .locator('.test-explorer .monaco-list-row[aria-label^="golden answers (Failed)"]')
       .waitFor({ timeout: 180_000 });
-    // The row that broke (the answer with three apples no longer reaches four): its own item failed.
+    // The row that broke (three apples no longer reach four) failed; the other two still pass.
+    // Testing rows are labelled by their description when they have one (the group's, each row's expectation).
     const group = rows.filter({ hasText: 'env.golden.jsonl' }).first();
     if ((await group.getAttribute('aria-expanded')) !== 'true') await group.locator('.monaco-tl-twistie').click();
     await page
-      .locator('.test-explorer .monaco-list-row[aria-label^=\'task ← "apple apple apple"\'][aria-label*="(Failed)"]')
+      .locator('.test-explorer .monaco-list-row[aria-label^="expects == 1 (Failed)"]')
       .waitFor({ timeout: 30_000 });
     await s!.shot('golden-02-failed-after-grader-change');
   });
