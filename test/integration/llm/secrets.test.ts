@@ -54,13 +54,8 @@ const HUNT: ScriptEntry[] = [
   { toolCalls: [{ name: 'submit', arguments: { answer: 'nothing found' } }] },
 ];
 
-// Until the local runtime runs the actor as another user or in its own PID namespace (issue 13), a same-user
-// actor can read the CLI's own /proc/PID/environ, which holds the keys the user exported: known, reported as todo.
-const LOCAL_TODO =
-  'local actor runs as the CLI user: /proc/<cli pid>/environ is readable (issue 13 privilege separation)';
-
 for (const runtime of ['local', 'docker'] as const) {
-  const opts = { timeout: 300_000, ...(runtime === 'local' ? { todo: LOCAL_TODO } : {}) };
+  const opts = { timeout: 300_000 };
   test(`${runtime}: a model hunting for keys finds none of the agent's, the judge's or the host's`, opts, async () => {
     const server = await startScriptedModel('openai', HUNT);
     const traceDir = scratchDir('secrets-');
