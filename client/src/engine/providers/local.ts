@@ -184,8 +184,8 @@ export class LocalSubstrate implements Substrate {
 
   /** `python`: whose modules come first (the bundled runtime, the local SDK), or none for the agent. */
   private env(extra: Record<string, string> | undefined, python: 'bundled' | 'image' | 'none'): Record<string, string> {
-    const paths = python === 'none' ? [] : [...(python === 'bundled' ? [runtimePythonDir()] : [])];
-    if (python !== 'none') paths.push(...(this.sandbox?.python.pythonPath ?? []));
+    const ours = python === 'bundled' ? [runtimePythonDir()] : [];
+    const paths = python === 'none' ? [] : [...ours, ...(this.sandbox?.python.pythonPath ?? [])];
     return scrubbedEnv(this.options.parentEnv ?? process.env, {
       home: join(this.root, 'home'),
       tmp: join(this.root, 'tmp'),
