@@ -3,6 +3,8 @@
  * templates (across modules), builds its part of the index and produces its
  * diagnostics.
  */
+import { fitted } from './fitted';
+import { ownString } from './intern';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import { literalMismatch } from './argTypes';
@@ -36,11 +38,11 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
   for (const cand of facts.tasks) {
     const target = resolveTemplate(file, cand.call, resolver);
     if (!target) continue;
-    const label = cand.index === undefined ? cand.name : `${cand.name}[${cand.index}]`;
+    const label = cand.index === undefined ? cand.name : ownString(`${cand.name}[${cand.index}]`);
     uses.push(use(cand.call.calleeRange, 'task', target));
     for (const p of argProblems(cand.call, target.template)) problems.push(p);
     const task: IndexedTask = {
-      ref: `${file.rel}::${label}`,
+      ref: ownString(`${file.rel}::${label}`),
       kind: 'hud',
       label,
       uri: file.uri,
@@ -77,7 +79,7 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
       ),
     );
   }
-  return { templates, tasks, problems, uses };
+  return { templates, tasks: fitted(tasks), problems: fitted(problems), uses: fitted(uses) };
 }
 
 function indexTemplate(file: FileIdentity, t: TemplateFacts, env: string): IndexedTemplate {
