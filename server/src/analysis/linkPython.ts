@@ -4,7 +4,6 @@
  * diagnostics.
  */
 import { fitted } from './fitted';
-import { ownString } from './intern';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import { literalMismatch } from './argTypes';
@@ -38,11 +37,11 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
   for (const cand of facts.tasks) {
     const target = resolveTemplate(file, cand.call, resolver);
     if (!target) continue;
-    const label = cand.index === undefined ? cand.name : ownString(`${cand.name}[${cand.index}]`);
+    const label = cand.index === undefined ? cand.name : `${cand.name}[${cand.index}]`;
     uses.push(use(cand.call.calleeRange, 'task', target));
     for (const p of argProblems(cand.call, target.template)) problems.push(p);
     const task: IndexedTask = {
-      ref: ownString(`${file.rel}::${label}`),
+      ref: `${file.rel}::${label}`,
       kind: 'hud',
       label,
       uri: file.uri,

@@ -4,21 +4,20 @@
  * [A-Za-z0-9-._~/] percent-encoded) so the client matches them verbatim.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { ownString } from './intern';
 
 /** A normalized absolute POSIX path of characters a URI keeps as they are: resolving and encoding it change nothing. */
 const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9\-._~]+)+$/;
 
 export function pathToUri(path: string): string {
   // The common case, once per indexed file at start-up.
-  if (sep === '/' && PLAIN_PATH.test(path)) return ownString(`file://${path}`);
+  if (sep === '/' && PLAIN_PATH.test(path)) return `file://${path}`;
   let p = resolve(path).split(sep).join('/');
   if (!p.startsWith('/')) p = `/${p}`; // Windows drive paths
   const encoded = p
     .split('/')
     .map((seg) => encodeURIComponent(seg).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
-  return ownString(`file://${encoded}`);
+  return `file://${encoded}`;
 }
 
 export function uriToPath(uri: string): string | undefined {

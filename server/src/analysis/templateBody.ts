@@ -123,6 +123,8 @@ function boundVariable(text: string, yieldAt: number): string | undefined {
   return /(?:^|[\n;])\s*([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*\(?\s*$/.exec(before)?.[1];
 }
 
+const STRING_PREFIX = /[rRbBuUfF]{0,2}(?=["'])/y;
+
 /** The value of a literal (or implicitly concatenated literals, maybe parenthesized) in `span`. */
 function literalIn(text: string, span: Span): string | undefined {
   let { start, end } = span;
@@ -133,9 +135,8 @@ function literalIn(text: string, span: Span): string | undefined {
   let out = '';
   let i = start;
   while (i < end) {
-    const q = /[rRbBuUfF]{0,2}(?=["'])/y;
-    q.lastIndex = i;
-    const prefix = q.exec(text);
+    STRING_PREFIX.lastIndex = i;
+    const prefix = STRING_PREFIX.exec(text);
     if (!prefix) return undefined;
     const close = skipString(text, i + prefix[0].length);
     if (close < 0 || close > end) return undefined;
@@ -164,8 +165,8 @@ function dictEntries(text: string, span: Span): { key: string | undefined; value
       continue;
     }
     const value = { start: trimStart(text, colon + 1, item.end), end: item.end };
-    if (/\bfor\b/.test(text.slice(value.start, value.end)) && /\bin\b/.test(text.slice(value.start, value.end)))
-      return undefined; // a comprehension
+    const valueText = text.slice(value.start, value.end);
+    if (valueText.includes('for') && /\bfor\b/.test(valueText) && /\bin\b/.test(valueText)) return undefined; // a comprehension
     const key = literalIn(text, { start: item.start, end: trimEnd(text, item.start, colon) });
     out.push({ key: key === undefined ? undefined : intern(key), value });
   }
