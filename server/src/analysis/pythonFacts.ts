@@ -336,8 +336,8 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
     positional: 0,
     keywords: [],
     hasSplat: false,
+    closeParen: lines.positionAt(close),
   };
-  facts.closeParen = lines.positionAt(close);
   const args: ArgSpan[] = [];
   const spans = splitTopLevel(text, open + 1, close);
   spans.forEach((a, i) => {
@@ -362,16 +362,13 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
         }
         return;
       }
-      const keyword: CallFacts['keywords'][number] = {
-        name: intern(kw[1]!),
-        range: spanRange(lines, a.start, a.start + kw[1]!.length),
-      };
+      const name = intern(kw[1]!);
+      const range = spanRange(lines, a.start, a.start + kw[1]!.length);
       const literal = literalArg(text, value);
-      if (literal) {
-        keyword.literal = literal;
-        keyword.valueRange = spanRange(lines, value.start, value.end);
-      }
-      facts.keywords.push(keyword);
+      // Every field in the literal: one added later goes to a separate property store.
+      facts.keywords.push(
+        literal ? { name, range, literal, valueRange: spanRange(lines, value.start, value.end) } : { name, range },
+      );
     } else {
       args.push({ splat: false, span: a, value: a });
       const literal = literalArg(text, a);

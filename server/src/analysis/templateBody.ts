@@ -260,12 +260,18 @@ export function readParams(text: string, from: number, to: number): TemplatePara
     const nameEnd = colon >= 0 ? colon : eq >= 0 ? eq : p.end;
     const name = intern(text.slice(p.start + stars.length, nameEnd).trim());
     if (!/^[A-Za-z_]\w*$/.test(name)) continue;
-    const param: TemplateParam = {
-      name,
-      kind: stars === '*' ? 'varargs' : stars === '**' ? 'varkw' : keywordOnly ? 'keyword' : 'positional',
-    };
-    if (colon >= 0) param.annotation = intern(text.slice(colon + 1, eq >= 0 ? eq : p.end).trim());
-    if (eq >= 0) param.default = intern(text.slice(eq + 1, p.end).trim());
+    const kind = stars === '*' ? 'varargs' : stars === '**' ? 'varkw' : keywordOnly ? 'keyword' : 'positional';
+    const annotation = colon >= 0 ? intern(text.slice(colon + 1, eq >= 0 ? eq : p.end).trim()) : undefined;
+    const dflt = eq >= 0 ? intern(text.slice(eq + 1, p.end).trim()) : undefined;
+    // Every field in the literal: one added later goes to a separate property store.
+    const param: TemplateParam =
+      annotation === undefined
+        ? dflt === undefined
+          ? { name, kind }
+          : { name, kind, default: dflt }
+        : dflt === undefined
+          ? { name, kind, annotation }
+          : { name, kind, annotation, default: dflt };
     if (stars === '*') keywordOnly = true;
     out.push(param);
   }
