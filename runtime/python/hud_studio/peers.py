@@ -32,9 +32,9 @@ def owner_of_client(peer: Tuple[Any, ...], local: Tuple[Any, ...]) -> Optional[i
     return None
 
 
-def admit_only_own_user(server_class: Any) -> None:
-    """Wraps server_class.handle(reader, writer) so that other users' connections are closed at once."""
-    handle: Callable[..., Any] = server_class.handle
+def admit_only_own_user(server_class: Any, method: str = "handle") -> None:
+    """Wraps server_class.METHOD(reader, writer) so that other users' connections are closed at once."""
+    handle: Callable[..., Any] = getattr(server_class, method)
     me = os.getuid()
 
     async def guarded(self: Any, reader: Any, writer: Any) -> None:
@@ -46,4 +46,4 @@ def admit_only_own_user(server_class: Any) -> None:
             return
         await handle(self, reader, writer)
 
-    server_class.handle = guarded
+    setattr(server_class, method, guarded)

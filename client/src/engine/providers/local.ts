@@ -16,15 +16,16 @@ import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema'
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import { bubblewrap, sandboxArgs } from './localSandbox';
-import type {
-  AcquireOptions,
-  AgentSeat,
-  EnvironmentSpec,
-  ExecOptions,
-  ExecResult,
-  Provider,
-  ServeOptions,
-  Substrate,
+import {
+  AGENT_WORKSPACE_ENV,
+  type AcquireOptions,
+  type AgentSeat,
+  type EnvironmentSpec,
+  type ExecOptions,
+  type ExecResult,
+  type Provider,
+  type ServeOptions,
+  type Substrate,
 } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { serveArgv, waitForServePort } from './serveProcess';
@@ -169,8 +170,7 @@ export class LocalSubstrate implements Substrate {
   /** The agent's seat: its own folder, in bubblewrap's sandbox when the machine has it (localSandbox.ts). */
   agentSeat(): AgentSeat {
     this.assertLive();
-    const workspace = join(this.root, 'workspace');
-    mkdirSync(workspace, { recursive: true });
+    const workspace = this.agentWorkspace();
     const bwrap = bubblewrap();
     const exec = (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
       this.assertLive();
@@ -190,6 +190,13 @@ export class LocalSubstrate implements Substrate {
     };
   }
 
+  /** The agent's folder; it exists before the server starts, so that the environment can prepare it. */
+  private agentWorkspace(): string {
+    const workspace = join(this.root, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    return workspace;
+  }
+
   execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     return this.exec(['python3', ...args], opts);
   }
@@ -199,7 +206,7 @@ export class LocalSubstrate implements Substrate {
     if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
     const { child } = await spawnGroupLeader(serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk), {
       cwd: this.workdir,
-      env: this.env(opts.env, !this.spec.useImageSdk),
+      env: this.env({ [AGENT_WORKSPACE_ENV]: this.agentWorkspace(), ...opts.env }, !this.spec.useImageSdk),
     });
     this.server = child;
     if (child.pid !== undefined) this.addGroup(child.pid);
