@@ -16,6 +16,7 @@ import type {
   ErrorPhase,
   TokenUsage,
   Trace,
+  JudgeCall,
 } from './trace/schema';
 
 interface Base {
@@ -51,6 +52,7 @@ export type RolloutEvent =
       usage?: TokenUsage;
     })
   | (Base & { type: 'answer'; answer: unknown })
+  | (Base & { type: 'judge.call'; call: JudgeCall })
   | (Base & { type: 'grade'; phase: PhaseName; result: GradeResult; raw: unknown; authoritative: boolean })
   | (Base & { type: 'phase.ended'; phase: PhaseName; status: RolloutStatus; error?: string })
   | (Base & { type: 'warning'; phase?: PhaseName; message: string })

@@ -421,8 +421,12 @@ class RolloutRun {
         this.startPhase('verifier', substrate.info, false);
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
         if (this.opts.judge) {
-          const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) =>
-            this.log(stream, text),
+          const gw = await openJudgeGateway(
+            substrate,
+            this.opts.judge,
+            clock.signal,
+            (stream, text) => this.log(stream, text),
+            (call) => this.emit({ type: 'judge.call', call: { phase: 'verifier', at: new Date().toISOString(), ...call } }),
           );
           stopGateway = gw.stop;
           Object.assign(env, gw.env);

@@ -91,6 +91,7 @@ function startTrace(e: QueuedEvent): RunningTrace {
     },
     phases: [],
     agentSteps: [],
+    judgeCalls: [],
     result: null,
     status: 'running',
     error: null,
@@ -151,6 +152,9 @@ function apply(trace: RunningTrace, e: RolloutEvent, options: FoldOptions): void
       return;
     case 'answer':
       trace.answer = e.answer;
+      return;
+    case 'judge.call':
+      trace.judgeCalls.push(e.call);
       return;
     case 'grade': {
       const p = phaseOf(trace, e.phase, e.at);
