@@ -27,7 +27,7 @@ const call = (criterion: string, verdict: string, reason: string, extra: Partial
   ...extra,
 });
 
-/** The completed fixture with a bundled-runtime judge (criteria in its details) and an SDK-style one (a subscore per criterion). */
+/** The completed fixture with two judges: the bundled runtime's (criteria in its details) and the SDK's layout. */
 function judgedTrace(): Trace {
   const trace = fixture('completed.hudtrace.json') as Trace;
   trace.result!.subscores.push(

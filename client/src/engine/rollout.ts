@@ -426,7 +426,8 @@ class RolloutRun {
             this.opts.judge,
             clock.signal,
             (stream, text) => this.log(stream, text),
-            (call) => this.emit({ type: 'judge.call', call: { phase: 'verifier', at: new Date().toISOString(), ...call } }),
+            (call) =>
+              this.emit({ type: 'judge.call', call: { phase: 'verifier', at: new Date().toISOString(), ...call } }),
           );
           stopGateway = gw.stop;
           Object.assign(env, gw.env);
