@@ -152,6 +152,7 @@ function apply(trace: RunningTrace, e: RolloutEvent, options: FoldOptions): void
       return;
     case 'answer':
       trace.answer = e.answer;
+      if (e.actorResult !== undefined) trace.actorResult = e.actorResult;
       return;
     case 'judge.call':
       trace.judgeCalls.push(e.call);
