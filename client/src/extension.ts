@@ -154,7 +154,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       traceLens,
     ),
   );
-  sub(vscode.window.registerCustomEditorProvider(JOB_VIEW_TYPE, new JobView(context)));
+  sub(
+    vscode.window.registerCustomEditorProvider(
+      JOB_VIEW_TYPE,
+      new JobView(context, (left, right, title) => explorer.openCompare(left, right, title)),
+    ),
+  );
   sub(
     vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, {
       supportsMultipleEditorsPerDocument: true,

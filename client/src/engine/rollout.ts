@@ -183,6 +183,8 @@ interface Session {
 
 class RolloutRun {
   private readonly live = new Set<Substrate>();
+  /** The actor's substrate serves a model gateway of its own (runtime_config.needs_models). */
+  private actorHasGateway = false;
   private readonly acquiring = new Set<Promise<void>>();
   private readonly channels = new Set<ControlChannel>();
   private readonly rolloutClock: Deadline;
@@ -263,6 +265,7 @@ class RolloutRun {
     let actorResult: Record<string, unknown>;
     let actorGrade: GradeResult;
     let actorGradeFailed: string | undefined;
+    let stopActorGateway: (() => void) | undefined;
     try {
       this.step('setup', 'started');
       let substrate = await this.acquire(
@@ -307,6 +310,14 @@ class RolloutRun {
       const shared = !!verifier && verifier.env === task.env && !hasRuntimeConfig(verifier.runtimeConfig);
       const actorEnv = { ...(opts.credentials?.[task.env] ?? {}) };
       if (shared) this.sharedSubstrateWarnings(task, actorEnv);
+      if (task.runtimeConfig?.needs_models) {
+        // Lives as long as the rollout: a verifier that shares this substrate shares its server, and so its gateway.
+        stopActorGateway = await this.openActorGateway(substrate, actorEnv, rolloutSignal);
+        if (stopActorGateway && shared)
+          this.warn(
+            "the verifier shares the actor's substrate and so its model gateway: the grader's model calls go out with the actor's token",
+          );
+      }
       if (opts.provider.kind === 'url' && verifier) {
         this.warn(
           `the substrate is borrowed (${substrate.info.address ?? substrate.info.id}): the verifier talks to the same live server the actor used`,
@@ -389,8 +400,37 @@ class RolloutRun {
       if (err instanceof UsageError || err instanceof PhaseFailure) throw err;
       throw this.classify(err, this.phase === 'actor' ? actorClock.signal : rolloutSignal);
     } finally {
+      stopActorGateway?.();
       actorClock.dispose();
     }
+  }
+
+  /**
+   * The actor's own model gateway, for an environment that declares it calls
+   * models (runtime_config.needs_models): a token of its own, never the
+   * grader's, and none at all without that declaration (docs/models.md).
+   */
+  private async openActorGateway(
+    substrate: Substrate,
+    actorEnv: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<(() => void) | undefined> {
+    if (!this.opts.judge) {
+      this.warn(
+        'the environment declares it needs models (runtime_config.needs_models) but no model upstream is configured (--judge-model, --judge-base-url, or HUD_GATEWAY_URL with HUD_API_KEY): its actor substrate has no model gateway',
+      );
+      return undefined;
+    }
+    const gw = await openJudgeGateway(
+      substrate,
+      this.opts.judge,
+      signal,
+      (stream, text) => this.log(stream, text),
+      (call) => this.emit({ type: 'judge.call', call: { phase: 'actor', at: new Date().toISOString(), ...call } }),
+    );
+    Object.assign(actorEnv, gw.env);
+    this.actorHasGateway = true;
+    return gw.stop;
   }
 
   /**
@@ -474,7 +514,7 @@ class RolloutRun {
       if (shared) {
         session = shared;
         this.startPhase('verifier', shared.substrate.info, true);
-        if (this.opts.judge)
+        if (this.opts.judge && !this.actorHasGateway)
           this.warn("the verifier shares the actor's substrate, so it gets no model gateway (the actor could use it)");
         this.step('setup', 'completed', "reusing the actor's substrate and control channel");
       } else {
@@ -490,8 +530,13 @@ class RolloutRun {
         this.startPhase('verifier', substrate.info, false);
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
         if (this.opts.judge) {
-          const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) =>
-            this.log(stream, text),
+          const gw = await openJudgeGateway(
+            substrate,
+            this.opts.judge,
+            clock.signal,
+            (stream, text) => this.log(stream, text),
+            (call) =>
+              this.emit({ type: 'judge.call', call: { phase: 'verifier', at: new Date().toISOString(), ...call } }),
           );
           stopGateway = gw.stop;
           Object.assign(env, gw.env);

@@ -17,6 +17,7 @@ import type { EventHub } from '../../../common/events';
 import { runJob, type JobItem } from '../engine/job';
 import type { RolloutOutcome } from '../engine/outcome';
 import type { SelectedProvider } from '../engine/providers/select';
+import { editorModelAgent, isEditorModel } from './languageModels';
 import type { AgentRequest, TaskRunRequest } from '../engine/runRequest';
 import { selectRuntime } from '../engine/runTask';
 import type { GradeResult } from '../../../common/trace/schema';
@@ -208,6 +209,9 @@ export class Runner implements vscode.Disposable {
     const places = new Map<string, Place>();
     const items = new Map<JobItem, RunTarget>();
     const model = req.model ? { ...req.model, env: await this.modelEnv() } : undefined;
+    // A model of this VS Code (vscode.lm) is reached through the editor, once for the whole run.
+    const editorAgent: AgentRequest | undefined =
+      model && isEditorModel(model.model) ? { instance: await editorModelAgent(model.model) } : undefined;
     for (const target of req.targets) {
       const f = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(target.uri)) ?? folder;
       const key = f.uri.toString();
@@ -221,7 +225,7 @@ export class Runner implements vscode.Disposable {
         };
         places.set(key, place);
       }
-      items.set({ request: this.request(target, kind, settings, runtime, place, model) }, target);
+      items.set({ request: this.request(target, kind, settings, runtime, place, model, editorAgent) }, target);
     }
     return items;
   }
@@ -238,6 +242,7 @@ export class Runner implements vscode.Disposable {
     runtime: Runtime,
     place: Place,
     model?: ModelSetting & { env: Record<string, string | undefined> },
+    editorAgent?: AgentRequest,
   ): TaskRunRequest {
     const task = this.index().tasks.find((t) => t.ref === target.ref);
     const harbor = this.isHarbor(target);
@@ -251,7 +256,7 @@ export class Runner implements vscode.Disposable {
       agent: harbor
         ? this.harborAgent(kind, settings)
         : model
-          ? modelAgent(model)
+          ? (editorAgent ?? modelAgent(model))
           : this.agent(kind, settings, target.label),
       limits: {
         startupMs: settings.timeouts.startupSeconds * 1000,

@@ -10,6 +10,7 @@ import { type RolloutOutcome, testMessage, verdict } from '../outcome';
 import { AGENT_KINDS, type AgentKind, type ModelSetting, batchAgentOf } from '../settings';
 import { testTree } from '../testTree';
 import { readSettings } from './config';
+import { editorModelNames } from './languageModels';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
 const PROFILE_LABEL: Record<AgentKind, string> = {
@@ -23,6 +24,7 @@ export class TaskTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController('hudStudio', 'HUD Tasks');
   private readonly profiles = new Map<AgentKind, vscode.TestRunProfile>();
   private modelProfiles: vscode.TestRunProfile[] = [];
+  private profilesUpdate: Promise<void> = Promise.resolve();
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(
@@ -46,6 +48,7 @@ export class TaskTests implements vscode.Disposable {
           this.updateDefaultProfile();
         if (e.affectsConfiguration('hudStudio.models')) this.updateModelProfiles();
       }),
+      vscode.lm.onDidChangeChatModels(() => this.updateModelProfiles()),
     );
     this.controller.refreshHandler = async () => {
       await vscode.commands.executeCommand('hudStudio.refresh');
@@ -58,10 +61,19 @@ export class TaskTests implements vscode.Disposable {
     for (const [kind, p] of this.profiles) p.isDefault = kind === batch;
   }
 
-  /** One "Run with MODEL" profile per entry of hudStudio.models, rebuilt when the setting changes. */
+  /**
+   * One "Run with MODEL" profile per entry of hudStudio.models and per chat
+   * model this VS Code offers (vscode/ID), rebuilt when either changes.
+   */
   private updateModelProfiles(): void {
+    // One rebuild at a time: each disposes the profiles the previous one made.
+    this.profilesUpdate = this.profilesUpdate.then(() => this.rebuildModelProfiles());
+  }
+
+  private async rebuildModelProfiles(): Promise<void> {
+    const offered = (await editorModelNames()).map((model) => ({ model }));
     for (const p of this.modelProfiles) p.dispose();
-    this.modelProfiles = readSettings().models.map((model) =>
+    this.modelProfiles = [...readSettings().models, ...offered].map((model) =>
       this.controller.createRunProfile(
         `Run with ${model.model}`,
         vscode.TestRunProfileKind.Run,

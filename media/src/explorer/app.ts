@@ -6,7 +6,7 @@
  */
 import type { RolloutEvent } from '../../../common/events';
 import { foldRolloutEvent } from '../../../client/src/engine/trace/fold';
-import type { RunningTrace } from '../../../common/trace/schema';
+import { JudgeCall, type RunningTrace } from '../../../common/trace/schema';
 import type { HostToExplorerMessage } from '../../../common/explorerMessages';
 import { h, replaceChildren, type Child } from './dom';
 import { formatReward } from './format';
@@ -35,6 +35,7 @@ const EVENT_TYPES = new Set<string>([
   'prompt',
   'agent.step',
   'answer',
+  'judge.call',
   'grade',
   'phase.ended',
   'warning',
@@ -323,5 +324,7 @@ function isRolloutEvent(e: unknown): e is RolloutEvent {
       (r.phase === 'actor' || r.phase === 'verifier') &&
       LOG_STREAMS.has(r.stream as string)
     );
+  // Shown field by field under a subscore: only a well-formed call is folded in.
+  if (r.type === 'judge.call') return JudgeCall.safeParse(r.call).success;
   return true;
 }

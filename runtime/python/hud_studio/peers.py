@@ -40,9 +40,9 @@ def admitted(writer: Any, me: int) -> bool:
     return owner is None or owner in (me, 0)
 
 
-def admit_only_own_user(server_class: Any) -> None:
-    """Wraps server_class.handle(reader, writer) so that other users' connections are closed at once."""
-    handle: Callable[..., Any] = server_class.handle
+def admit_only_own_user(server_class: Any, method: str = "handle") -> None:
+    """Wraps server_class.METHOD(reader, writer) so that other users' connections are closed at once."""
+    handle: Callable[..., Any] = getattr(server_class, method)
     me = os.getuid()
 
     async def guarded(self: Any, reader: Any, writer: Any) -> None:
@@ -51,7 +51,7 @@ def admit_only_own_user(server_class: Any) -> None:
             return
         await handle(self, reader, writer)
 
-    server_class.handle = guarded
+    setattr(server_class, method, guarded)
 
 
 def admit_only_own_user_cb(callback: Callable[..., Any]) -> Callable[..., Any]:

@@ -31,16 +31,17 @@ import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema';
-import type {
-  AcquireOptions,
-  AgentSeat,
-  EnvironmentSpec,
-  ExecOptions,
-  ExecResult,
-  Provider,
-  RuntimeConfig,
-  ServeOptions,
-  Substrate,
+import {
+  AGENT_WORKSPACE_ENV,
+  type AcquireOptions,
+  type AgentSeat,
+  type EnvironmentSpec,
+  type ExecOptions,
+  type ExecResult,
+  type Provider,
+  type RuntimeConfig,
+  type ServeOptions,
+  type Substrate,
 } from './provider';
 import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 
@@ -470,6 +471,7 @@ export class DockerSubstrate implements Substrate {
       opts.log('server', line);
     }
     // The credentials in opts.env reach the server process only: not the container, not other execs.
+    const env = { [AGENT_WORKSPACE_ENV]: WORKSPACE_DIR, ...opts.env };
     // The image's own SDK serves behind the same peer check as the bundled server (image_sdk_serve.py).
     const argv = this.spec.useImageSdk
       ? imageServeArgv(this.envPath, opts.envName, [`${RUNTIME_DIR}/hud_studio`, `${TOOLS_DIR}/hud_studio`])
@@ -483,13 +485,13 @@ export class DockerSubstrate implements Substrate {
       prestarted.replies.close();
       prestarted.sink = onOutput;
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
-      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {}, cwd: this.workdir })}\n`);
+      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env, cwd: this.workdir })}\n`);
       run = warm;
       this.serverStdin = warm.stdin;
     } else {
       run = await this.container.spawn(argv, {
         cwd: this.workdir,
-        env: { ...this.pythonEnv(false), ...opts.env },
+        env: { ...this.pythonEnv(false), ...env },
         onOutput,
       });
     }

@@ -20,15 +20,16 @@ import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type G
 import { bubblewrap, sandboxArgs, serverSandboxArgs } from './localSandbox';
 import { sandboxPython, type SandboxPython } from './sandboxPython';
 import { stopSandbox } from './sandboxStop';
-import type {
-  AcquireOptions,
-  AgentSeat,
-  EnvironmentSpec,
-  ExecOptions,
-  ExecResult,
-  Provider,
-  ServeOptions,
-  Substrate,
+import {
+  AGENT_WORKSPACE_ENV,
+  type AcquireOptions,
+  type AgentSeat,
+  type EnvironmentSpec,
+  type ExecOptions,
+  type ExecResult,
+  type Provider,
+  type ServeOptions,
+  type Substrate,
 } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { imageServeArgv, serveArgv, waitForServePort } from './serveProcess';
@@ -222,7 +223,7 @@ export class LocalSubstrate implements Substrate {
   /** The agent's seat: its own folder, in bubblewrap's sandbox when the machine has it (localSandbox.ts). */
   agentSeat(): AgentSeat {
     this.assertLive();
-    const workspace = join(this.root, 'workspace');
+    const workspace = this.agentWorkspace();
     const bwrap = this.sandbox?.bwrap;
     const exec = (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
       this.assertLive();
@@ -242,6 +243,11 @@ export class LocalSubstrate implements Substrate {
     };
   }
 
+  /** The agent's folder; acquire() made it, before the server starts, so that the environment can prepare it. */
+  private agentWorkspace(): string {
+    return join(this.root, 'workspace');
+  }
+
   execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     return this.exec(['python3', ...args], opts);
   }
@@ -255,7 +261,7 @@ export class LocalSubstrate implements Substrate {
       : imageServeArgv(this.envPath, opts.envName, [join(runtimePythonDir(), 'hud_studio')]);
     const { child } = await spawnGroupLeader(this.inSandbox(argv, this.workdir), {
       cwd: this.workdir,
-      env: this.env(opts.env, bundled ? 'bundled' : 'image'),
+      env: this.env({ [AGENT_WORKSPACE_ENV]: this.agentWorkspace(), ...opts.env }, bundled ? 'bundled' : 'image'),
     });
     this.server = child;
     if (child.pid !== undefined) this.addGroup(child.pid);

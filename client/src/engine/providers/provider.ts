@@ -57,6 +57,14 @@ export interface ExecResult {
   timedOut: boolean;
 }
 
+/**
+ * The variable through which the server learns the agent's workspace root
+ * (docs/sdk-compatibility.md): the bundled runtime's `env.workspace(root)`
+ * serves that folder, so what the environment prepares in `ws.root` is where
+ * the agent's commands run.
+ */
+export const AGENT_WORKSPACE_ENV = 'HUD_STUDIO_AGENT_WORKSPACE';
+
 export interface ServeOptions {
   /** Environment name to serve (`--env NAME`). */
   envName: string;

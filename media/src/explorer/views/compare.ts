@@ -64,10 +64,29 @@ function side(t: RunningTrace, which: 'left' | 'right'): HTMLElement {
     h('div', { class: 'muted' }, which === 'left' ? 'A' : 'B', ' · ', t.rolloutId),
     h('div', { class: 'reward-value', attrs: { 'data-testid': 'reward' } }, formatReward(t.result?.reward)),
     h('div', { class: 'reward-label' }, rewardLabel(t)),
-    h('div', null, statusBadge(t.status), ' ', `agent ${t.agent.kind}`, ' · ', formatDuration(totalMs(t))),
+    h(
+      'div',
+      { attrs: { 'data-testid': `compare-${which}-agent` } },
+      statusBadge(t.status),
+      ' ',
+      // The model (llm: PROVIDER/MODEL) when a model answered: two models' rollouts are told apart here.
+      `agent ${t.agent.detail ?? t.agent.kind}`,
+      ' · ',
+      formatDuration(totalMs(t)),
+      tokensText(t),
+    ),
     h('div', { class: 'muted' }, formatClock(t.startedAt)),
     t.error ? h('div', { class: 'problem error' }, `Failed in the ${t.error.phase} phase: ${t.error.message}`) : null,
   );
+}
+
+/** The episode's model tokens, when a model answered. */
+function tokensText(t: RunningTrace): string {
+  const used = t.agentSteps.flatMap((s) => (s.usage ? [s.usage] : []));
+  if (!used.length) return '';
+  const input = used.reduce((a, u) => a + u.input, 0);
+  const output = used.reduce((a, u) => a + u.output, 0);
+  return ` · tokens in ${input} out ${output}`;
 }
 
 interface FlatSub {

@@ -4,7 +4,7 @@
  * and its token usage, reported as it completes. A malformed tool call is a
  * failed step that the model is told about; only `submit` ends the episode.
  */
-import { CancelledError, throwIfAborted } from '../../errors';
+import { CancelledError, HudStudioError, throwIfAborted } from '../../errors';
 import type { Agent, AgentContext, AgentToolCall } from '../agent';
 import { AgentError } from '../command';
 import { AnthropicMessagesClient } from './anthropicClient';
@@ -43,6 +43,13 @@ export const DEFAULT_LLM_SETTINGS: LlmSettings = {
 };
 
 export function clientFor(endpoint: ModelEndpoint, policy: ClientPolicy): ModelClient {
+  if (endpoint.api === 'vscode-lm') {
+    // The editor hands its own client in (EditorModelClient): the engine cannot reach VS Code's models.
+    throw new HudStudioError(
+      'agent',
+      `${endpoint.name} is a model of the running VS Code: only the editor can call it`,
+    );
+  }
   return endpoint.api === 'anthropic'
     ? new AnthropicMessagesClient(endpoint, policy)
     : new OpenAiChatClient(endpoint, policy);
@@ -56,8 +63,10 @@ export class LlmAgent implements Agent {
   constructor(
     readonly endpoint: ModelEndpoint,
     readonly settings: LlmSettings = DEFAULT_LLM_SETTINGS,
+    /** A client the caller made (the editor's for VS Code's own models); else one for the endpoint's API. */
+    client?: ModelClient,
   ) {
-    this.#client = clientFor(endpoint, settings.policy);
+    this.#client = client ?? clientFor(endpoint, settings.policy);
   }
 
   toJSON(): Record<string, unknown> {
