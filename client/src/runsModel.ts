@@ -10,8 +10,8 @@ import type { RolloutEvent } from '../../common/events';
 import { foldRolloutEvent } from './engine/trace/fold';
 import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from '../../common/trace/schema';
 import { markNoAnswer } from './engine/outcome';
-import type { GradeDelta } from './engine/regrade/delta';
-import { deltaLine, deltaText } from './regradeView';
+import { type GradeDelta, summarise } from './engine/regrade/delta';
+import { deltaLine, deltaText, summaryText } from './regradeView';
 import { type Staleness, isStale, staleText } from './templateSource';
 import {
   type RolloutOutcome,
@@ -316,9 +316,16 @@ export class RunsModel {
         const done = rs.filter((r) => r.outcome);
         const rewards = done.map((r) => r.outcome!.reward).filter((x): x is number => x !== null);
         const mean = rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
+        const regraded = rs.filter((r) => r.regrade).map((r) => r.regrade!.delta);
         const desc = [
           rs.length === 1 ? '1 rollout' : `${rs.length} rollouts`,
-          mean !== null ? (rs.length === 1 ? `reward ${score(mean)}` : `mean ${score(mean)}`) : undefined,
+          // A regrade job sums up its changes: that is what it was run for.
+          regraded.length ? summaryText(summarise(regraded)) : undefined,
+          mean !== null && !regraded.length
+            ? rs.length === 1
+              ? `reward ${score(mean)}`
+              : `mean ${score(mean)}`
+            : undefined,
           running ? 'running' : undefined,
         ]
           .filter(Boolean)

@@ -278,6 +278,10 @@ describe('Runs view model', () => {
       delta: null,
       error: 'the verifier crashed',
     });
+    assert.equal(
+      m.view({ kind: 'job', jobId: 'rj' }).description,
+      '2 rollouts · 1 regraded: 1 up, 0 down, 0 unchanged, 1 not regraded; mean 0.00 -> 1.00',
+    );
     const failed = m.view({ kind: 'rollout', rolloutId: 'failed' });
     assert.match(failed.description!, /^regrade · not regraded/);
     assert.match(failed.tooltip!, /failed: the verifier crashed/);
