@@ -189,7 +189,15 @@ describe('the author loop in code-server', () => {
     const latest = view('Runs').locator('.monaco-list-row', { hasText: 'ask "Lyon"' }).first();
     await latest.click({ button: 'right' });
     await page.locator('.context-view .action-label', { hasText: 'Compare with Previous Run' }).first().click();
-    await page.locator('.tab', { hasText: 'Compare' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.tab', { hasText: 'Compare' })
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .catch(async (err: Error) => {
+        // The command says why in a notification when it has nothing to compare: fail with that text.
+        const toasts = await page.locator('.notification-list-item-message').allInnerTexts();
+        throw new Error(`${err.message}\nnotifications: ${JSON.stringify(toasts)}`);
+      });
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     await frame.locator('body', { hasText: 'Compare' }).waitFor({ timeout: 30_000 });
     const body = (await frame.locator('body').innerText()).replace(/\s+/g, ' ');
