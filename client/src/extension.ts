@@ -188,6 +188,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     runs.setStaleness(stalenessOf);
     explorer.refreshStale();
     traceLens.refresh();
+    storedSource.refresh();
     void vscode.commands.executeCommand('setContext', 'hudStudio.hasTasks', index.tasks.length > 0);
   });
 
@@ -237,7 +238,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
   });
 
-  registerRegrade(
+  const storedSource = registerRegrade(
     context,
     {
       index: () => indexClient.index,

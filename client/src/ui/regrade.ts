@@ -157,7 +157,19 @@ export class RegradeLens implements vscode.CodeLensProvider, vscode.Disposable {
  * Serves the "as it ran" side of a template diff:
  * `hud-studio-stored:/path/env.py?rollout=ID&grader=template|verifier`.
  */
-export class StoredSourceProvider implements vscode.TextDocumentContentProvider {
+export class StoredSourceProvider implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.emitter.event;
+
+  /** The "as it ran" side is the file now with the old template in it: it follows the file's edits. */
+  refresh(): void {
+    for (const d of vscode.workspace.textDocuments) if (d.uri.scheme === STORED_SOURCE_SCHEME) this.emitter.fire(d.uri);
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+
   constructor(
     private readonly traceOf: (rolloutId: string) => Trace | undefined,
     private readonly sources: TemplateSources,
@@ -186,12 +198,11 @@ export function registerRegrade(
   sources: TemplateSources,
   traceOf: (rolloutId: string) => Trace | undefined,
   reg: RegisterCommand,
-): void {
+): StoredSourceProvider {
+  const storedSource = new StoredSourceProvider(traceOf, sources);
   context.subscriptions.push(
-    vscode.workspace.registerTextDocumentContentProvider(
-      STORED_SOURCE_SCHEME,
-      new StoredSourceProvider(traceOf, sources),
-    ),
+    storedSource,
+    vscode.workspace.registerTextDocumentContentProvider(STORED_SOURCE_SCHEME, storedSource),
   );
 
   const regradeRuns = async (originals: StoredRun[], label: string): Promise<void> => {
@@ -321,6 +332,7 @@ export function registerRegrade(
       `${name}: ${tpl.env}/${tpl.id} as run ${trace.rolloutId.slice(0, 8)} ↔ now (${why})`,
     );
   });
+  return storedSource;
 }
 
 /** The output's line per rollout, as the CLI prints it. */
