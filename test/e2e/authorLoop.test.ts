@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { ROOT, type Session, openSession, packageVsix, tempDir } from './codeServer';
+import { ROOT, type Session, chooseFromContextMenu, openSession, packageVsix, tempDir } from './codeServer';
 
 const EMPTY = join(ROOT, 'test', 'fixtures', 'workspaces', 'empty');
 
@@ -187,8 +187,7 @@ describe('the author loop in code-server', () => {
     assert.equal(await forwardedPorts(page), portsBefore, 'a rollout server was offered for port forwarding');
 
     const latest = view('Runs').locator('.monaco-list-row', { hasText: 'ask "Lyon"' }).first();
-    await latest.click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Compare with Previous Run' }).first().click();
+    await chooseFromContextMenu(page, latest, 'Compare with Previous Run');
     await page
       .locator('.tab', { hasText: 'Compare' })
       .first()

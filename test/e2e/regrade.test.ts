@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
-import { ROOT, type Session, openSession, packageVsix, tempDir } from './codeServer';
+import { ROOT, type Session, chooseFromContextMenu, openSession, packageVsix, tempDir } from './codeServer';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'workspaces', 'regrade');
 const STRICT = 'right = str(answer).strip() == "Paris"';
@@ -115,8 +115,7 @@ describe('regrade in code-server', () => {
   test('Compare with Previous Run on the regrade opens it beside its original', async () => {
     const page = s!.page;
     const row = view('Runs').locator('.monaco-list-row', { hasText: 'regrade · 0.00 -> 1.00 up' }).first();
-    await row.click({ button: 'right' });
-    await page.locator('.context-view .action-label', { hasText: 'Compare with Previous Run' }).first().click();
+    await chooseFromContextMenu(page, row, 'Compare with Previous Run');
     await page.locator('.tab', { hasText: 'Compare' }).first().waitFor({ timeout: 30_000 });
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
     await frame.locator('[data-testid="regrade-of"]').waitFor({ timeout: 30_000 });
