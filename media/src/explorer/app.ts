@@ -58,6 +58,8 @@ export class ExplorerApp {
   private trace: RunningTrace | null = null;
   private pair: { left: RunningTrace; right: RunningTrace } | null = null;
   private error = '';
+  /** Rollout id -> why it is stale (the host judges it against the files now). */
+  private readonly stale = new Map<string, string>();
   private open = new OpenState();
   private logs = new LogsSection();
   /** Rebuilt on every render. */
@@ -141,6 +143,12 @@ export class ExplorerApp {
         break;
       case 'loadError':
         this.showError(typeof msg.message === 'string' ? msg.message : 'the trace could not be loaded');
+        break;
+      case 'stale':
+        if (typeof msg.rolloutId !== 'string') break;
+        if (typeof msg.text === 'string') this.stale.set(msg.rolloutId, msg.text);
+        else this.stale.delete(msg.rolloutId);
+        this.render();
         break;
     }
   }
@@ -247,12 +255,19 @@ export class ExplorerApp {
           h('pre', { class: 'problem-msg' }, this.error),
         );
       case 'compare':
-        return this.pair ? renderCompare(this.pair.left, this.pair.right) : null;
+        return this.pair
+          ? [
+              this.staleBanner(this.pair.left),
+              this.staleBanner(this.pair.right),
+              renderCompare(this.pair.left, this.pair.right),
+            ]
+          : null;
       case 'trace': {
         const t = this.trace;
         if (!t) return null;
         const now = new Date().toISOString();
         return [
+          this.staleBanner(t),
           renderProblems(t),
           renderHeader(
             t,
@@ -269,6 +284,26 @@ export class ExplorerApp {
         ];
       }
     }
+  }
+
+  private staleBanner(t: RunningTrace): Child {
+    const why = this.stale.get(t.rolloutId);
+    if (!why) return null;
+    return h(
+      'div',
+      { class: 'problem warning stale', attrs: { role: 'status', 'data-testid': 'stale' } },
+      h('span', { class: 'badge' }, 'stale'),
+      ` ${t.rolloutId.slice(0, 8)} ran an older version: ${why}. `,
+      h(
+        'button',
+        {
+          class: 'link',
+          attrs: { type: 'button', 'data-testid': 'show-template-diff' },
+          on: { click: () => this.host.post({ type: 'showTemplateDiff', rolloutId: t.rolloutId }) },
+        },
+        'Show Template Diff',
+      ),
+    );
   }
 
   private jump(target: StepTarget): void {

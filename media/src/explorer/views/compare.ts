@@ -12,6 +12,8 @@ export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElem
   const dl = left.result?.reward;
   const dr = right.result?.reward;
   const delta = typeof dl === 'number' && typeof dr === 'number' ? dr - dl : null;
+  // A regrade graded its original's answer again: a new source hash is the point, not a warning.
+  const regradeSide = right.regrade?.of === left.rolloutId ? 'B' : left.regrade?.of === right.rolloutId ? 'A' : null;
   return h(
     'div',
     { class: 'compare', attrs: { 'data-testid': 'compare' } },
@@ -29,13 +31,15 @@ export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElem
           { class: 'problem warning', attrs: { role: 'alert' } },
           `These rollouts ran different tasks (${left.task.ref} vs ${right.task.ref}); the comparison may not mean much.`,
         )
-      : !sameVersion
-        ? h(
-            'div',
-            { class: 'problem warning' },
-            'The task source or args changed between these rollouts (different source hash).',
-          )
-        : null,
+      : regradeSide
+        ? regradeBanner(regradeSide, regradeSide === 'B' ? right : left, regradeSide === 'B' ? left : right)
+        : !sameVersion
+          ? h(
+              'div',
+              { class: 'problem warning' },
+              'The task source or args changed between these rollouts (different source hash).',
+            )
+          : null,
     h(
       'div',
       { class: 'compare-cols' },
@@ -54,6 +58,21 @@ export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElem
     ),
     h('section', { class: 'card' }, h('h2', null, 'Subscores'), subscoreCompare(left, right)),
     h('section', { class: 'card' }, h('h2', null, 'Answer diff'), answerDiff(left.answer, right.answer)),
+  );
+}
+
+function regradeBanner(which: 'A' | 'B', regrade: RunningTrace, original: RunningTrace): HTMLElement {
+  const other = which === 'A' ? 'B' : 'A';
+  const before = original.result?.reward;
+  const after = regrade.result?.reward;
+  return h(
+    'div',
+    { class: 'problem info regrade', attrs: { 'data-testid': 'regrade-of' } },
+    h('span', { class: 'badge' }, 'regrade'),
+    ` ${which} graded ${other}'s recorded answer again with the grader as it is now`,
+    regrade.regrade ? ` (grader ${regrade.regrade.graderHash.slice(0, 12)})` : '',
+    `: reward ${formatReward(before)} -> ${formatReward(after)}`,
+    original.task.sourceHash !== regrade.task.sourceHash ? '; the template changed since the original ran.' : '.',
   );
 }
 
