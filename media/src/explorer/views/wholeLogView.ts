@@ -21,6 +21,8 @@ const STREAM_PREFIX = /^\[(stderr|server|agent|engine)\] /;
 
 /** Fired on `document` when the whole log's first rows are on screen; tests and the bench wait for it. */
 export const WHOLE_LOG_SHOWN_EVENT = 'hud-whole-log-shown';
+/** Fired on `document` when the worker has built the search index (searches before it wait for it). */
+export const WHOLE_LOG_INDEXED_EVENT = 'hud-whole-log-indexed';
 
 export class WholeLogView {
   readonly el: HTMLElement;
@@ -153,6 +155,10 @@ export class WholeLogView {
         document.dispatchEvent(
           new CustomEvent(WHOLE_LOG_SHOWN_EVENT, { detail: { phase: this.phase, lines: m.lineCount } }),
         );
+        return;
+      case 'indexed':
+        this.el.dataset.indexed = 'true';
+        document.dispatchEvent(new CustomEvent(WHOLE_LOG_INDEXED_EVENT, { detail: { phase: this.phase, ms: m.ms } }));
         return;
       case 'failed':
         this.countEl.textContent = `The whole log could not be shown: ${m.message}`;

@@ -11,6 +11,8 @@ export type ToLogWorker =
 /** Worker -> page. */
 export type FromLogWorker =
   | { kind: 'loaded'; lineCount: number; from: number; lines: string[] }
+  /** The search index is built: searches from now on are answered at once. */
+  | { kind: 'indexed'; ms: number }
   | { kind: 'failed'; message: string }
   | { kind: 'lines'; req: number; from: number; lines: string[] }
   | { kind: 'first'; req: number; line: number; from: number; lines: string[] }

@@ -27,7 +27,9 @@ scope.onmessage = (e) => {
         index = new LogIndex(new TextDecoder('utf-8').decode(m.data));
         scope.postMessage({ kind: 'loaded', lineCount: index.lineCount, from: 0, lines: index.lines(0, m.rows) });
         // The first rows are out; the search text is built before the next message is taken.
+        const t0 = performance.now();
         index.prepareSearch();
+        scope.postMessage({ kind: 'indexed', ms: performance.now() - t0 });
         return;
       }
       case 'lines':
