@@ -54,6 +54,8 @@ export function recording(inner: Provider): { provider: Provider; substrates: Su
   const substrates: Substrate[] = [];
   const provider: Provider = {
     kind: inner.kind,
+    // So the rules are checked with the verifier's substrate made while the actor works, where the provider does that.
+    ...(inner.isolatesSubstrates ? { isolatesSubstrates: true } : {}),
     acquire: async (spec, opts) => {
       const s = await inner.acquire(spec, opts);
       substrates.push(s);
