@@ -25,6 +25,7 @@ import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
+import { NO_VERIFIER_NOW, type RecordedActor } from './runRequest';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import { Redactor } from './trace/redact';
@@ -80,6 +81,8 @@ export interface RolloutOptions {
   dockerHost?: string;
   /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
   judge?: ModelEndpoint;
+  /** A regrade: with a recorded actor result, only the verifier runs (docs/grader-workbench.md). */
+  recorded?: RecordedActor;
 }
 
 /** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
@@ -204,7 +207,9 @@ class RolloutRun {
 
   async execute(): Promise<Ending> {
     const signal = this.rolloutClock.signal;
+    const recorded = this.opts.recorded;
     try {
+      if (recorded?.actorResult) return await this.verifyRecorded(recorded.answer, recorded.actorResult, signal);
       return await this.actorThenVerifier(signal);
     } catch (err) {
       if (err instanceof UsageError) throw err;
@@ -260,7 +265,7 @@ class RolloutRun {
     let actorGrade: GradeResult;
     let actorGradeFailed: string | undefined;
     /** The verifier's own substrate, made while the actor works when the provider isolates substrates. */
-    let verifierSubstrate: { substrate: Promise<Substrate>; logs: EarlyLogs } | undefined;
+    let verifierSubstrate: EarlySubstrate | undefined;
     const acquireVerifierEarly = (t: DiscoveredTask): void => {
       const v = t.verifier;
       if (verifierSubstrate || !v || !opts.provider.isolatesSubstrates || sharesActorSubstrate(t)) return;
@@ -273,7 +278,7 @@ class RolloutRun {
         v.runtimeConfig?.limits?.startup_timeout_s,
         (stream, text) => logs.log(stream, text),
       );
-      verifierSubstrate = { substrate, logs };
+      verifierSubstrate = new EarlySubstrate(substrate, logs);
       // Awaited by the verifier phase; if the actor fails first, releaseAll() frees it and its error is moot.
       substrate.catch(() => undefined);
     };
@@ -410,13 +415,77 @@ class RolloutRun {
     }
   }
 
+  /**
+   * A regrade of a rollout that had a verifier: no actor phase; the current
+   * verifier judges the stored actor result frame, the same input it got in
+   * the rollout (docs/grader-workbench.md). The substrate that discovered the
+   * task serves the verifier when the verifier needs no provisioning of its
+   * own: nothing ran on it but discovery, so it is as fresh as a new one.
+   */
+  private async verifyRecorded(
+    answer: unknown,
+    actorResult: Record<string, unknown>,
+    rolloutSignal: AbortSignal,
+  ): Promise<Ending> {
+    const { opts } = this;
+    const target = taskFileTarget(opts.task?.ref ?? opts.ref, this.cwd, opts.module);
+    if (relative(target.envDir, target.file).startsWith('..')) {
+      throw new UsageError(`${target.displayPath} must be inside the environment's folder ${target.envDir}`);
+    }
+    this.phase = 'verifier';
+    this.stage = 'setup';
+    let substrate: Substrate | undefined;
+    let task: DiscoveredTask;
+    const clock = new Deadline('verifier phase', rolloutSignal, opts.timeouts?.phaseMs);
+    try {
+      if (opts.task) task = opts.task;
+      else {
+        this.step('setup', 'started', 'discovering the current task');
+        substrate = await this.acquire(target, null, 'verifier', clock.signal, undefined);
+        task = await this.discover(substrate, target, clock.signal);
+        this.step('setup', 'completed');
+      }
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw this.classify(err, clock.signal);
+    } finally {
+      clock.dispose();
+    }
+    const verifier = task.verifier;
+    if (!verifier) {
+      throw new PhaseFailure(
+        'setup',
+        'error',
+        `${task.ref} has no verifier now, so the stored actor result has nothing to judge it`,
+        NO_VERIFIER_NOW,
+      );
+    }
+    this.emit({
+      type: 'rollout.started',
+      task: taskIdentity(task, task.ref),
+      verifier: taskIdentity(verifier, task.ref),
+    });
+    this.emit({ type: 'answer', answer, actorResult });
+    if (substrate && needsOwnProvisioning(verifier.runtimeConfig)) {
+      await this.release(substrate);
+      substrate = undefined;
+    }
+    this.stage = 'verifier';
+    const result = await this.verifierPhase(verifier, target, undefined, actorResult, rolloutSignal, substrate);
+    return { status: 'completed', result, error: null };
+  }
+
   private async verifierPhase(
     verifier: DiscoveredVerifier,
     target: TaskFileTarget,
     shared: Session | undefined,
     actorResult: Record<string, unknown>,
     rolloutSignal: AbortSignal,
-    acquired: { substrate: Promise<Substrate>; logs: EarlyLogs } | undefined,
+    /**
+     * A fresh substrate for the verifier, not serving yet: one already made
+     * (a regrade's), or one being made while the actor worked; none: one is acquired.
+     */
+    prepared?: Substrate | EarlySubstrate,
   ): Promise<GradeResult> {
     const clock = new Deadline(
       'verifier phase',
@@ -434,18 +503,21 @@ class RolloutRun {
           this.warn("the verifier shares the actor's substrate, so it gets no model gateway (the actor could use it)");
         this.step('setup', 'completed', "reusing the actor's substrate and control channel");
       } else {
-        const substrate = acquired
-          ? await abortable(acquired.substrate, clock.signal)
-          : await this.acquire(
+        const early = prepared instanceof EarlySubstrate ? prepared : undefined;
+        const made = prepared instanceof EarlySubstrate ? undefined : prepared;
+        const substrate: Substrate = early
+          ? await abortable(early.substrate, clock.signal)
+          : (made ??
+            (await this.acquire(
               target,
               verifier.runtimeConfig,
               'verifier',
               clock.signal,
               verifier.runtimeConfig?.limits?.startup_timeout_s,
-            );
+            )));
         this.startPhase('verifier', substrate.info, false);
         // What its acquisition logged while the actor worked belongs to this phase.
-        acquired?.logs.replay((stream, text) => this.log(stream, text));
+        early?.logs.replay((stream, text) => this.log(stream, text));
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
         if (this.opts.judge) {
           const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) =>
@@ -731,6 +803,14 @@ class RolloutRun {
 function sharesActorSubstrate(task: DiscoveredTask): boolean {
   const v = task.verifier;
   return !!v && v.env === task.env && !hasRuntimeConfig(v.runtimeConfig);
+}
+
+/** The verifier's substrate while it is being acquired, before its phase, with what the acquisition logged. */
+class EarlySubstrate {
+  constructor(
+    readonly substrate: Promise<Substrate>,
+    readonly logs: EarlyLogs,
+  ) {}
 }
 
 /** Log lines of a substrate acquired before its phase started, held until it starts. */
