@@ -20,6 +20,7 @@
  * answered like the first one.
  */
 import type { RolloutEvent } from './events';
+import type { PhaseName } from './trace/schema';
 
 /** Host -> webview. */
 export type HostToExplorerMessage =
@@ -44,7 +45,11 @@ export type HostToExplorerMessage =
    * (`text` says which grader changed), or `text` null: it is current again.
    * Shown as a banner with "Show Template Diff" (docs/grader-workbench.md).
    */
-  | { type: 'stale'; rolloutId: string; text: string | null };
+  | { type: 'stale'; rolloutId: string; text: string | null }
+  /** Answer to `openWholeLog`: the side file's bytes (UTF-8). */
+  | { type: 'wholeLog'; phase: PhaseName; data: Uint8Array | ArrayBuffer }
+  /** Answer to `openWholeLog` when the side file cannot be read (missing, too big, outside the trace's folder). */
+  | { type: 'wholeLogError'; phase: PhaseName; message: string };
 
 /** Webview -> host. */
 export type ExplorerToHostMessage =
@@ -55,7 +60,9 @@ export type ExplorerToHostMessage =
   /** Open a file or folder named by the trace (e.g. a Harbor trial directory). */
   | { type: 'openFile'; path: string }
   /** Diff the template source a rollout ran against the file now. */
-  | { type: 'showTemplateDiff'; rolloutId: string };
+  | { type: 'showTemplateDiff'; rolloutId: string }
+  /** Send the whole log of a phase: `file` is the phase's `logFile`, relative to the trace's folder. */
+  | { type: 'openWholeLog'; phase: PhaseName; file: string };
 
 export type HostToExplorerType = HostToExplorerMessage['type'];
 
@@ -72,6 +79,8 @@ export function isExplorerToHostMessage(value: unknown): value is ExplorerToHost
       return typeof m.path === 'string' && m.path.length > 0;
     case 'showTemplateDiff':
       return typeof m.rolloutId === 'string' && m.rolloutId.length > 0;
+    case 'openWholeLog':
+      return (m.phase === 'actor' || m.phase === 'verifier') && typeof m.file === 'string' && m.file.length > 0;
     default:
       return false;
   }

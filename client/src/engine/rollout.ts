@@ -2,7 +2,8 @@
  * One rollout, by the rules of docs/hud-protocol.md: the actor task's whole
  * lifecycle, then the verifier, on the same substrate and channel when the
  * verifier is in the same environment without its own runtime_config, else
- * on a fresh one acquired after the actor's is gone. Every step is reported
+ * on a fresh one: acquired while the actor works when the provider isolates
+ * its substrates (Docker), after the actor's is gone otherwise. Every step is reported
  * as a typed event; the trace is built from those same events and written
  * before `rollout.ended` goes out, so listeners can open it.
  */
@@ -266,8 +267,27 @@ class RolloutRun {
     let actorGrade: GradeResult;
     let actorGradeFailed: string | undefined;
     let stopActorGateway: (() => void) | undefined;
+    /** The verifier's own substrate, made while the actor works when the provider isolates substrates. */
+    let verifierSubstrate: EarlySubstrate | undefined;
+    const acquireVerifierEarly = (t: DiscoveredTask): void => {
+      const v = t.verifier;
+      if (verifierSubstrate || !v || !opts.provider.isolatesSubstrates || sharesActorSubstrate(t)) return;
+      const logs = new EarlyLogs();
+      const substrate = this.acquire(
+        target,
+        v.runtimeConfig,
+        'verifier',
+        rolloutSignal,
+        v.runtimeConfig?.limits?.startup_timeout_s,
+        (stream, text) => logs.log(stream, text),
+      );
+      verifierSubstrate = new EarlySubstrate(substrate, logs);
+      // Awaited by the verifier phase; if the actor fails first, releaseAll() frees it and its error is moot.
+      substrate.catch(() => undefined);
+    };
     try {
       this.step('setup', 'started');
+      if (opts.task) acquireVerifierEarly(opts.task);
       let substrate = await this.acquire(
         target,
         opts.task?.runtimeConfig ?? null,
@@ -307,7 +327,8 @@ class RolloutRun {
       actorClock.reset(seconds(task.runtimeConfig?.limits?.run_timeout_s) ?? opts.timeouts?.phaseMs);
       this.startPhase('actor', substrate.info, false);
 
-      const shared = !!verifier && verifier.env === task.env && !hasRuntimeConfig(verifier.runtimeConfig);
+      const shared = sharesActorSubstrate(task);
+      acquireVerifierEarly(task);
       const actorEnv = { ...(opts.credentials?.[task.env] ?? {}) };
       if (shared) this.sharedSubstrateWarnings(task, actorEnv);
       if (task.runtimeConfig?.needs_models) {
@@ -387,6 +408,7 @@ class RolloutRun {
         shared ? actorSession : undefined,
         actorResult,
         rolloutSignal,
+        verifierSubstrate,
       );
       // As in the SDK: the verifier's reward stands, but the run is marked errored (docs/sdk-compatibility.md).
       if (actorGradeFailed)
@@ -499,8 +521,11 @@ class RolloutRun {
     shared: Session | undefined,
     actorResult: Record<string, unknown>,
     rolloutSignal: AbortSignal,
-    /** A fresh substrate for the verifier, not serving yet; none: one is acquired. */
-    prepared?: Substrate,
+    /**
+     * A fresh substrate for the verifier, not serving yet: one already made
+     * (a regrade's), or one being made while the actor worked; none: one is acquired.
+     */
+    prepared?: Substrate | EarlySubstrate,
   ): Promise<GradeResult> {
     const clock = new Deadline(
       'verifier phase',
@@ -518,16 +543,21 @@ class RolloutRun {
           this.warn("the verifier shares the actor's substrate, so it gets no model gateway (the actor could use it)");
         this.step('setup', 'completed', "reusing the actor's substrate and control channel");
       } else {
-        const substrate =
-          prepared ??
-          (await this.acquire(
-            target,
-            verifier.runtimeConfig,
-            'verifier',
-            clock.signal,
-            verifier.runtimeConfig?.limits?.startup_timeout_s,
-          ));
+        const early = prepared instanceof EarlySubstrate ? prepared : undefined;
+        const made = prepared instanceof EarlySubstrate ? undefined : prepared;
+        const substrate: Substrate = early
+          ? await abortable(early.substrate, clock.signal)
+          : (made ??
+            (await this.acquire(
+              target,
+              verifier.runtimeConfig,
+              'verifier',
+              clock.signal,
+              verifier.runtimeConfig?.limits?.startup_timeout_s,
+            )));
         this.startPhase('verifier', substrate.info, false);
+        // What its acquisition logged while the actor worked belongs to this phase.
+        early?.logs.replay((stream, text) => this.log(stream, text));
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
         if (this.opts.judge) {
           const gw = await openJudgeGateway(
@@ -587,6 +617,7 @@ class RolloutRun {
     phase: PhaseName,
     signal: AbortSignal,
     startupSeconds: number | null | undefined,
+    log: (stream: LogStream, text: string) => void = (stream, text) => this.log(stream, text),
   ): Promise<Substrate> {
     const spec: EnvironmentSpec = {
       envFile: target.envFile,
@@ -600,7 +631,7 @@ class RolloutRun {
       rolloutId: this.rolloutId,
       phase,
       signal,
-      log: (stream, text) => this.log(stream, text),
+      log,
       startupTimeoutMs: seconds(startupSeconds) ?? this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
     });
     return this.track(acquiring, signal);
@@ -810,5 +841,36 @@ class RolloutRun {
 
   private warn(message: string): void {
     this.emit({ type: 'warning', phase: this.phase, message });
+  }
+}
+
+/** The verifier runs on the actor's substrate and channel: same environment, no runtime_config of its own. */
+function sharesActorSubstrate(task: DiscoveredTask): boolean {
+  const v = task.verifier;
+  return !!v && v.env === task.env && !hasRuntimeConfig(v.runtimeConfig);
+}
+
+/** The verifier's substrate while it is being acquired, before its phase, with what the acquisition logged. */
+class EarlySubstrate {
+  constructor(
+    readonly substrate: Promise<Substrate>,
+    readonly logs: EarlyLogs,
+  ) {}
+}
+
+/** Log lines of a substrate acquired before its phase started, held until it starts. */
+class EarlyLogs {
+  private held: [LogStream, string][] | undefined = [];
+  private sink: ((stream: LogStream, text: string) => void) | undefined;
+
+  log(stream: LogStream, text: string): void {
+    if (this.held) this.held.push([stream, text]);
+    else this.sink?.(stream, text);
+  }
+
+  replay(sink: (stream: LogStream, text: string) => void): void {
+    for (const [stream, text] of this.held ?? []) sink(stream, text);
+    this.held = undefined;
+    this.sink = sink;
   }
 }

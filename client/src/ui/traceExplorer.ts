@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import type { RolloutEvent } from '../../../common/events';
 import { LiveRollouts } from '../explorer/liveRollouts';
 import { makeNonce, renderExplorerHtml } from '../explorer/html';
+import { MAX_WHOLE_LOG_BYTES, tooBigMessage, wholeLogFile } from '../explorer/wholeLogFile';
+import type { PhaseName } from '../../../common/trace/schema';
 import { type HostToExplorerMessage, isExplorerToHostMessage } from '../../../common/explorerMessages';
 
 export const TRACE_EDITOR_VIEW_TYPE = 'hudStudio.traceExplorer';
@@ -193,6 +195,9 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
       case 'showTemplateDiff':
         await vscode.commands.executeCommand('hudStudio.showTemplateDiff', { rolloutId: m.rolloutId });
         return;
+      case 'openWholeLog':
+        await this.sendWholeLog(s, m.phase, m.file);
+        return;
       case 'openFile': {
         const uri = vscode.Uri.file(m.path);
         await vscode.commands
@@ -237,6 +242,34 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
       await this.post(s, {
         type: 'loadError',
         message: `Cannot read ${s.source.uri.fsPath}: ${(err as Error).message}`,
+      });
+    }
+  }
+
+  /** A phase's side file, as bytes (the page indexes them in a worker). Only the file beside a trace file shown. */
+  private async sendWholeLog(s: Shown, phase: PhaseName, file: string): Promise<void> {
+    if (s.source.kind !== 'file') {
+      await this.post(s, { type: 'wholeLogError', phase, message: 'open the trace file to see the whole log' });
+      return;
+    }
+    const target = wholeLogFile(s.source.uri.fsPath, phase, file);
+    if (!target.ok) {
+      await this.post(s, { type: 'wholeLogError', phase, message: target.message });
+      return;
+    }
+    try {
+      const uri = vscode.Uri.file(target.path);
+      const { size } = await vscode.workspace.fs.stat(uri);
+      if (size > MAX_WHOLE_LOG_BYTES) {
+        await this.post(s, { type: 'wholeLogError', phase, message: tooBigMessage(target.path, size) });
+        return;
+      }
+      await this.post(s, { type: 'wholeLog', phase, data: await vscode.workspace.fs.readFile(uri) });
+    } catch (err) {
+      await this.post(s, {
+        type: 'wholeLogError',
+        phase,
+        message: `Cannot read ${target.path}: ${(err as Error).message}`,
       });
     }
   }

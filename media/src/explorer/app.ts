@@ -61,7 +61,7 @@ export class ExplorerApp {
   /** Rollout id -> why it is stale (the host judges it against the files now). */
   private readonly stale = new Map<string, string>();
   private open = new OpenState();
-  private logs = new LogsSection();
+  private logs = this.newLogs();
   /** Rebuilt on every render. */
   private readonly page: HTMLElement;
   /** Holds the log section, which is never detached while shown (detaching would lose its scroll position). */
@@ -141,6 +141,16 @@ export class ExplorerApp {
       case 'events':
         if (Array.isArray(msg.events)) this.applyEvents(msg.events);
         break;
+      case 'wholeLog': {
+        const data =
+          msg.data instanceof ArrayBuffer ? msg.data : msg.data instanceof Uint8Array ? ownBuffer(msg.data) : null;
+        if (data && (msg.phase === 'actor' || msg.phase === 'verifier')) this.logs.showWholeLog(msg.phase, data);
+        break;
+      }
+      case 'wholeLogError':
+        if ((msg.phase === 'actor' || msg.phase === 'verifier') && typeof msg.message === 'string')
+          this.logs.wholeLogFailed(msg.phase, msg.message);
+        break;
       case 'loadError':
         this.showError(typeof msg.message === 'string' ? msg.message : 'the trace could not be loaded');
         break;
@@ -153,10 +163,15 @@ export class ExplorerApp {
     }
   }
 
+  private newLogs(): LogsSection {
+    return new LogsSection((phase, file) => this.host.post({ type: 'openWholeLog', phase, file }));
+  }
+
   private showTrace(trace: RunningTrace): void {
     if (this.trace?.rolloutId !== trace.rolloutId) {
       this.open = new OpenState();
-      this.logs = new LogsSection();
+      this.logs.dispose();
+      this.logs = this.newLogs();
     }
     this.trace = trace;
     this.mode = 'trace';
@@ -187,7 +202,8 @@ export class ExplorerApp {
       if (!next) continue;
       if (next !== before) {
         this.open = new OpenState();
-        this.logs = new LogsSection();
+        this.logs.dispose();
+        this.logs = this.newLogs();
         this.trace = next;
         this.mode = 'trace';
         structural = true;
@@ -341,6 +357,13 @@ export class ExplorerApp {
     if (this.mode === 'compare' && this.pair) return `Compare ${this.pair.left.task.env}/${this.pair.left.task.id}`;
     return 'HUD trace explorer';
   }
+}
+
+/** The bytes as an ArrayBuffer of their own (the worker takes it over). */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer)
+    return bytes.buffer;
+  return bytes.slice().buffer;
 }
 
 function isRolloutEvent(e: unknown): e is RolloutEvent {

@@ -17,9 +17,11 @@ import { dockerClient } from '../docker/client';
 import {
   createContainer,
   describeCopy,
+  inspectImage,
   packCopy,
   type CopyItem,
   type DockerContainer,
+  type ImageFacts,
   type PackedCopy,
 } from '../docker/container';
 import { spawnExec, type InteractiveExec } from '../docker/exec';
@@ -27,7 +29,7 @@ import { removeOrphans } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
 import { LineSplitter } from '../output/lineSplitter';
 import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
-import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
+import type { ContainerSpec, ManagedContainer, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema';
@@ -108,6 +110,10 @@ let orphanSweep: Promise<void> | undefined;
 
 export class DockerProvider implements Provider {
   readonly kind = 'docker' as const;
+  // A container of its own: own file system, processes and loopback, where its server listens.
+  readonly isolatesSubstrates = true;
+
+  private readonly images = new Map<string, Promise<ImageFacts>>();
 
   constructor(private readonly options: DockerProviderOptions = {}) {}
 
@@ -174,12 +180,12 @@ export class DockerProvider implements Provider {
     };
     let container: DockerContainer;
     try {
-      container = (await createContainer(containerSpec)) as DockerContainer;
+      container = (await this.createOf(containerSpec)) as DockerContainer;
     } catch (err) {
       if (!(err instanceof ImageMissingError)) throw err;
       await pullImage(image, opts, signal);
       check();
-      container = (await createContainer(containerSpec)) as DockerContainer;
+      container = (await this.createOf(containerSpec)) as DockerContainer;
     }
     try {
       for (const w of container.warnings) opts.log('engine', `warning: ${w}`);
@@ -226,6 +232,28 @@ export class DockerProvider implements Provider {
     } catch (err) {
       await container.remove().catch(() => undefined);
       throw err;
+    }
+  }
+
+  /**
+   * A container from the image inspected once by this provider (one per job):
+   * a job's rollouts then all run the same image id, without an inspection
+   * each. A failed inspection is not kept, and a create that fails with a
+   * kept one (the image went away mid-job) tries once more with a fresh one.
+   */
+  private async createOf(spec: ContainerSpec): Promise<ManagedContainer> {
+    const kept = this.images.get(spec.image);
+    const facts = kept ?? inspectImage(dockerClient(), spec.image);
+    if (!kept) {
+      this.images.set(spec.image, facts);
+      facts.catch(() => this.images.delete(spec.image));
+    }
+    try {
+      return await createContainer(spec, facts);
+    } catch (err) {
+      if (!kept || this.images.get(spec.image) !== kept) throw err;
+      this.images.delete(spec.image);
+      return this.createOf(spec);
     }
   }
 
