@@ -13,6 +13,7 @@ import { openJudgeGateway } from './gateway/judgeGateway';
 import { promptToText } from './agents/agent';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
+import { openTunnel } from './channel/tunnel';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
@@ -620,6 +621,7 @@ class RolloutRun {
         copyIn: (h, d) => (seat ? seat.copyIn(h, d) : substrate.copyIn(h, d)),
         workdir: seat?.workdir ?? substrate.workdir,
         bindings: hello.bindings.map((b) => ({ name: b.name, protocol: b.protocol, url: b.url, params: b.params })),
+        openTunnel: async (name, sig) => openTunnel(await substrate.openChannel(sig), name, sig),
       },
       signal,
       log: (stream, text) => this.log(stream, text),

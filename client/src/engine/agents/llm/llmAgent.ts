@@ -21,7 +21,9 @@ import {
 import type { ModelEndpoint } from './modelRef';
 import { OpenAiChatClient } from './openaiClient';
 import { systemPrompt } from './systemPrompt';
-import { DEFAULT_TOOL_LIMITS, SUBMIT_TOOL, TOOL_SPECS, ToolInputError, ToolRunner, type ToolLimits } from './tools';
+import { McpToolset } from './mcpTools';
+import { DEFAULT_TOOL_LIMITS, SUBMIT_TOOL, ToolInputError, ToolRunner, type ToolLimits } from './tools';
+import { chooseShell } from './workspaceShell';
 
 export interface LlmSettings {
   /** Appended to the default system prompt. */
@@ -69,8 +71,21 @@ export class LlmAgent implements Agent {
   }
 
   async run(ctx: AgentContext): Promise<unknown> {
+    const shell = await chooseShell(ctx.workspace, ctx.signal);
+    let mcp = McpToolset.none;
+    try {
+      mcp = await McpToolset.connect(ctx.workspace, ctx.signal);
+      // Which capability the tools used is part of the record (docs/models.md): another path is another run.
+      ctx.log('agent', `bash and editor act through ${shell.via}`);
+      for (const m of mcp.via) ctx.log('agent', `MCP tools from ${m}`);
+      return await this.episode(ctx, new ToolRunner(shell, this.settings.tools, ctx.signal, mcp));
+    } finally {
+      await Promise.allSettled([shell.close(), mcp.close()]);
+    }
+  }
+
+  private async episode(ctx: AgentContext, tools: ToolRunner): Promise<unknown> {
     const s = this.settings;
-    const tools = new ToolRunner(ctx.workspace, s.tools, ctx.signal);
     const messages: ConversationMessage[] = [{ role: 'user', text: ctx.promptText }];
     const system = systemPrompt(s.system);
     let total: TokenUsage = ZERO_USAGE;
@@ -86,7 +101,7 @@ export class LlmAgent implements Agent {
       const reply = await this.#client.complete({
         system,
         messages,
-        tools: TOOL_SPECS,
+        tools: tools.specs,
         maxOutputTokens: s.maxOutputTokens,
         ...(s.temperature === undefined ? {} : { temperature: s.temperature }),
         signal: ctx.signal,
