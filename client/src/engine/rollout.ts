@@ -14,6 +14,7 @@ import { promptToText } from './agents/agent';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
 import { openTunnel } from './channel/tunnel';
+import { HUD_STUDIO_SHELL_PROTOCOL } from './capabilityProtocols';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
@@ -81,9 +82,6 @@ export interface RolloutOptions {
   /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
   judge?: ModelEndpoint;
 }
-
-/** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
-export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;

@@ -4,6 +4,7 @@
  * and its token usage, reported as it completes. A malformed tool call is a
  * failed step that the model is told about; only `submit` ends the episode.
  */
+import { isMcpProtocol } from '../../capabilityProtocols';
 import { CancelledError, throwIfAborted } from '../../errors';
 import type { Agent, AgentContext, AgentToolCall } from '../agent';
 import { AgentError } from '../command';
@@ -21,8 +22,15 @@ import {
 import type { ModelEndpoint } from './modelRef';
 import { OpenAiChatClient } from './openaiClient';
 import { systemPrompt } from './systemPrompt';
-import { McpToolset } from './mcpTools';
-import { DEFAULT_TOOL_LIMITS, SUBMIT_TOOL, ToolInputError, ToolRunner, type ToolLimits } from './tools';
+import {
+  DEFAULT_TOOL_LIMITS,
+  NO_EXTRA_TOOLS,
+  SUBMIT_TOOL,
+  ToolInputError,
+  ToolRunner,
+  type ExtraTools,
+  type ToolLimits,
+} from './tools';
 import { chooseShell } from './workspaceShell';
 
 export interface LlmSettings {
@@ -72,12 +80,18 @@ export class LlmAgent implements Agent {
 
   async run(ctx: AgentContext): Promise<unknown> {
     const shell = await chooseShell(ctx.workspace, ctx.signal);
-    let mcp = McpToolset.none;
+    let mcp: ExtraTools = NO_EXTRA_TOOLS;
     try {
-      mcp = await McpToolset.connect(ctx.workspace, ctx.signal);
       // Which capability the tools used is part of the record (docs/models.md): another path is another run.
       ctx.log('agent', `bash and editor act through ${shell.via}`);
-      for (const m of mcp.via) ctx.log('agent', `MCP tools from ${m}`);
+      const ws = ctx.workspace;
+      if (ws.openTunnel && ws.bindings.some((b) => isMcpProtocol(b.protocol))) {
+        // Loaded only when an environment serves MCP: the SDK is a large part of the engine bundle.
+        const { McpToolset } = await import('./mcpTools');
+        const toolset = await McpToolset.connect(ws, ctx.signal);
+        mcp = toolset;
+        for (const m of toolset.via) ctx.log('agent', `MCP tools from ${m}`);
+      }
       return await this.episode(ctx, new ToolRunner(shell, this.settings.tools, ctx.signal, mcp));
     } finally {
       await Promise.allSettled([shell.close(), mcp.close()]);

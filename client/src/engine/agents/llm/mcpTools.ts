@@ -10,9 +10,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isMcpProtocol } from '../../capabilityProtocols';
 import type { AgentWorkspace } from '../agent';
 import { AgentError } from '../command';
 import type { ToolSpec } from './conversation';
+import type { ExtraTools } from './tools';
 import { fetchOverTunnel } from './tunnelFetch';
 
 type Binding = AgentWorkspace['bindings'][number];
@@ -26,7 +28,7 @@ interface McpTool {
   client: Client;
 }
 
-export class McpToolset {
+export class McpToolset implements ExtraTools {
   private constructor(
     readonly specs: ToolSpec[],
     private readonly tools: Map<string, McpTool>,
@@ -34,11 +36,9 @@ export class McpToolset {
     readonly via: string[],
   ) {}
 
-  static readonly none = new McpToolset([], new Map(), [], []);
-
+  /** Connects to every `mcp/...` binding (the caller checked there is one, and a tunnel to reach it). */
   static async connect(ws: AgentWorkspace, signal: AbortSignal): Promise<McpToolset> {
-    const bindings = ws.bindings.filter((b) => b.protocol.split('/')[0] === 'mcp');
-    if (!bindings.length || !ws.openTunnel) return McpToolset.none;
+    const bindings = ws.bindings.filter((b) => isMcpProtocol(b.protocol));
     const specs: ToolSpec[] = [];
     const tools = new Map<string, McpTool>();
     const clients: Client[] = [];

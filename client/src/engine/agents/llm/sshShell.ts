@@ -12,7 +12,6 @@ import type { ExecResult } from '../../providers/provider';
 import { AgentError } from '../command';
 import { commandLine, type ShellRequest, type WorkspaceShell } from './workspaceShell';
 
-export const SSH_PROTOCOL = 'ssh/2';
 /** Per stream: a command that prints more only keeps its last bytes, as the bundled shell does. */
 const OUTPUT_CAP = 1024 * 1024;
 const HANDSHAKE_MS = 30_000;

@@ -6,10 +6,9 @@
 import type { Duplex } from 'node:stream';
 import type { AgentWorkspace } from '../agent';
 import type { ExecResult } from '../../providers/provider';
+import { HUD_STUDIO_SHELL_PROTOCOL } from '../../capabilityProtocols';
 import { AgentError } from '../command';
 import { commandLine, type ShellRequest, type WorkspaceShell } from './workspaceShell';
-
-export const STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 
 type Binding = AgentWorkspace['bindings'][number];
 
@@ -23,7 +22,7 @@ interface Reply {
 }
 
 export function connectStudioShell(b: Binding, sock: Duplex): WorkspaceShell {
-  return new StudioShell(sock, `${STUDIO_SHELL_PROTOCOL} capability "${b.name}"`);
+  return new StudioShell(sock, `${HUD_STUDIO_SHELL_PROTOCOL} capability "${b.name}"`);
 }
 
 class StudioShell implements WorkspaceShell {

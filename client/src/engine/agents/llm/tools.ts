@@ -8,7 +8,6 @@
  */
 import type { ToolSpec } from './conversation';
 import { cutMiddle } from './cutOutput';
-import { McpToolset } from './mcpTools';
 import type { WorkspaceShell } from './workspaceShell';
 
 export const SUBMIT_TOOL = 'submit';
@@ -70,6 +69,21 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
 ];
 
+/** Tools the environment adds (its MCP servers' tools, mcpTools.ts). */
+export interface ExtraTools {
+  readonly specs: readonly ToolSpec[];
+  has(name: string): boolean;
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
+  close(): Promise<void>;
+}
+
+export const NO_EXTRA_TOOLS: ExtraTools = {
+  specs: [],
+  has: () => false,
+  call: (name) => Promise.reject(new ToolInputError(`there is no tool "${name}"`)),
+  close: async () => undefined,
+};
+
 /** A tool call the model got wrong: reported back to it as an error, never thrown out of the loop. */
 export class ToolInputError extends Error {}
 
@@ -83,7 +97,7 @@ export class ToolRunner {
     private readonly sh: WorkspaceShell,
     private readonly limits: ToolLimits,
     private readonly signal: AbortSignal,
-    private readonly mcp: McpToolset = McpToolset.none,
+    private readonly mcp: ExtraTools = NO_EXTRA_TOOLS,
   ) {}
 
   get specs(): readonly ToolSpec[] {

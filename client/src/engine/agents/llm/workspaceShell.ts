@@ -8,8 +8,8 @@
 import type { AgentWorkspace } from '../agent';
 import type { ExecResult } from '../../providers/provider';
 import { AgentError } from '../command';
-import { connectSshShell, SSH_PROTOCOL } from './sshShell';
-import { connectStudioShell, STUDIO_SHELL_PROTOCOL } from './studioShell';
+import { HUD_STUDIO_SHELL_PROTOCOL, SSH_PROTOCOL } from '../../capabilityProtocols';
+import { connectStudioShell } from './studioShell';
 
 export interface ShellRequest {
   /** A POSIX sh script; `args` are its $1, $2, ... */
@@ -31,14 +31,17 @@ type Binding = AgentWorkspace['bindings'][number];
 
 export async function chooseShell(ws: AgentWorkspace, signal: AbortSignal): Promise<WorkspaceShell> {
   const ssh = ws.bindings.find((b) => b.protocol === SSH_PROTOCOL);
-  const studio = ws.bindings.find((b) => b.protocol === STUDIO_SHELL_PROTOCOL);
+  const studio = ws.bindings.find((b) => b.protocol === HUD_STUDIO_SHELL_PROTOCOL);
   const chosen = ssh ?? studio;
   if (!chosen || !ws.openTunnel) return new ExecShell(ws);
   // A capability the environment publishes but that does not answer is the author's bug: say so instead of
   // quietly running the model's commands somewhere else.
   const sock = await tunnelTo(ws, chosen, signal);
   try {
-    return chosen === ssh ? await connectSshShell(chosen, sock, signal) : connectStudioShell(chosen, sock);
+    if (chosen !== ssh) return connectStudioShell(chosen, sock);
+    // Loaded only for an ssh/2 workspace (dockerode loads ssh2 too, but only for ssh:// daemons).
+    const { connectSshShell } = await import('./sshShell');
+    return await connectSshShell(chosen, sock, signal);
   } catch (err) {
     sock.destroy();
     if (err instanceof AgentError || signal.aborted) throw err;
