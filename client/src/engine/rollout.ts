@@ -611,6 +611,7 @@ class RolloutRun {
     const seat = substrate.agentSeat?.();
     let acted = false;
     let steps = 0;
+    const tunnelled = new Set<string>();
     const ctx: AgentContext = {
       prompt,
       promptText: promptToText(prompt),
@@ -619,7 +620,10 @@ class RolloutRun {
         copyIn: (h, d) => (seat ? seat.copyIn(h, d) : substrate.copyIn(h, d)),
         workdir: seat?.workdir ?? substrate.workdir,
         bindings: hello.bindings.map((b) => ({ name: b.name, protocol: b.protocol, url: b.url, params: b.params })),
-        openTunnel: async (name, sig) => openTunnel(await substrate.openChannel(sig), name, sig),
+        openTunnel: async (name, sig) => {
+          tunnelled.add(name);
+          return openTunnel(await substrate.openChannel(sig), name, sig);
+        },
       },
       signal,
       log: (stream, text) => this.log(stream, text),
@@ -641,6 +645,10 @@ class RolloutRun {
       if (acted && (!seat || seat.privileged))
         this.agentHadServerPrivileges =
           seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;
+      // The bundled runtime's workspace shell runs commands as the server's own user (docs/models.md).
+      const serverShell = hello.bindings.find((b) => b.protocol === HUD_STUDIO_SHELL_PROTOCOL && tunnelled.has(b.name));
+      if (serverShell)
+        this.agentHadServerPrivileges ??= `its commands ran through capability "${serverShell.name}" (${HUD_STUDIO_SHELL_PROTOCOL}) as the environment server's user`;
     }
   }
 

@@ -9,4 +9,5 @@ defineTunnelTests({
   envFile: 'shell_env.py',
   shellVia: /bash and editor act through hud-studio-shell\/1 capability "shell"/,
   firstOutput: /\/work\n(?:[^\n]+\n)*hello wrld/,
+  forgeableBecause: /reward is forgeable.*capability "shell" \(hud-studio-shell\/1\) as the environment server's user/,
 });

@@ -25,6 +25,8 @@ export interface TunnelCase {
   shellVia: RegExp;
   /** What the first bash call prints before the file (who, where, which interfaces). */
   firstOutput: RegExp;
+  /** Set when the shell runs as the environment server's user: the self-graded reward is then marked forgeable. */
+  forgeableBecause?: RegExp;
 }
 
 const SOLVE: ScriptEntry[] = [
@@ -73,6 +75,13 @@ export function defineTunnelTests(c: TunnelCase): void {
         const log = trace.phases.flatMap((p) => p.logs.map((l) => l.text)).join('\n');
         assert.match(log, c.shellVia);
         assert.match(log, /MCP tools from mcp\/2025-11-25 capability "calc" \(1 tools\)/);
+        if (c.forgeableBecause) {
+          assert.equal(trace.forgeable, true);
+          assert.ok(
+            trace.warnings.some((w) => c.forgeableBecause!.test(w)),
+            trace.warnings.join('\n'),
+          );
+        } else assert.equal(trace.forgeable ?? false, false, trace.warnings.join('\n'));
         await c.put.assertReleased(substrates, outcome.rolloutId);
       } finally {
         await server.close();
