@@ -39,6 +39,7 @@ const SOLVE: ScriptEntry[] = [
       { name: 'editor', arguments: { command: 'str_replace', path: 'notes.txt', old_str: 'wrld', new_str: 'world' } },
     ],
   },
+  { toolCalls: [{ name: 'mcp__calc__add', arguments: { a: 2 } }] },
   { toolCalls: [{ name: 'mcp__calc__add', arguments: { a: 2, b: 3 } }] },
   { text: 'The sum is 5.', toolCalls: [{ name: 'submit', arguments: { answer: '5' } }] },
 ];
@@ -57,14 +58,17 @@ export function defineTunnelTests(c: TunnelCase): void {
         const trace = readTrace(outcome.tracePath!);
         assert.deepEqual(
           trace.agentSteps.map((s) => s.toolCalls.map((call) => call.name)),
-          [['bash'], ['editor'], ['mcp__calc__add'], ['submit']],
+          [['bash'], ['editor'], ['mcp__calc__add'], ['mcp__calc__add'], ['submit']],
         );
         const outputs = trace.agentSteps.map((s) => String(s.toolCalls[0]!.output));
         assert.match(outputs[0]!, c.firstOutput);
         assert.match(outputs[0]!, /hello wrld\n\[exit code 0\]$/);
         assert.equal(outputs[1], 'replaced one occurrence in notes.txt');
-        assert.equal(outputs[2], '5', 'the MCP result went back to the model');
-        const lastTurn = (server.requests[3]!.body['messages'] as unknown[]).at(-1);
+        // The server's JSON-RPC error is a failed step the model hears about, not the end of the run.
+        assert.match(outputs[2]!, /^error: MCP error -32602: add needs integers a and b, got \{"a": 2\}$/);
+        assert.equal(trace.agentSteps[2]!.toolCalls[0]!.isError, true);
+        assert.equal(outputs[3], '5', 'the MCP result went back to the model');
+        const lastTurn = (server.requests[4]!.body['messages'] as unknown[]).at(-1);
         assert.match(JSON.stringify(lastTurn), /"content":"5"/, 'the next request carries the tool result');
         // The model was offered the environment's tool next to the contract tools.
         const tools = server.requests[0]!.body['tools'] as { name?: string; function?: { name: string } }[];

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isMcpProtocol } from '../../capabilityProtocols';
 import type { AgentWorkspace } from '../agent';
 import { AgentError } from '../command';
@@ -81,8 +82,17 @@ export class McpToolset implements ExtraTools {
     signal: AbortSignal,
   ): Promise<{ content: string; isError: boolean }> {
     const t = this.tools.get(name)!;
-    const result = await t.client.callTool({ name: t.tool, arguments: args }, undefined, { signal });
-    return { content: resultText(result), isError: result.isError === true };
+    try {
+      const result = await t.client.callTool({ name: t.tool, arguments: args }, undefined, { signal });
+      return { content: resultText(result), isError: result.isError === true };
+    } catch (err) {
+      // The server answered with an error (bad arguments, a tool that raised): the model hears it and goes on.
+      if (err instanceof McpError && !signal.aborted) return { content: `error: ${err.message}`, isError: true };
+      if (signal.aborted || err instanceof AgentError) throw err;
+      throw new AgentError(
+        `the MCP capability "${t.capability}" stopped answering (tool "${t.tool}"): ${(err as Error).message}`,
+      );
+    }
   }
 
   async close(): Promise<void> {

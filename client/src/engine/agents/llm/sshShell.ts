@@ -31,6 +31,13 @@ export async function connectSshShell(b: Binding, sock: Duplex, signal: AbortSig
       'publish the private key text as client_key (Capability.ssh(..., client_key=...))',
     );
   }
+  const shell = b.params['shell'];
+  if (shell === 'cmd' || shell === 'powershell') {
+    throw new AgentError(
+      `the ssh/2 binding "${b.name}" has a ${shell} shell; the model's bash and editor need a POSIX shell`,
+      'serve the workspace from a Linux or macOS substrate',
+    );
+  }
   const hostKey = publicKeyBlob(b.params['host_pubkey']);
   if (!hostKey) {
     throw new AgentError(
