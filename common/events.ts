@@ -50,7 +50,12 @@ export type RolloutEvent =
       toolCalls: { name: string; input?: unknown; output?: unknown; isError?: boolean }[];
       usage?: TokenUsage;
     })
-  | (Base & { type: 'answer'; answer: unknown })
+  | (Base & {
+      type: 'answer';
+      answer: unknown;
+      /** A regrade's stored actor result frame, judged again by the verifier without an actor phase. */
+      actorResult?: unknown;
+    })
   | (Base & { type: 'grade'; phase: PhaseName; result: GradeResult; raw: unknown; authoritative: boolean })
   | (Base & { type: 'phase.ended'; phase: PhaseName; status: RolloutStatus; error?: string })
   | (Base & { type: 'warning'; phase?: PhaseName; message: string })

@@ -1,31 +1,48 @@
 /**
- * Regrade benchmark (Docker provider): the wall time to grade a stored
- * rollout again against the wall time of running it anew, for a task whose
- * agent works for a few seconds (`--agent-seconds`, default 4). Both go
- * through the engine's one run entry; runs interleave (rerun, regrade, ...)
- * so both see the same machine load; medians are compared.
- * Target: rerun / regrade >= 5.
+ * Regrade benchmark: the wall time to grade a stored rollout again against
+ * the wall time of running it anew, for a task whose agent works for a few
+ * seconds (`--agent-seconds`, default 4). Two tasks, each on Docker and on
+ * the local runtime:
  *
- * `--regrade-runtime local` grades on a local process instead of a fresh
- * container (the rerun stays on Docker).
+ * - `graded`: no verifier; the regrade answers a fresh actor's first yield
+ *   with the recorded answer.
+ * - `judged`: a verifier in another environment; the regrade runs only the
+ *   verifier, on the recorded actor result frame.
  *
- * Prints one JSON document. Run: npm run bench -- regrade [--iterations N] [--agent-seconds S] [--regrade-runtime R]
+ * Both go through the engine's one run entry. Runs interleave (rerun,
+ * regrade, ...) so both see the same machine load; medians are compared, and
+ * the regrade's median time per step (from its trace) shows where it goes.
+ * Then all the stored rollouts are regraded at once through the public entry
+ * (`batch`: the task is discovered once for all of them), as the CLI and the
+ * editor do. Target: rerun / regrade >= 5 for every case.
+ *
+ * Prints one JSON document. Run: npm run bench -- regrade [--iterations N] [--agent-seconds S]
+ *   [--runtime docker|local] [--task graded|judged]
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandAgent } from '../../client/src/engine/agents/command';
 import { dockerAvailable } from '../../client/src/engine/docker/client';
 import { regradeTrace } from '../../client/src/engine/regrade/regrade';
-import { runTask } from '../../client/src/engine/runTask';
+import { regradeRollouts } from '../../client/src/engine/regrade/regradeRollouts';
+import { runTask, selectRuntime } from '../../client/src/engine/runTask';
+import type { Trace } from '../../common/trace/schema';
+import { machineInfo } from '../support/machine';
 
 const ROOT = join(__dirname, '..', '..');
-const FIXTURE = join(ROOT, 'test', 'integration', 'regrade', 'fixtures', 'graded');
+const FIXTURES = join(ROOT, 'test', 'integration', 'regrade', 'fixtures');
 const TARGET = 5;
 
-function arg(name: string, fallback: number): number {
+const TASKS = {
+  graded: { ref: 'graded/env.py', answer: 'apple apple apple' },
+  judged: { ref: 'judged/env.py', answer: 'secret' },
+} as const;
+type TaskName = keyof typeof TASKS;
+
+function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
 const median = (xs: number[]): number => {
@@ -34,60 +51,113 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
-async function main(): Promise<void> {
-  const ready = await dockerAvailable();
-  if (!ready.ok) throw new Error(`the regrade benchmark needs Docker: ${ready.reason}`);
-  const iterations = arg('--iterations', 5);
-  const agentSeconds = arg('--agent-seconds', 4);
-  const ri = process.argv.indexOf('--regrade-runtime');
-  const regradeRuntime = ri >= 0 ? (process.argv[ri + 1] ?? 'docker') : 'docker';
+/** Milliseconds per `phase/step` of a finished trace. */
+function stepTimes(t: Trace): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of t.phases) {
+    for (const s of p.steps) {
+      if (!s.endedAt) continue;
+      const key = `${p.name}/${s.step}`;
+      out[key] = (out[key] ?? 0) + Date.parse(s.endedAt) - Date.parse(s.startedAt);
+    }
+  }
+  return out;
+}
+
+function medianSteps(runs: Record<string, number>[]): Record<string, number> {
+  const keys = [...new Set(runs.flatMap((r) => Object.keys(r)))];
+  return Object.fromEntries(keys.map((k) => [k, Math.round(median(runs.map((r) => r[k] ?? 0)))]));
+}
+
+async function bench(task: TaskName, runtime: string, iterations: number, agentSeconds: number) {
   const cwd = mkdtempSync(join(tmpdir(), 'hs-bench-regrade-'));
-  cpSync(FIXTURE, join(cwd, 'graded'), { recursive: true });
+  const { ref, answer } = TASKS[task];
+  cpSync(join(FIXTURES, task), join(cwd, task), { recursive: true });
+  const selected = await selectRuntime({ runtime, consent: { serviceAccess: false, sharedSecrets: false } });
   const rerunMs: number[] = [];
   const regradeMs: number[] = [];
+  const regradeSteps: Record<string, number>[] = [];
+  const stored: Trace[] = [];
+  let batchMs: number;
   try {
     for (let i = 0; i < iterations; i++) {
       let t0 = performance.now();
       const run = await runTask(
         {
-          ref: 'graded/env.py',
+          ref,
           cwd,
-          runtime: 'docker',
-          agent: { instance: new CommandAgent(`sleep ${agentSeconds}; echo apple apple apple`) },
+          runtime,
+          agent: { instance: new CommandAgent(`sleep ${agentSeconds}; printf '${answer}'`) },
           consent: { serviceAccess: false, sharedSecrets: false },
           traceDir: 'traces',
         },
-        {},
+        { selected },
       );
       rerunMs.push(performance.now() - t0);
       if (run.status !== 'completed' || run.reward !== 1)
-        throw new Error(`the rollout did not score 1: ${JSON.stringify(run.error)}`);
+        throw new Error(`the ${task} rollout did not score 1: ${JSON.stringify(run.error)}`);
+      stored.push(run.trace);
       t0 = performance.now();
-      const again = await regradeTrace(run.trace, { cwd, runtime: regradeRuntime, traceDir: 'traces' });
+      const again = await regradeTrace(run.trace, { cwd, runtime, traceDir: 'traces', context: { selected } });
       regradeMs.push(performance.now() - t0);
-      if (!again.delta || again.delta.after !== 1) throw new Error(`the regrade did not score 1: ${again.error ?? ''}`);
+      if (!again.delta || again.delta.after !== 1)
+        throw new Error(`the ${task} regrade did not score 1: ${again.error}`);
+      regradeSteps.push(stepTimes(again.trace!));
     }
+    // All stored rollouts of the task at once, as the CLI and the editor regrade them: the task is discovered once.
+    const t0 = performance.now();
+    const report = await regradeRollouts(stored, { cwd, runtime, traceDir: 'traces', context: { selected } });
+    batchMs = performance.now() - t0;
+    if (report.summary.unchanged !== stored.length) throw new Error(`the ${task} batch regrade changed a reward`);
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }
   const rerun = median(rerunMs);
   const regrade = median(regradeMs);
-  const ratio = rerun / regrade;
+  const ratio = Number((rerun / regrade).toFixed(2));
+  const perRollout = batchMs / stored.length;
+  const batchRatio = Number((rerun / perRollout).toFixed(2));
+  return {
+    task,
+    runtime: selected.provider.kind,
+    rerunMedianMs: Math.round(rerun),
+    regradeMedianMs: Math.round(regrade),
+    ratio,
+    met: ratio >= TARGET,
+    batch: {
+      rollouts: stored.length,
+      perRolloutMs: Math.round(perRollout),
+      ratio: batchRatio,
+      met: batchRatio >= TARGET,
+    },
+    regradeStepsMedianMs: medianSteps(regradeSteps),
+    rerunMs: rerunMs.map(Math.round),
+    regradeMs: regradeMs.map(Math.round),
+  };
+}
+
+async function main(): Promise<void> {
+  const iterations = Number(arg('--iterations') ?? 5);
+  const agentSeconds = Number(arg('--agent-seconds') ?? 4);
+  const runtimes = arg('--runtime') ? [arg('--runtime')!] : ['docker', 'local'];
+  const tasks = (arg('--task') ? [arg('--task')] : Object.keys(TASKS)) as TaskName[];
+  if (runtimes.includes('docker')) {
+    const ready = await dockerAvailable();
+    if (!ready.ok) throw new Error(`the regrade benchmark needs Docker: ${ready.reason}`);
+  }
+  const cases = [];
+  for (const runtime of runtimes)
+    for (const task of tasks) cases.push(await bench(task, runtime, iterations, agentSeconds));
   console.log(
     JSON.stringify(
       {
         benchmark: 'regrade',
         agentSeconds,
-        regradeRuntime,
         iterations,
-        rerunMedianMs: Math.round(rerun),
-        regradeMedianMs: Math.round(regrade),
-        ratio: Number(ratio.toFixed(2)),
-        target: `>= ${TARGET}`,
-        met: ratio >= TARGET,
-        rerunMs: rerunMs.map(Math.round),
-        regradeMs: regradeMs.map(Math.round),
-        loadavg: loadavg().map((x) => Number(x.toFixed(2))),
+        target: `rerun / regrade >= ${TARGET}`,
+        met: cases.every((c) => c.met),
+        cases,
+        machine: machineInfo(),
       },
       null,
       2,

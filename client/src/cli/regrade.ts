@@ -4,10 +4,10 @@
  * (docs/grader-workbench.md). Exit 0 when every rollout regraded, 1 otherwise.
  */
 import { UsageError } from '../engine/errors';
-import { formatChange, summarise, type GradeDelta, type RegradeSummary } from '../engine/regrade/delta';
-import { regradeTrace, type RegradeResult } from '../engine/regrade/regrade';
+import { formatChange, type GradeDelta, type RegradeSummary } from '../engine/regrade/delta';
+import type { RegradeResult } from '../engine/regrade/regrade';
+import { regradeRollouts, type RegradeReport } from '../engine/regrade/regradeRollouts';
 import { storedRollouts } from '../engine/regrade/stored';
-import { selectRuntime } from '../engine/runTask';
 import { DEFAULT_TRACE_DIR } from '../engine/trace/store';
 import { formatScore } from '../engine/grade';
 import { abortOnInterrupt } from './interrupt';
@@ -72,32 +72,30 @@ export async function regradeCommand(argv: string[], io: CliIO): Promise<number>
     io.stderr.write(`hud-studio: no stored rollouts of ${ref} in ${traces}\n`);
     return EXIT.error;
   }
-  const selected = await selectRuntime({
-    runtime: values.runtime,
-    consent: { serviceAccess: false, sharedSecrets: false },
-  });
-  if (selected.notice && !values.json) io.stderr.write(`${selected.notice}\n`);
   const interrupt = abortOnInterrupt(() => void io.stderr.write('cancelling the regrade\n'));
-  const results: { path: string; r: RegradeResult }[] = [];
+  let report: RegradeReport;
   try {
-    for (const s of stored) {
-      if (interrupt.signal.aborted) break;
-      const r = await regradeTrace(s.trace, {
+    report = await regradeRollouts(
+      stored.map((s) => s.trace),
+      {
         cwd: io.cwd,
         runtime: values.runtime,
         traceDir: values['trace-dir'] ?? traces,
-        context: { selected, signal: interrupt.signal },
+        context: {
+          signal: interrupt.signal,
+          ...(values.json ? {} : { notice: (text: string) => void io.stderr.write(`${text}\n`) }),
+        },
         ...(values.image ? { image: values.image } : {}),
-      });
-      results.push({ path: s.path, r });
-      if (!values.json) io.stdout.write(`${line(r)}\n`);
-    }
+        ...(values.json ? {} : { onResult: (r: RegradeResult) => void io.stdout.write(`${line(r)}\n`) }),
+      },
+    );
   } finally {
     interrupt.dispose();
   }
-  const summary = summarise(results.map(({ r }) => r.delta));
+  const { results, summary } = report;
   if (values.json) {
-    const json: RegradeJson = { ref, rollouts: results.map(({ path, r }) => jsonRow(path, r)), summary };
+    const rows = results.map((r, i) => jsonRow(stored[i]!.path, r));
+    const json: RegradeJson = { ref, rollouts: rows, summary };
     io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else io.stdout.write(`${summaryLine(summary)}\n`);
   if (interrupt.signal.aborted) return EXIT.cancelled;

@@ -26,6 +26,7 @@ import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
+import { NO_VERIFIER_NOW, type RecordedActor } from './runRequest';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import { Redactor } from './trace/redact';
@@ -81,6 +82,8 @@ export interface RolloutOptions {
   dockerHost?: string;
   /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
   judge?: ModelEndpoint;
+  /** A regrade: with a recorded actor result, only the verifier runs (docs/grader-workbench.md). */
+  recorded?: RecordedActor;
 }
 
 const DEFAULT_STARTUP_MS = 120_000;
@@ -202,7 +205,9 @@ class RolloutRun {
 
   async execute(): Promise<Ending> {
     const signal = this.rolloutClock.signal;
+    const recorded = this.opts.recorded;
     try {
+      if (recorded?.actorResult) return await this.verifyRecorded(recorded.answer, recorded.actorResult, signal);
       return await this.actorThenVerifier(signal);
     } catch (err) {
       if (err instanceof UsageError) throw err;
@@ -387,12 +392,74 @@ class RolloutRun {
     }
   }
 
+  /**
+   * A regrade of a rollout that had a verifier: no actor phase; the current
+   * verifier judges the stored actor result frame, the same input it got in
+   * the rollout (docs/grader-workbench.md). The substrate that discovered the
+   * task serves the verifier when the verifier needs no provisioning of its
+   * own: nothing ran on it but discovery, so it is as fresh as a new one.
+   */
+  private async verifyRecorded(
+    answer: unknown,
+    actorResult: Record<string, unknown>,
+    rolloutSignal: AbortSignal,
+  ): Promise<Ending> {
+    const { opts } = this;
+    const target = taskFileTarget(opts.task?.ref ?? opts.ref, this.cwd, opts.module);
+    if (relative(target.envDir, target.file).startsWith('..')) {
+      throw new UsageError(`${target.displayPath} must be inside the environment's folder ${target.envDir}`);
+    }
+    this.phase = 'verifier';
+    this.stage = 'setup';
+    let substrate: Substrate | undefined;
+    let task: DiscoveredTask;
+    const clock = new Deadline('verifier phase', rolloutSignal, opts.timeouts?.phaseMs);
+    try {
+      if (opts.task) task = opts.task;
+      else {
+        this.step('setup', 'started', 'discovering the current task');
+        substrate = await this.acquire(target, null, 'verifier', clock.signal, undefined);
+        task = await this.discover(substrate, target, clock.signal);
+        this.step('setup', 'completed');
+      }
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw this.classify(err, clock.signal);
+    } finally {
+      clock.dispose();
+    }
+    const verifier = task.verifier;
+    if (!verifier) {
+      throw new PhaseFailure(
+        'setup',
+        'error',
+        `${task.ref} has no verifier now, so the stored actor result has nothing to judge it`,
+        NO_VERIFIER_NOW,
+      );
+    }
+    this.emit({
+      type: 'rollout.started',
+      task: taskIdentity(task, task.ref),
+      verifier: taskIdentity(verifier, task.ref),
+    });
+    this.emit({ type: 'answer', answer, actorResult });
+    if (substrate && needsOwnProvisioning(verifier.runtimeConfig)) {
+      await this.release(substrate);
+      substrate = undefined;
+    }
+    this.stage = 'verifier';
+    const result = await this.verifierPhase(verifier, target, undefined, actorResult, rolloutSignal, substrate);
+    return { status: 'completed', result, error: null };
+  }
+
   private async verifierPhase(
     verifier: DiscoveredVerifier,
     target: TaskFileTarget,
     shared: Session | undefined,
     actorResult: Record<string, unknown>,
     rolloutSignal: AbortSignal,
+    /** A fresh substrate for the verifier, not serving yet; none: one is acquired. */
+    prepared?: Substrate,
   ): Promise<GradeResult> {
     const clock = new Deadline(
       'verifier phase',
@@ -410,13 +477,15 @@ class RolloutRun {
           this.warn("the verifier shares the actor's substrate, so it gets no model gateway (the actor could use it)");
         this.step('setup', 'completed', "reusing the actor's substrate and control channel");
       } else {
-        const substrate = await this.acquire(
-          target,
-          verifier.runtimeConfig,
-          'verifier',
-          clock.signal,
-          verifier.runtimeConfig?.limits?.startup_timeout_s,
-        );
+        const substrate =
+          prepared ??
+          (await this.acquire(
+            target,
+            verifier.runtimeConfig,
+            'verifier',
+            clock.signal,
+            verifier.runtimeConfig?.limits?.startup_timeout_s,
+          ));
         this.startPhase('verifier', substrate.info, false);
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
         if (this.opts.judge) {

@@ -33,6 +33,23 @@ export interface RunConsent {
   sharedSecrets: boolean;
 }
 
+/**
+ * What a stored rollout's actor produced, for grading it again without its
+ * agent (docs/grader-workbench.md). With a verifier and a recorded result
+ * frame, no actor phase runs: the verifier gets that frame, exactly as it
+ * did in the rollout. Otherwise the actor's first yield gets `answer`.
+ */
+export interface RecordedActor {
+  answer: unknown;
+  /** The actor's result frame as the verifier received it. */
+  actorResult?: Record<string, unknown>;
+  /** A Harbor trial's folder: its separate verifier checks the artifacts kept there. */
+  trialDir?: string;
+}
+
+/** The error code of a verifier-only regrade whose task has no verifier any more. */
+export const NO_VERIFIER_NOW = 'no-verifier';
+
 /** An agent by name (`fixed`, `command`, `nop`, Harbor's `oracle`), or one the front end built (the ask agent). */
 export type AgentRequest = { choice: AgentChoice } | { instance: Agent };
 
@@ -59,6 +76,8 @@ export interface TaskRunRequest {
   credentials?: Record<string, Record<string, string>>;
   /** The judge model behind the verifier's model gateway (docs/models.md); none: no gateway. */
   judge?: ModelEndpoint;
+  /** A regrade: what the stored rollout's actor produced (env.py tasks only). */
+  recorded?: RecordedActor;
 }
 
 /** Where a run reports and what it shares with the other runs of its job. */
@@ -100,4 +119,10 @@ export interface HarborRunRequest {
   allowSharedSecrets?: boolean;
   /** The Docker endpoint the trial runs on (recorded in its trace). */
   dockerHost?: string;
+  /**
+   * A regrade (docs/grader-workbench.md): no agent runs; the task's separate
+   * verifier checks the artifacts this stored trial folder kept. `agent` is
+   * what the trace names in the agent's place.
+   */
+  stored?: { trialDir: string; agent: Agent };
 }

@@ -55,6 +55,7 @@ async function runHud(req: TaskRunRequest, ctx: RunContext): Promise<FinishedRol
     ...(req.sdk ? { sdk: req.sdk } : {}),
     ...(req.credentials ? { credentials: req.credentials } : {}),
     ...(req.judge ? { judge: req.judge } : {}),
+    ...(req.recorded ? { recorded: req.recorded } : {}),
     ...(selected.dockerHost ? { dockerHost: selected.dockerHost } : {}),
     ...(limits ? { timeouts: limits } : {}),
   });
@@ -66,19 +67,21 @@ async function runHarbor(req: TaskRunRequest, ctx: RunContext): Promise<Finished
       fix: { kind: 'runtime', use: 'docker' },
     });
   }
-  if ('instance' in req.agent) {
+  if ('instance' in req.agent && !req.recorded?.trialDir) {
     throw new UsageError(
       `${req.ref} is a Harbor task: it runs Harbor's agents (oracle, nop, command), not "${req.agent.instance.kind}"`,
     );
   }
   const { runHarborTask } = await import('./harbor/run');
-  const choice = req.agent.choice;
+  const choice = 'choice' in req.agent ? req.agent.choice : undefined;
+  const trialDir = req.recorded?.trialDir;
   return runHarborTask({
     taskDir: resolve(req.cwd, req.ref),
     cwd: req.cwd,
-    agent: choice.agent,
-    answer: choice.answer,
-    command: choice.command,
+    agent: choice?.agent,
+    answer: choice?.answer,
+    command: choice?.command,
+    ...(trialDir && 'instance' in req.agent ? { stored: { trialDir, agent: req.agent.instance } } : {}),
     runtime: req.runtime,
     image: req.image,
     traceDir: req.traceDir ?? undefined,

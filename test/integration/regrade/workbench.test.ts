@@ -5,8 +5,8 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
 import type { RegradeJson } from '../../../client/src/cli/regrade';
 import type { SanityJson } from '../../../client/src/cli/sanity';
@@ -32,15 +32,21 @@ function edit(file: string, from: string, to: string): void {
   writeFileSync(file, text.replace(from, to));
 }
 
-async function store(cwd: string, ref: string, answer: string): Promise<string> {
+async function store(
+  cwd: string,
+  ref: string,
+  answer: string,
+  runtime = 'docker',
+  traceDir = 'traces',
+): Promise<string> {
   const done = await runTask(
     {
       ref,
       cwd,
-      runtime: 'docker',
+      runtime,
       agent: { instance: new FixedAgent(answer) },
       consent: { serviceAccess: false, sharedSecrets: false },
-      traceDir: 'traces',
+      traceDir,
     },
     {},
   );
@@ -49,67 +55,143 @@ async function store(cwd: string, ref: string, answer: string): Promise<string> 
   return done.rolloutId;
 }
 
-describe('regrade', () => {
-  test('a changed grader regrades stored runs: new rewards, deltas by subscore, linked traces', async () => {
-    const cwd = workspace('graded');
-    const many = await store(cwd, 'graded/env.py', 'apple apple apple');
-    const one = await store(cwd, 'graded/env.py', 'apple');
-    edit(join(cwd, 'graded', 'env.py'), 'hits >= 3', 'hits >= 1');
+const RUNTIMES = ['docker', 'local'] as const;
 
-    const r = await cli(['regrade', 'graded/env.py', '--traces', 'traces', '--runtime', 'docker', '--json'], cwd);
-    assert.equal(r.code, 0, r.stderr);
-    const json = JSON.parse(r.stdout) as RegradeJson;
-    const byOf = new Map(json.rollouts.map((x) => [x.of, x]));
-    assert.equal(json.rollouts.length, 2);
-    const up = byOf.get(one)!;
-    assert.deepEqual([up.before, up.after, up.direction], [0.4, 1, 'up']);
-    assert.deepEqual(up.subscores, [{ name: 'enough', before: 0, after: 1 }]);
-    assert.equal(up.stale, true, 'the template source changed since the run');
-    const same = byOf.get(many)!;
-    assert.deepEqual([same.before, same.after, same.direction, same.subscores], [1, 1, 'unchanged', []]);
-    assert.deepEqual(json.summary, {
-      total: 2,
-      up: 1,
-      down: 0,
-      unchanged: 1,
-      failed: 0,
-      meanBefore: 0.7,
-      meanAfter: 1,
+describe('regrade', () => {
+  for (const runtime of RUNTIMES) {
+    test(`${runtime}: a changed grader regrades stored runs: new rewards, deltas by subscore, linked traces`, async () => {
+      const cwd = workspace('graded');
+      const many = await store(cwd, 'graded/env.py', 'apple apple apple', runtime);
+      const one = await store(cwd, 'graded/env.py', 'apple', runtime);
+      edit(join(cwd, 'graded', 'env.py'), 'hits >= 3', 'hits >= 1');
+
+      const r = await cli(['regrade', 'graded/env.py', '--traces', 'traces', '--runtime', runtime, '--json'], cwd);
+      assert.equal(r.code, 0, r.stderr);
+      const json = JSON.parse(r.stdout) as RegradeJson;
+      const byOf = new Map(json.rollouts.map((x) => [x.of, x]));
+      assert.equal(json.rollouts.length, 2);
+      const up = byOf.get(one)!;
+      assert.deepEqual([up.before, up.after, up.direction], [0.4, 1, 'up']);
+      assert.deepEqual(up.subscores, [{ name: 'enough', before: 0, after: 1 }]);
+      assert.equal(up.stale, true, 'the template source changed since the run');
+      const same = byOf.get(many)!;
+      assert.deepEqual([same.before, same.after, same.direction, same.subscores], [1, 1, 'unchanged', []]);
+      assert.deepEqual(json.summary, {
+        total: 2,
+        up: 1,
+        down: 0,
+        unchanged: 1,
+        failed: 0,
+        meanBefore: 0.7,
+        meanAfter: 1,
+      });
+
+      const regraded = readTrace(up.trace!);
+      assert.equal(regraded.regrade?.of, one);
+      assert.equal(regraded.regrade?.graderHash, regraded.task.sourceHash);
+      assert.notEqual(regraded.task.sourceHash, readTrace(up.storedTrace).task.sourceHash);
+      assert.equal(regraded.agent.kind, 'regrade');
+      assert.equal(regraded.answer, 'apple');
+      assert.deepEqual(
+        regraded.phases.map((p) => [p.name, p.substrate?.provider]),
+        [['actor', runtime]],
+      );
+
+      const text = await cli(['regrade', 'graded/env.py', '--traces', 'traces', '--runtime', runtime], cwd);
+      assert.match(text.stdout, /0\.40 -> 1\.00 {2}up/);
+      assert.match(text.stdout, /enough 0\.00 -> 1\.00/);
+      assert.match(text.stdout, /2 rollouts: 1 up, 0 down, 1 unchanged; mean 0\.70 -> 1\.00/);
     });
 
-    const regraded = readTrace(up.trace!);
-    assert.equal(regraded.regrade?.of, one);
-    assert.equal(regraded.regrade?.graderHash, regraded.task.sourceHash);
-    assert.notEqual(regraded.task.sourceHash, readTrace(up.storedTrace).task.sourceHash);
-    assert.equal(regraded.agent.kind, 'regrade');
-    assert.equal(regraded.answer, 'apple');
-    assert.equal(regraded.phases[0]?.substrate?.provider, 'docker');
+    test(`${runtime}: with a verifier, only the verifier runs again, on the actor result frame the rollout recorded`, async () => {
+      const cwd = workspace('judged');
+      const env = join(cwd, 'judged', 'env.py');
+      const id = await store(cwd, 'judged/env.py', 'secret', runtime);
+      // A second stored rollout, kept apart until the batch below.
+      const other = await store(cwd, 'judged/env.py', 'hidden', runtime, 'later');
+      const stored = readTrace(storedPath(cwd, 'traces', id));
+      const received = stored.result?.info['received'];
+      assert.equal((stored.actorResult as { answer?: unknown } | undefined)?.answer, 'secret');
+      assert.deepEqual(received, stored.actorResult, 'the verifier got the actor result frame in the rollout');
 
-    const text = await cli(['regrade', 'graded/env.py', '--traces', 'traces', '--runtime', 'docker'], cwd);
-    assert.match(text.stdout, /0\.40 -> 1\.00 {2}up/);
-    assert.match(text.stdout, /enough 0\.00 -> 1\.00/);
-    assert.match(text.stdout, /2 rollouts: 1 up, 0 down, 1 unchanged; mean 0\.70 -> 1\.00/);
-  });
+      // The actor would now answer differently: a regrade that ran it again would fail the verifier.
+      edit(env, '"answer": answer', '"answer": "tampered"');
+      const same = await regradeJson(cwd, runtime);
+      assert.deepEqual(
+        same.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.stale, x.error]),
+        [[id, 1, 1, 'unchanged', true, null]],
+      );
+      const t = readTrace(same.rollouts[0]!.trace!);
+      assert.deepEqual(
+        t.phases.map((p) => [p.name, p.reused, p.substrate?.provider]),
+        [['verifier', false, runtime]],
+      );
+      assert.deepEqual(t.result?.info['received'], received, 'the regrade gave the verifier the same input');
+      assert.deepEqual(t.actorResult, stored.actorResult);
+      assert.equal(t.answer, 'secret');
+      assert.equal(t.regrade?.of, id);
+      assert.equal(t.regrade?.graderHash, t.verifier?.sourceHash);
+      assert.equal(t.regrade?.graderHash, stored.verifier?.sourceHash, 'the verifier itself did not change yet');
 
-  test('with a verifier, the changed verifier judges the recorded answer again', async () => {
+      // Both stored rollouts at once (the task is discovered once for the two): one down, one up.
+      edit(env, '== "secret"', '== "hidden"');
+      const later = storedPath(cwd, 'later', other);
+      cpSync(later, join(cwd, 'traces', basename(later)));
+      const both = await regradeJson(cwd, runtime);
+      assert.deepEqual(
+        both.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.stale]).sort(),
+        [
+          [id, 1, 0, 'down', true],
+          [other, 0, 1, 'up', true],
+        ].sort(),
+      );
+      assert.deepEqual(
+        [both.summary.up, both.summary.down, both.summary.meanBefore, both.summary.meanAfter],
+        [1, 1, 0.5, 0.5],
+      );
+      for (const row of both.rollouts) {
+        const changed = readTrace(row.trace!);
+        assert.deepEqual(
+          changed.phases.map((p) => p.name),
+          ['verifier'],
+        );
+        assert.notEqual(changed.regrade?.graderHash, stored.verifier?.sourceHash);
+        assert.equal(changed.regrade?.graderHash, changed.verifier?.sourceHash);
+      }
+    });
+  }
+
+  test('a rollout whose verifier was taken out since is graded by its actor on the recorded answer', async () => {
     const cwd = workspace('judged');
-    const id = await store(cwd, 'judged/env.py', 'secret');
-    edit(join(cwd, 'judged', 'env.py'), '== "secret"', '== "hidden"');
-    const r = await cli(['regrade', 'judged/env.py::task', '--traces', 'traces', '--runtime', 'docker', '--json'], cwd);
-    assert.equal(r.code, 0, r.stderr);
-    const json = JSON.parse(r.stdout) as RegradeJson;
+    const env = join(cwd, 'judged', 'env.py');
+    const id = await store(cwd, 'judged/env.py', 'secret', 'local');
+    edit(env, 'task.verifier = verify()', '');
+    edit(env, '{"score": 0.0, "answer": answer', '{"score": 0.5, "answer": answer');
+    const json = await regradeJson(cwd, 'local');
     assert.deepEqual(
-      json.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.stale]),
-      [[id, 1, 0, 'down', true]],
+      json.rollouts.map((x) => [x.of, x.before, x.after, x.direction, x.error]),
+      [[id, 1, 0.5, 'down', null]],
     );
     const t = readTrace(json.rollouts[0]!.trace!);
     assert.deepEqual(
       t.phases.map((p) => p.name),
-      ['actor', 'verifier'],
+      ['actor'],
     );
-    assert.equal(t.regrade?.graderHash, t.verifier?.sourceHash);
+    assert.equal(t.verifier, null);
   });
 });
+
+async function regradeJson(cwd: string, runtime: string): Promise<RegradeJson> {
+  const r = await cli(['regrade', 'judged/env.py::task', '--traces', 'traces', '--runtime', runtime, '--json'], cwd);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  return JSON.parse(r.stdout) as RegradeJson;
+}
+
+function storedPath(cwd: string, dir: string, rolloutId: string): string {
+  const name = readdirSync(join(cwd, dir)).find((f) => f.endsWith(`${rolloutId.slice(0, 8)}.hudtrace.json`));
+  assert.ok(name, `a trace of ${rolloutId} in ${cwd}/${dir}`);
+  return join(cwd, dir, name);
+}
 
 describe('golden answers', () => {
   test('check --golden passes, then fails after a grader change, showing both rewards and the subscore', async () => {

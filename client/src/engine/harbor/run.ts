@@ -14,7 +14,13 @@ import type { FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
 import { TraceRecorder, type RolloutEventInput } from '../trace/builder';
 import { DEFAULT_TRACE_DIR } from '../trace/store';
-import { loadHarborTask, type HarborTomlIssue, type LoadHarborTaskResult } from '../../../../common/harbor';
+import {
+  loadHarborTask,
+  type HarborTask,
+  type HarborTomlIssue,
+  type LoadHarborTaskResult,
+} from '../../../../common/harbor';
+import { copyStoredArtifacts, readStoredManifest, type StoredManifest } from './storedArtifacts';
 import { createHarborAgent } from './agents';
 import { HarborTrial } from './trial';
 import { version } from '../../cli/version';
@@ -61,7 +67,8 @@ export async function runHarborTask(
     ...(req.answer !== undefined ? { answer: req.answer } : {}),
     ...(req.command !== undefined ? { command: req.command } : {}),
   };
-  const agent = createHarborAgent(choice, task);
+  const manifest = req.stored ? storedManifestOf(task, req.stored.trialDir) : undefined;
+  const agent = req.stored?.agent ?? createHarborAgent(choice, task);
   const ref = relative(req.cwd, task.dir).split('\\').join('/') || '.';
   const traceDir = resolve(req.cwd, req.traceDir ?? DEFAULT_TRACE_DIR);
   const recorder = new TraceRecorder(
@@ -82,6 +89,7 @@ export async function runHarborTask(
   const jobDir = req.jobId ? harborJobDir(traceDir, req.jobId) : undefined;
   const trialsDir = req.trialsDir ?? jobDir ?? join(traceDir, 'trials');
   const paths = createTrialFolder(trialsDir, name);
+  const stored = manifest ? copyStoredArtifacts(manifest, paths.artifacts) : undefined;
   const emit = (e: RolloutEventInput): void => {
     recorder.emit(e);
     const line = trialLogLine(e);
@@ -100,6 +108,7 @@ export async function runHarborTask(
     allowSharedSecrets: req.allowSharedSecrets ?? false,
     agentForStep: (step) => createHarborAgent(choice, task, step),
     ...(req.image ? { image: req.image } : {}),
+    ...(stored ? { stored } : {}),
   });
   const startedAt = now();
   let ending;
@@ -189,6 +198,26 @@ export async function runHarborTask(
     trace,
     trialDir: paths.root,
   };
+}
+
+/**
+ * What a regrade verifies, or a clear error when the task cannot be verified
+ * from stored artifacts: a shared verifier needs the agent's container and a
+ * multi-step trial its environment as each step left it; neither was kept.
+ */
+function storedManifestOf(task: HarborTask, trialDir: string): StoredManifest {
+  if (task.config.steps) {
+    throw new UsageError(
+      `${task.dir} is a multi-step task: its steps share one environment, whose state between steps was not kept, so it cannot be regraded from stored artifacts`,
+    );
+  }
+  if (task.config.verifier.environmentMode !== 'separate') {
+    throw new UsageError(
+      `${task.tomlPath}: the verifier runs in shared mode, inside the agent's container, whose state was not kept; only a separate verifier can be regraded from stored artifacts`,
+      { hint: 'set environment_mode = "separate" under [verifier] (its tests then get only the declared artifacts)' },
+    );
+  }
+  return readStoredManifest(trialDir);
 }
 
 /** The loader's issues as one typed error: the first locates it, the rest are listed. */

@@ -33,6 +33,7 @@ import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
 import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
+import type { StoredArtifacts } from './storedArtifacts';
 import {
   writeManifest,
   writeTrialText,
@@ -73,6 +74,8 @@ export interface TrialOptions {
   image?: string;
   /** A multi-step task's agent for one step (the oracle runs that step's solution). */
   agentForStep?: (step: string) => Agent;
+  /** A regrade: no agent and no actor environment; the separate verifier checks these stored artifacts. */
+  stored?: StoredArtifacts;
 }
 
 /** The host folders one pass writes into (the trial's own, or steps/<name>/ of a multi-step trial). */
@@ -165,7 +168,11 @@ export class HarborTrial {
       verifier: { ...harborVerifierIdentity(task), ref: `${this.o.ref}/tests/test.sh` },
     });
     try {
-      const result = task.config.steps ? await this.runSteps(task.config.steps) : await this.runSingle();
+      const result = task.config.steps
+        ? await this.runSteps(task.config.steps)
+        : this.o.stored
+          ? await this.verifyStored(this.o.stored)
+          : await this.runSingle();
       this.endPhase('verifier', 'completed');
       return this.ending('completed', result, null);
     } catch (err) {
@@ -184,7 +191,7 @@ export class HarborTrial {
         traceback: err instanceof Error && err.stack ? err.stack : String(err),
         at: new Date().toISOString(),
       };
-      this.endPhase('actor', failure.status, failure.message);
+      if (!this.o.stored) this.endPhase('actor', failure.status, failure.message);
       if (this.stage === 'verifier') this.endPhase('verifier', failure.status, failure.message);
       return this.ending(failure.status, null, {
         phase: failure.phase,
@@ -195,27 +202,8 @@ export class HarborTrial {
   }
 
   private async runSingle(): Promise<GradeResult> {
-    const { task } = this.o;
     const actor = await this.setupActor();
-    const pass: Pass = {
-      name: undefined,
-      instruction: task.instruction,
-      agent: this.o.agent,
-      agentTimeoutSec: task.config.agent.timeout_sec,
-      agentUser: task.config.agent.user,
-      verifier: task.config.verifier,
-      verifierEnv: task.config.verifier.env,
-      artifacts: task.config.artifacts,
-      collect: task.config.verifier.collect,
-      testsDirs: [join(task.dir, 'tests')],
-      verifierContext: join(task.dir, 'tests'),
-      dirs: {
-        agent: this.o.paths.agent,
-        verifier: this.o.paths.verifier,
-        artifacts: this.o.paths.artifacts,
-        manifest: this.o.paths.manifest,
-      },
-    };
+    const pass = this.singlePass();
     const acted = await this.act(pass, actor);
     this.agentTimedOut = acted.timedOut;
     this.agentError = acted.error;
@@ -237,6 +225,54 @@ export class HarborTrial {
       this.timings.verifier = { started_at: started, finished_at: new Date().toISOString() };
     }
     return this.grade(this.reward);
+  }
+
+  /**
+   * A regrade (docs/grader-workbench.md): the task's current separate
+   * verifier, in a fresh container, on the artifacts a stored trial kept;
+   * no agent and no actor environment.
+   */
+  private async verifyStored(stored: StoredArtifacts): Promise<GradeResult> {
+    const pass = this.singlePass();
+    this.phase = 'verifier';
+    this.stage = 'verifier';
+    const started = new Date().toISOString();
+    const acted: Acted = {
+      ...stored,
+      error: null,
+      timedOut: false,
+      exitCode: undefined,
+      timing: { started_at: started, finished_at: started },
+    };
+    try {
+      this.reward = await this.verify(pass, undefined, acted, true);
+    } finally {
+      this.timings.verifier = { started_at: started, finished_at: new Date().toISOString() };
+    }
+    return this.grade(this.reward);
+  }
+
+  private singlePass(): Pass {
+    const { task } = this.o;
+    return {
+      name: undefined,
+      instruction: task.instruction,
+      agent: this.o.agent,
+      agentTimeoutSec: task.config.agent.timeout_sec,
+      agentUser: task.config.agent.user,
+      verifier: task.config.verifier,
+      verifierEnv: task.config.verifier.env,
+      artifacts: task.config.artifacts,
+      collect: task.config.verifier.collect,
+      testsDirs: [join(task.dir, 'tests')],
+      verifierContext: join(task.dir, 'tests'),
+      dirs: {
+        agent: this.o.paths.agent,
+        verifier: this.o.paths.verifier,
+        artifacts: this.o.paths.artifacts,
+        manifest: this.o.paths.manifest,
+      },
+    };
   }
 
   /**
@@ -615,7 +651,7 @@ export class HarborTrial {
    * fresh one built from the pass's tests/ (separate), which gets only the
    * declared artifacts. `announce` starts the separate verifier's phase.
    */
-  private async verify(pass: Pass, actor: Actor, acted: Acted, announce: boolean): Promise<HarborReward> {
+  private async verify(pass: Pass, actor: Actor | undefined, acted: Acted, announce: boolean): Promise<HarborReward> {
     const settings = pass.verifier;
     const separate = settings.environmentMode === 'separate';
     const verifierVars = this.expandVerifierEnv(pass.verifierEnv, separate);
@@ -623,6 +659,14 @@ export class HarborTrial {
     let cwd: string | undefined;
     let own: TrialEnvironment | undefined;
     if (!separate) {
+      if (!actor) {
+        throw new HarborTrialError(
+          'RuntimeError',
+          'harbor-config',
+          "a shared-mode verifier runs in the agent's container, and there is none to run it in",
+          { hint: 'use environment_mode = "separate" to verify from the stored artifacts' },
+        );
+      }
       container = actor.main;
       cwd = actor.workdir;
       if (this.agentIsRoot) {

@@ -1,14 +1,16 @@
 /**
- * Grades a stored rollout again with the current source, without its agent:
- * the recorded answer goes to a fresh actor task's first yield through the
- * engine's one run entry, and a verifier (if the task has one) judges the
- * new actor result. The new trace links back with `regrade.of` and names the
- * grader it ran (docs/grader-workbench.md).
+ * Grades a stored rollout again with the current source, without its agent,
+ * through the engine's one run entry. A rollout that had a verifier: only the
+ * current verifier runs, on the actor result frame the trace recorded (what
+ * the verifier got then). Without a verifier: a fresh actor task's first
+ * yield gets the recorded answer and the actor grades it. The new trace links
+ * back with `regrade.of` and names the grader it ran
+ * (docs/grader-workbench.md).
  */
 import { resolve } from 'node:path';
 import { errorMessage } from '../errors';
 import type { FinishedRollout } from '../outcome';
-import type { RunContext, RunTask, TaskRunRequest } from '../runRequest';
+import { NO_VERIFIER_NOW, type RecordedActor, type RunContext, type RunTask, type TaskRunRequest } from '../runRequest';
 import type { Trace } from '../../../../common/trace/schema';
 import { DEFAULT_TRACE_DIR, writeTrace } from '../trace/store';
 import { gradeDelta, type GradeDelta } from './delta';
@@ -43,9 +45,10 @@ export interface RegradeResult {
 export function cannotRegrade(t: Trace): string | undefined {
   if (t.task.kind === 'harbor') {
     if (t.harbor?.environmentMode === 'shared') {
-      return "a shared-mode Harbor trial is graded inside the agent's container, whose state was not kept";
+      return "a shared-mode Harbor trial is graded inside the agent's container, whose state was not kept; only separate-mode trials regrade from their stored artifacts";
     }
-    return 'regrading Harbor trials from their stored artifacts is not supported yet';
+    if (!t.harbor?.trialDir) return 'the trace names no trial folder, so there are no stored artifacts to verify';
+    return undefined;
   }
   if (t.status === 'cancelled') return 'the rollout was cancelled before its agent answered';
   if (!('answer' in t) || t.answer === undefined)
@@ -57,19 +60,35 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
   const why = cannotRegrade(original);
   if (why) return { original, delta: null, stale: false, error: why };
   const run = opts.run ?? (await import('../runTask')).runTask;
-  const req: TaskRunRequest = {
+  const trialDir = original.task.kind === 'harbor' ? original.harbor?.trialDir : undefined;
+  const request = (recorded: RecordedActor): TaskRunRequest => ({
     ref: original.task.ref,
     cwd: opts.cwd,
     runtime: opts.runtime,
-    agent: { instance: new ReplayAgent(original.answer, original.rolloutId) },
+    agent: {
+      instance: new ReplayAgent(
+        original.answer,
+        original.rolloutId,
+        trialDir ? 'the stored artifacts' : recorded.actorResult ? 'the recorded actor result' : undefined,
+      ),
+    },
     consent: { serviceAccess: false, sharedSecrets: false },
-    traceDir: null,
+    // A Harbor regrade writes a trial folder beside its trace; the trace is written again below, linked.
+    traceDir: trialDir ? (opts.traceDir ?? DEFAULT_TRACE_DIR) : null,
+    recorded,
     ...(opts.dockerHost ? { dockerHost: opts.dockerHost } : {}),
     ...(opts.image ? { image: opts.image } : {}),
-  };
+  });
+  const actorResult = recordedActorResult(original);
   let done: FinishedRollout;
   try {
-    done = await run(req, opts.context ?? {});
+    const recorded: RecordedActor = trialDir
+      ? { answer: original.answer, trialDir }
+      : { answer: original.answer, ...(actorResult ? { actorResult } : {}) };
+    done = await run(request(recorded), opts.context ?? {});
+    // The verifier was taken out of the task since: its actor grades the answer instead.
+    if (actorResult && done.trace.error?.code === NO_VERIFIER_NOW)
+      done = await run(request({ answer: original.answer }), opts.context ?? {});
   } catch (err) {
     return { original, delta: null, stale: false, error: errorMessage(err) };
   }
@@ -91,6 +110,17 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
     delta: gradeDelta(original.result, trace.result),
     stale,
   };
+}
+
+/**
+ * The actor result frame a verifier judged in the stored rollout, when it had
+ * a verifier and the frame was recorded (an actor that failed to grade left a
+ * stand-in frame holding the answer, docs/hud-protocol.md).
+ */
+export function recordedActorResult(t: Trace): Record<string, unknown> | undefined {
+  const frame = t.actorResult;
+  if (!t.verifier || typeof frame !== 'object' || frame === null || Array.isArray(frame)) return undefined;
+  return frame as Record<string, unknown>;
 }
 
 /** The grader's identity: the verifier's source hash when there is one, else the task's. */

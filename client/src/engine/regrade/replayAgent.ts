@@ -9,9 +9,11 @@ export class ReplayAgent implements Agent {
   constructor(
     readonly answer: unknown,
     private readonly of: string,
+    /** What stands in for the agent's work, for the trace and the live log. */
+    private readonly what = 'the recorded answer',
   ) {}
   describe(): string {
-    return `regrade: the recorded answer of ${this.of.slice(0, 8)}`;
+    return `regrade: ${this.what} of ${this.of.slice(0, 8)}`;
   }
   async run(ctx: AgentContext): Promise<unknown> {
     ctx.step('answered with the recorded answer');

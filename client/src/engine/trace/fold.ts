@@ -151,6 +151,7 @@ function apply(trace: RunningTrace, e: RolloutEvent, options: FoldOptions): void
       return;
     case 'answer':
       trace.answer = e.answer;
+      if (e.actorResult !== undefined) trace.actorResult = e.actorResult;
       return;
     case 'grade': {
       const p = phaseOf(trace, e.phase, e.at);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { satisfies } from '../../../../client/src/engine/golden/expect';
 import { envFileFor, goldenPathFor, parseGolden } from '../../../../client/src/engine/golden/file';
 import { formatChange, gradeDelta, summarise } from '../../../../client/src/engine/regrade/delta';
-import { cannotRegrade } from '../../../../client/src/engine/regrade/regrade';
+import { cannotRegrade, recordedActorResult } from '../../../../client/src/engine/regrade/regrade';
 import { literalValues, sourceStrings } from '../../../../client/src/engine/sanity/probes';
 import type { GradeResult, Trace } from '../../../../common/trace/schema';
 
@@ -103,4 +103,18 @@ test('cannotRegrade says why a Harbor shared-mode trial or an unanswered rollout
     harbor: { environmentMode: 'shared', rewards: {} },
   } as unknown as Trace;
   assert.match(cannotRegrade(shared) ?? '', /shared-mode .* agent's container/);
+  const separate = { ...shared, harbor: { environmentMode: 'separate', rewards: {} } } as unknown as Trace;
+  assert.match(cannotRegrade(separate) ?? '', /no trial folder/);
+  const kept = { ...shared, harbor: { environmentMode: 'separate', rewards: {}, trialDir: '/t' } } as unknown as Trace;
+  assert.equal(cannotRegrade(kept), undefined);
+});
+
+test('recordedActorResult: the frame the verifier judged, only when there was a verifier and an object frame', () => {
+  const frame = { score: 0, answer: 'secret', extra: [1, null] };
+  const judged = { verifier: { id: 'verify' }, actorResult: frame } as unknown as Trace;
+  assert.equal(recordedActorResult(judged), frame);
+  assert.equal(recordedActorResult({ ...judged, verifier: null }), undefined);
+  assert.equal(recordedActorResult({ ...judged, actorResult: 'text' }), undefined);
+  assert.equal(recordedActorResult({ ...judged, actorResult: [frame] }), undefined);
+  assert.equal(recordedActorResult({ ...judged, actorResult: undefined }), undefined);
 });
