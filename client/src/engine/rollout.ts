@@ -292,7 +292,7 @@ class RolloutRun {
       if (substrate.info.isolation === 'process' && substrate.agentSeat?.().privileged !== false) {
         // Said on every run: without a sandbox nothing keeps an agent from the verifier's copy or our environment.
         this.warn(
-          "the local runtime is not a security boundary here (no bubblewrap): the agent runs as your user and can read the environment's files, signal its server and read this process's variables; install bubblewrap or use Docker to grade agents you do not trust (docs/security.md)",
+          "the local runtime is not a security boundary here (no bubblewrap): the agent and the environment's server run as your user and can read your files, the environment's and this process's variables, and signal its processes; install bubblewrap or use Docker to grade agents you do not trust (docs/security.md)",
         );
       }
       this.emit({

@@ -46,7 +46,7 @@ import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 
 export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
-import { serveArgv } from './serveProcess';
+import { imageServeArgv, serveArgv } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
 
@@ -470,7 +470,10 @@ export class DockerSubstrate implements Substrate {
       opts.log('server', line);
     }
     // The credentials in opts.env reach the server process only: not the container, not other execs.
-    const argv = serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk);
+    // The image's own SDK serves behind the same peer check as the bundled server (image_sdk_serve.py).
+    const argv = this.spec.useImageSdk
+      ? imageServeArgv(this.envPath, opts.envName, [`${RUNTIME_DIR}/hud_studio`, `${TOOLS_DIR}/hud_studio`])
+      : serveArgv(this.envPath, opts.envName);
     const onOutput = (stream: 'stdout' | 'stderr', text: string): void => splitters[stream].push(text);
     const prestarted = this.prestarted;
     this.prestarted = undefined;
