@@ -32,7 +32,7 @@ export interface TunnelCase {
 const SOLVE: ScriptEntry[] = [
   {
     text: 'Where am I?',
-    toolCalls: [{ name: 'bash', arguments: { command: 'whoami; pwd; ls /sys/class/net; cat notes.txt' } }],
+    toolCalls: [{ name: 'bash', arguments: { command: 'whoami; pwd; ls /sys/class/net 2>/dev/null; cat notes.txt' } }],
   },
   {
     toolCalls: [
