@@ -14,6 +14,8 @@ import { openJudgeGateway } from './gateway/judgeGateway';
 import { promptToText } from './agents/agent';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
+import { openTunnel } from './channel/tunnel';
+import { HUD_STUDIO_SHELL_PROTOCOL } from './capabilityProtocols';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
@@ -84,9 +86,6 @@ export interface RolloutOptions {
   /** A regrade: with a recorded actor result, only the verifier runs (docs/grader-workbench.md). */
   recorded?: RecordedActor;
 }
-
-/** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
-export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
@@ -757,6 +756,7 @@ class RolloutRun {
     const seat = substrate.agentSeat?.();
     let acted = false;
     let steps = 0;
+    const tunnelled = new Set<string>();
     const ctx: AgentContext = {
       prompt,
       promptText: promptToText(prompt),
@@ -765,6 +765,10 @@ class RolloutRun {
         copyIn: (h, d) => (seat ? seat.copyIn(h, d) : substrate.copyIn(h, d)),
         workdir: seat?.workdir ?? substrate.workdir,
         bindings: hello.bindings.map((b) => ({ name: b.name, protocol: b.protocol, url: b.url, params: b.params })),
+        openTunnel: async (name, sig) => {
+          tunnelled.add(name);
+          return openTunnel(await substrate.openChannel(sig), name, sig);
+        },
       },
       signal,
       log: (stream, text) => this.log(stream, text),
@@ -786,6 +790,10 @@ class RolloutRun {
       if (acted && (!seat || seat.privileged))
         this.agentHadServerPrivileges =
           seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;
+      // The bundled runtime's workspace shell runs commands as the server's own user (docs/models.md).
+      const serverShell = hello.bindings.find((b) => b.protocol === HUD_STUDIO_SHELL_PROTOCOL && tunnelled.has(b.name));
+      if (serverShell)
+        this.agentHadServerPrivileges ??= `its commands ran through capability "${serverShell.name}" (${HUD_STUDIO_SHELL_PROTOCOL}) as the environment server's user`;
     }
   }
 

@@ -4,6 +4,7 @@
  * and its token usage, reported as it completes. A malformed tool call is a
  * failed step that the model is told about; only `submit` ends the episode.
  */
+import { isMcpProtocol } from '../../capabilityProtocols';
 import { CancelledError, HudStudioError, throwIfAborted } from '../../errors';
 import type { Agent, AgentContext, AgentToolCall } from '../agent';
 import { AgentError } from '../command';
@@ -21,7 +22,16 @@ import {
 import type { ModelEndpoint } from './modelRef';
 import { OpenAiChatClient } from './openaiClient';
 import { systemPrompt } from './systemPrompt';
-import { DEFAULT_TOOL_LIMITS, SUBMIT_TOOL, TOOL_SPECS, ToolInputError, ToolRunner, type ToolLimits } from './tools';
+import {
+  DEFAULT_TOOL_LIMITS,
+  NO_EXTRA_TOOLS,
+  SUBMIT_TOOL,
+  ToolInputError,
+  ToolRunner,
+  type ExtraTools,
+  type ToolLimits,
+} from './tools';
+import { chooseShell } from './workspaceShell';
 
 export interface LlmSettings {
   /** Appended to the default system prompt. */
@@ -78,8 +88,27 @@ export class LlmAgent implements Agent {
   }
 
   async run(ctx: AgentContext): Promise<unknown> {
+    const shell = await chooseShell(ctx.workspace, ctx.signal);
+    let mcp: ExtraTools = NO_EXTRA_TOOLS;
+    try {
+      // Which capability the tools used is part of the record (docs/models.md): another path is another run.
+      ctx.log('agent', `bash and editor act through ${shell.via}`);
+      const ws = ctx.workspace;
+      if (ws.openTunnel && ws.bindings.some((b) => isMcpProtocol(b.protocol))) {
+        // Loaded only when an environment serves MCP: the SDK is a large part of the engine bundle.
+        const { McpToolset } = await import('./mcpTools');
+        const toolset = await McpToolset.connect(ws, ctx.signal);
+        mcp = toolset;
+        for (const m of toolset.via) ctx.log('agent', `MCP tools from ${m}`);
+      }
+      return await this.episode(ctx, new ToolRunner(shell, this.settings.tools, ctx.signal, mcp));
+    } finally {
+      await Promise.allSettled([shell.close(), mcp.close()]);
+    }
+  }
+
+  private async episode(ctx: AgentContext, tools: ToolRunner): Promise<unknown> {
     const s = this.settings;
-    const tools = new ToolRunner(ctx.workspace, s.tools, ctx.signal);
     const messages: ConversationMessage[] = [{ role: 'user', text: ctx.promptText }];
     const system = systemPrompt(s.system);
     let total: TokenUsage = ZERO_USAGE;
@@ -95,7 +124,7 @@ export class LlmAgent implements Agent {
       const reply = await this.#client.complete({
         system,
         messages,
-        tools: TOOL_SPECS,
+        tools: tools.specs,
         maxOutputTokens: s.maxOutputTokens,
         ...(s.temperature === undefined ? {} : { temperature: s.temperature }),
         signal: ctx.signal,
