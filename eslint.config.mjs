@@ -20,7 +20,15 @@ const lineLength = {
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'out/**', '.vscode-test/**', 'test/fixtures/**', '**/*.d.ts'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'out/**',
+      '.vscode-test/**',
+      'test/fixtures/**',
+      'bench/results/**',
+      '**/*.d.ts',
+    ],
   },
   js.configs.recommended,
   {

@@ -16,6 +16,7 @@ import type {
   ErrorPhase,
   TokenUsage,
   Trace,
+  JudgeCall,
 } from './trace/schema';
 
 interface Base {
@@ -56,6 +57,7 @@ export type RolloutEvent =
       /** A regrade's stored actor result frame, judged again by the verifier without an actor phase. */
       actorResult?: unknown;
     })
+  | (Base & { type: 'judge.call'; call: JudgeCall })
   | (Base & { type: 'grade'; phase: PhaseName; result: GradeResult; raw: unknown; authoritative: boolean })
   | (Base & { type: 'phase.ended'; phase: PhaseName; status: RolloutStatus; error?: string })
   | (Base & { type: 'warning'; phase?: PhaseName; message: string })

@@ -20,6 +20,7 @@
  * answered like the first one.
  */
 import type { RolloutEvent } from './events';
+import type { PhaseName } from './trace/schema';
 
 /** Host -> webview. */
 export type HostToExplorerMessage =
@@ -38,7 +39,17 @@ export type HostToExplorerMessage =
   /** Two rollouts of the same task side by side; each is a trace object or JSON text. */
   | { type: 'compare'; left: unknown; right: unknown }
   /** The host could not load what was asked for (e.g. unreadable file); shown instead of a trace. */
-  | { type: 'loadError'; message: string };
+  | { type: 'loadError'; message: string }
+  /**
+   * A rollout ran another version of its template than the file holds now
+   * (`text` says which grader changed), or `text` null: it is current again.
+   * Shown as a banner with "Show Template Diff" (docs/grader-workbench.md).
+   */
+  | { type: 'stale'; rolloutId: string; text: string | null }
+  /** Answer to `openWholeLog`: the side file's bytes (UTF-8). */
+  | { type: 'wholeLog'; phase: PhaseName; data: Uint8Array | ArrayBuffer }
+  /** Answer to `openWholeLog` when the side file cannot be read (missing, too big, outside the trace's folder). */
+  | { type: 'wholeLogError'; phase: PhaseName; message: string };
 
 /** Webview -> host. */
 export type ExplorerToHostMessage =
@@ -47,7 +58,11 @@ export type ExplorerToHostMessage =
   /** Open the task's source, by task reference (`PATH::NAME`, `PATH::N`, or a Harbor directory). */
   | { type: 'openTask'; ref: string }
   /** Open a file or folder named by the trace (e.g. a Harbor trial directory). */
-  | { type: 'openFile'; path: string };
+  | { type: 'openFile'; path: string }
+  /** Diff the template source a rollout ran against the file now. */
+  | { type: 'showTemplateDiff'; rolloutId: string }
+  /** Send the whole log of a phase: `file` is the phase's `logFile`, relative to the trace's folder. */
+  | { type: 'openWholeLog'; phase: PhaseName; file: string };
 
 export type HostToExplorerType = HostToExplorerMessage['type'];
 
@@ -62,6 +77,10 @@ export function isExplorerToHostMessage(value: unknown): value is ExplorerToHost
       return typeof m.ref === 'string' && m.ref.length > 0;
     case 'openFile':
       return typeof m.path === 'string' && m.path.length > 0;
+    case 'showTemplateDiff':
+      return typeof m.rolloutId === 'string' && m.rolloutId.length > 0;
+    case 'openWholeLog':
+      return (m.phase === 'actor' || m.phase === 'verifier') && typeof m.file === 'string' && m.file.length > 0;
     default:
       return false;
   }

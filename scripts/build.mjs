@@ -6,6 +6,7 @@ import * as esbuild from 'esbuild';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inlineWorkerPlugin } from './esbuildInlineWorker.mjs';
 import { nativeExternals, nodeBundleOptions } from './esbuildNode.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,6 +53,7 @@ for (const e of web) {
       entryPoints: { [e.out]: join(root, e.in) },
       outdir: dist,
       loader: { '.css': 'text' },
+      plugins: [inlineWorkerPlugin({ minify: production })],
     }),
   );
 }

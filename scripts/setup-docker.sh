@@ -80,6 +80,15 @@ fi
 for tag in "${BASE_TAGS[@]:1}"; do
   docker image inspect "$tag" >/dev/null 2>&1 || docker tag "${BASE_TAGS[0]}" "$tag"
 done
+# The tunnel tests' image (OpenSSH from Debian). Labelled with its Dockerfile's hash: rebuilt only when that changes,
+# and then from Docker's layer cache where it can.
+OPENSSH_TAG=hud-studio/test-openssh:bookworm
+OPENSSH_DIR="$(dirname "$0")/../test/fixtures/docker/openssh"
+openssh_hash=$(sha256sum "$OPENSSH_DIR/Dockerfile" | cut -c1-16)
+if [ "$(docker image inspect -f '{{index .Config.Labels "hud-studio.dockerfile"}}' "$OPENSSH_TAG" 2>/dev/null)" != "$openssh_hash" ]; then
+  log "building $OPENSSH_TAG (apt-get install openssh-server)"
+  docker build -q --label "hud-studio.dockerfile=$openssh_hash" -t "$OPENSSH_TAG" "$OPENSSH_DIR" >/dev/null
+fi
 # The reference registry (Debian's docker-registry): the Harbor pull tests start one on 127.0.0.1.
 if ! command -v docker-registry >/dev/null 2>&1; then
   log "installing docker-registry (Debian)"

@@ -6,7 +6,10 @@
  * `docker run -d IMAGE sleep infinity` + `docker exec C python3 -c ...` +
  * `docker rm -f C` of the same image. Runs interleave (floor, engine, ...)
  * so both see the same machine load; medians are compared.
- * Target: engine / floor <= 1.5.
+ * Also the two-substrate shape (actor and verifier each on a container of
+ * its own: two containers, two servers, two channels) against the same
+ * single-container floor, interleaved with the others.
+ * Targets (issue 18): same environment / floor <= 1.2; two substrates / floor <= 2.2.
  *
  * Prints one JSON document. Run: npm run bench -- rollout [--iterations N]
  */
@@ -22,7 +25,9 @@ import { machineInfo } from '../support/machine';
 
 const ROOT = join(__dirname, '..', '..');
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_same_env', 'env.py');
-const TARGET = 1.5;
+const TWO_ENV_FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_two_env', 'env.py');
+const TARGET = 1.2;
+const TWO_ENV_TARGET = 2.2;
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -46,10 +51,10 @@ function floorOnce(image: string): number {
   return performance.now() - t0;
 }
 
-async function engineOnce(traceDir: string): Promise<number> {
+async function engineOnce(traceDir: string, ref = FIXTURE): Promise<number> {
   const t0 = performance.now();
   const out = await runRollout({
-    ref: FIXTURE,
+    ref,
     provider: new DockerProvider(),
     agent: new FixedAgent('secret'),
     traceDir,
@@ -77,13 +82,17 @@ async function main(): Promise<void> {
     // Warm-up: the daemon's caches, the page cache, the first orphan sweep.
     floorOnce(DEFAULT_IMAGE);
     await engineOnce(traceDir);
+    await engineOnce(traceDir, TWO_ENV_FIXTURE);
     const floor: number[] = [];
     const engine: number[] = [];
+    const twoEnv: number[] = [];
     for (let i = 0; i < iterations; i++) {
       floor.push(floorOnce(DEFAULT_IMAGE));
       engine.push(await engineOnce(traceDir));
+      twoEnv.push(await engineOnce(traceDir, TWO_ENV_FIXTURE));
     }
     const ratio = median(engine) / median(floor);
+    const twoRatio = median(twoEnv) / median(floor);
     process.stdout.write(
       `${JSON.stringify(
         {
@@ -106,6 +115,14 @@ async function main(): Promise<void> {
           ratio: Math.round(ratio * 100) / 100,
           target: TARGET,
           withinTarget: ratio <= TARGET,
+          twoSubstrates: {
+            shape: 'actor and verifier on a container each (test/fixtures/python/verifier_two_env)',
+            engineMs: { median: round(median(twoEnv)), runs: twoEnv.map(round) },
+            ratio: Math.round(twoRatio * 100) / 100,
+            what: 'two-substrate rollout / the single-container floor above',
+            target: TWO_ENV_TARGET,
+            withinTarget: twoRatio <= TWO_ENV_TARGET,
+          },
         },
         null,
         2,

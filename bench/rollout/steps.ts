@@ -6,7 +6,8 @@
  * one JSON line with each step's start and duration relative to the rollout's
  * start. Diagnostic: run.ts holds the figures that count.
  *
- * Run: node --import tsx bench/rollout/steps.ts [--iterations N]
+ * Run: node --import tsx bench/rollout/steps.ts [--iterations N] [--two-substrates]
+ * (`--two-substrates`: the actor and the verifier on a container each).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,16 @@ import { DockerContainer } from '../../client/src/engine/docker/container';
 import { DockerProvider, DockerSubstrate } from '../../client/src/engine/providers/docker';
 import { runRollout } from '../../client/src/engine/rollout';
 
-const FIXTURE = join(__dirname, '..', '..', 'test', 'fixtures', 'python', 'verifier_same_env', 'env.py');
+const FIXTURE = join(
+  __dirname,
+  '..',
+  '..',
+  'test',
+  'fixtures',
+  'python',
+  process.argv.includes('--two-substrates') ? 'verifier_two_env' : 'verifier_same_env',
+  'env.py',
+);
 
 interface Step {
   step: string;

@@ -7,13 +7,17 @@
 import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { EventHub } from '../../common/events';
+import type { RunningTrace, Trace } from '../../common/trace/schema';
 import { listTraceFiles, readTrace } from './engine/trace/store';
 import { EnvironmentsModel } from './environmentsModel';
 import { inlineResults } from './inlineResults';
 import { score } from './outcome';
 import { formatEvent } from './rolloutLog';
 import { RunsModel, labelOfRef } from './runsModel';
-import { registerCommands } from './ui/commands';
+import { commandRegistrar, registerCommands } from './ui/commands';
+import { RegradeLens, TemplateSources, registerRegrade } from './ui/regrade';
+import { StoredTraces } from './storedTraces';
+import { isStale, staleText } from './templateSource';
 import { readSettings } from './ui/config';
 import { InlineResultDecorations } from './ui/decorations';
 import { EnvironmentsView } from './ui/environmentsView';
@@ -52,7 +56,42 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const runsView = sub(new RunsView(runs));
   const status = sub(new RunningStatus());
   const decorations = sub(new InlineResultDecorations());
-  const traceLens = sub(new TraceLens());
+  const traceLens = sub(new TraceLens((rolloutId) => staleNote(rolloutId)));
+  const stored = new StoredTraces((line) => studioLog.warn(line));
+  const sources = new TemplateSources();
+  const regradeLens = sub(new RegradeLens(stored, sources));
+  /** Trace folders are read again at most every 500 ms: a job's rollouts end in bursts. */
+  let rescanTimer: NodeJS.Timeout | undefined;
+  const rescanNow = () => {
+    stored.scan(traceDirs());
+    regradeLens.refresh();
+  };
+  const rescanSoon = () => {
+    rescanTimer ??= setTimeout(() => {
+      rescanTimer = undefined;
+      rescanNow();
+      runs.setStaleness(stalenessOf);
+      explorer.refreshStale();
+    }, 500);
+  };
+  sub({ dispose: () => rescanTimer && clearTimeout(rescanTimer) });
+  /** A rollout's stored trace holds the template source it ran; a live one does not. */
+  const stalenessOf = (t: RunningTrace) => sources.staleness(stored.byId(t.rolloutId)?.trace ?? t);
+  const staleNote = (rolloutId: string): string | undefined => {
+    const t = traceOf(rolloutId);
+    const s = t && sources.staleness(t);
+    return s && isStale(s) ? staleText(s) : undefined;
+  };
+  const traceOf = (rolloutId: string): Trace | undefined => {
+    const known = stored.byId(rolloutId)?.trace;
+    if (known) return known;
+    const path = runs.rollout(rolloutId)?.tracePath;
+    try {
+      return path ? readTrace(path) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const secrets = new EnvironmentSecrets(context);
   const modelKeys = new ModelKeys(context);
   for (const d of modelKeys.register()) context.subscriptions.push(d);
@@ -66,9 +105,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
 
   const explorer = sub(
-    new TraceExplorer(context, async (ref) => {
-      await vscode.commands.executeCommand('hudStudio.openTask', ref);
-    }),
+    new TraceExplorer(
+      context,
+      async (ref) => {
+        await vscode.commands.executeCommand('hudStudio.openTask', ref);
+      },
+      (rolloutId) => staleNote(rolloutId),
+    ),
   );
   hub.on((e) => explorer.onEvent(e));
 
@@ -97,6 +140,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const afterRun: NonNullable<RunRequest['onFinished']> = (target, outcome, actorGrade, rolloutId) => {
     decorations.show(inlineResults(indexClient.index, target.ref, outcome, actorGrade));
     if (rolloutId) traceLens.record(target.ref, { rolloutId, outcome });
+    rescanSoon();
     lastText = `${target.label} ${outcome.reward === null ? outcome.status : score(outcome.reward)}`;
     status.update(runs.runningCount(), lastText);
   };
@@ -140,6 +184,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     envView.refresh();
     tests.setIndex(index);
     traceLens.setIndex(index);
+    sources.setIndex(index);
+    regradeLens.setIndex(index);
+    runs.setStaleness(stalenessOf);
+    explorer.refreshStale();
+    traceLens.refresh();
+    storedSource.refresh();
     void vscode.commands.executeCommand('setContext', 'hudStudio.hasTasks', index.tasks.length > 0);
   });
 
@@ -155,7 +205,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       traceLens,
     ),
   );
-  sub(vscode.window.registerCustomEditorProvider(JOB_VIEW_TYPE, new JobView(context)));
+  sub(vscode.languages.registerCodeLensProvider({ scheme: 'file', language: 'python' }, regradeLens));
+  sub(
+    vscode.window.registerCustomEditorProvider(
+      JOB_VIEW_TYPE,
+      new JobView(context, (left, right, title) => explorer.openCompare(left, right, title)),
+    ),
+  );
   sub(
     vscode.window.registerCustomEditorProvider(TRACE_EDITOR_VIEW_TYPE, explorer, {
       supportsMultipleEditorsPerDocument: true,
@@ -188,6 +244,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
   });
 
+  const storedSource = registerRegrade(
+    context,
+    {
+      index: () => indexClient.index,
+      stored,
+      rescan: rescanNow,
+      runs,
+      regrade: async (req) => (await getRunner()).regrade(req),
+      showInline: (results) => decorations.show(results),
+      compareTraces: (left, right, title) => explorer.openCompare(left, right, title),
+      output: rolloutLog,
+    },
+    sources,
+    traceOf,
+    commandRegistrar(context, studioLog),
+  );
+
   // The language server starts in the background: a failure is reported, never an activation error.
   indexClient.start().catch((err: unknown) => {
     studioLog.error(`the HUD Studio language server did not start: ${(err as Error).message}`);
@@ -195,7 +268,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       `HUD Studio: the language server did not start (${(err as Error).message}). See the "HUD Studio" output.`,
     );
   });
-  setTimeout(() => loadHistory(runs, studioLog), 500);
+  setTimeout(() => {
+    loadHistory(runs, studioLog);
+    rescanNow();
+  }, 500);
   studioLog.info(`HUD Studio activated in ${(performance.now() - t0).toFixed(1)} ms`);
 }
 
@@ -211,11 +287,17 @@ function loadRunner(): Promise<typeof import('./ui/runner')> {
   return Promise.resolve().then(() => require(file) as typeof import('./ui/runner'));
 }
 
+/** The trace folder of each workspace folder (hudStudio.traceFolder). */
+function traceDirs(): string[] {
+  return (vscode.workspace.workspaceFolders ?? []).map((folder) => {
+    const setting = readSettings(folder.uri).traceFolder;
+    return isAbsolute(setting) ? setting : join(folder.uri.fsPath, setting);
+  });
+}
+
 /** Shows the latest traces of each workspace folder in the Runs view, so the view survives a reload. */
 function loadHistory(runs: RunsModel, log: vscode.LogOutputChannel): void {
-  for (const folder of vscode.workspace.workspaceFolders ?? []) {
-    const setting = readSettings(folder.uri).traceFolder;
-    const dir = isAbsolute(setting) ? setting : join(folder.uri.fsPath, setting);
+  for (const dir of traceDirs()) {
     for (const file of listTraceFiles(dir).slice(-HISTORY)) {
       try {
         runs.addTrace(readTrace(file), file);

@@ -71,6 +71,9 @@ export function formatEvent(e: RolloutEvent): string[] {
       );
     case 'answer':
       return line(e, 'actor', 'answer', brief(e.answer));
+    case 'judge.call':
+      // The gateway writes each call to its phase's log as well: one line is enough here.
+      return [];
     case 'grade': {
       const subs = e.result.subscores.map((s) => `${s.name} ${score(s.value)}`).join(' · ');
       const r = e.result.reward === null ? 'no reward' : `reward ${score(e.result.reward)}`;

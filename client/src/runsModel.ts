@@ -10,6 +10,9 @@ import type { RolloutEvent } from '../../common/events';
 import { foldRolloutEvent } from './engine/trace/fold';
 import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from '../../common/trace/schema';
 import { markNoAnswer } from './engine/outcome';
+import { type GradeDelta, summarise } from './engine/regrade/delta';
+import { deltaLine, deltaText, summaryText } from './regradeView';
+import { type Staleness, isStale, staleText } from './templateSource';
 import {
   type RolloutOutcome,
   type ShownOutcome,
@@ -29,6 +32,17 @@ export interface RolloutRecord {
   status: RunningTrace['status'] | 'queued';
   outcome?: RolloutOutcome;
   tracePath?: string;
+  /** Set when this rollout graded a stored one again (docs/grader-workbench.md). */
+  regrade?: RegradeInfo;
+}
+
+export interface RegradeInfo {
+  /** The stored rollout whose answer was graded again, and its trace file. */
+  of: string;
+  originalPath: string;
+  /** Null when the regrade did not finish; `error` says why. */
+  delta: GradeDelta | null;
+  error?: string;
 }
 
 export interface JobRecord {
@@ -65,6 +79,8 @@ export class RunsModel {
   private readonly listeners = new Set<() => void>();
   /** hudStudio.passThreshold: the same verdict as the Testing view (see outcome.ts verdict). */
   private threshold = 1;
+  /** Which graders of a stored rollout changed since it ran; the extension reads the current files. */
+  private stalenessOf: (t: RunningTrace) => Staleness | undefined = () => undefined;
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -72,6 +88,20 @@ export class RunsModel {
     if (threshold === this.threshold) return;
     this.threshold = threshold;
     this.changed();
+  }
+
+  /** Sets how staleness is judged and re-renders (the index, and so the current templates, changed). */
+  setStaleness(fn: (t: RunningTrace) => Staleness | undefined): void {
+    this.stalenessOf = fn;
+    this.changed();
+  }
+
+  /** The staleness of a finished rollout, or undefined when it is current (or still running). */
+  staleness(rolloutId: string): Staleness | undefined {
+    const r = this.rollouts.get(rolloutId);
+    if (!r?.outcome) return undefined;
+    const s = this.stalenessOf(r.trace);
+    return s && isStale(s) ? s : undefined;
   }
 
   onChange(l: () => void): () => void {
@@ -152,13 +182,39 @@ export class RunsModel {
     this.changed();
   }
 
-  /** The run of the same task just before this one that has a trace file, for "Compare with previous run". */
-  previousOf(rolloutId: string): RolloutRecord | undefined {
+  /**
+   * Records a finished regrade: its trace (written with `regrade.of`) and the
+   * change from the stored rollout. The rollout may already be in the job from
+   * the engine's live events, or not (then it is added).
+   */
+  addRegrade(jobId: string, t: Trace, tracePath: string | undefined, info: RegradeInfo): void {
+    let r = this.rollouts.get(t.rolloutId);
+    if (!r) {
+      this.jobOf(jobId, 'Regrade', t.startedAt).rollouts.push(t.rolloutId);
+      r = { id: t.rolloutId, jobId, trace: t, status: t.status };
+      this.rollouts.set(t.rolloutId, r);
+    }
+    r.trace = t;
+    r.status = t.status;
+    r.outcome = outcomeFromTrace(t, tracePath);
+    if (tracePath) r.tracePath = tracePath;
+    r.regrade = info;
+    this.trim();
+    this.changed();
+  }
+
+  /**
+   * The run to compare this one with: for a regrade, the stored rollout it
+   * graded again; else the run of the same task just before it that has a
+   * trace file ("Compare with Previous Run").
+   */
+  previousOf(rolloutId: string): Pick<RolloutRecord, 'id' | 'tracePath'> | undefined {
     const r = this.rollouts.get(rolloutId);
     if (!r) return undefined;
+    if (r.regrade) return { id: r.regrade.of, tracePath: r.regrade.originalPath };
     let best: RolloutRecord | undefined;
     for (const o of this.rollouts.values()) {
-      if (o.id === r.id || !o.tracePath || o.trace.task.ref !== r.trace.task.ref) continue;
+      if (o.id === r.id || !o.tracePath || o.regrade || o.trace.task.ref !== r.trace.task.ref) continue;
       if (o.trace.startedAt >= r.trace.startedAt) continue;
       if (!best || o.trace.startedAt > best.trace.startedAt) best = o;
     }
@@ -260,9 +316,16 @@ export class RunsModel {
         const done = rs.filter((r) => r.outcome);
         const rewards = done.map((r) => r.outcome!.reward).filter((x): x is number => x !== null);
         const mean = rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
+        const regraded = rs.filter((r) => r.regrade).map((r) => r.regrade!.delta);
         const desc = [
           rs.length === 1 ? '1 rollout' : `${rs.length} rollouts`,
-          mean !== null ? (rs.length === 1 ? `reward ${score(mean)}` : `mean ${score(mean)}`) : undefined,
+          // A regrade job sums up its changes: that is what it was run for.
+          regraded.length ? summaryText(summarise(regraded)) : undefined,
+          mean !== null && !regraded.length
+            ? rs.length === 1
+              ? `reward ${score(mean)}`
+              : `mean ${score(mean)}`
+            : undefined,
           running ? 'running' : undefined,
         ]
           .filter(Boolean)
@@ -279,17 +342,30 @@ export class RunsModel {
       }
       case 'rollout': {
         const r = this.rollouts.get(node.rolloutId)!;
+        const stale = this.staleness(r.id);
+        const staleNote = stale ? `stale: ${staleText(stale)} since this run` : undefined;
+        const regradeNote = r.regrade
+          ? r.regrade.delta
+            ? `regrade of ${r.regrade.of.slice(0, 8)}: ${deltaLine(r.regrade.delta)}`
+            : `regrade of ${r.regrade.of.slice(0, 8)} failed: ${r.regrade.error ?? 'unknown reason'}`
+          : undefined;
         return {
           id: `rollout:${r.id}`,
           label: `${labelOfRef(r.trace.task.ref)} · ${clockTime(r.trace.startedAt)}`,
-          description: rolloutDescription(r, this.clock()),
+          description: [rolloutDescription(r, this.clock()), stale ? 'stale' : undefined].filter(Boolean).join(' · '),
           tooltip: [
             r.trace.task.ref,
             r.outcome ? inlineText(r.outcome) : r.status,
+            regradeNote,
+            staleNote,
             ...r.trace.warnings.map((w) => `warning: ${w}`),
-          ].join('\n'),
-          icon: statusIcon(r.status, r.outcome, this.threshold),
-          contextValue: r.tracePath ? 'hudRollout.trace' : 'hudRollout',
+          ]
+            .filter(Boolean)
+            .join('\n'),
+          icon: stale
+            ? { id: 'history', color: 'list.warningForeground' }
+            : statusIcon(r.status, r.outcome, this.threshold),
+          contextValue: `${r.tracePath ? 'hudRollout.trace' : 'hudRollout'}${stale ? '.stale' : ''}`,
           collapsible: 'collapsed',
         };
       }
@@ -408,6 +484,10 @@ export function servedBy(sdk: ServingSdk): string {
 }
 
 function rolloutDescription(r: RolloutRecord, now: number): string {
+  if (r.regrade) {
+    const change = r.regrade.delta ? deltaText(r.regrade.delta) : 'not regraded';
+    return ['regrade', change, durationText(r.trace.startedAt, r.trace.endedAt, now)].filter(Boolean).join(' · ');
+  }
   if (r.outcome) {
     const time = durationText(r.trace.startedAt, r.trace.endedAt, now);
     return [inlineText(r.outcome), agentText(r.trace), time].filter(Boolean).join(' · ');

@@ -110,6 +110,24 @@ export const AgentStep = z.object({
 });
 export type AgentStep = z.infer<typeof AgentStep>;
 
+/**
+ * One model call a grader made through a rollout's model gateway
+ * (docs/models.md): the model, the HTTP status, and what could be read of
+ * the criterion, verdict, reason and tokens (absent when not recognised).
+ */
+export const JudgeCall = z.object({
+  phase: PhaseName,
+  at: z.string(),
+  model: z.string(),
+  status: z.number().int(),
+  criterion: z.string().optional(),
+  verdict: z.string().optional(),
+  reason: z.string().optional(),
+  tokens: z.object({ input: z.number(), output: z.number() }).optional(),
+  durationMs: z.number(),
+});
+export type JudgeCall = z.infer<typeof JudgeCall>;
+
 export const TracePhase = z.object({
   name: PhaseName,
   substrate: SubstrateInfo.nullable(),
@@ -178,6 +196,8 @@ export const Trace = z.object({
   /** The actor's raw result frame, sent unchanged to the verifier as its answer. */
   actorResult: z.unknown().optional(),
   agentSteps: z.array(AgentStep).default([]),
+  /** Model calls made through the rollout's gateways (judges), in the order they ended. */
+  judgeCalls: z.array(JudgeCall).default([]),
   result: GradeResult.nullable(),
   status: RolloutStatus,
   error: z.object({ phase: ErrorPhase, message: z.string(), code: z.string().optional() }).nullable(),

@@ -210,6 +210,45 @@ describe('trace explorer', () => {
     await page.close();
   });
 
+  test('a regrade beside its original: which side regraded, the grader, the reward before and after', async () => {
+    const original = fixture('completed.hudtrace.json') as { rolloutId: string; task: { sourceHash: string } };
+    const regrade = {
+      ...(fixture('compare-b.hudtrace.json') as object),
+      rolloutId: 'regrade-0001',
+      regrade: { of: original.rolloutId, graderHash: 'feedface00112233' },
+    };
+    const { page, problems } = await open({ type: 'compare', left: original, right: regrade });
+    const banner = await page.getByTestId('regrade-of').innerText();
+    assert.match(
+      banner,
+      /B graded A's recorded answer again with the grader as it is now \(grader feedface0011\): reward 0\.75 -> 0\.6/,
+    );
+    assert.equal(await page.locator('.compare .problem.warning').count(), 0, 'a regrade is no reason to warn');
+    assert.match(
+      await page.getByTestId('compare-subscores').locator('tr[data-name=answer_match]').innerText(),
+      /−0\.4$/,
+    );
+    clean(problems);
+    await page.close();
+  });
+
+  test('a stale rollout: the banner the host sends names the change and asks for the template diff', async () => {
+    const trace = fixture('completed.hudtrace.json') as { rolloutId: string };
+    const { page, problems } = await open({ type: 'trace', trace });
+    assert.equal(await page.getByTestId('stale').count(), 0);
+    await post(page, { type: 'stale', rolloutId: trace.rolloutId, text: 'verifier changed' });
+    assert.match(await page.getByTestId('stale').innerText(), /stale .* ran an older version: verifier changed\./);
+    await page.getByTestId('show-template-diff').click();
+    assert.deepEqual(await page.evaluate(() => window.hudExplorerOutbox?.at(-1)), {
+      type: 'showTemplateDiff',
+      rolloutId: trace.rolloutId,
+    });
+    await post(page, { type: 'stale', rolloutId: trace.rolloutId, text: null });
+    assert.equal(await page.getByTestId('stale').count(), 0, 'current again: the banner goes');
+    clean(problems);
+    await page.close();
+  });
+
   test('a Harbor trial: separate verifier environment, reward.json metrics, trial folder', async () => {
     const { page, problems } = await open({ type: 'trace', trace: fixture('harbor-separate.hudtrace.json') });
     assert.equal(await page.getByTestId('reward').innerText(), '1');

@@ -12,6 +12,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { basename, extname, join, normalize, sep } from 'node:path';
 import * as esbuild from 'esbuild';
+// @ts-expect-error: a plain .mjs build helper, shared with scripts/build.mjs
+import { inlineWorkerPlugin } from '../../scripts/esbuildInlineWorker.mjs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { makeNonce, renderExplorerHtml } from '../../client/src/explorer/html';
 import type { HostToExplorerMessage } from '../../common/explorerMessages';
@@ -36,6 +38,7 @@ export async function buildExplorerBundle(): Promise<{ file: string; cleanup: ()
     entryPoints: { explorer: join(repoRoot, 'media/src/explorer/main.ts') },
     outdir: dir,
     loader: { '.css': 'text' },
+    plugins: [inlineWorkerPlugin()],
   });
   return { file: join(dir, 'explorer.js'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

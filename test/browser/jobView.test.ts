@@ -115,4 +115,45 @@ describe('job view', () => {
     assert.deepEqual(problems, { errors: [], cspViolations: [] });
     await page.close();
   });
+
+  test("a row's compare control asks for two models' rollouts of that task side by side", async () => {
+    const { page, problems } = await openPage(browser, `${origin}/job.html`);
+    const rows = page.locator('[data-testid=heatmap] tr');
+    await rows.nth(1).getByTestId('compare-models').click();
+    // The other order, picked in the two lists.
+    await rows
+      .nth(2)
+      .getByLabel(/model A$/)
+      .selectOption({ index: 1 });
+    await rows
+      .nth(2)
+      .getByLabel(/model B$/)
+      .selectOption({ index: 0 });
+    await rows.nth(2).getByTestId('compare-models').click();
+    // The same model on both sides asks for nothing.
+    await rows
+      .nth(2)
+      .getByLabel(/model B$/)
+      .selectOption({ index: 1 });
+    await rows.nth(2).getByTestId('compare-models').click();
+    const good = 'openai-compatible/good';
+    const evil = `anthropic/${EVIL}`;
+    assert.deepEqual(await page.evaluate(() => window.hudJobOutbox), [
+      {
+        type: 'compareModels',
+        task: 'env.py::number',
+        left: { model: good, trace: '/t/a.hudtrace.json' },
+        right: { model: evil, trace: '/t/b.hudtrace.json' },
+      },
+      {
+        type: 'compareModels',
+        task: `env.py::${EVIL}`,
+        left: { model: evil, trace: '/t/d.hudtrace.json' },
+        right: { model: good, trace: '/t/c.hudtrace.json' },
+      },
+    ]);
+    assert.equal(await page.locator('#app img, #app script').count(), 0, 'model names in the lists are text');
+    assert.deepEqual(problems, { errors: [], cspViolations: [] });
+    await page.close();
+  });
 });

@@ -2,7 +2,7 @@
  * An environment author's daily loop in a real VS Code (code-server), from an
  * empty folder: create an environment with HUD Studio: New Environment, make
  * the common mistakes and apply their quick fixes, run the task twice with
- * different answers (each run labelled with its answer), Run All from the Testing view
+ * different answers and compare the two runs, Run All from the Testing view
  * with a batch agent that cannot answer (HUD Studio asks how, instead of
  * scoring every task 0), then delete the folder on disk and see every view
  * forget it. The steps share one session and run in order.
@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { ROOT, type Session, openSession, packageVsix, tempDir } from './codeServer';
+import { ROOT, type Session, chooseFromContextMenu, openSession, packageVsix, tempDir } from './codeServer';
 
 const EMPTY = join(ROOT, 'test', 'fixtures', 'workspaces', 'empty');
 
@@ -155,7 +155,7 @@ describe('the author loop in code-server', () => {
     return Number(/\d+/.exec((await item.innerText()) ?? '')?.[0] ?? 0);
   };
 
-  test('two runs with different answers, each labelled with its agent, answer and reward; no ports offered', async () => {
+  test('two runs with different answers, labelled and compared side by side; no ports offered', async () => {
     const page = s!.page;
     // No editor: the command asks which task (with env.py open it would take the task under the cursor).
     await command('View: Close All Editors');
@@ -186,6 +186,23 @@ describe('the author loop in code-server', () => {
     await s!.shot('author-05-two-runs');
     assert.equal(await forwardedPorts(page), portsBefore, 'a rollout server was offered for port forwarding');
 
+    const latest = view('Runs').locator('.monaco-list-row', { hasText: 'ask "Lyon"' }).first();
+    await chooseFromContextMenu(page, latest, 'Compare with Previous Run');
+    await page
+      .locator('.tab', { hasText: 'Compare' })
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .catch(async (err: Error) => {
+        // The command says why in a notification when it has nothing to compare: fail with that text.
+        const toasts = await page.locator('.notification-list-item-message').allInnerTexts();
+        throw new Error(`${err.message}\nnotifications: ${JSON.stringify(toasts)}`);
+      });
+    const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+    await frame.locator('body', { hasText: 'Compare' }).waitFor({ timeout: 30_000 });
+    const body = (await frame.locator('body').innerText()).replace(/\s+/g, ' ');
+    assert.match(body, /Paris/, body.slice(0, 2000));
+    assert.match(body, /Lyon/, body.slice(0, 2000));
+    await s!.shot('author-06-compare');
     await command('View: Close All Editors');
   });
 

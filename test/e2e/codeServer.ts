@@ -20,7 +20,7 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
 
 export const ROOT = join(import.meta.dirname ?? __dirname, '..', '..');
 export const RESULTS = join(ROOT, 'test-results', 'e2e');
@@ -260,4 +260,22 @@ export function processGroupOf(pid: number): number | undefined {
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * Runs an item of a tree row's context menu. A mouse click on the item can be
+ * swallowed (the menu then stays open over the workbench) when it lands while
+ * the menu is still settling on a loaded machine; hovering focuses the item
+ * and Enter runs it, which the menu always takes.
+ */
+export async function chooseFromContextMenu(page: Page, row: Locator, label: string): Promise<void> {
+  await row.click({ button: 'right' });
+  const item = page.locator('.context-view .action-item', {
+    has: page.locator('.action-label', { hasText: label }),
+  });
+  await item.first().waitFor({ timeout: 30_000 });
+  await item.first().hover();
+  await page.locator('.context-view .action-item.focused', { hasText: label }).first().waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.context-view .monaco-menu').first().waitFor({ state: 'detached', timeout: 30_000 });
 }

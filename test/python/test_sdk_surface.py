@@ -144,6 +144,17 @@ class ServedSurfaceTest(unittest.TestCase):
             sock.sendall(b'{"id": 8, "command": "cat", "stdin": "piped"}\n')
             self.assertEqual(json.loads(reader.readline())["stdout"], "piped")
 
+    def test_the_engine_names_the_agents_folder_as_the_workspace_root(self):
+        seat = os.path.join(self.tmp.name, "agent-seat")
+        server = ServerProcess(SURFACE_ENV, extra_env={"WORKSPACE_ROOT": self.root, "SHUTDOWN_MARKER": self.marker,
+                                                       "HUD_STUDIO_AGENT_WORKSPACE": seat})
+        self.addCleanup(server.stop)
+        client = server.client()
+        self.addCleanup(client.close)
+        shell = {b["name"]: b for b in client.call("hello")["bindings"]}["shell"]
+        self.assertEqual(shell["params"]["cwd"], seat)
+        self.assertTrue(os.path.isdir(seat))
+
     def test_shutdown_hooks_run_on_stop(self):
         self.client.call("hello")
         self.assertEqual(self.server.terminate(), 0)

@@ -2,7 +2,8 @@
  * One rollout, by the rules of docs/hud-protocol.md: the actor task's whole
  * lifecycle, then the verifier, on the same substrate and channel when the
  * verifier is in the same environment without its own runtime_config, else
- * on a fresh one acquired after the actor's is gone. Every step is reported
+ * on a fresh one: acquired while the actor works when the provider isolates
+ * its substrates (Docker), after the actor's is gone otherwise. Every step is reported
  * as a typed event; the trace is built from those same events and written
  * before `rollout.ended` goes out, so listeners can open it.
  */
@@ -13,6 +14,8 @@ import { openJudgeGateway } from './gateway/judgeGateway';
 import { promptToText } from './agents/agent';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
+import { openTunnel } from './channel/tunnel';
+import { HUD_STUDIO_SHELL_PROTOCOL } from './capabilityProtocols';
 import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
@@ -83,9 +86,6 @@ export interface RolloutOptions {
   /** A regrade: with a recorded actor result, only the verifier runs (docs/grader-workbench.md). */
   recorded?: RecordedActor;
 }
-
-/** What `env.workspace()` publishes in the bundled runtime (docs/sdk-compatibility.md). */
-export const HUD_STUDIO_SHELL_PROTOCOL = 'hud-studio-shell/1';
 
 const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_REQUEST_MS = 30_000;
@@ -183,6 +183,8 @@ interface Session {
 
 class RolloutRun {
   private readonly live = new Set<Substrate>();
+  /** The actor's substrate serves a model gateway of its own (runtime_config.needs_models). */
+  private actorHasGateway = false;
   private readonly acquiring = new Set<Promise<void>>();
   private readonly channels = new Set<ControlChannel>();
   private readonly rolloutClock: Deadline;
@@ -263,8 +265,28 @@ class RolloutRun {
     let actorResult: Record<string, unknown>;
     let actorGrade: GradeResult;
     let actorGradeFailed: string | undefined;
+    let stopActorGateway: (() => void) | undefined;
+    /** The verifier's own substrate, made while the actor works when the provider isolates substrates. */
+    let verifierSubstrate: EarlySubstrate | undefined;
+    const acquireVerifierEarly = (t: DiscoveredTask): void => {
+      const v = t.verifier;
+      if (verifierSubstrate || !v || !opts.provider.isolatesSubstrates || sharesActorSubstrate(t)) return;
+      const logs = new EarlyLogs();
+      const substrate = this.acquire(
+        target,
+        v.runtimeConfig,
+        'verifier',
+        rolloutSignal,
+        v.runtimeConfig?.limits?.startup_timeout_s,
+        (stream, text) => logs.log(stream, text),
+      );
+      verifierSubstrate = new EarlySubstrate(substrate, logs);
+      // Awaited by the verifier phase; if the actor fails first, releaseAll() frees it and its error is moot.
+      substrate.catch(() => undefined);
+    };
     try {
       this.step('setup', 'started');
+      if (opts.task) acquireVerifierEarly(opts.task);
       let substrate = await this.acquire(
         target,
         opts.task?.runtimeConfig ?? null,
@@ -293,7 +315,7 @@ class RolloutRun {
       if (substrate.info.isolation === 'process' && substrate.agentSeat?.().privileged !== false) {
         // Said on every run: without a sandbox nothing keeps an agent from the verifier's copy or our environment.
         this.warn(
-          "the local runtime is not a security boundary here (no bubblewrap): the agent runs as your user and can read the environment's files, signal its server and read this process's variables; install bubblewrap or use Docker to grade agents you do not trust (docs/security.md)",
+          "the local runtime is not a security boundary here (no bubblewrap): the agent and the environment's server run as your user and can read your files, the environment's and this process's variables, and signal its processes; install bubblewrap or use Docker to grade agents you do not trust (docs/security.md)",
         );
       }
       this.emit({
@@ -304,9 +326,18 @@ class RolloutRun {
       actorClock.reset(seconds(task.runtimeConfig?.limits?.run_timeout_s) ?? opts.timeouts?.phaseMs);
       this.startPhase('actor', substrate.info, false);
 
-      const shared = !!verifier && verifier.env === task.env && !hasRuntimeConfig(verifier.runtimeConfig);
+      const shared = sharesActorSubstrate(task);
+      acquireVerifierEarly(task);
       const actorEnv = { ...(opts.credentials?.[task.env] ?? {}) };
       if (shared) this.sharedSubstrateWarnings(task, actorEnv);
+      if (task.runtimeConfig?.needs_models) {
+        // Lives as long as the rollout: a verifier that shares this substrate shares its server, and so its gateway.
+        stopActorGateway = await this.openActorGateway(substrate, actorEnv, rolloutSignal);
+        if (stopActorGateway && shared)
+          this.warn(
+            "the verifier shares the actor's substrate and so its model gateway: the grader's model calls go out with the actor's token",
+          );
+      }
       if (opts.provider.kind === 'url' && verifier) {
         this.warn(
           `the substrate is borrowed (${substrate.info.address ?? substrate.info.id}): the verifier talks to the same live server the actor used`,
@@ -376,6 +407,7 @@ class RolloutRun {
         shared ? actorSession : undefined,
         actorResult,
         rolloutSignal,
+        verifierSubstrate,
       );
       // As in the SDK: the verifier's reward stands, but the run is marked errored (docs/sdk-compatibility.md).
       if (actorGradeFailed)
@@ -389,8 +421,37 @@ class RolloutRun {
       if (err instanceof UsageError || err instanceof PhaseFailure) throw err;
       throw this.classify(err, this.phase === 'actor' ? actorClock.signal : rolloutSignal);
     } finally {
+      stopActorGateway?.();
       actorClock.dispose();
     }
+  }
+
+  /**
+   * The actor's own model gateway, for an environment that declares it calls
+   * models (runtime_config.needs_models): a token of its own, never the
+   * grader's, and none at all without that declaration (docs/models.md).
+   */
+  private async openActorGateway(
+    substrate: Substrate,
+    actorEnv: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<(() => void) | undefined> {
+    if (!this.opts.judge) {
+      this.warn(
+        'the environment declares it needs models (runtime_config.needs_models) but no model upstream is configured (--judge-model, --judge-base-url, or HUD_GATEWAY_URL with HUD_API_KEY): its actor substrate has no model gateway',
+      );
+      return undefined;
+    }
+    const gw = await openJudgeGateway(
+      substrate,
+      this.opts.judge,
+      signal,
+      (stream, text) => this.log(stream, text),
+      (call) => this.emit({ type: 'judge.call', call: { phase: 'actor', at: new Date().toISOString(), ...call } }),
+    );
+    Object.assign(actorEnv, gw.env);
+    this.actorHasGateway = true;
+    return gw.stop;
   }
 
   /**
@@ -459,8 +520,11 @@ class RolloutRun {
     shared: Session | undefined,
     actorResult: Record<string, unknown>,
     rolloutSignal: AbortSignal,
-    /** A fresh substrate for the verifier, not serving yet; none: one is acquired. */
-    prepared?: Substrate,
+    /**
+     * A fresh substrate for the verifier, not serving yet: one already made
+     * (a regrade's), or one being made while the actor worked; none: one is acquired.
+     */
+    prepared?: Substrate | EarlySubstrate,
   ): Promise<GradeResult> {
     const clock = new Deadline(
       'verifier phase',
@@ -474,24 +538,34 @@ class RolloutRun {
       if (shared) {
         session = shared;
         this.startPhase('verifier', shared.substrate.info, true);
-        if (this.opts.judge)
+        if (this.opts.judge && !this.actorHasGateway)
           this.warn("the verifier shares the actor's substrate, so it gets no model gateway (the actor could use it)");
         this.step('setup', 'completed', "reusing the actor's substrate and control channel");
       } else {
-        const substrate =
-          prepared ??
-          (await this.acquire(
-            target,
-            verifier.runtimeConfig,
-            'verifier',
-            clock.signal,
-            verifier.runtimeConfig?.limits?.startup_timeout_s,
-          ));
+        const early = prepared instanceof EarlySubstrate ? prepared : undefined;
+        const made = prepared instanceof EarlySubstrate ? undefined : prepared;
+        const substrate: Substrate = early
+          ? await abortable(early.substrate, clock.signal)
+          : (made ??
+            (await this.acquire(
+              target,
+              verifier.runtimeConfig,
+              'verifier',
+              clock.signal,
+              verifier.runtimeConfig?.limits?.startup_timeout_s,
+            )));
         this.startPhase('verifier', substrate.info, false);
+        // What its acquisition logged while the actor worked belongs to this phase.
+        early?.logs.replay((stream, text) => this.log(stream, text));
         const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
         if (this.opts.judge) {
-          const gw = await openJudgeGateway(substrate, this.opts.judge, clock.signal, (stream, text) =>
-            this.log(stream, text),
+          const gw = await openJudgeGateway(
+            substrate,
+            this.opts.judge,
+            clock.signal,
+            (stream, text) => this.log(stream, text),
+            (call) =>
+              this.emit({ type: 'judge.call', call: { phase: 'verifier', at: new Date().toISOString(), ...call } }),
           );
           stopGateway = gw.stop;
           Object.assign(env, gw.env);
@@ -542,6 +616,7 @@ class RolloutRun {
     phase: PhaseName,
     signal: AbortSignal,
     startupSeconds: number | null | undefined,
+    log: (stream: LogStream, text: string) => void = (stream, text) => this.log(stream, text),
   ): Promise<Substrate> {
     const spec: EnvironmentSpec = {
       envFile: target.envFile,
@@ -555,7 +630,7 @@ class RolloutRun {
       rolloutId: this.rolloutId,
       phase,
       signal,
-      log: (stream, text) => this.log(stream, text),
+      log,
       startupTimeoutMs: seconds(startupSeconds) ?? this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
     });
     return this.track(acquiring, signal);
@@ -681,6 +756,7 @@ class RolloutRun {
     const seat = substrate.agentSeat?.();
     let acted = false;
     let steps = 0;
+    const tunnelled = new Set<string>();
     const ctx: AgentContext = {
       prompt,
       promptText: promptToText(prompt),
@@ -689,6 +765,10 @@ class RolloutRun {
         copyIn: (h, d) => (seat ? seat.copyIn(h, d) : substrate.copyIn(h, d)),
         workdir: seat?.workdir ?? substrate.workdir,
         bindings: hello.bindings.map((b) => ({ name: b.name, protocol: b.protocol, url: b.url, params: b.params })),
+        openTunnel: async (name, sig) => {
+          tunnelled.add(name);
+          return openTunnel(await substrate.openChannel(sig), name, sig);
+        },
       },
       signal,
       log: (stream, text) => this.log(stream, text),
@@ -710,6 +790,10 @@ class RolloutRun {
       if (acted && (!seat || seat.privileged))
         this.agentHadServerPrivileges =
           seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;
+      // The bundled runtime's workspace shell runs commands as the server's own user (docs/models.md).
+      const serverShell = hello.bindings.find((b) => b.protocol === HUD_STUDIO_SHELL_PROTOCOL && tunnelled.has(b.name));
+      if (serverShell)
+        this.agentHadServerPrivileges ??= `its commands ran through capability "${serverShell.name}" (${HUD_STUDIO_SHELL_PROTOCOL}) as the environment server's user`;
     }
   }
 
@@ -765,5 +849,36 @@ class RolloutRun {
 
   private warn(message: string): void {
     this.emit({ type: 'warning', phase: this.phase, message });
+  }
+}
+
+/** The verifier runs on the actor's substrate and channel: same environment, no runtime_config of its own. */
+function sharesActorSubstrate(task: DiscoveredTask): boolean {
+  const v = task.verifier;
+  return !!v && v.env === task.env && !hasRuntimeConfig(v.runtimeConfig);
+}
+
+/** The verifier's substrate while it is being acquired, before its phase, with what the acquisition logged. */
+class EarlySubstrate {
+  constructor(
+    readonly substrate: Promise<Substrate>,
+    readonly logs: EarlyLogs,
+  ) {}
+}
+
+/** Log lines of a substrate acquired before its phase started, held until it starts. */
+class EarlyLogs {
+  private held: [LogStream, string][] | undefined = [];
+  private sink: ((stream: LogStream, text: string) => void) | undefined;
+
+  log(stream: LogStream, text: string): void {
+    if (this.held) this.held.push([stream, text]);
+    else this.sink?.(stream, text);
+  }
+
+  replay(sink: (stream: LogStream, text: string) => void): void {
+    for (const [stream, text] of this.held ?? []) sink(stream, text);
+    this.held = undefined;
+    this.sink = sink;
   }
 }

@@ -36,6 +36,8 @@ export const RuntimeConfigSchema = z.looseObject({
   service_access: z.boolean().nullish(),
   resources: RuntimeResourcesSchema.nullish(),
   limits: RuntimeLimitsSchema.nullish(),
+  /** The environment calls models itself: its actor substrate gets a model gateway of its own (docs/models.md). */
+  needs_models: z.boolean().nullish(),
 });
 
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
@@ -54,6 +56,6 @@ export function parseRuntimeConfig(raw: unknown, task: string, location: ErrorLo
     location: { ...location, key },
     hint:
       'runtime_config takes image (text), compose (path, true or a table), resources {cpu, memory_mb} and limits ' +
-      '{startup_timeout_s, run_timeout_s} in positive numbers',
+      '{startup_timeout_s, run_timeout_s} in positive numbers, and needs_models (true or false)',
   });
 }

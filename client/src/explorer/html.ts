@@ -41,6 +41,8 @@ export function renderExplorerHtml(opts: ExplorerHtmlOptions): string {
     `style-src ${opts.cspSource} 'nonce-${opts.nonce}'`,
     `img-src ${opts.cspSource} data:`,
     `font-src ${opts.cspSource}`,
+    // The whole-log worker is started from a blob the page's own script makes (media/src/explorer/wholeLog/client.ts).
+    'worker-src blob:',
   ].join('; ');
   const style = opts.styleUri
     ? `\n    <link rel="stylesheet" href="${attr(opts.styleUri)}" nonce="${opts.nonce}">`

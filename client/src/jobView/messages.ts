@@ -33,8 +33,15 @@ export interface JobViewData {
   modelRows: JobViewModelRow[];
 }
 
-/** Host -> page is the embedded data only; page -> host: open a cell's rollouts. */
-export interface JobViewToHostMessage {
-  type: 'openTraces';
-  traces: string[];
-}
+/**
+ * Host -> page is the embedded data only; page -> host: open a cell's
+ * rollouts, or two models' rollouts of one task side by side (compare view).
+ */
+export type JobViewToHostMessage =
+  | { type: 'openTraces'; traces: string[] }
+  | {
+      type: 'compareModels';
+      task: string;
+      left: { model: string; trace: string };
+      right: { model: string; trace: string };
+    };

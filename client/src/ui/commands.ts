@@ -44,20 +44,26 @@ function targetOf(t: IndexedTask): RunTarget {
   return { ref: t.ref, uri: t.uri, label: t.label };
 }
 
-export function registerCommands(context: vscode.ExtensionContext, d: CommandDeps): void {
-  // A failing command says why in a message instead of VS Code's generic "command failed".
-  const reg = (id: string, fn: (...args: never[]) => unknown) =>
-    context.subscriptions.push(
+export type RegisterCommand = (id: string, fn: (...args: never[]) => unknown) => void;
+
+/** Registers commands so that a failing one says why in a message instead of VS Code's generic "command failed". */
+export function commandRegistrar(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): RegisterCommand {
+  return (id, fn) =>
+    void context.subscriptions.push(
       vscode.commands.registerCommand(id, async (...args: never[]) => {
         try {
           return await fn(...args);
         } catch (err) {
-          d.log.error(`${id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          log.error(`${id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
           void vscode.window.showErrorMessage(`HUD Studio: ${errorMessage(err)}`);
           return undefined;
         }
       }),
     );
+}
+
+export function registerCommands(context: vscode.ExtensionContext, d: CommandDeps): void {
+  const reg = commandRegistrar(context, d.log);
 
   /** Finds the task an argument means; from the palette, the task under the cursor (or a pick). */
   const resolveTask = async (arg: TaskArg): Promise<RunTarget | undefined> => {

@@ -1,8 +1,9 @@
 /**
  * The job view: a read-only custom editor for `*.hudjob.json` showing the
  * task x model heat map (client/src/jobView/page.ts builds the page). A cell
- * opens its rollouts in the trace explorer; the page may only name traces
- * the job file itself lists.
+ * opens its rollouts in the trace explorer, a row's compare control two
+ * models' rollouts side by side; the page may only name traces the job file
+ * itself lists.
  */
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
@@ -11,8 +12,14 @@ import { TRACE_EDITOR_VIEW_TYPE } from './traceExplorer';
 
 export const JOB_VIEW_TYPE = 'hudStudio.jobView';
 
+/** Opens two trace files in the explorer's compare view (the explorer's openCompare). */
+export type CompareTraces = (left: string, right: string, title: string) => void;
+
 export class JobView implements vscode.CustomReadonlyEditorProvider {
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly compare?: CompareTraces,
+  ) {}
 
   openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
     return { uri, dispose: () => undefined };
@@ -39,6 +46,13 @@ export class JobView implements vscode.CustomReadonlyEditorProvider {
       data,
     });
     panel.webview.onDidReceiveMessage(async (m: JobViewToHostMessage) => {
+      if (m?.type === 'compareModels') {
+        // The page may only name traces the job file lists.
+        const { left, right } = m;
+        if (!allowed.has(left?.trace) || !allowed.has(right?.trace) || left.trace === right.trace) return;
+        this.compare?.(left.trace, right.trace, `${m.task}: ${left.model} vs ${right.model}`);
+        return;
+      }
       if (m?.type !== 'openTraces' || !Array.isArray(m.traces)) return;
       const traces = m.traces.filter((t) => typeof t === 'string' && allowed.has(t));
       const pick =

@@ -17,9 +17,11 @@ import type { EventHub } from '../../../common/events';
 import { runJob, type JobItem } from '../engine/job';
 import type { RolloutOutcome } from '../engine/outcome';
 import type { SelectedProvider } from '../engine/providers/select';
+import { editorModelAgent, isEditorModel } from './languageModels';
 import type { AgentRequest, TaskRunRequest } from '../engine/runRequest';
 import { selectRuntime } from '../engine/runTask';
-import type { GradeResult } from '../../../common/trace/schema';
+import type { GradeResult, Trace } from '../../../common/trace/schema';
+import { type RegradeResult, regradeTrace } from '../engine/regrade/regrade';
 import { editorErrorMessage } from '../fixHint';
 import { ALWAYS_LOCAL, UNTRUSTED_MESSAGE, USE_LOCAL, dockerMissing, planRuntime } from '../runtimePlan';
 import { type AgentKind, type ModelSetting, type Settings, batchAgentOf, harborAgentOf } from '../settings';
@@ -56,6 +58,18 @@ export interface RunRequest {
 
 export type RunResult = { ran: true } | { ran: false; reason: string };
 
+/** Stored rollouts to grade again with the current source (docs/grader-workbench.md). */
+export interface RegradeRequest {
+  originals: { trace: Trace; path: string }[];
+  /** Job label in the Runs view. */
+  label: string;
+  /** A file in the workspace folder the traces belong to (their task references are relative to it). */
+  uri: string;
+  onResult?: (result: RegradeResult, originalPath: string, jobId: string) => void;
+}
+
+export type RegradeRunResult = { ran: true; jobId: string; results: RegradeResult[] } | { ran: false; reason: string };
+
 /** A workspace folder's share of a run. */
 interface Place {
   folder: vscode.WorkspaceFolder;
@@ -87,21 +101,92 @@ export class Runner implements vscode.Disposable {
     for (const c of this.jobs) c.abort();
   }
 
-  async run(req: RunRequest): Promise<RunResult> {
+  /** Workspace Trust and the workspace folder, checked alike before any run or regrade. */
+  private placeOf(uri: string): { folder: vscode.WorkspaceFolder } | { reason: string } {
     if (!vscode.workspace.isTrusted) {
       const reason = UNTRUSTED_MESSAGE;
       void vscode.window.showWarningMessage(`HUD Studio: ${reason}`, 'Manage Workspace Trust').then((a) => {
         if (a) void vscode.commands.executeCommand('workbench.trust.manage');
       });
-      return { ran: false, reason };
+      return { reason };
     }
-    if (req.targets.length === 0) return { ran: false, reason: 'no tasks to run' };
-    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(req.targets[0]!.uri));
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri));
     if (!folder) {
       const reason = 'the task is not inside an open workspace folder';
       void vscode.window.showErrorMessage(`HUD Studio: ${reason}.`);
-      return { ran: false, reason };
+      return { reason };
     }
+    return { folder };
+  }
+
+  /**
+   * Grades stored rollouts again with the current source, one after another,
+   * through the engine's regrade entry: the same trust, runtime, Docker
+   * endpoint, trace folder and timeouts as a run, shown as one job.
+   */
+  async regrade(req: RegradeRequest): Promise<RegradeRunResult> {
+    if (req.originals.length === 0) return { ran: false, reason: 'no stored runs to regrade' };
+    const place = this.placeOf(req.uri);
+    if ('reason' in place) return { ran: false, reason: place.reason };
+    const settings = readSettings(place.folder.uri);
+    const runtime = await this.runtime(settings);
+    if (!runtime) return { ran: false, reason: 'no runtime available' };
+    const jobId = randomUUID();
+    const abort = new AbortController();
+    this.jobs.add(abort);
+    const traceDir = isAbsolute(settings.traceFolder)
+      ? settings.traceFolder
+      : join(place.folder.uri.fsPath, settings.traceFolder);
+    const results: RegradeResult[] = [];
+    const all = async (report: (message: string) => void): Promise<void> => {
+      this.hub.emit({
+        type: 'job.started',
+        jobId,
+        label: req.label,
+        total: req.originals.length,
+        at: new Date().toISOString(),
+      });
+      for (const [i, o] of req.originals.entries()) {
+        if (abort.signal.aborted) break;
+        report(`${i + 1}/${req.originals.length}`);
+        const r = await regradeTrace(o.trace, {
+          cwd: place.folder.uri.fsPath,
+          runtime: runtime.runtime,
+          dockerHost: runtime.dockerHost,
+          traceDir,
+          context: {
+            hub: this.hub,
+            jobId,
+            selected: runtime.selected,
+            signal: abort.signal,
+            notice: (line) => this.log.appendLine(`HUD Studio ${line}`),
+          },
+        });
+        results.push(r);
+        req.onResult?.(r, o.path, jobId);
+      }
+    };
+    try {
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `HUD Studio: ${req.label}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          await all((message) => progress.report({ message }));
+        },
+      );
+    } catch (err) {
+      void vscode.window.showErrorMessage(`HUD Studio: ${editorErrorMessage(err)}`);
+    } finally {
+      this.jobs.delete(abort);
+    }
+    return { ran: true, jobId, results };
+  }
+
+  async run(req: RunRequest): Promise<RunResult> {
+    if (req.targets.length === 0) return { ran: false, reason: 'no tasks to run' };
+    const place = this.placeOf(req.targets[0]!.uri);
+    if ('reason' in place) return { ran: false, reason: place.reason };
+    const folder = place.folder;
     let settings = readSettings(folder.uri);
 
     let kind: AgentKind =
@@ -245,6 +330,9 @@ export class Runner implements vscode.Disposable {
     const places = new Map<string, Place>();
     const items = new Map<JobItem, RunTarget>();
     const model = req.model ? { ...req.model, env: await this.modelEnv() } : undefined;
+    // A model of this VS Code (vscode.lm) is reached through the editor, once for the whole run.
+    const editorAgent: AgentRequest | undefined =
+      model && isEditorModel(model.model) ? { instance: await editorModelAgent(model.model) } : undefined;
     for (const target of req.targets) {
       const f = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(target.uri)) ?? folder;
       const key = f.uri.toString();
@@ -258,7 +346,7 @@ export class Runner implements vscode.Disposable {
         };
         places.set(key, place);
       }
-      items.set({ request: this.request(target, kind, settings, runtime, place, model) }, target);
+      items.set({ request: this.request(target, kind, settings, runtime, place, model, editorAgent) }, target);
     }
     return items;
   }
@@ -275,6 +363,7 @@ export class Runner implements vscode.Disposable {
     runtime: Runtime,
     place: Place,
     model?: ModelSetting & { env: Record<string, string | undefined> },
+    editorAgent?: AgentRequest,
   ): TaskRunRequest {
     const task = this.index().tasks.find((t) => t.ref === target.ref);
     const harbor = this.isHarbor(target);
@@ -288,7 +377,7 @@ export class Runner implements vscode.Disposable {
       agent: harbor
         ? this.harborAgent(kind, settings)
         : model
-          ? modelAgent(model)
+          ? (editorAgent ?? modelAgent(model))
           : this.agent(kind, settings, target.label),
       limits: {
         startupMs: settings.timeouts.startupSeconds * 1000,

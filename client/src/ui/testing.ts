@@ -20,6 +20,7 @@ import { goldenReport } from '../goldenReport';
 import { goldenTree, type GoldenTarget, type HarborSolutionEntry } from '../goldenTree';
 import { readSettings } from './config';
 import type { GoldenRunRequest, GoldenRunResult } from './goldenRunner';
+import { editorModelNames } from './languageModels';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
 const PROFILE_LABEL: Record<AgentKind, string> = {
@@ -33,6 +34,7 @@ export class TaskTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController('hudStudio', 'HUD Tasks');
   private readonly profiles = new Map<AgentKind, vscode.TestRunProfile>();
   private modelProfiles: vscode.TestRunProfile[] = [];
+  private profilesUpdate: Promise<void> = Promise.resolve();
   private readonly subs: vscode.Disposable[] = [];
   /** What each golden item runs, by item id. */
   private goldenTargets = new Map<string, GoldenTarget>();
@@ -59,6 +61,7 @@ export class TaskTests implements vscode.Disposable {
           this.updateDefaultProfile();
         if (e.affectsConfiguration('hudStudio.models')) this.updateModelProfiles();
       }),
+      vscode.lm.onDidChangeChatModels(() => this.updateModelProfiles()),
     );
     this.controller.refreshHandler = async () => {
       await vscode.commands.executeCommand('hudStudio.refresh');
@@ -71,10 +74,19 @@ export class TaskTests implements vscode.Disposable {
     for (const [kind, p] of this.profiles) p.isDefault = kind === batch;
   }
 
-  /** One "Run with MODEL" profile per entry of hudStudio.models, rebuilt when the setting changes. */
+  /**
+   * One "Run with MODEL" profile per entry of hudStudio.models and per chat
+   * model this VS Code offers (vscode/ID), rebuilt when either changes.
+   */
   private updateModelProfiles(): void {
+    // One rebuild at a time: each disposes the profiles the previous one made.
+    this.profilesUpdate = this.profilesUpdate.then(() => this.rebuildModelProfiles());
+  }
+
+  private async rebuildModelProfiles(): Promise<void> {
+    const offered = (await editorModelNames()).map((model) => ({ model }));
     for (const p of this.modelProfiles) p.dispose();
-    this.modelProfiles = readSettings().models.map((model) =>
+    this.modelProfiles = [...readSettings().models, ...offered].map((model) =>
       this.controller.createRunProfile(
         `Run with ${model.model}`,
         vscode.TestRunProfileKind.Run,

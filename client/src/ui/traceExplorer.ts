@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import type { RolloutEvent } from '../../../common/events';
 import { LiveRollouts } from '../explorer/liveRollouts';
 import { makeNonce, renderExplorerHtml } from '../explorer/html';
+import { MAX_WHOLE_LOG_BYTES, tooBigMessage, wholeLogFile } from '../explorer/wholeLogFile';
+import type { PhaseName } from '../../../common/trace/schema';
 import { type HostToExplorerMessage, isExplorerToHostMessage } from '../../../common/explorerMessages';
 
 export const TRACE_EDITOR_VIEW_TYPE = 'hudStudio.traceExplorer';
@@ -22,6 +24,8 @@ interface Shown {
   source: Source;
   ready: boolean;
   pending: RolloutEvent[];
+  /** The rollouts a file or compare panel shows, for their stale banners. */
+  rolloutIds: string[];
 }
 
 export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscode.Disposable {
@@ -33,7 +37,19 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly openTaskRef: (ref: string) => Promise<void>,
+    /** Why a stored rollout is stale (its template changed since it ran), or undefined when it is current. */
+    private readonly staleNote: (rolloutId: string) => string | undefined = () => undefined,
   ) {}
+
+  /** Sends every shown stored rollout's stale mark again (the files changed). */
+  refreshStale(): void {
+    for (const s of this.shown) if (s.ready) void this.postStale(s);
+  }
+
+  private async postStale(s: Shown): Promise<void> {
+    for (const rolloutId of s.rolloutIds)
+      await this.post(s, { type: 'stale', rolloutId, text: this.staleNote(rolloutId) ?? null });
+  }
 
   // ---- live events ------------------------------------------------------
 
@@ -134,7 +150,7 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
   }
 
   private attach(panel: vscode.WebviewPanel, source: Source, title: string): void {
-    const s: Shown = { panel, source, ready: false, pending: [] };
+    const s: Shown = { panel, source, ready: false, pending: [], rolloutIds: [] };
     this.shown.add(s);
     const script = panel.webview.asWebviewUri(
       vscode.Uri.joinPath(this.context.extensionUri, 'dist', 'media', 'explorer.js'),
@@ -176,6 +192,12 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
       case 'openTask':
         await this.openTaskRef(m.ref);
         return;
+      case 'showTemplateDiff':
+        await vscode.commands.executeCommand('hudStudio.showTemplateDiff', { rolloutId: m.rolloutId });
+        return;
+      case 'openWholeLog':
+        await this.sendWholeLog(s, m.phase, m.file);
+        return;
       case 'openFile': {
         const uri = vscode.Uri.file(m.path);
         await vscode.commands
@@ -197,7 +219,10 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
         const [a, b] = await Promise.all([vscode.workspace.fs.readFile(left), vscode.workspace.fs.readFile(right)]);
         const text = new TextDecoder();
         // Raw text, parsed and validated by the webview like a single trace.
-        await this.post(s, { type: 'compare', left: text.decode(a), right: text.decode(b) });
+        const texts = [text.decode(a), text.decode(b)];
+        await this.post(s, { type: 'compare', left: texts[0], right: texts[1] });
+        s.rolloutIds = texts.map(rolloutIdOf).filter((id): id is string => id !== undefined);
+        await this.postStale(s);
       } catch (err) {
         await this.post(s, {
           type: 'loadError',
@@ -209,11 +234,42 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
     try {
       const bytes = await vscode.workspace.fs.readFile(s.source.uri);
       // Raw text: the webview parses and validates it (a trace file is untrusted input).
-      await this.post(s, { type: 'trace', trace: new TextDecoder().decode(bytes) });
+      const text = new TextDecoder().decode(bytes);
+      await this.post(s, { type: 'trace', trace: text });
+      s.rolloutIds = [rolloutIdOf(text)].filter((id): id is string => id !== undefined);
+      await this.postStale(s);
     } catch (err) {
       await this.post(s, {
         type: 'loadError',
         message: `Cannot read ${s.source.uri.fsPath}: ${(err as Error).message}`,
+      });
+    }
+  }
+
+  /** A phase's side file, as bytes (the page indexes them in a worker). Only the file beside a trace file shown. */
+  private async sendWholeLog(s: Shown, phase: PhaseName, file: string): Promise<void> {
+    if (s.source.kind !== 'file') {
+      await this.post(s, { type: 'wholeLogError', phase, message: 'open the trace file to see the whole log' });
+      return;
+    }
+    const target = wholeLogFile(s.source.uri.fsPath, phase, file);
+    if (!target.ok) {
+      await this.post(s, { type: 'wholeLogError', phase, message: target.message });
+      return;
+    }
+    try {
+      const uri = vscode.Uri.file(target.path);
+      const { size } = await vscode.workspace.fs.stat(uri);
+      if (size > MAX_WHOLE_LOG_BYTES) {
+        await this.post(s, { type: 'wholeLogError', phase, message: tooBigMessage(target.path, size) });
+        return;
+      }
+      await this.post(s, { type: 'wholeLog', phase, data: await vscode.workspace.fs.readFile(uri) });
+    } catch (err) {
+      await this.post(s, {
+        type: 'wholeLogError',
+        phase,
+        message: `Cannot read ${target.path}: ${(err as Error).message}`,
       });
     }
   }
@@ -225,6 +281,16 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
   dispose(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     for (const s of [...this.shown]) s.panel.dispose();
+  }
+}
+
+/** The rollout id of a trace file's text; the webview validates the rest. */
+function rolloutIdOf(text: string): string | undefined {
+  try {
+    const v = (JSON.parse(text) as { rolloutId?: unknown }).rolloutId;
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -17,6 +17,14 @@ export class TraceLens implements vscode.CodeLensProvider, vscode.Disposable {
   private index: WorkspaceIndex = { version: 0, environments: [], templates: [], tasks: [] };
   private readonly last = new Map<string, LastRun>();
 
+  /** `staleNote` says why a run is stale (its template changed since), or undefined when it is current. */
+  constructor(private readonly staleNote: (rolloutId: string) => string | undefined = () => undefined) {}
+
+  /** The files changed: stale marks may have come or gone. */
+  refresh(): void {
+    this.emitter.fire();
+  }
+
   setIndex(index: WorkspaceIndex): void {
     this.index = index;
     this.emitter.fire();
@@ -35,14 +43,24 @@ export class TraceLens implements vscode.CodeLensProvider, vscode.Disposable {
       const run = this.last.get(t.ref);
       if (!run) continue;
       const range = new vscode.Range(t.range.start.line, 0, t.range.start.line, 0);
+      const stale = this.staleNote(run.rolloutId);
       out.push(
         new vscode.CodeLens(range, {
-          title: `$(open-preview) ${inlineText(run.outcome)}`,
+          title: `$(open-preview) ${inlineText(run.outcome)}${stale ? ` · stale (${stale})` : ''}`,
           tooltip: 'Open this run in the trace explorer',
           command: 'hudStudio.openTrace',
           arguments: [{ rolloutId: run.rolloutId }],
         }),
       );
+      if (stale)
+        out.push(
+          new vscode.CodeLens(range, {
+            title: 'Show Template Diff',
+            tooltip: 'The template as this run ran it, against the file now',
+            command: 'hudStudio.showTemplateDiff',
+            arguments: [{ rolloutId: run.rolloutId }],
+          }),
+        );
     }
     return out;
   }

@@ -177,7 +177,11 @@ const STRAY = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
  * Lines must not contain `\n`.
  */
 export function plainTextLines(lines: string[]): string {
-  const joined = lines.join('\n');
+  return plainTextOfLines(lines.join('\n'));
+}
+
+/** {@link plainTextLines} of text already joined by `\n`: line breaks stay where they are. */
+export function plainTextOfLines(joined: string): string {
   if (!/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(joined)) return joined;
   return joined.replace(DROP, '').replace(STRAY, (c) => visible(c.charCodeAt(0)));
 }

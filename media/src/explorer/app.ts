@@ -6,7 +6,7 @@
  */
 import type { RolloutEvent } from '../../../common/events';
 import { foldRolloutEvent } from '../../../client/src/engine/trace/fold';
-import type { RunningTrace } from '../../../common/trace/schema';
+import { JudgeCall, type RunningTrace } from '../../../common/trace/schema';
 import type { HostToExplorerMessage } from '../../../common/explorerMessages';
 import { h, replaceChildren, type Child } from './dom';
 import { formatReward } from './format';
@@ -35,6 +35,7 @@ const EVENT_TYPES = new Set<string>([
   'prompt',
   'agent.step',
   'answer',
+  'judge.call',
   'grade',
   'phase.ended',
   'warning',
@@ -57,8 +58,10 @@ export class ExplorerApp {
   private trace: RunningTrace | null = null;
   private pair: { left: RunningTrace; right: RunningTrace } | null = null;
   private error = '';
+  /** Rollout id -> why it is stale (the host judges it against the files now). */
+  private readonly stale = new Map<string, string>();
   private open = new OpenState();
-  private logs = new LogsSection();
+  private logs = this.newLogs();
   /** Rebuilt on every render. */
   private readonly page: HTMLElement;
   /** Holds the log section, which is never detached while shown (detaching would lose its scroll position). */
@@ -138,16 +141,37 @@ export class ExplorerApp {
       case 'events':
         if (Array.isArray(msg.events)) this.applyEvents(msg.events);
         break;
+      case 'wholeLog': {
+        const data =
+          msg.data instanceof ArrayBuffer ? msg.data : msg.data instanceof Uint8Array ? ownBuffer(msg.data) : null;
+        if (data && (msg.phase === 'actor' || msg.phase === 'verifier')) this.logs.showWholeLog(msg.phase, data);
+        break;
+      }
+      case 'wholeLogError':
+        if ((msg.phase === 'actor' || msg.phase === 'verifier') && typeof msg.message === 'string')
+          this.logs.wholeLogFailed(msg.phase, msg.message);
+        break;
       case 'loadError':
         this.showError(typeof msg.message === 'string' ? msg.message : 'the trace could not be loaded');
         break;
+      case 'stale':
+        if (typeof msg.rolloutId !== 'string') break;
+        if (typeof msg.text === 'string') this.stale.set(msg.rolloutId, msg.text);
+        else this.stale.delete(msg.rolloutId);
+        this.render();
+        break;
     }
+  }
+
+  private newLogs(): LogsSection {
+    return new LogsSection((phase, file) => this.host.post({ type: 'openWholeLog', phase, file }));
   }
 
   private showTrace(trace: RunningTrace): void {
     if (this.trace?.rolloutId !== trace.rolloutId) {
       this.open = new OpenState();
-      this.logs = new LogsSection();
+      this.logs.dispose();
+      this.logs = this.newLogs();
     }
     this.trace = trace;
     this.mode = 'trace';
@@ -178,7 +202,8 @@ export class ExplorerApp {
       if (!next) continue;
       if (next !== before) {
         this.open = new OpenState();
-        this.logs = new LogsSection();
+        this.logs.dispose();
+        this.logs = this.newLogs();
         this.trace = next;
         this.mode = 'trace';
         structural = true;
@@ -246,12 +271,19 @@ export class ExplorerApp {
           h('pre', { class: 'problem-msg' }, this.error),
         );
       case 'compare':
-        return this.pair ? renderCompare(this.pair.left, this.pair.right) : null;
+        return this.pair
+          ? [
+              this.staleBanner(this.pair.left),
+              this.staleBanner(this.pair.right),
+              renderCompare(this.pair.left, this.pair.right),
+            ]
+          : null;
       case 'trace': {
         const t = this.trace;
         if (!t) return null;
         const now = new Date().toISOString();
         return [
+          this.staleBanner(t),
           renderProblems(t),
           renderHeader(
             t,
@@ -268,6 +300,26 @@ export class ExplorerApp {
         ];
       }
     }
+  }
+
+  private staleBanner(t: RunningTrace): Child {
+    const why = this.stale.get(t.rolloutId);
+    if (!why) return null;
+    return h(
+      'div',
+      { class: 'problem warning stale', attrs: { role: 'status', 'data-testid': 'stale' } },
+      h('span', { class: 'badge' }, 'stale'),
+      ` ${t.rolloutId.slice(0, 8)} ran an older version: ${why}. `,
+      h(
+        'button',
+        {
+          class: 'link',
+          attrs: { type: 'button', 'data-testid': 'show-template-diff' },
+          on: { click: () => this.host.post({ type: 'showTemplateDiff', rolloutId: t.rolloutId }) },
+        },
+        'Show Template Diff',
+      ),
+    );
   }
 
   private jump(target: StepTarget): void {
@@ -307,6 +359,13 @@ export class ExplorerApp {
   }
 }
 
+/** The bytes as an ArrayBuffer of their own (the worker takes it over). */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer)
+    return bytes.buffer;
+  return bytes.slice().buffer;
+}
+
 function isRolloutEvent(e: unknown): e is RolloutEvent {
   if (typeof e !== 'object' || e === null) return false;
   const r = e as Record<string, unknown>;
@@ -323,5 +382,7 @@ function isRolloutEvent(e: unknown): e is RolloutEvent {
       (r.phase === 'actor' || r.phase === 'verifier') &&
       LOG_STREAMS.has(r.stream as string)
     );
+  // Shown field by field under a subscore: only a well-formed call is folded in.
+  if (r.type === 'judge.call') return JudgeCall.safeParse(r.call).success;
   return true;
 }

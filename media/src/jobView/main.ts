@@ -1,7 +1,8 @@
 /**
  * The job view: per-model figures and the task x model heat map of mean
  * reward. Every string from the job file goes through textContent; a cell
- * click asks the host to open that cell's rollouts in the trace explorer.
+ * click asks the host to open that cell's rollouts in the trace explorer, and
+ * a row's compare control asks for two models' rollouts side by side.
  */
 import type { JobViewCell, JobViewData, JobViewToHostMessage } from '../../../client/src/jobView/messages';
 import css from './styles.css';
@@ -99,10 +100,46 @@ function cellButton(c: JobViewCell | undefined, task: string, model: string): HT
   return b;
 }
 
+function modelSelect(models: string[], chosen: number, label: string): HTMLSelectElement {
+  const s = el('select');
+  s.setAttribute('aria-label', label);
+  models.forEach((m, i) => {
+    const o = el('option', m);
+    o.value = String(i);
+    o.selected = i === chosen;
+    s.append(o);
+  });
+  return s;
+}
+
+/** Two models' first rollouts of this task, chosen in two lists (the first two models by default). */
+function compareControl(d: JobViewData, i: number, task: string): HTMLElement {
+  const withTraces = d.models.flatMap((model, j) => {
+    const trace = d.cells[i]?.[j]?.traces[0];
+    return trace ? [{ model, trace }] : [];
+  });
+  if (withTraces.length < 2) return el('span', '-', 'muted');
+  const names = withTraces.map((w) => w.model);
+  const a = modelSelect(names, 0, `${task}: model A`);
+  const b = modelSelect(names, 1, `${task}: model B`);
+  const go = el('button', 'Compare', 'compare');
+  go.type = 'button';
+  go.title = `Open two models' rollouts of ${task} side by side`;
+  go.dataset['testid'] = 'compare-models';
+  go.addEventListener('click', () => {
+    const left = withTraces[Number(a.value)];
+    const right = withTraces[Number(b.value)];
+    if (left && right && left !== right) post({ type: 'compareModels', task, left, right });
+  });
+  const box = el('span', undefined, 'compare-pick');
+  box.append(a, el('span', ' vs ', 'muted'), b, go);
+  return box;
+}
+
 function heatMap(d: JobViewData): HTMLTableElement {
   const t = el('table', undefined, 'heat');
   t.dataset['testid'] = 'heatmap';
-  t.append(row(['task', ...d.models], true));
+  t.append(row(['task', ...d.models, 'side by side'], true));
   d.tasks.forEach((task, i) => {
     const tr = el('tr');
     tr.append(el('th', task, 'task'));
@@ -111,6 +148,9 @@ function heatMap(d: JobViewData): HTMLTableElement {
       td.append(cellButton(d.cells[i]?.[j], task, model));
       tr.append(td);
     });
+    const compare = el('td');
+    compare.append(compareControl(d, i, task));
+    tr.append(compare);
     t.append(tr);
   });
   return t;

@@ -32,18 +32,36 @@ def owner_of_client(peer: Tuple[Any, ...], local: Tuple[Any, ...]) -> Optional[i
     return None
 
 
-def admit_only_own_user(server_class: Any) -> None:
-    """Wraps server_class.handle(reader, writer) so that other users' connections are closed at once."""
-    handle: Callable[..., Any] = server_class.handle
+def admitted(writer: Any, me: int) -> bool:
+    """False when the connection's client end belongs to another user than `me` or root."""
+    peer = writer.get_extra_info("peername")
+    local = writer.get_extra_info("sockname")
+    owner = owner_of_client(peer, local) if peer and local else None
+    return owner is None or owner in (me, 0)
+
+
+def admit_only_own_user(server_class: Any, method: str = "handle") -> None:
+    """Wraps server_class.METHOD(reader, writer) so that other users' connections are closed at once."""
+    handle: Callable[..., Any] = getattr(server_class, method)
     me = os.getuid()
 
     async def guarded(self: Any, reader: Any, writer: Any) -> None:
-        peer = writer.get_extra_info("peername")
-        local = writer.get_extra_info("sockname")
-        owner = owner_of_client(peer, local) if peer and local else None
-        if owner is not None and owner not in (me, 0):
+        if not admitted(writer, me):
             writer.close()
             return
         await handle(self, reader, writer)
 
-    server_class.handle = guarded
+    setattr(server_class, method, guarded)
+
+
+def admit_only_own_user_cb(callback: Callable[..., Any]) -> Callable[..., Any]:
+    """The same check around an asyncio.start_server callback(reader, writer)."""
+    me = os.getuid()
+
+    async def guarded(reader: Any, writer: Any) -> Any:
+        if not admitted(writer, me):
+            writer.close()
+            return None
+        return await callback(reader, writer)
+
+    return guarded

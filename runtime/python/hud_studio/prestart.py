@@ -47,12 +47,15 @@ def main() -> None:
         os.environ.update(request["env"])
         if request.get("cwd"):
             os.chdir(request["cwd"])
-        # The agent shares the container's loopback: only the relay (our user) may connect.
+        # The agent shares the container's loopback: only the relay (our user) may connect, and only the
+        # server's tunnels may reach a workspace shell, which runs commands as the server's user.
         from hud.environment.connection import Server
+        from hud.environment.workspace import Workspace
 
         from .peers import admit_only_own_user
 
         admit_only_own_user(Server)
+        admit_only_own_user(Workspace, "_serve")
         sys.argv = ["hud.environment.server"] + request["argv"]
         threading.Thread(target=_terminate_at_end_of_input, name="hud-studio-stdin", daemon=True).start()
         sys.exit(server.main(request["argv"]))

@@ -5,10 +5,25 @@ export class LineMap {
   private readonly starts: number[] = [0];
   /** The line of the last answer: extraction asks in nearly ascending order, mostly on that line or the next. */
   private last = 0;
+  /**
+   * Answers given, by offset: ranges of one file often start or end at the same
+   * place (a task, its call and its callee), and the facts keep every position.
+   * Positions are never changed once made, so one object can serve them all.
+   */
+  private readonly given = new Map<number, Position>();
   constructor(text: string) {
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
   }
   positionAt(offset: number): Position {
+    let p = this.given.get(offset);
+    if (p === undefined) {
+      p = this.compute(offset);
+      this.given.set(offset, p);
+    }
+    return p;
+  }
+
+  private compute(offset: number): Position {
     const starts = this.starts;
     const near = this.last;
     if (starts[near]! <= offset) {

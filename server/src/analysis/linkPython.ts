@@ -3,6 +3,7 @@
  * templates (across modules), builds its part of the index and produces its
  * diagnostics.
  */
+import { fitted } from './fitted';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import { literalMismatch } from './argTypes';
@@ -77,7 +78,7 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
       ),
     );
   }
-  return { templates, tasks, problems, uses };
+  return { templates, tasks: fitted(tasks), problems: fitted(problems), uses: fitted(uses) };
 }
 
 function indexTemplate(file: FileIdentity, t: TemplateFacts, env: string): IndexedTemplate {

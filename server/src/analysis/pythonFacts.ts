@@ -14,6 +14,7 @@
  * Environments and templates count only in files that import `hud`, so an
  * unrelated `.template` decorator is ignored.
  */
+import { fitted } from './fitted';
 import type {
   CallFacts,
   EnvironmentFacts,
@@ -23,6 +24,7 @@ import type {
   TaskCandidate,
   VerifierValue,
 } from './facts';
+import { intern } from './intern';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import { expressionEnd, matchBracket, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
@@ -140,6 +142,13 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     const sdk = sdkProblems(text, ctx.lines, new Set(facts.environments.map((e) => e.variable)));
     if (sdk.length) facts.sdkProblems = sdk;
   }
+  facts.imports = fitted(facts.imports);
+  facts.environments = fitted(facts.environments);
+  facts.templates = fitted(facts.templates);
+  facts.tasks = fitted(facts.tasks);
+  facts.verifierAssignments = fitted(facts.verifierAssignments);
+  facts.plainDefinitions = fitted(facts.plainDefinitions);
+  facts.v5Scenarios = fitted(facts.v5Scenarios);
   return facts;
 }
 
@@ -196,14 +205,14 @@ function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
     : source.trim();
   const from = /^from ([.\w ]+?) import (.+)$/.exec(clean);
   if (from) {
-    const module = from[1]!.replace(/\s+/g, '');
+    const module = intern(from[1]!.replace(/\s+/g, ''));
     const isHud = isHudModule(module);
     if (isHud) facts.importsHud = true;
     for (const part of from[2]!.split(',')) {
       const m = /^\s*([A-Za-z_*][\w]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
       if (!m) continue;
-      const name = m[1]!;
-      const local = m[2] ?? name;
+      const name = intern(m[1]!);
+      const local = m[2] === undefined ? name : intern(m[2]);
       facts.imports.push({ local, module, name } satisfies ImportBinding);
       if (isHud) {
         if (name === 'Environment') hud.environment.add(local);
@@ -218,15 +227,16 @@ function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
   for (const part of imp[1]!.split(',')) {
     const m = /^\s*([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
     if (!m) continue;
-    const module = m[1]!;
+    const module = intern(m[1]!);
     const isHud = isHudModule(module);
     if (isHud) facts.importsHud = true;
     if (m[2]) {
-      facts.imports.push({ local: m[2], module });
-      if (isHud) hud.modules.add(m[2]);
+      const local = intern(m[2]);
+      facts.imports.push({ local, module });
+      if (isHud) hud.modules.add(local);
     } else {
       // `import a.b` binds `a`; attribute access walks the rest.
-      const head = module.split('.')[0]!;
+      const head = intern(module.split('.')[0]!);
       facts.imports.push({ local: head, module: head });
       if (isHud) hud.modules.add(head);
       if (module !== head) facts.imports.push({ local: module, module });
@@ -250,7 +260,7 @@ function simpleAssignment(text: string, st: Span): { name: string; rhs: Span } |
   const m = matchAt(NAME_TARGET, text, st.start, st.end);
   if (!m) return undefined;
   const start = st.start + m[0].length;
-  return { name: m[1]!, rhs: { start, end: expressionEnd(text, start, st.end) } };
+  return { name: intern(m[1]!), rhs: { start, end: expressionEnd(text, start, st.end) } };
 }
 
 type ParsedCall = { facts: CallFacts; args: ArgSpan[] };
@@ -317,7 +327,7 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
   const close = matchBracket(text, open, span.end);
   if (close !== span.end - 1) return undefined; // `f(x).g`, `f(x) + 1`: not a plain call
   const dotted = head[1]!;
-  const callee = dotted.indexOf('.') < 0 ? [dotted] : dotted.split('.').map((s) => s.trim());
+  const callee = dotted.indexOf('.') < 0 ? [intern(dotted)] : dotted.split('.').map((s) => intern(s.trim()));
   const calleeEnd = span.start + head[1]!.length;
   const facts: CallFacts = {
     callee,
@@ -326,8 +336,8 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
     positional: 0,
     keywords: [],
     hasSplat: false,
+    closeParen: lines.positionAt(close),
   };
-  facts.closeParen = lines.positionAt(close);
   const args: ArgSpan[] = [];
   const spans = splitTopLevel(text, open + 1, close);
   spans.forEach((a, i) => {
@@ -352,16 +362,13 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
         }
         return;
       }
-      const keyword: CallFacts['keywords'][number] = {
-        name: kw[1]!,
-        range: spanRange(lines, a.start, a.start + kw[1]!.length),
-      };
+      const name = intern(kw[1]!);
+      const range = spanRange(lines, a.start, a.start + kw[1]!.length);
       const literal = literalArg(text, value);
-      if (literal) {
-        keyword.literal = literal;
-        keyword.valueRange = spanRange(lines, value.start, value.end);
-      }
-      facts.keywords.push(keyword);
+      // Every field in the literal: one added later goes to a separate property store.
+      facts.keywords.push(
+        literal ? { name, range, literal, valueRange: spanRange(lines, value.start, value.end) } : { name, range },
+      );
     } else {
       args.push({ splat: false, span: a, value: a });
       const literal = literalArg(text, a);
@@ -374,13 +381,15 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
       facts.positional++;
     }
   });
+  facts.keywords = fitted(facts.keywords);
+  if (facts.positionalLiterals) facts.positionalLiterals = fitted(facts.positionalLiterals);
   return { facts, args };
 }
 
 function verifierValue(ctx: Ctx, span: Span): VerifierValue | undefined {
   const source = ctx.text.slice(span.start, span.end);
   if (/^[A-Za-z_]\w*$/.test(source))
-    return { kind: 'name', name: source, range: spanRange(ctx.lines, span.start, span.end) };
+    return { kind: 'name', name: intern(source), range: spanRange(ctx.lines, span.start, span.end) };
   const call = parseCall(ctx, span);
   return call ? { kind: 'call', call: call.facts, range: call.facts.range } : undefined;
 }
@@ -449,7 +458,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
   }
   const defHead = /^(async\s+)?(def|class)\s+([A-Za-z_]\w*)\s*/.exec(text.slice(at, at + 300));
   if (!defHead) return;
-  const functionName = defHead[3]!;
+  const functionName = intern(defHead[3]!);
   const defStart = at;
   let found = false;
   for (const dec of decorators) {
@@ -457,7 +466,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
     const decText = text.slice(dec.start, dec.end);
     const m = DECORATOR.exec(decText);
     if (!m) continue;
-    const envVariable = m[1]!;
+    const envVariable = intern(m[1]!);
     if (!envVars.has(envVariable) && !imported.has(envVariable)) continue;
     const decRange = spanRange(lines, dec.start, dec.end);
     if (m[2] === 'scenario') {

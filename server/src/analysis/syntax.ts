@@ -10,6 +10,7 @@
  * string wherever they can.
  */
 import type { Range } from './facts';
+import { ownString, intern } from './intern';
 import type { SyntaxNode } from './treeSitter';
 
 export function rangeOf(node: SyntaxNode): Range {
@@ -23,7 +24,8 @@ const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;
 /** The identifier starting at `at` in `text` ('' if none). */
 export function identifierAt(text: string, at: number): string {
   IDENT.lastIndex = at;
-  return IDENT.exec(text)?.[0] ?? '';
+  const m = IDENT.exec(text);
+  return m ? intern(m[0]) : '';
 }
 
 const STRING_START = /^([rRbBuUfF]{0,2})("""|'''|"|')/;
@@ -68,15 +70,6 @@ export function literalString(source: string): string | undefined {
     if (isF && (c === OPEN_BRACE || c === CLOSE_BRACE)) return undefined;
   }
   return ownString(run < bodyEnd ? out + source.slice(run, bodyEnd) : out);
-}
-
-/**
- * A copy of `s` that holds no reference to the text it was cut from: V8
- * represents a long substring as a view into the whole source file, and a
- * prompt or description kept in the index would keep every file's text alive.
- */
-function ownString(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 const BACKSLASH = 92;

@@ -7,7 +7,9 @@
  * and each one is confirmed on the syntax tree, so a `yield` in a string or a
  * comment never counts; values are read with the scanner of pyScan.ts.
  */
+import { fitted } from './fitted';
 import type { BodyFacts, FirstYield, Range, ResultShape, TemplateParam } from './facts';
+import { intern } from './intern';
 import type { LineMap } from './lines';
 import {
   expressionEnd,
@@ -101,7 +103,7 @@ function yieldedCall(
   YIELDED_CALL.lastIndex = start;
   const m = YIELDED_CALL.exec(text);
   if (!m || m[1] === 'await' || start + m[0].length > limit) return undefined;
-  return { callee: m[1]!.split('.').map((s) => s.trim()), start, length: m[1]!.length };
+  return { callee: m[1]!.split('.').map((s) => intern(s.trim())), start, length: m[1]!.length };
 }
 
 /** The expression after `yield` (undefined for a bare `yield`). */
@@ -121,6 +123,8 @@ function boundVariable(text: string, yieldAt: number): string | undefined {
   return /(?:^|[\n;])\s*([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*\(?\s*$/.exec(before)?.[1];
 }
 
+const STRING_PREFIX = /[rRbBuUfF]{0,2}(?=["'])/y;
+
 /** The value of a literal (or implicitly concatenated literals, maybe parenthesized) in `span`. */
 function literalIn(text: string, span: Span): string | undefined {
   let { start, end } = span;
@@ -131,9 +135,8 @@ function literalIn(text: string, span: Span): string | undefined {
   let out = '';
   let i = start;
   while (i < end) {
-    const q = /[rRbBuUfF]{0,2}(?=["'])/y;
-    q.lastIndex = i;
-    const prefix = q.exec(text);
+    STRING_PREFIX.lastIndex = i;
+    const prefix = STRING_PREFIX.exec(text);
     if (!prefix) return undefined;
     const close = skipString(text, i + prefix[0].length);
     if (close < 0 || close > end) return undefined;
@@ -162,9 +165,10 @@ function dictEntries(text: string, span: Span): { key: string | undefined; value
       continue;
     }
     const value = { start: trimStart(text, colon + 1, item.end), end: item.end };
-    if (/\bfor\b/.test(text.slice(value.start, value.end)) && /\bin\b/.test(text.slice(value.start, value.end)))
-      return undefined; // a comprehension
-    out.push({ key: literalIn(text, { start: item.start, end: trimEnd(text, item.start, colon) }), value });
+    const valueText = text.slice(value.start, value.end);
+    if (valueText.includes('for') && /\bfor\b/.test(valueText) && /\bin\b/.test(valueText)) return undefined; // a comprehension
+    const key = literalIn(text, { start: item.start, end: trimEnd(text, item.start, colon) });
+    out.push({ key: key === undefined ? undefined : intern(key), value });
   }
   return out;
 }
@@ -192,7 +196,7 @@ function resultShape(text: string, lines: LineMap, yieldAt: number, limit: numbe
   const entries = dictEntries(text, value);
   if (!entries) return { range };
   const complete = entries.every((e) => e.key !== undefined);
-  const keys = entries.map((e) => e.key).filter((k): k is string => k !== undefined);
+  const keys = fitted(entries.map((e) => e.key).filter((k): k is string => k !== undefined));
   const shape: ResultShape = complete ? { keys, range } : { range };
   const score = entries.find((e) => e.key === 'score');
   if (!score && complete) shape.scoreProblem = 'missing';
@@ -233,9 +237,10 @@ function keyReads(
     const quoteAt = /^[rRuU]?/.exec(text.slice(keyAt, keyAt + 1))![0].length + keyAt;
     const close = skipString(text, quoteAt);
     const key = close > 0 ? literalString(text.slice(keyAt, close)) : undefined;
-    if (key !== undefined) out.push({ key, range: { start: lines.positionAt(keyAt), end: lines.positionAt(close) } });
+    if (key !== undefined)
+      out.push({ key: intern(key), range: { start: lines.positionAt(keyAt), end: lines.positionAt(close) } });
   }
-  return out;
+  return fitted(out);
 }
 
 /** Parameters of `def f(<from..to>)`. */
@@ -253,16 +258,22 @@ export function readParams(text: string, from: number, to: number): TemplatePara
     const eq = findTopLevel(text, p.start, p.end, '=');
     const colon = findTopLevel(text, p.start, eq < 0 ? p.end : eq, ':');
     const nameEnd = colon >= 0 ? colon : eq >= 0 ? eq : p.end;
-    const name = text.slice(p.start + stars.length, nameEnd).trim();
+    const name = intern(text.slice(p.start + stars.length, nameEnd).trim());
     if (!/^[A-Za-z_]\w*$/.test(name)) continue;
-    const param: TemplateParam = {
-      name,
-      kind: stars === '*' ? 'varargs' : stars === '**' ? 'varkw' : keywordOnly ? 'keyword' : 'positional',
-    };
-    if (colon >= 0) param.annotation = text.slice(colon + 1, eq >= 0 ? eq : p.end).trim();
-    if (eq >= 0) param.default = text.slice(eq + 1, p.end).trim();
+    const kind = stars === '*' ? 'varargs' : stars === '**' ? 'varkw' : keywordOnly ? 'keyword' : 'positional';
+    const annotation = colon >= 0 ? intern(text.slice(colon + 1, eq >= 0 ? eq : p.end).trim()) : undefined;
+    const dflt = eq >= 0 ? intern(text.slice(eq + 1, p.end).trim()) : undefined;
+    // Every field in the literal: one added later goes to a separate property store.
+    const param: TemplateParam =
+      annotation === undefined
+        ? dflt === undefined
+          ? { name, kind }
+          : { name, kind, default: dflt }
+        : dflt === undefined
+          ? { name, kind, annotation }
+          : { name, kind, annotation, default: dflt };
     if (stars === '*') keywordOnly = true;
     out.push(param);
   }
-  return out;
+  return fitted(out);
 }

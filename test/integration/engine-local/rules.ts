@@ -54,6 +54,8 @@ export function recording(inner: Provider): { provider: Provider; substrates: Su
   const substrates: Substrate[] = [];
   const provider: Provider = {
     kind: inner.kind,
+    // So the rules are checked with the verifier's substrate made while the actor works, where the provider does that.
+    ...(inner.isolatesSubstrates ? { isolatesSubstrates: true } : {}),
     acquire: async (spec, opts) => {
       const s = await inner.acquire(spec, opts);
       substrates.push(s);
@@ -129,6 +131,14 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
       // The verifier received the actor's frame unchanged (its raw grade echoes nothing, so check the phase order
       // instead).
       assert.ok(Date.parse(trace.phases[0]!.endedAt!) <= Date.parse(trace.phases[1]!.startedAt));
+      if (put.name === 'docker') {
+        // The verifier's container is made while the actor works; what making it logged is the verifier's.
+        const made = (phase: number, id: string): boolean =>
+          trace.phases[phase]!.logs.some((l) => l.text.startsWith(`container ${id.slice(0, 12)} of`));
+        assert.ok(made(1, verifier!.substrate!.id), "the verifier's log names its container");
+        assert.ok(!made(0, verifier!.substrate!.id), "the actor's log does not");
+        assert.ok(made(0, actor!.substrate!.id));
+      }
       await put.assertReleased(substrates, outcome.rolloutId);
     });
 

@@ -69,6 +69,25 @@ function judgeTests(put: ProviderUnderTest): void {
         ),
       );
       assert.ok(calls.every((c) => c.includes('tokens in 50 out 8')));
+      // The same calls, structured, for the explorer to show under the judge's subscore.
+      const recorded = readTrace(outcome.tracePath!).judgeCalls;
+      assert.deepEqual(recorded.map((c) => c.criterion).sort(), [
+        'Claims the sky reflects the ocean',
+        'Mentions scattering',
+        'Mentions wavelength',
+      ]);
+      for (const c of recorded) {
+        assert.equal(c.phase, 'verifier');
+        assert.equal(c.model, 'openai/judge-mini');
+        assert.equal(c.verdict, 'MET');
+        assert.deepEqual(c.tokens, { input: 50, output: 8 });
+      }
+      const judgeSub = outcome.result!.subscores.find((s) => s.name === 'LLMJudgeGrader');
+      const listed = (judgeSub?.metadata?.['criteria'] as { requirement: string }[]).map((c) => c.requirement);
+      assert.ok(
+        recorded.every((c) => listed.includes(c.criterion!)),
+        'each call names a criterion the subscore lists',
+      );
       await put.assertReleased(substrates, outcome.rolloutId);
     } finally {
       await upstream.close();

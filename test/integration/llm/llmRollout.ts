@@ -12,13 +12,6 @@ import { readTrace } from '../../../client/src/engine/trace/store';
 import { removeScratch, rolloutOn, type ProviderUnderTest } from '../engine-local/rules';
 import { startScriptedModel, type ModelWire, type ScriptEntry, type ScriptOptions } from '../../support/scriptedModels';
 
-/**
- * Known broken since the agent's seat moved (its own user and workspace): the fixture's template writes
- * greeting.txt where its server runs, which is no longer the folder the model's tools work in. These
- * still run and report; they stop being todo when environments prepare files in the agent's workspace.
- */
-const SEAT_TODO = { todo: 'the fixture prepares its file outside the agent seat workspace (issue 14 follow-up)' };
-
 export const FIX_FILE = join(__dirname, 'fixtures', 'fix_file', 'env.py');
 const KEY = 'sk-test-DO-NOT-LEAK-6f1c2b';
 
@@ -63,53 +56,49 @@ export function defineLlmRolloutTests(put: ProviderUnderTest): void {
     after(removeScratch);
 
     for (const wire of ['openai', 'anthropic'] as const) {
-      test(
-        `${wire}: bash, read its output, edit a file, submit: reward 1, every step in the trace in order`,
-        SEAT_TODO,
-        async () => {
-          const server = await withModel(wire, SOLVE);
-          try {
-            const { outcome, substrates } = await rolloutOn(put, FIX_FILE, agentFor(wire, server.baseUrl));
-            assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
-            assert.equal(outcome.reward, 1, JSON.stringify(outcome.result));
-            const trace = readTrace(outcome.tracePath!);
-            assert.deepEqual(
-              trace.agentSteps.map((s) => s.toolCalls.map((c) => c.name)),
-              [['bash'], ['editor'], ['bash'], ['submit']],
-            );
-            assert.match(String(trace.agentSteps[0]!.toolCalls[0]!.output), /hello wrld/);
-            assert.match(String(trace.agentSteps[2]!.toolCalls[0]!.output), /^1\n\[exit code 0\]/);
-            assert.deepEqual(trace.agentSteps[0]!.usage, { input: 120, output: 15, cached: 20 });
-            assert.equal(
-              trace.agent.detail,
-              `llm: ${wire === 'openai' ? 'openai/scripted-gpt' : 'anthropic/scripted-claude'}`,
-            );
-            assert.equal(trace.answer, '1');
-            // The model read the file's content: the second request carries the first tool's output.
-            assert.equal(server.requests.length, 4);
-            assert.match(JSON.stringify(server.requests[1]!.body['messages']), /hello wrld/);
-            const tools = server.requests[0]!.body['tools'] as { name?: string; function?: { name: string } }[];
-            assert.deepEqual(
-              tools.map((t) => t.function?.name ?? t.name),
-              ['bash', 'editor', 'submit'],
-            );
-            // The key reached the model server, and nothing else.
-            const h = server.requests[0]!.headers;
-            // The Anthropic library sends its key as x-api-key or as a bearer token, depending on its version.
-            assert.ok(
-              [h['authorization'], h['x-api-key']].some((v) => v === KEY || v === `Bearer ${KEY}`),
-              'the model server got the key',
-            );
-            assertNoKey('the trace', readFileSync(outcome.tracePath!, 'utf8'));
-            await put.assertReleased(substrates, outcome.rolloutId);
-          } finally {
-            await server.close();
-          }
-        },
-      );
+      test(`${wire}: bash, read its output, edit a file, submit: reward 1, every step in the trace in order`, async () => {
+        const server = await withModel(wire, SOLVE);
+        try {
+          const { outcome, substrates } = await rolloutOn(put, FIX_FILE, agentFor(wire, server.baseUrl));
+          assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+          assert.equal(outcome.reward, 1, JSON.stringify(outcome.result));
+          const trace = readTrace(outcome.tracePath!);
+          assert.deepEqual(
+            trace.agentSteps.map((s) => s.toolCalls.map((c) => c.name)),
+            [['bash'], ['editor'], ['bash'], ['submit']],
+          );
+          assert.match(String(trace.agentSteps[0]!.toolCalls[0]!.output), /hello wrld/);
+          assert.match(String(trace.agentSteps[2]!.toolCalls[0]!.output), /^1\n\[exit code 0\]/);
+          assert.deepEqual(trace.agentSteps[0]!.usage, { input: 120, output: 15, cached: 20 });
+          assert.equal(
+            trace.agent.detail,
+            `llm: ${wire === 'openai' ? 'openai/scripted-gpt' : 'anthropic/scripted-claude'}`,
+          );
+          assert.equal(trace.answer, '1');
+          // The model read the file's content: the second request carries the first tool's output.
+          assert.equal(server.requests.length, 4);
+          assert.match(JSON.stringify(server.requests[1]!.body['messages']), /hello wrld/);
+          const tools = server.requests[0]!.body['tools'] as { name?: string; function?: { name: string } }[];
+          assert.deepEqual(
+            tools.map((t) => t.function?.name ?? t.name),
+            ['bash', 'editor', 'submit'],
+          );
+          // The key reached the model server, and nothing else.
+          const h = server.requests[0]!.headers;
+          // The Anthropic library sends its key as x-api-key or as a bearer token, depending on its version.
+          assert.ok(
+            [h['authorization'], h['x-api-key']].some((v) => v === KEY || v === `Bearer ${KEY}`),
+            'the model server got the key',
+          );
+          assertNoKey('the trace', readFileSync(outcome.tracePath!, 'utf8'));
+          await put.assertReleased(substrates, outcome.rolloutId);
+        } finally {
+          await server.close();
+        }
+      });
     }
 
-    test('429 with Retry-After, then 200: retried and completed', SEAT_TODO, async () => {
+    test('429 with Retry-After, then 200: retried and completed', async () => {
       const server = await withModel('openai', [{ status: 429, headers: { 'retry-after': '1' } }, ...SOLVE]);
       try {
         const { outcome } = await rolloutOn(put, FIX_FILE, agentFor('openai', server.baseUrl));
@@ -137,7 +126,7 @@ export function defineLlmRolloutTests(put: ProviderUnderTest): void {
       }
     });
 
-    test('malformed tool arguments are a failed step the model is told about; the run goes on', SEAT_TODO, async () => {
+    test('malformed tool arguments are a failed step the model is told about; the run goes on', async () => {
       const script: ScriptEntry[] = [{ toolCalls: [{ name: 'bash', arguments: '{"command": "ls' }] }, ...SOLVE];
       const server = await withModel('openai', script);
       try {

@@ -239,4 +239,88 @@ describe('Runs view model', () => {
     assert.equal(durationText(at(0), at(61_500), 0), '1 min 2 s');
     assert.equal(durationText(undefined, undefined, 0), undefined);
   });
+
+  test('a regrade shows its change from the stored rollout, and compares with that rollout', () => {
+    const m = new RunsModel(() => T0 + 3000);
+    const stored = {
+      ...storedTrace('orig', 1000),
+      result: { reward: 0, subscores: [], info: {}, isError: false },
+    } as Trace;
+    m.addTrace(stored, '/tr/orig.hudtrace.json');
+    m.startJob('rj', 'Regrade demo/solve');
+    const regraded = {
+      ...storedTrace('new', 2500),
+      jobId: 'rj',
+      regrade: { of: 'orig', graderHash: 'h2' },
+    } as Trace;
+    m.addRegrade('rj', regraded, '/tr/new.hudtrace.json', {
+      of: 'orig',
+      originalPath: '/tr/orig.hudtrace.json',
+      delta: {
+        before: 0,
+        after: 1,
+        direction: 'up',
+        subscores: [{ name: 'correct', before: 0, after: 1 }],
+      },
+    });
+    const [row] = m.children({ kind: 'job', jobId: 'rj' });
+    const v = m.view(row!);
+    assert.match(v.description!, /^regrade · 0\.00 -> 1\.00 up/);
+    assert.match(v.tooltip!, /regrade of orig: 0\.00 -> 1\.00 up \(correct 0\.00 -> 1\.00\)/);
+    assert.equal(v.contextValue, 'hudRollout.trace');
+    assert.deepEqual(m.previousOf('new'), { id: 'orig', tracePath: '/tr/orig.hudtrace.json' });
+    m.addTrace(storedTrace('later', 4000), '/tr/later.hudtrace.json');
+    assert.equal(m.previousOf('later')?.id, 'orig', 'a regrade is not the previous run of the task');
+
+    m.addRegrade('rj', { ...regraded, rolloutId: 'failed' }, undefined, {
+      of: 'orig',
+      originalPath: '/tr/orig.hudtrace.json',
+      delta: null,
+      error: 'the verifier crashed',
+    });
+    assert.equal(
+      m.view({ kind: 'job', jobId: 'rj' }).description,
+      '2 rollouts · 1 regraded: 1 up, 0 down, 0 unchanged, 1 not regraded; mean 0.00 -> 1.00',
+    );
+    const failed = m.view({ kind: 'rollout', rolloutId: 'failed' });
+    assert.match(failed.description!, /^regrade · not regraded/);
+    assert.match(failed.tooltip!, /failed: the verifier crashed/);
+  });
+
+  test('a stale rollout says so in its description and icon, and offers the template diff', () => {
+    const m = new RunsModel(() => T0 + 3000);
+    m.addTrace(storedTrace('old', 1000), '/tr/old.hudtrace.json');
+    const node: RunsNode = { kind: 'rollout', rolloutId: 'old' };
+    assert.doesNotMatch(m.view(node).description!, /stale/);
+    let changes = 0;
+    m.onChange(() => changes++);
+    m.setStaleness((t) => (t.rolloutId === 'old' ? { template: true, verifier: false } : undefined));
+    assert.equal(changes, 1, 'the view refreshes');
+    const v = m.view(node);
+    assert.match(v.description!, / · stale$/);
+    assert.match(v.tooltip!, /stale: template changed since this run/);
+    assert.equal(v.icon.id, 'history');
+    assert.equal(v.contextValue, 'hudRollout.trace.stale');
+    m.setStaleness(() => ({ template: false, verifier: false }));
+    assert.equal(m.view(node).contextValue, 'hudRollout.trace');
+  });
 });
+
+function storedTrace(id: string, startMs: number): Trace {
+  return {
+    schemaVersion: 1,
+    rolloutId: id,
+    startedAt: at(startMs),
+    task: identity('envs/env.py::task', 'workspace', 'solve'),
+    verifier: null,
+    agent: { kind: 'fixed' },
+    provider: { kind: 'local', verifierSubstrate: 'none' },
+    phases: [],
+    agentSteps: [],
+    result: { reward: 1, subscores: [], info: {}, isError: false },
+    status: 'completed',
+    error: null,
+    warnings: [],
+    events: [],
+  } as unknown as Trace;
+}

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveModel } from '../../../client/src/engine/agents/llm/modelRef';
 import { ModelGateway, type GatewayRequest } from '../../../client/src/engine/gateway/modelGateway';
-import type { JudgeCall } from '../../../client/src/engine/gateway/judgeCall';
+import type { JudgeCallRead as JudgeCall } from '../../../client/src/engine/gateway/judgeCall';
 import { startScriptedModel } from '../../support/scriptedModels';
 
 const body = Buffer.from(

@@ -29,6 +29,8 @@ describe('renderExplorerHtml', () => {
     assert.deepEqual(directives.get('style-src'), ['https://file+.vscode-resource.vscode-cdn.net', `'nonce-${nonce}'`]);
     assert.deepEqual(directives.get('img-src'), ['https://file+.vscode-resource.vscode-cdn.net', 'data:']);
     assert.deepEqual(directives.get('font-src'), ['https://file+.vscode-resource.vscode-cdn.net']);
+    // Workers only from blobs the page's own (nonce'd) script makes: the whole-log index.
+    assert.deepEqual(directives.get('worker-src'), ['blob:']);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
   });
 

@@ -9,9 +9,8 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FileChangeType, type RegistrationParams } from 'vscode-languageserver';
+import { DidChangeWatchedFilesNotification, FileChangeType } from 'vscode-languageserver-protocol';
 import { pathToUri } from '../../../server/src/analysis/paths';
-import { IndexRequest, type WorkspaceIndex } from '../../../common/lspMessages';
 import { startServer, type LspClient } from './lspClient';
 
 const ENV = `from hud import Environment
@@ -32,39 +31,28 @@ bad = solve(1, nope=1)
 describe('the index follows folders deleted, moved and copied on disk (bundled server over stdio)', () => {
   let dir: string;
   let lsp: LspClient;
-  const registrations: RegistrationParams[] = [];
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hud-disk-'));
     mkdirSync(join(dir, 'envs', 'a'), { recursive: true });
     writeFileSync(join(dir, 'envs', 'a', 'env.py'), ENV);
-    lsp = await startServer(dir, undefined, (p) => registrations.push(p));
+    lsp = await startServer(dir);
   });
   after(async () => {
     await lsp?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const refs = async () =>
-    (await lsp.conn.sendRequest<WorkspaceIndex>(IndexRequest.method, {})).tasks.map((t) => t.ref).sort();
+  const refs = async () => (await lsp.index()).tasks.map((t) => t.ref).sort();
   const problems = (rel: string) => lsp.diagnostics.get(pathToUri(join(dir, rel)))?.diagnostics.length ?? 0;
   const changed = (rel: string, type: FileChangeType) =>
-    lsp.conn.sendNotification('workspace/didChangeWatchedFiles', {
+    lsp.conn.sendNotification(DidChangeWatchedFilesNotification.type, {
       changes: [{ uri: pathToUri(join(dir, rel)), type }],
     });
-  /** Re-asks after every notification the server sends (the index-changed one among them). */
-  async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
-      const seen = lsp.notifications();
-      if (await check()) return;
-      await lsp.until(what, () => lsp.notifications() > seen, Math.max(1, deadline - Date.now()));
-    }
-    assert.fail(`timed out waiting for ${what}`);
-  }
 
   test('registers a watcher that reports created and deleted folders', async () => {
-    await lsp.until('the watcher registration', () => registrations.length > 0);
-    const watchers = registrations
+    await lsp.until('the watcher registration', () => lsp.registrations.length > 0);
+    const watchers = lsp.registrations
       .flatMap((r) => r.registrations)
       .flatMap((r) => (r.registerOptions as { watchers: { globPattern: string; kind?: number }[] }).watchers);
     assert.ok(
@@ -74,26 +62,24 @@ describe('the index follows folders deleted, moved and copied on disk (bundled s
   });
 
   test('a deleted folder takes its tasks and diagnostics with it, open or not; one moved back in comes back', async () => {
-    await eventually('the initial index', async () => (await refs()).length === 2);
+    await lsp.eventually('the initial index', async () => (await refs()).length === 2);
     assert.deepEqual(await refs(), ['envs/a/env.py::bad', 'envs/a/env.py::good']);
     await lsp.until('diagnostics of the bad task', () => problems('envs/a/env.py') === 1);
     // An editor still shows the file when its folder goes: it must not keep the tasks alive.
     const uri = pathToUri(join(dir, 'envs', 'a', 'env.py'));
-    await lsp.conn.sendNotification('textDocument/didOpen', {
-      textDocument: { uri, languageId: 'python', version: 1, text: ENV },
-    });
+    await lsp.open(uri, ENV);
 
     renameSync(join(dir, 'envs', 'a'), join(dir, 'moved-away'));
     rmSync(join(dir, 'moved-away'), { recursive: true });
     await changed('envs/a', FileChangeType.Deleted);
-    await eventually('the folder to be forgotten', async () => (await refs()).length === 0);
+    await lsp.eventually('the folder to be forgotten', async () => (await refs()).length === 0);
     await lsp.until('its diagnostics cleared', () => problems('envs/a/env.py') === 0);
 
     mkdirSync(join(dir, 'incoming', 'b'), { recursive: true });
     writeFileSync(join(dir, 'incoming', 'b', 'env.py'), ENV);
     renameSync(join(dir, 'incoming'), join(dir, 'envs', 'b-parent'));
     await changed('envs/b-parent', FileChangeType.Created);
-    await eventually('the moved-in folder to be indexed', async () => (await refs()).length === 2);
+    await lsp.eventually('the moved-in folder to be indexed', async () => (await refs()).length === 2);
     assert.deepEqual(await refs(), ['envs/b-parent/b/env.py::bad', 'envs/b-parent/b/env.py::good']);
     await lsp.until('diagnostics of the moved-in file', () => problems('envs/b-parent/b/env.py') === 1);
   });

@@ -10,7 +10,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CodeAction, CompletionItem, Diagnostic, Hover } from 'vscode-languageserver';
+import {
+  CodeActionRequest,
+  CompletionRequest,
+  HoverRequest,
+  type CodeAction,
+  type Diagnostic,
+  type Hover,
+} from 'vscode-languageserver-protocol';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { pathToUri } from '../../../server/src/analysis/paths';
 import { startServer, type LspClient } from './lspClient';
@@ -90,9 +97,7 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     ] as const) {
       const uri = pathToUri(join(dir, rel));
       texts.set(uri, TextDocument.create(uri, 'python', 1, text));
-      await lsp.conn.sendNotification('textDocument/didOpen', {
-        textDocument: { uri, languageId: 'python', version: 1, text },
-      });
+      await lsp.open(uri, text);
     }
   });
 
@@ -111,10 +116,7 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
       const text = TextDocument.applyEdits(doc, edits);
       const next = TextDocument.create(uri, 'python', doc.version + 1, text);
       texts.set(uri, next);
-      await lsp.conn.sendNotification('textDocument/didChange', {
-        textDocument: { uri, version: next.version },
-        contentChanges: [{ text }],
-      });
+      await lsp.change(uri, next.version, [{ text }]);
     }
   }
 
@@ -145,12 +147,13 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
       const current = published(uri)!.diagnostics;
       if (current.length === 0) break;
       const d: Diagnostic = current[0]!;
-      const actions = await lsp.conn.sendRequest<CodeAction[]>('textDocument/codeAction', {
-        textDocument: { uri },
-        range: d.range,
-        context: { diagnostics: [d], only: ['quickfix'] },
-      });
-      const preferred = actions.find((a) => a.isPreferred);
+      const actions =
+        (await lsp.conn.sendRequest(CodeActionRequest.type, {
+          textDocument: { uri },
+          range: d.range,
+          context: { diagnostics: [d], only: ['quickfix'] },
+        })) ?? [];
+      const preferred = actions.find((a): a is CodeAction => 'isPreferred' in a && a.isPreferred === true);
       assert.ok(preferred, `no preferred quick fix for ${String(d.code)}: ${d.message}`);
       assert.equal(preferred.kind, 'quickfix');
       applied.push(`${String(d.code)}: ${preferred.title}`);
@@ -182,15 +185,10 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     const text = `${doc.getText()}late = solve(4)\nlate.verifier = `;
     const next = TextDocument.create(uri, 'python', doc.version + 1, text);
     texts.set(uri, next);
-    await lsp.conn.sendNotification('textDocument/didChange', {
-      textDocument: { uri, version: next.version },
-      contentChanges: [{ text }],
-    });
+    await lsp.change(uri, next.version, [{ text }]);
     const position = next.positionAt(text.length);
-    const items = await lsp.conn.sendRequest<CompletionItem[]>('textDocument/completion', {
-      textDocument: { uri },
-      position,
-    });
+    const completion = await lsp.conn.sendRequest(CompletionRequest.type, { textDocument: { uri }, position });
+    const items = Array.isArray(completion) ? completion : (completion?.items ?? []);
     const labels = items.map((i) => i.label).sort();
     assert.ok(labels.includes('verify(…)'), labels.join(', '));
     assert.ok(labels.includes('chatty(…)'), 'chatty is agent-less since the quick fix');
@@ -206,7 +204,7 @@ describe('quick fixes, completion and SDK hovers over stdio (bundled server)', (
     const text = doc.getText();
     const hoverAt = async (needle: string, delta = 1) => {
       const position = doc.positionAt(text.indexOf(needle) + delta);
-      return await lsp.conn.sendRequest<Hover | null>('textDocument/hover', { textDocument: { uri }, position });
+      return await lsp.conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position });
     };
     const value = (h: Hover | null) => (h?.contents as { value: string } | undefined)?.value ?? '';
     assert.match(

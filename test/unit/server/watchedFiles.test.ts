@@ -5,92 +5,36 @@
  * more than once. The server runs as VS Code runs it: a child process over stdio.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import {
-  createMessageConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
-import {
-  DidChangeWatchedFilesNotification,
-  FileChangeType,
-  RegistrationRequest,
-  type RegistrationParams,
-} from 'vscode-languageserver-protocol';
+import { DidChangeWatchedFilesNotification, FileChangeType } from 'vscode-languageserver-protocol';
 import { pathToUri } from '../../../server/src/analysis/paths';
-import { IndexChangedNotification, IndexRequest } from '../../../common/lspMessages';
+import { REPO, startServer, type LspClient } from './lspClient';
 
-const REPO = join(__dirname, '..', '..', '..');
 const WORKSPACE = mkdtempSync(join(tmpdir(), 'hs-watch-'));
 cpSync(join(REPO, 'test', 'fixtures', 'workspaces', 'lsp-basic'), WORKSPACE, { recursive: true });
 const ENV_PATH = join(WORKSPACE, 'envs', 'env.py');
 
-let child: ChildProcess;
-let conn: MessageConnection;
-let stderr = '';
-const registrations: RegistrationParams[] = [];
-const indexVersions: number[] = [];
-const waiters: (() => void)[] = [];
-
-const until = (what: string, check: () => boolean, ms = 20_000) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr: ${stderr}`)), ms);
-    const poll = () => (check() ? (clearTimeout(timer), resolve()) : waiters.push(poll));
-    poll();
-  });
-const wake = () => waiters.splice(0).forEach((w) => w());
+let lsp: LspClient;
 
 before(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'server', 'src', 'server.ts'), '--stdio'], {
-    cwd: REPO,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.stderr!.on('data', (d) => (stderr += String(d)));
-  conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
-  conn.onRequest(RegistrationRequest.type, (params) => {
-    registrations.push(params);
-    wake();
-  });
-  conn.onNotification(IndexChangedNotification, ({ version }) => {
-    indexVersions.push(version);
-    wake();
-  });
-  conn.onNotification('window/logMessage', () => undefined);
-  conn.onNotification('textDocument/publishDiagnostics', () => undefined);
-  conn.listen();
-  await conn.sendRequest('initialize', {
-    processId: process.pid,
-    rootUri: pathToUri(WORKSPACE),
-    workspaceFolders: [{ uri: pathToUri(WORKSPACE), name: 'ws' }],
-    capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } },
-  });
-  await conn.sendNotification('initialized', {});
-  await until('the first index', () => indexVersions.length > 0);
+  lsp = await startServer(WORKSPACE, 'source');
+  await lsp.until('the first index', () => lsp.indexVersions.length > 0);
 });
 
 after(async () => {
   try {
-    await conn.sendRequest('shutdown');
-    await conn.sendNotification('exit');
+    await lsp?.close();
   } finally {
-    conn.dispose();
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill();
-      await exited;
-    }
     rmSync(WORKSPACE, { recursive: true, force: true });
   }
 });
 
 test('the server watches every file kind the client used to watch itself', async () => {
-  await until('the watcher registration', () => registrations.length > 0);
-  const watchers = registrations
+  await lsp.until('the watcher registration', () => lsp.registrations.length > 0);
+  const watchers = lsp.registrations
     .flatMap((r) => r.registrations)
     .filter((r) => r.method === DidChangeWatchedFilesNotification.method)
     .flatMap((r) => (r.registerOptions as { watchers: { globPattern: string }[] }).watchers.map((w) => w.globPattern));
@@ -107,18 +51,18 @@ test('the server watches every file kind the client used to watch itself', async
 });
 
 test('a save reported twice (two watchers) is read once', async () => {
-  const before = await conn.sendRequest(IndexRequest, {});
-  const seen = indexVersions.length;
+  const before = await lsp.index();
+  const seen = lsp.indexVersions.length;
   writeFileSync(ENV_PATH, `${readFileSync(ENV_PATH, 'utf8')}\nanother = solve(target="/tmp/y")\n`);
   const uri = pathToUri(ENV_PATH);
-  await conn.sendNotification(DidChangeWatchedFilesNotification.type, {
+  await lsp.conn.sendNotification(DidChangeWatchedFilesNotification.type, {
     changes: [
       { uri, type: FileChangeType.Changed },
       { uri, type: FileChangeType.Changed },
     ],
   });
-  await until('the index after the save', () => indexVersions.length > seen);
-  const afterSave = await conn.sendRequest(IndexRequest, {});
+  await lsp.until('the index after the save', () => lsp.indexVersions.length > seen);
+  const afterSave = await lsp.index();
   assert.ok(
     afterSave.tasks.some((t) => t.ref === 'envs/env.py::another'),
     'the saved content is indexed',

@@ -3,6 +3,7 @@
  * Fixed, command and nop agents live in the engine; the extension adds an
  * interactive one; the llm agent (agents/llm) puts a model in the seat.
  */
+import type { Duplex } from 'node:stream';
 import type { ExecOptions, ExecResult } from '../providers/provider';
 import type { LogStream, TokenUsage } from '../../../../common/trace/schema';
 
@@ -20,6 +21,12 @@ export interface AgentWorkspace {
   workdir: string;
   /** Capability bindings from `hello` (MCP servers, sshd, ...). */
   bindings: { name: string; protocol: string; url: string; params: Record<string, unknown> }[];
+  /**
+   * A fresh byte pipe to capability `name`'s daemon through the control port
+   * (`tunnel.open`, docs/hud-protocol.md); absent where no environment server
+   * publishes capabilities (Harbor tasks).
+   */
+  openTunnel?(name: string, signal: AbortSignal): Promise<Duplex>;
 }
 
 export interface AgentContext {

@@ -36,10 +36,14 @@ export function ownerLabels(spec: Pick<ContainerSpec, 'rolloutId' | 'phase' | 'e
   };
 }
 
-/** Creates and starts a container for `spec`; on any failure nothing is left behind. */
-export async function createContainer(spec: ContainerSpec): Promise<ManagedContainer> {
+/**
+ * Creates and starts a container for `spec`; on any failure nothing is left
+ * behind. `facts`: the image's inspection when the caller already has it
+ * (a provider inspects each image once per job, docs/engine.md).
+ */
+export async function createContainer(spec: ContainerSpec, facts?: Promise<ImageFacts>): Promise<ManagedContainer> {
   const docker = dockerClient();
-  const { imageId, imageUser, imageLabels } = await inspectImage(docker, spec.image);
+  const { imageId, imageUser, imageLabels } = await (facts ?? inspectImage(docker, spec.image));
   const warnings: string[] = [];
   const network = dockerNetworkMode(spec.network);
   // Init reaps the orphans of killed commands (PID 1 is otherwise a plain sleep).
@@ -120,13 +124,14 @@ export async function createContainer(spec: ContainerSpec): Promise<ManagedConta
   }
 }
 
-interface ImageFacts {
+export interface ImageFacts {
   imageId: string;
   imageUser: string;
   imageLabels: Record<string, string>;
 }
 
-async function inspectImage(docker: Docker, image: string): Promise<ImageFacts> {
+/** What a container of `image` is made from: its id (every container of a job runs the same one), user, labels. */
+export async function inspectImage(docker: Docker, image: string): Promise<ImageFacts> {
   try {
     const info = await docker.getImage(image).inspect();
     return { imageId: info.Id, imageUser: info.Config?.User ?? '', imageLabels: info.Config?.Labels ?? {} };

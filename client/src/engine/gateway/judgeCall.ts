@@ -5,15 +5,10 @@
  * (the bundled runtime's "Requirement:/Mistake:" lines, the SDK's
  * <criterion> block), and anything unrecognised is left out, not guessed.
  */
-export interface JudgeCall {
-  model: string;
-  status: number;
-  criterion?: string;
-  verdict?: string;
-  reason?: string;
-  tokens?: { input: number; output: number };
-  durationMs: number;
-}
+import type { JudgeCall } from '../../../../common/trace/schema';
+
+/** What the gateway reads of a call; the rollout adds the phase and the time (JudgeCall in the trace). */
+export type JudgeCallRead = Omit<JudgeCall, 'phase' | 'at'>;
 
 export function describeJudgeCall(
   model: string,
@@ -21,8 +16,8 @@ export function describeJudgeCall(
   status: number,
   reply: unknown,
   durationMs: number,
-): JudgeCall {
-  const call: JudgeCall = { model, status, durationMs };
+): JudgeCallRead {
+  const call: JudgeCallRead = { model, status, durationMs };
   const prompt = userText(request);
   const criterion =
     /<criterion>\s*([\s\S]*?)\s*<\/criterion>/.exec(prompt)?.[1] ?? /(?:Requirement|Mistake): (.+)/.exec(prompt)?.[1];
@@ -46,7 +41,7 @@ export function describeJudgeCall(
   return call;
 }
 
-export function formatJudgeCall(c: JudgeCall): string {
+export function formatJudgeCall(c: JudgeCallRead): string {
   const parts = [`judge ${c.model}`, `HTTP ${c.status}`];
   if (c.criterion) parts.push(`criterion "${c.criterion}"`);
   if (c.verdict) parts.push(c.verdict);

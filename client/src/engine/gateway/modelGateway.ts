@@ -7,7 +7,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ModelEndpoint } from '../agents/llm/modelRef';
-import { describeJudgeCall, type JudgeCall } from './judgeCall';
+import { describeJudgeCall, type JudgeCallRead } from './judgeCall';
 
 export interface GatewayRequest {
   method: string;
@@ -29,7 +29,7 @@ const UPSTREAM_TIMEOUT_MS = 120_000;
 
 export interface GatewayOptions {
   upstream: ModelEndpoint;
-  onCall?: (call: JudgeCall) => void;
+  onCall?: (call: JudgeCallRead) => void;
   /** For tests; default: fetch. */
   fetchImpl?: typeof fetch;
 }

@@ -17,9 +17,11 @@ import { dockerClient } from '../docker/client';
 import {
   createContainer,
   describeCopy,
+  inspectImage,
   packCopy,
   type CopyItem,
   type DockerContainer,
+  type ImageFacts,
   type PackedCopy,
 } from '../docker/container';
 import { spawnExec, type InteractiveExec } from '../docker/exec';
@@ -27,26 +29,27 @@ import { removeOrphans } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
 import { LineSplitter } from '../output/lineSplitter';
 import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
-import type { ContainerSpec, NetworkMode, RunningExec } from '../docker/types';
+import type { ContainerSpec, ManagedContainer, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema';
-import type {
-  AcquireOptions,
-  AgentSeat,
-  EnvironmentSpec,
-  ExecOptions,
-  ExecResult,
-  Provider,
-  RuntimeConfig,
-  ServeOptions,
-  Substrate,
+import {
+  AGENT_WORKSPACE_ENV,
+  type AcquireOptions,
+  type AgentSeat,
+  type EnvironmentSpec,
+  type ExecOptions,
+  type ExecResult,
+  type Provider,
+  type RuntimeConfig,
+  type ServeOptions,
+  type Substrate,
 } from './provider';
 import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 
 export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
-import { serveArgv } from './serveProcess';
+import { imageServeArgv, serveArgv } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
 
@@ -107,6 +110,10 @@ let orphanSweep: Promise<void> | undefined;
 
 export class DockerProvider implements Provider {
   readonly kind = 'docker' as const;
+  // A container of its own: own file system, processes and loopback, where its server listens.
+  readonly isolatesSubstrates = true;
+
+  private readonly images = new Map<string, Promise<ImageFacts>>();
 
   constructor(private readonly options: DockerProviderOptions = {}) {}
 
@@ -173,12 +180,12 @@ export class DockerProvider implements Provider {
     };
     let container: DockerContainer;
     try {
-      container = (await createContainer(containerSpec)) as DockerContainer;
+      container = (await this.createOf(containerSpec)) as DockerContainer;
     } catch (err) {
       if (!(err instanceof ImageMissingError)) throw err;
       await pullImage(image, opts, signal);
       check();
-      container = (await createContainer(containerSpec)) as DockerContainer;
+      container = (await this.createOf(containerSpec)) as DockerContainer;
     }
     try {
       for (const w of container.warnings) opts.log('engine', `warning: ${w}`);
@@ -225,6 +232,28 @@ export class DockerProvider implements Provider {
     } catch (err) {
       await container.remove().catch(() => undefined);
       throw err;
+    }
+  }
+
+  /**
+   * A container from the image inspected once by this provider (one per job):
+   * a job's rollouts then all run the same image id, without an inspection
+   * each. A failed inspection is not kept, and a create that fails with a
+   * kept one (the image went away mid-job) tries once more with a fresh one.
+   */
+  private async createOf(spec: ContainerSpec): Promise<ManagedContainer> {
+    const kept = this.images.get(spec.image);
+    const facts = kept ?? inspectImage(dockerClient(), spec.image);
+    if (!kept) {
+      this.images.set(spec.image, facts);
+      facts.catch(() => this.images.delete(spec.image));
+    }
+    try {
+      return await createContainer(spec, facts);
+    } catch (err) {
+      if (!kept || this.images.get(spec.image) !== kept) throw err;
+      this.images.delete(spec.image);
+      return this.createOf(spec);
     }
   }
 
@@ -470,7 +499,11 @@ export class DockerSubstrate implements Substrate {
       opts.log('server', line);
     }
     // The credentials in opts.env reach the server process only: not the container, not other execs.
-    const argv = serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk);
+    const env = { [AGENT_WORKSPACE_ENV]: WORKSPACE_DIR, ...opts.env };
+    // The image's own SDK serves behind the same peer check as the bundled server (image_sdk_serve.py).
+    const argv = this.spec.useImageSdk
+      ? imageServeArgv(this.envPath, opts.envName, [`${RUNTIME_DIR}/hud_studio`, `${TOOLS_DIR}/hud_studio`])
+      : serveArgv(this.envPath, opts.envName);
     const onOutput = (stream: 'stdout' | 'stderr', text: string): void => splitters[stream].push(text);
     const prestarted = this.prestarted;
     this.prestarted = undefined;
@@ -480,13 +513,13 @@ export class DockerSubstrate implements Substrate {
       prestarted.replies.close();
       prestarted.sink = onOutput;
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
-      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env: opts.env ?? {}, cwd: this.workdir })}\n`);
+      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env, cwd: this.workdir })}\n`);
       run = warm;
       this.serverStdin = warm.stdin;
     } else {
       run = await this.container.spawn(argv, {
         cwd: this.workdir,
-        env: { ...this.pythonEnv(false), ...opts.env },
+        env: { ...this.pythonEnv(false), ...env },
         onOutput,
       });
     }

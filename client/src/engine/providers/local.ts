@@ -1,9 +1,11 @@
 /**
  * Local provider: the environment's server as a subprocess on the host, for
- * machines without Docker. Isolation is by process only (docs/hud-protocol.md): a
- * private temporary copy of the environment's folder, a scrubbed environment,
- * and its own process group that release() kills. It shares the host's
- * filesystem and network, and says so (`isolation: "process"`).
+ * machines without Docker (docs/hud-protocol.md): a private temporary copy of
+ * the environment's folder, a scrubbed environment, and its own process group
+ * that release() kills. Where bubblewrap works, the server, the engine's
+ * commands and the agent's each run in a sandbox (localSandbox.ts,
+ * docs/security.md); without it they share the host's filesystem, and the
+ * engine says on every run that this is no security boundary.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,19 +17,22 @@ import { runtimePythonDir } from '../runtimePaths';
 import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema';
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
-import { bubblewrap, sandboxArgs } from './localSandbox';
-import type {
-  AcquireOptions,
-  AgentSeat,
-  EnvironmentSpec,
-  ExecOptions,
-  ExecResult,
-  Provider,
-  ServeOptions,
-  Substrate,
+import { bubblewrap, sandboxArgs, serverSandboxArgs } from './localSandbox';
+import { sandboxPython, type SandboxPython } from './sandboxPython';
+import { stopSandbox } from './sandboxStop';
+import {
+  AGENT_WORKSPACE_ENV,
+  type AcquireOptions,
+  type AgentSeat,
+  type EnvironmentSpec,
+  type ExecOptions,
+  type ExecResult,
+  type Provider,
+  type ServeOptions,
+  type Substrate,
 } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
-import { serveArgv, waitForServePort } from './serveProcess';
+import { imageServeArgv, serveArgv, waitForServePort } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
 
@@ -48,6 +53,14 @@ export interface LocalProviderOptions {
   /** Variables of the host process to scrub from (default process.env). */
   parentEnv?: NodeJS.ProcessEnv;
   killGraceMs?: number;
+  /** false: no bubblewrap sandbox even where the machine has one (what a machine without it does). */
+  sandbox?: boolean;
+}
+
+/** How a substrate's sandbox is made: bwrap, and the interpreter its server runs. */
+interface LocalSandbox {
+  bwrap: string;
+  python: SandboxPython;
 }
 
 /** Temp folders already swept by this process (once is enough: later orphans are other processes' business). */
@@ -64,6 +77,17 @@ export class LocalProvider implements Provider {
     const parentPath = (this.options.parentEnv ?? process.env)['PATH'] ?? '';
     const found = await probeOnce(`local:${parentPath}`, () => probeLocalSdk(root, this.options));
     return decideSdk(choice, found, 'the local python3');
+  }
+
+  /** The sandbox substrates get here, if bubblewrap works and the options allow it. */
+  private async sandbox(root: string, sdk: ServingSdk): Promise<LocalSandbox | undefined> {
+    const bwrap = this.options.sandbox === false ? undefined : bubblewrap();
+    if (!bwrap) return undefined;
+    const env = scrubbedEnv(this.options.parentEnv ?? process.env, {
+      home: join(root, 'home'),
+      tmp: join(root, 'tmp'),
+    });
+    return { bwrap, python: await sandboxPython(env, root, sdk.source === 'image' ? 'image' : 'bundled') };
   }
 
   async acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
@@ -86,9 +110,19 @@ export class LocalProvider implements Provider {
       });
       mkdirSync(join(root, 'home'));
       mkdirSync(join(root, 'tmp'));
+      mkdirSync(join(root, 'workspace'));
       const envPath = join(work, relative(spec.envDir, spec.envFile));
-      opts.log('engine', `local substrate: private copy of ${spec.envDir} at ${work} (process isolation only)`);
       const sdk = await this.servingSdk(spec, root);
+      const sandbox = await this.sandbox(root, sdk);
+      opts.log(
+        'engine',
+        `local substrate: private copy of ${spec.envDir} at ${work} (${sandbox ? 'bubblewrap sandbox' : 'process isolation only'})`,
+      );
+      const network = spec.runtimeConfig?.['network_mode'] ?? spec.runtimeConfig?.['network'];
+      if (sandbox && (network === 'none' || network === 'no-network')) {
+        // The control channel reaches the server through the host's loopback (docs/security.md).
+        opts.log('engine', `the local runtime keeps the server's network; network mode ${network} holds on Docker`);
+      }
       opts.log(
         'engine',
         `served by ${sdk.source === 'image' ? `the local python's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`,
@@ -100,6 +134,7 @@ export class LocalProvider implements Provider {
         { ...spec, useImageSdk: sdk.source === 'image' },
         this.options,
         sdk,
+        sandbox,
       );
     } catch (err) {
       rmSync(root, { recursive: true, force: true });
@@ -133,6 +168,7 @@ export class LocalSubstrate implements Substrate {
     private readonly spec: EnvironmentSpec,
     private readonly options: LocalProviderOptions,
     sdk?: ServingSdk,
+    private readonly sandbox?: LocalSandbox,
   ) {
     this.info = { id: basename(root), provider: 'local', isolation: 'process', ...(sdk ? { sdk } : {}) };
   }
@@ -147,21 +183,39 @@ export class LocalSubstrate implements Substrate {
     return [...this.groups];
   }
 
-  private env(extra?: Record<string, string>, bundled = true): Record<string, string> {
+  /** `python`: whose modules come first (the bundled runtime, the local SDK), or none for the agent. */
+  private env(extra: Record<string, string> | undefined, python: 'bundled' | 'image' | 'none'): Record<string, string> {
+    const ours = python === 'bundled' ? [runtimePythonDir()] : [];
+    const paths = python === 'none' ? [] : [...ours, ...(this.sandbox?.python.pythonPath ?? [])];
     return scrubbedEnv(this.options.parentEnv ?? process.env, {
       home: join(this.root, 'home'),
       tmp: join(this.root, 'tmp'),
-      ...(bundled ? { pythonPath: runtimePythonDir() } : {}),
+      ...(paths.length ? { pythonPath: paths.join(':') } : {}),
       ...(extra ? { extra } : {}),
     });
   }
 
+  /** argv as run in the server's sandbox (its interpreter by file), or as it is without one. */
+  private inSandbox(argv: string[], cwd: string): string[] {
+    if (!this.sandbox) return argv;
+    const { bwrap, python } = this.sandbox;
+    const [cmd, ...args] = argv;
+    const command = cmd === 'python3' ? [python.executable, ...args] : argv;
+    const view = {
+      readable: [...python.readable, runtimePythonDir()],
+      writable: [this.workdir, join(this.root, 'home'), join(this.root, 'tmp'), join(this.root, 'workspace')],
+      cwd,
+    };
+    return [bwrap, ...serverSandboxArgs(view), ...command];
+  }
+
   async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     this.assertLive();
-    return execInGroup(argv, {
+    const cwd = opts.cwd ?? this.workdir;
+    return execInGroup(this.inSandbox(argv, cwd), {
       ...opts,
-      cwd: opts.cwd ?? this.workdir,
-      env: this.env(opts.env),
+      cwd,
+      env: this.env(opts.env, 'bundled'),
       onGroup: (pgid) => this.addGroup(pgid),
     });
   }
@@ -169,13 +223,12 @@ export class LocalSubstrate implements Substrate {
   /** The agent's seat: its own folder, in bubblewrap's sandbox when the machine has it (localSandbox.ts). */
   agentSeat(): AgentSeat {
     this.assertLive();
-    const workspace = join(this.root, 'workspace');
-    mkdirSync(workspace, { recursive: true });
-    const bwrap = bubblewrap();
+    const workspace = this.agentWorkspace();
+    const bwrap = this.sandbox?.bwrap;
     const exec = (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
       this.assertLive();
       const cwd = opts.cwd ?? workspace;
-      const env = this.env({ HOME: workspace, ...(bwrap ? { TMPDIR: '/tmp' } : {}), ...opts.env }, false);
+      const env = this.env({ HOME: workspace, ...(bwrap ? { TMPDIR: '/tmp' } : {}), ...opts.env }, 'none');
       const command = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...argv] : argv;
       return execInGroup(command, { ...opts, cwd, env, onGroup: (pgid) => this.addGroup(pgid) });
     };
@@ -190,6 +243,11 @@ export class LocalSubstrate implements Substrate {
     };
   }
 
+  /** The agent's folder; acquire() made it, before the server starts, so that the environment can prepare it. */
+  private agentWorkspace(): string {
+    return join(this.root, 'workspace');
+  }
+
   execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     return this.exec(['python3', ...args], opts);
   }
@@ -197,9 +255,13 @@ export class LocalSubstrate implements Substrate {
   async serve(opts: ServeOptions): Promise<void> {
     this.assertLive();
     if (this.server) throw new HudStudioError('provider', 'this substrate already serves an environment');
-    const { child } = await spawnGroupLeader(serveArgv(this.envPath, opts.envName, !this.spec.useImageSdk), {
+    const bundled = !this.spec.useImageSdk;
+    const argv = bundled
+      ? serveArgv(this.envPath, opts.envName)
+      : imageServeArgv(this.envPath, opts.envName, [join(runtimePythonDir(), 'hud_studio')]);
+    const { child } = await spawnGroupLeader(this.inSandbox(argv, this.workdir), {
       cwd: this.workdir,
-      env: this.env(opts.env, !this.spec.useImageSdk),
+      env: this.env({ [AGENT_WORKSPACE_ENV]: this.agentWorkspace(), ...opts.env }, bundled ? 'bundled' : 'image'),
     });
     this.server = child;
     if (child.pid !== undefined) this.addGroup(child.pid);
@@ -238,7 +300,10 @@ export class LocalSubstrate implements Substrate {
       const server = this.server;
       // The server's last output (a line without newline included) is logged once its pipes close.
       const drained = server ? outputClosed(server) : Promise.resolve();
-      if (server?.pid !== undefined) await killGroup(server.pid, grace);
+      if (server?.pid !== undefined) {
+        // In a sandbox, SIGTERM must reach the server but not bwrap, whose death would skip the teardown.
+        await (this.sandbox ? stopSandbox(server.pid, grace) : killGroup(server.pid, grace));
+      }
       await drained;
       await Promise.all([...this.groups].map((g) => killGroup(g, 1_000)));
       rmSync(this.root, { recursive: true, force: true });

@@ -28,12 +28,26 @@ export function groupAlive(pgid: number): boolean {
  * release down. /proc tells the two apart on Linux.
  */
 function hasRunningMember(pgid: number): boolean {
+  const members = groupMembers(pgid);
+  return members === undefined || members.some((m) => m.state !== 'Z');
+}
+
+export interface GroupMember {
+  pid: number;
+  ppid: number;
+  /** The kernel's one-letter state (`Z` for a zombie). */
+  state: string;
+}
+
+/** The processes of group `pgid` as /proc shows them, or undefined when /proc cannot be read. */
+export function groupMembers(pgid: number): GroupMember[] | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return true;
+    return undefined;
   }
+  const members: GroupMember[] = [];
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;
     let stat: string;
@@ -44,12 +58,13 @@ function hasRunningMember(pgid: number): boolean {
     }
     // "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+    if (Number(fields[2]) === pgid)
+      members.push({ pid: Number(name), ppid: Number(fields[1]), state: fields[0] ?? '' });
   }
-  return false;
+  return members;
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch {
@@ -69,7 +84,7 @@ export async function killGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_MS): 
   await waitGroupGone(pgid, 2_000);
 }
 
-async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
+export async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (groupAlive(pgid)) {
     if (Date.now() >= deadline) return false;

@@ -57,6 +57,14 @@ export interface ExecResult {
   timedOut: boolean;
 }
 
+/**
+ * The variable through which the server learns the agent's workspace root
+ * (docs/sdk-compatibility.md): the bundled runtime's `env.workspace(root)`
+ * serves that folder, so what the environment prepares in `ws.root` is where
+ * the agent's commands run.
+ */
+export const AGENT_WORKSPACE_ENV = 'HUD_STUDIO_AGENT_WORKSPACE';
+
 export interface ServeOptions {
   /** Environment name to serve (`--env NAME`). */
   envName: string;
@@ -112,5 +120,12 @@ export interface Substrate {
 
 export interface Provider {
   readonly kind: ProviderKind;
+  /**
+   * True when a substrate it hands out offers nothing that an agent in
+   * another of its substrates could reach before its server is started
+   * (own file system, processes and loopback). The verifier's substrate is
+   * then acquired while the actor works instead of after (docs/engine.md).
+   */
+  readonly isolatesSubstrates?: boolean;
   acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate>;
 }

@@ -12,25 +12,45 @@ export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
 const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
 
 /**
- * `bundled`: our runtime serves, and keeps stdout for the port line alone, so
+ * The bundled runtime serving. It keeps stdout for the port line alone, so
  * an environment that prints `HUD_SERVE_PORT=...` cannot point the engine
- * elsewhere (docs/reliability.md). An image's own SDK prints the port among
- * its other output, as HUD's does.
+ * elsewhere (docs/reliability.md). An image's own SDK (imageServeArgv) prints
+ * the port among its other output, as HUD's does.
  */
-export function serveArgv(envPath: string, envName: string, bundled: boolean, python = 'python3'): string[] {
-  const argv = [
-    python,
-    '-m',
-    'hud.environment.server',
-    envPath,
-    '--env',
-    envName,
-    '--host',
-    '127.0.0.1',
-    '--port',
-    '0',
-  ];
-  return bundled ? [...argv, '--port-stdout-only'] : argv;
+export function serveArgv(envPath: string, envName: string, python = 'python3'): string[] {
+  return [python, '-m', 'hud.environment.server', ...serverArgs(envPath, envName), '--port-stdout-only'];
+}
+
+function serverArgs(envPath: string, envName: string): string[] {
+  return [envPath, '--env', envName, '--host', '127.0.0.1', '--port', '0'];
+}
+
+/**
+ * Loads HUD Studio's helpers by file from the first folder of argv[1] that
+ * exists (the bundled `hud` beside them must not shadow the image's), then
+ * serves through hud_studio.image_sdk_serve. No helpers: exit, never serve
+ * unguarded.
+ */
+const GUARDED_LOADER = [
+  'import importlib.util, json, os, sys',
+  'dirs = [d for d in json.loads(sys.argv[1]) if os.path.isfile(os.path.join(d, "__init__.py"))]',
+  'if not dirs:',
+  '    sys.exit("HUD Studio helpers not found in " + sys.argv[1])',
+  'spec = importlib.util.spec_from_file_location("hud_studio", os.path.join(dirs[0], "__init__.py"), submodule_search_locations=[dirs[0]])',
+  'module = importlib.util.module_from_spec(spec)',
+  'sys.modules["hud_studio"] = module',
+  'spec.loader.exec_module(module)',
+  'from hud_studio.image_sdk_serve import main',
+  'main(sys.argv[2:])',
+].join('\n');
+
+/**
+ * The image's (or local python's) own SDK serving, behind the loopback peer
+ * check (docs/security.md): `helperDirs` are candidate `hud_studio` folders
+ * as the server sees them.
+ */
+export function imageServeArgv(envPath: string, envName: string, helperDirs: string[], python = 'python3'): string[] {
+  return [python, '-c', GUARDED_LOADER, JSON.stringify(helperDirs), ...serverArgs(envPath, envName)];
 }
 
 /**

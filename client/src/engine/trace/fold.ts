@@ -91,6 +91,7 @@ function startTrace(e: QueuedEvent): RunningTrace {
     },
     phases: [],
     agentSteps: [],
+    judgeCalls: [],
     result: null,
     status: 'running',
     error: null,
@@ -152,6 +153,9 @@ function apply(trace: RunningTrace, e: RolloutEvent, options: FoldOptions): void
     case 'answer':
       trace.answer = e.answer;
       if (e.actorResult !== undefined) trace.actorResult = e.actorResult;
+      return;
+    case 'judge.call':
+      trace.judgeCalls.push(e.call);
       return;
     case 'grade': {
       const p = phaseOf(trace, e.phase, e.at);

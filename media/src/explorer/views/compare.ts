@@ -12,6 +12,8 @@ export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElem
   const dl = left.result?.reward;
   const dr = right.result?.reward;
   const delta = typeof dl === 'number' && typeof dr === 'number' ? dr - dl : null;
+  // A regrade graded its original's answer again: a new source hash is the point, not a warning.
+  const regradeSide = right.regrade?.of === left.rolloutId ? 'B' : left.regrade?.of === right.rolloutId ? 'A' : null;
   return h(
     'div',
     { class: 'compare', attrs: { 'data-testid': 'compare' } },
@@ -29,13 +31,15 @@ export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElem
           { class: 'problem warning', attrs: { role: 'alert' } },
           `These rollouts ran different tasks (${left.task.ref} vs ${right.task.ref}); the comparison may not mean much.`,
         )
-      : !sameVersion
-        ? h(
-            'div',
-            { class: 'problem warning' },
-            'The task source or args changed between these rollouts (different source hash).',
-          )
-        : null,
+      : regradeSide
+        ? regradeBanner(regradeSide, regradeSide === 'B' ? right : left, regradeSide === 'B' ? left : right)
+        : !sameVersion
+          ? h(
+              'div',
+              { class: 'problem warning' },
+              'The task source or args changed between these rollouts (different source hash).',
+            )
+          : null,
     h(
       'div',
       { class: 'compare-cols' },
@@ -57,6 +61,21 @@ export function renderCompare(left: RunningTrace, right: RunningTrace): HTMLElem
   );
 }
 
+function regradeBanner(which: 'A' | 'B', regrade: RunningTrace, original: RunningTrace): HTMLElement {
+  const other = which === 'A' ? 'B' : 'A';
+  const before = original.result?.reward;
+  const after = regrade.result?.reward;
+  return h(
+    'div',
+    { class: 'problem info regrade', attrs: { 'data-testid': 'regrade-of' } },
+    h('span', { class: 'badge' }, 'regrade'),
+    ` ${which} graded ${other}'s recorded answer again with the grader as it is now`,
+    regrade.regrade ? ` (grader ${regrade.regrade.graderHash.slice(0, 12)})` : '',
+    `: reward ${formatReward(before)} -> ${formatReward(after)}`,
+    original.task.sourceHash !== regrade.task.sourceHash ? '; the template changed since the original ran.' : '.',
+  );
+}
+
 function side(t: RunningTrace, which: 'left' | 'right'): HTMLElement {
   return h(
     'div',
@@ -64,10 +83,29 @@ function side(t: RunningTrace, which: 'left' | 'right'): HTMLElement {
     h('div', { class: 'muted' }, which === 'left' ? 'A' : 'B', ' · ', t.rolloutId),
     h('div', { class: 'reward-value', attrs: { 'data-testid': 'reward' } }, formatReward(t.result?.reward)),
     h('div', { class: 'reward-label' }, rewardLabel(t)),
-    h('div', null, statusBadge(t.status), ' ', `agent ${t.agent.kind}`, ' · ', formatDuration(totalMs(t))),
+    h(
+      'div',
+      { attrs: { 'data-testid': `compare-${which}-agent` } },
+      statusBadge(t.status),
+      ' ',
+      // The model (llm: PROVIDER/MODEL) when a model answered: two models' rollouts are told apart here.
+      `agent ${t.agent.detail ?? t.agent.kind}`,
+      ' · ',
+      formatDuration(totalMs(t)),
+      tokensText(t),
+    ),
     h('div', { class: 'muted' }, formatClock(t.startedAt)),
     t.error ? h('div', { class: 'problem error' }, `Failed in the ${t.error.phase} phase: ${t.error.message}`) : null,
   );
+}
+
+/** The episode's model tokens, when a model answered. */
+function tokensText(t: RunningTrace): string {
+  const used = t.agentSteps.flatMap((s) => (s.usage ? [s.usage] : []));
+  if (!used.length) return '';
+  const input = used.reduce((a, u) => a + u.input, 0);
+  const output = used.reduce((a, u) => a + u.output, 0);
+  return ` · tokens in ${input} out ${output}`;
 }
 
 interface FlatSub {

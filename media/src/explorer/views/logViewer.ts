@@ -14,7 +14,7 @@ export const LOG_ROW_HEIGHT = 18;
 const OVERSCAN = 20;
 const FALLBACK_VISIBLE_ROWS = 40;
 
-const STREAM_LABEL: Record<LogStream, string> = {
+export const STREAM_LABEL: Record<LogStream, string> = {
   stdout: 'out',
   stderr: 'err',
   server: 'srv',
@@ -103,6 +103,11 @@ export class LogViewer {
       this.viewport,
     );
     if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.schedule()).observe(this.viewport);
+  }
+
+  /** Adds a control after the search box's (e.g. the logs section's "whole log" button). */
+  addToolbarItem(item: HTMLElement): void {
+    this.countEl.after(item);
   }
 
   get lineCount(): number {
@@ -323,7 +328,7 @@ export class LogViewer {
   }
 }
 
-function segmentNode(seg: AnsiSegment): Node {
+export function segmentNode(seg: AnsiSegment): Node {
   if (seg.fg === undefined && !seg.bold) return document.createTextNode(revealInvisible(seg.text));
   return h('span', { class: segmentClass(seg) }, seg.text);
 }
@@ -333,7 +338,7 @@ function segmentClass(seg: AnsiSegment): string {
 }
 
 /** Segments with every match of `query` (lowercase) wrapped in <mark>, preserving colours. */
-function highlight(segments: AnsiSegment[], query: string): Node[] {
+export function highlight(segments: AnsiSegment[], query: string): Node[] {
   const plain = segments.map((s) => s.text).join('');
   const lower = plain.toLowerCase();
   // Lowercasing can change length for a few characters; then offsets would not line up, so do not mark.

@@ -2,9 +2,11 @@
  * The grade: subscores as a table with weight-scaled bars (a bar's length is
  * the weight's share, its fill the value), penalties (negative weights) shown
  * as penalties, nested children of combine_any/combine_all expandable, and
- * grader metadata (e.g. a BashGrader's exit code and output) on expand.
+ * grader metadata (e.g. a BashGrader's exit code and output) on expand,
+ * and the judge calls a subscore was graded with under it.
  */
-import type { GradeResult, RunningTrace, SubScoreT } from '../../../../common/trace/schema';
+import type { GradeResult, JudgeCall, RunningTrace, SubScoreT } from '../../../../common/trace/schema';
+import { placeJudgeCalls, type JudgeCallPlacement } from '../judgeCalls';
 import { plainTextBlock } from '../ansi';
 import { h, replaceChildren, type Child } from '../dom';
 import { formatReward, trimNumber, valueText } from '../format';
@@ -16,11 +18,13 @@ export function renderGrade(trace: RunningTrace, open: OpenState): HTMLElement {
     const result = trace.result;
     const actor = trace.phases.find((p) => p.name === 'actor');
     const provisional = trace.verifier && actor?.grade ? actor.grade : null;
+    // Judge calls belong to the grade of record: the phase that graded it made them.
+    const judged = placeJudgeCalls(result?.subscores ?? [], trace.judgeCalls);
     replaceChildren(
       section,
       h('h2', null, 'Grade'),
       result
-        ? renderResult(result, 'result', open, fill)
+        ? renderResult(result, 'result', open, fill, judged)
         : h(
             'p',
             { class: 'muted' },
@@ -37,6 +41,14 @@ export function renderGrade(trace: RunningTrace, open: OpenState): HTMLElement {
             renderResult(provisional, 'provisional', open, fill),
           )
         : null,
+      judged.unplaced.length
+        ? h(
+            'div',
+            { class: 'judge-unplaced', attrs: { 'data-testid': 'judge-calls-unplaced' } },
+            h('h3', null, 'Judge calls not matched to a subscore'),
+            judgeCallList(judged.unplaced),
+          )
+        : null,
       trace.harbor && Object.keys(trace.harbor.rewards).length ? renderHarborRewards(trace.harbor.rewards) : null,
     );
   };
@@ -44,9 +56,15 @@ export function renderGrade(trace: RunningTrace, open: OpenState): HTMLElement {
   return section;
 }
 
-function renderResult(result: GradeResult, keyPrefix: string, open: OpenState, rerender: () => void): Child[] {
+function renderResult(
+  result: GradeResult,
+  keyPrefix: string,
+  open: OpenState,
+  rerender: () => void,
+  judged?: JudgeCallPlacement,
+): Child[] {
   const out: Child[] = [];
-  if (result.subscores.length) out.push(subscoreTable(result.subscores, keyPrefix, open, rerender));
+  if (result.subscores.length) out.push(subscoreTable(result.subscores, keyPrefix, open, rerender, judged));
   else out.push(h('p', { class: 'muted' }, 'No subscores: the reward is a single number.'));
   if (Object.keys(result.info).length)
     out.push(open.details(`${keyPrefix}-info`, h('summary', null, 'Info'), metadataList(result.info)));
@@ -63,9 +81,15 @@ function renderResult(result: GradeResult, keyPrefix: string, open: OpenState, r
   return out;
 }
 
-function subscoreTable(subs: SubScoreT[], keyPrefix: string, open: OpenState, rerender: () => void): HTMLElement {
+function subscoreTable(
+  subs: SubScoreT[],
+  keyPrefix: string,
+  open: OpenState,
+  rerender: () => void,
+  judged: JudgeCallPlacement | undefined,
+): HTMLElement {
   const body = h('tbody');
-  addRows(body, subs, 0, keyPrefix, open, rerender);
+  addRows(body, subs, 0, keyPrefix, open, rerender, judged);
   return h(
     'table',
     { class: 'subscores', attrs: { 'data-testid': 'subscores' } },
@@ -93,6 +117,7 @@ function addRows(
   keyPrefix: string,
   open: OpenState,
   rerender: () => void,
+  judged: JudgeCallPlacement | undefined,
 ): void {
   // Bars share one scale per sibling group: the positive weights' sum (or the largest penalty, if bigger).
   const pos = subs.reduce((a, s) => a + Math.max(0, s.weight), 0);
@@ -165,8 +190,50 @@ function addRows(
     if (hasMeta && metaOpen && s.metadata) {
       body.appendChild(h('tr', { class: 'sub-meta' }, h('td', { attrs: { colspan: '5' } }, metadataList(s.metadata))));
     }
-    if (hasChildren && childrenOpen && s.children) addRows(body, s.children, depth + 1, key, open, rerender);
+    const calls = judged?.bySubscore.get(s);
+    if (calls?.length) {
+      body.appendChild(
+        h(
+          'tr',
+          { class: 'sub-judges', data: { name: s.name } },
+          h('td', { attrs: { colspan: '5' } }, judgeCallList(calls)),
+        ),
+      );
+    }
+    if (hasChildren && childrenOpen && s.children) addRows(body, s.children, depth + 1, key, open, rerender, judged);
   });
+}
+
+/** Judge calls, one line each: model, criterion, verdict, reason, tokens (all as text). */
+function judgeCallList(calls: JudgeCall[]): HTMLElement {
+  return h(
+    'ul',
+    { class: 'judge-calls', attrs: { 'data-testid': 'judge-calls' } },
+    calls.map((c) =>
+      h(
+        'li',
+        { class: 'judge-call' },
+        h('span', { class: 'muted' }, 'judge '),
+        h('code', { class: 'judge-model' }, c.model),
+        c.status === 200 ? null : h('span', { class: 'badge status-error' }, `HTTP ${c.status}`),
+        c.criterion ? [' · ', h('span', { class: 'judge-criterion' }, c.criterion)] : null,
+        c.verdict
+          ? [
+              ' ',
+              h(
+                'span',
+                { class: `badge judge-verdict ${c.verdict === 'MET' ? 'status-completed' : 'status-cancelled'}` },
+                c.verdict,
+              ),
+            ]
+          : null,
+        c.reason ? [' ', h('span', { class: 'judge-reason' }, c.reason)] : null,
+        c.tokens
+          ? h('span', { class: 'muted judge-tokens' }, ` · tokens in ${c.tokens.input} out ${c.tokens.output}`)
+          : null,
+      ),
+    ),
+  );
 }
 
 /** Grader metadata as a definition list; multi-line strings (command output) in blocks, escapes stripped. */

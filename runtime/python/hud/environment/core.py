@@ -7,6 +7,7 @@ needs its parentheses, a template's call binds only the arguments given
 replaced by name, and `env.workspace(root)` publishes a shell at serve time.
 """
 import inspect
+import os
 from typing import Any, Callable, Dict, List, Optional
 
 from ..capabilities import Capability
@@ -219,10 +220,15 @@ class Environment:
         raise KeyError("unknown capability: {!r}".format(name))
 
     def workspace(self, root: Any, *, name: str = "shell", track_files: Optional[bool] = None, **kwargs: Any) -> Any:
-        """A working directory served as shell capability `name` (created when the environment serves)."""
-        from .workspace import Workspace
+        """A working directory served as shell capability `name` (created when the environment serves).
 
-        ws = Workspace(root, **kwargs)
+        When HUD Studio's engine serves the environment, the agent works in a
+        folder of its own (docs/sdk-compatibility.md); the workspace is that
+        folder, so files prepared under `ws.root` are where the agent finds them.
+        """
+        from .workspace import AGENT_WORKSPACE_ENV, Workspace
+
+        ws = Workspace(os.environ.get(AGENT_WORKSPACE_ENV) or root, **kwargs)
 
         async def _workspace_up() -> None:
             await ws.start()

@@ -16,6 +16,8 @@ from ..capabilities import Capability
 from ..graders.bash import run_bash
 
 PROTOCOL = "hud-studio-shell/1"
+# Set by HUD Studio's engine to the agent's workspace root (docs/sdk-compatibility.md).
+AGENT_WORKSPACE_ENV = "HUD_STUDIO_AGENT_WORKSPACE"
 DEFAULT_TIMEOUT_S = 600.0
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 

@@ -4,7 +4,8 @@
  * and its token usage, reported as it completes. A malformed tool call is a
  * failed step that the model is told about; only `submit` ends the episode.
  */
-import { CancelledError, throwIfAborted } from '../../errors';
+import { isMcpProtocol } from '../../capabilityProtocols';
+import { CancelledError, HudStudioError, throwIfAborted } from '../../errors';
 import type { Agent, AgentContext, AgentToolCall } from '../agent';
 import { AgentError } from '../command';
 import { AnthropicMessagesClient } from './anthropicClient';
@@ -21,7 +22,16 @@ import {
 import type { ModelEndpoint } from './modelRef';
 import { OpenAiChatClient } from './openaiClient';
 import { systemPrompt } from './systemPrompt';
-import { DEFAULT_TOOL_LIMITS, SUBMIT_TOOL, TOOL_SPECS, ToolInputError, ToolRunner, type ToolLimits } from './tools';
+import {
+  DEFAULT_TOOL_LIMITS,
+  NO_EXTRA_TOOLS,
+  SUBMIT_TOOL,
+  ToolInputError,
+  ToolRunner,
+  type ExtraTools,
+  type ToolLimits,
+} from './tools';
+import { chooseShell } from './workspaceShell';
 
 export interface LlmSettings {
   /** Appended to the default system prompt. */
@@ -43,6 +53,13 @@ export const DEFAULT_LLM_SETTINGS: LlmSettings = {
 };
 
 export function clientFor(endpoint: ModelEndpoint, policy: ClientPolicy): ModelClient {
+  if (endpoint.api === 'vscode-lm') {
+    // The editor hands its own client in (EditorModelClient): the engine cannot reach VS Code's models.
+    throw new HudStudioError(
+      'agent',
+      `${endpoint.name} is a model of the running VS Code: only the editor can call it`,
+    );
+  }
   return endpoint.api === 'anthropic'
     ? new AnthropicMessagesClient(endpoint, policy)
     : new OpenAiChatClient(endpoint, policy);
@@ -56,8 +73,10 @@ export class LlmAgent implements Agent {
   constructor(
     readonly endpoint: ModelEndpoint,
     readonly settings: LlmSettings = DEFAULT_LLM_SETTINGS,
+    /** A client the caller made (the editor's for VS Code's own models); else one for the endpoint's API. */
+    client?: ModelClient,
   ) {
-    this.#client = clientFor(endpoint, settings.policy);
+    this.#client = client ?? clientFor(endpoint, settings.policy);
   }
 
   toJSON(): Record<string, unknown> {
@@ -69,8 +88,27 @@ export class LlmAgent implements Agent {
   }
 
   async run(ctx: AgentContext): Promise<unknown> {
+    const shell = await chooseShell(ctx.workspace, ctx.signal);
+    let mcp: ExtraTools = NO_EXTRA_TOOLS;
+    try {
+      // Which capability the tools used is part of the record (docs/models.md): another path is another run.
+      ctx.log('agent', `bash and editor act through ${shell.via}`);
+      const ws = ctx.workspace;
+      if (ws.openTunnel && ws.bindings.some((b) => isMcpProtocol(b.protocol))) {
+        // Loaded only when an environment serves MCP: the SDK is a large part of the engine bundle.
+        const { McpToolset } = await import('./mcpTools');
+        const toolset = await McpToolset.connect(ws, ctx.signal);
+        mcp = toolset;
+        for (const m of toolset.via) ctx.log('agent', `MCP tools from ${m}`);
+      }
+      return await this.episode(ctx, new ToolRunner(shell, this.settings.tools, ctx.signal, mcp));
+    } finally {
+      await Promise.allSettled([shell.close(), mcp.close()]);
+    }
+  }
+
+  private async episode(ctx: AgentContext, tools: ToolRunner): Promise<unknown> {
     const s = this.settings;
-    const tools = new ToolRunner(ctx.workspace, s.tools, ctx.signal);
     const messages: ConversationMessage[] = [{ role: 'user', text: ctx.promptText }];
     const system = systemPrompt(s.system);
     let total: TokenUsage = ZERO_USAGE;
@@ -86,7 +124,7 @@ export class LlmAgent implements Agent {
       const reply = await this.#client.complete({
         system,
         messages,
-        tools: TOOL_SPECS,
+        tools: tools.specs,
         maxOutputTokens: s.maxOutputTokens,
         ...(s.temperature === undefined ? {} : { temperature: s.temperature }),
         signal: ctx.signal,

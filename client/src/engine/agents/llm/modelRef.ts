@@ -6,14 +6,16 @@
  */
 import { UsageError } from '../../errors';
 
-export type ModelProvider = 'openai' | 'anthropic' | 'hud' | 'openai-compatible';
-export type ModelApi = 'openai' | 'anthropic';
+export type ModelProvider = 'openai' | 'anthropic' | 'hud' | 'openai-compatible' | 'vscode';
+/** `vscode-lm`: a chat model of the running VS Code (its Language Model API), reached through the editor. */
+export type ModelApi = 'openai' | 'anthropic' | 'vscode-lm';
 
 const PROVIDERS: Record<ModelProvider, { api: ModelApi; keyVar: string | undefined }> = {
   openai: { api: 'openai', keyVar: 'OPENAI_API_KEY' },
   anthropic: { api: 'anthropic', keyVar: 'ANTHROPIC_API_KEY' },
   hud: { api: 'openai', keyVar: 'HUD_API_KEY' },
   'openai-compatible': { api: 'openai', keyVar: 'OPENAI_COMPATIBLE_API_KEY' },
+  vscode: { api: 'vscode-lm', keyVar: undefined },
 };
 
 export const MODEL_KEY_VARS: readonly string[] = Object.values(PROVIDERS).flatMap((p) => (p.keyVar ? [p.keyVar] : []));
@@ -65,6 +67,11 @@ export function parseModelName(text: string): { provider: ModelProvider; model: 
 
 export function resolveModel(text: string, lookup: ModelLookup): ModelEndpoint {
   const { provider, model } = parseModelName(text);
+  if (provider === 'vscode') {
+    throw new UsageError(`--model ${text} is a chat model of the running VS Code, which only the editor can reach`, {
+      hint: 'run it from the editor (a "Run with vscode/..." profile), or name an API model here',
+    });
+  }
   const spec = PROVIDERS[provider];
   let baseURL = lookup.baseUrl || undefined;
   if (!baseURL && provider === 'hud') {
@@ -99,4 +106,9 @@ function checkUrl(url: string): void {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new UsageError(`--base-url "${url}" must be http(s)`, { hint: 'e.g. http://127.0.0.1:11434/v1' });
   }
+}
+
+/** A chat model the running VS Code offers (vscode.lm), named `vscode/ID`; it needs no key of ours. */
+export function editorModelEndpoint(id: string): ModelEndpoint {
+  return new ModelEndpoint(`vscode/${id}`, 'vscode', 'vscode-lm', id, undefined, undefined);
 }

@@ -1,13 +1,14 @@
 /**
- * The tools every model gets (docs/models.md): `bash`, `editor` and `submit`.
- * `bash` and `submit` are a contract: environments and prompts may name
- * them. Both shell and editor act on the actor substrate through the same
- * exec path as the command agent, so they run as whatever user and inside
- * whatever isolation the provider gives agents.
+ * The tools every model gets (docs/models.md): `bash`, `editor` and `submit`,
+ * plus the environment's MCP tools. `bash` and `submit` are a contract:
+ * environments and prompts may name them. Shell and editor act through the
+ * shell `chooseShell` picked (workspaceShell.ts): the environment's ssh/2 or
+ * bundled workspace when it publishes one, else the provider's exec in the
+ * agent's seat.
  */
-import type { AgentWorkspace } from '../agent';
 import type { ToolSpec } from './conversation';
 import { cutMiddle } from './cutOutput';
+import type { WorkspaceShell } from './workspaceShell';
 
 export const SUBMIT_TOOL = 'submit';
 
@@ -68,6 +69,21 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   },
 ];
 
+/** Tools the environment adds (its MCP servers' tools, mcpTools.ts). */
+export interface ExtraTools {
+  readonly specs: readonly ToolSpec[];
+  has(name: string): boolean;
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome>;
+  close(): Promise<void>;
+}
+
+export const NO_EXTRA_TOOLS: ExtraTools = {
+  specs: [],
+  has: () => false,
+  call: (name) => Promise.reject(new ToolInputError(`there is no tool "${name}"`)),
+  close: async () => undefined,
+};
+
 /** A tool call the model got wrong: reported back to it as an error, never thrown out of the loop. */
 export class ToolInputError extends Error {}
 
@@ -78,10 +94,15 @@ export interface ToolOutcome {
 
 export class ToolRunner {
   constructor(
-    private readonly ws: AgentWorkspace,
+    private readonly sh: WorkspaceShell,
     private readonly limits: ToolLimits,
     private readonly signal: AbortSignal,
+    private readonly mcp: ExtraTools = NO_EXTRA_TOOLS,
   ) {}
+
+  get specs(): readonly ToolSpec[] {
+    return [...TOOL_SPECS, ...this.mcp.specs];
+  }
 
   async run(name: string, args: Record<string, unknown>): Promise<ToolOutcome> {
     switch (name) {
@@ -89,8 +110,12 @@ export class ToolRunner {
         return this.bash(requireString(args, 'command'), optionalNumber(args, 'timeout_seconds'));
       case 'editor':
         return this.editor(args);
-      default:
-        throw new ToolInputError(`there is no tool "${name}"; use bash, editor or submit`);
+      default: {
+        if (!this.mcp.has(name))
+          throw new ToolInputError(`there is no tool "${name}"; use ${this.specs.map((t) => t.name).join(', ')}`);
+        const res = await this.mcp.call(name, args, this.signal);
+        return { content: cutMiddle(res.content, this.limits.outputChars), isError: res.isError };
+      }
     }
   }
 
@@ -167,8 +192,9 @@ export class ToolRunner {
   }
 
   private shell(script: string, args: string[], extra: { stdin?: string; timeoutMs?: number } = {}) {
-    return this.ws.exec(['/bin/sh', '-c', script, 'sh', ...args], {
-      cwd: this.ws.workdir,
+    return this.sh.run({
+      script,
+      args,
       signal: this.signal,
       // Without stdin an exec would inherit nothing to read; an empty one ends a command that waits for input.
       stdin: extra.stdin ?? '',

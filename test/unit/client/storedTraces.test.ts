@@ -1,0 +1,93 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkspaceIndex } from '../../../common/lspMessages';
+import type { Trace } from '../../../common/trace/schema';
+import { writeTrace } from '../../../client/src/engine/trace/store';
+import { StoredTraces, runsOfTasks, tasksGradedBy } from '../../../client/src/storedTraces';
+
+const FIXTURE = join(__dirname, '..', '..', 'fixtures', 'traces', 'completed.hudtrace.json');
+const base = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Trace;
+const trace = (rolloutId: string, ref: string, startedAt: string, extra: Partial<Trace> = {}): Trace => ({
+  ...base,
+  rolloutId,
+  startedAt,
+  task: { ...base.task, ref },
+  ...extra,
+});
+
+const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } };
+const INDEX: WorkspaceIndex = {
+  version: 1,
+  environments: [],
+  templates: [],
+  tasks: [
+    { ref: 'env.py::a', kind: 'hud', label: 'a', uri: 'file:///w/env.py', range, env: 'act', templateId: 'solve' },
+    {
+      ref: 'env.py::b',
+      kind: 'hud',
+      label: 'b',
+      uri: 'file:///w/env.py',
+      range,
+      env: 'act',
+      templateId: 'other',
+      verifier: { env: 'judge', templateId: 'check', uri: 'file:///w/env.py', range, sameEnvironment: false },
+    },
+  ],
+};
+
+describe('StoredTraces', () => {
+  test('lists stored rollouts, not regrades nor unreadable files, and reads a file again when it changes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hud-stored-'));
+    const warnings: string[] = [];
+    try {
+      const first = writeTrace(dir, trace('r1', 'env.py::a', '2026-11-30T10:00:00.000Z'));
+      writeTrace(
+        dir,
+        trace('r2', 'env.py::a', '2026-11-30T11:00:00.000Z', { regrade: { of: 'r1', graderHash: 'abc' } }),
+      );
+      writeFileSync(join(dir, 'broken.hudtrace.json'), '{"not": "a trace"}');
+      const stored = new StoredTraces((l) => warnings.push(l));
+      assert.deepEqual(
+        stored.scan([dir]).map((r) => r.trace.rolloutId),
+        ['r1'],
+      );
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0]!, /broken\.hudtrace\.json/);
+      assert.equal(stored.byId('r1')?.path, first);
+      stored.scan([dir]);
+      assert.equal(warnings.length, 1, 'an unchanged unreadable file is not read (nor warned about) again');
+      rmSync(first);
+      assert.deepEqual(stored.scan([dir]), []);
+      assert.deepEqual(stored.scan([join(dir, 'missing')]), [], 'a missing folder has no runs');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('which stored runs a template grades', () => {
+  test('a template grades its own tasks and the tasks it verifies; Harbor trials and other tasks are not counted', () => {
+    assert.deepEqual([...tasksGradedBy(INDEX, 'act', 'solve')], ['env.py::a']);
+    assert.deepEqual([...tasksGradedBy(INDEX, 'judge', 'check')], ['env.py::b']);
+    assert.deepEqual([...tasksGradedBy(INDEX, 'act', 'nothing')], []);
+    const runs = [
+      { path: '/t/2', trace: trace('r2', 'env.py::a', '2026-11-30T12:00:00.000Z') },
+      { path: '/t/1', trace: trace('r1', 'env.py::a', '2026-11-30T10:00:00.000Z') },
+      { path: '/t/3', trace: trace('r3', 'env.py::b', '2026-11-30T10:00:00.000Z') },
+      {
+        path: '/t/4',
+        trace: trace('r4', 'env.py::a', '2026-11-30T09:00:00.000Z', {
+          task: { ...base.task, ref: 'env.py::a', kind: 'harbor' },
+        }),
+      },
+    ];
+    assert.deepEqual(
+      runsOfTasks(runs, tasksGradedBy(INDEX, 'act', 'solve')).map((r) => r.trace.rolloutId),
+      ['r1', 'r2'],
+      'oldest first',
+    );
+  });
+});
