@@ -10,9 +10,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { CodeAction, Diagnostic } from 'vscode-languageserver';
+import { CodeActionRequest, type CodeAction, type Diagnostic } from 'vscode-languageserver-protocol';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { IndexRequest, type WorkspaceIndex } from '../../../common/lspMessages';
 import { pathToUri } from '../../../server/src/analysis/paths';
 import { startServer, type LspClient } from './lspClient';
 
@@ -48,7 +47,6 @@ describe('golden answer files over stdio (bundled server)', () => {
   const goldenUri = () => pathToUri(join(dir, 'envs', 'env.golden.jsonl'));
   const envUri = () => pathToUri(join(dir, 'envs', 'env.py'));
   const diagnostics = (): Diagnostic[] => lsp.diagnostics.get(goldenUri())?.diagnostics ?? [];
-  const index = () => lsp.conn.sendRequest<WorkspaceIndex>(IndexRequest.method, {});
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hud-golden-'));
@@ -90,7 +88,7 @@ describe('golden answer files over stdio (bundled server)', () => {
   });
 
   test('the index carries every readable row and the task it binds to', async () => {
-    const rows = (await index()).golden ?? [];
+    const rows = (await lsp.index()).golden ?? [];
     assert.deepEqual(
       rows.map((r) => [r.range.start.line, r.task, r.taskRef ?? null, r.expect]),
       [
@@ -106,24 +104,19 @@ describe('golden answer files over stdio (bundled server)', () => {
   test('the quick fix writes the closest task name, and the diagnostic goes', async () => {
     const uri = goldenUri();
     // Code actions come for open documents, as in the editor when the light bulb shows.
-    await lsp.conn.sendNotification('textDocument/didOpen', {
-      textDocument: { uri, languageId: 'jsonl', version: 1, text: GOLDEN },
-    });
+    await lsp.open(uri, GOLDEN, 1);
     const typo = diagnostics().find((d) => d.range.start.line === 1)!;
-    const actions = await lsp.conn.sendRequest<CodeAction[]>('textDocument/codeAction', {
+    const actions = (await lsp.conn.sendRequest(CodeActionRequest.type, {
       textDocument: { uri },
       range: typo.range,
       context: { diagnostics: [typo] },
-    });
-    const fix = actions.find((a) => a.isPreferred);
+    })) as CodeAction[] | null;
+    const fix = (actions ?? []).find((a) => a.isPreferred);
     assert.equal(fix?.title, 'Use task "counting"');
     const doc = TextDocument.create(uri, 'jsonl', 1, GOLDEN);
     const text = TextDocument.applyEdits(doc, fix?.edit?.changes?.[uri] ?? []);
     assert.equal(text.split('\n')[1], '{"task": "counting", "answer": "apple", "expect": 0}');
-    await lsp.conn.sendNotification('textDocument/didChange', {
-      textDocument: { uri, version: 2 },
-      contentChanges: [{ text }],
-    });
+    await lsp.change(uri, 2, [{ text }]);
     await lsp.until('the typo row resolved', () => !diagnostics().some((d) => d.range.start.line === 1));
     assert.deepEqual(
       diagnostics()
@@ -135,13 +128,8 @@ describe('golden answer files over stdio (bundled server)', () => {
 
   test('renaming the task in env.py turns its rows unresolved', async () => {
     const uri = envUri();
-    await lsp.conn.sendNotification('textDocument/didOpen', {
-      textDocument: { uri, languageId: 'python', version: 1, text: ENV },
-    });
-    await lsp.conn.sendNotification('textDocument/didChange', {
-      textDocument: { uri, version: 2 },
-      contentChanges: [{ text: ENV.replace('counting = count()', 'tally = count()') }],
-    });
+    await lsp.open(uri, ENV, 1);
+    await lsp.change(uri, 2, [{ text: ENV.replace('counting = count()', 'tally = count()') }]);
     await lsp.until('rows 0 and 1 unresolved', () =>
       [0, 1].every((line) => diagnostics().some((d) => d.range.start.line === line)),
     );

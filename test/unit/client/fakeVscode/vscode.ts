@@ -180,3 +180,9 @@ export const window = {
 export const commands = {
   executeCommand: () => Promise.resolve(undefined),
 };
+
+/** No language models in the fake editor. */
+export const lm = {
+  onDidChangeChatModels: () => disposable,
+  selectChatModels: () => Promise.resolve([]),
+};
