@@ -138,7 +138,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   let lastText: string | undefined;
   /** After every rollout, whoever started it: inline results, the trace lens, the status bar. */
   const afterRun: NonNullable<RunRequest['onFinished']> = (target, outcome, actorGrade, rolloutId) => {
-    decorations.show(inlineResults(indexClient.index, target.ref, outcome, actorGrade));
+    // Every editor and Testing run reaches the Testing view (recordEditorRun or TaskTests' own report).
+    const threshold = readSettings(vscode.Uri.parse(target.uri)).passThreshold;
+    decorations.show(inlineResults(indexClient.index, target.ref, outcome, actorGrade, threshold));
     if (rolloutId) traceLens.record(target.ref, { rolloutId, outcome });
     rescanSoon();
     lastText = `${target.label} ${outcome.reward === null ? outcome.status : score(outcome.reward)}`;

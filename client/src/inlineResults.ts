@@ -3,10 +3,16 @@
  * line, and the grading `yield` line of the template(s) that graded it. With
  * a verifier, the actor template's line shows the actor's provisional grade
  * and the verifier template's line the reward of record.
+ *
+ * One inline result per line (docs/grader-workbench.md, "Inline results"):
+ * VS Code draws a failed or errored test's message at the end of the test
+ * item's line, which is the task's line, whatever the message's location.
+ * There the Testing message speaks (its first line carries the same facts,
+ * see testMessage in ./outcome.ts) and HUD Studio's own text yields.
  */
 import type { WorkspaceIndex } from '../../common/lspMessages';
 import type { GradeResult } from '../../common/trace/schema';
-import { type ShownOutcome, hoverMarkdown, inlineText } from './outcome';
+import { type ShownOutcome, hoverMarkdown, inlineText, verdict } from './outcome';
 
 export interface InlineResult {
   uri: string;
@@ -14,6 +20,14 @@ export interface InlineResult {
   line: number;
   text: string;
   hover: string;
+  /** Set when VS Code's Testing message is drawn on this line instead: nothing of ours is painted there. */
+  drawnBy?: 'testing';
+}
+
+/** Whether VS Code draws this run's Testing message on the task's line (it does for failed and errored tests). */
+export function testingDrawsOnTaskLine(outcome: ShownOutcome, passThreshold: number): boolean {
+  const v = verdict(outcome, passThreshold);
+  return v === 'failed' || v === 'errored';
 }
 
 export function inlineResults(
@@ -21,11 +35,20 @@ export function inlineResults(
   ref: string,
   outcome: ShownOutcome,
   actorGrade?: GradeResult | null,
+  /** The threshold the Testing view judged this run by, when the run was reported there. */
+  testingThreshold?: number,
 ): InlineResult[] {
   const task = index.tasks.find((t) => t.ref === ref);
   if (!task) return [];
+  const yields = testingThreshold !== undefined && testingDrawsOnTaskLine(outcome, testingThreshold);
   const out: InlineResult[] = [
-    { uri: task.uri, line: task.range.start.line, text: inlineText(outcome), hover: hoverMarkdown(outcome, ref) },
+    {
+      uri: task.uri,
+      line: task.range.start.line,
+      text: inlineText(outcome),
+      hover: hoverMarkdown(outcome, ref),
+      ...(yields ? { drawnBy: 'testing' as const } : {}),
+    },
   ];
   const tpl =
     task.env && task.templateId

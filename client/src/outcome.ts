@@ -135,21 +135,27 @@ export function verdictIcon(o: ShownOutcome, threshold: number): { id: string; c
   }
 }
 
-/** The Testing message: reward against the threshold, subscores, and the phase that failed. */
+/**
+ * The Testing message: reward against the threshold, subscores, and the phase
+ * that failed. VS Code draws the first line at the end of a failed task's line
+ * in place of inlineText (../inlineResults.ts), so that line carries every
+ * fact inlineText would: the reward, the top-level subscores, the failed
+ * phase and its message, and whether anybody answered.
+ */
 export function testMessage(o: ShownOutcome, threshold: number): string {
   const v = verdict(o, threshold);
   const lines: string[] = [];
   if (v === 'skipped') lines.push('Rollout cancelled.');
   else if (v === 'errored') {
     const phase = o.error ? `the ${o.error.phase} phase` : 'an unknown phase';
-    lines.push(
-      `Rollout errored in ${phase}: ${errorText(o) ?? (o.result?.isError ? 'the grade is marked isError' : 'no reward')}`,
-    );
-    if (o.reward !== null) lines.push(`reward ${score(o.reward)} (not counted)`);
+    const why = errorText(o) ?? (o.result?.isError ? 'the grade is marked isError' : 'no reward');
+    const counted = o.reward !== null ? `reward ${score(o.reward)} (not counted) · ` : '';
+    lines.push(`${counted}Rollout errored in ${phase}: ${why}`);
   } else {
     const cmp = v === 'passed' ? '>=' : '<';
     const gap = noAnswerText(o);
-    lines.push(`reward ${score(o.reward!)} ${cmp} threshold ${score(threshold)}${gap ? ` (${gap})` : ''}`);
+    const subs = (o.result?.subscores ?? []).map((s) => ` · ${s.name} ${score(s.value)}`).join('');
+    lines.push(`reward ${score(o.reward!)} ${cmp} threshold ${score(threshold)}${gap ? ` (${gap})` : ''}${subs}`);
   }
   const flat: string[] = [];
   const walk = (subs: SubScoreT[], prefix: string) => {

@@ -1,7 +1,9 @@
 /**
  * Inline grader results: end-of-line text after a run, a hover with the
  * full breakdown, cleared as soon as the file changes (the text would no
- * longer describe what is on screen).
+ * longer describe what is on screen). A line whose result VS Code's Testing
+ * message already shows keeps its entry (so an older text is replaced) but
+ * paints nothing (../inlineResults.ts).
  */
 import * as vscode from 'vscode';
 import type { InlineResult } from '../inlineResults';
@@ -55,7 +57,7 @@ export class InlineResultDecorations implements vscode.Disposable {
     const lines = this.byUri.get(editor.document.uri.toString());
     const options: vscode.DecorationOptions[] = [];
     for (const r of lines?.values() ?? []) {
-      if (r.line >= editor.document.lineCount) continue;
+      if (r.drawnBy || r.line >= editor.document.lineCount) continue;
       const end = editor.document.lineAt(r.line).range.end;
       const hover = new vscode.MarkdownString(r.hover);
       hover.isTrusted = false;

@@ -146,9 +146,8 @@ export class TaskTests implements vscode.Disposable {
     let item: vscode.TestItem | undefined;
     this.controller.items.forEach((f) => (item ??= f.children.get(ref)));
     if (!item) return;
-    const threshold = readSettings(item.uri).passThreshold;
     const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), `HUD task ${item.label}`, true);
-    this.report(run, item, outcome, threshold, durationMs);
+    this.report(run, item, outcome, durationMs);
     run.end();
   }
 
@@ -156,13 +155,15 @@ export class TaskTests implements vscode.Disposable {
     run: vscode.TestRun,
     item: vscode.TestItem,
     outcome: RolloutOutcome,
-    threshold: number,
     duration: number | undefined,
   ): void {
+    // The task file's threshold, the one the editor's inline results are judged by too (extension.ts).
+    const threshold = readSettings(item.uri).passThreshold;
     const text = testMessage(outcome, threshold);
-    // No location: the Testing view would draw the message at the end of the task's line, on top of
-    // the reward HUD Studio already shows there (one inline result per line); the peek still has it.
+    // VS Code draws a failed or errored message at the end of the task's line (the item's range, with or
+    // without a location); HUD Studio's own inline text yields there (../inlineResults.ts).
     const message = new vscode.TestMessage(text);
+    if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
     run.appendOutput(`${item.id}: ${text.replace(/\n/g, '\r\n')}\r\n`, undefined, item);
     switch (verdict(outcome, threshold)) {
       case 'passed':
@@ -186,7 +187,7 @@ export class TaskTests implements vscode.Disposable {
       r.expected !== undefined && r.actual !== undefined
         ? vscode.TestMessage.diff(r.message, r.expected, r.actual)
         : new vscode.TestMessage(r.message);
-    // The golden row's own line: nothing else is drawn there, unlike a task's line (see report above).
+    // The golden row's own line, where nothing of HUD Studio's is drawn.
     if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
     run.appendOutput(`${item.label}: ${r.message}\r\n`, undefined, item);
     if (r.verdict === 'passed') run.passed(item, duration);
@@ -261,7 +262,6 @@ export class TaskTests implements vscode.Disposable {
     const byRef = new Map(items.map((i) => [i.id, i]));
     const started = new Map<string, number>();
     for (const i of items) run.enqueued(i);
-    const threshold = readSettings().passThreshold;
     const targets: RunTarget[] = items.map((i) => ({ ref: i.id, uri: i.uri!.toString(), label: i.label }));
     try {
       const result = await this.run({
@@ -281,7 +281,7 @@ export class TaskTests implements vscode.Disposable {
           const item = byRef.get(t.ref);
           if (!item) return;
           const duration = started.has(t.ref) ? Date.now() - started.get(t.ref)! : undefined;
-          this.report(run, item, outcome, threshold, duration);
+          this.report(run, item, outcome, duration);
           byRef.delete(t.ref);
         },
       });

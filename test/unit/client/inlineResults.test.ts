@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WorkspaceIndex } from '../../../common/lspMessages';
-import { inlineResults } from '../../../client/src/inlineResults';
+import { inlineResults, testingDrawsOnTaskLine } from '../../../client/src/inlineResults';
 import type { ShownOutcome } from '../../../client/src/outcome';
 
 const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 5 } });
@@ -86,5 +86,30 @@ describe('inline grader results', () => {
     };
     assert.equal(inlineResults(index, 'env.py::task', err, null)[0]!.text, 'errored in verifier: boom');
     assert.deepEqual(inlineResults(index, 'nope.py::x', final), []);
+  });
+
+  test('one inline result per line: a failed or errored task line yields to the Testing message, a passed one keeps the reward', () => {
+    const failed = inlineResults(index, 'env.py::p', final, null, 0.9);
+    assert.deepEqual(
+      failed.map((x) => [x.line, x.drawnBy ?? 'hud-studio']),
+      [
+        [26, 'testing'],
+        [20, 'hud-studio'],
+      ],
+      "the template's yield line is no test item: VS Code draws nothing there, so the reward stays",
+    );
+    const passed = inlineResults(index, 'env.py::p', final, null, 0.8);
+    assert.deepEqual(
+      passed.map((x) => x.drawnBy),
+      [undefined, undefined],
+    );
+    const err: ShownOutcome = { status: 'error', reward: null, result: null, error: { phase: 'setup', message: 'x' } };
+    assert.equal(inlineResults(index, 'env.py::p', err, null, 0)[0]!.drawnBy, 'testing');
+    assert.equal(testingDrawsOnTaskLine({ ...final, status: 'cancelled' }, 1), false, 'skipped: no message drawn');
+    assert.equal(
+      inlineResults(index, 'env.py::p', final)[0]!.drawnBy,
+      undefined,
+      'a run the Testing view never heard of',
+    );
   });
 });

@@ -120,11 +120,34 @@ describe('Testing verdicts', () => {
     );
     assert.equal(
       failed,
-      'reward 0.50 < threshold 1.00\nsubscores:\n  exact: 0.00 × 0.50\n  pen: 1.00 × -0.10 (penalty)',
+      'reward 0.50 < threshold 1.00 · exact 0.00 · pen 1.00\nsubscores:\n  exact: 0.00 × 0.50\n  pen: 1.00 × -0.10 (penalty)',
     );
     assert.equal(testMessage(graded(1), 1), 'reward 1.00 >= threshold 1.00');
     const err = testMessage({ ...errored, tracePath: '/t/x.hudtrace.json' }, 1);
     assert.match(err, /^Rollout errored in the verifier phase: verifier grading failed/);
     assert.match(err, /trace: \/t\/x\.hudtrace\.json$/);
+  });
+
+  test("the first line carries every fact of the editor's inline text (VS Code draws it on the task's line)", () => {
+    const firstLine = (o: ShownOutcome) => testMessage(o, 1).split('\n')[0];
+    assert.equal(
+      firstLine({ ...graded(0.4, [{ name: 'enough', value: 0, weight: 0.6 }]), noAnswer: 'empty' }),
+      'reward 0.40 < threshold 1.00 (the answer was empty) · enough 0.00',
+    );
+    const gradedAnyway: ShownOutcome = {
+      status: 'error',
+      reward: 0.5,
+      result: { reward: 0.5, subscores: [], info: {}, isError: false },
+      error: { phase: 'actor', message: 'actor grading failed: boom' },
+    };
+    assert.equal(inlineText(gradedAnyway), 'reward 0.50 · errored in actor: actor grading failed: boom');
+    assert.equal(
+      firstLine(gradedAnyway),
+      'reward 0.50 (not counted) · Rollout errored in the actor phase: actor grading failed: boom',
+    );
+    assert.equal(
+      firstLine(errored),
+      'Rollout errored in the verifier phase: verifier grading failed: KeyError: answer',
+    );
   });
 });

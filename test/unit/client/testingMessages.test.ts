@@ -1,11 +1,12 @@
 /**
  * What the Testing view is told, from the real TaskTests class over a
  * recording `vscode` (fakeVscode/vscode.ts). Issue 15, item 7 ("one inline
- * result per line"): a task's verdict message has no location, because the
- * Testing view would draw it at the end of the task's line, on top of the
- * reward HUD Studio already shows there; the peek still has the text. A
- * golden row's message, on the other hand, sits on the row's own line of the
- * golden file, where nothing else is drawn (docs/grader-workbench.md).
+ * result per line"): VS Code draws a failed task's message at the end of the
+ * task's line whether or not the message has a location (it falls back to
+ * the item's range), so the message says where it is drawn and its first line
+ * carries the facts of HUD Studio's inline text, which yields on that line
+ * (inlineResults.test.ts has that rule). A golden row's message sits on the
+ * row's own line of the golden file (docs/grader-workbench.md).
  */
 import assert from 'node:assert/strict';
 import Module, { createRequire } from 'node:module';
@@ -106,16 +107,17 @@ describe('Testing view messages (TaskTests over a recording vscode)', () => {
     return { t, controller };
   }
 
-  test('a failed task run from the editor: a message with the reward and no location (item 7)', () => {
+  test("a failed task run from the editor: the message is on the task's line and its first line has the facts (item 7)", () => {
     const { t, controller } = tests();
     t.recordEditorRun('envs/env.py::task', FAILED, 1200);
     const verdict = controller.runs.at(-1)!.verdicts[0]!;
     assert.equal(verdict.state, 'failed');
-    assert.match(verdict.message!.message, /reward 0\.25/);
-    assert.equal(verdict.message!.location, undefined, 'a location would draw over the inline reward');
+    assert.equal(verdict.message!.message.split('\n')[0], 'reward 0.25 < threshold 1.00');
+    assert.equal(verdict.message!.location?.uri.toString(), ENV);
+    assert.equal(verdict.message!.location?.range.start.line, 11);
   });
 
-  test('a failed task from a Testing run: no location either', async () => {
+  test("a failed task from a Testing run: the same message on the task's line", async () => {
     const { controller } = tests();
     const task = controller.items.get(ENV)!.children.get('envs/env.py::task')!;
     const profile = controller.profiles.find((p) => p.isDefault)!;
@@ -126,7 +128,8 @@ describe('Testing view messages (TaskTests over a recording vscode)', () => {
     );
     const verdict = controller.runs.at(-1)!.verdicts[0]!;
     assert.equal(verdict.state, 'failed');
-    assert.equal(verdict.message!.location, undefined);
+    assert.match(verdict.message!.message, /^reward 0\.25 < threshold 1\.00/);
+    assert.equal(verdict.message!.location?.range.start.line, 11);
   });
 
   test("a golden row fails on its own line, expected against actual, and never reaches the agent's runner", async () => {
