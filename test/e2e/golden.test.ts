@@ -1,14 +1,52 @@
 /**
  * Golden answers in a real VS Code (docs/grader-workbench.md): the rows of
  * env.golden.jsonl appear in the Testing view as their own group, pass,
- * and fail once the grader changes on disk.
+ * and fail once the grader changes on disk. The task itself runs in the same
+ * Testing run, so its line shows exactly one inline result whether it passed
+ * (HUD Studio's reward text) or failed (VS Code's Testing message, which HUD
+ * Studio's text yields to; docs/grader-workbench.md).
  */
 import { after, before, describe, test } from 'node:test';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { ROOT, type Session, openSession, packageVsix, tempDir } from './codeServer';
 
 const FIXTURE = join(ROOT, 'test', 'integration', 'regrade', 'fixtures', 'graded');
+
+/**
+ * The results drawn at the end of the task's line (`task = count()`): HUD
+ * Studio's decoration text lives in a CSS ::after of a span in the line,
+ * VS Code's Testing message is injected text; both are read here.
+ */
+async function inlineResultsOnTaskLine(page: Page): Promise<{ results: string[]; html: string }> {
+  return page
+    .locator('.view-line', { hasText: 'task = count()' })
+    .first()
+    .evaluate((line) => {
+      const results: string[] = [];
+      const RESULT = /reward \d|errored/;
+      for (const el of [line, ...line.querySelectorAll('*')]) {
+        for (const pseudo of ['::before', '::after']) {
+          const content = getComputedStyle(el, pseudo).content;
+          if (content && content !== 'none' && content !== 'normal' && RESULT.test(content)) results.push(content);
+        }
+        // An element's own text (not its children's): injected text such as the Testing message.
+        const own = [...el.childNodes]
+          .filter((n) => n.nodeType === Node.TEXT_NODE)
+          .map((n) => n.textContent ?? '')
+          .join('');
+        if (RESULT.test(own)) results.push(own);
+      }
+      return { results, html: line.outerHTML };
+    });
+}
+
+/** Waits until the run's result reached the trace CodeLens, which HUD Studio records after painting its inline text. */
+async function waitForLens(page: Page, text: string): Promise<void> {
+  await page.locator('.codelens-decoration a', { hasText: text }).first().waitFor({ timeout: 60_000 });
+}
 
 describe('golden answers in the Testing view', () => {
   let dir: string;
@@ -60,6 +98,11 @@ describe('golden answers in the Testing view', () => {
         throw new Error(`${String(err)}; rows: ${JSON.stringify(labels)}`);
       });
     await s!.shot('golden-01-passed');
+    // Passed: no Testing message on the task's line, HUD Studio's reward text alone.
+    await waitForLens(page, 'reward 1.00 · enough 1.00');
+    let shown = await inlineResultsOnTaskLine(page);
+    assert.equal(shown.results.length, 1, `one inline result on a passed task's line: ${shown.html}`);
+    assert.match(shown.results[0]!, /reward 1\.00 · enough 1\.00 · tidy 1\.00/);
 
     const env = join(s!.workspace, 'env.py');
     writeFileSync(env, readFileSync(env, 'utf8').replace('hits >= 3', 'hits >= 4'));
@@ -75,5 +118,15 @@ describe('golden answers in the Testing view', () => {
       .locator('.test-explorer .monaco-list-row[aria-label^="expects == 1 (Failed)"]')
       .waitFor({ timeout: 30_000 });
     await s!.shot('golden-02-failed-after-grader-change');
+    // Failed: VS Code's Testing message on the task's line, carrying the same facts; HUD Studio's text yields.
+    await waitForLens(page, 'reward 0.40 · enough 0.00');
+    await page
+      .locator('.view-line', { hasText: 'task = count()' })
+      .filter({ hasText: 'reward 0.40 < threshold 1.00' })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    shown = await inlineResultsOnTaskLine(page);
+    assert.equal(shown.results.length, 1, `one inline result on a failed task's line: ${shown.html}`);
+    assert.match(shown.results[0]!, /reward 0\.40 < threshold 1\.00 · enough 0\.00 · tidy 1\.00/);
   });
 });
