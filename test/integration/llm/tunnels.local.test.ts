@@ -8,6 +8,6 @@ defineTunnelTests({
   wire: 'anthropic',
   envFile: 'shell_env.py',
   shellVia: /bash and editor act through hud-studio-shell\/1 capability "shell"/,
-  firstOutput: /\/work\n(?:[^\n]+\n)*hello wrld/,
+  firstOutput: /\/workspace\n(?:[^\n]+\n)*hello wrld/,
   forgeableBecause: /reward is forgeable.*capability "shell" \(hud-studio-shell\/1\) as the environment server's user/,
 });
