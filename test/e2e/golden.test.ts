@@ -16,31 +16,69 @@ import { ROOT, type Session, openSession, packageVsix, tempDir } from './codeSer
 const FIXTURE = join(ROOT, 'test', 'integration', 'regrade', 'fixtures', 'graded');
 
 /**
- * The results drawn at the end of the task's line (`task = count()`): HUD
- * Studio's decoration text lives in a CSS ::after of a span in the line,
- * VS Code's Testing message is injected text; both are read here.
+ * The results drawn at the end of the task's line (`task = count()`), once
+ * one of them contains `want`: HUD Studio's decoration (a CSS ::after of a
+ * span in the line) and VS Code's Testing message (a content widget laid
+ * over the line).
  */
-async function inlineResultsOnTaskLine(page: Page): Promise<{ results: string[]; html: string }> {
-  return page
-    .locator('.view-line', { hasText: 'task = count()' })
-    .first()
-    .evaluate((line) => {
-      const results: string[] = [];
-      const RESULT = /reward \d|errored/;
-      for (const el of [line, ...line.querySelectorAll('*')]) {
-        for (const pseudo of ['::before', '::after']) {
-          const content = getComputedStyle(el, pseudo).content;
-          if (content && content !== 'none' && content !== 'normal' && RESULT.test(content)) results.push(content);
+async function inlineResultsOnTaskLine(page: Page, want: string): Promise<{ results: string[]; html: string }> {
+  const found = await page
+    .waitForFunction(
+      (want) => {
+        // Monaco draws spaces as no-break spaces. (No named functions in here: tsx would wrap them in a helper
+        // the page does not have.)
+        const SPACES = /\s+/g;
+        const line = [...document.querySelectorAll('.view-line')].find((l) =>
+          (l.textContent ?? '').replace(SPACES, ' ').includes('task = count()'),
+        );
+        if (!line) return null;
+        const results: string[] = [];
+        const RESULT = /reward \d|errored/;
+        for (const el of [line, ...line.querySelectorAll('*')]) {
+          for (const pseudo of ['::before', '::after']) {
+            const content = getComputedStyle(el, pseudo).content;
+            if (content && content !== 'none' && content !== 'normal' && RESULT.test(content))
+              results.push(content.replace(SPACES, ' '));
+          }
+          // An element's own text (not its children's): injected text.
+          const own = [...el.childNodes]
+            .filter((n) => n.nodeType === Node.TEXT_NODE)
+            .map((n) => n.textContent ?? '')
+            .join('');
+          if (RESULT.test(own)) results.push(own.replace(SPACES, ' '));
         }
-        // An element's own text (not its children's): injected text such as the Testing message.
-        const own = [...el.childNodes]
-          .filter((n) => n.nodeType === Node.TEXT_NODE)
-          .map((n) => n.textContent ?? '')
-          .join('');
-        if (RESULT.test(own)) results.push(own);
-      }
-      return { results, html: line.outerHTML };
+        // VS Code draws a failed test's message as a content widget placed over the line: count those at its height.
+        const box = line.getBoundingClientRect();
+        for (const w of line.closest('.monaco-editor')?.querySelectorAll('.test-error-content-widget') ?? []) {
+          const r = w.getBoundingClientRect();
+          if (r.height > 0 && r.top < box.bottom && r.bottom > box.top)
+            results.push((w.textContent ?? '').replace(SPACES, ' '));
+        }
+        return results.some((r) => r.includes(want)) ? { results, html: line.outerHTML } : null;
+      },
+      want,
+      { timeout: 30_000 },
+    )
+    .catch(async (err: unknown) => {
+      // Where the wanted text is drawn, if anywhere: the element's classes and its parents'.
+      const where = await page.evaluate((want) => {
+        const out: string[] = [];
+        for (const el of document.querySelectorAll('.monaco-editor *')) {
+          const texts = [
+            el.textContent ?? '',
+            getComputedStyle(el, '::after').content,
+            getComputedStyle(el, '::before').content,
+          ];
+          if (el.children.length === 0 && texts.some((t) => t.replace(/\s+/g, ' ').includes(want)))
+            out.push(
+              `${el.className} < ${el.parentElement?.className ?? ''} < ${el.parentElement?.parentElement?.className ?? ''}: ${el.outerHTML.slice(0, 300)}`,
+            );
+        }
+        return out;
+      }, want);
+      throw new Error(`${String(err)}; "${want}" drawn at: ${JSON.stringify(where)}`);
     });
+  return (await found.jsonValue())!;
 }
 
 /** Waits until the run's result reached the trace CodeLens, which HUD Studio records after painting its inline text. */
@@ -100,7 +138,7 @@ describe('golden answers in the Testing view', () => {
     await s!.shot('golden-01-passed');
     // Passed: no Testing message on the task's line, HUD Studio's reward text alone.
     await waitForLens(page, 'reward 1.00 · enough 1.00');
-    let shown = await inlineResultsOnTaskLine(page);
+    let shown = await inlineResultsOnTaskLine(page, 'reward 1.00');
     assert.equal(shown.results.length, 1, `one inline result on a passed task's line: ${shown.html}`);
     assert.match(shown.results[0]!, /reward 1\.00 · enough 1\.00 · tidy 1\.00/);
 
@@ -120,12 +158,7 @@ describe('golden answers in the Testing view', () => {
     await s!.shot('golden-02-failed-after-grader-change');
     // Failed: VS Code's Testing message on the task's line, carrying the same facts; HUD Studio's text yields.
     await waitForLens(page, 'reward 0.40 · enough 0.00');
-    await page
-      .locator('.view-line', { hasText: 'task = count()' })
-      .filter({ hasText: 'reward 0.40 < threshold 1.00' })
-      .first()
-      .waitFor({ timeout: 30_000 });
-    shown = await inlineResultsOnTaskLine(page);
+    shown = await inlineResultsOnTaskLine(page, 'reward 0.40 < threshold 1.00');
     assert.equal(shown.results.length, 1, `one inline result on a failed task's line: ${shown.html}`);
     assert.match(shown.results[0]!, /reward 0\.40 < threshold 1\.00 · enough 0\.00 · tidy 1\.00/);
   });
