@@ -93,10 +93,17 @@ export function sanityDiagnostics(index: WorkspaceIndex, fileUri: string, result
   const out: SanityDiagnostic[] = [];
   for (const r of results) {
     if (r.gamedBy.length === 0) continue;
-    const [first, ...more] = r.gamedBy;
+    const [first, ...rest] = r.gamedBy;
     if (!first) continue;
-    const also = more.length
-      ? `; also gamed by ${more.map((p) => `${p.probe} (${rewardText(p.reward)})`).join(', ')}`
+    // Probes that send several answers (fake-result, source-string) are named once, with their best reward.
+    const more = new Map<string, number | null>();
+    for (const p of rest) {
+      if (p.probe === first.probe) continue;
+      const seen = more.get(p.probe);
+      more.set(p.probe, seen === undefined || (p.reward ?? -Infinity) > (seen ?? -Infinity) ? p.reward : seen);
+    }
+    const also = more.size
+      ? `; also gamed by ${[...more].map(([probe, reward]) => `${probe} (${rewardText(reward)})`).join(', ')}`
       : '';
     out.push({
       ...placeOf(index, r.task.ref, fileUri, r.task.line),

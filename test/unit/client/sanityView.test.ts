@@ -71,12 +71,14 @@ describe('sanity check in the editor', () => {
     assert.match(probeAnswerText(probe('echo', 'What is 2+2?\n', 1)), /^the prompt echoed back \("What is 2\+2\? "\)$/);
   });
 
-  test('one warning per gamed task on its template line; a sound task gets none', () => {
+  test('one warning per gamed task on its template line, each other probe named once; a sound task gets none', () => {
     const results = [
       result('env.py::a', [
         probe('nop', '(no answer)', 0),
         probe('empty', '', 1, true),
         probe('literal', 'x', 0.5, true),
+        probe('literal', 'y', 0.75, true),
+        probe('empty', ' ', 1, true),
       ]),
       result('env.py::b', [probe('empty', '', 0)]),
     ];
@@ -87,7 +89,7 @@ describe('sanity check in the editor', () => {
       line: 10,
       ref: 'env.py::a',
       message:
-        'Gameable grader (task a): the empty answer scored 1.00; a sound grader gives 0; also gamed by literal (0.50).',
+        'Gameable grader (task a): the empty answer scored 1.00; a sound grader gives 0; also gamed by literal (0.75).',
     });
   });
 
