@@ -16,6 +16,7 @@ import { formatEvent } from './rolloutLog';
 import { RunsModel, labelOfRef } from './runsModel';
 import { commandRegistrar, registerCommands } from './ui/commands';
 import { RegradeLens, TemplateSources, registerRegrade } from './ui/regrade';
+import { registerSanity } from './ui/sanity';
 import { StoredTraces } from './storedTraces';
 import { isStale, staleText } from './templateSource';
 import { readSettings } from './ui/config';
@@ -260,6 +261,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     },
     sources,
     traceOf,
+    commandRegistrar(context, studioLog),
+  );
+
+  registerSanity(
+    context,
+    {
+      index: () => indexClient.index,
+      locate: (node) => envModel.location(node),
+      sanity: async (uri) => (await getRunner()).sanity(uri),
+      output: rolloutLog,
+    },
     commandRegistrar(context, studioLog),
   );
 

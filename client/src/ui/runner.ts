@@ -28,6 +28,8 @@ import { type AgentKind, type ModelSetting, type Settings, batchAgentOf, harborA
 import { AskAgent } from './askAgent';
 import { runGoldenItems, type GoldenRunRequest, type GoldenRunResult } from './goldenRunner';
 import { chooseAnswerSource } from './answerSource';
+import { runSanity } from './sanityRunner';
+import type { TaskSanity } from '../engine/sanity/run';
 import { readSettings } from './config';
 import type { EnvironmentSecrets } from './secrets';
 
@@ -67,6 +69,8 @@ export interface RegradeRequest {
   uri: string;
   onResult?: (result: RegradeResult, originalPath: string, jobId: string) => void;
 }
+
+export type SanityRunResult = { ran: true; results: TaskSanity[]; cancelled: boolean } | { ran: false; reason: string };
 
 export type RegradeRunResult = { ran: true; jobId: string; results: RegradeResult[] } | { ran: false; reason: string };
 
@@ -180,6 +184,39 @@ export class Runner implements vscode.Disposable {
       this.jobs.delete(abort);
     }
     return { ran: true, jobId, results };
+  }
+
+  /** The sanity check of one env.py (docs/grader-workbench.md, "In the editor"), with progress and Cancel. */
+  async sanity(uri: string): Promise<SanityRunResult> {
+    const place = this.placeOf(uri);
+    if ('reason' in place) return { ran: false, reason: place.reason };
+    const prepared = await this.prepareGrading(uri);
+    if (!prepared.ok) return { ran: false, reason: prepared.reason };
+    const abort = new AbortController();
+    this.jobs.add(abort);
+    const file = vscode.Uri.parse(uri).fsPath;
+    try {
+      const results = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'HUD Studio: checking graders', cancellable: true },
+        (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          return runSanity({
+            file,
+            folder: place.folder.uri.fsPath,
+            settings: prepared.settings,
+            runtime: prepared.runtime,
+            credentials: prepared.credentials,
+            signal: abort.signal,
+            onTask: (done, total, ref) => progress.report({ message: `${done + 1}/${total} ${ref}` }),
+          });
+        },
+      );
+      return { ran: true, results, cancelled: abort.signal.aborted };
+    } catch (err) {
+      return { ran: false, reason: editorErrorMessage(err) };
+    } finally {
+      this.jobs.delete(abort);
+    }
   }
 
   async run(req: RunRequest): Promise<RunResult> {

@@ -14,6 +14,7 @@ import { openTunnel } from '../../../client/src/engine/channel/tunnel';
 import { CancelledError, ProtocolError } from '../../../client/src/engine/errors';
 import type { AgentWorkspace } from '../../../client/src/engine/agents/agent';
 import { AgentError } from '../../../client/src/engine/agents/command';
+import { sshKeyPair } from '../../support/sshKeys';
 import { chooseShell, type ShellRequest } from '../../../client/src/engine/agents/llm/workspaceShell';
 
 /** A control port stand-in: answers the first line with `reply`, then hands the socket to `then`. */
@@ -96,8 +97,8 @@ interface SshFixture {
 
 /** An SSH server behind a fake control port: `exec` echoes the command line on stdout and stdin on stderr. */
 async function sshFixture(opts: { hang?: boolean } = {}): Promise<SshFixture> {
-  const host = utils.generateKeyPairSync('ed25519');
-  const client = utils.generateKeyPairSync('ed25519');
+  const host = sshKeyPair();
+  const client = sshKeyPair();
   const allowed = utils.parseKey(client.public);
   if (allowed instanceof Error) throw allowed;
   const fx = { authenticated: 0, commands: [] as string[] };
@@ -196,7 +197,7 @@ describe('the ssh/2 shell over a tunnel', () => {
   });
 
   test('a daemon that does not hold the published host key is refused before any login', async () => {
-    const other = utils.generateKeyPairSync('ed25519').public;
+    const other = sshKeyPair().public;
     const before = fx.authenticated;
     const ws = workspace([sshBinding({ user: 'agent', host_pubkey: other, client_key: fx.clientKey })], fx.openTunnel);
     await assert.rejects(

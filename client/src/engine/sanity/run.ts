@@ -9,7 +9,7 @@ import type { DiscoveredTask } from '../discover';
 import { satisfies } from '../../../../common/golden/expect';
 import type { GoldenFile } from '../golden/file';
 import { runGoldenRow, type GoldenOutcome } from '../golden/run';
-import type { RunContext, RunTask } from '../runRequest';
+import type { RunContext, RunTask, TaskRunRequest } from '../runRequest';
 import { probesFor, type Probe } from './probes';
 
 export interface ProbeOutcome {
@@ -38,6 +38,8 @@ export interface SanityOptions {
   context?: RunContext;
   golden?: GoldenFile;
   run?: RunTask;
+  /** What the editor adds to every probe's run (its Docker host, credentials, SDK and time limits). */
+  request?: Partial<Pick<TaskRunRequest, 'dockerHost' | 'credentials' | 'sdk' | 'limits'>>;
 }
 
 export async function sanityOfTask(task: DiscoveredTask, opts: SanityOptions): Promise<TaskSanity> {
@@ -75,6 +77,7 @@ async function runProbe(task: DiscoveredTask, probe: Probe, run: RunTask, opts: 
         agent: { instance: probe.agent },
         consent: { serviceAccess: false, sharedSecrets: false },
         traceDir: null,
+        ...opts.request,
         ...(opts.image ? { image: opts.image } : {}),
       },
       { ...opts.context, task },

@@ -1,0 +1,93 @@
+/**
+ * "HUD: Check Graders for Gaming" (docs/grader-workbench.md, "In the
+ * editor"): runs the sanity check on an env.py, puts one warning per gamed
+ * task on its template in the Problems view ("HUD sanity"), writes the table
+ * to the output and sums it up in a notification. A file's warnings go as
+ * soon as it changes, and a passing re-run clears them.
+ */
+import * as vscode from 'vscode';
+import type { WorkspaceIndex } from '../../../common/lspMessages';
+import type { EnvNode } from '../environmentsModel';
+import { type SanityResult, sanityDiagnostics, sanitySummary, sanityTable } from '../sanityView';
+import type { RegisterCommand } from './commands';
+import type { SanityRunResult } from './runner';
+
+export const SANITY_COMMAND = 'hudStudio.sanityCheck';
+const SOURCE = 'HUD sanity';
+
+export interface SanityDeps {
+  index: () => WorkspaceIndex;
+  locate: (node: EnvNode) => { uri: string; line: number } | undefined;
+  sanity: (uri: string) => Promise<SanityRunResult>;
+  output: vscode.OutputChannel;
+}
+
+export function registerSanity(context: vscode.ExtensionContext, deps: SanityDeps, reg: RegisterCommand): void {
+  const diagnostics = vscode.languages.createDiagnosticCollection(SOURCE);
+  context.subscriptions.push(diagnostics);
+  /** The files each checked env.py put warnings on (a template may live in another file). */
+  const placed = new Map<string, Set<string>>();
+
+  const clearRun = (checked: string) => {
+    for (const uri of placed.get(checked) ?? []) diagnostics.delete(vscode.Uri.parse(uri));
+    placed.delete(checked);
+  };
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.contentChanges.length === 0) return;
+      const changed = e.document.uri.toString();
+      for (const [checked, uris] of [...placed]) if (checked === changed || uris.has(changed)) clearRun(checked);
+    }),
+  );
+
+  reg(SANITY_COMMAND, async (arg?: vscode.Uri | EnvNode) => {
+    const uri = fileOf(arg, deps);
+    if (!uri) {
+      void vscode.window.showInformationMessage('HUD Studio: open an env.py to check its graders for gaming.');
+      return;
+    }
+    const checked = uri.toString();
+    const done = await deps.sanity(checked);
+    if (!done.ran) {
+      void vscode.window.showWarningMessage(`HUD Studio: the sanity check did not run: ${done.reason}`);
+      return;
+    }
+    const results: SanityResult[] = done.results;
+    clearRun(checked);
+    const found = sanityDiagnostics(deps.index(), checked, results);
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    for (const f of found) {
+      const d = new vscode.Diagnostic(
+        new vscode.Range(f.line, 0, f.line, Number.MAX_SAFE_INTEGER),
+        f.message,
+        vscode.DiagnosticSeverity.Warning,
+      );
+      d.source = SOURCE;
+      d.code = f.ref;
+      byFile.set(f.uri, [...(byFile.get(f.uri) ?? []), d]);
+    }
+    for (const [file, list] of byFile) diagnostics.set(vscode.Uri.parse(file), list);
+    placed.set(checked, new Set(byFile.keys()));
+
+    const summary = `${sanitySummary(results)}${done.cancelled ? ' (cancelled before every task ran)' : ''}`;
+    deps.output.appendLine(`HUD Studio sanity check of ${vscode.workspace.asRelativePath(uri)}: ${summary}`);
+    if (results.length) deps.output.appendLine(sanityTable(results));
+    const gameable = found.length > 0;
+    const show = gameable ? 'Show Problems' : 'Show Table';
+    const message = `HUD Studio: ${summary}.`;
+    const pick = gameable
+      ? await vscode.window.showWarningMessage(message, show)
+      : await vscode.window.showInformationMessage(message, show);
+    if (pick === 'Show Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
+    else if (pick) deps.output.show(true);
+  });
+}
+
+function fileOf(arg: vscode.Uri | EnvNode | undefined, deps: SanityDeps): vscode.Uri | undefined {
+  if (arg instanceof vscode.Uri) return arg;
+  if (arg) {
+    const loc = deps.locate(arg);
+    return loc && vscode.Uri.parse(loc.uri);
+  }
+  return vscode.window.activeTextEditor?.document.uri;
+}
