@@ -87,41 +87,33 @@ export class TraceExplorer implements vscode.CustomReadonlyEditorProvider, vscod
       tracePath && !this.isRunning(rolloutId)
         ? { kind: 'file', uri: vscode.Uri.file(tracePath) }
         : { kind: 'live', rolloutId };
-    for (const s of this.shown) {
-      if (sameSource(s.source, source)) {
-        s.panel.reveal(undefined, false);
-        return;
-      }
-    }
-    const panel = vscode.window.createWebviewPanel(
-      TRACE_EDITOR_VIEW_TYPE + '.panel',
-      `Trace · ${title}`,
-      vscode.ViewColumn.Active,
-      this.webviewOptions(),
-    );
-    this.attach(panel, source, title);
+    this.openPanel(source, `Trace · ${title}`, title);
   }
 
   /** Two finished rollouts in the compare view, `left` the earlier one. */
   openCompare(left: string, right: string, title: string): void {
     const source: Source = { kind: 'compare', left: vscode.Uri.file(left), right: vscode.Uri.file(right) };
-    for (const s of this.shown) {
-      if (sameSource(s.source, source)) {
-        s.panel.reveal(undefined, false);
-        return;
-      }
-    }
-    const panel = vscode.window.createWebviewPanel(
-      TRACE_EDITOR_VIEW_TYPE + '.panel',
-      `Compare · ${title}`,
-      vscode.ViewColumn.Active,
-      this.webviewOptions(),
-    );
-    this.attach(panel, source, `Compare · ${title}`);
+    this.openPanel(source, `Compare · ${title}`, `Compare · ${title}`);
   }
 
   private isRunning(rolloutId: string): boolean {
     return this.live.isRunning(rolloutId);
+  }
+
+  /** Reveals the panel that already shows `source`, or opens one: one panel per rollout or pair. */
+  private openPanel(source: Source, panelTitle: string, title: string): void {
+    const open = [...this.shown].find((s) => sameSource(s.source, source));
+    if (open) {
+      open.panel.reveal(undefined, false);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      TRACE_EDITOR_VIEW_TYPE + '.panel',
+      panelTitle,
+      vscode.ViewColumn.Active,
+      this.webviewOptions(),
+    );
+    this.attach(panel, source, title);
   }
 
   async openFile(uri: vscode.Uri): Promise<void> {
