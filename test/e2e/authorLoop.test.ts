@@ -63,6 +63,25 @@ describe('the author loop in code-server', () => {
     if (!(await view('Runs').first().isVisible()))
       await page.locator('.activitybar [aria-label^="HUD Studio"]').first().click();
   };
+  /**
+   * Puts the cursor at line:column (1-based) and waits until the status bar says it is there: an Enter that
+   * reaches Go to Line before it has read the number leaves the cursor where it was.
+   */
+  const goTo = async (line: number, column = 1) => {
+    const page = s!.page;
+    await page.keyboard.press('Control+G');
+    await quick().locator('.quick-input-title, .quick-input-message, .monaco-list-row').first().waitFor();
+    await input().fill(`:${line}:${column}`);
+    await quick()
+      .getByText(new RegExp(`line ${line}\\b.*(character|column) ${column}\\b`, 'i'))
+      .first()
+      .waitFor();
+    await input().press('Enter');
+    await page
+      .locator('[id="status.editor.selection"]')
+      .filter({ hasText: new RegExp(`^\\s*Ln ${line}, Col ${column}\\b`) })
+      .waitFor({ timeout: 30_000 });
+  };
   const editorText = async (page: Page) =>
     ((await page.locator('.monaco-editor .view-lines').first().innerText()) ?? '').replace(/\u00a0/g, ' ');
 
@@ -109,17 +128,16 @@ describe('the author loop in code-server', () => {
 
     // The light bulb of the word under the cursor: the misspelt keyword, then the int literal.
     const lines = readFileSync(join(s!.workspace, 'capitals', 'env.py'), 'utf8').split('\n');
-    const at = (needle: string) => {
+    const at = (needle: string): [number, number] => {
       const line = lines.findIndex((l) => l.includes(needle));
-      return `${line + 1}:${lines[line]!.indexOf(needle) + 2}`;
+      assert.ok(line >= 0, `${needle} is not in env.py on disk`);
+      return [line + 1, lines[line]!.indexOf(needle) + 2];
     };
     for (const [where, fix] of [
       [at('questoin'), 'Rename the argument to "question"'],
       [at('=3)'), 'Pass "3"'],
     ] as const) {
-      await page.keyboard.press('Control+G');
-      await input().fill(`:${where}`);
-      await input().press('Enter');
+      await goTo(...where);
       await command('Quick Fix...');
       const item = page.locator('.action-widget .monaco-list-row', { hasText: fix });
       await item.first().waitFor({ timeout: 60_000 });
@@ -137,9 +155,8 @@ describe('the author loop in code-server', () => {
     const typoLine = readFileSync(join(s!.workspace, 'capitals', 'env.py'), 'utf8')
       .split('\n')
       .findIndex((l) => l.startsWith('typo ='));
-    await page.keyboard.press('Control+G');
-    await input().fill(`:${typoLine + 1}`);
-    await input().press('Enter');
+    assert.ok(typoLine >= 0, 'the fixed lines were saved');
+    await goTo(typoLine + 1);
     await page.keyboard.press('Control+Shift+K');
     await page.keyboard.press('Control+Shift+K');
     await page.keyboard.press('Control+S');

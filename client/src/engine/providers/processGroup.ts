@@ -178,13 +178,13 @@ export async function execInGroup(
   if (opts.signal?.aborted) kill();
   const out = new TailCapture();
   const err = new TailCapture();
-  child.stdout?.setEncoding('utf8').on('data', (t: string) => {
-    out.write(t);
-    opts.onOutput?.('stdout', t);
+  child.stdout?.on('data', (b: Buffer) => {
+    const t = out.write(b);
+    if (t) opts.onOutput?.('stdout', t);
   });
-  child.stderr?.setEncoding('utf8').on('data', (t: string) => {
-    err.write(t);
-    opts.onOutput?.('stderr', t);
+  child.stderr?.on('data', (b: Buffer) => {
+    const t = err.write(b);
+    if (t) opts.onOutput?.('stderr', t);
   });
   // A background child may keep the pipes open after the leader exits: give it a moment, then stop waiting.
   let exitCode: number | null = null;
@@ -197,6 +197,13 @@ export async function execInGroup(
   });
   try {
     const r = await child;
+    for (const [stream, capture] of [
+      ['stdout', out],
+      ['stderr', err],
+    ] as const) {
+      const rest = capture.end();
+      if (rest) opts.onOutput?.(stream, rest);
+    }
     if (r.code === 'ENOENT' || r.code === 'EACCES') {
       return { exitCode: 127, stdout: '', stderr: r.originalMessage ?? r.shortMessage ?? '', timedOut: false };
     }

@@ -6,6 +6,7 @@
  * docs/reliability.md).
  */
 import type { LogStream, TraceLog } from '../../../../common/trace/schema';
+import { LogTail } from './logTail';
 
 /** Characters of log kept at each end of a phase's log in the trace. */
 export const LOG_HEAD_CHARS = 2 * 1024 * 1024;
@@ -22,8 +23,7 @@ export interface LogSpill {
 export class BoundedLog {
   private readonly head: TraceLog[] = [];
   private headCost = 0;
-  private tail: TraceLog[] = [];
-  private tailStart = 0;
+  private readonly tail = new LogTail();
   private tailCost = 0;
   private cutLines = 0;
   private cutChars = 0;
@@ -38,8 +38,10 @@ export class BoundedLog {
   push(entry: TraceLog): void {
     const cost = entry.text.length + ENTRY_COST;
     if (this.spill) this.spill.write(entry);
-    if (this.tail.length === this.tailStart && this.headCost + cost <= this.headChars) {
-      this.head.push(entry);
+    if (this.tail.length === 0 && this.headCost + cost <= this.headChars) {
+      // A copy made here: were the fold's own entries kept, V8 would see the place that makes them as one whose
+      // objects live long, and allocate every later line's entry in the old generation (docs/reliability.md).
+      this.head.push({ t: entry.t, stream: entry.stream, text: entry.text });
       this.headCost += cost;
       return;
     }
@@ -48,22 +50,17 @@ export class BoundedLog {
       this.spill = this.openSpill();
       if (this.spill) {
         for (const e of this.head) this.spill.write(e);
-        for (let i = this.tailStart; i < this.tail.length; i++) this.spill.write(this.tail[i]!);
+        for (const e of this.tail.entries()) this.spill.write(e);
         this.spill.write(entry);
       }
     }
     this.tail.push(entry);
     this.tailCost += cost;
-    while (this.tailCost > this.tailChars && this.tail.length - this.tailStart > 1) {
-      const dropped = this.tail[this.tailStart]!;
-      this.tailStart += 1;
-      this.tailCost -= dropped.text.length + ENTRY_COST;
+    while (this.tailCost > this.tailChars && this.tail.length > 1) {
+      const chars = this.tail.shift();
+      this.tailCost -= chars + ENTRY_COST;
       this.cutLines += 1;
-      this.cutChars += dropped.text.length;
-    }
-    if (this.tailStart > 4096 && this.tailStart * 2 > this.tail.length) {
-      this.tail = this.tail.slice(this.tailStart);
-      this.tailStart = 0;
+      this.cutChars += chars;
     }
   }
 
@@ -73,7 +70,7 @@ export class BoundedLog {
 
   /** The entries the trace keeps, with the marked cut between head and tail. */
   entries(): TraceLog[] {
-    const tail = this.tail.slice(this.tailStart);
+    const tail = [...this.tail.entries()];
     if (!this.cutLines) return [...this.head, ...tail];
     const t = tail[0]?.t ?? this.head[this.head.length - 1]?.t ?? 0;
     const stream: LogStream = 'engine';

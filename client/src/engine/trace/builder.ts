@@ -174,7 +174,12 @@ export class TraceRecorder {
   }
 
   private stamp(input: RolloutEventInput): RolloutEvent {
-    return { ...input, rolloutId: this.rolloutId, at: now() };
+    // Not `{ ...input, rolloutId, at }`: V8 allocates what a spread with added properties makes straight in the old
+    // generation, and at one event per log line a flood of output fills it with garbage (docs/reliability.md).
+    const event = Object.assign({}, input) as RolloutEvent;
+    event.rolloutId = this.rolloutId;
+    event.at = now();
+    return event;
   }
 
   private send(event: RolloutEvent): void {

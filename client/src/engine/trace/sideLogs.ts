@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { LogSpill } from './boundedLog';
 import type { PhaseName, TraceLog } from '../../../../common/trace/schema';
 
-const FLUSH_CHARS = 256 * 1024;
+const FLUSH_BYTES = 256 * 1024;
 
 export class SideLogs {
   private readonly dir: string;
@@ -71,8 +71,9 @@ export class SideLogs {
 
 class SideFile implements LogSpill {
   private fd: number | undefined;
-  private pending: string[] = [];
-  private pendingChars = 0;
+  /** Lines wait as bytes, not strings: a string held until the flush would be promoted, and a flood of them fills the heap. */
+  private readonly pending = Buffer.allocUnsafe(FLUSH_BYTES);
+  private used = 0;
   private failed = false;
 
   constructor(
@@ -84,10 +85,18 @@ class SideFile implements LogSpill {
 
   write(entry: TraceLog): void {
     if (this.failed) return;
-    const line = entry.stream === 'stdout' ? `${entry.text}\n` : `[${entry.stream}] ${entry.text}\n`;
-    this.pending.push(line);
-    this.pendingChars += line.length;
-    if (this.pendingChars >= FLUSH_CHARS) this.flush();
+    const prefix = entry.stream === 'stdout' ? '' : `[${entry.stream}] `;
+    const most = (prefix.length + entry.text.length) * 3 + 1;
+    if (this.used + most > FLUSH_BYTES) {
+      this.flush();
+      if (most > FLUSH_BYTES) {
+        this.writeOut(Buffer.from(`${prefix}${entry.text}\n`, 'utf8'));
+        return;
+      }
+    }
+    if (prefix) this.used += this.pending.write(prefix, this.used, 'utf8');
+    this.used += this.pending.write(entry.text, this.used, 'utf8');
+    this.pending[this.used++] = 0x0a;
   }
 
   close(): void {
@@ -97,12 +106,15 @@ class SideFile implements LogSpill {
   }
 
   private flush(): void {
-    if (this.fd === undefined || this.failed || !this.pending.length) return;
-    const text = this.pending.join('');
-    this.pending = [];
-    this.pendingChars = 0;
+    const used = this.used;
+    this.used = 0;
+    if (used) this.writeOut(this.pending.subarray(0, used));
+  }
+
+  private writeOut(data: Buffer): void {
+    if (this.fd === undefined || this.failed) return;
     try {
-      writeSync(this.fd, text);
+      writeSync(this.fd, data);
     } catch (err) {
       this.failed = true;
       this.onFailure(`the whole log beside the trace is incomplete: ${(err as Error).message}`);
