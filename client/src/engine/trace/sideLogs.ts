@@ -71,7 +71,7 @@ export class SideLogs {
 
 class SideFile implements LogSpill {
   private fd: number | undefined;
-  /** Lines wait as bytes, not strings: a string held until the flush would be promoted, and a flood of them fills the heap. */
+  /** Lines wait as bytes, not strings: strings held until the flush would be promoted, and a flood fills the heap. */
   private readonly pending = Buffer.allocUnsafe(FLUSH_BYTES);
   private used = 0;
   private failed = false;
