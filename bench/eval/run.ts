@@ -16,6 +16,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { machineInfo } from '../support/machine';
+import { phaseBreakdown, type PhaseBreakdown } from '../support/phases';
 
 const ROOT = join(__dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'hud-studio.js');
@@ -79,6 +80,7 @@ interface EvalSample {
   completed: number;
   tracesWritten: number;
   containersLeft: number;
+  phases: PhaseBreakdown;
 }
 
 async function evalOnce(n: number, c: number): Promise<EvalSample> {
@@ -105,6 +107,7 @@ async function evalOnce(n: number, c: number): Promise<EvalSample> {
     const traces = readdirSync(traceDir, { recursive: true, encoding: 'utf8' }).filter((f) =>
       f.endsWith('.hudtrace.json'),
     );
+    const phases = phaseBreakdown(traces.map((f) => join(traceDir, f)));
     const left = await docker(['ps', '-aq', '--filter', `label=dev.hud-studio.owner-pid=${r.pid}`]);
     return {
       ms,
@@ -112,6 +115,7 @@ async function evalOnce(n: number, c: number): Promise<EvalSample> {
       completed: summary.completed,
       tracesWritten: traces.length,
       containersLeft: left === '' ? 0 : left.split('\n').length,
+      phases,
     };
   } finally {
     rmSync(traceDir, { recursive: true, force: true });
@@ -170,6 +174,7 @@ async function main(): Promise<void> {
         peakRssMB: evals.map((e) => round(e.peakRssMB)),
         tracesWritten: evals.map((e) => e.tracesWritten),
         containersLeft: evals.map((e) => e.containersLeft),
+        phasesPerRun: evals.map((e) => e.phases),
         target: { ratio: TARGET, met: ratio <= TARGET && everyTrace && noneLeft },
       },
       null,

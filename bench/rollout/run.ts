@@ -22,6 +22,7 @@ import { dockerAvailable } from '../../client/src/engine/docker/client';
 import { DEFAULT_IMAGE, DockerProvider } from '../../client/src/engine/providers/docker';
 import { runRollout } from '../../client/src/engine/rollout';
 import { machineInfo } from '../support/machine';
+import { phaseBreakdown } from '../support/phases';
 
 const ROOT = join(__dirname, '..', '..');
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_same_env', 'env.py');
@@ -51,7 +52,7 @@ function floorOnce(image: string): number {
   return performance.now() - t0;
 }
 
-async function engineOnce(traceDir: string, ref = FIXTURE): Promise<number> {
+async function engineOnce(traceDir: string, ref = FIXTURE, traces?: string[]): Promise<number> {
   const t0 = performance.now();
   const out = await runRollout({
     ref,
@@ -62,6 +63,7 @@ async function engineOnce(traceDir: string, ref = FIXTURE): Promise<number> {
   const ms = performance.now() - t0;
   if (out.status !== 'completed' || out.reward !== 1)
     throw new Error(`the benchmark rollout did not complete: ${JSON.stringify(out.error)}`);
+  if (out.tracePath) traces?.push(out.tracePath);
   return ms;
 }
 
@@ -86,10 +88,12 @@ async function main(): Promise<void> {
     const floor: number[] = [];
     const engine: number[] = [];
     const twoEnv: number[] = [];
+    const engineTraces: string[] = [];
+    const twoEnvTraces: string[] = [];
     for (let i = 0; i < iterations; i++) {
       floor.push(floorOnce(DEFAULT_IMAGE));
-      engine.push(await engineOnce(traceDir));
-      twoEnv.push(await engineOnce(traceDir, TWO_ENV_FIXTURE));
+      engine.push(await engineOnce(traceDir, FIXTURE, engineTraces));
+      twoEnv.push(await engineOnce(traceDir, TWO_ENV_FIXTURE, twoEnvTraces));
     }
     const ratio = median(engine) / median(floor);
     const twoRatio = median(twoEnv) / median(floor);
@@ -111,13 +115,14 @@ async function main(): Promise<void> {
             median: round(median(engine)),
             runs: engine.map(round),
             what: 'runRollout with the Docker provider',
+            phases: phaseBreakdown(engineTraces),
           },
           ratio: Math.round(ratio * 100) / 100,
           target: TARGET,
           withinTarget: ratio <= TARGET,
           twoSubstrates: {
             shape: 'actor and verifier on a container each (test/fixtures/python/verifier_two_env)',
-            engineMs: { median: round(median(twoEnv)), runs: twoEnv.map(round) },
+            engineMs: { median: round(median(twoEnv)), runs: twoEnv.map(round), phases: phaseBreakdown(twoEnvTraces) },
             ratio: Math.round(twoRatio * 100) / 100,
             what: 'two-substrate rollout / the single-container floor above',
             target: TWO_ENV_TARGET,

@@ -164,6 +164,20 @@ export const TaskIdentity = z.object({
 });
 export type TaskIdentity = z.infer<typeof TaskIdentity>;
 
+/**
+ * A stretch of the engine's own work (container start, copy-in, discovery,
+ * server start and stop, removal, the agent, the verifier), timed by the
+ * engine, so that a run shows where its time went (docs/trace-format.md).
+ */
+export const TraceSpan = z.object({
+  name: z.string(),
+  phase: PhaseName,
+  /** Milliseconds since the rollout started. */
+  atMs: z.number(),
+  ms: z.number(),
+});
+export type TraceSpan = z.infer<typeof TraceSpan>;
+
 export const TraceEvent = z.object({
   at: z.string(),
   type: z.string(),
@@ -205,6 +219,8 @@ export const Trace = z.object({
   /** True when the reward came from a substrate where the agent had the server's privileges. */
   forgeable: z.boolean().optional(),
   events: z.array(TraceEvent).default([]),
+  /** Where the engine's time went, in the order the stretches ended (absent in older traces). */
+  spans: z.array(TraceSpan).optional(),
   /** Set on a trace that graded a stored rollout's answer again (docs/grader-workbench.md). */
   regrade: z
     .object({

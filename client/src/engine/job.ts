@@ -157,6 +157,15 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
   hub.emit({ type: 'job.started', jobId, label: job.label, total: queue.length, at: startedAt });
   report();
 
+  // A run's container goes while the next run starts; the job is not over until every one has gone.
+  const removals = new Set<Promise<void>>();
+  const removeLater = (removal: Promise<void>): void => {
+    const held: Promise<void> = removal
+      .catch((err: unknown) => job.notice?.(`warning: ${errorMessage(err)}`))
+      .finally(() => removals.delete(held));
+    removals.add(held);
+  };
+
   let next = 0;
   const worker = async (): Promise<void> => {
     // `next` counts only runs that start: what a Ctrl-C leaves behind is counted below.
@@ -165,7 +174,7 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
       progress.running++;
       report();
       const runStartedAt = now();
-      const ended = await runItem(item, job, hub, jobId);
+      const ended = await runItem(item, job, hub, jobId, removeLater);
       progress.running--;
       progress.done++;
       if (ended.outcome.status === 'completed') progress.completed++;
@@ -197,6 +206,7 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
   try {
     await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
   } finally {
+    await Promise.all(removals);
     tokens.dispose();
   }
   // Runs a Ctrl-C kept from starting still count: the summary covers the whole job asked for.
@@ -244,11 +254,13 @@ async function runItem(
   job: JobRequest,
   hub: EventHub,
   jobId: string,
+  removeLater: (removal: Promise<void>) => void,
 ): Promise<{ outcome: RolloutOutcome; trace: Trace | undefined }> {
   try {
     const { trace, ...outcome } = await runTask(item.request, {
       hub,
       jobId,
+      removeLater,
       selected: job.selected,
       ...(item.task ? { task: item.task } : {}),
       ...(job.signal ? { signal: job.signal } : {}),

@@ -85,6 +85,8 @@ export interface RolloutOptions {
   judge?: ModelEndpoint;
   /** A regrade: with a recorded actor result, only the verifier runs (docs/grader-workbench.md). */
   recorded?: RecordedActor;
+  /** The substrates' removals go to the caller, who waits for them (a job; see AcquireOptions). */
+  removeLater?: (removal: Promise<void>) => void;
 }
 
 const DEFAULT_STARTUP_MS = 120_000;
@@ -110,7 +112,7 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
   const redactor = new Redactor([...Object.values(opts.credentials ?? {}), opts.verifierSecrets ?? {}]);
   const emit = (e: EventInput): void => recorder.emit(redactor.deep(e));
 
-  const run = new RolloutRun(opts, rolloutId, cwd, emit);
+  const run = new RolloutRun(opts, rolloutId, cwd, emit, recorder.span);
   let ending: Ending;
   let usage: UsageError | undefined;
   try {
@@ -187,6 +189,8 @@ class RolloutRun {
   private actorHasGateway = false;
   private readonly acquiring = new Set<Promise<void>>();
   private readonly channels = new Set<ControlChannel>();
+  /** Substrates being released off the rollout's path (the actor's, while the verifier grades elsewhere). */
+  private readonly releasing = new Set<Promise<void>>();
   private readonly rolloutClock: Deadline;
   private phase: PhaseName = 'actor';
   private stage: ErrorPhase = 'setup';
@@ -202,6 +206,7 @@ class RolloutRun {
     private readonly rolloutId: string,
     private readonly cwd: string,
     private readonly emit: (e: EventInput) => void,
+    private readonly span: (name: string, phase: PhaseName, start: number, end: number) => void,
   ) {
     this.rolloutClock = new Deadline('rollout', opts.signal, opts.timeouts?.rolloutMs);
   }
@@ -242,11 +247,12 @@ class RolloutRun {
     for (const c of channels) c.close();
     const subs = [...this.live];
     this.live.clear();
-    await Promise.all(
-      subs.map((s) =>
-        s.release().catch((err: unknown) => this.warn(`releasing ${s.info.id} failed: ${errorMessage(err)}`)),
-      ),
-    );
+    await Promise.all([...subs.map((s) => this.releaseQuietly(s)), ...this.releasing]);
+    this.releasing.clear();
+  }
+
+  private releaseQuietly(s: Substrate): Promise<void> {
+    return s.release().catch((err: unknown) => this.warn(`releasing ${s.info.id} failed: ${errorMessage(err)}`));
   }
 
   private async actorThenVerifier(rolloutSignal: AbortSignal): Promise<Ending> {
@@ -348,24 +354,30 @@ class RolloutRun {
       this.step('setup', 'completed');
 
       this.step('prompt', 'started');
-      const prompt = await actorSession.channel.start(task.id, task.args, {
-        timeoutMs: this.callMs(task.runtimeConfig),
-        signal: actorClock.signal,
-      });
+      const prompt = await this.timed(
+        'tasks.start',
+        actorSession.channel.start(task.id, task.args, {
+          timeoutMs: this.callMs(task.runtimeConfig),
+          signal: actorClock.signal,
+        }),
+      );
       this.emit({ type: 'prompt', prompt });
       this.step('prompt', 'completed');
 
       this.step('agent', 'started', opts.agent.describe());
-      const answer = await this.runAgent(prompt, actorSession, actorClock.signal);
+      const answer = await this.timed('agent', this.runAgent(prompt, actorSession, actorClock.signal));
       this.step('agent', 'completed');
       this.emit({ type: 'answer', answer });
 
       this.step('grade', 'started');
       try {
-        actorResult = await actorSession.channel.grade(answer, {
-          timeoutMs: this.callMs(task.runtimeConfig),
-          signal: actorClock.signal,
-        });
+        actorResult = await this.timed(
+          'tasks.grade',
+          actorSession.channel.grade(answer, {
+            timeoutMs: this.callMs(task.runtimeConfig),
+            signal: actorClock.signal,
+          }),
+        );
         actorGrade = this.gradeOf(actorResult);
         this.step('grade', 'completed');
       } catch (err) {
@@ -388,7 +400,8 @@ class RolloutRun {
       if (shared) {
         this.step('teardown', 'completed', 'template closed by the server; substrate kept for the verifier');
       } else {
-        await this.close(actorSession);
+        // A verifier on a container of its own need not wait for the actor's to go (releaseAll() still does).
+        await this.close(actorSession, !!verifier && !!opts.provider.isolatesSubstrates);
         actorSession = undefined;
         this.step('teardown', 'completed');
       }
@@ -575,10 +588,13 @@ class RolloutRun {
       }
 
       this.step('prompt', 'started');
-      const prompt = await session.channel.start(verifier.id, verifier.args, {
-        timeoutMs: this.callMs(verifier.runtimeConfig),
-        signal: clock.signal,
-      });
+      const prompt = await this.timed(
+        'tasks.start',
+        session.channel.start(verifier.id, verifier.args, {
+          timeoutMs: this.callMs(verifier.runtimeConfig),
+          signal: clock.signal,
+        }),
+      );
       this.step(
         'prompt',
         'completed',
@@ -587,10 +603,13 @@ class RolloutRun {
 
       this.step('grade', 'started');
       // The actor's result frame goes over unchanged: the verifier judges exactly what the actor produced.
-      const raw: GradeFrame = await session.channel.grade(actorResult, {
-        timeoutMs: this.callMs(verifier.runtimeConfig),
-        signal: clock.signal,
-      });
+      const raw: GradeFrame = await this.timed(
+        'tasks.grade',
+        session.channel.grade(actorResult, {
+          timeoutMs: this.callMs(verifier.runtimeConfig),
+          signal: clock.signal,
+        }),
+      );
       const grade = this.gradeOf(raw);
       this.step('grade', 'completed');
       this.emit({ type: 'grade', phase: 'verifier', result: grade, raw, authoritative: true });
@@ -607,6 +626,17 @@ class RolloutRun {
     } finally {
       stopGateway?.();
       clock.dispose();
+    }
+  }
+
+  /** Times `work` as a stretch of the current phase (the trace's `spans`). */
+  private async timed<T>(name: string, work: Promise<T>): Promise<T> {
+    const phase = this.phase;
+    const start = performance.now();
+    try {
+      return await work;
+    } finally {
+      this.span(name, phase, start, performance.now());
     }
   }
 
@@ -632,6 +662,8 @@ class RolloutRun {
       signal,
       log,
       startupTimeoutMs: seconds(startupSeconds) ?? this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
+      span: (name, start, end) => this.span(name, phase, start, end),
+      ...(this.opts.removeLater ? { removeLater: this.opts.removeLater } : {}),
     });
     return this.track(acquiring, signal);
   }
@@ -676,16 +708,19 @@ class RolloutRun {
       where = scratch;
     }
     try {
-      const tasks = await abortable(
-        discoverTasks(where, {
-          displayPath: target.displayPath,
-          hostDir: target.envDir,
-          file: `${where.workdir}/${relative(target.envDir, target.file)}`,
-          ...(target.file !== target.envFile ? { module: where.envPath } : {}),
+      const tasks = await this.timed(
+        'discovery',
+        abortable(
+          discoverTasks(where, {
+            displayPath: target.displayPath,
+            hostDir: target.envDir,
+            file: `${where.workdir}/${relative(target.envDir, target.file)}`,
+            ...(target.file !== target.envFile ? { module: where.envPath } : {}),
+            signal,
+            timeoutMs: this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
+          }),
           signal,
-          timeoutMs: this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
-        }),
-        signal,
+        ),
       );
       return resolveTask(tasks, target);
     } finally {
@@ -713,7 +748,8 @@ class RolloutRun {
       timeoutMs: seconds(rc?.limits?.startup_timeout_s) ?? this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
       log: (stream, text) => this.log(stream, text),
     });
-    await abortable(serving, signal);
+    await this.timed('server start', abortable(serving, signal));
+    const connecting = performance.now();
     const stream = await abortable(substrate.openChannel(signal), signal, (late) => void late.destroy());
     const channel = new ControlChannel(stream, {
       requestTimeoutMs: DEFAULT_REQUEST_MS,
@@ -721,6 +757,7 @@ class RolloutRun {
     });
     this.channels.add(channel);
     const hello = await channel.hello(undefined, { signal });
+    this.span('channel and hello', this.phase, connecting, performance.now());
     if (hello.env.name !== task.env) {
       throw new ProtocolError(
         `the server at ${substrate.info.id} serves environment "${hello.env.name}", but the task needs "${task.env}"`,
@@ -745,10 +782,13 @@ class RolloutRun {
     return { substrate, channel, hello };
   }
 
-  private async close(session: Session): Promise<void> {
+  /** Says bye and releases the substrate; `offPath`: the release goes on while the rollout does. */
+  private async close(session: Session, offPath = false): Promise<void> {
     await session.channel.bye();
     this.channels.delete(session.channel);
-    await this.release(session.substrate);
+    if (!offPath) return this.release(session.substrate);
+    this.live.delete(session.substrate);
+    this.releasing.add(this.releaseQuietly(session.substrate));
   }
 
   private async runAgent(prompt: unknown, session: Session, signal: AbortSignal): Promise<unknown> {

@@ -91,6 +91,8 @@ export interface RunContext {
   task?: DiscoveredTask;
   /** One-line notices for the person (which runtime and why, task.toml warnings). */
   notice?: (line: string) => void;
+  /** Takes the substrates' removals off the run's path; the caller waits for them (see AcquireOptions). */
+  removeLater?: (removal: Promise<void>) => void;
 }
 
 export type RunTask = (request: TaskRunRequest, context?: RunContext) => Promise<FinishedRollout>;

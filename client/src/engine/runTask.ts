@@ -49,6 +49,7 @@ async function runHud(req: TaskRunRequest, ctx: RunContext): Promise<FinishedRol
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
     ...(ctx.task ? { task: ctx.task } : {}),
+    ...(ctx.removeLater ? { removeLater: ctx.removeLater } : {}),
     ...(req.module ? { module: req.module } : {}),
     ...(req.traceDir !== undefined ? { traceDir: req.traceDir } : {}),
     ...(req.image ? { image: req.image } : {}),

@@ -43,6 +43,7 @@ import {
   type Provider,
   type RuntimeConfig,
   type ServeOptions,
+  type SpanRecorder,
   type Substrate,
 } from './provider';
 import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
@@ -179,6 +180,7 @@ export class DockerProvider implements Provider {
       ...gpuField(resources),
     };
     let container: DockerContainer;
+    const creating = performance.now();
     try {
       container = (await this.createOf(containerSpec)) as DockerContainer;
     } catch (err) {
@@ -187,6 +189,7 @@ export class DockerProvider implements Provider {
       check();
       container = (await this.createOf(containerSpec)) as DockerContainer;
     }
+    opts.span?.('container create and start', creating, performance.now());
     try {
       for (const w of container.warnings) opts.log('engine', `warning: ${w}`);
       opts.log('engine', `container ${container.id.slice(0, 12)} of ${image} (network ${container.network})`);
@@ -213,9 +216,12 @@ export class DockerProvider implements Provider {
         served,
         this.options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS,
         sdk,
+        opts.span,
+        opts.removeLater,
       );
       const prestart = !served.useImageSdk && this.options.prestartServer !== false;
       // The workspace root exists before the server starts, so that the environment can prepare it.
+      const copying = performance.now();
       const packed = await packCopy(copies, [WORKSPACE_DIR]);
       // The copy rides on the pre-started interpreter's stdin when that interpreter may write wherever
       // putArchive would (root) and the folder is small: a putArchive costs the daemon a helper process
@@ -228,6 +234,7 @@ export class DockerProvider implements Provider {
         check();
         if (prestart) substrate.prestartServer();
       }
+      opts.span?.(copied ? 'copy in (pre-started interpreter)' : 'copy in (putArchive)', copying, performance.now());
       return substrate;
     } catch (err) {
       await container.remove().catch(() => undefined);
@@ -367,6 +374,8 @@ export class DockerSubstrate implements Substrate {
     private readonly spec: EnvironmentSpec,
     private readonly stopGraceMs: number,
     sdk?: ServingSdk,
+    private readonly span: SpanRecorder = () => undefined,
+    private readonly removeLater?: (removal: Promise<void>) => void,
   ) {
     this.info = {
       id: container.id,
@@ -601,6 +610,7 @@ export class DockerSubstrate implements Substrate {
       // An interpreter that never got its arguments reads end-of-file and exits.
       void this.prestarted?.exec.then((e) => e?.stdin.end());
       const server = this.server;
+      const stopping = performance.now();
       if (server) {
         // SIGTERM first so the template's teardown (generator finally blocks, @env.shutdown) runs.
         // The pre-started server takes it from the end of its stdin, which saves a `docker exec`.
@@ -612,8 +622,12 @@ export class DockerSubstrate implements Substrate {
           new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
         ]);
         clearTimeout(timer);
+        this.span('server stop (teardown)', stopping, performance.now());
       }
-      await this.container.remove();
+      const removing = performance.now();
+      const removal = this.container.remove().then(() => this.span('container remove', removing, performance.now()));
+      if (!this.removeLater) return removal;
+      this.removeLater(removal);
     })().catch((err: unknown) => {
       // Let a later release() try again (the daemon may have been busy).
       this.released = undefined;

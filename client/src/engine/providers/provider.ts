@@ -37,7 +37,18 @@ export interface AcquireOptions {
   log: (stream: LogStream, text: string) => void;
   /** Budget for getting the substrate ready (build + start). */
   startupTimeoutMs?: number;
+  /**
+   * When set, release() returns once the server has stopped and hands the
+   * substrate's removal over to this, for the caller to wait for before it
+   * ends (a job: the next rollout starts while the last one's container goes).
+   */
+  removeLater?: (removal: Promise<void>) => void;
+  /** Records a stretch of the provider's work on this substrate, until its release (trace `spans`). */
+  span?: SpanRecorder;
 }
+
+/** A named stretch of work from `start` to `end`, both `performance.now()` of this process. */
+export type SpanRecorder = (name: string, start: number, end: number) => void;
 
 export interface ExecOptions {
   cwd?: string;

@@ -20,6 +20,7 @@ import type {
   RolloutStatus,
   RunningTrace,
   Trace,
+  TraceSpan,
 } from '../../../../common/trace/schema';
 import { SideLogs } from './sideLogs';
 import { traceFileName, writeTrace } from './store';
@@ -63,6 +64,9 @@ export class TraceRecorder {
   private readonly traceDir: string | undefined;
   private readonly sideLogs: SideLogs | undefined;
   private readonly logs = new Map<PhaseName, BoundedLog>();
+  private readonly spans: TraceSpan[] = [];
+  /** `performance.now()` when the trace started: spans are relative to it. */
+  private readonly startedAt = performance.now();
 
   /** Emits `rollout.queued` at once: the trace starts when the rollout is asked for. */
   constructor(
@@ -87,6 +91,12 @@ export class TraceRecorder {
 
   readonly emit = (input: RolloutEventInput): void => {
     this.send(this.stamp(input));
+  };
+
+  /** Records a stretch of the engine's work (`performance.now()` times); kept in the trace's `spans`. */
+  readonly span = (name: string, phase: PhaseName, start: number, end: number): void => {
+    const round = (x: number): number => Math.round(x * 10) / 10;
+    this.spans.push({ name, phase, atMs: round(start - this.startedAt), ms: round(end - start) });
   };
 
   /** The rollout so far (live object: read, do not change). */
@@ -156,6 +166,7 @@ export class TraceRecorder {
 
   private withLogs(trace: Trace): Trace {
     for (const p of trace.phases) p.logs = this.logs.get(p.name)?.entries() ?? [];
+    if (this.spans.length) trace.spans = [...this.spans];
     return trace;
   }
 
