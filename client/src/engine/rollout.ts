@@ -286,9 +286,23 @@ class RolloutRun {
         v.runtimeConfig?.limits?.startup_timeout_s,
         (stream, text) => logs.log(stream, text),
       );
-      verifierSubstrate = new EarlySubstrate(substrate, logs);
+      // Its server starts too (on its own container's loopback, out of the agent's reach), unless a judge gateway
+      // must be opened on the substrate first: the verifier phase then only connects.
+      const serving = opts.judge
+        ? undefined
+        : substrate.then((s) =>
+            s.serve({
+              envName: v.env,
+              env: this.verifierEnv(v),
+              signal: rolloutSignal,
+              timeoutMs: this.startupMs(v.runtimeConfig),
+              log: (stream, text) => logs.log(stream, text),
+            }),
+          );
+      verifierSubstrate = new EarlySubstrate(substrate, logs, serving);
       // Awaited by the verifier phase; if the actor fails first, releaseAll() frees it and its error is moot.
       substrate.catch(() => undefined);
+      serving?.catch(() => undefined);
     };
     try {
       this.step('setup', 'started');
@@ -570,7 +584,7 @@ class RolloutRun {
         this.startPhase('verifier', substrate.info, false);
         // What its acquisition logged while the actor worked belongs to this phase.
         early?.logs.replay((stream, text) => this.log(stream, text));
-        const env = { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
+        const env = this.verifierEnv(verifier);
         if (this.opts.judge) {
           const gw = await openJudgeGateway(
             substrate,
@@ -583,7 +597,7 @@ class RolloutRun {
           stopGateway = gw.stop;
           Object.assign(env, gw.env);
         }
-        session = await this.open(substrate, verifier, env, clock.signal, verifier.runtimeConfig);
+        session = await this.open(substrate, verifier, env, clock.signal, verifier.runtimeConfig, early?.serving);
         this.step('setup', 'completed');
       }
 
@@ -627,6 +641,15 @@ class RolloutRun {
       stopGateway?.();
       clock.dispose();
     }
+  }
+
+  /** What the verifier's server gets: its environment's credentials and the verifier-only secrets. */
+  private verifierEnv(verifier: { env: string }): Record<string, string> {
+    return { ...(this.opts.credentials?.[verifier.env] ?? {}), ...(this.opts.verifierSecrets ?? {}) };
+  }
+
+  private startupMs(rc: RuntimeConfig | null | undefined): number {
+    return seconds(rc?.limits?.startup_timeout_s) ?? this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS;
   }
 
   /** Times `work` as a stretch of the current phase (the trace's `spans`). */
@@ -740,14 +763,18 @@ class RolloutRun {
     env: Record<string, string>,
     signal: AbortSignal,
     rc: RuntimeConfig | null,
+    /** The server's start, when it was begun ahead of this phase. */
+    started?: Promise<void>,
   ): Promise<Session> {
-    const serving = substrate.serve({
-      envName: task.env,
-      env,
-      signal,
-      timeoutMs: seconds(rc?.limits?.startup_timeout_s) ?? this.opts.timeouts?.startupMs ?? DEFAULT_STARTUP_MS,
-      log: (stream, text) => this.log(stream, text),
-    });
+    const serving =
+      started ??
+      substrate.serve({
+        envName: task.env,
+        env,
+        signal,
+        timeoutMs: this.startupMs(rc),
+        log: (stream, text) => this.log(stream, text),
+      });
     await this.timed('server start', abortable(serving, signal));
     const connecting = performance.now();
     const stream = await abortable(substrate.openChannel(signal), signal, (late) => void late.destroy());
@@ -903,6 +930,8 @@ class EarlySubstrate {
   constructor(
     readonly substrate: Promise<Substrate>,
     readonly logs: EarlyLogs,
+    /** Its server's start, begun with it (none when the verifier phase must open a judge gateway first). */
+    readonly serving?: Promise<void>,
   ) {}
 }
 

@@ -138,6 +138,14 @@ export function defineRolloutRuleTests(put: ProviderUnderTest): void {
         assert.ok(made(1, verifier!.substrate!.id), "the verifier's log names its container");
         assert.ok(!made(0, verifier!.substrate!.id), "the actor's log does not");
         assert.ok(made(0, actor!.substrate!.id));
+        // The engine's own timing of its work: both containers' making, copy and removal, the actor's discovery.
+        const spans = new Set((trace.spans ?? []).map((s) => `${s.phase}: ${s.name}`));
+        for (const phase of ['actor', 'verifier'])
+          for (const name of ['container create and start', 'copy in (pre-started interpreter)', 'container remove'])
+            assert.ok(spans.has(`${phase}: ${name}`), `span ${phase}: ${name} in ${[...spans].join(', ')}`);
+        for (const name of ['actor: discovery', 'actor: server start', 'verifier: tasks.grade'])
+          assert.ok(spans.has(name), `span ${name}`);
+        assert.ok(trace.spans!.every((s) => s.atMs >= 0 && s.ms >= 0 && s.atMs + s.ms <= trace.durationMs! + 1));
       }
       await put.assertReleased(substrates, outcome.rolloutId);
     });
