@@ -152,10 +152,16 @@ export async function spawnExec(
     );
   }
   const kill = (sig: 'TERM' | 'KILL' | 'INT' = 'TERM'): Promise<void> => signalMarked(container, marker, sig);
+  const outputEnded = new Promise<void>((resolve) => {
+    sock
+      .once('end', resolve)
+      .once('close', resolve)
+      .once('error', () => resolve());
+  });
   const done = collect(exec, sock, opts, kill);
-  if (keepStdinOpen) return { done, kill, stdin: sock };
+  if (keepStdinOpen) return { done, outputEnded, kill, stdin: sock };
   if (hasStdin) sock.end(opts.stdin);
-  return { done, kill };
+  return { done, outputEnded, kill };
 }
 
 function collect(

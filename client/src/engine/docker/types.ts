@@ -62,6 +62,11 @@ export interface BuildResult {
 export interface RunningExec {
   /** Settles when the command ends or is killed; never rejects for a non-zero exit. */
   readonly done: Promise<ExecResult>;
+  /**
+   * Settles when the command's output ends (it exited), before `done`, which
+   * then asks the daemon for the exit code: for callers that only wait.
+   */
+  readonly outputEnded?: Promise<void>;
   /** Signals the command's process group (and any process that inherited its marker). */
   kill(signal?: 'TERM' | 'KILL' | 'INT'): Promise<void>;
 }

@@ -617,8 +617,9 @@ export class DockerSubstrate implements Substrate {
         if (this.serverStdin) this.serverStdin.end();
         else await server.kill('TERM').catch(() => undefined);
         let timer: NodeJS.Timeout | undefined;
+        // Its output's end says it exited, teardown done; its exit code (more daemon calls) is not needed.
         await Promise.race([
-          server.done.catch(() => undefined),
+          (server.outputEnded ?? server.done).catch(() => undefined),
           new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
         ]);
         clearTimeout(timer);
