@@ -17,6 +17,7 @@ import type {
   TokenUsage,
   Trace,
   JudgeCall,
+  TraceSpan,
 } from './trace/schema';
 
 interface Base {
@@ -72,6 +73,8 @@ export type RolloutEvent =
       harbor?: Trace['harbor'];
       /** Per phase, the side file with its whole log when the trace keeps only its head and tail. */
       logFiles?: Partial<Record<PhaseName, string>>;
+      /** The engine's timing of its own work (the trace's `spans`). */
+      spans?: TraceSpan[];
     });
 
 /**

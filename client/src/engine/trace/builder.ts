@@ -129,6 +129,7 @@ export class TraceRecorder {
       error: ending.error,
       ...(ending.harbor ? { harbor: ending.harbor } : {}),
       ...(logFiles ? { logFiles } : {}),
+      ...(this.spans.length ? { spans: [...this.spans] } : {}),
     });
     let tracePath: string | undefined;
     let traceError: string | undefined;
@@ -166,7 +167,6 @@ export class TraceRecorder {
 
   private withLogs(trace: Trace): Trace {
     for (const p of trace.phases) p.logs = this.logs.get(p.name)?.entries() ?? [];
-    if (this.spans.length) trace.spans = [...this.spans];
     return trace;
   }
 

@@ -189,6 +189,7 @@ function apply(trace: RunningTrace, e: RolloutEvent, options: FoldOptions): void
       trace.endedAt = e.at;
       trace.durationMs = msBetween(trace.startedAt, e.at);
       if (e.harbor) trace.harbor = e.harbor;
+      if (e.spans) trace.spans = e.spans;
       for (const p of trace.phases) {
         const file = e.logFiles?.[p.name];
         if (file !== undefined) p.logFile = file;
