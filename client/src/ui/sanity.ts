@@ -4,7 +4,8 @@
  * task on its template and one error per failed golden row on that row in
  * the Problems view ("HUD sanity"), writes the table to the output and sums
  * it up in a notification. A run's problems go as soon as one of its files
- * changes (in an editor or on disk), and a passing re-run clears them.
+ * changes (in an editor or on disk), and a passing re-run clears them; a
+ * golden row that passes in the Testing view loses its error.
  */
 import * as vscode from 'vscode';
 import type { WorkspaceIndex } from '../../../common/lspMessages';
@@ -24,7 +25,17 @@ export interface SanityDeps {
   output: vscode.OutputChannel;
 }
 
-export function registerSanity(context: vscode.ExtensionContext, deps: SanityDeps, reg: RegisterCommand): void {
+/** What other parts of the editor may tell the sanity check's Problems. */
+export interface SanityProblems {
+  /** A golden row (1-based line) passed elsewhere (the Testing view): its failure from the last check is gone. */
+  goldenRowPassed(goldenUri: string, line: number): void;
+}
+
+export function registerSanity(
+  context: vscode.ExtensionContext,
+  deps: SanityDeps,
+  reg: RegisterCommand,
+): SanityProblems {
   const diagnostics = vscode.languages.createDiagnosticCollection(SOURCE);
   context.subscriptions.push(diagnostics);
   /** The files each checked env.py put warnings on (a template may live in another file). */
@@ -92,6 +103,15 @@ export function registerSanity(context: vscode.ExtensionContext, deps: SanityDep
     if (pick === 'Show Problems') await vscode.commands.executeCommand('workbench.actions.view.problems');
     else if (pick) deps.output.show(true);
   });
+
+  return {
+    goldenRowPassed: (goldenUri, line) => {
+      // Only golden rows' problems live in a golden file; the gamed graders' are on templates.
+      const uri = vscode.Uri.parse(goldenUri);
+      const left = (diagnostics.get(uri) ?? []).filter((d) => d.range.start.line !== line - 1);
+      diagnostics.set(uri, left);
+    },
+  };
 }
 
 function fileOf(arg: vscode.Uri | EnvNode | undefined, deps: SanityDeps): vscode.Uri | undefined {
