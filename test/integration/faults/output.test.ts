@@ -12,34 +12,17 @@ import { readTrace } from '../../../client/src/engine/trace/store';
 import { CUT_MARK } from '../../../client/src/engine/trace/boundedLog';
 import { dockerReady } from '../docker/support';
 import {
-  FAULTS_ENV,
   PORT_SPOOF_ENV,
   assertJsonRun,
   containersOwnedBy,
+  measured,
   runMeasured,
   scratch,
   spawnMeasured,
-  measured,
 } from './support';
 
 const MB = 1_000_000;
 const figures: Record<string, unknown> = {};
-
-function run(command: string, runtime: 'docker' | 'local', traceDir: string) {
-  return runMeasured([
-    'run',
-    `${FAULTS_ENV}::echo_task`,
-    '--agent',
-    'command',
-    '--command',
-    command,
-    '--runtime',
-    runtime,
-    '--trace-dir',
-    traceDir,
-    '--json',
-  ]);
-}
 
 after(() => {
   // The README's reliability figures come from this line.
@@ -51,21 +34,14 @@ describe('output floods (Docker)', () => {
 
   test('a 20 MB line without a newline: linear time, small trace, the whole line beside it', async () => {
     const dir = scratch('line-');
-    const baseline = await run('echo ok', 'docker', dir);
+    const baseline = await runMeasured({ task: 'echo_task', command: 'echo ok', runtime: 'docker', traceDir: dir });
     assert.equal(baseline.code, 0, baseline.stderr.slice(-2000));
-    const child = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--agent',
-      'command',
-      '--command',
-      `head -c ${20 * MB} /dev/zero | tr '\\0' a >&2; echo ok`,
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
+    const child = spawnMeasured({
+      task: 'echo_task',
+      command: `head -c ${20 * MB} /dev/zero | tr '\\0' a >&2; echo ok`,
+      runtime: 'docker',
+      traceDir: dir,
+    });
     const r = await measured(child);
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const json = assertJsonRun(r);
@@ -91,22 +67,15 @@ describe('output floods (Docker)', () => {
 
   test('200 MB of output: the CLI grows by less than 160 MB over a plain run, and the trace stays under 10 MB', async () => {
     const dir = scratch('flood-');
-    const baseline = await run('echo ok', 'docker', dir);
+    const baseline = await runMeasured({ task: 'echo_task', command: 'echo ok', runtime: 'docker', traceDir: dir });
     assert.equal(baseline.code, 0, baseline.stderr.slice(-2000));
     const line = 'x'.repeat(99);
-    const child = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--agent',
-      'command',
-      '--command',
-      `yes ${line} | head -c ${200 * MB} >&2; echo ok`,
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
+    const child = spawnMeasured({
+      task: 'echo_task',
+      command: `yes ${line} | head -c ${200 * MB} >&2; echo ok`,
+      runtime: 'docker',
+      traceDir: dir,
+    });
     const r = await measured(child);
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const json = assertJsonRun(r);
@@ -131,17 +100,7 @@ describe('output floods (Docker)', () => {
 
   test('an environment that prints HUD_SERVE_PORT=... at import does not redirect the engine', async () => {
     for (const runtime of ['docker', 'local'] as const) {
-      const r = await runMeasured([
-        'run',
-        PORT_SPOOF_ENV,
-        '--answer',
-        'hi',
-        '--runtime',
-        runtime,
-        '--trace-dir',
-        scratch('spoof-'),
-        '--json',
-      ]);
+      const r = await runMeasured({ env: PORT_SPOOF_ENV, answer: 'hi', runtime, traceDir: scratch('spoof-') });
       assert.equal(r.code, 0, `${runtime}: ${r.stderr.slice(-2000)}`);
       const json = assertJsonRun(r);
       assert.equal(json['reward'], 1, runtime);
@@ -158,19 +117,12 @@ describe('local runtime output', () => {
   test('200 MB of output on the local runtime: memory bounded, nothing lost', async () => {
     const dir = scratch('local-flood-');
     const line = 'y'.repeat(99);
-    const child = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--agent',
-      'command',
-      '--command',
-      `yes ${line} | head -c ${200 * MB} >&2; echo ok`,
-      '--runtime',
-      'local',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
+    const child = spawnMeasured({
+      task: 'echo_task',
+      command: `yes ${line} | head -c ${200 * MB} >&2; echo ok`,
+      runtime: 'local',
+      traceDir: dir,
+    });
     const r = await measured(child);
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const json = assertJsonRun(r);
@@ -188,19 +140,12 @@ describe('local runtime output', () => {
 
   test('a last line without a newline is kept (server and agent)', async () => {
     const dir = scratch('lastline-');
-    const r = await runMeasured([
-      'run',
-      `${FAULTS_ENV}::last_line`,
-      '--agent',
-      'command',
-      '--command',
-      "printf 'agent tail without newline' >&2; echo ok",
-      '--runtime',
-      'local',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
+    const r = await runMeasured({
+      task: 'last_line',
+      command: "printf 'agent tail without newline' >&2; echo ok",
+      runtime: 'local',
+      traceDir: dir,
+    });
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const logs = readTrace(assertJsonRun(r)['trace'] as string).phases.flatMap((p) => p.logs.map((l) => l.text));
     assert.ok(
