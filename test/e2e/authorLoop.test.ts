@@ -11,8 +11,9 @@ import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { ROOT, useSession } from './codeServer';
+import type { Workbench } from './workbench';
 
 const EMPTY = join(ROOT, 'test', 'fixtures', 'workspaces', 'empty');
 
@@ -32,16 +33,15 @@ describe('the author loop in code-server', () => {
     },
   });
 
+  /** What the Environments view shows when the workspace has no environment. */
+  const newEnvironmentWelcome = (ui: Workbench): Locator =>
+    ui.view('Environments').locator('.welcome-view-content', { hasText: 'New Environment' }).first();
   const editorText = async (page: Page) =>
     ((await page.locator('.monaco-editor .view-lines').first().innerText()) ?? '').replace(/\u00a0/g, ' ');
 
   e2e.test('New Environment creates a working environment in an empty folder', async ({ page, ui, shot }) => {
     await ui.showContainer('HUD Studio');
-    await ui
-      .view('Environments')
-      .locator('.welcome-view-content', { hasText: 'New Environment' })
-      .first()
-      .waitFor({ timeout: 60_000 });
+    await newEnvironmentWelcome(ui).waitFor({ timeout: 60_000 });
     await shot('author-01-empty-folder');
     await ui.command('HUD Studio: New Environment…');
     await ui.quickTitle('New HUD Environment');
@@ -157,9 +157,7 @@ describe('the author loop in code-server', () => {
       await ui.chooseFromContextMenu(latest, 'Compare with Previous Run');
       // The command says why in a notification when it has nothing to compare: the error shows the notifications.
       await page.locator('.tab', { hasText: 'Compare' }).first().waitFor({ timeout: 30_000 });
-      const frame = ui.webview();
-      await frame.locator('body', { hasText: 'Compare' }).waitFor({ timeout: 30_000 });
-      const body = (await frame.locator('body').innerText()).replace(/\s+/g, ' ');
+      const body = await ui.webviewText({ text: 'Compare' });
       assert.match(body, /Paris/, body.slice(0, 2000));
       assert.match(body, /Lyon/, body.slice(0, 2000));
       await shot('author-06-compare');
@@ -195,11 +193,7 @@ describe('the author loop in code-server', () => {
         .first()
         .waitFor({ state: 'detached', timeout: 60_000 });
       await ui.showContainer('HUD Studio');
-      await ui
-        .view('Environments')
-        .locator('.welcome-view-content', { hasText: 'New Environment' })
-        .first()
-        .waitFor({ timeout: 60_000 });
+      await newEnvironmentWelcome(ui).waitFor({ timeout: 60_000 });
       assert.equal(await ui.view('Environments').locator('.monaco-list-row', { hasText: 'capitals' }).count(), 0);
       await ui.command('View: Focus Problems (Errors, Warnings, Infos)');
       await page.locator('.markers-panel .monaco-list-row').first().waitFor({ state: 'detached', timeout: 30_000 });

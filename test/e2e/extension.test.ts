@@ -112,9 +112,7 @@ describe('HUD Studio in code-server', () => {
     await traceLens.first().waitFor({ timeout: 30_000 });
     await traceLens.first().click();
     await page.locator('.tab', { hasText: 'Trace' }).first().waitFor({ timeout: 30_000 });
-    const frame = ui.webview();
-    await frame.locator('body', { hasText: 'reward (verifier)' }).waitFor({ timeout: 30_000 });
-    const body = (await frame.locator('body').innerText()).replace(/\s+/g, ' ');
+    const body = await ui.webviewText({ text: 'reward (verifier)' });
     await shot('04-trace-explorer');
     assert.match(body, /workspace \/ solve completed/);
     assert.match(body, /\b1(\.0+)? reward \(verifier\)/);
@@ -288,9 +286,7 @@ describe('HUD Studio in code-server', () => {
       if (!(await fileRow.first().isVisible())) await ui.expand(tracesRow);
       await fileRow.first().click();
       await page.locator('.tab', { hasText: '.hudtrace.json' }).first().waitFor({ timeout: 60_000 });
-      const frame = ui.webview();
-      await frame.locator('body', { hasText: 'reward' }).waitFor({ timeout: 30_000 });
-      const body = (await frame.locator('body').innerText()).replace(/\s+/g, ' ');
+      const body = await ui.webviewText({ text: 'reward' });
       await shot('11-trace-file-custom-editor');
       assert.match(body, /hud-studio-fixtures\/shared-basic/);
       assert.match(body, /completed/);

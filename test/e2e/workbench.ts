@@ -150,6 +150,18 @@ export class Workbench {
   }
 
   /**
+   * Waits until the active webview's page has `ready` (a text, or an element
+   * for a selector), then returns all the page's text on one line.
+   */
+  async webviewText(ready: { text: string } | { selector: string }, timeout = 30_000): Promise<string> {
+    const body = this.webview().locator('body');
+    await ('text' in ready ? body.filter({ hasText: ready.text }) : body.locator(ready.selector).first()).waitFor({
+      timeout,
+    });
+    return squeeze(await body.innerText());
+  }
+
+  /**
    * Shows a view container of the activity bar (`HUD Studio`, `Testing`,
    * `Explorer`). A click on the icon of the container already shown would
    * hide the side bar, so it clicks only when another one is shown.
@@ -202,16 +214,10 @@ export class Workbench {
    */
   async chooseFromContextMenu(row: Locator, label: string): Promise<void> {
     await row.click({ button: 'right' });
-    const item = this.page.locator('.context-view .action-item', {
-      has: this.page.locator('.action-label', { hasText: label }),
-    });
-    await item.first().waitFor({ timeout: 30_000 });
-    await item.first().hover();
-    await this.page
-      .locator('.context-view .action-item.focused', { hasText: label })
-      .first()
-      .waitFor({ timeout: 30_000 });
-    await this.page.keyboard.press('Enter');
+    await this.hoverAndEnter(
+      this.page.locator('.context-view .action-item', { has: this.page.locator('.action-label', { hasText: label }) }),
+      this.page.locator('.context-view .action-item.focused', { hasText: label }),
+    );
     await this.page.locator('.context-view .monaco-menu').first().waitFor({ state: 'detached', timeout: 30_000 });
   }
 
@@ -222,15 +228,19 @@ export class Workbench {
    * closes.
    */
   async chooseCodeAction(label: string): Promise<void> {
-    const rows = this.page.locator('.action-widget .monaco-list-row', { hasText: label });
-    await rows.first().waitFor({ timeout: UI_TIMEOUT });
-    await rows.first().hover();
-    await this.page
-      .locator('.action-widget .monaco-list-row.focused', { hasText: label })
-      .first()
-      .waitFor({ timeout: 30_000 });
-    await this.page.keyboard.press('Enter');
+    await this.hoverAndEnter(
+      this.page.locator('.action-widget .monaco-list-row', { hasText: label }),
+      this.page.locator('.action-widget .monaco-list-row.focused', { hasText: label }),
+    );
     await this.page.locator('.action-widget').first().waitFor({ state: 'hidden', timeout: 30_000 });
+  }
+
+  /** Hovers the first of `items`, waits until the list marks it `focused`, and presses Enter. */
+  private async hoverAndEnter(items: Locator, focused: Locator): Promise<void> {
+    await items.first().waitFor({ timeout: UI_TIMEOUT });
+    await items.first().hover();
+    await focused.first().waitFor({ timeout: 30_000 });
+    await this.page.keyboard.press('Enter');
   }
 
   /** Closes the notification toasts that are showing. */

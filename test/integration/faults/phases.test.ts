@@ -10,7 +10,15 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { dockerReady } from '../docker/support';
-import { assertJsonRun, containersOwnedBy, measured, runMeasured, scratch, spawnMeasured } from './support';
+import {
+  assertJsonRun,
+  assertRewarded,
+  containersOwnedBy,
+  measured,
+  runMeasured,
+  scratch,
+  spawnMeasured,
+} from './support';
 
 /** Resolves with the output seen so far once `text` appears on stdout. */
 function stdoutUntil(child: ChildProcess, text: string, timeoutMs = 120_000): Promise<string> {
@@ -107,10 +115,7 @@ describe('phase faults', () => {
     const a = spawnMeasured({ task: 'echo_task', answer: 'ok', runtime: 'docker', traceDir: scratch('two-') });
     const b = spawnMeasured({ task: 'echo_task', answer: 'ok', runtime: 'docker', traceDir: scratch('two-') });
     const [ra, rb] = await Promise.all([measured(a), measured(b)]);
-    for (const r of [ra, rb]) {
-      assert.equal(r.code, 0, r.stderr.slice(-2000));
-      assert.equal(assertJsonRun(r)['reward'], 1);
-    }
+    for (const r of [ra, rb]) assertRewarded(r);
     const ids = [ra, rb].map((r) => (assertJsonRun(r)['phases'] as { substrate: { id: string } }[])[0]!.substrate.id);
     assert.notEqual(ids[0], ids[1]);
     assert.deepEqual([...(await containersOwnedBy(a.pid!)), ...(await containersOwnedBy(b.pid!))], []);

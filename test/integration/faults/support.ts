@@ -115,3 +115,11 @@ export function assertJsonRun(r: Measured): Record<string, unknown> {
   assert.ok(start >= 0, `no JSON on stdout:\n${r.stdout}\n${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.slice(start)) as Record<string, unknown>;
 }
+
+/** The JSON result of a run that exited 0 with reward 1; `what` starts the failure messages. */
+export function assertRewarded(r: Measured, what = ''): Record<string, unknown> {
+  assert.equal(r.code, 0, `${what}${r.stderr.slice(-2000)}`);
+  const json = assertJsonRun(r);
+  assert.equal(json['reward'], 1, `${what}reward`);
+  return json;
+}
