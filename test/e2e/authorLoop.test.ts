@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { ROOT, useSession } from './codeServer';
+import { ROOT, descendsFrom, listenersOf, useSession } from './codeServer';
 import type { Workbench } from './workbench';
 
 const EMPTY = join(ROOT, 'test', 'fixtures', 'workspaces', 'empty');
@@ -116,16 +116,26 @@ describe('the author loop in code-server', () => {
     },
   );
 
-  /** The status bar's count of forwarded ports: rollout servers must never add to it. */
-  const forwardedPorts = async (page: Page): Promise<number> => {
+  /**
+   * The ports the workbench offers for forwarding, as its status bar item
+   * names them ("Forwarded Ports: 3000, 8080"). It offers any new listening
+   * port of the machine, other programs' too.
+   */
+  const forwardedPorts = async (page: Page): Promise<number[]> => {
     const item = page.locator('.statusbar-item', { has: page.locator('.codicon-radio-tower') }).first();
-    if ((await item.count()) === 0) return 0;
-    return Number(/\d+/.exec((await item.innerText()) ?? '')?.[0] ?? 0);
+    if ((await item.count()) === 0) return [];
+    const label = await item.evaluate(
+      (e) => e.getAttribute('aria-label') ?? e.querySelector('[aria-label]')?.getAttribute('aria-label') ?? '',
+    );
+    const ports = label.includes(':') ? (label.split(':')[1]!.match(/\d+/g) ?? []).map(Number) : [];
+    const count = Number(/\d+/.exec(await item.innerText())?.[0] ?? 0);
+    assert.equal(ports.length, count, `the label names the ${count} ports the item counts: ${label}`);
+    return ports;
   };
 
   e2e.test(
     'two runs with different answers, labelled and compared side by side; no ports offered',
-    async ({ page, ui, shot }) => {
+    async ({ page, ui, shot, processGroup }) => {
       // No editor: the command asks which task (with env.py open it would take the task under the cursor).
       await ui.closeAllEditors();
       await ui.showContainer('HUD Studio');
@@ -151,7 +161,18 @@ describe('the author loop in code-server', () => {
         await row.first().waitFor({ timeout: 180_000 });
       }
       await shot('author-05-two-runs');
-      assert.equal(await forwardedPorts(page), portsBefore, 'a rollout server was offered for port forwarding');
+      // Rollout servers must never be offered. A port offered meanwhile is the rollouts' when a process of this
+      // code-server listens on it, or when nothing does any more; other programs on the machine may add theirs.
+      const offered = (await forwardedPorts(page)).filter((port) => !portsBefore.includes(port));
+      const ours = offered.filter((port) => {
+        const owners = listenersOf(port);
+        return owners.length === 0 || owners.some((pid) => descendsFrom(pid, processGroup));
+      });
+      assert.deepEqual(
+        ours,
+        [],
+        `a rollout server was offered for port forwarding (offered since: ${offered.join(', ')})`,
+      );
 
       const latest = ui.view('Runs').locator('.monaco-list-row', { hasText: 'ask "Lyon"' }).first();
       await ui.chooseFromContextMenu(latest, 'Compare with Previous Run');

@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -264,6 +265,46 @@ export function processGroupOf(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The parent of a live process, from /proc (undefined once it is gone). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is `ancestor` or one of its descendants. */
+export function descendsFrom(pid: number, ancestor: number): boolean {
+  for (let p: number | undefined = pid; p !== undefined && p > 1; p = parentOf(p)) if (p === ancestor) return true;
+  return false;
+}
+
+/** The processes listening on a TCP port of this machine (any address), from /proc. */
+export function listenersOf(port: number): number[] {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const rows = existsSync(table) ? readFileSync(table, 'utf8').split('\n').slice(1) : [];
+    for (const row of rows) {
+      // sl local_address rem_address st ... inode: the local port in hex, state 0A = LISTEN.
+      const f = row.trim().split(/\s+/);
+      if (f[3] === '0A' && parseInt(f[1]?.split(':')[1] ?? '', 16) === port && f[9]) inodes.add(f[9]);
+    }
+  }
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const fds = readdirSync(`/proc/${name}/fd`);
+      if (fds.some((fd) => inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${name}/fd/${fd}`))?.[1] ?? '')))
+        pids.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
 }
 
 export function tempDir(prefix: string): string {

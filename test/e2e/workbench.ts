@@ -15,7 +15,7 @@ const UI_TIMEOUT = 60_000;
 /** What a Testing row says about its last run, as its aria-label ends: `NAME (Passed)`. */
 export type TestState = 'Passed' | 'Failed' | 'Errored' | 'Not yet run';
 
-export function escapeRegExp(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
