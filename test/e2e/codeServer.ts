@@ -307,6 +307,15 @@ export function listenersOf(port: number): number[] {
   return pids;
 }
 
+/** Checks `done` every 100 ms until it holds; after `timeoutMs`, fails saying `what` never happened. */
+export async function until(what: string, done: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

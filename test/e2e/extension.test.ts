@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, processGroupOf, useSession, vsixEntries } from './codeServer';
+import { ROOT, processGroupOf, until, useSession, vsixEntries } from './codeServer';
 import type { Workbench } from './workbench';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_same_env');
@@ -303,9 +303,7 @@ describe('HUD Studio in code-server', () => {
       await shot('12-server-restarted');
       // The new server scans the workspace again and says so in the same log (its file, read as it grows).
       const restartedAndIndexed = () => /restarting the language server[\s\S]*indexed \d+ files/.test(extHostLog());
-      const deadline = Date.now() + 60_000;
-      while (!restartedAndIndexed() && Date.now() < deadline) await page.waitForTimeout(250);
-      assert.ok(restartedAndIndexed(), 'the restarted server did not index the workspace');
+      await until('the restarted server indexing the workspace', restartedAndIndexed, 60_000);
 
       await ui.quickOpen('env.py');
       await page
