@@ -213,12 +213,22 @@ export class Workbench {
    * and Enter runs it, which the menu always takes.
    */
   async chooseFromContextMenu(row: Locator, label: string): Promise<void> {
-    await row.click({ button: 'right' });
+    const menu = this.page.locator('.context-view .monaco-menu').first();
+    // A right click focuses the row under the mouse and the menu acts on that row. When the tree draws its rows
+    // anew as the click lands (the Runs view does while a rollout ends), it is another row: close, click again.
+    for (let attempt = 1; ; attempt++) {
+      await row.click({ button: 'right' });
+      await menu.waitFor({ timeout: 30_000 });
+      if (await row.and(this.page.locator('.focused')).isVisible()) break;
+      await this.page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'detached', timeout: 30_000 });
+      if (attempt === 3) throw new Error(`three right clicks opened the menu of another row than the one to act on`);
+    }
     await this.hoverAndEnter(
       this.page.locator('.context-view .action-item', { has: this.page.locator('.action-label', { hasText: label }) }),
       this.page.locator('.context-view .action-item.focused', { hasText: label }),
     );
-    await this.page.locator('.context-view .monaco-menu').first().waitFor({ state: 'detached', timeout: 30_000 });
+    await menu.waitFor({ state: 'detached', timeout: 30_000 });
   }
 
   /**
