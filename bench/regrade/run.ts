@@ -110,7 +110,13 @@ async function bench(task: TaskName, runtime: string, iterations: number, agentS
     // A batch as the CLI and the editor regrade one: the stored rollouts, cycled to `batchSize`.
     const batch = Array.from({ length: batchSize }, (_, i) => stored[i % stored.length]!);
     const t0 = performance.now();
-    const report = await regradeRollouts(batch, { cwd, runtime, traceDir: 'traces', context: { selected } });
+    const report = await regradeRollouts(batch, {
+      cwd,
+      runtime,
+      traceDir: 'traces',
+      context: { selected },
+      maxConcurrent: Number(arg('--concurrent') ?? 1),
+    });
     batchMs = performance.now() - t0;
     if (report.summary.unchanged !== batch.length)
       throw new Error(`the ${task} batch regrade changed a reward: ${JSON.stringify(report.summary)}`);
