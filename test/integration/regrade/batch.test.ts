@@ -86,6 +86,7 @@ describe('regrade batch on Docker', () => {
     assert.deepEqual(
       report.results.map((r) => [r.original.rolloutId, r.delta?.after, r.delta?.direction]),
       traces.map((t) => [t.rolloutId, t.result?.reward, 'unchanged']),
+      JSON.stringify(report.results.map((r) => r.error ?? null)),
     );
     const ids = regradeIds(report);
     assert.equal(new Set(ids).size, ids.length, 'every regrade is a rollout of its own');
@@ -134,12 +135,18 @@ describe('regrade batch on Docker', () => {
     assert.deepEqual(
       report.results.map((r) => r.delta?.after),
       [1, 0, 0],
+      JSON.stringify(report.results.map((r) => r.error ?? null)),
     );
     const ids = regradeIds(report);
     const created = events.filter((e) => e.action === 'create' && ids.includes(e.rolloutId));
     // The second rollout's first container was dropped unused and a fresh one made.
-    assert.deepEqual(created.map((e) => e.rolloutId).sort(), [ids[0], ids[1], ids[1], ids[2]].sort());
+    const seen = `${JSON.stringify(ids)}: ${JSON.stringify(events)}`;
+    assert.deepEqual(created.map((e) => e.rolloutId).sort(), [ids[0], ids[1], ids[1], ids[2]].sort(), seen);
     const destroyed = events.filter((e) => e.action === 'destroy' && ids.includes(e.rolloutId));
-    assert.equal(destroyed.length, created.length, 'every container made was removed before the batch returned');
+    assert.equal(
+      destroyed.length,
+      created.length,
+      `every container made was removed before the batch returned: ${seen}`,
+    );
   });
 });
