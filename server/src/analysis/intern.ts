@@ -36,3 +36,22 @@ export function intern(s: string): string {
   pool.set(own, own);
   return own;
 }
+
+const PATH_LIMIT = 20_000;
+let paths = new Map<string, string[]>();
+
+/**
+ * One shared, frozen array per dotted name as written (`solve`,
+ * `envs.judge.verify`): a call's callee, kept by every call of the same
+ * name in any file. Nothing changes a callee once read.
+ */
+export function internDotted(dotted: string): string[] {
+  let parts = paths.get(dotted);
+  if (parts === undefined) {
+    if (paths.size >= PATH_LIMIT) paths = new Map();
+    const own = dotted.indexOf('.') < 0 ? [intern(dotted)] : dotted.split('.').map((s) => intern(s.trim()));
+    parts = Object.freeze(own) as string[];
+    paths.set(intern(dotted), parts);
+  }
+  return parts;
+}

@@ -24,7 +24,7 @@ import type {
   TaskCandidate,
   VerifierValue,
 } from './facts';
-import { intern } from './intern';
+import { intern, internDotted } from './intern';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import { expressionEnd, matchBracket, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
@@ -327,7 +327,7 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
   const close = matchBracket(text, open, span.end);
   if (close !== span.end - 1) return undefined; // `f(x).g`, `f(x) + 1`: not a plain call
   const dotted = head[1]!;
-  const callee = dotted.indexOf('.') < 0 ? [intern(dotted)] : dotted.split('.').map((s) => intern(s.trim()));
+  const callee = internDotted(dotted);
   const calleeEnd = span.start + head[1]!.length;
   const facts: CallFacts = {
     callee,
