@@ -27,12 +27,15 @@ export function ownString(s: string): string {
 const POOL_LIMIT = 50_000;
 let pool = new Map<string, string>();
 
-/** One shared, flat copy of each short string the index keeps (identifiers, keys, dotted names). */
-export function intern(s: string): string {
+/**
+ * One shared, flat copy of each short string the index keeps (identifiers, keys, dotted names).
+ * `owned`: `s` refers to no other string already (ownString's result), so it is kept as it is.
+ */
+export function intern(s: string, owned = false): string {
   const known = pool.get(s);
   if (known !== undefined) return known;
   if (pool.size >= POOL_LIMIT) pool = new Map();
-  const own = ownString(s);
+  const own = owned ? s : ownString(s);
   pool.set(own, own);
   return own;
 }

@@ -4,6 +4,7 @@
  * diagnostics.
  */
 import { fitted } from './fitted';
+import { intern } from './intern';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import { literalMismatch } from './argTypes';
@@ -37,7 +38,7 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
   for (const cand of facts.tasks) {
     const target = resolveTemplate(file, cand.call, resolver);
     if (!target) continue;
-    const label = cand.index === undefined ? cand.name : `${cand.name}[${cand.index}]`;
+    const label = cand.index === undefined ? cand.name : intern(`${cand.name}[${cand.index}]`);
     uses.push(use(cand.call.calleeRange, 'task', target));
     for (const p of argProblems(cand.call, target.template)) problems.push(p);
     const task: IndexedTask = {

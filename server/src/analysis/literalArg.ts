@@ -14,17 +14,23 @@ import { literalString } from './syntax';
  */
 const SHARED_LIMIT = 20_000;
 const SHARED_MAX_LENGTH = 64;
-let shared = new Map<string, LiteralArg>();
-const KIND_KEY: Record<LiteralArg['kind'], string> = { str: 's', int: 'i', float: 'f', bool: 'b', none: 'n' };
+const fresh = () => ({ str: new Map(), int: new Map(), float: new Map(), bool: new Map(), none: new Map() });
+let shared: Record<LiteralArg['kind'], Map<string, LiteralArg>> = fresh();
+let sharedCount = 0;
 
-function literal(kind: LiteralArg['kind'], value: string): LiteralArg {
+/** `owned`: `value` refers to no other string (literalString's result). */
+function literal(kind: LiteralArg['kind'], value: string, owned = false): LiteralArg {
   if (value.length > SHARED_MAX_LENGTH) return { kind, value };
-  const key = KIND_KEY[kind] + value;
-  let found = shared.get(key);
+  let found = shared[kind].get(value);
   if (found === undefined) {
-    if (shared.size >= SHARED_LIMIT) shared = new Map();
-    found = Object.freeze({ kind, value: intern(value) });
-    shared.set(key, found);
+    if (sharedCount >= SHARED_LIMIT) {
+      shared = fresh();
+      sharedCount = 0;
+    }
+    const kept = intern(value, owned);
+    found = Object.freeze({ kind, value: kept });
+    shared[kind].set(kept, found);
+    sharedCount++;
   }
   return found;
 }
@@ -39,7 +45,7 @@ export function literalArg(text: string, span: Span): LiteralArg | undefined {
   if (c === 34 || c === 39 || /^[rRbBuU]{1,2}["']/.test(source)) {
     if (/^[bB]|^[rR][bB]/.test(source)) return undefined; // bytes are not str
     const value = literalString(source);
-    return value === undefined ? undefined : literal('str', value);
+    return value === undefined ? undefined : literal('str', value, true);
   }
   if (source === 'True' || source === 'False') return literal('bool', source);
   if (source === 'None') return literal('none', source);
