@@ -70,7 +70,7 @@ describe('the author loop in code-server', () => {
   const goTo = async (line: number, column = 1) => {
     const page = s!.page;
     await page.keyboard.press('Control+G');
-    await quick().locator('.quick-input-title, .quick-input-message, .monaco-list-row').first().waitFor();
+    await input().waitFor();
     await input().fill(`:${line}:${column}`);
     await quick()
       .getByText(new RegExp(`line ${line}\\b.*(character|column) ${column}\\b`, 'i'))

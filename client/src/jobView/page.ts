@@ -5,9 +5,9 @@
  * The data is embedded as inert JSON; the page builds its DOM with
  * textContent only, so nothing in a job file can become markup.
  */
-import { makeNonce } from '../explorer/html';
+import { renderWebviewPage } from '../webviewPage';
 
-export { makeNonce };
+export { makeNonce } from '../webviewPage';
 
 export type { JobViewCell, JobViewData, JobViewModelRow, JobViewToHostMessage } from './messages';
 import type { JobViewCell, JobViewData } from './messages';
@@ -102,39 +102,14 @@ export interface JobViewHtmlOptions {
   data: JobViewData;
 }
 
-const NONCE_RE = /^[A-Za-z0-9+/=_-]{16,}$/;
-
 export function renderJobViewHtml(opts: JobViewHtmlOptions): string {
-  if (!NONCE_RE.test(opts.nonce))
-    throw new Error('renderJobViewHtml: nonce must be at least 16 base64 characters (use makeNonce())');
-  const csp = [
-    "default-src 'none'",
-    `script-src 'nonce-${opts.nonce}'`,
-    `style-src 'nonce-${opts.nonce}'`,
-    `font-src ${opts.cspSource}`,
-  ].join('; ');
-  // `<` escaped: no `</script>` inside the data can end the block.
-  const data = JSON.stringify(opts.data)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-  return `<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="UTF-8">
-    <meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
-    <meta name="viewport" content="width=device-width, initial-scale=1.0">
-    <title>HUD job</title>
-  </head>
-  <body>
-    <div id="app" role="main"></div>
-    <script type="application/json" id="hud-job" nonce="${opts.nonce}">${data}</script>
-    <script nonce="${opts.nonce}" src="${attr(opts.scriptUri)}"></script>
-  </body>
-</html>
-`;
-}
-
-function attr(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return renderWebviewPage({
+    title: 'HUD job',
+    nonce: opts.nonce,
+    cspSource: opts.cspSource,
+    scriptUri: opts.scriptUri,
+    body: '<div id="app" role="main"></div>',
+    data: { 'hud-job': opts.data },
+    allow: { fonts: true },
+  });
 }

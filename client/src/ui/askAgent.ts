@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import type { Agent, AgentContext } from '../engine/agents/agent';
 import { CancelledError } from '../engine/errors';
-import { makeNonce } from '../explorer/html';
+import { makeNonce } from '../webviewPage';
 import { needsPromptPage, promptHtml } from '../promptHtml';
 
 export class AskAgent implements Agent {

@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import type { RolloutEvent } from '../../../common/events';
 import { LiveRollouts } from '../explorer/liveRollouts';
-import { makeNonce, renderExplorerHtml } from '../explorer/html';
+import { renderExplorerHtml } from '../explorer/html';
+import { makeNonce } from '../webviewPage';
 import { MAX_WHOLE_LOG_BYTES, tooBigMessage, wholeLogFile } from '../explorer/wholeLogFile';
 import type { PhaseName } from '../../../common/trace/schema';
 import { type HostToExplorerMessage, isExplorerToHostMessage } from '../../../common/explorerMessages';
