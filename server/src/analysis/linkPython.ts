@@ -92,8 +92,8 @@ function indexTemplate(file: FileIdentity, t: TemplateFacts, env: string): Index
     range: t.nameRange,
     params: t.params,
     agentless: t.firstYield?.kind === 'empty',
-    resultKeys: t.result?.keys ?? [],
-    readsKeys: [...new Set(t.readsKeys.map((r) => r.key))],
+    resultKeys: t.result?.keys ?? fitted([]),
+    readsKeys: t.readsKeys.length === 0 ? fitted([]) : [...new Set(t.readsKeys.map((r) => r.key))],
   };
   if (t.result) out.gradeYieldRange = t.result.range;
   if (t.firstYield?.kind === 'literal') out.promptPreview = t.firstYield.text;
