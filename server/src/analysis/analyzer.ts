@@ -24,8 +24,9 @@ export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
  * this many, or this much source, whichever comes first. The trees of a
  * batch are alive at once in wasm memory, which is never given back, and
  * the batch's texts live long enough to be promoted to V8's old generation:
- * at 11,000 files 256 files a batch peaked at 201-213 MB RSS, 64 at 194-203
- * MB, with the same ratio to the floor within the noise (1.55-1.63 and 1.62,
+ * at 11,000 files 256 files a batch peaked at 201-214 MB RSS, 64 at 189-203
+ * MB, for a ratio to the floor at most a few hundredths higher (1.62-1.65
+ * against 1.55-1.63, within the noise of a loaded machine;
  * bench/index/README.md). Batching at all still pays: alternating one parse
  * with one extraction made each evict the other's working set from the CPU
  * caches.
