@@ -22,6 +22,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      '.tsbuild/**',
       'node_modules/**',
       'out/**',
       '.vscode-test/**',

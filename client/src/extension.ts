@@ -159,7 +159,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
           },
         }),
       relativePath,
-      async (req) => (await getRunner()).runGolden(req),
+      async (req) => {
+        const targets = new Map(req.targets.map((t) => [t.id, t.target]));
+        return (await getRunner()).runGolden({
+          ...req,
+          onFinished: (id, outcome) => {
+            req.onFinished(id, outcome);
+            const target = targets.get(id);
+            if (outcome.passed && target?.kind === 'row') sanityProblems.goldenRowPassed(target.uri, target.line);
+          },
+        });
+      },
     ),
   );
 
@@ -264,7 +274,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     commandRegistrar(context, studioLog),
   );
 
-  registerSanity(
+  const sanityProblems = registerSanity(
     context,
     {
       index: () => indexClient.index,

@@ -17,7 +17,10 @@ export interface GoldenReport {
 
 const shown = (v: number | null): string => (v === null ? 'none' : formatScore(v));
 
-export function goldenReport(o: GoldenOutcome): GoldenReport {
+/** The parts of a golden outcome its report reads. */
+export type ReportedOutcome = Pick<GoldenOutcome, 'passed' | 'reward' | 'expected' | 'subscores' | 'result' | 'error'>;
+
+export function goldenReport(o: ReportedOutcome): GoldenReport {
   if (o.error) {
     const got = o.reward === null ? '' : ` (reward ${shown(o.reward)}, expected ${o.expected})`;
     return { verdict: 'errored', message: `${o.error}${got}` };

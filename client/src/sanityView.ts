@@ -1,11 +1,13 @@
 /**
  * What the editor shows about a sanity check (docs/grader-workbench.md, "In
- * the editor"): one warning per gamed task on its template's `def` line, a
- * table for the output, and a one-line summary. Plain decisions without VS
+ * the editor"): one warning per gamed task on its template's `def` line, one
+ * error per failed golden row on its line, a table for the output, and a
+ * one-line summary. Plain decisions without VS
  * Code, so they are tested as they are.
  */
 import type { WorkspaceIndex } from '../../common/lspMessages';
 import { formatScore } from './engine/grade';
+import { goldenReport, type ReportedOutcome } from './goldenReport';
 import type { ProbeOutcome, TaskSanity } from './engine/sanity/run';
 
 /** The part of a task's sanity result the editor shows. */
@@ -13,15 +15,17 @@ export interface SanityResult {
   task: { ref: string; line: number | undefined };
   probes: ProbeOutcome[];
   gamedBy: ProbeOutcome[];
-  golden: Pick<TaskSanity['golden'][number], 'passed' | 'reward' | 'expected' | 'row'>[];
+  golden: (ReportedOutcome & Pick<TaskSanity['golden'][number], 'row'>)[];
 }
 
-/** A warning about one gamed task, placed on a 0-based line of a file. */
+/** A problem with one task (gamed, or a golden row that failed), placed on a 0-based line of a file. */
 export interface SanityDiagnostic {
   uri: string;
   line: number;
   ref: string;
   message: string;
+  /** A gamed grader is a warning; a golden row that missed its expectation fails like a test, an error. */
+  severity: 'warning' | 'error';
 }
 
 const ANSWER_CHARS = 40;
@@ -109,7 +113,33 @@ export function sanityDiagnostics(index: WorkspaceIndex, fileUri: string, result
       ...placeOf(index, r.task.ref, fileUri, r.task.line),
       ref: r.task.ref,
       message: `Gameable grader (task ${labelOf(r.task.ref)}): ${gamedText(first)}${also}.`,
+      severity: 'warning',
     });
+  }
+  return out;
+}
+
+/**
+ * One problem per golden row that did not pass, on the row's own line of the
+ * golden file: both rewards and the subscores that missed, worded as the
+ * Testing view's message (../goldenReport.ts). A row that could not be
+ * graded is a warning saying why.
+ */
+export function goldenRowDiagnostics(goldenUri: string, results: SanityResult[]): SanityDiagnostic[] {
+  const out: SanityDiagnostic[] = [];
+  for (const r of results) {
+    for (const g of r.golden) {
+      if (g.passed) continue;
+      const report = goldenReport(g);
+      const failed = report.verdict === 'failed';
+      out.push({
+        uri: goldenUri,
+        line: Math.max(0, g.row.line - 1),
+        ref: r.task.ref,
+        message: `${failed ? 'Golden row failed' : 'Golden row could not be graded'} (task ${labelOf(r.task.ref)}): ${report.message}`,
+        severity: failed ? 'error' : 'warning',
+      });
+    }
   }
   return out;
 }

@@ -47,6 +47,7 @@ const WATCHED_FILE_GLOBS = [
   '**/tests/**',
   '**/Dockerfile',
   '**/docker-compose.{yaml,yml}',
+  '**/golden/**',
 ] as const;
 const SCAN_BATCH = 256;
 

@@ -32,7 +32,13 @@ export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
-export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
+type Options = NonNullable<ParseArgsConfig['options']>;
+/** What `parse` returns: named, because the declaration build cannot name Node's own result type. */
+export type ParsedArgs<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
+>;
+
+export function parse<O extends Options>(argv: string[], options: O): ParsedArgs<O> {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {

@@ -35,6 +35,7 @@ export const SEVERITY = {
   'harbor-shared-forgeable': 'info',
   'golden-row-malformed': 'error',
   'golden-task-unresolved': 'error',
+  'harbor-golden-malformed': 'error',
   /** Not a HUD rule: says why a file was left out of the index. */
   'file-too-large': 'info',
 } as const satisfies Record<string, Severity>;

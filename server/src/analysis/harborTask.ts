@@ -1,10 +1,12 @@
 /**
  * Harbor task directories: `task.toml` is validated by the shared schema
  * (common/harbor/taskToml.ts, also used by the engine) and the files the
- * configuration implies must exist beside it.
+ * configuration implies must exist beside it, and its golden/ solutions
+ * must be in the shape the oracle runs (docs/grader-workbench.md).
  */
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import type { IndexedTask } from '../../../common/lspMessages';
+import type { HarborGoldenProblem } from '../../../common/golden/solutions';
 import { parseTaskToml } from '../../../common/harbor/taskToml';
 import type { HarborTaskConfig } from '../../../common/harbor/schema';
 import type { FileProblem, HarborFacts } from './facts';
@@ -40,6 +42,8 @@ export function extractHarborFacts(text: string, taskDirRel: string): HarborFact
 export interface FileProbe {
   /** Records the path as a dependency and says whether it exists. */
   exists(path: string): boolean;
+  /** Records the task's golden/ folder (and all under it) as a dependency and reads what is wrong in it. */
+  goldenProblems(taskDir: string): HarborGoldenProblem[];
 }
 
 export function linkHarbor(file: FileIdentity, facts: HarborFacts, probe: FileProbe): LinkResult {
@@ -61,6 +65,15 @@ export function linkHarbor(file: FileIdentity, facts: HarborFacts, probe: FilePr
         'harbor-shared-forgeable',
         ZERO_RANGE,
         `Harbor task ${facts.ref} verifies in the agent's container: an agent running as root there controls every program the tests run, so its reward is marked forgeable (fix: set [verifier] environment_mode = "separate" for a reward the agent cannot touch)`,
+      ),
+    );
+  }
+  for (const p of probe.goldenProblems(dir)) {
+    problems.push(
+      problem(
+        'harbor-golden-malformed',
+        ZERO_RANGE,
+        `Harbor golden solution ${join(facts.ref, relative(dir, p.path)).split(sep).join('/')}: ${p.message}`,
       ),
     );
   }

@@ -3,7 +3,7 @@
  * them and the reverse dependencies that decide what to re-link when a file
  * changes. Holds no syntax trees and no file text, so memory stays small.
  */
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type {
   IndexedEnvironment,
   IndexedGoldenRow,
@@ -12,6 +12,7 @@ import type {
   WorkspaceIndex,
 } from '../../../common/lspMessages';
 import { envFileFor } from '../../../common/golden/rows';
+import { HARBOR_GOLDEN_DIR, readHarborGolden } from '../../../common/golden/solutions';
 import type { FileFacts, FileProblem, TemplateFacts } from './facts';
 import { linkGolden } from './golden';
 import { linkHarbor } from './harborTask';
@@ -135,9 +136,17 @@ export class Workspace {
     return affected;
   }
 
-  /** A file outside the index appeared, changed or went away (e.g. a Harbor task's tests/test.sh). */
+  /**
+   * A file outside the index appeared, changed or went away (e.g. a Harbor
+   * task's tests/test.sh). A dependency on a folder covers everything under
+   * it (a task's golden/), so the path's folders count as touched too.
+   */
   touch(path: string): Set<string> {
-    const affected = new Set(this.dependents.get(path));
+    const affected = new Set<string>();
+    for (let p = path, up = dirname(p); ; p = up, up = dirname(p)) {
+      for (const d of this.dependents.get(p)) affected.add(d);
+      if (up === p) break;
+    }
     if (affected.size > 0) this.relink(affected);
     return affected;
   }
@@ -238,6 +247,11 @@ export class Workspace {
             exists: (p) => {
               deps.add(p);
               return this.host.exists(p);
+            },
+            goldenProblems: (dir) => {
+              const root = join(dir, HARBOR_GOLDEN_DIR);
+              deps.add(root);
+              return this.host.exists(root) ? readHarborGolden(dir).problems : [];
             },
           });
           break;

@@ -5,6 +5,7 @@ import type { ProbeOutcome } from '../../../client/src/engine/sanity/run';
 import {
   type SanityResult,
   gamedText,
+  goldenRowDiagnostics,
   probeAnswerText,
   sanityDiagnostics,
   sanitySummary,
@@ -90,6 +91,7 @@ describe('sanity check in the editor', () => {
       ref: 'env.py::a',
       message:
         'Gameable grader (task a): the empty answer scored 1.00; a sound grader gives 0; also gamed by literal (0.75).',
+      severity: 'warning',
     });
   });
 
@@ -120,8 +122,80 @@ describe('sanity check in the editor', () => {
     assert.equal(sanitySummary([a, b]), '1 of 2 tasks gameable');
     const golden = {
       ...b,
-      golden: [{ passed: false, reward: 0, expected: '1', row: { task: 'b', answer: '4', expect: 1, line: 3 } }],
+      golden: [
+        {
+          passed: false,
+          reward: 0,
+          expected: '1',
+          row: { task: 'b', answer: '4', expect: 1, line: 3 },
+          subscores: [],
+          result: null,
+        },
+      ],
     };
     assert.equal(sanitySummary([golden]), '0 of 1 task gameable; 1 golden row failed');
+  });
+
+  test('a golden row that missed is an error on its own line: both rewards and the subscores that moved', () => {
+    const row = (line: number, answer: string) => ({ task: 'a', answer, expect: 1, line });
+    const missed: SanityResult = {
+      ...result('env.py::a', []),
+      golden: [
+        {
+          passed: true,
+          reward: 1,
+          expected: '== 1',
+          row: row(1, 'apple apple apple'),
+          subscores: [],
+          result: null,
+        },
+        {
+          passed: false,
+          reward: 0.4,
+          expected: '== 1',
+          row: row(3, 'apple'),
+          subscores: [{ name: 'enough', expected: '== 1', actual: 0 }],
+          result: {
+            reward: 0.4,
+            subscores: [
+              { name: 'enough', value: 0, weight: 1 },
+              { name: 'tidy', value: 1, weight: 1 },
+            ],
+            info: {},
+            isError: false,
+          },
+        },
+        {
+          passed: false,
+          reward: null,
+          expected: '== 1',
+          row: row(4, 'x'),
+          subscores: [],
+          result: null,
+          error: 'Rollout errored in the actor phase: ValueError',
+        },
+      ],
+    };
+    const d = goldenRowDiagnostics('file:///w/env.golden.jsonl', [missed, result('env.py::b', [])]);
+    assert.deepEqual(d, [
+      {
+        uri: 'file:///w/env.golden.jsonl',
+        line: 2,
+        ref: 'env.py::a',
+        message: 'Golden row failed (task a): reward 0.40, expected == 1; enough 0.00, expected == 1',
+        severity: 'error',
+      },
+      {
+        uri: 'file:///w/env.golden.jsonl',
+        line: 3,
+        ref: 'env.py::a',
+        message: 'Golden row could not be graded (task a): Rollout errored in the actor phase: ValueError',
+        severity: 'warning',
+      },
+    ]);
+    assert.deepEqual(
+      goldenRowDiagnostics('file:///w/env.golden.jsonl', [{ ...missed, golden: [missed.golden[0]!] }]),
+      [],
+    );
   });
 });
