@@ -7,7 +7,7 @@
  * VS Code.
  */
 import type { RolloutEvent } from '../../common/events';
-import { foldRolloutEvent } from './engine/trace/fold';
+import { foldRolloutEvent } from '../../common/trace/fold';
 import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from '../../common/trace/schema';
 import { markNoAnswer } from './engine/outcome';
 import { type GradeDelta, summarise } from './engine/regrade/delta';

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { RolloutEvent } from '../../common/events';
-import { foldRolloutEvents } from '../../client/src/engine/trace/fold';
+import { foldRolloutEvents } from '../../common/trace/fold';
 import type { TaskIdentity } from '../../common/trace/schema';
 import { post, useExplorerSession } from './harness';
 

@@ -11,11 +11,46 @@ import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { ROOT, useSession } from './codeServer';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'workspaces', 'regrade');
 const STRICT = 'right = str(answer).strip() == "Paris"';
 const LENIENT = 'right = str(answer).strip().lower() == "paris"';
+
+/**
+ * What is drawn on the editor line holding `code`, once some of it contains
+ * `want`: HUD Studio's decorations (CSS ::before/::after) and VS Code's
+ * Testing messages over the line (content widgets, prefixed `testing:`).
+ */
+async function lineTexts(page: Page, code: string, want: string): Promise<string[]> {
+  const found = await page.waitForFunction(
+    ([code, want]) => {
+      // Monaco draws spaces as no-break spaces. (No named functions in here: tsx would wrap them in a helper.)
+      const SPACES = /\s+/g;
+      const line = [...document.querySelectorAll('.view-line')].find((l) =>
+        (l.textContent ?? '').replace(SPACES, ' ').includes(code),
+      );
+      if (!line) return null;
+      const out: string[] = [];
+      for (const el of [line, ...line.querySelectorAll('*')])
+        for (const pseudo of ['::before', '::after']) {
+          const content = getComputedStyle(el, pseudo).content;
+          if (content && content !== 'none' && content !== 'normal') out.push(content.replace(SPACES, ' '));
+        }
+      const box = line.getBoundingClientRect();
+      for (const w of line.closest('.monaco-editor')?.querySelectorAll('.test-error-content-widget') ?? []) {
+        const r = w.getBoundingClientRect();
+        if (r.height > 0 && r.top < box.bottom && r.bottom > box.top)
+          out.push(`testing: ${(w.textContent ?? '').replace(SPACES, ' ')}`);
+      }
+      return out.some((t) => t.includes(want)) ? out : null;
+    },
+    [code, want] as const,
+    { timeout: 30_000 },
+  );
+  return (await found.jsonValue()) as string[];
+}
 
 describe('regrade in code-server', () => {
   const e2e = useSession({
@@ -83,6 +118,21 @@ describe('regrade in code-server', () => {
       assert.match(text, /capitals\/capital: 0\.00 -> 1\.00 up \(exact 0\.00 -> 1\.00\)/, text);
       const row = ui.view('Runs').locator('.monaco-list-row', { hasText: 'regrade · 0.00 -> 1.00 up' });
       await row.first().waitFor({ timeout: 30_000 });
+      // The template's grading yield carries the delta; the task's line is VS Code's failure message's, not ours too.
+      const yieldLine = await lineTexts(page, 'yield await combine', 'regrade: 0.00 -> 1.00 up');
+      assert.ok(
+        yieldLine.some((t) => t.includes('regrade: 0.00 -> 1.00 up')),
+        JSON.stringify(yieldLine),
+      );
+      const taskLine = await lineTexts(page, 'task = capital(', 'reward 0.00');
+      assert.ok(
+        taskLine.some((t) => t.startsWith('testing:')),
+        `the Testing message is there: ${JSON.stringify(taskLine)}`,
+      );
+      assert.ok(
+        !taskLine.some((t) => t.includes('regrade:')),
+        `no regrade text on the task line: ${JSON.stringify(taskLine)}`,
+      );
       await shot('regrade-04-deltas');
       await ui.dismissToasts();
     },

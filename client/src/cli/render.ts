@@ -5,7 +5,7 @@
 import type { RolloutEvent } from '../../../common/events';
 import { withCliFix } from './fixHint';
 import { formatScore } from '../engine/grade';
-import { foldRolloutEvent } from '../engine/trace/fold';
+import { foldRolloutEvent } from '../../../common/trace/fold';
 import type { GradeResult, RunningTrace, SubScoreT } from '../../../common/trace/schema';
 import type { CliStream } from './io';
 

@@ -91,6 +91,8 @@ export interface RunContext {
   task?: DiscoveredTask;
   /** One-line notices for the person (which runtime and why, task.toml warnings). */
   notice?: (line: string) => void;
+  /** The rollout's id, when its caller made substrates for it ahead (a regrade batch); default: a fresh one. */
+  rolloutId?: string;
 }
 
 export type RunTask = (request: TaskRunRequest, context?: RunContext) => Promise<FinishedRollout>;

@@ -4,7 +4,7 @@
  * opened (or shown again) mid-run starts from everything so far. No vscode.
  */
 import type { RolloutEvent } from '../../../common/events';
-import { foldRolloutEvent } from '../engine/trace/fold';
+import { foldRolloutEvent } from '../../../common/trace/fold';
 import type { RunningTrace } from '../../../common/trace/schema';
 import type { HostToExplorerMessage } from '../../../common/explorerMessages';
 

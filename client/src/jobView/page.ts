@@ -9,8 +9,8 @@ import { renderWebviewPage } from '../webviewPage';
 
 export { makeNonce } from '../webviewPage';
 
-export type { JobViewCell, JobViewData, JobViewModelRow, JobViewToHostMessage } from './messages';
-import type { JobViewCell, JobViewData } from './messages';
+export type { JobViewCell, JobViewData, JobViewModelRow, JobViewToHostMessage } from '../../../common/jobViewMessages';
+import type { JobViewCell, JobViewData } from '../../../common/jobViewMessages';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});

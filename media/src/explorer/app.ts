@@ -5,7 +5,7 @@
  * lines, so a chatty live rollout repaints cheaply.
  */
 import type { RolloutEvent } from '../../../common/events';
-import { foldRolloutEvent } from '../../../client/src/engine/trace/fold';
+import { foldRolloutEvent } from '../../../common/trace/fold';
 import { JudgeCall, type RunningTrace } from '../../../common/trace/schema';
 import type { HostToExplorerMessage } from '../../../common/explorerMessages';
 import { h, replaceChildren, type Child } from './dom';

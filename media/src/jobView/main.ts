@@ -4,7 +4,7 @@
  * click asks the host to open that cell's rollouts in the trace explorer, and
  * a row's compare control asks for two models' rollouts side by side.
  */
-import type { JobViewCell, JobViewData, JobViewToHostMessage } from '../../../client/src/jobView/messages';
+import type { JobViewCell, JobViewData, JobViewToHostMessage } from '../../../common/jobViewMessages';
 import css from './styles.css';
 
 interface VsCodeApi {

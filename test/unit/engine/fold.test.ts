@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutEvent } from '../../../common/events';
-import { foldRolloutEvent, foldRolloutEvents } from '../../../client/src/engine/trace/fold';
+import { foldRolloutEvent, foldRolloutEvents } from '../../../common/trace/fold';
 import { parseRunningTrace, parseTrace, type TaskIdentity } from '../../../common/trace/schema';
 
 const at = (s: number) => new Date(Date.parse('2026-11-29T10:00:00.000Z') + s * 1000).toISOString();

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RolloutEvent } from '../../../common/events';
-import { finishedTrace, foldRolloutEvents } from '../../../client/src/engine/trace/fold';
+import { finishedTrace, foldRolloutEvents } from '../../../common/trace/fold';
 import { parseTrace, type TaskIdentity } from '../../../common/trace/schema';
 import { readTrace, traceFileName, writeFileAtomic, writeTrace } from '../../../client/src/engine/trace/store';
 

@@ -359,6 +359,7 @@ export class DockerSubstrate implements Substrate {
   /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
+  private stopped: Promise<void> | undefined;
   private seat: DockerAgentSeat | undefined;
 
   constructor(
@@ -595,24 +596,31 @@ export class DockerSubstrate implements Substrate {
     return this.container.copyOut(src.startsWith('/') ? src : `${this.workdir}/${src}`, hostDir);
   }
 
-  release(): Promise<void> {
-    this.released ??= (async () => {
+  /** Stops the server (SIGTERM, then the grace), so its teardown runs and is logged; the container stays. */
+  stopServer(): Promise<void> {
+    this.stopped ??= (async () => {
       void this.warmRelay?.then((r) => r?.dispose());
       // An interpreter that never got its arguments reads end-of-file and exits.
       void this.prestarted?.exec.then((e) => e?.stdin.end());
       const server = this.server;
-      if (server) {
-        // SIGTERM first so the template's teardown (generator finally blocks, @env.shutdown) runs.
-        // The pre-started server takes it from the end of its stdin, which saves a `docker exec`.
-        if (this.serverStdin) this.serverStdin.end();
-        else await server.kill('TERM').catch(() => undefined);
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          server.done.catch(() => undefined),
-          new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
-        ]);
-        clearTimeout(timer);
-      }
+      if (!server) return;
+      // SIGTERM first so the template's teardown (generator finally blocks, @env.shutdown) runs.
+      // The pre-started server takes it from the end of its stdin, which saves a `docker exec`.
+      if (this.serverStdin) this.serverStdin.end();
+      else await server.kill('TERM').catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        server.done.catch(() => undefined),
+        new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
+      ]);
+      clearTimeout(timer);
+    })();
+    return this.stopped;
+  }
+
+  release(): Promise<void> {
+    this.released ??= (async () => {
+      await this.stopServer();
       await this.container.remove();
     })().catch((err: unknown) => {
       // Let a later release() try again (the daemon may have been busy).

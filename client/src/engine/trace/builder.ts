@@ -12,7 +12,7 @@ import { HudStudioError, errorMessage } from '../errors';
 import { type EventHub, type RolloutEvent, now } from '../../../../common/events';
 import type { Fix } from '../../../../common/fix';
 import { BoundedLog } from './boundedLog';
-import { finishedTrace, foldRolloutEvent } from './fold';
+import { finishedTrace, foldRolloutEvent } from '../../../../common/trace/fold';
 import type {
   ErrorPhase,
   GradeResult,

@@ -5,7 +5,7 @@
  * the file says cannot disagree (docs/trace-format.md). Pure data: no DOM,
  * no vscode, no I/O; it runs in the webview too.
  */
-import type { RolloutEvent } from '../../../../common/events';
+import type { RolloutEvent } from '../events';
 import {
   TRACE_SCHEMA_VERSION,
   type PhaseName,
@@ -15,7 +15,7 @@ import {
   type TraceEvent,
   type TraceLog,
   type TracePhase,
-} from '../../../../common/trace/schema';
+} from './schema';
 
 export interface FoldOptions {
   /**
