@@ -266,6 +266,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       runs,
       regrade: async (req) => (await getRunner()).regrade(req),
       showInline: (results) => decorations.show(results),
+      testingHolds: (ref) => tests.taskLines.holds(ref),
       compareTraces: (left, right, title) => explorer.openCompare(left, right, title),
       output: rolloutLog,
     },

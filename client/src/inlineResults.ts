@@ -12,7 +12,7 @@
  */
 import type { WorkspaceIndex } from '../../common/lspMessages';
 import type { GradeResult } from '../../common/trace/schema';
-import { type ShownOutcome, hoverMarkdown, inlineText, verdict } from './outcome';
+import { type ShownOutcome, type TestVerdict, hoverMarkdown, inlineText, verdict } from './outcome';
 
 export interface InlineResult {
   uri: string;
@@ -24,10 +24,34 @@ export interface InlineResult {
   drawnBy?: 'testing';
 }
 
-/** Whether VS Code draws this run's Testing message on the task's line (it does for failed and errored tests). */
-export function testingDrawsOnTaskLine(outcome: ShownOutcome, passThreshold: number): boolean {
-  const v = verdict(outcome, passThreshold);
+/** Whether VS Code draws a Testing message on the task's line for this verdict (it does for failed and errored). */
+function verdictDrawsOnTaskLine(v: TestVerdict): boolean {
   return v === 'failed' || v === 'errored';
+}
+
+/** Whether VS Code draws this run's Testing message on the task's line. */
+export function testingDrawsOnTaskLine(outcome: ShownOutcome, passThreshold: number): boolean {
+  return verdictDrawsOnTaskLine(verdict(outcome, passThreshold));
+}
+
+/**
+ * The task lines VS Code's Testing message holds now: the Testing view
+ * reports every run of a task (ui/testing.ts) and its last verdict says
+ * whether a message is drawn there. What writes on a task's line later,
+ * outside a run (a regrade's delta), asks here and yields the same way.
+ */
+export class TestingTaskLines {
+  private readonly held = new Set<string>();
+
+  /** The Testing view reported a run of task `ref` with this verdict. */
+  reported(ref: string, v: TestVerdict): void {
+    if (verdictDrawsOnTaskLine(v)) this.held.add(ref);
+    else this.held.delete(ref);
+  }
+
+  holds(ref: string): boolean {
+    return this.held.has(ref);
+  }
 }
 
 export function inlineResults(

@@ -52,9 +52,16 @@ export interface RegradedRun {
 /**
  * Inline text after a regrade: on each task's line its change (or the
  * summary of its rollouts), and on the grading yield of each template (and
- * verifier) that graded them, the summary over all of its tasks.
+ * verifier) that graded them, the summary over all of its tasks. A task's
+ * line where VS Code's Testing message is drawn (`testingHolds`, see
+ * TestingTaskLines in ./inlineResults.ts) is left to it, as after a run;
+ * the template's line still carries the change.
  */
-export function regradeInlineResults(index: WorkspaceIndex, runs: RegradedRun[]): InlineResult[] {
+export function regradeInlineResults(
+  index: WorkspaceIndex,
+  runs: RegradedRun[],
+  testingHolds: (ref: string) => boolean = () => false,
+): InlineResult[] {
   const out: InlineResult[] = [];
   const byRef = new Map<string, RegradedRun[]>();
   for (const r of runs) byRef.set(r.ref, [...(byRef.get(r.ref) ?? []), r]);
@@ -62,7 +69,12 @@ export function regradeInlineResults(index: WorkspaceIndex, runs: RegradedRun[])
   for (const [ref, rs] of byRef) {
     const task = index.tasks.find((t) => t.ref === ref);
     if (!task) continue;
-    out.push({ uri: task.uri, line: task.range.start.line, ...texts(rs, ref) });
+    out.push({
+      uri: task.uri,
+      line: task.range.start.line,
+      ...texts(rs, ref),
+      ...(testingHolds(ref) ? { drawnBy: 'testing' as const } : {}),
+    });
     const graders = [
       index.templates.find((t) => t.env === task.env && t.id === task.templateId),
       task.verifier && index.templates.find((t) => t.env === task.verifier!.env && t.id === task.verifier!.templateId),

@@ -6,6 +6,7 @@
  * keeps the logs and screenshots under test-results/e2e/.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type TestContext, after, before, test } from 'node:test';
 import {
   cpSync,
   existsSync,
@@ -13,6 +14,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -20,7 +22,8 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type Locator, type Page, chromium } from 'playwright-core';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { Workbench } from './workbench';
 
 export const ROOT = join(import.meta.dirname ?? __dirname, '..', '..');
 export const RESULTS = join(ROOT, 'test-results', 'e2e');
@@ -75,15 +78,19 @@ async function freePort(): Promise<number> {
 
 export interface Session {
   page: Page;
+  /** The workbench driven as a person does, on this page. */
+  ui: Workbench;
+  /** The .vsix installed into this code-server. */
+  vsix: string;
   workspace: string;
   userDataDir: string;
   /** Saves a screenshot as test-results/e2e/NAME.png. */
-  shot(name: string): Promise<void>;
+  shot: (name: string) => Promise<void>;
   /** Process group of code-server and everything it started (the extension host included). */
   processGroup: number;
   /** Every extension host log line written so far. */
-  extHostLog(): string;
-  close(): Promise<void>;
+  extHostLog: () => string;
+  close: () => Promise<void>;
 }
 
 export interface SessionOptions {
@@ -199,6 +206,8 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     return {
       page,
+      ui: new Workbench(page),
+      vsix: opts.vsix,
       workspace,
       userDataDir,
       processGroup: server.pid!,
@@ -258,24 +267,106 @@ export function processGroupOf(pid: number): number | undefined {
   }
 }
 
+/** The parent of a live process, from /proc (undefined once it is gone). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is `ancestor` or one of its descendants. */
+export function descendsFrom(pid: number, ancestor: number): boolean {
+  for (let p: number | undefined = pid; p !== undefined && p > 1; p = parentOf(p)) if (p === ancestor) return true;
+  return false;
+}
+
+/** The processes listening on a TCP port of this machine (any address), from /proc. */
+export function listenersOf(port: number): number[] {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const rows = existsSync(table) ? readFileSync(table, 'utf8').split('\n').slice(1) : [];
+    for (const row of rows) {
+      // sl local_address rem_address st ... inode: the local port in hex, state 0A = LISTEN.
+      const f = row.trim().split(/\s+/);
+      if (f[3] === '0A' && parseInt(f[1]?.split(':')[1] ?? '', 16) === port && f[9]) inodes.add(f[9]);
+    }
+  }
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const fds = readdirSync(`/proc/${name}/fd`);
+      if (fds.some((fd) => inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${name}/fd/${fd}`))?.[1] ?? '')))
+        pids.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+/** Checks `done` every 100 ms until it holds; after `timeoutMs`, fails saying `what` never happened. */
+export async function until(what: string, done: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** One code-server session shared by the tests of a `describe`, in order. */
+export interface SharedSession {
+  /**
+   * Declares a test on the session. When it fails, the error says what the
+   * workbench showed (notifications, the quick input, menus, the cursor) and
+   * test-results/e2e/NAME-failed.png keeps the screen.
+   */
+  test(name: string, fn: (s: Session, t: TestContext) => Promise<void>): void;
+}
+
 /**
- * Runs an item of a tree row's context menu. A mouse click on the item can be
- * swallowed (the menu then stays open over the workbench) when it lands while
- * the menu is still settling on a loaded machine; hovering focuses the item
- * and Enter runs it, which the menu always takes.
+ * Packages the .vsix and opens one session before the tests of the enclosing
+ * `describe`; after them, keeps a last screenshot (NAME-last.png), closes the
+ * session and removes the package. Call it inside the `describe`.
  */
-export async function chooseFromContextMenu(page: Page, row: Locator, label: string): Promise<void> {
-  await row.click({ button: 'right' });
-  const item = page.locator('.context-view .action-item', {
-    has: page.locator('.action-label', { hasText: label }),
+export function useSession(opts: Omit<SessionOptions, 'vsix'>): SharedSession {
+  let dir: string | undefined;
+  let s: Session | undefined;
+  before(async () => {
+    dir = tempDir('hud-studio-vsix-');
+    s = await openSession({ ...opts, vsix: packageVsix(dir) });
   });
-  await item.first().waitFor({ timeout: 30_000 });
-  await item.first().hover();
-  await page.locator('.context-view .action-item.focused', { hasText: label }).first().waitFor({ timeout: 30_000 });
-  await page.keyboard.press('Enter');
-  await page.locator('.context-view .monaco-menu').first().waitFor({ state: 'detached', timeout: 30_000 });
+  after(async () => {
+    await s?.shot(`${opts.name}-last`).catch(() => undefined);
+    await s?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const session = (): Session => {
+    if (!s) throw new Error(`the code-server session "${opts.name}" is not open (did its before hook fail?)`);
+    return s;
+  };
+  return {
+    test: (name, fn) => {
+      void test(name, async (t) => {
+        const current = session();
+        try {
+          await fn(current, t);
+        } catch (err) {
+          const screen = await current.ui.describeScreen().catch((e: unknown) => `unreadable: ${String(e)}`);
+          await current.shot(`${opts.name}-failed`).catch(() => undefined);
+          const where = `\non screen (test-results/e2e/${opts.name}-failed.png):\n${screen}`;
+          if (!(err instanceof Error)) throw new Error(`${String(err)}${where}`);
+          err.message += where;
+          err.stack = `${err.stack ?? ''}${where}`;
+          throw err;
+        }
+      });
+    },
+  };
 }

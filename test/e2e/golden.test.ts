@@ -6,12 +6,12 @@
  * (HUD Studio's reward text) or failed (VS Code's Testing message, which HUD
  * Studio's text yields to; docs/grader-workbench.md).
  */
-import { after, before, describe, test } from 'node:test';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { describe } from 'node:test';
+import { readFileSync, writeFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { ROOT, type Session, openSession, packageVsix, tempDir } from './codeServer';
+import { ROOT, useSession } from './codeServer';
 
 const FIXTURE = join(ROOT, 'test', 'integration', 'regrade', 'fixtures', 'graded');
 
@@ -81,83 +81,47 @@ async function inlineResultsOnTaskLine(page: Page, want: string): Promise<{ resu
   return (await found.jsonValue())!;
 }
 
-/** Waits until the run's result reached the trace CodeLens, which HUD Studio records after painting its inline text. */
-async function waitForLens(page: Page, text: string): Promise<void> {
-  await page.locator('.codelens-decoration a', { hasText: text }).first().waitFor({ timeout: 60_000 });
-}
-
 describe('golden answers in the Testing view', () => {
-  let dir: string;
-  let s: Session | undefined;
-
-  before(async () => {
-    dir = tempDir('hud-studio-vsix-');
-    s = await openSession({
-      name: 'golden',
-      vsix: packageVsix(dir),
-      fixture: FIXTURE,
-      settings: {
-        'hudStudio.agent': 'fixed',
-        'hudStudio.agentAnswer': 'apple apple apple',
-        'hudStudio.runtime': 'docker',
-      },
-    });
+  const e2e = useSession({
+    name: 'golden',
+    fixture: FIXTURE,
+    settings: {
+      'hudStudio.agent': 'fixed',
+      'hudStudio.agentAnswer': 'apple apple apple',
+      'hudStudio.runtime': 'docker',
+    },
   });
 
-  after(async () => {
-    await s?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  test('the golden group passes, then fails after a grader change', async () => {
-    const page = s!.page;
+  e2e.test('the golden group passes, then fails after a grader change', async ({ page, ui, shot, workspace }) => {
     // The extension activates with a Python file and indexes: the task's CodeLens says it did.
-    await page.keyboard.press('Control+P');
-    const quickOpen = page.locator('.quick-input-widget input');
-    await quickOpen.fill('env.py');
-    await page
-      .locator('.quick-input-list .monaco-list-row.focused', { hasText: 'env.py' })
-      .first()
-      .waitFor({ timeout: 60_000 });
-    await quickOpen.press('Enter');
-    await page.locator('.codelens-decoration a', { hasText: 'Run task' }).first().waitFor({ timeout: 60_000 });
-    await page.locator('.activitybar [aria-label^="Testing"]').first().click();
+    await ui.quickOpen('env.py');
+    await ui.lens('Run task').first().waitFor({ timeout: 60_000 });
+    await ui.showContainer('Testing');
     const rows = page.locator('.test-explorer .monaco-list-row');
     await rows.filter({ hasText: 'env.golden.jsonl' }).first().waitFor({ timeout: 60_000 });
-    const runAll = page.locator('.action-label[aria-label^="Run Tests"]').first();
-    await runAll.click();
-    await s!.shot('golden-00-running');
-    await page
-      .locator('.test-explorer .monaco-list-row[aria-label^="golden answers (Passed)"]')
-      .waitFor({ timeout: 180_000 })
-      .catch(async (err: unknown) => {
-        const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
-        await s!.shot('golden-00-timeout');
-        throw new Error(`${String(err)}; rows: ${JSON.stringify(labels)}`);
-      });
-    await s!.shot('golden-01-passed');
-    // Passed: no Testing message on the task's line, HUD Studio's reward text alone.
-    await waitForLens(page, 'reward 1.00 · enough 1.00');
+    await ui.runAllTests();
+    await shot('golden-00-running');
+    // On a timeout the error lists the Testing rows it saw.
+    await ui.testRow('golden answers', 'Passed').waitFor({ timeout: 180_000 });
+    await shot('golden-01-passed');
+    // Passed: no Testing message on the task's line, HUD Studio's reward text alone. The trace CodeLens gets the
+    // run's result after HUD Studio painted its inline text.
+    await ui.lens('reward 1.00 · enough 1.00').first().waitFor({ timeout: 60_000 });
     let shown = await inlineResultsOnTaskLine(page, 'reward 1.00');
     assert.equal(shown.results.length, 1, `one inline result on a passed task's line: ${shown.html}`);
     assert.match(shown.results[0]!, /reward 1\.00 · enough 1\.00 · tidy 1\.00/);
 
-    const env = join(s!.workspace, 'env.py');
+    const env = join(workspace, 'env.py');
     writeFileSync(env, readFileSync(env, 'utf8').replace('hits >= 3', 'hits >= 4'));
-    await runAll.click();
-    await page
-      .locator('.test-explorer .monaco-list-row[aria-label^="golden answers (Failed)"]')
-      .waitFor({ timeout: 180_000 });
+    await ui.runAllTests();
+    await ui.testRow('golden answers', 'Failed').waitFor({ timeout: 180_000 });
     // The row that broke (three apples no longer reach four) failed; the other two still pass.
     // Testing rows are labelled by their description when they have one (the group's, each row's expectation).
-    const group = rows.filter({ hasText: 'env.golden.jsonl' }).first();
-    if ((await group.getAttribute('aria-expanded')) !== 'true') await group.locator('.monaco-tl-twistie').click();
-    await page
-      .locator('.test-explorer .monaco-list-row[aria-label^="expects == 1 (Failed)"]')
-      .waitFor({ timeout: 30_000 });
-    await s!.shot('golden-02-failed-after-grader-change');
+    await ui.expand(rows.filter({ hasText: 'env.golden.jsonl' }).first());
+    await ui.testRow('expects == 1', 'Failed').waitFor({ timeout: 30_000 });
+    await shot('golden-02-failed-after-grader-change');
     // Failed: VS Code's Testing message on the task's line, carrying the same facts; HUD Studio's text yields.
-    await waitForLens(page, 'reward 0.40 · enough 0.00');
+    await ui.lens('reward 0.40 · enough 0.00').first().waitFor({ timeout: 60_000 });
     shown = await inlineResultsOnTaskLine(page, 'reward 0.40 < threshold 1.00');
     assert.equal(shown.results.length, 1, `one inline result on a failed task's line: ${shown.html}`);
     assert.match(shown.results[0]!, /reward 0\.40 < threshold 1\.00 · enough 0\.00 · tidy 1\.00/);

@@ -93,6 +93,8 @@ export interface RunContext {
   notice?: (line: string) => void;
   /** Takes the substrates' removals off the run's path; the caller waits for them (see AcquireOptions). */
   removeLater?: (removal: Promise<void>) => void;
+  /** The rollout's id, when its caller made substrates for it ahead (a regrade batch); default: a fresh one. */
+  rolloutId?: string;
 }
 
 export type RunTask = (request: TaskRunRequest, context?: RunContext) => Promise<FinishedRollout>;

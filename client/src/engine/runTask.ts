@@ -48,6 +48,7 @@ async function runHud(req: TaskRunRequest, ctx: RunContext): Promise<FinishedRol
     allowSharedSecrets: req.consent.sharedSecrets,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
+    ...(ctx.rolloutId ? { rolloutId: ctx.rolloutId } : {}),
     ...(ctx.task ? { task: ctx.task } : {}),
     ...(ctx.removeLater ? { removeLater: ctx.removeLater } : {}),
     ...(req.module ? { module: req.module } : {}),

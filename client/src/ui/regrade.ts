@@ -31,6 +31,8 @@ export interface RegradeDeps {
   runs: RunsModel;
   regrade: (req: RegradeRequest) => Promise<RegradeRunResult>;
   showInline: (results: InlineResult[]) => void;
+  /** Whether VS Code's Testing message is drawn on this task's line now (TestingTaskLines, ../inlineResults.ts). */
+  testingHolds: (ref: string) => boolean;
   compareTraces: (left: string, right: string, title: string) => void;
   output: vscode.OutputChannel;
 }
@@ -235,7 +237,7 @@ export function registerRegrade(
         if (r.tracePath) lastPair = { left: originalPath, right: r.tracePath, ref: r.original.task.ref };
         shown.push({ ref: r.original.task.ref, delta: r.delta, ...(r.error !== undefined ? { error: r.error } : {}) });
         d.output.appendLine(outputLine(r));
-        d.showInline(regradeInlineResults(d.index(), shown));
+        d.showInline(regradeInlineResults(d.index(), shown, d.testingHolds));
       },
     });
     d.rescan();

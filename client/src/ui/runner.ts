@@ -21,7 +21,8 @@ import { editorModelAgent, isEditorModel } from './languageModels';
 import type { AgentRequest, TaskRunRequest } from '../engine/runRequest';
 import { selectRuntime } from '../engine/runTask';
 import type { GradeResult, Trace } from '../../../common/trace/schema';
-import { type RegradeResult, regradeTrace } from '../engine/regrade/regrade';
+import type { RegradeResult } from '../engine/regrade/regrade';
+import { regradeRollouts } from '../engine/regrade/regradeRollouts';
 import { editorErrorMessage } from '../fixHint';
 import { ALWAYS_LOCAL, UNTRUSTED_MESSAGE, USE_LOCAL, dockerMissing, planRuntime } from '../runtimePlan';
 import { type AgentKind, type ModelSetting, type Settings, batchAgentOf, harborAgentOf } from '../settings';
@@ -124,7 +125,7 @@ export class Runner implements vscode.Disposable {
   }
 
   /**
-   * Grades stored rollouts again with the current source, one after another,
+   * Grades stored rollouts again with the current source as one batch,
    * through the engine's regrade entry: the same trust, runtime, Docker
    * endpoint, trace folder and timeouts as a run, shown as one job.
    */
@@ -150,10 +151,11 @@ export class Runner implements vscode.Disposable {
         total: req.originals.length,
         at: new Date().toISOString(),
       });
-      for (const [i, o] of req.originals.entries()) {
-        if (abort.signal.aborted) break;
-        report(`${i + 1}/${req.originals.length}`);
-        const r = await regradeTrace(o.trace, {
+      report(`0/${req.originals.length}`);
+      // One batch: the next stored run's substrate starts while one grades (docs/grader-workbench.md).
+      await regradeRollouts(
+        req.originals.map((o) => o.trace),
+        {
           cwd: place.folder.uri.fsPath,
           runtime: runtime.runtime,
           dockerHost: runtime.dockerHost,
@@ -165,10 +167,13 @@ export class Runner implements vscode.Disposable {
             signal: abort.signal,
             notice: (line) => this.log.appendLine(`HUD Studio ${line}`),
           },
-        });
-        results.push(r);
-        req.onResult?.(r, o.path, jobId);
-      }
+          onResult: (r, i) => {
+            results.push(r);
+            report(`${results.length}/${req.originals.length}`);
+            req.onResult?.(r, req.originals[i]!.path, jobId);
+          },
+        },
+      );
     };
     try {
       await vscode.window.withProgress(

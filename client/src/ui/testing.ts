@@ -17,6 +17,7 @@ import { describeExpectation } from '../../../common/golden/expect';
 import { hasHarborGolden, readHarborGolden, solutionLabel } from '../../../common/golden/solutions';
 import type { GoldenOutcome } from '../engine/golden/run';
 import { goldenReport } from '../goldenReport';
+import { TestingTaskLines } from '../inlineResults';
 import { goldenTree, type GoldenTarget, type HarborSolutionEntry } from '../goldenTree';
 import { readSettings } from './config';
 import type { GoldenRunRequest, GoldenRunResult } from './goldenRunner';
@@ -32,6 +33,8 @@ const PROFILE_LABEL: Record<AgentKind, string> = {
 
 export class TaskTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController('hudStudio', 'HUD Tasks');
+  /** The task lines whose Testing message VS Code draws now, from this view's last report of each task. */
+  readonly taskLines = new TestingTaskLines();
   private readonly profiles = new Map<AgentKind, vscode.TestRunProfile>();
   private modelProfiles: vscode.TestRunProfile[] = [];
   private profilesUpdate: Promise<void> = Promise.resolve();
@@ -165,7 +168,9 @@ export class TaskTests implements vscode.Disposable {
     const message = new vscode.TestMessage(text);
     if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
     run.appendOutput(`${item.id}: ${text.replace(/\n/g, '\r\n')}\r\n`, undefined, item);
-    switch (verdict(outcome, threshold)) {
+    const v = verdict(outcome, threshold);
+    this.taskLines.reported(item.id, v);
+    switch (v) {
       case 'passed':
         run.passed(item, duration);
         break;

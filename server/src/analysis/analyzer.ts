@@ -21,13 +21,18 @@ export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 
 /**
  * Closed files parsed before their facts are read (see factsForBatch): up to
- * this many, or this much source, whichever comes first. Larger batches
- * measured faster (bench/index: 256 files 1.44-1.46x the floor at 11,000
- * files, 64 files 1.52x, 16 files 1.48-1.51x); the byte budget bounds the
- * trees alive at once, whose wasm memory is never given back.
+ * this many, or this much source, whichever comes first. The trees of a
+ * batch are alive at once in wasm memory, which is never given back, and
+ * the batch's texts live long enough to be promoted to V8's old generation:
+ * at 11,000 files 256 files a batch peaked at 201-214 MB RSS, 64 at 189-203
+ * MB, for a ratio to the floor at most a few hundredths higher (1.62-1.65
+ * against 1.55-1.63, within the noise of a loaded machine;
+ * bench/index/README.md). Batching at all still pays: alternating one parse
+ * with one extraction made each evict the other's working set from the CPU
+ * caches.
  */
-const PARSE_BATCH_FILES = 256;
-const PARSE_BATCH_BYTES = 512 * 1024;
+const PARSE_BATCH_FILES = 64;
+const PARSE_BATCH_BYTES = 128 * 1024;
 
 const sizeOf = (content: FileContent): number =>
   typeof content === 'string' ? content.length : content instanceof Uint8Array ? content.byteLength : 0;

@@ -27,12 +27,34 @@ export function ownString(s: string): string {
 const POOL_LIMIT = 50_000;
 let pool = new Map<string, string>();
 
-/** One shared, flat copy of each short string the index keeps (identifiers, keys, dotted names). */
-export function intern(s: string): string {
+/**
+ * One shared, flat copy of each short string the index keeps (identifiers, keys, dotted names).
+ * `owned`: `s` refers to no other string already (ownString's result), so it is kept as it is.
+ */
+export function intern(s: string, owned = false): string {
   const known = pool.get(s);
   if (known !== undefined) return known;
   if (pool.size >= POOL_LIMIT) pool = new Map();
-  const own = ownString(s);
+  const own = owned ? s : ownString(s);
   pool.set(own, own);
   return own;
+}
+
+const PATH_LIMIT = 20_000;
+let paths = new Map<string, string[]>();
+
+/**
+ * One shared, frozen array per dotted name as written (`solve`,
+ * `envs.judge.verify`): a call's callee, kept by every call of the same
+ * name in any file. Nothing changes a callee once read.
+ */
+export function internDotted(dotted: string): string[] {
+  let parts = paths.get(dotted);
+  if (parts === undefined) {
+    if (paths.size >= PATH_LIMIT) paths = new Map();
+    const own = dotted.indexOf('.') < 0 ? [intern(dotted)] : dotted.split('.').map((s) => intern(s.trim()));
+    parts = Object.freeze(own) as string[];
+    paths.set(intern(dotted), parts);
+  }
+  return parts;
 }

@@ -4,6 +4,7 @@
  * diagnostics.
  */
 import { fitted } from './fitted';
+import { intern } from './intern';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import { literalMismatch } from './argTypes';
@@ -37,7 +38,7 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
   for (const cand of facts.tasks) {
     const target = resolveTemplate(file, cand.call, resolver);
     if (!target) continue;
-    const label = cand.index === undefined ? cand.name : `${cand.name}[${cand.index}]`;
+    const label = cand.index === undefined ? cand.name : intern(`${cand.name}[${cand.index}]`);
     uses.push(use(cand.call.calleeRange, 'task', target));
     for (const p of argProblems(cand.call, target.template)) problems.push(p);
     const task: IndexedTask = {
@@ -91,8 +92,8 @@ function indexTemplate(file: FileIdentity, t: TemplateFacts, env: string): Index
     range: t.nameRange,
     params: t.params,
     agentless: t.firstYield?.kind === 'empty',
-    resultKeys: t.result?.keys ?? [],
-    readsKeys: [...new Set(t.readsKeys.map((r) => r.key))],
+    resultKeys: t.result?.keys ?? fitted([]),
+    readsKeys: t.readsKeys.length === 0 ? fitted([]) : [...new Set(t.readsKeys.map((r) => r.key))],
   };
   if (t.result) out.gradeYieldRange = t.result.range;
   if (t.firstYield?.kind === 'literal') out.promptPreview = t.firstYield.text;

@@ -24,7 +24,7 @@ import type {
   TaskCandidate,
   VerifierValue,
 } from './facts';
-import { intern } from './intern';
+import { intern, internDotted } from './intern';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import { expressionEnd, matchBracket, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
@@ -280,7 +280,7 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
     if (!value) return undefined;
     return {
       kind: 'verifier',
-      target: v[1]!,
+      target: intern(v[1]!),
       ...(v[2] === undefined ? {} : { index: Number(v[2]) }),
       value,
       range: spanRange(ctx.lines, st.start, end),
@@ -306,7 +306,7 @@ function readEnvironment(ctx: Ctx, parsed: ParsedAssignment): EnvironmentFacts |
   const name = nameArg ? literalString(ctx.text.slice(nameArg.value.start, nameArg.value.end)) : undefined;
   return {
     variable: parsed.name,
-    name: name ?? parsed.name,
+    name: name === undefined ? parsed.name : intern(name, true),
     range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end),
   };
 }
@@ -327,7 +327,7 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
   const close = matchBracket(text, open, span.end);
   if (close !== span.end - 1) return undefined; // `f(x).g`, `f(x) + 1`: not a plain call
   const dotted = head[1]!;
-  const callee = dotted.indexOf('.') < 0 ? [intern(dotted)] : dotted.split('.').map((s) => intern(s.trim()));
+  const callee = internDotted(dotted);
   const calleeEnd = span.start + head[1]!.length;
   const facts: CallFacts = {
     callee,
@@ -485,7 +485,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
           const value = literalString(text.slice(kw ? a.start + kw[0].length : a.start, a.end));
           const key = kw ? kw[1] : i === 0 ? 'id' : i === 1 ? 'description' : undefined;
           if (value === undefined) return;
-          if (key === 'id') id = value;
+          if (key === 'id') id = intern(value, true);
           else if (key === 'description') description = value;
         });
       }

@@ -9,7 +9,7 @@
  */
 import { fitted } from './fitted';
 import type { BodyFacts, FirstYield, Range, ResultShape, TemplateParam } from './facts';
-import { intern } from './intern';
+import { intern, internDotted } from './intern';
 import type { LineMap } from './lines';
 import {
   expressionEnd,
@@ -103,7 +103,7 @@ function yieldedCall(
   YIELDED_CALL.lastIndex = start;
   const m = YIELDED_CALL.exec(text);
   if (!m || m[1] === 'await' || start + m[0].length > limit) return undefined;
-  return { callee: m[1]!.split('.').map((s) => intern(s.trim())), start, length: m[1]!.length };
+  return { callee: internDotted(m[1]!), start, length: m[1]!.length };
 }
 
 /** The expression after `yield` (undefined for a bare `yield`). */

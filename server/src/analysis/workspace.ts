@@ -20,6 +20,7 @@ import { EMPTY_LINK, type LinkResult } from './link';
 import { linkJson } from './linkJson';
 import { linkPython, type FileIdentity } from './linkPython';
 import { pathToUri, workspaceRelative } from './paths';
+import { StringMultimap } from './multimap';
 import { Resolver, type ModuleCache } from './resolver';
 
 export interface WorkspaceHost {
@@ -42,8 +43,8 @@ const templateKey = (env: string, id: string) => `tmpl:${env}\0${id}`;
 
 export class Workspace {
   private readonly records = new Map<string, FileRecord>();
-  private readonly dependents = new Map<string, Set<string>>();
-  private readonly definers = new Map<string, Set<string>>();
+  private readonly dependents = new StringMultimap();
+  private readonly definers = new StringMultimap();
   private readonly uris = new Map<string, string>();
   private cachedIndex: WorkspaceIndex | undefined;
   // Made once rather than per linked file.
@@ -143,7 +144,7 @@ export class Workspace {
   touch(path: string): Set<string> {
     const affected = new Set<string>();
     for (let p = path, up = dirname(p); ; p = up, up = dirname(p)) {
-      this.dependents.get(p)?.forEach((d) => affected.add(d));
+      for (const d of this.dependents.get(p)) affected.add(d);
       if (up === p) break;
     }
     if (affected.size > 0) this.relink(affected);
@@ -177,33 +178,22 @@ export class Workspace {
   }
 
   private retarget(path: string, oldKeys: string[], newKeys: string[]): void {
-    for (const k of oldKeys) this.definers.get(k)?.delete(path);
-    for (const k of newKeys) {
-      let set = this.definers.get(k);
-      if (!set) this.definers.set(k, (set = new Set()));
-      set.add(path);
-    }
+    for (const k of oldKeys) this.definers.delete(k, path);
+    for (const k of newKeys) this.definers.add(k, path);
   }
 
   private collectDependents(path: string, oldKeys: string[], newKeys: string[], into: Set<string>): void {
-    const add = (key: string): void => this.dependents.get(key)?.forEach((d) => into.add(d));
+    const add = (key: string): void => {
+      for (const d of this.dependents.get(key)) into.add(d);
+    };
     add(path);
     oldKeys.forEach(add);
     newKeys.forEach(add);
   }
 
   private setDeps(rec: FileRecord, deps: string[]): void {
-    for (const d of rec.deps) {
-      const set = this.dependents.get(d);
-      if (!set) continue;
-      set.delete(rec.path);
-      if (set.size === 0) this.dependents.delete(d);
-    }
-    for (const d of deps) {
-      let set = this.dependents.get(d);
-      if (!set) this.dependents.set(d, (set = new Set()));
-      set.add(rec.path);
-    }
+    for (const d of rec.deps) this.dependents.delete(d, rec.path);
+    for (const d of deps) this.dependents.add(d, rec.path);
     rec.deps = deps;
   }
 
@@ -241,7 +231,7 @@ export class Workspace {
               const key = templateKey(env, id);
               deps.add(key);
               const out: { path: string; template: TemplateFacts }[] = [];
-              for (const p of this.definers.get(key) ?? []) {
+              for (const p of this.definers.get(key)) {
                 const f = this.records.get(p)?.facts;
                 if (f?.kind !== 'python') continue;
                 const idx = this.records.get(p)!.templateKeys.indexOf(key);

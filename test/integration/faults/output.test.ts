@@ -12,33 +12,27 @@ import { readTrace } from '../../../client/src/engine/trace/store';
 import { CUT_MARK } from '../../../client/src/engine/trace/boundedLog';
 import { dockerReady } from '../docker/support';
 import {
-  FAULTS_ENV,
   PORT_SPOOF_ENV,
   assertJsonRun,
+  assertRewarded,
   containersOwnedBy,
+  measured,
   runMeasured,
   scratch,
   spawnMeasured,
-  measured,
 } from './support';
 
 const MB = 1_000_000;
 const figures: Record<string, unknown> = {};
 
-function run(command: string, runtime: 'docker' | 'local', traceDir: string) {
-  return runMeasured([
-    'run',
-    `${FAULTS_ENV}::echo_task`,
-    '--agent',
-    'command',
-    '--command',
-    command,
-    '--runtime',
+/** The command agent writes 200 MB to stderr, in lines of 100 bytes (`char` 99 times and a newline), then answers. */
+function flood200MB(runtime: 'docker' | 'local', traceDir: string, char: string) {
+  return spawnMeasured({
+    task: 'echo_task',
+    command: `yes ${char.repeat(99)} | head -c ${200 * MB} >&2; echo ok`,
     runtime,
-    '--trace-dir',
     traceDir,
-    '--json',
-  ]);
+  });
 }
 
 after(() => {
@@ -51,25 +45,16 @@ describe('output floods (Docker)', () => {
 
   test('a 20 MB line without a newline: linear time, small trace, the whole line beside it', async () => {
     const dir = scratch('line-');
-    const baseline = await run('echo ok', 'docker', dir);
+    const baseline = await runMeasured({ task: 'echo_task', command: 'echo ok', runtime: 'docker', traceDir: dir });
     assert.equal(baseline.code, 0, baseline.stderr.slice(-2000));
-    const child = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--agent',
-      'command',
-      '--command',
-      `head -c ${20 * MB} /dev/zero | tr '\\0' a >&2; echo ok`,
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
+    const child = spawnMeasured({
+      task: 'echo_task',
+      command: `head -c ${20 * MB} /dev/zero | tr '\\0' a >&2; echo ok`,
+      runtime: 'docker',
+      traceDir: dir,
+    });
     const r = await measured(child);
-    assert.equal(r.code, 0, r.stderr.slice(-2000));
-    const json = assertJsonRun(r);
-    assert.equal(json['reward'], 1);
+    const json = assertRewarded(r);
     const extraMs = r.ms - baseline.ms;
     figures['line20MB'] = { ms: r.ms, baselineMs: baseline.ms, extraMs, maxRssMb: r.maxRssMb };
     // It took 85 s before the splitter was linear; linear work is a few seconds on a loaded 2-core machine.
@@ -91,26 +76,11 @@ describe('output floods (Docker)', () => {
 
   test('200 MB of output: the CLI grows by less than 160 MB over a plain run, and the trace stays under 10 MB', async () => {
     const dir = scratch('flood-');
-    const baseline = await run('echo ok', 'docker', dir);
+    const baseline = await runMeasured({ task: 'echo_task', command: 'echo ok', runtime: 'docker', traceDir: dir });
     assert.equal(baseline.code, 0, baseline.stderr.slice(-2000));
-    const line = 'x'.repeat(99);
-    const child = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--agent',
-      'command',
-      '--command',
-      `yes ${line} | head -c ${200 * MB} >&2; echo ok`,
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
+    const child = flood200MB('docker', dir, 'x');
     const r = await measured(child);
-    assert.equal(r.code, 0, r.stderr.slice(-2000));
-    const json = assertJsonRun(r);
-    assert.equal(json['reward'], 1);
+    const json = assertRewarded(r);
     const tracePath = json['trace'] as string;
     const traceBytes = statSync(tracePath).size;
     const growthMb = r.maxRssMb - baseline.maxRssMb;
@@ -131,20 +101,8 @@ describe('output floods (Docker)', () => {
 
   test('an environment that prints HUD_SERVE_PORT=... at import does not redirect the engine', async () => {
     for (const runtime of ['docker', 'local'] as const) {
-      const r = await runMeasured([
-        'run',
-        PORT_SPOOF_ENV,
-        '--answer',
-        'hi',
-        '--runtime',
-        runtime,
-        '--trace-dir',
-        scratch('spoof-'),
-        '--json',
-      ]);
-      assert.equal(r.code, 0, `${runtime}: ${r.stderr.slice(-2000)}`);
-      const json = assertJsonRun(r);
-      assert.equal(json['reward'], 1, runtime);
+      const r = await runMeasured({ env: PORT_SPOOF_ENV, answer: 'hi', runtime, traceDir: scratch('spoof-') });
+      const json = assertRewarded(r, `${runtime}: `);
       const logs = readTrace(json['trace'] as string).phases.flatMap((p) => p.logs.map((l) => l.text));
       assert.ok(
         logs.some((t) => t.includes('HUD_SERVE_PORT=1')),
@@ -157,24 +115,8 @@ describe('output floods (Docker)', () => {
 describe('local runtime output', () => {
   test('200 MB of output on the local runtime: memory bounded, nothing lost', async () => {
     const dir = scratch('local-flood-');
-    const line = 'y'.repeat(99);
-    const child = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--agent',
-      'command',
-      '--command',
-      `yes ${line} | head -c ${200 * MB} >&2; echo ok`,
-      '--runtime',
-      'local',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
-    const r = await measured(child);
-    assert.equal(r.code, 0, r.stderr.slice(-2000));
-    const json = assertJsonRun(r);
-    assert.equal(json['reward'], 1);
+    const r = await measured(flood200MB('local', dir, 'y'));
+    const json = assertRewarded(r);
     figures['output200MBLocal'] = {
       ms: r.ms,
       maxRssMb: r.maxRssMb,
@@ -188,19 +130,12 @@ describe('local runtime output', () => {
 
   test('a last line without a newline is kept (server and agent)', async () => {
     const dir = scratch('lastline-');
-    const r = await runMeasured([
-      'run',
-      `${FAULTS_ENV}::last_line`,
-      '--agent',
-      'command',
-      '--command',
-      "printf 'agent tail without newline' >&2; echo ok",
-      '--runtime',
-      'local',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
+    const r = await runMeasured({
+      task: 'last_line',
+      command: "printf 'agent tail without newline' >&2; echo ok",
+      runtime: 'local',
+      traceDir: dir,
+    });
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const logs = readTrace(assertJsonRun(r)['trace'] as string).phases.flatMap((p) => p.logs.map((l) => l.text));
     assert.ok(

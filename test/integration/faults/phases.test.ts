@@ -10,7 +10,15 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { dockerReady } from '../docker/support';
-import { FAULTS_ENV, assertJsonRun, containersOwnedBy, measured, runMeasured, scratch, spawnMeasured } from './support';
+import {
+  assertJsonRun,
+  assertRewarded,
+  containersOwnedBy,
+  measured,
+  runMeasured,
+  scratch,
+  spawnMeasured,
+} from './support';
 
 /** Resolves with the output seen so far once `text` appears on stdout. */
 function stdoutUntil(child: ChildProcess, text: string, timeoutMs = 120_000): Promise<string> {
@@ -49,19 +57,13 @@ describe('phase faults', () => {
         ['hang_start', 'tasks.start'],
         ['hang_grade', 'tasks.grade'],
       ] as const) {
-        const child = spawnMeasured([
-          'run',
-          `${FAULTS_ENV}::${task}`,
-          '--answer',
-          'x',
-          '--runtime',
+        const child = spawnMeasured({
+          task,
+          answer: 'x',
           runtime,
-          '--call-timeout',
-          '2',
-          '--trace-dir',
-          scratch('hang-'),
-          '--json',
-        ]);
+          traceDir: scratch('hang-'),
+          more: ['--call-timeout', '2'],
+        });
         const r = await measured(child);
         assert.equal(r.code, 1, r.stderr.slice(-2000));
         const json = assertJsonRun(r);
@@ -76,17 +78,7 @@ describe('phase faults', () => {
   }
 
   test('docker: a server that dies mid-grade is an actor error; nothing is left', async () => {
-    const child = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::crash_grade`,
-      '--answer',
-      'x',
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      scratch('crash-'),
-      '--json',
-    ]);
+    const child = spawnMeasured({ task: 'crash_grade', answer: 'x', runtime: 'docker', traceDir: scratch('crash-') });
     const r = await measured(child);
     assert.equal(r.code, 1, r.stderr.slice(-2000));
     const json = assertJsonRun(r);
@@ -97,23 +89,17 @@ describe('phase faults', () => {
 
   test('docker: the container killed mid-agent and mid-grade ends the run with an error', async () => {
     const cases = [
-      {
-        task: 'echo_task',
-        args: ['--agent', 'command', '--command', 'sleep 120; echo ok'],
-        when: 'actor prompt: completed',
-      },
-      { task: 'slow', args: ['--answer', 'x'], when: 'answer: x' },
+      { task: 'echo_task', agent: { command: 'sleep 120; echo ok' }, when: 'actor prompt: completed' },
+      { task: 'slow', agent: { answer: 'x' }, when: 'answer: x' },
     ];
     for (const c of cases) {
-      const child = spawnMeasured([
-        'run',
-        `${FAULTS_ENV}::${c.task}`,
-        ...c.args,
-        '--runtime',
-        'docker',
-        '--trace-dir',
-        scratch('killed-'),
-      ]);
+      const child = spawnMeasured({
+        task: c.task,
+        ...c.agent,
+        runtime: 'docker',
+        traceDir: scratch('killed-'),
+        human: true,
+      });
       const done = measured(child);
       await stdoutUntil(child, c.when);
       assert.ok((await killContainersOf(child.pid!)) >= 1, 'there was a container to kill');
@@ -126,68 +112,30 @@ describe('phase faults', () => {
   });
 
   test('docker: two runs at once both complete on their own containers', async () => {
-    const a = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--answer',
-      'ok',
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      scratch('two-'),
-      '--json',
-    ]);
-    const b = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--answer',
-      'ok',
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      scratch('two-'),
-      '--json',
-    ]);
+    const a = spawnMeasured({ task: 'echo_task', answer: 'ok', runtime: 'docker', traceDir: scratch('two-') });
+    const b = spawnMeasured({ task: 'echo_task', answer: 'ok', runtime: 'docker', traceDir: scratch('two-') });
     const [ra, rb] = await Promise.all([measured(a), measured(b)]);
-    for (const r of [ra, rb]) {
-      assert.equal(r.code, 0, r.stderr.slice(-2000));
-      assert.equal(assertJsonRun(r)['reward'], 1);
-    }
+    for (const r of [ra, rb]) assertRewarded(r);
     const ids = [ra, rb].map((r) => (assertJsonRun(r)['phases'] as { substrate: { id: string } }[])[0]!.substrate.id);
     assert.notEqual(ids[0], ids[1]);
     assert.deepEqual([...(await containersOwnedBy(a.pid!)), ...(await containersOwnedBy(b.pid!))], []);
   });
 
   test('docker: a CLI killed outright leaves containers that the next run removes', async () => {
-    const child = spawnMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--agent',
-      'command',
-      '--command',
-      'sleep 120; echo ok',
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      scratch('sigkill-'),
-    ]);
+    const child = spawnMeasured({
+      task: 'echo_task',
+      command: 'sleep 120; echo ok',
+      runtime: 'docker',
+      traceDir: scratch('sigkill-'),
+      human: true,
+    });
     const done = measured(child);
     await stdoutUntil(child, 'actor prompt: completed');
     child.kill('SIGKILL');
     await done;
     const left = await containersOwnedBy(child.pid!);
     assert.ok(left.length >= 1, 'SIGKILL gave the CLI no chance to clean up');
-    const next = await runMeasured([
-      'run',
-      `${FAULTS_ENV}::echo_task`,
-      '--answer',
-      'ok',
-      '--runtime',
-      'docker',
-      '--trace-dir',
-      scratch('next-'),
-      '--json',
-    ]);
+    const next = await runMeasured({ task: 'echo_task', answer: 'ok', runtime: 'docker', traceDir: scratch('next-') });
     assert.equal(next.code, 0, next.stderr.slice(-2000));
     assert.deepEqual(await containersOwnedBy(child.pid!), [], 'the next run swept what the killed CLI left');
   });

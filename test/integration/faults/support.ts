@@ -26,10 +26,46 @@ export interface Measured {
   maxRssMb: number;
 }
 
-export function spawnMeasured(argv: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'measuredCli.ts'), ...argv], {
+/** One CLI invocation of the suite: `run` (or `eval`) of a task with a fixed answer or a command agent. */
+export interface CliRun {
+  /** A task of the fault fixture (test/fixtures/faults/env.py), or of `env` when given. */
+  task?: string;
+  /** Another environment's env.py; without `task`, every task it has. */
+  env?: string;
+  /** The fixed agent's answer. */
+  answer?: string;
+  /** A shell command the command agent runs; what it prints last is the answer. */
+  command?: string;
+  runtime: 'docker' | 'local';
+  traceDir: string;
+  /** `eval` (a job, with its summary) instead of `run`. */
+  eval?: boolean;
+  /** The human output instead of `--json`. */
+  human?: boolean;
+  /** Further options, e.g. `['--call-timeout', '2']`. */
+  more?: readonly string[];
+}
+
+export function cliArgs(r: CliRun): string[] {
+  const env = r.env ?? FAULTS_ENV;
+  return [
+    r.eval ? 'eval' : 'run',
+    r.task === undefined ? env : `${env}::${r.task}`,
+    ...(r.command === undefined ? [] : ['--agent', 'command', '--command', r.command]),
+    ...(r.answer === undefined ? [] : ['--answer', r.answer]),
+    ...(r.more ?? []),
+    '--runtime',
+    r.runtime,
+    '--trace-dir',
+    r.traceDir,
+    ...(r.human ? [] : ['--json']),
+  ];
+}
+
+export function spawnMeasured(run: CliRun): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'measuredCli.ts'), ...cliArgs(run)], {
     cwd: REPO_ROOT,
-    env: { ...process.env, FORCE_COLOR: '0', ...env },
+    env: { ...process.env, FORCE_COLOR: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -48,8 +84,8 @@ export function measured(child: ChildProcess): Promise<Measured> {
   );
 }
 
-export function runMeasured(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Measured> {
-  return measured(spawnMeasured(argv, env));
+export function runMeasured(run: CliRun): Promise<Measured> {
+  return measured(spawnMeasured(run));
 }
 
 /** Containers of ours still present (running or not) whose owner is `pid`. */
@@ -78,4 +114,12 @@ export function assertJsonRun(r: Measured): Record<string, unknown> {
   const start = r.stdout.indexOf('{');
   assert.ok(start >= 0, `no JSON on stdout:\n${r.stdout}\n${r.stderr.slice(-2000)}`);
   return JSON.parse(r.stdout.slice(start)) as Record<string, unknown>;
+}
+
+/** The JSON result of a run that exited 0 with reward 1; `what` starts the failure messages. */
+export function assertRewarded(r: Measured, what = ''): Record<string, unknown> {
+  assert.equal(r.code, 0, `${what}${r.stderr.slice(-2000)}`);
+  const json = assertJsonRun(r);
+  assert.equal(json['reward'], 1, `${what}reward`);
+  return json;
 }

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JobSummary } from '../../../client/src/engine/job';
-import { FAULTS_ENV, assertJsonRun, measured, runMeasured, scratch, spawnMeasured } from './support';
+import { assertJsonRun, measured, runMeasured, scratch, spawnMeasured } from './support';
 
 const mounts: string[] = [];
 after(() => {
@@ -44,17 +44,8 @@ describe('trace folder failures', () => {
   for (const c of cases) {
     test(`run into a ${c.name} trace folder: says why, exits 1, the result is still printed`, async () => {
       const dir = c.make();
-      const r = await runMeasured([
-        'run',
-        `${FAULTS_ENV}::echo_task`,
-        '--answer',
-        'ok',
-        '--runtime',
-        'local',
-        '--trace-dir',
-        dir,
-        '--json',
-      ]);
+      const run = { task: 'echo_task', answer: 'ok', runtime: 'local', traceDir: dir } as const;
+      const r = await runMeasured(run);
       assert.equal(r.code, 1, r.stderr.slice(-2000));
       const json = assertJsonRun(r);
       assert.equal(json['status'], 'completed');
@@ -62,16 +53,7 @@ describe('trace folder failures', () => {
       assert.equal(json['trace'], null);
       assert.match(String(json['traceError']), c.why);
       assert.match(r.stderr, /no trace was written: cannot write the trace into/);
-      const human = await runMeasured([
-        'run',
-        `${FAULTS_ENV}::echo_task`,
-        '--answer',
-        'ok',
-        '--runtime',
-        'local',
-        '--trace-dir',
-        dir,
-      ]);
+      const human = await runMeasured({ ...run, human: true });
       assert.equal(human.code, 1);
       assert.match(human.stdout, /reward 1\.00/, 'the human output shows the result');
       assert.match(human.stderr, c.why);
@@ -79,18 +61,15 @@ describe('trace folder failures', () => {
 
     test(`eval into a ${c.name} trace folder still prints its summary`, async () => {
       const dir = c.make();
-      const r = await runMeasured([
-        'eval',
-        `${FAULTS_ENV}::echo_task`,
-        '--answer',
-        'ok',
-        '--group',
-        '2',
-        '--runtime',
-        'local',
-        '--trace-dir',
-        dir,
-      ]);
+      const r = await runMeasured({
+        eval: true,
+        task: 'echo_task',
+        answer: 'ok',
+        runtime: 'local',
+        traceDir: dir,
+        more: ['--group', '2'],
+        human: true,
+      });
       assert.equal(r.code, 1, r.stderr.slice(-2000));
       assert.match(r.stdout, /2 runs: 2 completed, 0 errored, 0 cancelled/);
       assert.match(r.stdout, /no trace: cannot write the trace/);
@@ -110,21 +89,14 @@ describe('Ctrl-C during eval', () => {
       readdirSync(tmpdir()).some(
         (d) => /^hud-studio-.+-actor-/.test(d) && existsSync(join(tmpdir(), d, 'workspace', marker)),
       );
-    const child = spawnMeasured([
-      'eval',
-      `${FAULTS_ENV}::echo_task`,
-      '--agent',
-      'command',
-      '--command',
+    const child = spawnMeasured({
+      eval: true,
+      task: 'echo_task',
       command,
-      '--group',
-      '4',
-      '--runtime',
-      'local',
-      '--trace-dir',
-      dir,
-      '--json',
-    ]);
+      runtime: 'local',
+      traceDir: dir,
+      more: ['--group', '4'],
+    });
     const done = measured(child);
     // The local runtime runs the agent on this machine: its marker says the first run is under way.
     const deadline = Date.now() + 60_000;

@@ -366,6 +366,7 @@ export class DockerSubstrate implements Substrate {
   /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
+  private stopped: Promise<void> | undefined;
   private seat: DockerAgentSeat | undefined;
 
   constructor(
@@ -604,27 +605,34 @@ export class DockerSubstrate implements Substrate {
     return this.container.copyOut(src.startsWith('/') ? src : `${this.workdir}/${src}`, hostDir);
   }
 
-  release(): Promise<void> {
-    this.released ??= (async () => {
+  /** Stops the server (SIGTERM, then the grace), so its teardown runs and is logged; the container stays. */
+  stopServer(): Promise<void> {
+    this.stopped ??= (async () => {
       void this.warmRelay?.then((r) => r?.dispose());
       // An interpreter that never got its arguments reads end-of-file and exits.
       void this.prestarted?.exec.then((e) => e?.stdin.end());
       const server = this.server;
+      if (!server) return;
       const stopping = performance.now();
-      if (server) {
-        // SIGTERM first so the template's teardown (generator finally blocks, @env.shutdown) runs.
-        // The pre-started server takes it from the end of its stdin, which saves a `docker exec`.
-        if (this.serverStdin) this.serverStdin.end();
-        else await server.kill('TERM').catch(() => undefined);
-        let timer: NodeJS.Timeout | undefined;
-        // Its output's end says it exited, teardown done; its exit code (more daemon calls) is not needed.
-        await Promise.race([
-          (server.outputEnded ?? server.done).catch(() => undefined),
-          new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
-        ]);
-        clearTimeout(timer);
-        this.span('server stop (teardown)', stopping, performance.now());
-      }
+      // SIGTERM first so the template's teardown (generator finally blocks, @env.shutdown) runs.
+      // The pre-started server takes it from the end of its stdin, which saves a `docker exec`.
+      if (this.serverStdin) this.serverStdin.end();
+      else await server.kill('TERM').catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      // Its output's end says it exited, teardown done; its exit code (more daemon calls) is not needed.
+      await Promise.race([
+        (server.outputEnded ?? server.done).catch(() => undefined),
+        new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
+      ]);
+      clearTimeout(timer);
+      this.span('server stop (teardown)', stopping, performance.now());
+    })();
+    return this.stopped;
+  }
+
+  release(): Promise<void> {
+    this.released ??= (async () => {
+      await this.stopServer();
       const removing = performance.now();
       const removal = this.container.remove().then(() => this.span('container remove', removing, performance.now()));
       if (!this.removeLater) return removal;

@@ -127,6 +127,12 @@ export interface Substrate {
   agentSeat?(): AgentSeat;
   /** Stops the server (SIGTERM, so teardown runs) and frees everything. Idempotent. */
   release(): Promise<void>;
+  /**
+   * Stops the server as release() does (its teardown runs and is logged) but
+   * keeps the substrate; release() then only frees it. Where a provider has
+   * it, a batch frees the substrate in the background (docs/grader-workbench.md).
+   */
+  stopServer?(): Promise<void>;
 }
 
 export interface Provider {

@@ -87,8 +87,11 @@ export async function regradeTrace(original: Trace, opts: RegradeOptions): Promi
       : { answer: original.answer, ...(actorResult ? { actorResult } : {}) };
     done = await run(request(recorded), opts.context ?? {});
     // The verifier was taken out of the task since: its actor grades the answer instead.
-    if (actorResult && done.trace.error?.code === NO_VERIFIER_NOW)
-      done = await run(request({ answer: original.answer }), opts.context ?? {});
+    if (actorResult && done.trace.error?.code === NO_VERIFIER_NOW) {
+      // A rollout of its own: the id a batch gave the first attempt is that attempt's.
+      const { rolloutId: _first, ...context } = opts.context ?? {};
+      done = await run(request({ answer: original.answer }), context);
+    }
   } catch (err) {
     return { original, delta: null, stale: false, error: errorMessage(err) };
   }

@@ -4,19 +4,25 @@
  * summary out. The CLI and the editor both call this; keep its signature
  * stable (docs/grader-workbench.md).
  */
+import { randomUUID } from 'node:crypto';
 import type { DiscoveredTask } from '../discover';
 import { errorMessage } from '../errors';
 import { loadTasks } from '../job';
 import type { SelectedProvider } from '../providers/select';
+import type { RunContext } from '../runRequest';
 import { selectRuntime } from '../runTask';
 import type { Trace } from '../../../../common/trace/schema';
+import { BatchProvider } from './batchProvider';
 import { summarise, type RegradeSummary } from './delta';
 import { regradeTrace, type RegradeOptions, type RegradeResult } from './regrade';
 
 export interface RegradeRolloutsOptions extends RegradeOptions {
   /** Called once per stored rollout as soon as its regrade ends, with its index in `traces`. */
   onResult?: (result: RegradeResult, index: number) => void;
-  /** Rollouts regraded at once (default 1); each still gets substrates of its own. */
+  /**
+   * Rollouts regraded at once (default 1); each still gets substrates of its
+   * own, the next one's started while one grades (./batchProvider.ts).
+   */
   maxConcurrent?: number;
 }
 
@@ -46,6 +52,7 @@ export async function regradeRollouts(traces: readonly Trace[], opts: RegradeRol
     if (context.selected.notice) context.notice?.(context.selected.notice);
   }
   const tasks = await discoverShared(traces, opts, context.selected, context.signal);
+  const batch = batchOf(traces, context);
   const slots: (RegradeResult | undefined)[] = new Array<RegradeResult | undefined>(traces.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -53,19 +60,62 @@ export async function regradeRollouts(traces: readonly Trace[], opts: RegradeRol
       const index = next++;
       const trace = traces[index]!;
       const task = tasks.get(trace.task.ref);
-      const result = await regradeTrace(trace, { ...opts, context: { ...context, ...(task ? { task } : {}) } });
+      const rolloutId = batch?.ids[index];
+      const result = await regradeTrace(trace, {
+        ...opts,
+        context: {
+          ...context,
+          ...(task ? { task } : {}),
+          ...(batch && rolloutId ? { selected: batch.selected, rolloutId } : {}),
+        },
+      });
+      if (rolloutId) batch?.provider.finished(rolloutId);
       slots[index] = result;
       opts.onResult?.(result, index);
     }
   };
   const workers = Math.max(1, Math.min(opts.maxConcurrent ?? 1, traces.length));
-  await Promise.all(Array.from({ length: workers }, worker));
+  try {
+    await Promise.all(Array.from({ length: workers }, worker));
+  } finally {
+    // Nothing made ahead or being removed outlives the batch.
+    await batch?.provider.drain();
+  }
   const results = slots.filter((r): r is RegradeResult => r !== undefined);
   return {
     results,
     summary: summarise(results.map((r) => r.delta)),
     cancelled: results.length < traces.length,
   };
+}
+
+/**
+ * The batch provider (./batchProvider.ts) over the runtime, and an id for
+ * each stored rollout, so that substrates can be made for the next rollout
+ * of the same task ahead of it; none for a single rollout, a Harbor-only
+ * batch or a borrowed tcp:// server (nothing to start there).
+ */
+function batchOf(
+  traces: readonly Trace[],
+  context: RunContext,
+): { provider: BatchProvider; selected: SelectedProvider; ids: string[] } | undefined {
+  const selected = context.selected;
+  if (!selected || selected.provider.kind === 'url' || traces.length < 2) return undefined;
+  const ids = traces.map(() => randomUUID());
+  const nextOf = new Map<string, string>();
+  traces.forEach((t, i) => {
+    if (t.task.kind !== 'hud') return;
+    const j = traces.findIndex((u, k) => k > i && u.task.kind === 'hud' && u.task.ref === t.task.ref);
+    if (j > 0) nextOf.set(ids[i]!, ids[j]!);
+  });
+  if (!nextOf.size) return undefined;
+  const provider = new BatchProvider(
+    selected.provider,
+    (id) => nextOf.get(id),
+    context.signal,
+    (line) => context.notice?.(line),
+  );
+  return { provider, selected: { ...selected, provider }, ids };
 }
 
 /**
