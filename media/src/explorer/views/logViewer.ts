@@ -5,6 +5,7 @@
  */
 import type { LogStream, TraceLog } from '../../../../common/trace/schema';
 import { plainTextLines } from '../ansi';
+import { lineHolding } from '../lineHolding';
 import { VirtualLog, logRow } from './virtualLog';
 
 export class LogViewer {
@@ -188,14 +189,7 @@ export class LogViewer {
     let at = hay.indexOf(q, starts[fromLine] ?? hay.length);
     while (at >= 0) {
       // Advance to the line holding `at` (hits come in order, so this walk is linear overall).
-      let lo = line;
-      let hi = starts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if ((starts[mid] as number) <= at) lo = mid;
-        else hi = mid - 1;
-      }
-      line = lo;
+      line = lineHolding(starts, starts.length, at, line);
       this.hits.push(line);
       const next = line + 1 < starts.length ? (starts[line + 1] as number) : hay.length;
       at = hay.indexOf(q, next);

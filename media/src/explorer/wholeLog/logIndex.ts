@@ -8,6 +8,7 @@
  * unit tests can too.
  */
 import { plainTextOfLines } from '../ansi';
+import { lineHolding } from '../lineHolding';
 
 /** Offsets of every line start in `text` plus one past the end (the sentinel), lines split on `\n`. */
 export function lineStarts(text: string): Uint32Array {
@@ -57,17 +58,6 @@ function trigramBlocks(hay: string): Uint32Array {
 }
 
 /** Index of the line holding `offset`: the last start <= offset. */
-function lineAt(starts: Uint32Array, offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 2;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] as number) <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 export class LogIndex {
   readonly lineCount: number;
   private readonly text: string;
@@ -149,7 +139,7 @@ export class LogIndex {
     this.prepareSearch();
     const starts = this.hayStarts as Uint32Array;
     const at = this.find(q, starts[fromLine] as number);
-    return at < 0 ? -1 : lineAt(starts, at);
+    return at < 0 ? -1 : lineHolding(starts, this.lineCount, at);
   }
 
   /** Every line that contains `query`, in order, each once. */
@@ -164,14 +154,7 @@ export class LogIndex {
     let at = this.find(q, 0);
     while (at >= 0) {
       // Hits come in order: search for the line from the previous hit's line on.
-      let lo = line;
-      let hi = starts.length - 2;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if ((starts[mid] as number) <= at) lo = mid;
-        else hi = mid - 1;
-      }
-      line = lo;
+      line = lineHolding(starts, this.lineCount, at, line);
       if (n === hits.length) {
         const grown = new Uint32Array(hits.length * 2);
         grown.set(hits);
