@@ -255,12 +255,19 @@ class RolloutRun {
     return s.release().catch((err: unknown) => this.warn(`releasing ${s.info.id} failed: ${errorMessage(err)}`));
   }
 
-  private async actorThenVerifier(rolloutSignal: AbortSignal): Promise<Ending> {
+  /** The task file, which must lie inside its environment's folder (that folder is what a substrate gets). */
+  private target(): TaskFileTarget {
     const { opts } = this;
     const target = taskFileTarget(opts.task?.ref ?? opts.ref, this.cwd, opts.module);
     if (relative(target.envDir, target.file).startsWith('..')) {
       throw new UsageError(`${target.displayPath} must be inside the environment's folder ${target.envDir}`);
     }
+    return target;
+  }
+
+  private async actorThenVerifier(rolloutSignal: AbortSignal): Promise<Ending> {
+    const { opts } = this;
+    const target = this.target();
 
     // ---- actor phase: setup, prompt, agent, grade, teardown
     this.phase = 'actor';
@@ -494,10 +501,7 @@ class RolloutRun {
     rolloutSignal: AbortSignal,
   ): Promise<Ending> {
     const { opts } = this;
-    const target = taskFileTarget(opts.task?.ref ?? opts.ref, this.cwd, opts.module);
-    if (relative(target.envDir, target.file).startsWith('..')) {
-      throw new UsageError(`${target.displayPath} must be inside the environment's folder ${target.envDir}`);
-    }
+    const target = this.target();
     this.phase = 'verifier';
     this.stage = 'setup';
     let substrate: Substrate | undefined;
