@@ -29,6 +29,7 @@ import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
 import { NO_VERIFIER_NOW, type RecordedActor } from './runRequest';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
+import { HeldLogs } from './heldLogs';
 import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import { Redactor } from './trace/redact';
 import type {
@@ -284,14 +285,14 @@ class RolloutRun {
     const acquireVerifierEarly = (t: DiscoveredTask): void => {
       const v = t.verifier;
       if (verifierSubstrate || !v || !opts.provider.isolatesSubstrates || sharesActorSubstrate(t)) return;
-      const logs = new EarlyLogs();
+      const logs = new HeldLogs();
       const substrate = this.acquire(
         target,
         v.runtimeConfig,
         'verifier',
         rolloutSignal,
         v.runtimeConfig?.limits?.startup_timeout_s,
-        (stream, text) => logs.log(stream, text),
+        logs.log,
       );
       // Its server starts too (on its own container's loopback, out of the agent's reach), unless a judge gateway
       // must be opened on the substrate first: the verifier phase then only connects.
@@ -303,7 +304,7 @@ class RolloutRun {
               env: this.verifierEnv(v),
               signal: rolloutSignal,
               timeoutMs: this.startupMs(v.runtimeConfig),
-              log: (stream, text) => logs.log(stream, text),
+              log: logs.log,
             }),
           );
       verifierSubstrate = new EarlySubstrate(substrate, logs, serving);
@@ -933,25 +934,8 @@ function sharesActorSubstrate(task: DiscoveredTask): boolean {
 class EarlySubstrate {
   constructor(
     readonly substrate: Promise<Substrate>,
-    readonly logs: EarlyLogs,
+    readonly logs: HeldLogs,
     /** Its server's start, begun with it (none when the verifier phase must open a judge gateway first). */
     readonly serving?: Promise<void>,
   ) {}
-}
-
-/** Log lines of a substrate acquired before its phase started, held until it starts. */
-class EarlyLogs {
-  private held: [LogStream, string][] | undefined = [];
-  private sink: ((stream: LogStream, text: string) => void) | undefined;
-
-  log(stream: LogStream, text: string): void {
-    if (this.held) this.held.push([stream, text]);
-    else this.sink?.(stream, text);
-  }
-
-  replay(sink: (stream: LogStream, text: string) => void): void {
-    for (const [stream, text] of this.held ?? []) sink(stream, text);
-    this.held = undefined;
-    this.sink = sink;
-  }
 }

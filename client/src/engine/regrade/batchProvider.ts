@@ -21,16 +21,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { errorMessage } from '../errors';
 import type { AcquireOptions, EnvironmentSpec, Provider, Substrate } from '../providers/provider';
-import type { LogStream } from '../../../../common/trace/schema';
-
-type Log = (stream: LogStream, text: string) => void;
+import { HeldLogs } from '../heldLogs';
 
 /** A substrate being made for a rollout that has not asked for it yet, with what its making logged. */
 interface Ahead {
   substrate: Promise<Substrate>;
-  logs: { stream: LogStream; text: string }[];
-  /** Where later lines go once the rollout took it; until then they are kept in `logs`. */
-  sink?: Log;
+  /** Held until the rollout takes it, then passed on to that rollout's log. */
+  logs: HeldLogs;
   envFile: string | undefined;
 }
 
@@ -64,8 +61,7 @@ export class BatchProvider implements Provider {
     if (mine) {
       const made = await mine.substrate.catch(() => undefined);
       if (made && mine.envFile !== undefined && envFileHash(spec.envFile) === mine.envFile) {
-        for (const l of mine.logs.splice(0)) opts.log(l.stream, l.text);
-        mine.sink = opts.log;
+        mine.logs.replay(opts.log);
         return this.backgroundRelease(made);
       }
       // It failed (its own attempt's error says more) or the source changed since: a fresh one, as without a batch.
@@ -93,12 +89,12 @@ export class BatchProvider implements Provider {
   private makeAhead(rolloutId: string, spec: EnvironmentSpec, opts: AcquireOptions): void {
     const key = keyOf(rolloutId, opts.phase, spec);
     if (this.asked.has(key) || this.ahead.has(key) || this.signal?.aborted) return;
-    const a: Ahead = { substrate: Promise.resolve(undefined as never), logs: [], envFile: envFileHash(spec.envFile) };
-    const log: Log = (stream, text) => (a.sink ? a.sink(stream, text) : void a.logs.push({ stream, text }));
+    const logs = new HeldLogs();
+    const a: Ahead = { substrate: Promise.resolve(undefined as never), logs, envFile: envFileHash(spec.envFile) };
     a.substrate = this.inner.acquire(spec, {
       rolloutId,
       phase: opts.phase,
-      log,
+      log: logs.log,
       ...(this.signal ? { signal: this.signal } : {}),
       ...(opts.startupTimeoutMs !== undefined ? { startupTimeoutMs: opts.startupTimeoutMs } : {}),
     });
