@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { harborDatasetTasks } from '../../../common/harbor/loadTask';
+import { BackgroundWork } from './backgroundWork';
 import { discoverTasks, type DiscoveredTask } from './discover';
 import { HudStudioError, UsageError, errorMessage, fixOf } from './errors';
 import { EventHub, now } from '../../../common/events';
@@ -158,13 +159,8 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
   report();
 
   // A run's container goes while the next run starts; the job is not over until every one has gone.
-  const removals = new Set<Promise<void>>();
-  const removeLater = (removal: Promise<void>): void => {
-    const held: Promise<void> = removal
-      .catch((err: unknown) => job.notice?.(`warning: ${errorMessage(err)}`))
-      .finally(() => removals.delete(held));
-    removals.add(held);
-  };
+  const removals = new BackgroundWork((err) => job.notice?.(`warning: ${errorMessage(err)}`));
+  const removeLater = (removal: Promise<void>): void => removals.add(removal);
 
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -206,7 +202,7 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
   try {
     await Promise.all(Array.from({ length: Math.min(maxConcurrent, Math.max(1, queue.length)) }, worker));
   } finally {
-    await Promise.all(removals);
+    await removals.drain();
     tokens.dispose();
   }
   // Runs a Ctrl-C kept from starting still count: the summary covers the whole job asked for.

@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { errorMessage } from '../errors';
 import type { AcquireOptions, EnvironmentSpec, Provider, Substrate } from '../providers/provider';
+import { BackgroundWork } from '../backgroundWork';
 import { HeldLogs } from '../heldLogs';
 
 /** A substrate being made for a rollout that has not asked for it yet, with what its making logged. */
@@ -37,7 +38,7 @@ export class BatchProvider implements Provider {
   private readonly ahead = new Map<string, Ahead>();
   /** Keys whose rollout already asked: nothing is made ahead for them any more. */
   private readonly asked = new Set<string>();
-  private readonly freeing = new Set<Promise<void>>();
+  private readonly freeing: BackgroundWork;
 
   constructor(
     private readonly inner: Provider,
@@ -45,9 +46,10 @@ export class BatchProvider implements Provider {
     private readonly nextOf: (rolloutId: string) => string | undefined,
     /** The batch's signal: a substrate made ahead outlives the rollout that started making it. */
     private readonly signal: AbortSignal | undefined,
-    private readonly warn: (line: string) => void,
+    warn: (line: string) => void,
   ) {
     this.kind = inner.kind;
+    this.freeing = new BackgroundWork((err) => warn(`freeing a regrade substrate failed: ${errorMessage(err)}`));
     if (inner.isolatesSubstrates !== undefined) this.isolatesSubstrates = inner.isolatesSubstrates;
   }
 
@@ -83,7 +85,7 @@ export class BatchProvider implements Provider {
   async drain(): Promise<void> {
     for (const a of this.ahead.values()) this.freeAhead(a);
     this.ahead.clear();
-    while (this.freeing.size) await Promise.all([...this.freeing]);
+    await this.freeing.drain();
   }
 
   private makeAhead(rolloutId: string, spec: EnvironmentSpec, opts: AcquireOptions): void {
@@ -104,7 +106,7 @@ export class BatchProvider implements Provider {
   }
 
   private freeAhead(a: Ahead): void {
-    this.track(
+    this.freeing.add(
       a.substrate.then(
         (s) => s.release(),
         () => undefined,
@@ -113,14 +115,7 @@ export class BatchProvider implements Provider {
   }
 
   private free(s: Substrate): void {
-    this.track(s.release());
-  }
-
-  private track(p: Promise<void>): void {
-    const done: Promise<void> = p
-      .catch((err: unknown) => this.warn(`freeing a regrade substrate failed: ${errorMessage(err)}`))
-      .finally(() => this.freeing.delete(done));
-    this.freeing.add(done);
+    this.freeing.add(s.release());
   }
 
   /**
