@@ -29,12 +29,17 @@ from typing import Any, Dict, List, Optional
 
 from .unpack import reply
 
+# The forked child of the discovery in progress, for SIGUSR1.
+_discovery_child = 0
+
 
 def main() -> None:
     import hud.environment.server as server
 
     # Imported up front: the forked children start with the helper's imports done.
     from . import discover as _warm  # noqa: F401
+
+    signal.signal(signal.SIGUSR1, _stop_discovery)
 
     while True:
         line = sys.stdin.readline()
@@ -44,6 +49,7 @@ def main() -> None:
         if "discover" in request:
             reply(request["nonce"], run_discovery(request["discover"], request.get("cwd"), request.get("env") or {}))
             continue
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
         os.environ.update(request["env"])
         if request.get("cwd"):
             os.chdir(request["cwd"])
@@ -67,17 +73,31 @@ def _terminate_at_end_of_input() -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
+def _stop_discovery(_signum: int, _frame: Any) -> None:
+    if _discovery_child:
+        try:
+            os.killpg(_discovery_child, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def run_discovery(args: List[str], cwd: Optional[str], env: Dict[str, str]) -> Dict[str, Any]:
     """What `python3 -m hud_studio.discover ARGS` prints and how it exits, run in a forked child."""
     if not hasattr(os, "fork"):
         return {"unavailable": True}
+    global _discovery_child
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child leaves through os._exit
             os._exit(_child(args, cwd, env, out.fileno(), err.fileno()))
-        _, status = os.waitpid(pid, 0)
+        _discovery_child = pid
+        try:
+            # A signal handler may run meanwhile; the wait goes on after it (PEP 475).
+            _, status = os.waitpid(pid, 0)
+        finally:
+            _discovery_child = 0
         out.seek(0)
         err.seek(0)
         return {
@@ -91,6 +111,8 @@ def run_discovery(args: List[str], cwd: Optional[str], env: Dict[str, str]) -> D
 def _child(args: List[str], cwd: Optional[str], env: Dict[str, str], out_fd: int, err_fd: int) -> int:
     code = 1
     try:
+        # Its own session and process group, which SIGUSR1 to the interpreter kills whole.
+        os.setsid()
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(out_fd, 1)
