@@ -15,8 +15,9 @@ child only, never here, so the server started afterwards is unaffected. The
 serve request ({"argv": [...], "env": {...}, "cwd": DIR}) then runs the server in
 this process, in DIR. End of input before the serve request exits quietly; once the
 server runs, end of input (or the engine's attach connection closing) stops
-it as SIGTERM does, with the same teardown. The engine stops the server this
-way because it costs no `docker exec` of its own.
+it as SIGTERM does, with the same teardown, after which the line
+HUD_STUDIO_SERVER_ENDED is written to stderr. The engine stops
+the server this way because it costs no `docker exec` of its own.
 """
 import json
 import os
@@ -64,7 +65,26 @@ def main() -> None:
         admit_only_own_user(Workspace, "_serve")
         sys.argv = ["hud.environment.server"] + request["argv"]
         threading.Thread(target=_terminate_at_end_of_input, name="hud-studio-stdin", daemon=True).start()
-        sys.exit(server.main(request["argv"]))
+        try:
+            code = server.main(request["argv"])
+        finally:
+            _announce_end()
+        sys.exit(code)
+
+
+# One line on stderr once the server has returned, teardown done: the engine need not wait for the
+# process (and, where it is the container's own, the container) to end before it goes on. The server
+# sends everything but its port line to stderr (--port-stdout-only), so nothing it said comes after.
+SERVER_ENDED = "HUD_STUDIO_SERVER_ENDED"
+
+
+def _announce_end() -> None:
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.write(2, (SERVER_ENDED + "\n").encode())
+    except (OSError, ValueError):
+        pass
 
 
 def _terminate_at_end_of_input() -> None:

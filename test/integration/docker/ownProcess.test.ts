@@ -105,7 +105,10 @@ describe("Docker provider: the bundled server's interpreter as the container's o
         serverLogs.some((l) => /teardown ran/.test(l)),
         `the server ran its teardown:\n${serverLogs.join('\n')}`,
       );
-      const state = (await s.container.handle.inspect()).State;
+      assert.ok(!serverLogs.some((l) => l.includes('HUD_STUDIO_SERVER_ENDED')), 'the end line is not logged');
+      const deadline = Date.now() + 10_000;
+      let state = (await s.container.handle.inspect()).State;
+      while (state.Running && Date.now() < deadline) state = (await s.container.handle.inspect()).State;
       assert.equal(state.Running, false, 'the container ends with its process');
       assert.equal(state.ExitCode, 0);
     } finally {

@@ -104,6 +104,7 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
     let attached: Duplex | undefined;
     try {
       container = await docker.createContainer(options());
+      // Before start: an attach to a container whose process has already ended is never answered.
       if (spec.attach) attached = await attachContainer(container);
       await container.start();
       return new DockerContainer(

@@ -21,7 +21,7 @@ import {
   isRootUser,
   packCopy,
   type CopyItem,
-  type DockerContainer,
+  DockerContainer,
   type ImageFacts,
   type PackedCopy,
 } from '../docker/container';
@@ -81,6 +81,8 @@ const SKIP_DIRS = new Set([
 /** Above this, the environment's folder goes by putArchive, which streams large files faster. */
 const STDIN_COPY_MAX_BYTES = 8 * 1024 * 1024;
 const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
+/** The pre-started server's last line on stderr (hud_studio/prestart.py). */
+const SERVER_ENDED = 'HUD_STUDIO_SERVER_ENDED';
 /**
  * The bundled server, started ahead of serve() with its imports done: serve()
  * sends one JSON line (argv + the environment's own variables) and it runs
@@ -215,9 +217,17 @@ export class DockerProvider implements Provider {
     try {
       const facts = await this.factsOf(image, opts, signal, check);
       const direct = ownProcess && prestartWanted && this.mayServeAsOwnProcess(spec, facts, packed);
-      container = (await this.createOf(
-        direct ? { ...containerSpec, cmd: ['python3', '-u', '-c', ownProcessSource()], attach: true } : containerSpec,
-      )) as DockerContainer;
+      if (direct) {
+        const made = await this.createOf({
+          ...containerSpec,
+          cmd: ['python3', '-u', '-c', ownProcessSource()],
+          attach: true,
+        }).catch((err: unknown) => err);
+        check();
+        // A process that ended at once (no python3...): the plain way says what is wrong, or works.
+        if (!(made instanceof DockerContainer)) return await this.provision(spec, opts, signal, check, false);
+        container = made;
+      } else container = (await this.createOf(containerSpec)) as DockerContainer;
     } catch (err) {
       if (!(err instanceof ImageMissingError)) throw err;
       await pullImage(image, opts, signal);
@@ -439,6 +449,8 @@ export class DockerSubstrate implements Substrate {
   private server: RunningExec | undefined;
   /** Set when the pre-started interpreter serves: ending it stops the server as SIGTERM does (prestart.py). */
   private serverStdin: NodeJS.WritableStream | undefined;
+  /** Settles when the server said it returned (SERVER_ENDED), before its process ends. */
+  private serverEnded: Promise<void> | undefined;
   private port: number | undefined;
   /** The bundled server waiting for its arguments (see PRESTARTED_SERVER), with output kept until serve(). */
   private prestarted:
@@ -590,13 +602,17 @@ export class DockerSubstrate implements Substrate {
     const tail: string[] = [];
     let onPort: ((port: number) => void) | undefined;
     const portSeen = new Promise<number>((resolve) => (onPort = resolve));
+    // The pre-started server says on stderr, where all but its port line goes, that it has returned
+    // with its teardown done (hud_studio/prestart.py).
+    let onEnded: (() => void) | undefined;
+    this.serverEnded = new Promise<void>((resolve) => (onEnded = resolve));
     const splitters = {
       stdout: new LineSplitter((line) => {
         const m = PORT_LINE.exec(line);
         if (m && this.port === undefined) onPort?.(Number(m[1]));
         else keep(line);
       }),
-      stderr: new LineSplitter((line) => keep(line)),
+      stderr: new LineSplitter((line) => (line === SERVER_ENDED ? onEnded?.() : keep(line))),
     };
     function keep(line: string): void {
       tail.push(line);
@@ -714,8 +730,10 @@ export class DockerSubstrate implements Substrate {
       if (this.serverStdin) this.serverStdin.end();
       else await server.kill('TERM').catch(() => undefined);
       let timer: NodeJS.Timeout | undefined;
-      // Its output's end says it exited, teardown done; its exit code (more daemon calls) is not needed.
+      // Its last words, or its output's end, say that its teardown is done: neither the end of its process
+      // (and of the container, where the server is its own process) nor its exit code (more daemon calls) is needed.
       await Promise.race([
+        ...(this.serverEnded ? [this.serverEnded] : []),
         (server.outputEnded ?? server.done).catch(() => undefined),
         new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
       ]);
