@@ -13,7 +13,9 @@ interpreter start of its own, and answers with one line on stdout:
 plain `python3 -m hud_studio.discover`). The user's module is imported in the
 child only, never here, so the server started afterwards is unaffected. The
 serve request ({"argv": [...], "env": {...}, "cwd": DIR}) then runs the server in
-this process, in DIR. End of input before the serve request exits quietly; once the
+this process, in DIR. With "channel": true in that request, the next line on
+stdin is the server's port, and from then on stdin and stdout carry the control
+channel (docs/hud-protocol.md). End of input before the serve request exits quietly; once the
 server runs, end of input (or the engine's attach connection closing) stops
 it as SIGTERM does, with the same teardown, after which the line
 HUD_STUDIO_SERVER_ENDED is written to stderr. The engine stops
@@ -22,6 +24,7 @@ the server this way because it costs no `docker exec` of its own.
 import json
 import os
 import signal
+import socket
 import sys
 import threading
 import tempfile
@@ -64,7 +67,11 @@ def main() -> None:
         admit_only_own_user(Server)
         admit_only_own_user(Workspace, "_serve")
         sys.argv = ["hud.environment.server"] + request["argv"]
-        threading.Thread(target=_terminate_at_end_of_input, name="hud-studio-stdin", daemon=True).start()
+        # The real stdout, kept for the control channel before the server sends its own to stderr.
+        channel_out = os.dup(1) if request.get("channel") else None
+        threading.Thread(
+            target=_terminate_at_end_of_input, args=(channel_out,), name="hud-studio-stdin", daemon=True
+        ).start()
         try:
             code = server.main(request["argv"])
         finally:
@@ -87,10 +94,49 @@ def _announce_end() -> None:
         pass
 
 
-def _terminate_at_end_of_input() -> None:
+def _terminate_at_end_of_input(channel_out: Optional[int]) -> None:
+    if channel_out is not None:
+        line = sys.stdin.readline()
+        if line.strip():
+            _carry_channel(int(line), channel_out)
     while sys.stdin.readline():
         pass
     os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _carry_channel(port: int, out: int) -> None:
+    """The control channel on this process's stdin and stdout (docs/hud-protocol.md), until the end of stdin."""
+    try:
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+    except OSError as err:
+        message = "HUD_STUDIO_CHANNEL_FAILED cannot connect to 127.0.0.1:{} inside the container: {}\n"
+        os.write(out, message.format(port, err).encode())
+        return
+    conn.settimeout(None)
+    os.write(out, b"HUD_STUDIO_CHANNEL_READY\n")
+
+    def downstream() -> None:
+        try:
+            while True:
+                data = conn.recv(65536)
+                if not data:
+                    break
+                while data:
+                    data = data[os.write(out, data) :]
+        except OSError:
+            pass
+
+    threading.Thread(target=downstream, name="hud-studio-channel", daemon=True).start()
+    source = sys.stdin.buffer
+    try:
+        while True:
+            data = source.read1(65536)
+            if not data:
+                break
+            conn.sendall(data)
+    except OSError:
+        pass
+    # The connection stays open: the server closes it in its teardown.
 
 
 def _stop_discovery(_signum: int, _frame: Any) -> None:

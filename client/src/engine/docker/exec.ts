@@ -127,7 +127,15 @@ export async function runExec(
 /** A spawned command whose stdin stays open for the caller. */
 export interface InteractiveExec extends RunningExec {
   readonly stdin: NodeJS.WritableStream;
+  /**
+   * From now on its stdout's bytes go to `to` as they arrive, not to
+   * `onOutput` (a byte stream riding on it: docs/hud-protocol.md).
+   */
+  divertStdout(to: (payload: Buffer) => void): void;
 }
+
+/** What watchAttached gives: a running command whose stdout may be diverted. */
+type Watched = RunningExec & Pick<InteractiveExec, 'divertStdout'>;
 
 /** Starts `argv` and returns once it runs; `done` settles when it ends. */
 export async function spawnExec(container: Docker.Container, argv: string[], opts?: ExecOptions): Promise<RunningExec>;
@@ -185,14 +193,24 @@ export function watchAttached(
   opts: ExecOptions,
   exitCode: () => Promise<number | null>,
   kill: (sig?: 'TERM' | 'KILL' | 'INT') => Promise<void>,
-): RunningExec {
+): Watched {
   const outputEnded = new Promise<void>((resolve) => {
     sock
       .once('end', resolve)
       .once('close', resolve)
       .once('error', () => resolve());
   });
-  return { done: collect(sock, opts, kill, exitCode), outputEnded, kill };
+  const route: Route = {};
+  return {
+    done: collect(sock, opts, kill, exitCode, route),
+    outputEnded,
+    kill,
+    divertStdout: (to) => (route.stdout = to),
+  };
+}
+
+interface Route {
+  stdout?: (payload: Buffer) => void;
 }
 
 function collect(
@@ -200,11 +218,13 @@ function collect(
   opts: ExecOptions,
   kill: (sig: 'KILL') => Promise<void>,
   exitCode: () => Promise<number | null>,
+  route: Route,
 ): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     const captured = { stdout: new TailCapture(), stderr: new TailCapture() };
     const demux = new Demuxer((stream, payload) => {
       if (stream === 'stdin') return;
+      if (stream === 'stdout' && route.stdout) return route.stdout(payload);
       const text = captured[stream].write(payload);
       if (text) opts.onOutput?.(stream, text);
     });

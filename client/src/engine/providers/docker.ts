@@ -30,6 +30,7 @@ import { removeOrphans } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
 import { LineSplitter } from '../output/lineSplitter';
 import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
+import { openStdioChannel } from '../docker/stdioChannel';
 import type { ContainerSpec, ManagedContainer, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
@@ -223,9 +224,11 @@ export class DockerProvider implements Provider {
           cmd: ['python3', '-u', '-c', ownProcessSource()],
           attach: true,
         }).catch((err: unknown) => err);
-        check();
-        // A process that ended at once (no python3...): the plain way says what is wrong, or works.
-        if (!(made instanceof DockerContainer)) return await this.provision(spec, opts, signal, check, false);
+        if (!(made instanceof DockerContainer)) {
+          check();
+          // Not created, or its process could not be attached to: the plain way says what is wrong, or works.
+          return await this.provision(spec, opts, signal, check, false);
+        }
         container = made;
       } else container = (await this.createOf(containerSpec)) as DockerContainer;
     } catch (err) {
@@ -462,7 +465,9 @@ export class DockerSubstrate implements Substrate {
         replies: PrestartedReplies;
       }
     | undefined;
-  /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
+  /** The pre-started server, until the first openChannel runs the control channel on its stdio. */
+  private channelCarrier: InteractiveExec | undefined;
+  /** Started at serve when the server is not pre-started, so that openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
@@ -555,8 +560,6 @@ export class DockerSubstrate implements Substrate {
     // An interpreter that ends (or never started) answers no more requests.
     void state.exec.then((e) => (e ? e.done : undefined)).then(() => state.replies.close());
     this.prestarted = state;
-    // The relay's interpreter starts while discovery runs, so the first openChannel only has to connect.
-    this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
     return state;
   }
 
@@ -634,9 +637,10 @@ export class DockerSubstrate implements Substrate {
       prestarted.replies.close();
       prestarted.sink = onOutput;
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
-      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env, cwd: this.workdir })}\n`);
+      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env, cwd: this.workdir, channel: true })}\n`);
       run = warm;
       this.serverStdin = warm.stdin;
+      this.channelCarrier = warm;
     } else {
       run = await this.container.spawn(argv, {
         cwd: this.workdir,
@@ -645,7 +649,7 @@ export class DockerSubstrate implements Substrate {
       });
     }
     this.server = run;
-    this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
+    if (!this.channelCarrier) this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
     const exited = run.done.then((r) => {
       splitters.stdout.end();
       splitters.stderr.end();
@@ -687,6 +691,17 @@ export class DockerSubstrate implements Substrate {
   async openChannel(signal?: AbortSignal): Promise<Duplex> {
     this.assertLive();
     if (this.port === undefined) throw new HudStudioError('provider', 'openChannel before serve');
+    // The first channel rides on the pre-started server's own stdio: no exec (docs/hud-protocol.md).
+    const carrier = this.channelCarrier;
+    this.channelCarrier = undefined;
+    if (carrier) {
+      try {
+        return await openStdioChannel(carrier, this.port, signal ? { signal } : {});
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        // Fall through: a relay reports the failure (or works).
+      }
+    }
     const warm = await this.warmRelay;
     this.warmRelay = undefined;
     if (warm) {
