@@ -1,8 +1,9 @@
 /**
  * Containers the engine runs: labelled for ownership (cleanup.ts removes the
  * leftovers of dead owners), with the task's limits applied or a warning
- * saying which could not be, kept alive by a sleeping PID 1 so that every
- * piece of work is an exec the engine controls.
+ * saying which could not be. PID 1 is Docker's init; its child is either a
+ * sleep that keeps the container alive for the engine's execs, or a process
+ * of the engine's own, attached before start (ContainerSpec.attach).
  */
 import { hostname } from 'node:os';
 import { lstat, readlink } from 'node:fs/promises';

@@ -4,10 +4,12 @@
  * Image: `--image`/setting, else the task's runtime_config image, else the
  * Dockerfile beside env.py (built with its folder as context, cached by
  * content), else python:3.11-slim. The bundled runtime is copied to
- * /opt/hud-studio/runtime and the environment's folder to /opt/hud-studio/env; the
- * server runs as an exec and the control channel is relayed through the
- * container's own loopback, so network mode none works. Agents work in
- * /workspace as an unprivileged user of their own (docs/security.md).
+ * /opt/hud-studio/runtime and the environment's folder to /opt/hud-studio/env. The
+ * bundled server's interpreter is, where it can be, the container's own
+ * process, and the control channel rides on its stdio; otherwise the server
+ * runs as an exec and the channel is relayed through the container's own
+ * loopback (docs/engine.md). Either way network mode none works. Agents work
+ * in /workspace as an unprivileged user of their own (docs/security.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
