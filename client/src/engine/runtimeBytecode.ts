@@ -1,7 +1,8 @@
 /**
  * The bundled runtime as it goes into a container: its sources and, beside
- * them, bytecode compiled once by the host's python3, so that a container's
- * interpreter imports the SDK without compiling it first (docs/substrate-copy.md).
+ * them, one table of their code compiled once by the host's python3, so that
+ * a container's interpreter imports the SDK without compiling it first
+ * (runtime/python/hud_studio/bytecode.py, docs/substrate-copy.md).
  *
  * The folder is a snapshot: the sources are written from the very bytes that
  * were hashed and compiled, and it lives under a name derived from that hash
@@ -19,7 +20,7 @@ import { walkFolder, type FolderEntry } from './docker/tar';
 export interface RuntimeCopySource {
   /** The folder to copy into a container. */
   readonly dir: string;
-  /** Whether `dir` holds bytecode beside the sources (false: the sources as they are). */
+  /** Whether `dir` holds the compiled table beside the sources (false: the sources as they are). */
   readonly compiled: boolean;
   /** Why there is no bytecode, when there is none. */
   readonly reason?: string;
@@ -28,7 +29,7 @@ export interface RuntimeCopySource {
 export interface RuntimeBytecodeOptions {
   /** The runtime's sources (runtime/python). */
   sourceDir: string;
-  /** Where the runtime lands in a container: the path the bytecode names as its source. */
+  /** Where the runtime lands in a container: the path the table names as each module's source. */
   containerDir: string;
   /** Entries of the sources left out of the copy (and of the hash). */
   skip?: (rel: string, isDir: boolean) => boolean;
@@ -38,15 +39,33 @@ export interface RuntimeBytecodeOptions {
   python?: string;
 }
 
-// Unchecked-hash bytecode: the interpreter trusts it without looking at the source's mtime or
-// bytes, which is right here because the sources beside it are the ones it was compiled from.
-// Bytecode of another Python version is named for that version (its cache tag) and so ignored.
-const COMPILE_SCRIPT = [
-  'import compileall, py_compile, sys',
-  'ok = compileall.compile_dir(sys.argv[1], ddir=sys.argv[2], quiet=1,',
-  '    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)',
-  'sys.exit(0 if ok else 1)',
-].join('\n');
+// One table of every module's code, read by runtime/python/hud_studio/bytecode.py in the container:
+// MAGIC_NUMBER + marshal({module: (path in the container, marshalled code)}), compiled as the import
+// system compiles a source file. It is named for the interpreter's cache tag; another version finds
+// no table of its own and imports from the sources.
+const COMPILE_SCRIPT = `
+import importlib.util, marshal, os, sys
+root, container_dir = sys.argv[1], sys.argv[2]
+table = {}
+for folder, subfolders, files in os.walk(root):
+    subfolders.sort()
+    for name in sorted(files):
+        if not name.endswith(".py"):
+            continue
+        rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+        parts = rel[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts.pop()
+        if not parts or not all(p.isidentifier() for p in parts):
+            continue
+        origin = container_dir + "/" + rel
+        with open(os.path.join(root, rel), "rb") as f:
+            code = compile(f.read(), origin, "exec", dont_inherit=True)
+        table[".".join(parts)] = (origin, marshal.dumps(code))
+os.mkdir(os.path.join(root, ".bytecode"))
+with open(os.path.join(root, ".bytecode", sys.implementation.cache_tag + ".bin"), "wb") as f:
+    f.write(importlib.util.MAGIC_NUMBER + marshal.dumps(table))
+`;
 const COMPILE_TIMEOUT_MS = 60_000;
 
 const made = new Map<string, Promise<RuntimeCopySource>>();
@@ -74,7 +93,8 @@ export function defaultCacheRoot(): string {
 async function compiledRuntime(opts: RuntimeBytecodeOptions): Promise<RuntimeCopySource> {
   const entries = await walkFolder(opts.sourceDir, opts.skip);
   const snapshot = await readSnapshot(entries);
-  const hash = createHash('sha256').update(opts.containerDir).update('\0');
+  // The script is part of the name: a table made another way is another folder.
+  const hash = createHash('sha256').update(COMPILE_SCRIPT).update(opts.containerDir).update('\0');
   for (const e of snapshot) {
     hash.update(`${e.type} ${e.rel} ${e.mode.toString(8)}\0`);
     if (e.bytes) hash.update(e.bytes);

@@ -7,20 +7,18 @@ import { join } from 'node:path';
 import { DockerProvider, RUNTIME_DIR, type DockerSubstrate } from '../../../client/src/engine/providers/docker';
 import { BASE_IMAGE, assertNoContainersOfRollout, dockerReady, tempDir } from './support';
 
-// Reports the interpreter's cache tag, the flags word of the server module's bytecode (1: unchecked
-// hash, as the engine compiles it; an interpreter writes 0, timestamp-checked) and where the import
-// took the module's code from (python -v names the bytecode file it loaded).
+// What a fresh interpreter in the container gets: whether the table for its version is there and
+// served, and which loader the server module's code came from.
 const PROBE = `
-import os, subprocess, sys
-tag = sys.implementation.cache_tag
-pyc = os.path.join(${JSON.stringify(RUNTIME_DIR)}, 'hud', 'environment', '__pycache__', 'server.' + tag + '.pyc')
-with open(pyc, 'rb') as f:
-    flags = int.from_bytes(f.read(8)[4:8], 'little')
-env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1')
-r = subprocess.run([sys.executable, '-v', '-c', 'import hud.environment.server'], env=env, capture_output=True, text=True)
-loaded = "code object from '" + pyc + "'" in r.stderr
-print(tag, flags, loaded, r.returncode)
+import sys
+from hud_studio.bytecode import install
+print(sys.implementation.cache_tag, install())
+import hud.environment.server as server
+print(type(server.__spec__.loader).__name__, server.__file__)
 `;
+
+// Bytecode files of the runtime: the interpreter writes them when it compiles a module from its source.
+const WRITTEN = `find ${RUNTIME_DIR} -name "*.pyc"`;
 
 describe('Docker provider: the bundled runtime arrives compiled', () => {
   let envDir = '';
@@ -31,7 +29,7 @@ describe('Docker provider: the bundled runtime arrives compiled', () => {
   });
   after(() => rmSync(envDir, { recursive: true, force: true }));
 
-  test("the server's imports load the bytecode shipped with the copy instead of compiling", async () => {
+  test("the server's imports take the code compiled on the host instead of compiling the runtime", async () => {
     const hostTag = execFileSync('python3', ['-c', 'import sys; print(sys.implementation.cache_tag)'], {
       encoding: 'utf8',
     }).trim();
@@ -49,10 +47,22 @@ describe('Docker provider: the bundled runtime arrives compiled', () => {
         )) as DockerSubstrate;
         try {
           assert.ok(!logs.some((l) => /without bytecode/.test(l)), logs.join('\n'));
-          const r = await s.execPython(['-c', PROBE]);
+          // The pre-started interpreter imported the SDK and is serving: it compiled nothing of the runtime.
+          await s.serve({ envName: 'compiled', log: () => undefined });
+          const written = await s.exec(['sh', '-c', WRITTEN]);
+          // Only the finder's own two modules, imported before it can serve anything.
+          assert.deepEqual(
+            written.stdout.trim().split('\n').sort(),
+            [
+              `${RUNTIME_DIR}/hud_studio/__pycache__/__init__.${hostTag}.pyc`,
+              `${RUNTIME_DIR}/hud_studio/__pycache__/bytecode.${hostTag}.pyc`,
+            ],
+            'no other module of the runtime was compiled in the container',
+          );
+          const r = await s.execPython(['-c', PROBE], { env: { PYTHONDONTWRITEBYTECODE: '1' } });
           assert.equal(r.exitCode, 0, r.stderr);
-          // The base image's python is the host's minor version, so the host-compiled bytecode fits it.
-          assert.equal(r.stdout.trim(), `${hostTag} 1 True 0`);
+          // The base image's python is the host's minor version, so the host-compiled table fits it.
+          assert.equal(r.stdout, `${hostTag} True\n_PrecompiledLoader ${RUNTIME_DIR}/hud/environment/server.py\n`);
         } finally {
           await s.release();
         }

@@ -26,10 +26,15 @@ function sources(name: string, body = 'VALUE = 1\n'): string {
 
 const skipCaches = (rel: string, isDir: boolean): boolean => isDir && rel.split('/').at(-1) === '__pycache__';
 
-/** The pyc's flags word: 1 is unchecked-hash bytecode (PEP 552), which the interpreter trusts as it is. */
-function pycFlags(path: string): number {
-  return readFileSync(path).readUInt32LE(4);
-}
+// Reads the compiled table the way runtime/python/hud_studio/bytecode.py does: names, and where each module lives.
+const READ_TABLE = `
+import importlib.util, marshal, sys
+data = open(sys.argv[1], "rb").read()
+magic = importlib.util.MAGIC_NUMBER
+assert data[:len(magic)] == magic
+for name, (origin, code) in sorted(marshal.loads(data[len(magic):]).items()):
+    print(name, origin, type(marshal.loads(code)).__name__)
+`;
 
 describe('runtimeWithBytecode: the bundled runtime with bytecode compiled once', () => {
   test('the snapshot holds the same sources and unchecked-hash bytecode for the host python', async () => {
@@ -40,20 +45,26 @@ describe('runtimeWithBytecode: the bundled runtime with bytecode compiled once',
     assert.ok(r.dir.startsWith(join(cacheRoot, 'runtime-bytecode')), r.dir);
     assert.equal(readFileSync(join(r.dir, 'pkg', 'mod.py'), 'utf8'), 'def f():\n    return 2\n');
     assert.equal(readFileSync(join(r.dir, 'README.md'), 'utf8'), 'not Python\n');
-    assert.deepEqual(readdirSync(join(r.dir, 'pkg', '__pycache__')).sort(), [
-      `__init__.${HOST_TAG}.pyc`,
-      `mod.${HOST_TAG}.pyc`,
-    ]);
-    assert.equal(pycFlags(join(r.dir, 'pkg', '__pycache__', `mod.${HOST_TAG}.pyc`)), 1);
+    // One table for the host's interpreter, nothing per package; the source folder's stale cache stays behind.
+    assert.deepEqual(readdirSync(join(r.dir, '.bytecode')), [`${HOST_TAG}.bin`]);
+    assert.deepEqual(readdirSync(join(r.dir, 'pkg')).sort(), ['__init__.py', 'mod.py']);
+    const table = execFileSync('python3', ['-c', READ_TABLE, join(r.dir, '.bytecode', `${HOST_TAG}.bin`)], {
+      encoding: 'utf8',
+    });
+    assert.equal(table, 'pkg /opt/rt/pkg/__init__.py code\npkg.mod /opt/rt/pkg/mod.py code\n');
     // The cache is the user's alone: what is in it runs as a container's server.
     assert.equal(statSync(join(cacheRoot, 'runtime-bytecode')).mode & 0o077, 0);
-    // The interpreter loads the bytecode and names the container's path as its source.
+    // The container's side serves the modules from the table.
     const out = execFileSync(
       'python3',
-      ['-c', 'import pkg.mod, sys; print(pkg.mod.f(), pkg.mod.__cached__, pkg.mod.f.__code__.co_filename)'],
-      { cwd: r.dir, env: { ...process.env, PYTHONPATH: r.dir, PYTHONDONTWRITEBYTECODE: '1' }, encoding: 'utf8' },
+      [
+        '-c',
+        'import sys; from hud_studio.bytecode import PrecompiledFinder, load_table; print(sorted(load_table(sys.argv[1])))',
+        join(r.dir, '.bytecode', `${HOST_TAG}.bin`),
+      ],
+      { env: { ...process.env, PYTHONPATH: join(__dirname, '..', '..', '..', 'runtime', 'python') }, encoding: 'utf8' },
     );
-    assert.match(out, new RegExp(`^2 .*mod\\.${HOST_TAG}\\.pyc `));
+    assert.equal(out, "['pkg', 'pkg.mod']\n");
   });
 
   test('a later process finds the compiled folder without running python', async () => {
