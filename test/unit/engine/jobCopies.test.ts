@@ -1,6 +1,6 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar-stream';
@@ -40,16 +40,38 @@ function folder(name: string): string {
 }
 
 describe('JobCopies: a job packs each copy once', () => {
-  test("a job's containers get the bytes packed at its first rollout, again and again", async () => {
+  test('while the folder stays as it is, every container gets the bytes packed for the first', async () => {
     const dir = folder('same');
     const copies = new JobCopies();
     const first = await copies.pack('actor', [{ hostPath: dir, dest: '/opt/env' }]);
-    writeFileSync(join(dir, 'env.py'), 'two, edited while the job runs\n');
     const second = await copies.pack('actor', [{ hostPath: dir, dest: '/opt/env' }]);
     assert.equal(second, first);
     for (let i = 0; i < 2; i++) {
       assert.deepEqual(await filesOf(second), { 'opt/env/env.py': 'one\n', 'opt/env/secret/key': 'verifier only\n' });
     }
+  });
+
+  test('an edit made while the job runs reaches the next container, even one of the same size', async () => {
+    const dir = folder('edited');
+    const copies = new JobCopies();
+    const item = { hostPath: dir, dest: '/e' };
+    const first = await copies.pack('actor', [item]);
+    writeFileSync(join(dir, 'env.py'), 'two\n');
+    const second = await copies.pack('actor', [item]);
+    assert.notEqual(second, first);
+    assert.equal((await filesOf(second))['e/env.py'], 'two\n');
+    // Saved by replacing the file (a new inode), its times set back to the old ones: still a change.
+    const old = statSync(join(dir, 'env.py'));
+    writeFileSync(join(dir, 'env.py.new'), 'six\n');
+    renameSync(join(dir, 'env.py.new'), join(dir, 'env.py'));
+    utimesSync(join(dir, 'env.py'), old.atime, old.mtime);
+    assert.equal((await filesOf(await copies.pack('actor', [item])))['e/env.py'], 'six\n');
+    // A new file, and a mode change.
+    writeFileSync(join(dir, 'added.py'), 'x\n');
+    assert.ok('e/added.py' in (await filesOf(await copies.pack('actor', [item]))));
+    const before = await copies.pack('actor', [item]);
+    chmodSync(join(dir, 'added.py'), 0o600);
+    assert.notEqual(await copies.pack('actor', [item]), before);
   });
 
   test('another key is packed on its own: what one phase leaves out stays out', async () => {
