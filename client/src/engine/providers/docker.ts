@@ -122,7 +122,7 @@ export class DockerProvider implements Provider {
   readonly isolatesSubstrates = true;
 
   private readonly images = new Map<string, Promise<ImageFacts>>();
-  /** This job's copies, packed once per phase. */
+  /** This job's copies, packed again only when their folders change. */
   private readonly copies = new JobCopies();
 
   constructor(private readonly options: DockerProviderOptions = {}) {}
