@@ -18,7 +18,6 @@ import {
   createContainer,
   describeCopy,
   inspectImage,
-  packCopy,
   type CopyItem,
   type DockerContainer,
   type ImageFacts,
@@ -32,6 +31,7 @@ import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
 import type { ContainerSpec, ManagedContainer, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
+import { runtimeWithBytecode, type RuntimeCopySource } from '../runtimeBytecode';
 import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema';
 import {
   AGENT_WORKSPACE_ENV,
@@ -53,6 +53,7 @@ import { PrestartedReplies } from './prestartedReplies';
 import { imageServeArgv, serveArgv } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
+import { JobCopies } from './jobCopies';
 
 export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
@@ -79,6 +80,12 @@ const SKIP_DIRS = new Set([
 ]);
 /** Above this, the environment's folder goes by putArchive, which streams large files faster. */
 const STDIN_COPY_MAX_BYTES = 8 * 1024 * 1024;
+const skipCopied = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
+
+/** The bundled runtime with its bytecode (docs/substrate-copy.md). */
+function bundledRuntimeCopy(): Promise<RuntimeCopySource> {
+  return runtimeWithBytecode({ sourceDir: runtimePythonDir(), containerDir: RUNTIME_DIR, skip: skipCopied });
+}
 const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
 /**
  * The bundled server, started ahead of serve() with its imports done: serve()
@@ -115,6 +122,8 @@ export class DockerProvider implements Provider {
   readonly isolatesSubstrates = true;
 
   private readonly images = new Map<string, Promise<ImageFacts>>();
+  /** This job's copies, packed again only when their folders change. */
+  private readonly copies = new JobCopies();
 
   constructor(private readonly options: DockerProviderOptions = {}) {}
 
@@ -179,6 +188,8 @@ export class DockerProvider implements Provider {
       ...numberField(resources, 'storage_mb', (v) => ({ storageMb: v })),
       ...gpuField(resources),
     };
+    // Compiled (once per runtime version) while the container is made.
+    const runtimeCopy = bundledRuntimeCopy();
     let container: DockerContainer;
     const creating = performance.now();
     try {
@@ -200,12 +211,12 @@ export class DockerProvider implements Provider {
         `served by ${sdk.source === 'image' ? `the image's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`,
       );
       check();
-      const runtime = runtimePythonDir();
-      const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
-      const skipEnv = (rel: string, isDir: boolean): boolean => skip(rel, isDir) || withheldFrom(opts.phase, rel);
+      const runtime = await runtimeCopy;
+      if (!runtime.compiled) opts.log('engine', `the bundled runtime goes in without bytecode: ${runtime.reason}`);
+      const skipEnv = (rel: string, isDir: boolean): boolean => skipCopied(rel, isDir) || withheldFrom(opts.phase, rel);
       // The bundled runtime is always copied for discovery; only the bundled server gets it on PYTHONPATH.
       const copies: CopyItem[] = [
-        { hostPath: runtime, dest: RUNTIME_DIR, skip },
+        { hostPath: runtime.dir, dest: RUNTIME_DIR, ...(runtime.compiled ? {} : { skip: skipCopied }) },
         { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
       ];
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
@@ -222,7 +233,7 @@ export class DockerProvider implements Provider {
       const prestart = !served.useImageSdk && this.options.prestartServer !== false;
       // The workspace root exists before the server starts, so that the environment can prepare it.
       const copying = performance.now();
-      const packed = await packCopy(copies, [WORKSPACE_DIR]);
+      const packed = await this.copies.pack(`${opts.phase}\0${spec.envDir}\0${runtime.dir}`, copies, [WORKSPACE_DIR]);
       // The copy rides on the pre-started interpreter's stdin when that interpreter may write wherever
       // putArchive would (root) and the folder is small: a putArchive costs the daemon a helper process
       // (~60 ms), the stdin path ~5 ms per MB more than putArchive's own streaming.
