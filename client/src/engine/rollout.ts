@@ -30,7 +30,6 @@ import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './prov
 import { NO_VERIFIER_NOW, type RecordedActor } from './runRequest';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { HeldLogs } from './heldLogs';
-import { guessedRight, recallVerifier, rememberVerifier, type VerifierGuess } from './verifierGuess';
 import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import { Redactor } from './trace/redact';
 import type {
@@ -283,11 +282,9 @@ class RolloutRun {
     let stopActorGateway: (() => void) | undefined;
     /** The verifier's own substrate, made while the actor works when the provider isolates substrates. */
     let verifierSubstrate: EarlySubstrate | undefined;
-    /** What `verifierSubstrate` was made and served for: the planned task's verifier, a guess, or discovery's. */
-    let earlyFor: VerifierGuess | undefined;
-    const acquireVerifierEarly = (v: VerifierGuess | undefined): void => {
-      if (verifierSubstrate || !v || !opts.provider.isolatesSubstrates) return;
-      earlyFor = v;
+    const acquireVerifierEarly = (t: DiscoveredTask): void => {
+      const v = t.verifier;
+      if (verifierSubstrate || !v || !opts.provider.isolatesSubstrates || sharesActorSubstrate(t)) return;
       const logs = new HeldLogs();
       const substrate = this.acquire(
         target,
@@ -315,11 +312,9 @@ class RolloutRun {
       substrate.catch(() => undefined);
       serving?.catch(() => undefined);
     };
-    const taskKey = `${target.file}\0${opts.ref}\0${opts.module ?? ''}`;
     try {
       this.step('setup', 'started');
-      // Without a planned task, the last run's discovery of the same task says whether to start the verifier's now.
-      acquireVerifierEarly(opts.task ? ownVerifier(opts.task) : recallVerifier(taskKey));
+      if (opts.task) acquireVerifierEarly(opts.task);
       let substrate = await this.acquire(
         target,
         opts.task?.runtimeConfig ?? null,
@@ -360,14 +355,7 @@ class RolloutRun {
       this.startPhase('actor', substrate.info, false);
 
       const shared = sharesActorSubstrate(task);
-      const own = ownVerifier(task);
-      if (!opts.task) rememberVerifier(taskKey, own);
-      if (verifierSubstrate && earlyFor && !(own && guessedRight(earlyFor, own))) {
-        this.log('engine', "the verifier's container made on the last run's answer is not this task's: it goes unused");
-        this.discard(verifierSubstrate);
-        verifierSubstrate = undefined;
-      }
-      acquireVerifierEarly(own);
+      acquireVerifierEarly(task);
       const actorEnv = { ...(opts.credentials?.[task.env] ?? {}) };
       if (shared) this.sharedSubstrateWarnings(task, actorEnv);
       if (task.runtimeConfig?.needs_models) {
@@ -727,17 +715,6 @@ class RolloutRun {
     return abortable(joined, signal);
   }
 
-  /** An early substrate nobody will use goes off the rollout's path, after its server's start settled. */
-  private discard(early: EarlySubstrate): void {
-    const gone = early.substrate
-      .then(async (s) => {
-        await early.serving?.catch(() => undefined);
-        await this.release(s);
-      })
-      .catch(() => undefined);
-    this.releasing.add(gone);
-  }
-
   private async release(substrate: Substrate): Promise<void> {
     this.live.delete(substrate);
     await substrate.release();
@@ -945,11 +922,6 @@ class RolloutRun {
   private warn(message: string): void {
     this.emit({ type: 'warning', phase: this.phase, message });
   }
-}
-
-/** The task's verifier when it needs a substrate of its own. */
-function ownVerifier(task: DiscoveredTask): DiscoveredVerifier | undefined {
-  return task.verifier && !sharesActorSubstrate(task) ? task.verifier : undefined;
 }
 
 /** The verifier runs on the actor's substrate and channel: same environment, no runtime_config of its own. */
