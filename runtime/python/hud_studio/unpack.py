@@ -98,6 +98,10 @@ def main():
         if sys.path_importer_cache[entry] is None:
             del sys.path_importer_cache[entry]
     importlib.invalidate_caches()
+    # The runtime's code as the engine compiled it, when the copy brought a table for this interpreter.
+    from hud_studio.bytecode import install
+
+    install()
     from hud_studio.prestart import main as serve_prestarted
 
     serve_prestarted()

@@ -21,7 +21,6 @@ import {
   describeCopy,
   inspectImage,
   isRootUser,
-  packCopy,
   type CopyItem,
   DockerContainer,
   type ImageFacts,
@@ -36,6 +35,7 @@ import { openStdioChannel } from '../docker/stdioChannel';
 import type { ContainerSpec, ManagedContainer, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
+import { runtimeWithBytecode, type RuntimeCopySource } from '../runtimeBytecode';
 import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema';
 import {
   AGENT_WORKSPACE_ENV,
@@ -57,6 +57,7 @@ import { PrestartedReplies } from './prestartedReplies';
 import { imageServeArgv, serveArgv } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probedAlready, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
+import { JobCopies } from './jobCopies';
 
 export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
@@ -83,6 +84,12 @@ const SKIP_DIRS = new Set([
 ]);
 /** Above this, the environment's folder goes by putArchive, which streams large files faster. */
 const STDIN_COPY_MAX_BYTES = 8 * 1024 * 1024;
+const skipCopied = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
+
+/** The bundled runtime with its bytecode (docs/substrate-copy.md). */
+function bundledRuntimeCopy(): Promise<RuntimeCopySource> {
+  return runtimeWithBytecode({ sourceDir: runtimePythonDir(), containerDir: RUNTIME_DIR, skip: skipCopied });
+}
 const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
 /** The pre-started server's last line on stderr (hud_studio/prestart.py). */
 const SERVER_ENDED = 'HUD_STUDIO_SERVER_ENDED';
@@ -138,6 +145,8 @@ export class DockerProvider implements Provider {
   readonly isolatesSubstrates = true;
 
   private readonly images = new Map<string, Promise<ImageFacts>>();
+  /** This job's copies, packed again only when their folders change. */
+  private readonly copies = new JobCopies();
 
   constructor(private readonly options: DockerProviderOptions = {}) {}
 
@@ -204,16 +213,17 @@ export class DockerProvider implements Provider {
       ...numberField(resources, 'storage_mb', (v) => ({ storageMb: v })),
       ...gpuField(resources),
     };
-    const runtime = runtimePythonDir();
-    const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
-    const skipEnv = (rel: string, isDir: boolean): boolean => skip(rel, isDir) || withheldFrom(opts.phase, rel);
+    // The runtime with its bytecode (compiled once per runtime version, docs/substrate-copy.md) and the job's
+    // packed copy: its size decides how the copy travels, and so what the container runs.
+    const runtime = await bundledRuntimeCopy();
+    const skipEnv = (rel: string, isDir: boolean): boolean => skipCopied(rel, isDir) || withheldFrom(opts.phase, rel);
     // The bundled runtime is always copied for discovery; only the bundled server gets it on PYTHONPATH.
     const copies: CopyItem[] = [
-      { hostPath: runtime, dest: RUNTIME_DIR, skip },
+      { hostPath: runtime.dir, dest: RUNTIME_DIR, ...(runtime.compiled ? {} : { skip: skipCopied }) },
       { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
     ];
     // The workspace root exists before the server starts, so that the environment can prepare it.
-    const packed = await packCopy(copies, [WORKSPACE_DIR]);
+    const packed = await this.copies.pack(`${opts.phase}\0${spec.envDir}\0${runtime.dir}`, copies, [WORKSPACE_DIR]);
     const prestartWanted = this.options.prestartServer !== false;
     let container: DockerContainer;
     const creating = performance.now();
@@ -250,6 +260,7 @@ export class DockerProvider implements Provider {
         `served by ${sdk.source === 'image' ? `the image's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`,
       );
       check();
+      if (!runtime.compiled) opts.log('engine', `the bundled runtime goes in without bytecode: ${runtime.reason}`);
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
       const served: EnvironmentSpec = { ...spec, useImageSdk: sdk.source === 'image' };
       const substrate = new DockerSubstrate(

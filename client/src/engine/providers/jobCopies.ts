@@ -1,0 +1,96 @@
+/**
+ * A job's copies into its containers, packed once while the folders stay as
+ * they are. Every rollout of a job copies the same runtime and environment
+ * folder (per phase: the actor's copy leaves out what is the verifier's
+ * only), so each container's copy walks the folders to see whether anything
+ * changed (names, types, modes, sizes, inodes, change and modification
+ * times) and reuses the archive packed for an earlier container when nothing
+ * did, instead of reading and archiving every file again (docs/substrate-copy.md).
+ * An edit made mid-job (a grader changed between two regrades of a batch)
+ * reaches the next container.
+ */
+import { createHash } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Readable } from 'node:stream';
+import { describeCopy, packCopy, type CopyItem, type PackedCopy } from '../docker/container';
+import { ContainerError } from '../docker/errors';
+import { walkFolder } from '../docker/tar';
+
+/** Above this, a copy is packed afresh for each container rather than held in memory. */
+export const KEPT_COPY_MAX_BYTES = 8 * 1024 * 1024;
+
+interface Kept {
+  /** What the folders looked like when they were packed. */
+  stamp: string;
+  packed: Promise<PackedCopy>;
+}
+
+export class JobCopies {
+  private readonly kept = new Map<string, Kept>();
+
+  constructor(private readonly maxBytes = KEPT_COPY_MAX_BYTES) {}
+
+  /**
+   * The packed copy of `items` (plus empty `folders`) under `key`, which must
+   * name everything that decides what the copy holds besides the files
+   * themselves (e.g. the phase, when it decides what is left out). A failed
+   * pack is not kept.
+   */
+  async pack(key: string, items: CopyItem[], folders: string[] = []): Promise<PackedCopy> {
+    const stamp = await stampOf(items, folders);
+    // Something is missing: packCopy says what, with its path.
+    if (stamp === undefined) return packCopy(items, folders);
+    const kept = this.kept.get(key);
+    if (kept?.stamp === stamp) return kept.packed;
+    const packed = this.packOnce(key, items, folders);
+    const entry = { stamp, packed };
+    this.kept.set(key, entry);
+    packed.catch(() => {
+      if (this.kept.get(key) === entry) this.kept.delete(key);
+    });
+    return packed;
+  }
+
+  private async packOnce(key: string, items: CopyItem[], folders: string[]): Promise<PackedCopy> {
+    const packed = await packCopy(items, folders);
+    // A large folder streams from disk each time: holding it would cost more memory than its reading costs CPU.
+    if (packed.bytes > this.maxBytes) {
+      this.kept.delete(key);
+      return packed;
+    }
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of packed.open()) chunks.push(chunk as Buffer);
+    } catch (err) {
+      throw new ContainerError(`reading ${describeCopy(items)} for the copy failed: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    const archive = Buffer.concat(chunks);
+    return { items, bytes: packed.bytes, open: () => Readable.from([archive]) };
+  }
+}
+
+/**
+ * A digest of every entry the copy would hold and of its state on disk. The
+ * change time moves with any write or chmod and cannot be set back; the inode
+ * moves when an editor saves by replacing the file.
+ */
+async function stampOf(items: CopyItem[], folders: string[]): Promise<string | undefined> {
+  const hash = createHash('sha256').update(folders.join('\0')).update('\0\0');
+  for (const item of items) {
+    hash.update(`${item.hostPath}\0${item.dest}\0`);
+    const top = await lstat(item.hostPath).catch(() => undefined);
+    if (!top) return undefined;
+    const paths = top.isDirectory()
+      ? (await walkFolder(item.hostPath, item.skip)).map((e) => ({ rel: e.rel, abs: e.abs }))
+      : [{ rel: basename(item.hostPath), abs: item.hostPath }];
+    for (const { rel, abs } of paths) {
+      const st = await lstat(abs, { bigint: true }).catch(() => undefined);
+      if (!st) return undefined;
+      hash.update(`${rel}\0${st.mode}\0${st.size}\0${st.ino}\0${st.ctimeNs}\0${st.mtimeNs}\0`);
+    }
+  }
+  return hash.digest('hex');
+}
