@@ -20,6 +20,8 @@ const PLAIN_ENV = { PYTHONPATH: '/opt/hud-studio/runtime', PYTHONUNBUFFERED: '1'
 describe('Docker provider: discovery in a child of the pre-started interpreter', () => {
   const provider = new DockerProvider();
   let envDir = '';
+  /** The same folder with a file that makes it too big for the copy through stdin. */
+  let bigEnvDir = '';
 
   before(async () => {
     await dockerReady();
@@ -31,12 +33,18 @@ describe('Docker provider: discovery in a child of the pre-started interpreter',
       `${PARENT_PROBE}from hud import Environment\nenv = Environment("probe")\n`,
     );
     writeFileSync(join(envDir, 'slow_env.py'), 'import time\ntime.sleep(120)\n');
+    bigEnvDir = tempDir('hs-prestart-big-');
+    cpSync(envDir, bigEnvDir, { recursive: true });
+    writeFileSync(join(bigEnvDir, 'data.bin'), Buffer.alloc(9 * 1024 * 1024, 1));
   });
-  after(() => rmSync(envDir, { recursive: true, force: true }));
+  after(() => {
+    rmSync(envDir, { recursive: true, force: true });
+    rmSync(bigEnvDir, { recursive: true, force: true });
+  });
 
-  async function withSubstrate(body: (s: DockerSubstrate) => Promise<void>): Promise<void> {
+  async function withSubstrate(body: (s: DockerSubstrate) => Promise<void>, dir = envDir): Promise<void> {
     const rolloutId = `test-${randomUUID()}`;
-    const spec: EnvironmentSpec = { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null };
+    const spec: EnvironmentSpec = { envFile: join(dir, 'env.py'), envDir: dir, runtimeConfig: null };
     const s = (await provider.acquire(spec, {
       rolloutId,
       phase: 'actor',
@@ -63,7 +71,7 @@ describe('Docker provider: discovery in a child of the pre-started interpreter',
 
       const probe = await s.execPython(['-m', 'hud_studio.discover', `${s.workdir}/probe_env.py`, '--json']);
       assert.equal(probe.exitCode, 0, probe.stderr);
-      assert.match(probe.stderr, /PARENT:python3 -c [^]*hud_studio\.prestart/);
+      assert.match(probe.stderr, /PARENT:python3 (-u )?-c [^]*hud_studio\.prestart/);
 
       const tasks = await discoverTasks(s, { displayPath: join(envDir, 'env.py'), hostDir: envDir, file });
       assert.ok(tasks.length > 0);
@@ -99,20 +107,58 @@ describe('Docker provider: discovery in a child of the pre-started interpreter',
     });
   });
 
-  test('a timeout kills the child and the interpreter; serve then starts a fresh one', async () => {
+  /** The pre-started interpreters in `s` and their forked children (which show the same command line). */
+  async function interpreters(s: DockerSubstrate): Promise<number> {
+    const r = await s.exec([
+      'sh',
+      '-c',
+      'ps -ww -eo args | grep -c "^python3 \\(-u \\)\\?-c .*hud_studio[.]prestart" || true',
+    ]);
+    return Number(r.stdout.trim());
+  }
+
+  async function waitFor(what: string, ok: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (!(await ok())) {
+      assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  test("a timeout kills the child; the interpreter, the container's own process, stays and serves", async () => {
     await withSubstrate(async (s) => {
+      assert.equal(s.container.hasOwnProcess, true);
       const slow = await s.execPython(['-m', 'hud_studio.discover', `${s.workdir}/slow_env.py`, '--json'], {
         timeoutMs: 1500,
       });
       assert.equal(slow.exitCode, null);
       assert.equal(slow.timedOut, true);
-      const left = await s.exec(['sh', '-c', 'ps -eo args | grep -c "^python3 -c .*hud_studio[.]prestart" || true']);
-      assert.equal(left.stdout.trim(), '0', 'the pre-started interpreter and its child are gone');
+      await waitFor('only the interpreter is left', async () => (await interpreters(s)) === 1);
+      const found = await s.execPython(['-m', 'hud_studio.discover', `${s.workdir}/env.py`, '--json']);
+      assert.equal(found.exitCode, 0, found.stderr);
+      const serverLogs: string[] = [];
+      await s.serve({ envName: 'catalog', log: (stream, text) => stream === 'server' && serverLogs.push(text) });
+      const ch = rpc(await s.openChannel());
+      assert.equal(((await ch.call('hello'))['result'] as { env: { name: string } }).env.name, 'catalog');
+      ch.close();
+      assert.ok(!serverLogs.some((l) => l.includes('HUD_STUDIO_REPLY')), serverLogs.join('\n'));
+    });
+  });
+
+  test('an interpreter started by exec (a folder over 8 MiB): a timeout kills it and its child; serve starts a fresh one', async () => {
+    await withSubstrate(async (s) => {
+      assert.equal(s.container.hasOwnProcess, false);
+      const slow = await s.execPython(['-m', 'hud_studio.discover', `${s.workdir}/slow_env.py`, '--json'], {
+        timeoutMs: 1500,
+      });
+      assert.equal(slow.exitCode, null);
+      assert.equal(slow.timedOut, true);
+      assert.equal(await interpreters(s), 0, 'the pre-started interpreter and its child are gone');
       await s.serve({ envName: 'catalog', log: () => undefined });
       const ch = rpc(await s.openChannel());
       assert.equal(((await ch.call('hello'))['result'] as { env: { name: string } }).env.name, 'catalog');
       ch.close();
-    });
+    }, bigEnvDir);
   });
 
   test('a cancel stops a discovery in progress like the plain exec does', async () => {

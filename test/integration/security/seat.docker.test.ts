@@ -15,8 +15,12 @@ import { dockerReady, tempDir } from '../docker/support';
 
 const SELF_GRADED = join(__dirname, 'fixtures', 'self_graded');
 
-/** Pids (as root sees them) of the server and the relay. */
-async function serverAndRelay(s: Substrate): Promise<{ server: string; relay: string }> {
+/**
+ * Pids (as root sees them) of the server and of the relay, if there is one:
+ * the first control channel rides on the pre-started server's own stdin and
+ * stdout, with no relay (docs/hud-protocol.md).
+ */
+async function serverAndRelay(s: Substrate): Promise<{ server: string; relay: string | undefined }> {
   const ps = await s.exec(
     [
       'sh',
@@ -28,14 +32,14 @@ async function serverAndRelay(s: Substrate): Promise<{ server: string; relay: st
   const lines = ps.stdout.split('\n');
   const server = lines.find((l) => /hud_studio\.prestart|unpack|hud\.environment\.server/.test(l))?.split(' ')[0];
   const relay = lines.find((l) => /python3 -I -S -c\s+import os, socket/.test(l))?.split(' ')[0];
-  assert.ok(server && relay, ps.stdout);
+  assert.ok(server, ps.stdout);
   return { server, relay };
 }
 
 describe('the agent seat in a Docker actor container', () => {
   let s: Substrate;
   let seat: AgentSeat;
-  let pids: { server: string; relay: string };
+  let pids: { server: string; relay: string | undefined };
   const rolloutId = `test-${randomUUID()}`;
 
   before(async () => {
@@ -70,13 +74,17 @@ describe('the agent seat in a Docker actor container', () => {
     assert.doesNotMatch(r.stdout, /hunter2|env\.py/);
   });
 
-  test('cannot signal, trace or read the server and relay, nor write into their output', async () => {
+  test('cannot signal, trace or read the server and relay, nor write into their input or output', async () => {
+    // The server's stdin and stdout carry the control channel; a relay's (when there is one) would too.
+    const pipes = [pids.server, ...(pids.relay ? [pids.relay] : [])].flatMap((pid) =>
+      [0, 1, 2].map((fd) => `${pid}/fd/${fd}`),
+    );
     const r = await asAgent(
       [
         `kill -STOP ${pids.server} && echo signalled`,
         `cat /proc/${pids.server}/environ && echo read-environ`,
         `cat /proc/${pids.server}/maps > /dev/null && echo read-maps`,
-        `printf x > /proc/${pids.relay}/fd/1 && echo wrote-relay`,
+        ...pipes.map((p) => `printf x > /proc/${p} && echo wrote-relay`),
         'true',
       ].join('\n'),
     );

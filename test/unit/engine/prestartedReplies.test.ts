@@ -39,6 +39,7 @@ function interpreter(
     stdin: proc.stdin,
     done: exit.then((exitCode) => ({ exitCode, stdout: '', stderr: '', timedOut: false })),
     kill: async () => void proc.kill('SIGKILL'),
+    divertStdout: () => undefined,
   };
   return { exec, replies, exit, other };
 }

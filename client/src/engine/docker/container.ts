@@ -1,18 +1,20 @@
 /**
  * Containers the engine runs: labelled for ownership (cleanup.ts removes the
  * leftovers of dead owners), with the task's limits applied or a warning
- * saying which could not be, kept alive by a sleeping PID 1 so that every
- * piece of work is an exec the engine controls.
+ * saying which could not be. PID 1 is Docker's init; its child is either a
+ * sleep that keeps the container alive for the engine's execs, or a process
+ * of the engine's own, attached before start (ContainerSpec.attach).
  */
 import { hostname } from 'node:os';
 import { lstat, readlink } from 'node:fs/promises';
 import { basename, posix } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import type { ExecOptions, ExecResult } from '../providers/provider';
 import { dockerClient } from './client';
 import { ContainerError, ImageMissingError, dockerMessage, dockerStatus } from './errors';
-import { closeAttached, runExec, spawnExec } from './exec';
+import { attachContainer, closeAttached, runExec, spawnExec, watchAttached, type InteractiveExec } from './exec';
 import { extractTar, packEntries, walkFolder, type FolderEntry } from './tar';
 import { LABELS, type ContainerSpec, type ManagedContainer, type NetworkMode, type RunningExec } from './types';
 
@@ -64,11 +66,14 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
     HostConfig: { ...host },
     ...(spec.workdir ? { WorkingDir: spec.workdir } : {}),
     ...(spec.user ? { User: spec.user } : {}),
-    // Only the exec'd commands need a terminal-free stdin; PID 1 gets none.
-    AttachStdin: false,
-    OpenStdin: false,
+    // A keep-alive PID 1 gets no stdin; an attached process gets one that closes with our connection.
+    ...(spec.attach
+      ? { AttachStdin: true, AttachStdout: true, AttachStderr: true, OpenStdin: true, StdinOnce: true }
+      : { AttachStdin: false, OpenStdin: false }),
     Tty: false,
   });
+  // Its output is the engine's to log (it may carry what the environment prints), not the daemon's.
+  if (spec.attach) host.LogConfig = { Type: 'none', Config: {} };
 
   // Limits the daemon cannot enforce are dropped one by one, each with a warning, never silently.
   const fallbacks: { applies: (msg: string) => boolean; drop: (msg: string) => string | undefined }[] = [
@@ -97,8 +102,11 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
   ];
   for (;;) {
     let container: Docker.Container | undefined;
+    let attached: Duplex | undefined;
     try {
       container = await docker.createContainer(options());
+      // Before start: an attach to a container whose process has already ended is never answered.
+      if (spec.attach) attached = await attachContainer(container);
       await container.start();
       return new DockerContainer(
         container,
@@ -108,8 +116,10 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
         warnings,
         spec.user || imageUser,
         imageLabels,
+        attached,
       );
     } catch (err) {
+      attached?.destroy();
       if (container) await removeQuietly(container);
       const msg = dockerMessage(err);
       const fallback = fallbacks.find((f) => f.applies(msg));
@@ -124,21 +134,45 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
   }
 }
 
+/** Whether a container's `User` ('' is the image's default, root) is root. */
+export function isRootUser(user: string): boolean {
+  return /^(|root|0)(:.*)?$/.test(user);
+}
+
 export interface ImageFacts {
   imageId: string;
   imageUser: string;
   imageLabels: Record<string, string>;
+  /** Whether the image names an ENTRYPOINT, which a container's command is handed to. */
+  hasEntrypoint: boolean;
 }
 
 /** What a container of `image` is made from: its id (every container of a job runs the same one), user, labels. */
 export async function inspectImage(docker: Docker, image: string): Promise<ImageFacts> {
   try {
     const info = await docker.getImage(image).inspect();
-    return { imageId: info.Id, imageUser: info.Config?.User ?? '', imageLabels: info.Config?.Labels ?? {} };
+    const entrypoint: unknown = info.Config?.Entrypoint;
+    return {
+      imageId: info.Id,
+      imageUser: info.Config?.User ?? '',
+      imageLabels: info.Config?.Labels ?? {},
+      hasEntrypoint: Array.isArray(entrypoint) ? entrypoint.length > 0 : Boolean(entrypoint),
+    };
   } catch (err) {
     if (dockerStatus(err) === 404) throw new ImageMissingError(image, 'not found on this Docker host');
     throw new ContainerError(`could not inspect image ${image}: ${dockerMessage(err)}`, { cause: err });
   }
+}
+
+/** The exit code of the container's own process, once the daemon has seen it end; null when it is gone. */
+async function exitCodeOfContainer(container: Docker.Container): Promise<number | null> {
+  for (let i = 0; i < 80; i++) {
+    const info = await container.inspect().catch(() => undefined);
+    if (!info) return null;
+    if (!info.State.Running) return info.State.ExitCode;
+    await delay(25);
+  }
+  return null;
 }
 
 async function removeQuietly(container: Docker.Container): Promise<void> {
@@ -194,6 +228,7 @@ export function describeCopy(items: CopyItem[]): string {
 
 export class DockerContainer implements ManagedContainer {
   private removal: Promise<void> | undefined;
+  private main: InteractiveExec | undefined;
 
   constructor(
     readonly handle: Docker.Container,
@@ -205,11 +240,45 @@ export class DockerContainer implements ManagedContainer {
     readonly user = '',
     /** The image's labels (an environment declares a root agent with one: docs/security.md). */
     readonly imageLabels: Record<string, string> = {},
+    /** The attach connection of the container's own process (ContainerSpec.attach), until `takeMain`. */
+    private attached?: Duplex,
   ) {}
+
+  /**
+   * The container's own process (created with ContainerSpec.attach) as a
+   * running command: its stdin, its output to `opts.onOutput`; `kill`
+   * signals it through docker-init, and its end is the container's. Taken
+   * once; undefined for a container without one.
+   */
+  takeMain(opts: Pick<ExecOptions, 'onOutput'> = {}): InteractiveExec | undefined {
+    const sock = this.attached;
+    this.attached = undefined;
+    if (!sock) return this.main;
+    const kill = (sig: 'TERM' | 'KILL' | 'INT' = 'TERM'): Promise<void> =>
+      this.handle.kill({ signal: `SIG${sig}` }).then(
+        () => undefined,
+        () => undefined,
+      );
+    this.main = { ...watchAttached(sock, opts, () => exitCodeOfContainer(this.handle), kill), stdin: sock };
+    return this.main;
+  }
+
+  /** Whether the container was created around a process of the engine's own (ContainerSpec.attach). */
+  get hasOwnProcess(): boolean {
+    return this.attached !== undefined || this.main !== undefined;
+  }
+
+  /** Sends `signal` to the container's own process (docker-init hands it on); false when it is not running. */
+  signalMain(signal: NodeJS.Signals): Promise<boolean> {
+    return this.handle.kill({ signal }).then(
+      () => true,
+      () => false,
+    );
+  }
 
   /** Whether execs run as root, so that one of them may write anywhere a `putArchive` could. */
   get runsAsRoot(): boolean {
-    return /^(|root|0)(:.*)?$/.test(this.user);
+    return isRootUser(this.user);
   }
 
   get id(): string {

@@ -55,25 +55,42 @@ function attachmentsOf(container: Docker.Container): Attachments {
 
 /** `exec.start` with hijack, abortable by the container's removal (dockerode's own start takes no signal). */
 export function startAttached(container: Docker.Container, exec: Docker.Exec, stdin: boolean): Promise<Duplex> {
+  return dialAttached(container, `/exec/${exec.id}/start?`, { hijack: true, stdin }, stdin, {
+    200: true,
+    204: true,
+    404: 'no such exec',
+    409: 'container stopped/paused',
+    500: 'container not running',
+  });
+}
+
+/**
+ * Attaches to a created container's own process, stdin included (what
+ * `docker run -i` does): called before start, so that none of its output
+ * is missed. Closed, like every attach connection, when the container is removed.
+ */
+export function attachContainer(container: Docker.Container): Promise<Duplex> {
+  return dialAttached(
+    container,
+    `/containers/${container.id}/attach?`,
+    { stream: true, stdin: true, stdout: true, stderr: true, hijack: true },
+    true,
+    { 101: true, 200: true, 404: 'no such container', 409: 'container is paused', 500: 'server error' },
+  );
+}
+
+function dialAttached(
+  container: Docker.Container,
+  path: string,
+  options: Record<string, boolean>,
+  stdin: boolean,
+  statusCodes: Record<number, true | string>,
+): Promise<Duplex> {
   const entry = attachmentsOf(container);
   if (entry.removed) return Promise.reject(new ContainerError(`container ${container.id.slice(0, 12)} was removed`));
   return new Promise((resolve, reject) => {
-    (exec.modem as { dial(opts: unknown, cb: (err: Error | null, data: unknown) => void): void }).dial(
-      {
-        path: `/exec/${exec.id}/start?`,
-        method: 'POST',
-        abortSignal: entry.abort.signal,
-        hijack: true,
-        openStdin: stdin,
-        statusCodes: {
-          200: true,
-          204: true,
-          404: 'no such exec',
-          409: 'container stopped/paused',
-          500: 'container not running',
-        },
-        options: { hijack: true, stdin },
-      },
+    (container.modem as { dial(opts: unknown, cb: (err: Error | null, data: unknown) => void): void }).dial(
+      { path, method: 'POST', abortSignal: entry.abort.signal, hijack: true, openStdin: stdin, statusCodes, options },
       (err, data) => {
         if (err) return reject(err);
         const sock = data as Duplex;
@@ -110,7 +127,15 @@ export async function runExec(
 /** A spawned command whose stdin stays open for the caller. */
 export interface InteractiveExec extends RunningExec {
   readonly stdin: NodeJS.WritableStream;
+  /**
+   * From now on its stdout's bytes go to `to` as they arrive, not to
+   * `onOutput` (a byte stream riding on it: docs/hud-protocol.md).
+   */
+  divertStdout(to: (payload: Buffer) => void): void;
 }
+
+/** What watchAttached gives: a running command whose stdout may be diverted. */
+type Watched = RunningExec & Pick<InteractiveExec, 'divertStdout'>;
 
 /** Starts `argv` and returns once it runs; `done` settles when it ends. */
 export async function spawnExec(container: Docker.Container, argv: string[], opts?: ExecOptions): Promise<RunningExec>;
@@ -152,28 +177,54 @@ export async function spawnExec(
     );
   }
   const kill = (sig: 'TERM' | 'KILL' | 'INT' = 'TERM'): Promise<void> => signalMarked(container, marker, sig);
+  const running = watchAttached(sock, opts, () => exitCodeOf(exec), kill);
+  if (keepStdinOpen) return { ...running, stdin: sock };
+  if (hasStdin) sock.end(opts.stdin);
+  return running;
+}
+
+/**
+ * A running process seen through its attach connection: its output to
+ * `opts.onOutput`, `done` once the connection ends (then `exitCode` is asked),
+ * with the timeout and cancel of `opts`.
+ */
+export function watchAttached(
+  sock: Duplex,
+  opts: ExecOptions,
+  exitCode: () => Promise<number | null>,
+  kill: (sig?: 'TERM' | 'KILL' | 'INT') => Promise<void>,
+): Watched {
   const outputEnded = new Promise<void>((resolve) => {
     sock
       .once('end', resolve)
       .once('close', resolve)
       .once('error', () => resolve());
   });
-  const done = collect(exec, sock, opts, kill);
-  if (keepStdinOpen) return { done, outputEnded, kill, stdin: sock };
-  if (hasStdin) sock.end(opts.stdin);
-  return { done, outputEnded, kill };
+  const route: Route = {};
+  return {
+    done: collect(sock, opts, kill, exitCode, route),
+    outputEnded,
+    kill,
+    divertStdout: (to) => (route.stdout = to),
+  };
+}
+
+interface Route {
+  stdout?: (payload: Buffer) => void;
 }
 
 function collect(
-  exec: Docker.Exec,
   sock: Duplex,
   opts: ExecOptions,
   kill: (sig: 'KILL') => Promise<void>,
+  exitCode: () => Promise<number | null>,
+  route: Route,
 ): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     const captured = { stdout: new TailCapture(), stderr: new TailCapture() };
     const demux = new Demuxer((stream, payload) => {
       if (stream === 'stdin') return;
+      if (stream === 'stdout' && route.stdout) return route.stdout(payload);
       const text = captured[stream].write(payload);
       if (text) opts.onOutput?.(stream, text);
     });
@@ -213,7 +264,7 @@ function collect(
         reject(new ContainerError(`lost the output of a command: ${err.message}`, { cause: err }));
         return;
       }
-      exitCodeOf(exec).then(
+      exitCode().then(
         (code) => resolve(result(code)),
         () => resolve(result(null)),
       );

@@ -23,6 +23,12 @@ export interface ContainerSpec {
   phase: string;
   /** Default: keep the container alive (`sleep infinity`) and exec into it. */
   cmd?: string[];
+  /**
+   * Attach to the container's own process (stdin, stdout, stderr) before it
+   * starts, as `docker run -i` does, and take it with `takeMain`; its output
+   * then goes to the engine only, never to a Docker log.
+   */
+  attach?: boolean;
   env?: Record<string, string>;
   workdir?: string;
   user?: string;

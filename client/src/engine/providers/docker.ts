@@ -4,10 +4,12 @@
  * Image: `--image`/setting, else the task's runtime_config image, else the
  * Dockerfile beside env.py (built with its folder as context, cached by
  * content), else python:3.11-slim. The bundled runtime is copied to
- * /opt/hud-studio/runtime and the environment's folder to /opt/hud-studio/env; the
- * server runs as an exec and the control channel is relayed through the
- * container's own loopback, so network mode none works. Agents work in
- * /workspace as an unprivileged user of their own (docs/security.md).
+ * /opt/hud-studio/runtime and the environment's folder to /opt/hud-studio/env. The
+ * bundled server's interpreter is, where it can be, the container's own
+ * process, and the control channel rides on its stdio; otherwise the server
+ * runs as an exec and the channel is relayed through the container's own
+ * loopback (docs/engine.md). Either way network mode none works. Agents work
+ * in /workspace as an unprivileged user of their own (docs/security.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -18,8 +20,9 @@ import {
   createContainer,
   describeCopy,
   inspectImage,
+  isRootUser,
   type CopyItem,
-  type DockerContainer,
+  DockerContainer,
   type ImageFacts,
   type PackedCopy,
 } from '../docker/container';
@@ -28,6 +31,7 @@ import { removeOrphans } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
 import { LineSplitter } from '../output/lineSplitter';
 import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
+import { openStdioChannel } from '../docker/stdioChannel';
 import type { ContainerSpec, ManagedContainer, NetworkMode, RunningExec } from '../docker/types';
 import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
@@ -51,7 +55,7 @@ import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
 import { imageServeArgv, serveArgv } from './serveProcess';
-import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
+import { BUNDLED_SDK, decideSdk, parseSdkProbe, probedAlready, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
 import { JobCopies } from './jobCopies';
 
@@ -87,6 +91,8 @@ function bundledRuntimeCopy(): Promise<RuntimeCopySource> {
   return runtimeWithBytecode({ sourceDir: runtimePythonDir(), containerDir: RUNTIME_DIR, skip: skipCopied });
 }
 const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
+/** The pre-started server's last line on stderr (hud_studio/prestart.py). */
+const SERVER_ENDED = 'HUD_STUDIO_SERVER_ENDED';
 /**
  * The bundled server, started ahead of serve() with its imports done: serve()
  * sends one JSON line (argv + the environment's own variables) and it runs
@@ -95,11 +101,28 @@ const PORT_LINE = /^HUD_SERVE_PORT=(\d+)\s*$/;
  */
 // It also answers discovery requests from forked children (runtime/python/hud_studio/prestart.py).
 const PRESTARTED_SERVER = 'from hud_studio.prestart import main; main()';
+/** The pre-started interpreter is the container's own process (DockerContainer.takeMain), not an exec. */
+const OWN_PROCESS = Symbol('own process');
 let unpackCode: string | undefined;
 /** The source of hud_studio/unpack.py, run as `python3 -c` before the runtime is in the container. */
 function unpackSource(): string {
   unpackCode ??= readFileSync(join(runtimePythonDir(), 'hud_studio', 'unpack.py'), 'utf8');
   return unpackCode;
+}
+/**
+ * unpack.py as the container's own process (`python3 -u -c`): the variables
+ * an exec would have been given are set here instead, for this process and
+ * its children only; in the container's configuration every exec (the
+ * agent's too) would inherit them. The runtime's folder sits where
+ * PYTHONPATH would have put it, right after the script's own entry.
+ */
+function ownProcessSource(): string {
+  return [
+    'import os, sys',
+    `os.environ.update(PYTHONUNBUFFERED="1", PYTHONPATH=${JSON.stringify(RUNTIME_DIR)})`,
+    `sys.path.insert(1, ${JSON.stringify(RUNTIME_DIR)})`,
+    unpackSource(),
+  ].join('\n');
 }
 // Bytecode caching stays on: discovery compiles the runtime once and the server's start reuses it.
 const PY_ENV = { PYTHONUNBUFFERED: '1' };
@@ -163,6 +186,8 @@ export class DockerProvider implements Provider {
     opts: AcquireOptions,
     signal: AbortSignal,
     check: () => void,
+    /** False after the server's interpreter as the container's own process failed: then the plain way. */
+    ownProcess = true,
   ): Promise<Substrate> {
     const rc = spec.runtimeConfig;
     const network = networkOf(rc, spec.envFile);
@@ -188,12 +213,36 @@ export class DockerProvider implements Provider {
       ...numberField(resources, 'storage_mb', (v) => ({ storageMb: v })),
       ...gpuField(resources),
     };
-    // Compiled (once per runtime version) while the container is made.
-    const runtimeCopy = bundledRuntimeCopy();
+    // The runtime with its bytecode (compiled once per runtime version, docs/substrate-copy.md) and the job's
+    // packed copy: its size decides how the copy travels, and so what the container runs.
+    const runtime = await bundledRuntimeCopy();
+    const skipEnv = (rel: string, isDir: boolean): boolean => skipCopied(rel, isDir) || withheldFrom(opts.phase, rel);
+    // The bundled runtime is always copied for discovery; only the bundled server gets it on PYTHONPATH.
+    const copies: CopyItem[] = [
+      { hostPath: runtime.dir, dest: RUNTIME_DIR, ...(runtime.compiled ? {} : { skip: skipCopied }) },
+      { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
+    ];
+    // The workspace root exists before the server starts, so that the environment can prepare it.
+    const packed = await this.copies.pack(`${opts.phase}\0${spec.envDir}\0${runtime.dir}`, copies, [WORKSPACE_DIR]);
+    const prestartWanted = this.options.prestartServer !== false;
     let container: DockerContainer;
     const creating = performance.now();
     try {
-      container = (await this.createOf(containerSpec)) as DockerContainer;
+      const facts = await this.factsOf(image, opts, signal, check);
+      const direct = ownProcess && prestartWanted && this.mayServeAsOwnProcess(spec, facts, packed);
+      if (direct) {
+        const made = await this.createOf({
+          ...containerSpec,
+          cmd: ['python3', '-u', '-c', ownProcessSource()],
+          attach: true,
+        }).catch((err: unknown) => err);
+        if (!(made instanceof DockerContainer)) {
+          check();
+          // Not created, or its process could not be attached to: the plain way says what is wrong, or works.
+          return await this.provision(spec, opts, signal, check, false);
+        }
+        container = made;
+      } else container = (await this.createOf(containerSpec)) as DockerContainer;
     } catch (err) {
       if (!(err instanceof ImageMissingError)) throw err;
       await pullImage(image, opts, signal);
@@ -211,14 +260,7 @@ export class DockerProvider implements Provider {
         `served by ${sdk.source === 'image' ? `the image's HUD SDK (${sdk.name} ${sdk.version})` : "HUD Studio's bundled runtime"}`,
       );
       check();
-      const runtime = await runtimeCopy;
       if (!runtime.compiled) opts.log('engine', `the bundled runtime goes in without bytecode: ${runtime.reason}`);
-      const skipEnv = (rel: string, isDir: boolean): boolean => skipCopied(rel, isDir) || withheldFrom(opts.phase, rel);
-      // The bundled runtime is always copied for discovery; only the bundled server gets it on PYTHONPATH.
-      const copies: CopyItem[] = [
-        { hostPath: runtime.dir, dest: RUNTIME_DIR, ...(runtime.compiled ? {} : { skip: skipCopied }) },
-        { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
-      ];
       const envRel = relative(spec.envDir, spec.envFile).split(sep).join('/');
       const served: EnvironmentSpec = { ...spec, useImageSdk: sdk.source === 'image' };
       const substrate = new DockerSubstrate(
@@ -230,27 +272,87 @@ export class DockerProvider implements Provider {
         opts.span,
         opts.removeLater,
       );
-      const prestart = !served.useImageSdk && this.options.prestartServer !== false;
-      // The workspace root exists before the server starts, so that the environment can prepare it.
+      const prestart = !served.useImageSdk && prestartWanted;
       const copying = performance.now();
-      const packed = await this.copies.pack(`${opts.phase}\0${spec.envDir}\0${runtime.dir}`, copies, [WORKSPACE_DIR]);
       // The copy rides on the pre-started interpreter's stdin when that interpreter may write wherever
       // putArchive would (root) and the folder is small: a putArchive costs the daemon a helper process
       // (~60 ms), the stdin path ~5 ms per MB more than putArchive's own streaming.
-      const viaStdin = prestart && container.runsAsRoot && packed.bytes <= STDIN_COPY_MAX_BYTES;
-      const copied = viaStdin && (await substrate.prestartWithCopy(packed, signal, opts.log));
-      check();
-      if (!copied) {
+      let viaStdin = false;
+      if (container.hasOwnProcess && prestart) {
+        viaStdin = await substrate.prestartWithCopy(packed, signal, opts.log, true);
+        check();
+        if (!viaStdin) {
+          // Our interpreter could not be the container's process (no python3, an ENTRYPOINT that
+          // does not run its command...): the plain way reports what is wrong, or works.
+          await container.remove();
+          return await this.provision(spec, opts, signal, check, false);
+        }
+      } else if (container.hasOwnProcess) {
+        // The image's own SDK serves (its probe ran in this container): our interpreter only keeps it alive.
+        container.takeMain();
+      } else if (prestart && container.runsAsRoot && packed.bytes <= STDIN_COPY_MAX_BYTES) {
+        viaStdin = await substrate.prestartWithCopy(packed, signal, opts.log);
+        check();
+      }
+      if (!viaStdin) {
         await container.putPacked(packed);
         check();
         if (prestart) substrate.prestartServer();
       }
-      opts.span?.(copied ? 'copy in (pre-started interpreter)' : 'copy in (putArchive)', copying, performance.now());
+      opts.span?.(viaStdin ? 'copy in (pre-started interpreter)' : 'copy in (putArchive)', copying, performance.now());
       return substrate;
     } catch (err) {
       await container.remove().catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * Whether the bundled server's interpreter can be the container's own
+   * process, the copy riding on its stdin (docs/engine.md): the image's user
+   * is root (it writes wherever putArchive would), the copy is small, the
+   * image has no ENTRYPOINT (one that does not run its command would leave
+   * the copy unanswered until the start-up timeout), and the image's own
+   * SDK is not known to serve. One exec fewer per container;
+   * an SDK probe still to run runs in it, and a server the image's own SDK
+   * brings then runs beside our idle interpreter.
+   */
+  private mayServeAsOwnProcess(spec: EnvironmentSpec, facts: ImageFacts, packed: PackedCopy): boolean {
+    const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
+    if (choice === 'image') return false;
+    const probed = choice === 'bundled' ? BUNDLED_SDK : probedAlready(probeKey(facts.imageId));
+    return (
+      probed?.source !== 'image' &&
+      !facts.hasEntrypoint &&
+      isRootUser(facts.imageUser) &&
+      packed.bytes <= STDIN_COPY_MAX_BYTES
+    );
+  }
+
+  /** The image's inspection, kept for the job; pulled first when it is not on the Docker host. */
+  private async factsOf(
+    image: string,
+    opts: AcquireOptions,
+    signal: AbortSignal,
+    check: () => void,
+  ): Promise<ImageFacts> {
+    try {
+      return await this.keptFacts(image);
+    } catch (err) {
+      if (!(err instanceof ImageMissingError)) throw err;
+      await pullImage(image, opts, signal);
+      check();
+      return this.keptFacts(image);
+    }
+  }
+
+  private keptFacts(image: string): Promise<ImageFacts> {
+    const kept = this.images.get(image);
+    if (kept) return kept;
+    const facts = inspectImage(dockerClient(), image);
+    this.images.set(image, facts);
+    facts.catch(() => this.images.delete(image));
+    return facts;
   }
 
   /**
@@ -261,11 +363,7 @@ export class DockerProvider implements Provider {
    */
   private async createOf(spec: ContainerSpec): Promise<ManagedContainer> {
     const kept = this.images.get(spec.image);
-    const facts = kept ?? inspectImage(dockerClient(), spec.image);
-    if (!kept) {
-      this.images.set(spec.image, facts);
-      facts.catch(() => this.images.delete(spec.image));
-    }
+    const facts = this.keptFacts(spec.image);
     try {
       return await createContainer(spec, facts);
     } catch (err) {
@@ -283,7 +381,7 @@ export class DockerProvider implements Provider {
   ): Promise<ServingSdk> {
     const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
     if (choice === 'bundled') return BUNDLED_SDK;
-    const found = await probeOnce(`docker:${container.imageId}`, async () => {
+    const found = await probeOnce(probeKey(container.imageId), async () => {
       const r = await container.exec(['python3', '-c', SDK_PROBE_SCRIPT], { env: PY_ENV, timeoutMs: 60_000, signal });
       return r.exitCode === 0 ? parseSdkProbe(r.stdout) : null;
     });
@@ -303,6 +401,10 @@ export class DockerProvider implements Provider {
     }
     return this.options.defaultImage ?? DEFAULT_IMAGE;
   }
+}
+
+function probeKey(imageId: string): string {
+  return `docker:${imageId}`;
 }
 
 function sweepOnce(opts: AcquireOptions): Promise<void> {
@@ -363,6 +465,8 @@ export class DockerSubstrate implements Substrate {
   private server: RunningExec | undefined;
   /** Set when the pre-started interpreter serves: ending it stops the server as SIGTERM does (prestart.py). */
   private serverStdin: NodeJS.WritableStream | undefined;
+  /** Settles when the server said it returned (SERVER_ENDED), before its process ends. */
+  private serverEnded: Promise<void> | undefined;
   private port: number | undefined;
   /** The bundled server waiting for its arguments (see PRESTARTED_SERVER), with output kept until serve(). */
   private prestarted:
@@ -374,7 +478,9 @@ export class DockerSubstrate implements Substrate {
         replies: PrestartedReplies;
       }
     | undefined;
-  /** Started with the pre-started server (else at serve) so that the first openChannel only has to connect. */
+  /** The pre-started server, until the first openChannel runs the control channel on its stdio. */
+  private channelCarrier: InteractiveExec | undefined;
+  /** Started at serve when the server is not pre-started, so that openChannel only has to connect. */
   private warmRelay: Promise<PendingRelay | undefined> | undefined;
   private released: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
@@ -421,8 +527,10 @@ export class DockerSubstrate implements Substrate {
     packed: PackedCopy,
     signal: AbortSignal,
     log: (stream: 'engine', text: string) => void,
+    /** The interpreter is the container's own process (ownProcessSource), already running. */
+    ownProcess = false,
   ): Promise<boolean> {
-    const state = this.startPrestarted(unpackSource());
+    const state = this.startPrestarted(ownProcess ? OWN_PROCESS : unpackSource());
     const warm = await state.exec;
     const outcome = warm ? await state.replies.copy(warm, packed.open(), signal) : undefined;
     if (outcome && 'copied' in outcome) return true;
@@ -437,7 +545,7 @@ export class DockerSubstrate implements Substrate {
     return false;
   }
 
-  private startPrestarted(code: string): NonNullable<DockerSubstrate['prestarted']> {
+  private startPrestarted(code: string | typeof OWN_PROCESS): NonNullable<DockerSubstrate['prestarted']> {
     const keep = (stream: 'stdout' | 'stderr', text: string): void =>
       state.sink ? state.sink(stream, text) : void state.output.push({ stream, text });
     const state: NonNullable<DockerSubstrate['prestarted']> = {
@@ -445,24 +553,26 @@ export class DockerSubstrate implements Substrate {
       output: [],
       replies: new PrestartedReplies((text) => keep('stdout', text)),
     };
-    state.exec = spawnExec(
-      this.container.handle,
-      ['python3', '-c', code],
-      {
-        // The environment's folder may not be there yet (it may be on its way through this interpreter's stdin):
-        // the serve request names it, and the server changes into it (hud_studio/prestart.py).
-        cwd: WORKSPACE_DIR,
-        env: this.pythonEnv(false),
-        onOutput: (stream, text) =>
-          stream === 'stdout' && !state.sink ? state.replies.push(text) : keep(stream, text),
-      },
-      true,
-    ).catch(() => undefined);
+    const onOutput = (stream: 'stdout' | 'stderr', text: string): void =>
+      stream === 'stdout' && !state.sink ? state.replies.push(text) : keep(stream, text);
+    state.exec =
+      code === OWN_PROCESS
+        ? Promise.resolve(this.container.takeMain({ onOutput }))
+        : spawnExec(
+            this.container.handle,
+            ['python3', '-c', code],
+            {
+              // The environment's folder may not be there yet (it may be on its way through this interpreter's
+              // stdin): the serve request names it, and the server changes into it (hud_studio/prestart.py).
+              cwd: WORKSPACE_DIR,
+              env: this.pythonEnv(false),
+              onOutput,
+            },
+            true,
+          ).catch(() => undefined);
     // An interpreter that ends (or never started) answers no more requests.
     void state.exec.then((e) => (e ? e.done : undefined)).then(() => state.replies.close());
     this.prestarted = state;
-    // The relay's interpreter starts while discovery runs, so the first openChannel only has to connect.
-    this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
     return state;
   }
 
@@ -486,7 +596,9 @@ export class DockerSubstrate implements Substrate {
     if (!state || state.sink || opts.stdin !== undefined || opts.user !== undefined) return undefined;
     const warm = await state.exec;
     if (!warm || this.prestarted !== state || state.sink) return undefined;
-    const giveUp = (): Promise<void> => {
+    const giveUp = async (): Promise<void> => {
+      // The container's own process stays (it is the container): it kills the discovery's child itself.
+      if (this.container.hasOwnProcess) return void (await this.container.signalMain('SIGUSR1'));
       // The server cannot start in an interpreter that was killed: serve() starts a fresh one.
       if (this.prestarted === state) this.prestarted = undefined;
       return warm.kill('KILL').catch(() => undefined);
@@ -506,13 +618,17 @@ export class DockerSubstrate implements Substrate {
     const tail: string[] = [];
     let onPort: ((port: number) => void) | undefined;
     const portSeen = new Promise<number>((resolve) => (onPort = resolve));
+    // The pre-started server says on stderr, where all but its port line goes, that it has returned
+    // with its teardown done (hud_studio/prestart.py).
+    let onEnded: (() => void) | undefined;
+    this.serverEnded = new Promise<void>((resolve) => (onEnded = resolve));
     const splitters = {
       stdout: new LineSplitter((line) => {
         const m = PORT_LINE.exec(line);
         if (m && this.port === undefined) onPort?.(Number(m[1]));
         else keep(line);
       }),
-      stderr: new LineSplitter((line) => keep(line)),
+      stderr: new LineSplitter((line) => (line === SERVER_ENDED ? onEnded?.() : keep(line))),
     };
     function keep(line: string): void {
       tail.push(line);
@@ -534,9 +650,10 @@ export class DockerSubstrate implements Substrate {
       prestarted.replies.close();
       prestarted.sink = onOutput;
       for (const o of prestarted.output.splice(0)) onOutput(o.stream, o.text);
-      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env, cwd: this.workdir })}\n`);
+      warm.stdin.write(`${JSON.stringify({ argv: argv.slice(3), env, cwd: this.workdir, channel: true })}\n`);
       run = warm;
       this.serverStdin = warm.stdin;
+      this.channelCarrier = warm;
     } else {
       run = await this.container.spawn(argv, {
         cwd: this.workdir,
@@ -545,7 +662,7 @@ export class DockerSubstrate implements Substrate {
       });
     }
     this.server = run;
-    this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
+    if (!this.channelCarrier) this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
     const exited = run.done.then((r) => {
       splitters.stdout.end();
       splitters.stderr.end();
@@ -587,6 +704,17 @@ export class DockerSubstrate implements Substrate {
   async openChannel(signal?: AbortSignal): Promise<Duplex> {
     this.assertLive();
     if (this.port === undefined) throw new HudStudioError('provider', 'openChannel before serve');
+    // The first channel rides on the pre-started server's own stdio: no exec (docs/hud-protocol.md).
+    const carrier = this.channelCarrier;
+    this.channelCarrier = undefined;
+    if (carrier) {
+      try {
+        return await openStdioChannel(carrier, this.port, signal ? { signal } : {});
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        // Fall through: a relay reports the failure (or works).
+      }
+    }
     const warm = await this.warmRelay;
     this.warmRelay = undefined;
     if (warm) {
@@ -630,8 +758,10 @@ export class DockerSubstrate implements Substrate {
       if (this.serverStdin) this.serverStdin.end();
       else await server.kill('TERM').catch(() => undefined);
       let timer: NodeJS.Timeout | undefined;
-      // Its output's end says it exited, teardown done; its exit code (more daemon calls) is not needed.
+      // Its last words, or its output's end, say that its teardown is done: neither the end of its process
+      // (and of the container, where the server is its own process) nor its exit code (more daemon calls) is needed.
       await Promise.race([
+        ...(this.serverEnded ? [this.serverEnded] : []),
         (server.outputEnded ?? server.done).catch(() => undefined),
         new Promise((r) => (timer = setTimeout(r, this.stopGraceMs))),
       ]);

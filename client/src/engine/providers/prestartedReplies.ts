@@ -36,6 +36,8 @@ type Reply = z.infer<typeof Reply>;
 /** Splits the pre-started interpreter's stdout into replies and everything else. */
 export class PrestartedReplies {
   private readonly waiting = new Map<string, (reply: unknown) => void>();
+  /** Requests given up on (timeout, cancel) whose late replies are dropped, not passed on as output. */
+  private readonly abandoned = new Set<string>();
   /** Set once the interpreter ended or was handed over: later requests get undefined at once. */
   private closed = false;
   private readonly lines: LineSplitter;
@@ -46,7 +48,9 @@ export class PrestartedReplies {
         if (ended && line.startsWith(ENVELOPE)) {
           const rest = line.slice(ENVELOPE.length);
           const space = rest.indexOf(' ');
-          const settle = this.waiting.get(rest.slice(0, space));
+          const nonce = rest.slice(0, space);
+          if (space > 0 && this.abandoned.delete(nonce)) return;
+          const settle = this.waiting.get(nonce);
           if (space > 0 && settle) {
             settle(parseJson(rest.slice(space + 1)));
             return;
@@ -137,7 +141,9 @@ export class PrestartedReplies {
       };
       // Like the plain exec, a stopped discovery returns once its processes were signalled.
       const stop = (timedOut: boolean): void => {
-        if (settled()) void giveUp().then(() => resolve({ exitCode: null, stdout: '', stderr: '', timedOut }));
+        if (!settled()) return;
+        this.abandoned.add(nonce);
+        void giveUp().then(() => resolve({ exitCode: null, stdout: '', stderr: '', timedOut }));
       };
       const onAbort = (): void => stop(false);
       this.waiting.set(nonce, (reply) => {

@@ -70,12 +70,20 @@ export function decideSdk(choice: SdkChoice, found: ServingSdk | null, where: st
 
 /** One probe per image id or interpreter per process: images do not change under a tag's id. */
 const probes = new Map<string, Promise<ServingSdk | null>>();
+/** What the probes that have finished found. */
+const found = new Map<string, ServingSdk | null>();
 
 export function probeOnce(key: string, probe: () => Promise<ServingSdk | null>): Promise<ServingSdk | null> {
-  let found = probes.get(key);
-  if (!found) {
-    found = probe().catch(() => null);
-    probes.set(key, found);
+  let probing = probes.get(key);
+  if (!probing) {
+    probing = probe().catch(() => null);
+    probes.set(key, probing);
+    void probing.then((sdk) => found.set(key, sdk));
   }
-  return found;
+  return probing;
+}
+
+/** What the probe of `key` found, when it has finished (null: no SDK that can serve); undefined before. */
+export function probedAlready(key: string): ServingSdk | null | undefined {
+  return found.get(key);
 }
