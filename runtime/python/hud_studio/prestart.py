@@ -21,6 +21,7 @@ it as SIGTERM does, with the same teardown, after which the line
 HUD_STUDIO_SERVER_ENDED is written to stderr. The engine stops
 the server this way because it costs no `docker exec` of its own.
 """
+import atexit
 import json
 import os
 import signal
@@ -86,6 +87,12 @@ SERVER_ENDED = "HUD_STUDIO_SERVER_ENDED"
 
 
 def _announce_end() -> None:
+    # The environment's exit handlers run now rather than at the interpreter's exit, so that what they
+    # print still comes before the end line and reaches the logs; they run once, as they would at exit.
+    try:
+        atexit._run_exitfuncs()
+    except Exception:  # noqa: BLE001 - a failing handler is reported by atexit itself and must not stop the end line
+        pass
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -41,7 +41,8 @@ describe("Docker provider: the bundled server's interpreter as the container's o
     writeFileSync(
       join(envDir, 'env.py'),
       [
-        'import sys',
+        'import atexit, sys',
+        'atexit.register(lambda: print("exit handler ran", file=sys.stderr, flush=True))',
         'from hud import Environment',
         'env = Environment("own")',
         '@env.shutdown',
@@ -103,6 +104,10 @@ describe("Docker provider: the bundled server's interpreter as the container's o
       assert.ok(
         serverLogs.some((l) => /teardown ran/.test(l)),
         `the server ran its teardown:\n${serverLogs.join('\n')}`,
+      );
+      assert.ok(
+        serverLogs.some((l) => /exit handler ran/.test(l)),
+        `what the environment's exit handlers print comes before the end line and is logged:\n${serverLogs.join('\n')}`,
       );
       assert.ok(!serverLogs.some((l) => l.includes('HUD_STUDIO_SERVER_ENDED')), 'the end line is not logged');
       const deadline = Date.now() + 10_000;
