@@ -85,8 +85,7 @@ describe('the author loop in code-server', () => {
         [at('=3)'), 'Pass "3"', 'wrong = ask(question="3")'],
       ] as const) {
         await ui.goTo(...where);
-        await ui.command('Quick Fix...');
-        await page.locator('.action-widget .monaco-list-row', { hasText: fix }).first().waitFor({ timeout: 60_000 });
+        await ui.openQuickFix(fix);
         await shot(`author-04-quick-fix-${fix.startsWith('Rename') ? 'rename' : 'literal'}`);
         await ui.chooseCodeAction(fix);
         await page.locator('.monaco-editor .view-lines', { hasText: fixed }).waitFor({ timeout: 30_000 });

@@ -232,6 +232,28 @@ export class Workbench {
   }
 
   /**
+   * Opens Quick Fix at the cursor until it offers `label`. The editor asks
+   * the language server for code actions with the diagnostics it holds at
+   * that moment; right after an edit (a fix just applied) those can be the
+   * ones of the text before it, and that widget never gains the row. So a
+   * widget without it is closed and Quick Fix asked again, a few times.
+   */
+  async openQuickFix(label: string): Promise<void> {
+    const row = this.page.locator('.action-widget .monaco-list-row', { hasText: label }).first();
+    for (let attempt = 1; ; attempt++) {
+      await this.command('Quick Fix...');
+      try {
+        await row.waitFor({ timeout: 10_000 });
+        return;
+      } catch (err) {
+        if (attempt === 5) throw err;
+        await this.page.keyboard.press('Escape');
+        await this.page.locator('.action-widget').first().waitFor({ state: 'hidden', timeout: 10_000 });
+      }
+    }
+  }
+
+  /**
    * Applies an action of the code action widget (Quick Fix), the same way as
    * a context menu's: hover focuses the row (a click can land while the list
    * is re-rendered as more actions arrive), Enter applies it, and the widget
