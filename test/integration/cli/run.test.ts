@@ -293,7 +293,20 @@ describe('hud-studio run', () => {
     const r = await done;
     assert.equal(r.code, 130, r.stderr);
     assert.equal(existsSync(join(tmpdir(), id)), false);
-    assert.deepEqual(processesMentioning(id), []);
+    const left = processesMentioning(id);
+    assert.deepEqual(
+      left,
+      [],
+      left
+        .map((p) => {
+          try {
+            return `${p}: ${readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')} ${readFileSync(`/proc/${p}/stat`, 'utf8')}`;
+          } catch {
+            return p;
+          }
+        })
+        .join('\n'),
+    );
   });
 });
 
