@@ -52,6 +52,16 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
   if (spec.cpus !== undefined) host.NanoCpus = Math.round(spec.cpus * 1e9);
   if (spec.memoryMb !== undefined) host.Memory = Math.round(spec.memoryMb * MiB);
   if (spec.binds?.length) host.Binds = spec.binds;
+  if (spec.readOnlyMounts?.length) {
+    host.Mounts = spec.readOnlyMounts.map((m) => ({
+      Type: 'bind' as const,
+      Source: m.source,
+      Target: m.target,
+      ReadOnly: true,
+      // Nothing mounted later on either side shows through to the other.
+      BindOptions: { Propagation: 'rprivate' as const },
+    }));
+  }
   if (spec.noNewPrivileges) host.SecurityOpt = ['no-new-privileges'];
   if (spec.storageMb !== undefined) host.StorageOpt = { size: `${Math.round(spec.storageMb)}M` };
   if (spec.gpus !== undefined) {
