@@ -113,6 +113,10 @@ describe('Docker provider: the bundled runtime mounted read-only', () => {
         ),
         logs.join('\n'),
       );
+      assert.ok(
+        !logs.some((l) => /with the Docker API instead/.test(l)),
+        `said once, by the provider:\n${logs.join('\n')}`,
+      );
       assert.deepEqual((await s.container.handle.inspect()).Mounts, []);
       await assertServes(s);
     } finally {

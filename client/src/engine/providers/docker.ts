@@ -613,7 +613,8 @@ export class DockerSubstrate implements Substrate {
     if (this.prestarted === state) this.prestarted = undefined;
     state.replies.close();
     await warm?.kill('KILL').catch(() => undefined);
-    if (outcome && !signal.aborted)
+    // A mount that is not ours is the provider's to report: it copies the runtime instead, through python3 still.
+    if (outcome && !signal.aborted && !outcome.error.startsWith(MOUNT_MISMATCH))
       log(
         'engine',
         `copying ${describeCopy(packed.items)} through python3 failed (${outcome.error}); copying it with the Docker API instead`,
