@@ -24,8 +24,12 @@ export interface TypeMismatch {
 
 /** The mismatch, or undefined when the value converts (or the annotation is not judged). */
 export function literalMismatch(annotation: string, value: LiteralArg): TypeMismatch | undefined {
-  const members = unionMembers(stripTyping(annotation.trim()));
-  if (!members) return undefined;
+  const members = membersOf(annotation);
+  if (members.length === 1) {
+    // The common case (`n: int`): one verdict, no intermediate arrays.
+    const v = judge(members[0]!, value);
+    return typeof v === 'object' ? v : undefined;
+  }
   const verdicts = members.map((m) => judge(m, value));
   if (verdicts.some((v) => v === 'ok' || v === 'unknown')) return undefined;
   const fails = verdicts.filter((v): v is TypeMismatch => typeof v === 'object');
@@ -33,6 +37,24 @@ export function literalMismatch(annotation: string, value: LiteralArg): TypeMism
     expected: fails.map((f) => f.expected).join(' or '),
     choices: fails.flatMap((f) => f.choices),
   };
+}
+
+/**
+ * An annotation's union members, read once per annotation text: every task
+ * of a workspace checks its literal arguments against the few annotations
+ * its templates use. A cache, not a registry: when full it starts again.
+ */
+const MEMBERS_LIMIT = 10_000;
+let membersCache = new Map<string, readonly string[]>();
+
+function membersOf(annotation: string): readonly string[] {
+  let members = membersCache.get(annotation);
+  if (members === undefined) {
+    if (membersCache.size >= MEMBERS_LIMIT) membersCache = new Map();
+    members = Object.freeze(unionMembers(stripTyping(annotation.trim())) ?? []);
+    membersCache.set(annotation, members);
+  }
+  return members;
 }
 
 function stripTyping(t: string): string {

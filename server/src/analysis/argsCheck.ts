@@ -47,9 +47,33 @@ function isNamed(params: readonly TemplateParam[], name: string): boolean {
   return false;
 }
 
-export function checkArgs(templateName: string, params: readonly TemplateParam[], call: CallShape): ArgsProblem[] {
-  // Runs for every task of the workspace and nearly always finds nothing: no intermediate arrays.
-  const out: ArgsProblem[] = [];
+/** Whether `name` is one of the first `count` positional parameters (bound by a positional argument). */
+function boundByPosition(params: readonly TemplateParam[], count: number, name: string): boolean {
+  let taken = 0;
+  for (const p of params) {
+    if (taken >= count) return false;
+    if (p.kind !== 'positional') continue;
+    if (p.name === name) return true;
+    taken++;
+  }
+  return false;
+}
+
+function passedBefore(keywords: readonly string[], index: number, name: string): boolean {
+  for (let i = 0; i < index; i++) if (keywords[i] === name) return true;
+  return false;
+}
+
+const NO_PROBLEMS: readonly ArgsProblem[] = Object.freeze([]);
+
+export function checkArgs(
+  templateName: string,
+  params: readonly TemplateParam[],
+  call: CallShape,
+): readonly ArgsProblem[] {
+  // Runs for every task of the workspace and nearly always finds nothing: no array, set or closure
+  // is made unless there is a problem to report.
+  let out: ArgsProblem[] | undefined;
   let positionalCount = 0;
   let hasVarargs = false;
   let hasVarkw = false;
@@ -58,59 +82,57 @@ export function checkArgs(templateName: string, params: readonly TemplateParam[]
     else if (p.kind === 'varargs') hasVarargs = true;
     else if (p.kind === 'varkw') hasVarkw = true;
   }
-  // The signature is built only for a message; no closures either (this runs for every task).
+  // The signature is built only for a message.
   let sig: string | undefined;
 
   if (!hasVarargs && call.positional > positionalCount) {
-    out.push({
+    (out ??= []).push({
       message: `${templateName}() takes ${positionalCount} positional argument${positionalCount === 1 ? '' : 's'} but ${call.positional} were given; its signature is ${(sig ??= signatureText(templateName, params))} (fix: remove the extra arguments or pass them by keyword)`,
     });
   }
   if (hasVarargs && call.positional > positionalCount) {
     const star = params.find((p) => p.kind === 'varargs')?.name ?? 'args';
-    out.push({
+    (out ??= []).push({
       message: `${templateName}() would receive ${call.positional - positionalCount} argument${call.positional - positionalCount === 1 ? '' : 's'} in *${star}; a task's arguments are passed back to the template by name, which cannot fill *${star}, so this task could never start (fix: give ${templateName} named parameters and pass them by keyword)`,
       varargs: true,
     });
   }
-  const bound = new Set<string>();
-  let taken = 0;
-  for (const p of params) {
-    if (taken >= call.positional) break;
-    if (p.kind !== 'positional') continue;
-    bound.add(p.name);
-    taken++;
-  }
-  for (const kw of call.keywords) {
+  const keywords = call.keywords;
+  for (let i = 0; i < keywords.length; i++) {
+    const kw = keywords[i]!;
     if (!hasVarkw && !isNamed(params, kw)) {
       const known = [
         ...new Set(params.filter((p) => p.kind === 'positional' || p.kind === 'keyword').map((p) => p.name)),
       ];
-      out.push({
+      (out ??= []).push({
         keyword: kw,
         message: `${templateName}() got an unexpected keyword argument "${kw}"; its signature is ${(sig ??= signatureText(templateName, params))} (fix: ${known.length ? `use one of ${known.join(', ')}` : 'it takes no keyword arguments; remove it'})`,
         renameTo: byCloseness(
           kw,
-          known.filter((k) => !call.keywords.includes(k)),
+          known.filter((k) => !keywords.includes(k)),
         ),
       });
-    } else if (bound.has(kw)) {
-      out.push({
+    } else if (boundByPosition(params, call.positional, kw) || passedBefore(keywords, i, kw)) {
+      (out ??= []).push({
         keyword: kw,
         message: `${templateName}() got multiple values for argument "${kw}" (fix: pass it either by position or by keyword, not both)`,
       });
     }
-    bound.add(kw);
   }
   if (!call.hasSplat) {
     for (const p of params) {
-      if ((p.kind === 'positional' || p.kind === 'keyword') && p.default === undefined && !bound.has(p.name)) {
-        out.push({
+      if (
+        (p.kind === 'positional' || p.kind === 'keyword') &&
+        p.default === undefined &&
+        !boundByPosition(params, call.positional, p.name) &&
+        !keywords.includes(p.name)
+      ) {
+        (out ??= []).push({
           message: `${templateName}() is missing the required argument "${p.name}"${p.annotation ? ` (${p.annotation})` : ''} (fix: pass ${p.name}=...)`,
           missing: p.name,
         });
       }
     }
   }
-  return out;
+  return out ?? NO_PROBLEMS;
 }

@@ -31,34 +31,49 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
   templateProblems(facts, templates, problems);
 
   const tasks: IndexedTask[] = [];
-  const verifierFor = new Map<string, { value: VerifierValue; range: Range }>();
+  // Most files assign no verifier after the fact: no map for them.
+  let verifierFor: Map<string, { value: VerifierValue; range: Range }> | undefined;
   for (const a of facts.verifierAssignments)
-    verifierFor.set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
+    (verifierFor ??= new Map()).set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
 
   for (const cand of facts.tasks) {
     const target = resolveTemplate(file, cand.call, resolver);
     if (!target) continue;
     const label = cand.index === undefined ? cand.name : intern(`${cand.name}[${cand.index}]`);
     uses.push(use(cand.call.calleeRange, 'task', target));
-    for (const p of argProblems(cand.call, target.template)) problems.push(p);
-    const task: IndexedTask = {
-      ref: `${file.rel}::${label}`,
-      kind: 'hud',
-      label,
-      uri: file.uri,
-      range: cand.range,
-      env: target.env,
-      templateId: target.template.id,
-      templateUri: file.uriOf(target.path),
-    };
-    const assigned = verifierFor.get(label);
-    const verifier =
-      assigned ?? (cand.call.verifier ? { value: cand.call.verifier, range: cand.call.verifier.range } : undefined);
-    if (verifier) {
-      const link = linkVerifier(file, facts, target, verifier.value, verifier.range, resolver, problems, uses);
-      if (link) task.verifier = link;
-    }
-    tasks.push(task);
+    argProblems(cand.call, target.template, problems);
+    const assigned = verifierFor?.get(label);
+    const verifierValue = assigned ? assigned.value : cand.call.verifier;
+    const link = verifierValue
+      ? linkVerifier(file, facts, target, verifierValue, (assigned ?? verifierValue).range, resolver, problems, uses)
+      : undefined;
+    const ref = `${file.rel}::${label}`;
+    const templateUri = file.uriOf(target.path);
+    // Every field in one literal: a field added afterwards went to a separate property store.
+    tasks.push(
+      link
+        ? {
+            ref,
+            kind: 'hud',
+            label,
+            uri: file.uri,
+            range: cand.range,
+            env: target.env,
+            templateId: target.template.id,
+            templateUri,
+            verifier: link,
+          }
+        : {
+            ref,
+            kind: 'hud',
+            label,
+            uri: file.uri,
+            range: cand.range,
+            env: target.env,
+            templateId: target.template.id,
+            templateUri,
+          },
+    );
   }
   for (const r of facts.v5Scenarios) {
     problems.push(
@@ -93,11 +108,19 @@ function indexTemplate(file: FileIdentity, t: TemplateFacts, env: string): Index
     params: t.params,
     agentless: t.firstYield?.kind === 'empty',
     resultKeys: t.result?.keys ?? fitted([]),
-    readsKeys: t.readsKeys.length === 0 ? fitted([]) : [...new Set(t.readsKeys.map((r) => r.key))],
+    readsKeys: distinctKeys(t.readsKeys),
   };
   if (t.result) out.gradeYieldRange = t.result.range;
   if (t.firstYield?.kind === 'literal') out.promptPreview = t.firstYield.text;
   return out;
+}
+
+/** The keys a template reads, each once, in order (no set for the usual one or two). */
+function distinctKeys(reads: readonly { key: string }[]): string[] {
+  if (reads.length === 0) return fitted([]);
+  const out: string[] = [];
+  for (const r of reads) if (!out.includes(r.key)) out.push(r.key);
+  return fitted(out);
 }
 
 function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: FileProblem[]): void {
@@ -173,9 +196,10 @@ function use(range: Range, role: TemplateUse['role'], t: Target): TemplateUse {
   return { range, role, templatePath: t.path, env: t.env, templateId: t.template.id };
 }
 
-function argProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
+/** Appends what is wrong with the arguments of `call` to `out`. */
+function argProblems(call: CallFacts, template: TemplateFacts, out: FileProblem[]): void {
   const shape = { positional: call.positional, keywords: call.keywords.map((k) => k.name), hasSplat: call.hasSplat };
-  const out = checkArgs(template.functionName, template.params, shape).map((p) => {
+  for (const p of checkArgs(template.functionName, template.params, shape)) {
     const kw = p.keyword === undefined ? undefined : call.keywords.find((k) => k.name === p.keyword);
     const found = problem(
       p.varargs ? 'task-args-into-varargs' : 'task-bad-args',
@@ -191,10 +215,9 @@ function argProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
         leadingComma: call.positional > 0 || call.keywords.length > 0 || !!call.verifier,
       };
     }
-    return found;
-  });
-  for (const t of literalTypeProblems(call, template)) out.push(t);
-  return out;
+    out.push(found);
+  }
+  literalTypeProblems(call, template, out);
 }
 
 const RECEIVED: Record<LiteralArg['kind'], string> = {
@@ -205,33 +228,43 @@ const RECEIVED: Record<LiteralArg['kind'], string> = {
   none: 'None',
 };
 
-/** Literal arguments the SDK's conversion would pass on unconverted (see argTypes.ts). */
-function literalTypeProblems(call: CallFacts, template: TemplateFacts): FileProblem[] {
-  const out: FileProblem[] = [];
-  const check = (name: string, literal: LiteralArg, range: Range) => {
-    const annotation = template.params.find(
-      (p) => p.name === name && (p.kind === 'positional' || p.kind === 'keyword'),
-    )?.annotation;
-    const mismatch = annotation ? literalMismatch(annotation, literal) : undefined;
-    if (!mismatch) return;
-    const shown = literal.kind === 'str' ? JSON.stringify(literal.value) : literal.value;
-    const found = problem(
-      'task-arg-type',
-      range,
-      `${template.functionName}(): ${name}=${shown} is not ${mismatch.expected} (${name}: ${annotation}); the SDK passes it on unconverted, so the template gets ${RECEIVED[literal.kind]} (fix: ${mismatch.choices.length ? `pass ${mismatch.choices.slice(0, 3).join(' or ')}` : `pass ${mismatch.expected}`})`,
-    );
-    if (mismatch.choices.length) found.fix = { kind: 'replace-literal', choices: mismatch.choices };
-    out.push(found);
-  };
-  for (const k of call.keywords) if (k.literal && k.valueRange) check(k.name, k.literal, k.valueRange);
+/** Appends the literal arguments the SDK's conversion would pass on unconverted (see argTypes.ts) to `out`. */
+function literalTypeProblems(call: CallFacts, template: TemplateFacts, out: FileProblem[]): void {
+  for (const k of call.keywords)
+    if (k.literal && k.valueRange) literalTypeProblem(template, k.name, k.literal, k.valueRange, out);
   if (call.positionalLiterals) {
     const positional = template.params.filter((p) => p.kind === 'positional');
     for (const p of call.positionalLiterals) {
       const param = positional[p.index];
-      if (param) check(param.name, p.literal, p.range);
+      if (param) literalTypeProblem(template, param.name, p.literal, p.range, out);
     }
   }
-  return out;
+}
+
+function annotationOf(template: TemplateFacts, name: string): string | undefined {
+  for (const p of template.params)
+    if (p.name === name && (p.kind === 'positional' || p.kind === 'keyword')) return p.annotation;
+  return undefined;
+}
+
+function literalTypeProblem(
+  template: TemplateFacts,
+  name: string,
+  literal: LiteralArg,
+  range: Range,
+  out: FileProblem[],
+): void {
+  const annotation = annotationOf(template, name);
+  const mismatch = annotation ? literalMismatch(annotation, literal) : undefined;
+  if (!mismatch) return;
+  const shown = literal.kind === 'str' ? JSON.stringify(literal.value) : literal.value;
+  const found = problem(
+    'task-arg-type',
+    range,
+    `${template.functionName}(): ${name}=${shown} is not ${mismatch.expected} (${name}: ${annotation}); the SDK passes it on unconverted, so the template gets ${RECEIVED[literal.kind]} (fix: ${mismatch.choices.length ? `pass ${mismatch.choices.slice(0, 3).join(' or ')}` : `pass ${mismatch.expected}`})`,
+  );
+  if (mismatch.choices.length) found.fix = { kind: 'replace-literal', choices: mismatch.choices };
+  out.push(found);
 }
 
 function linkVerifier(
@@ -279,7 +312,7 @@ function linkVerifier(
   }
   if (value.kind === 'call') {
     uses.push(use(call.calleeRange, 'verifier', target));
-    problems.push(...argProblems(call, target.template));
+    argProblems(call, target.template, problems);
   }
   if (nested) {
     const found = problem(

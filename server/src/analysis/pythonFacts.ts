@@ -52,7 +52,11 @@ type StatementKind = 'import' | 'decorated' | 'definition' | 'simple' | 'other';
 
 interface Statement extends Span {
   kind: StatementKind;
+  /** A simple statement's assignment, read once (see extractPythonFacts). */
+  parsed: ParsedAssignment | undefined;
 }
+
+const DEFINITION_NAME = /(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/y;
 
 const IMPORT_HEAD = /(?:import|from)\s/y;
 const DEFINITION_HEAD = /(?:def|class|async)\s/y;
@@ -106,36 +110,45 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     facts,
   };
   // A statement's extent: from its start to the next statement's start.
-  const spans: Span[] = nodes.map((n, i) => ({ start: n.startIndex, end: nodes[i + 1]?.startIndex ?? text.length }));
   const statements: Statement[] = [];
-  for (const sp of hasSyntaxErrors ? recoverStatements(spans, nodes, text) : spans)
-    statements.push({ start: sp.start, end: sp.end, kind: kindOf(text, sp.start) });
+  if (hasSyntaxErrors) {
+    const spans: Span[] = nodes.map((n, i) => ({ start: n.startIndex, end: nodes[i + 1]?.startIndex ?? text.length }));
+    for (const sp of recoverStatements(spans, nodes, text))
+      statements.push({ start: sp.start, end: sp.end, kind: kindOf(text, sp.start), parsed: undefined });
+  } else {
+    for (let i = 0; i < nodes.length; i++) {
+      const start = nodes[i]!.startIndex;
+      const end = i + 1 < nodes.length ? nodes[i + 1]!.startIndex : text.length;
+      statements.push({ start, end, kind: kindOf(text, start), parsed: undefined });
+    }
+  }
 
   for (const st of statements)
     if (st.kind === 'import') readImport(text.slice(st.start, expressionEnd(text, st.start, st.end)), facts, ctx.hud);
   // Each simple statement is read once: environments must be known before the decorators that use them.
-  const simple = new Map<Span, ParsedAssignment | undefined>();
-  for (const st of statements) if (st.kind === 'simple') simple.set(st, parseAssignment(ctx, st));
+  for (const st of statements) if (st.kind === 'simple') st.parsed = parseAssignment(ctx, st);
   const envVars = new Set<string>();
   if (facts.importsHud) {
-    for (const parsed of simple.values()) {
-      const env = parsed && readEnvironment(ctx, parsed);
+    for (const st of statements) {
+      const env = st.parsed && readEnvironment(ctx, st.parsed);
       if (env) {
         facts.environments.push(env);
         envVars.add(env.variable);
       }
     }
   }
-  const imported = new Set(facts.imports.map((i) => i.local));
+  const imported = new Set<string>();
+  for (const i of facts.imports) imported.add(i.local);
   for (const st of statements) {
     if (st.kind === 'decorated') readDecorated(ctx, st, envVars, imported);
     else if (st.kind === 'definition') {
-      const name = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/.exec(text.slice(st.start, st.start + 200));
+      DEFINITION_NAME.lastIndex = st.start;
+      let name = DEFINITION_NAME.exec(text);
+      // Read within the statement's first 200 characters, as always; a match that runs past them is re-read there.
+      if (name && DEFINITION_NAME.lastIndex > st.start + 200)
+        name = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/.exec(text.slice(st.start, st.start + 200));
       if (name) facts.plainDefinitions.push(name[1]!);
-    } else if (st.kind === 'simple') {
-      const parsed = simple.get(st);
-      if (parsed) readAssignment(ctx, parsed);
-    }
+    } else if (st.parsed) readAssignment(ctx, st.parsed);
   }
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
   if (facts.importsHud) {

@@ -25,6 +25,8 @@ export interface FactsLookup {
 
 const MAX_DEPTH = 12;
 
+const OTHER: Resolved = Object.freeze({ kind: 'other' });
+
 /**
  * Module resolutions shared by the resolvers of one linking pass, during
  * which no file's facts change: keyed by the importing folder and the module
@@ -96,18 +98,28 @@ export class Resolver {
     if (depth > MAX_DEPTH) return { kind: 'unknown' };
     const facts = this.python(path);
     if (!facts) return { kind: 'unknown' };
-    const template = facts.templates.find((t) => t.functionName === name);
-    if (template) return { kind: 'template', path, template, env: this.envName(path, template.envVariable, depth + 1) };
-    const task = facts.tasks.find((t) => t.name === name && t.index === undefined);
-    if (task) {
-      const target = this.callee(path, task.call.callee, depth + 1);
-      return target.kind === 'template' ? { kind: 'task', path, task } : { kind: 'other' };
+    // Loops rather than find/some: this runs several times per linked file, and each callback was a closure.
+    for (const template of facts.templates)
+      if (template.functionName === name)
+        return { kind: 'template', path, template, env: this.envName(path, template.envVariable, depth + 1) };
+    let namedTask = false;
+    for (const task of facts.tasks) {
+      if (task.name !== name) continue;
+      if (task.index === undefined) {
+        const target = this.callee(path, task.call.callee, depth + 1);
+        return target.kind === 'template' ? { kind: 'task', path, task } : OTHER;
+      }
+      namedTask = true;
     }
-    if (facts.plainDefinitions.includes(name)) return { kind: 'other' };
-    const env = facts.environments.find((e) => e.variable === name);
-    if (env) return { kind: 'environment', path, env };
-    if (facts.tasks.some((t) => t.name === name)) return { kind: 'other' };
-    const binding = facts.imports.find((i) => i.local === name);
+    if (facts.plainDefinitions.includes(name)) return OTHER;
+    for (const env of facts.environments) if (env.variable === name) return { kind: 'environment', path, env };
+    if (namedTask) return OTHER;
+    let binding: (typeof facts.imports)[number] | undefined;
+    for (const i of facts.imports)
+      if (i.local === name) {
+        binding = i;
+        break;
+      }
     if (binding) {
       const mod = this.resolveModule(path, binding.module);
       if (binding.name === undefined) return mod ? { kind: 'module', path: mod } : { kind: 'external' };
