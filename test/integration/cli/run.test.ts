@@ -276,12 +276,14 @@ describe('hud-studio run', () => {
   });
 
   test('output closed early (| head) cancels cleanly instead of crashing', async () => {
-    // An agent that keeps talking: its log lines are the writes that find the pipe closed.
+    // An agent that keeps talking: its log lines are the writes that find the pipe closed. Its
+    // many children make its sandbox slow to empty, as load does: whatever waits for less is caught.
+    const marker = '3600.417';
     const child = spawnCli([
       'run',
       `${FIXTURES.twoEnv}::task`,
       '--command',
-      'while true; do echo tick; sleep 0.1; done',
+      `for i in $(seq 1 100); do sleep ${marker} & done; while true; do echo tick; sleep 0.1; done`,
       ...local,
       '--trace-dir',
       scratchDir('epipe-'),
@@ -293,7 +295,7 @@ describe('hud-studio run', () => {
     const r = await done;
     assert.equal(r.code, 130, r.stderr);
     assert.equal(existsSync(join(tmpdir(), id)), false);
-    const left = processesMentioning(id);
+    const left = [...processesMentioning(id), ...processesMentioning(`sleep\0${marker}`)];
     assert.deepEqual(
       left,
       [],
