@@ -96,6 +96,16 @@ describe('hud-studio run', () => {
     ]) {
       assert.ok(r.stdout.includes(text), `missing "${text}" in:\n${r.stdout}`);
     }
+    // Each phase's lines come under its header, its substrate's first lines included.
+    const lines = r.stdout.split('\n');
+    const verifierHeader = lines.findIndex((l) => l.startsWith('┌ verifier phase'));
+    const verifierCopy = lines.findIndex((l) => /\[engine\] local substrate: private copy .*-verifier-/.test(l));
+    assert.ok(verifierCopy > verifierHeader, `the verifier substrate's first line is above its header:\n${r.stdout}`);
+    assert.ok(
+      lines.slice(verifierHeader).some((l) => l === "│   [engine] served by HUD Studio's bundled runtime"),
+      r.stdout,
+    );
+    assert.ok(lines.findIndex((l) => l.startsWith('└ actor phase')) < verifierHeader, r.stdout);
   });
 
   test('usage errors exit 2 with a fix', async () => {
