@@ -260,24 +260,28 @@ describe('hud-studio run', () => {
   });
 
   test('a CLI killed outright leaves a substrate that the next Local run removes', async () => {
-    const child = spawnCli([
-      'run',
-      `${FIXTURES.twoEnv}::task`,
-      '--command',
-      'sleep 60; echo secret',
-      ...local,
-      '--trace-dir',
-      scratchDir('killed-'),
-    ]);
+    // A temp folder of their own: any other Local run on this machine (another test run) sweeps the shared one.
+    const tmp = scratchDir('killed-tmp-');
+    const child = spawnCli(
+      ['run', `${FIXTURES.twoEnv}::task`, '--command', 'sleep 60; echo secret', ...local, '--trace-dir', tmp],
+      REPO_ROOT,
+      { TMPDIR: tmp },
+    );
     const done = exitOf(child);
     const seen = await outputUntil(child, 'actor prompt: completed');
     const id = /substrate (hud-studio-\S+)/.exec(seen)![1]!;
     child.kill('SIGKILL');
     await done;
-    const left = join(tmpdir(), id);
+    const left = join(tmp, id);
     assert.equal(existsSync(left), true, 'SIGKILL gave the CLI no chance to clean up');
     const next = await exitOf(
-      spawnCli(['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', scratchDir('next-')]),
+      spawnCli(
+        ['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', scratchDir('next-')],
+        REPO_ROOT,
+        {
+          TMPDIR: tmp,
+        },
+      ),
     );
     assert.equal(next.code, 0, next.stderr);
     assert.match(next.stdout, new RegExp(`removed ${left}, left behind by a HUD Studio process that no longer runs`));
