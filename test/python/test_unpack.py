@@ -39,9 +39,9 @@ def framed(data, chunk=1000):
 class UnpackedInterpreter:
     """`python3 -c <unpack.py>` whose runtime folder does not exist until the archive arrives."""
 
-    def __init__(self, runtime_dir, cwd):
+    def __init__(self, runtime_dir, cwd, args=()):
         env = runtime_env({"PYTHONPATH": runtime_dir})
-        self.proc = subprocess.Popen([sys.executable, "-c", UNPACK_SOURCE], cwd=cwd, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-c", UNPACK_SOURCE, *args], cwd=cwd, env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def send(self, data):
@@ -75,8 +75,8 @@ class UnpackTest(unittest.TestCase):
         self.env_dir = os.path.join(tmp, "env")
         os.mkdir(self.env_dir)
 
-    def start(self):
-        interp = UnpackedInterpreter(self.runtime_dir, self.env_dir)
+    def start(self, args=()):
+        interp = UnpackedInterpreter(self.runtime_dir, self.env_dir, args)
         self.addCleanup(interp.close)
         return interp
 
@@ -126,6 +126,54 @@ class UnpackTest(unittest.TestCase):
         reply = interp.reply(nonce)
         self.assertIn("error", reply)
         self.assertIn("runtime", reply["error"])
+        self.assertEqual(interp.proc.wait(timeout=15), 1)
+
+
+class MountedRuntimeTest(unittest.TestCase):
+    """`--mounted-runtime DIR ID`: the runtime is already there (a read-only mount); only the environment arrives."""
+
+    def setUp(self):
+        tmp = tempfile.mkdtemp(prefix="hs-unpack-mounted-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        # The compiled runtime's folder as the engine makes it: the sources and the content id.
+        self.runtime_dir = os.path.join(tmp, "runtime")
+        shutil.copytree(RUNTIME, self.runtime_dir, ignore=shutil.ignore_patterns("__pycache__"))
+        with open(os.path.join(self.runtime_dir, ".content-id"), "w") as f:
+            f.write("abc123\n")
+        self.env_dir = os.path.join(tmp, "env")
+        os.mkdir(self.env_dir)
+
+    def run_copy(self, content_id):
+        interp = UnpackedInterpreter(self.runtime_dir, self.env_dir, ["--mounted-runtime", self.runtime_dir, content_id])
+        self.addCleanup(interp.close)
+        nonce = uuid.uuid4().hex
+        archive = archive_of({fixture("discovery"): self.env_dir.lstrip("/")})
+        interp.send(json.dumps({"copy": nonce}).encode() + b"\n" + framed(archive))
+        return interp, interp.reply(nonce)
+
+    def test_the_engines_runtime_there_the_environment_arrives_and_discovery_runs(self):
+        interp, reply = self.run_copy("abc123")
+        self.assertEqual(reply, {"copied": True})
+        discover = uuid.uuid4().hex
+        request = {"discover": [os.path.join(self.env_dir, "env.py"), "--json"], "nonce": discover, "cwd": self.env_dir, "env": {}}
+        interp.send(json.dumps(request).encode() + b"\n")
+        result = interp.reply(discover)
+        self.assertEqual(result["exit"], 0, result["stderr"])
+
+    def test_another_runtime_there_is_a_mismatch_and_nothing_is_unpacked(self):
+        interp, reply = self.run_copy("not-this-one")
+        self.assertTrue(reply.get("error", "").startswith("RuntimeMountMismatch: "), reply)
+        self.assertIn("abc123", reply["error"])
+        self.assertEqual(os.listdir(self.env_dir), [])
+        self.assertEqual(interp.proc.wait(timeout=15), 1)
+
+    def test_an_empty_folder_there_is_a_mismatch(self):
+        # What a daemon that cannot see the path mounts, at best.
+        shutil.rmtree(self.runtime_dir)
+        os.mkdir(self.runtime_dir)
+        interp, reply = self.run_copy("abc123")
+        self.assertTrue(reply.get("error", "").startswith("RuntimeMountMismatch: "), reply)
+        self.assertIn("cannot be read", reply["error"])
         self.assertEqual(interp.proc.wait(timeout=15), 1)
 
 

@@ -11,7 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { walkFolder, type FolderEntry } from './docker/tar';
@@ -24,7 +24,18 @@ export interface RuntimeCopySource {
   readonly compiled: boolean;
   /** Why there is no bytecode, when there is none. */
   readonly reason?: string;
+  /**
+   * The compiled folder's name, also written in it as {@link CONTENT_ID_FILE}:
+   * a container that mounts the folder checks that it sees this very content
+   * (providers/runtimeMount.ts). Only for a compiled folder in the cache.
+   */
+  readonly contentId?: string;
 }
+
+/** In the compiled folder: its own name, which a container that mounts it reads back. */
+export const CONTENT_ID_FILE = '.content-id';
+// Part of the folder's name: a folder laid out another way (before the content id, private mode) is another folder.
+const LAYOUT = 'layout 2: content id, readable by every user of a container';
 
 export interface RuntimeBytecodeOptions {
   /** The runtime's sources (runtime/python). */
@@ -62,9 +73,13 @@ for folder, subfolders, files in os.walk(root):
         with open(os.path.join(root, rel), "rb") as f:
             code = compile(f.read(), origin, "exec", dont_inherit=True)
         table[".".join(parts)] = (origin, marshal.dumps(code))
-os.mkdir(os.path.join(root, ".bytecode"))
-with open(os.path.join(root, ".bytecode", sys.implementation.cache_tag + ".bin"), "wb") as f:
+folder = os.path.join(root, ".bytecode")
+os.mkdir(folder)
+path = os.path.join(folder, sys.implementation.cache_tag + ".bin")
+with open(path, "wb") as f:
     f.write(importlib.util.MAGIC_NUMBER + marshal.dumps(table))
+os.chmod(folder, 0o755)
+os.chmod(path, 0o644)
 `;
 const COMPILE_TIMEOUT_MS = 60_000;
 
@@ -94,14 +109,15 @@ async function compiledRuntime(opts: RuntimeBytecodeOptions): Promise<RuntimeCop
   const entries = await walkFolder(opts.sourceDir, opts.skip);
   const snapshot = await readSnapshot(entries);
   // The script is part of the name: a table made another way is another folder.
-  const hash = createHash('sha256').update(COMPILE_SCRIPT).update(opts.containerDir).update('\0');
+  const hash = createHash('sha256').update(LAYOUT).update(COMPILE_SCRIPT).update(opts.containerDir).update('\0');
   for (const e of snapshot) {
     hash.update(`${e.type} ${e.rel} ${e.mode.toString(8)}\0`);
     if (e.bytes) hash.update(e.bytes);
   }
   const root = join(opts.cacheRoot ?? defaultCacheRoot(), 'runtime-bytecode');
-  const dir = join(root, hash.digest('hex').slice(0, 24));
-  if (await exists(dir)) return { dir, compiled: true };
+  const contentId = hash.digest('hex').slice(0, 24);
+  const dir = join(root, contentId);
+  if (await exists(dir)) return { dir, compiled: true, contentId };
 
   // Private to the user: whatever is here goes into containers and runs as their server.
   await mkdir(root, { recursive: true, mode: 0o700 });
@@ -112,13 +128,18 @@ async function compiledRuntime(opts: RuntimeBytecodeOptions): Promise<RuntimeCop
       const path = join(staging, e.rel);
       if (e.type === 'directory') await mkdir(path, { mode: e.mode });
       else await writeFile(path, e.bytes ?? new Uint8Array(), { mode: e.mode, flag: 'wx' });
+      await chmod(path, e.mode);
     }
     await compile(opts.python ?? 'python3', staging, opts.containerDir);
+    await writeFile(join(staging, CONTENT_ID_FILE), `${contentId}\n`, { mode: 0o644, flag: 'wx' });
+    // Only the parent is private (0700, above): a container may mount this folder alone, and its
+    // server may run as any user of the image. chmod, unlike mkdir's mode, is not cut by the umask.
+    await chmod(staging, 0o755);
     await rename(staging, dir).catch(async (err: unknown) => {
       // Another process compiled the same runtime first: its folder is as good as ours.
       if (!(await exists(dir))) throw err;
     });
-    return { dir, compiled: true };
+    return { dir, compiled: true, contentId };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
@@ -135,8 +156,9 @@ async function readSnapshot(entries: FolderEntry[]): Promise<SnapshotEntry[]> {
   const out: SnapshotEntry[] = [];
   for (const e of entries) {
     if (e.type === 'symlink') throw new Error(`the runtime holds a symlink (${e.rel}); it is copied as it is`);
-    if (e.type === 'directory') out.push({ rel: e.rel, type: 'directory', mode: e.mode });
-    else out.push({ rel: e.rel, type: 'file', mode: e.mode, bytes: await readFile(e.abs) });
+    // Readable by every user of a container whatever the checkout's umask; executables stay executable.
+    if (e.type === 'directory') out.push({ rel: e.rel, type: 'directory', mode: 0o755 });
+    else out.push({ rel: e.rel, type: 'file', mode: e.mode & 0o111 ? 0o755 : 0o644, bytes: await readFile(e.abs) });
   }
   return out;
 }

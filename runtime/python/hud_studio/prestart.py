@@ -28,7 +28,6 @@ import signal
 import socket
 import sys
 import threading
-import tempfile
 import traceback
 from typing import Any, Dict, List, Optional
 
@@ -159,6 +158,10 @@ def run_discovery(args: List[str], cwd: Optional[str], env: Dict[str, str]) -> D
     if not hasattr(os, "fork"):
         return {"unavailable": True}
     global _discovery_child
+    # Here rather than at the top: a job's planned rollouts serve without discovery, and tempfile (with
+    # shutil and random) is not needed before the server is ready.
+    import tempfile
+
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -15,9 +15,18 @@ the archive, as `putArchive` does). The answer is one line on stdout,
 
 after which the interpreter goes on as `hud_studio.prestart` (reading the
 rest of stdin), or, after an error, exits with status 1.
+
+Where the engine mounts the runtime read-only instead of copying it
+(docs/substrate-copy.md), it passes `--mounted-runtime DIR ID`: the archive
+then holds the environment alone, and before anything else the interpreter
+checks that DIR holds the engine's runtime (its `.content-id` file reads
+ID). When it does not (the daemon mounted a folder of another file system,
+or an empty one), the reply is an error of type RuntimeMountMismatch and the
+engine copies the runtime instead.
 """
 import io
 import json
+import os
 import sys
 import tarfile
 
@@ -72,6 +81,27 @@ def receive(source, dest="/"):
         reader.drain()
 
 
+class RuntimeMountMismatch(Exception):
+    """The folder mounted as the runtime is not the one the engine meant (the engine then copies it)."""
+
+
+CONTENT_ID_FILE = ".content-id"
+
+
+def check_mounted_runtime(args):
+    """With `--mounted-runtime DIR ID` in `args`: raises RuntimeMountMismatch unless DIR holds the runtime ID."""
+    if len(args) < 3 or args[0] != "--mounted-runtime":
+        return
+    path = os.path.join(args[1], CONTENT_ID_FILE)
+    try:
+        with open(path, encoding="ascii") as f:
+            found = f.read().strip()
+    except (OSError, ValueError) as err:
+        raise RuntimeMountMismatch("{} cannot be read: {}".format(path, err)) from None
+    if found != args[2]:
+        raise RuntimeMountMismatch("{} names runtime {!r}, not {!r}".format(path, found[:64], args[2]))
+
+
 def reply(nonce, body):
     sys.stdout.write("{} {} {}\n".format(ENVELOPE, nonce, json.dumps(body, ensure_ascii=True)))
     sys.stdout.flush()
@@ -82,6 +112,7 @@ def main():
     nonce = None
     try:
         nonce = json.loads(source.readline().decode("utf-8"))["copy"]
+        check_mounted_runtime(sys.argv[1:])
         receive(source)
     except Exception as err:  # every failure is answered: the engine then copies by putArchive
         # Without a nonce (no request line at all) the engine sees the exit instead.

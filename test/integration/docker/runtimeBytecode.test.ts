@@ -29,46 +29,56 @@ describe('Docker provider: the bundled runtime arrives compiled', () => {
   });
   after(() => rmSync(envDir, { recursive: true, force: true }));
 
-  test("the server's imports take the code compiled on the host instead of compiling the runtime", async () => {
-    const hostTag = execFileSync('python3', ['-c', 'import sys; print(sys.implementation.cache_tag)'], {
-      encoding: 'utf8',
-    }).trim();
-    const provider = new DockerProvider();
-    const rolloutIds: string[] = [];
-    try {
-      // Two containers of one job: the second gets the archive packed for the first.
-      for (let i = 0; i < 2; i++) {
-        const rolloutId = `test-${randomUUID()}`;
-        rolloutIds.push(rolloutId);
-        const logs: string[] = [];
-        const s = (await provider.acquire(
-          { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null, image: BASE_IMAGE },
-          { rolloutId, phase: 'actor', log: (_, text) => logs.push(text), startupTimeoutMs: 120_000 },
-        )) as DockerSubstrate;
-        try {
-          assert.ok(!logs.some((l) => /without bytecode/.test(l)), logs.join('\n'));
-          // The pre-started interpreter imported the SDK and is serving: it compiled nothing of the runtime.
-          await s.serve({ envName: 'compiled', log: () => undefined });
-          const written = await s.exec(['sh', '-c', WRITTEN]);
-          // Only the finder's own two modules, imported before it can serve anything.
-          assert.deepEqual(
-            written.stdout.trim().split('\n').sort(),
-            [
-              `${RUNTIME_DIR}/hud_studio/__pycache__/__init__.${hostTag}.pyc`,
-              `${RUNTIME_DIR}/hud_studio/__pycache__/bytecode.${hostTag}.pyc`,
-            ],
-            'no other module of the runtime was compiled in the container',
-          );
-          const r = await s.execPython(['-c', PROBE], { env: { PYTHONDONTWRITEBYTECODE: '1' } });
-          assert.equal(r.exitCode, 0, r.stderr);
-          // The base image's python is the host's minor version, so the host-compiled table fits it.
-          assert.equal(r.stdout, `${hostTag} True\n_PrecompiledLoader ${RUNTIME_DIR}/hud/environment/server.py\n`);
-        } finally {
-          await s.release();
+  for (const mounted of [true, false]) {
+    test(`the server's imports take the code compiled on the host instead of compiling the runtime (${mounted ? 'mounted read-only' : 'copied'})`, async () => {
+      const hostTag = execFileSync('python3', ['-c', 'import sys; print(sys.implementation.cache_tag)'], {
+        encoding: 'utf8',
+      }).trim();
+      const provider = new DockerProvider({ mountRuntime: mounted });
+      const rolloutIds: string[] = [];
+      try {
+        // Two containers of one job: the second gets the archive packed for the first.
+        for (let i = 0; i < 2; i++) {
+          const rolloutId = `test-${randomUUID()}`;
+          rolloutIds.push(rolloutId);
+          const logs: string[] = [];
+          const s = (await provider.acquire(
+            { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null, image: BASE_IMAGE },
+            { rolloutId, phase: 'actor', log: (_, text) => logs.push(text), startupTimeoutMs: 120_000 },
+          )) as DockerSubstrate;
+          try {
+            assert.ok(!logs.some((l) => /without bytecode/.test(l)), logs.join('\n'));
+            assert.equal(
+              logs.some((l) => /is mounted read-only/.test(l)),
+              mounted,
+              logs.join('\n'),
+            );
+            // The pre-started interpreter imported the SDK and is serving: it compiled nothing of the runtime.
+            await s.serve({ envName: 'compiled', log: () => undefined });
+            const written = await s.exec(['sh', '-c', WRITTEN]);
+            // Only the finder's own two modules, imported before it can serve anything (and, on the read-only
+            // mount, not even their bytecode could be written).
+            assert.deepEqual(
+              written.stdout.trim().split('\n').filter(Boolean).sort(),
+              mounted
+                ? []
+                : [
+                    `${RUNTIME_DIR}/hud_studio/__pycache__/__init__.${hostTag}.pyc`,
+                    `${RUNTIME_DIR}/hud_studio/__pycache__/bytecode.${hostTag}.pyc`,
+                  ],
+              'no other module of the runtime was compiled in the container',
+            );
+            const r = await s.execPython(['-c', PROBE], { env: { PYTHONDONTWRITEBYTECODE: '1' } });
+            assert.equal(r.exitCode, 0, r.stderr);
+            // The base image's python is the host's minor version, so the host-compiled table fits it.
+            assert.equal(r.stdout, `${hostTag} True\n_PrecompiledLoader ${RUNTIME_DIR}/hud/environment/server.py\n`);
+          } finally {
+            await s.release();
+          }
         }
+      } finally {
+        for (const id of rolloutIds) await assertNoContainersOfRollout(id);
       }
-    } finally {
-      for (const id of rolloutIds) await assertNoContainersOfRollout(id);
-    }
-  });
+    });
+  }
 });

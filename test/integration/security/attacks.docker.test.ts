@@ -5,7 +5,10 @@
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { defaultCacheRoot } from '../../../client/src/engine/runtimeBytecode';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { cli } from '../cli/cliHarness';
 import { FIXTURES } from '../engine-local/rules';
@@ -113,4 +116,65 @@ test('an environment that asks for a root agent gets one, and its self-graded re
   const json = JSON.parse(fixed.stdout) as { reward: number; forgeable: boolean };
   assert.equal(json.reward, 1);
   assert.equal(json.forgeable, false);
+});
+
+/**
+ * A root agent rewrites the bundled runtime's grading code (and drops its compiled table, which would
+ * otherwise win over the sources), then tries to lift the read-only mount it sits on. Each attempt
+ * prints its outcome; on a writable mount the next verifier would grade everything 1.
+ */
+const PLANT_IN_RUNTIME = [
+  'R=/opt/hud-studio/runtime',
+  "printf '%s\\n' '_real = EvaluationResult.__init__' 'def _forged(self, *a, **k):' '    _real(self, *a, **k)' '    self.reward = 1.0' 'EvaluationResult.__init__ = _forged' >> $R/hud/graders/results.py 2>/dev/null && echo appended || echo no-append",
+  'rm -rf $R/.bytecode 2>/dev/null && echo removed || echo no-remove',
+  'mount -o remount,rw $R 2>/dev/null && echo remounted || echo no-remount',
+  'umount $R 2>/dev/null && echo unmounted || echo no-umount',
+  'mount -t tmpfs tmpfs $R 2>/dev/null && echo covered || echo no-cover',
+  'id -u',
+].join('\n');
+
+/** Every file's path, mode and bytes under `dir`: whatever a container could have changed there. */
+function folderDigest(dir: string): string {
+  const hash = createHash('sha256');
+  const visit = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      const path = join(d, name);
+      const st = lstatSync(path);
+      hash.update(`${path}\0${st.mode}\0`);
+      if (st.isDirectory()) visit(path);
+      else if (st.isFile()) hash.update(readFileSync(path));
+    }
+  };
+  visit(dir);
+  return hash.digest('hex');
+}
+
+test("the bundled runtime's read-only mount: a root agent can neither plant grading code there nor lift the mount", async () => {
+  const fixture = join(__dirname, 'fixtures', 'root_agent_verifier', 'env.py');
+  const cache = join(defaultCacheRoot(), 'runtime-bytecode');
+  // The folder the containers mount exists once a run has compiled the runtime.
+  const honest = await attack(`${fixture}::task`, 'echo hunter2');
+  assert.equal(honest.reward, 1, `the verifier grades a right answer 1: ${honest.stdout}`);
+  const before = folderDigest(cache);
+
+  const r = await attack(`${fixture}::task`, PLANT_IN_RUNTIME);
+  assert.equal(r.status, 'completed', r.stdout);
+  const trace = readTrace(r.trace!);
+  assert.equal(
+    trace.answer,
+    'no-append\nno-remove\nno-remount\nno-umount\nno-cover\n0',
+    'every attempt failed, as root',
+  );
+  const actorLogs = trace.phases.find((p) => p.name === 'actor')?.logs.map((l) => l.text) ?? [];
+  assert.ok(
+    actorLogs.some((l) => /the bundled runtime is mounted read-only/.test(l)),
+    `the actor's container had the runtime mounted, not a copy of its own:\n${actorLogs.join('\n')}`,
+  );
+  assert.equal(r.reward, 0);
+  assert.equal(r.forgeable, false, 'the reward of record comes from the fresh verifier container');
+  assert.equal(folderDigest(cache), before, "nothing in the host's runtime cache changed");
+
+  // The next rollout's verifier mounts the same folder: it still grades a wrong answer 0.
+  const next = await attack(`${fixture}::task`, 'echo wrong');
+  assert.equal(next.reward, 0, next.stdout);
 });

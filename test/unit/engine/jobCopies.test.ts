@@ -1,11 +1,23 @@
-import { after, describe, test } from 'node:test';
+import { after, describe, mock, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import fsPromises from 'node:fs/promises';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar-stream';
 import { JobCopies } from '../../../client/src/engine/providers/jobCopies';
 import type { PackedCopy } from '../../../client/src/engine/docker/container';
+import { walkFolder } from '../../../client/src/engine/docker/tar';
 
 const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-unit-jobcopies-'));
 after(() => rmSync(SCRATCH, { recursive: true, force: true }));
@@ -102,5 +114,38 @@ describe('JobCopies: a job packs each copy once', () => {
     assert.deepEqual(await filesOf(await copies.pack('actor', [{ hostPath: missing, dest: '/e' }])), {
       'e/env.py': 'here now\n',
     });
+  });
+});
+
+describe('JobCopies: one lstat per entry', () => {
+  test('the listing that packs the copy also stamps it: each entry is stat-ed once per container', async () => {
+    const dir = folder('counted');
+    const copies = new JobCopies();
+    const item = { hostPath: dir, dest: '/e' };
+    // dir itself, env.py, secret/, secret/key
+    const entries = 4;
+    const calls = mock.method(fsPromises, 'lstat');
+    try {
+      await copies.pack('actor', [item]);
+      assert.equal(calls.mock.callCount(), entries, 'a fresh pack: one listing');
+      calls.mock.resetCalls();
+      await copies.pack('actor', [item]);
+      assert.equal(calls.mock.callCount(), entries, 'a kept pack: the listing alone, no second stat for the stamp');
+      for (const c of calls.mock.calls) assert.deepEqual(c.arguments[1], { bigint: true }, 'the times in nanoseconds');
+    } finally {
+      calls.mock.restore();
+    }
+  });
+
+  test("walkFolder's entries carry the inode and the change and modification times of their lstat", async () => {
+    const dir = folder('walked');
+    const [env] = (await walkFolder(dir)).filter((e) => e.rel === 'env.py');
+    const st = lstatSync(join(dir, 'env.py'), { bigint: true });
+    assert.ok(env);
+    assert.equal(env.ino, st.ino);
+    assert.equal(env.ctimeNs, st.ctimeNs);
+    assert.equal(env.mtimeNs, st.mtimeNs);
+    assert.equal(env.mode, Number(st.mode & 0o7777n));
+    assert.equal(env.size, 4);
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { runtimeWithBytecode } from '../../../client/src/engine/runtimeBytecode';
 
 const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-unit-bytecode-'));
@@ -38,9 +38,16 @@ for name, (origin, code) in sorted(marshal.loads(data[len(magic):]).items()):
 
 describe('runtimeWithBytecode: the bundled runtime with bytecode compiled once', () => {
   test('the snapshot holds the same sources and unchecked-hash bytecode for the host python', async () => {
-    const sourceDir = sources('a');
+    // A private umask: the sources, and whatever the engine writes, would be the user's alone.
+    const umask = process.umask(0o077);
+    let r: Awaited<ReturnType<typeof runtimeWithBytecode>>;
     const cacheRoot = join(SCRATCH, 'cache-a');
-    const r = await runtimeWithBytecode({ sourceDir, containerDir: '/opt/rt', skip: skipCaches, cacheRoot });
+    try {
+      const sourceDir = sources('a');
+      r = await runtimeWithBytecode({ sourceDir, containerDir: '/opt/rt', skip: skipCaches, cacheRoot });
+    } finally {
+      process.umask(umask);
+    }
     assert.equal(r.compiled, true, r.reason);
     assert.ok(r.dir.startsWith(join(cacheRoot, 'runtime-bytecode')), r.dir);
     assert.equal(readFileSync(join(r.dir, 'pkg', 'mod.py'), 'utf8'), 'def f():\n    return 2\n');
@@ -54,6 +61,14 @@ describe('runtimeWithBytecode: the bundled runtime with bytecode compiled once',
     assert.equal(table, 'pkg /opt/rt/pkg/__init__.py code\npkg.mod /opt/rt/pkg/mod.py code\n');
     // The cache is the user's alone: what is in it runs as a container's server.
     assert.equal(statSync(join(cacheRoot, 'runtime-bytecode')).mode & 0o077, 0);
+    // The folder itself, which a container may mount alone, says which runtime it is and is readable by
+    // any user of the container, whatever the umask.
+    assert.equal(r.contentId, basename(r.dir));
+    assert.equal(readFileSync(join(r.dir, '.content-id'), 'utf8'), `${r.contentId}\n`);
+    for (const path of [r.dir, join(r.dir, '.bytecode'), join(r.dir, 'pkg')])
+      assert.equal(statSync(path).mode & 0o777, 0o755, path);
+    for (const path of [join(r.dir, '.bytecode', `${HOST_TAG}.bin`), join(r.dir, 'pkg', 'mod.py')])
+      assert.equal(statSync(path).mode & 0o777, 0o644, path);
     // The container's side serves the modules from the table.
     const out = execFileSync(
       'python3',

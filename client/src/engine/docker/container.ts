@@ -9,13 +9,12 @@ import { hostname } from 'node:os';
 import { lstat, readlink } from 'node:fs/promises';
 import { basename, posix } from 'node:path';
 import type { Duplex, Readable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import type { ExecOptions, ExecResult } from '../providers/provider';
 import { dockerClient } from './client';
 import { ContainerError, ImageMissingError, dockerMessage, dockerStatus } from './errors';
 import { attachContainer, closeAttached, runExec, spawnExec, watchAttached, type InteractiveExec } from './exec';
-import { extractTar, packEntries, walkFolder, type FolderEntry } from './tar';
+import { extractTar, packEntries, statFields, walkFolder, type FolderEntry } from './tar';
 import { LABELS, type ContainerSpec, type ManagedContainer, type NetworkMode, type RunningExec } from './types';
 
 const MiB = 1024 * 1024;
@@ -53,6 +52,16 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
   if (spec.cpus !== undefined) host.NanoCpus = Math.round(spec.cpus * 1e9);
   if (spec.memoryMb !== undefined) host.Memory = Math.round(spec.memoryMb * MiB);
   if (spec.binds?.length) host.Binds = spec.binds;
+  if (spec.readOnlyMounts?.length) {
+    host.Mounts = spec.readOnlyMounts.map((m) => ({
+      Type: 'bind' as const,
+      Source: m.source,
+      Target: m.target,
+      ReadOnly: true,
+      // Nothing mounted later on either side shows through to the other.
+      BindOptions: { Propagation: 'rprivate' as const },
+    }));
+  }
   if (spec.noNewPrivileges) host.SecurityOpt = ['no-new-privileges'];
   if (spec.storageMb !== undefined) host.StorageOpt = { size: `${Math.round(spec.storageMb)}M` };
   if (spec.gpus !== undefined) {
@@ -164,15 +173,24 @@ export async function inspectImage(docker: Docker, image: string): Promise<Image
   }
 }
 
-/** The exit code of the container's own process, once the daemon has seen it end; null when it is gone. */
+/** How long the exit code of a container's own process is waited for once its output has ended. */
+const EXIT_CODE_WAIT_MS = 2_000;
+
+/**
+ * The exit code of the container's own process, once the daemon has seen it
+ * end (its wait endpoint answers then, with no polling); null when the
+ * container is gone or the daemon has not seen the end within the bound.
+ */
 async function exitCodeOfContainer(container: Docker.Container): Promise<number | null> {
-  for (let i = 0; i < 80; i++) {
-    const info = await container.inspect().catch(() => undefined);
-    if (!info) return null;
-    if (!info.State.Running) return info.State.ExitCode;
-    await delay(25);
+  try {
+    const r = (await container.wait({
+      condition: 'not-running',
+      abortSignal: AbortSignal.timeout(EXIT_CODE_WAIT_MS),
+    })) as { StatusCode?: unknown } | null;
+    return typeof r?.StatusCode === 'number' ? r.StatusCode : null;
+  } catch {
+    return null;
   }
-  return null;
 }
 
 async function removeQuietly(container: Docker.Container): Promise<void> {
@@ -185,13 +203,13 @@ export interface CopyInOptions {
 }
 
 async function entriesOf(hostPath: string, skip: CopyInOptions['skip']): Promise<FolderEntry[]> {
-  const st = await lstat(hostPath).catch(() => undefined);
+  const st = await lstat(hostPath, { bigint: true }).catch(() => undefined);
   if (!st) throw new ContainerError(`cannot copy ${hostPath} into the container: it does not exist`);
   if (st.isDirectory()) return walkFolder(hostPath, skip);
-  const single = { rel: basename(hostPath), abs: hostPath, mode: st.mode & 0o7777, mtime: st.mtime };
+  const single = { rel: basename(hostPath), abs: hostPath, ...statFields(st) };
   // A symlink travels as a symlink: following it would copy other host files in.
   if (st.isSymbolicLink()) return [{ ...single, type: 'symlink', size: 0, linkname: await readlink(hostPath) }];
-  return [{ ...single, type: 'file', size: st.size }];
+  return [{ ...single, type: 'file' }];
 }
 
 /** One archive of several host files or folders, each under its `dest`, to unpack at `/`. */
@@ -206,8 +224,17 @@ export interface PackedCopy {
   open(): Readable;
 }
 
+/** What a copy would hold, listed with one `lstat` per entry: each entry's name in the archive, and its state. */
+export interface ListedCopy {
+  readonly items: CopyItem[];
+  /** Every entry, `rel` relative to `/` (under its item's `dest`). */
+  readonly entries: FolderEntry[];
+  /** Folders to make before the entries (relative to `/`): the extra folders, and empty items' `dest`. */
+  readonly parents: string[];
+}
+
 /** `folders`: empty folders to make as well (absolute paths). */
-export async function packCopy(items: CopyItem[], folders: string[] = []): Promise<PackedCopy> {
+export async function listCopy(items: CopyItem[], folders: string[] = []): Promise<ListedCopy> {
   const entries: FolderEntry[] = [];
   const parents: string[] = folders.map((f) => posix.resolve('/', f).slice(1)).filter(Boolean);
   for (const item of items) {
@@ -217,8 +244,18 @@ export async function packCopy(items: CopyItem[], folders: string[] = []): Promi
     if (own.length === 0 && below) parents.push(below);
     for (const e of own) entries.push({ ...e, rel: below ? `${below}/${e.rel}` : e.rel });
   }
-  const bytes = entries.reduce((sum, e) => sum + e.size, 0);
-  return { items, bytes, open: () => packEntries(entries, { parents }) };
+  return { items, entries, parents };
+}
+
+/** The archive of a listed copy, read from the disk each time it is opened. */
+export function packListed(listed: ListedCopy): PackedCopy {
+  const bytes = listed.entries.reduce((sum, e) => sum + e.size, 0);
+  return { items: listed.items, bytes, open: () => packEntries(listed.entries, { parents: listed.parents }) };
+}
+
+/** `folders`: empty folders to make as well (absolute paths). */
+export async function packCopy(items: CopyItem[], folders: string[] = []): Promise<PackedCopy> {
+  return packListed(await listCopy(items, folders));
 }
 
 /** What a copy of `items` is called in errors. */

@@ -3,7 +3,7 @@
  * (copy in) and getArchive (copy out) all speak tar. Files are streamed, never
  * held whole in memory, so a large environment folder costs no RAM.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -18,7 +18,30 @@ export interface FolderEntry {
   mode: number;
   size: number;
   mtime: Date;
+  /**
+   * The entry's identity and state on disk, from the same `lstat`: a copy
+   * kept between containers is reused only while these stay as they were
+   * (providers/jobCopies.ts). The change time moves with any write or
+   * chmod; the inode moves when an editor saves by replacing the file.
+   */
+  ino: bigint;
+  ctimeNs: bigint;
+  mtimeNs: bigint;
   linkname?: string;
+}
+
+/** The fields of a {@link FolderEntry} that one `lstat` (with bigint times) gives. */
+export function statFields(
+  st: BigIntStats,
+): Pick<FolderEntry, 'mode' | 'size' | 'mtime' | 'ino' | 'ctimeNs' | 'mtimeNs'> {
+  return {
+    mode: Number(st.mode & 0o7777n),
+    size: Number(st.size),
+    mtime: st.mtime,
+    ino: st.ino,
+    ctimeNs: st.ctimeNs,
+    mtimeNs: st.mtimeNs,
+  };
 }
 
 /**
@@ -36,10 +59,10 @@ export async function walkFolder(
     for (const name of names) {
       const abs = join(dir, name);
       const rel = relative(root, abs).split(sep).join('/');
-      const st = await lstat(abs);
+      const st = await lstat(abs, { bigint: true });
       const isDir = st.isDirectory();
       if (skip?.(rel, isDir)) continue;
-      const base = { rel, abs, mode: st.mode & 0o7777, size: st.size, mtime: st.mtime };
+      const base = { rel, abs, ...statFields(st) };
       if (isDir) {
         out.push({ ...base, type: 'directory', size: 0 });
         await visit(abs);

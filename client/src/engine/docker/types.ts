@@ -41,6 +41,12 @@ export interface ContainerSpec {
   gpus?: number | 'all';
   /** Host paths mounted read-write; only ever with the user's consent. */
   binds?: string[];
+  /**
+   * Host folders mounted read-only (`source` as the daemon sees it). Unlike
+   * `binds`, a source the daemon cannot find fails the create instead of
+   * being made empty on the daemon's host.
+   */
+  readOnlyMounts?: { source: string; target: string }[];
   extraLabels?: Record<string, string>;
   /** Setuid programs in the image grant nothing (an unprivileged agent stays unprivileged). */
   noNewPrivileges?: boolean;

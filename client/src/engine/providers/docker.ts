@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { buildImage } from '../docker/build';
-import { dockerClient } from '../docker/client';
+import { dockerClient, dockerHost } from '../docker/client';
 import {
   createContainer,
   describeCopy,
@@ -58,6 +58,13 @@ import { imageServeArgv, serveArgv } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probedAlready, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
 import { JobCopies } from './jobCopies';
+import {
+  CONTENT_ID_FILE,
+  MOUNT_MISMATCH,
+  mountedRuntimeArgs,
+  runtimeMountFor,
+  type RuntimeMount,
+} from './runtimeMount';
 
 export { defaultDockerHost, dockerAvailable, dockerHost, isLocalDaemon } from '../docker/client';
 
@@ -135,6 +142,13 @@ export interface DockerProviderOptions {
   stopGraceMs?: number;
   /** Start the bundled server's interpreter while discovery runs (default true). */
   prestartServer?: boolean;
+  /**
+   * Mount the compiled runtime read-only where the daemon can see it, rather
+   * than copy it into every container (default true; docs/substrate-copy.md).
+   */
+  mountRuntime?: boolean;
+  /** Where the daemon finds the compiled runtime's folder, when its path there is not ours (default: ours). */
+  runtimeMountSource?: string;
 }
 
 let orphanSweep: Promise<void> | undefined;
@@ -147,6 +161,8 @@ export class DockerProvider implements Provider {
   private readonly images = new Map<string, Promise<ImageFacts>>();
   /** This job's copies, packed again only when their folders change. */
   private readonly copies = new JobCopies();
+  /** Why this job's daemon cannot mount the runtime, once a container found out. */
+  private mountRefused: string | undefined;
 
   constructor(private readonly options: DockerProviderOptions = {}) {}
 
@@ -216,28 +232,35 @@ export class DockerProvider implements Provider {
     // The runtime with its bytecode (compiled once per runtime version, docs/substrate-copy.md) and the job's
     // packed copy: its size decides how the copy travels, and so what the container runs.
     const runtime = await bundledRuntimeCopy();
-    const skipEnv = (rel: string, isDir: boolean): boolean => skipCopied(rel, isDir) || withheldFrom(opts.phase, rel);
-    // The bundled runtime is always copied for discovery; only the bundled server gets it on PYTHONPATH.
-    const copies: CopyItem[] = [
-      { hostPath: runtime.dir, dest: RUNTIME_DIR, ...(runtime.compiled ? {} : { skip: skipCopied }) },
-      { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
-    ];
-    // The workspace root exists before the server starts, so that the environment can prepare it.
-    const packed = await this.copies.pack(`${opts.phase}\0${spec.envDir}\0${runtime.dir}`, copies, [WORKSPACE_DIR]);
     const prestartWanted = this.options.prestartServer !== false;
+    const facts = await this.factsOf(image, opts, signal, check);
+    const ownWanted = ownProcess && prestartWanted && this.mayServeAsOwnProcess(spec, facts);
+    // Mounted read-only rather than copied where our interpreter is the container's own process: it checks
+    // the mount before it unpacks anything (providers/runtimeMount.ts).
+    let mount = ownWanted ? this.runtimeMount(runtime) : undefined;
+    let packed = await this.packFor(spec, opts.phase, runtime, mount);
+    const direct = ownWanted && packed.bytes <= STDIN_COPY_MAX_BYTES;
+    if (mount && !direct) {
+      mount = undefined;
+      packed = await this.packFor(spec, opts.phase, runtime, mount);
+    }
     let container: DockerContainer;
     const creating = performance.now();
     try {
-      const facts = await this.factsOf(image, opts, signal, check);
-      const direct = ownProcess && prestartWanted && this.mayServeAsOwnProcess(spec, facts, packed);
       if (direct) {
         const made = await this.createOf({
           ...containerSpec,
-          cmd: ['python3', '-u', '-c', ownProcessSource()],
+          cmd: ['python3', '-u', '-c', ownProcessSource(), ...(mount ? mountedRuntimeArgs(RUNTIME_DIR, mount) : [])],
           attach: true,
+          ...(mount ? { readOnlyMounts: [{ source: mount.source, target: RUNTIME_DIR }] } : {}),
         }).catch((err: unknown) => err);
         if (!(made instanceof DockerContainer)) {
           check();
+          if (mount) {
+            // The daemon refused the mount (a folder it cannot see...): the same container, the runtime copied.
+            this.refuseMount(`the Docker daemon refused it: ${dockerMessage(made)}`, opts);
+            return await this.provision(spec, opts, signal, check, ownProcess);
+          }
           // Not created, or its process could not be attached to: the plain way says what is wrong, or works.
           return await this.provision(spec, opts, signal, check, false);
         }
@@ -279,19 +302,31 @@ export class DockerProvider implements Provider {
       // (~60 ms), the stdin path ~5 ms per MB more than putArchive's own streaming.
       let viaStdin = false;
       if (container.hasOwnProcess && prestart) {
-        viaStdin = await substrate.prestartWithCopy(packed, signal, opts.log, true);
+        const copy = await substrate.prestartWithCopy(packed, signal, opts.log, true);
         check();
+        viaStdin = copy === true;
         if (!viaStdin) {
+          await container.remove();
+          if (mount && copy !== true && copy.error?.startsWith(MOUNT_MISMATCH)) {
+            // The daemon mounted something else than our folder (it sees another file system): copy it.
+            this.refuseMount(`the container saw another folder there (${copy.error})`, opts);
+            return await this.provision(spec, opts, signal, check, ownProcess);
+          }
           // Our interpreter could not be the container's process (no python3, an ENTRYPOINT that
           // does not run its command...): the plain way reports what is wrong, or works.
-          await container.remove();
           return await this.provision(spec, opts, signal, check, false);
         }
       } else if (container.hasOwnProcess) {
-        // The image's own SDK serves (its probe ran in this container): our interpreter only keeps it alive.
+        // The image's own SDK serves (its probe ran in this container): our interpreter only keeps it alive,
+        // and nothing checked the mount yet, which discovery and the SDK's loader read from.
         container.takeMain();
+        if (mount && !(await this.mountHolds(container, mount, signal))) {
+          await container.remove();
+          this.refuseMount('the container saw another folder there', opts);
+          return await this.provision(spec, opts, signal, check, ownProcess);
+        }
       } else if (prestart && container.runsAsRoot && packed.bytes <= STDIN_COPY_MAX_BYTES) {
-        viaStdin = await substrate.prestartWithCopy(packed, signal, opts.log);
+        viaStdin = (await substrate.prestartWithCopy(packed, signal, opts.log)) === true;
         check();
       }
       if (!viaStdin) {
@@ -300,6 +335,7 @@ export class DockerProvider implements Provider {
         if (prestart) substrate.prestartServer();
       }
       opts.span?.(viaStdin ? 'copy in (pre-started interpreter)' : 'copy in (putArchive)', copying, performance.now());
+      if (mount) opts.log('engine', `the bundled runtime is mounted read-only (${mount.contentId})`);
       return substrate;
     } catch (err) {
       await container.remove().catch(() => undefined);
@@ -317,16 +353,55 @@ export class DockerProvider implements Provider {
    * an SDK probe still to run runs in it, and a server the image's own SDK
    * brings then runs beside our idle interpreter.
    */
-  private mayServeAsOwnProcess(spec: EnvironmentSpec, facts: ImageFacts, packed: PackedCopy): boolean {
+  private mayServeAsOwnProcess(spec: EnvironmentSpec, facts: ImageFacts): boolean {
     const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
     if (choice === 'image') return false;
     const probed = choice === 'bundled' ? BUNDLED_SDK : probedAlready(probeKey(facts.imageId));
-    return (
-      probed?.source !== 'image' &&
-      !facts.hasEntrypoint &&
-      isRootUser(facts.imageUser) &&
-      packed.bytes <= STDIN_COPY_MAX_BYTES
-    );
+    return probed?.source !== 'image' && !facts.hasEntrypoint && isRootUser(facts.imageUser);
+  }
+
+  /** The copy for a container: the environment's folder, and the runtime unless it is mounted. */
+  private packFor(
+    spec: EnvironmentSpec,
+    phase: AcquireOptions['phase'],
+    runtime: RuntimeCopySource,
+    mount: RuntimeMount | undefined,
+  ): Promise<PackedCopy> {
+    const skipEnv = (rel: string, isDir: boolean): boolean => skipCopied(rel, isDir) || withheldFrom(phase, rel);
+    // The bundled runtime is always there for discovery; only the bundled server gets it on PYTHONPATH.
+    const copies: CopyItem[] = [
+      ...(mount
+        ? []
+        : [{ hostPath: runtime.dir, dest: RUNTIME_DIR, ...(runtime.compiled ? {} : { skip: skipCopied }) }]),
+      { hostPath: spec.envDir, dest: ENV_DIR, skip: skipEnv },
+    ];
+    const key = `${phase}\0${spec.envDir}\0${mount ? 'mounted' : runtime.dir}`;
+    // The workspace root exists before the server starts, so that the environment can prepare it.
+    return this.copies.pack(key, copies, [WORKSPACE_DIR]);
+  }
+
+  /** The runtime's read-only mount for a container of this job's daemon, unless it goes in by copy. */
+  private runtimeMount(runtime: RuntimeCopySource): RuntimeMount | undefined {
+    if (this.options.mountRuntime === false) return undefined;
+    return runtimeMountFor(runtime, dockerHost(), {
+      source: this.options.runtimeMountSource,
+      refused: this.mountRefused,
+    });
+  }
+
+  /** No more mounts for this job: its containers get the runtime by copy, as they would on a remote daemon. */
+  private refuseMount(why: string, opts: AcquireOptions): void {
+    if (this.mountRefused !== undefined) return;
+    this.mountRefused = why;
+    opts.log('engine', `the bundled runtime cannot be mounted read-only (${why}); it is copied into each container`);
+  }
+
+  /** Whether a container whose runtime is mounted sees the engine's folder there (unpack.py checks it otherwise). */
+  private async mountHolds(container: DockerContainer, mount: RuntimeMount, signal: AbortSignal): Promise<boolean> {
+    const r = await container
+      .exec(['cat', `${RUNTIME_DIR}/${CONTENT_ID_FILE}`], { timeoutMs: 30_000, signal })
+      .catch(() => undefined);
+    return r?.exitCode === 0 && r.stdout.trim() === mount.contentId;
   }
 
   /** The image's inspection, kept for the job; pulled first when it is not on the Docker host. */
@@ -517,11 +592,12 @@ export class DockerSubstrate implements Substrate {
   }
 
   /**
-   * Starts the bundled server's interpreter with nothing of the runtime in
-   * the container yet, and sends it the runtime and the environment's folder
-   * (hud_studio/unpack.py) before its first request. False when that did not
-   * work (no python3 in the image, a read-only path...): the interpreter is
-   * gone and the caller copies by putArchive instead, whose error says more.
+   * Starts the bundled server's interpreter with nothing of the copy in the
+   * container yet, and sends it the copy (hud_studio/unpack.py) before its
+   * first request. True when that worked; otherwise (no python3 in the image,
+   * a read-only path, a mounted runtime that is not ours...) the interpreter
+   * is gone, `error` is its answer when it gave one, and the caller copies by
+   * putArchive instead, whose error says more.
    */
   async prestartWithCopy(
     packed: PackedCopy,
@@ -529,7 +605,7 @@ export class DockerSubstrate implements Substrate {
     log: (stream: 'engine', text: string) => void,
     /** The interpreter is the container's own process (ownProcessSource), already running. */
     ownProcess = false,
-  ): Promise<boolean> {
+  ): Promise<true | { error?: string }> {
     const state = this.startPrestarted(ownProcess ? OWN_PROCESS : unpackSource());
     const warm = await state.exec;
     const outcome = warm ? await state.replies.copy(warm, packed.open(), signal) : undefined;
@@ -537,12 +613,13 @@ export class DockerSubstrate implements Substrate {
     if (this.prestarted === state) this.prestarted = undefined;
     state.replies.close();
     await warm?.kill('KILL').catch(() => undefined);
-    if (outcome && !signal.aborted)
+    // A mount that is not ours is the provider's to report: it copies the runtime instead, through python3 still.
+    if (outcome && !signal.aborted && !outcome.error.startsWith(MOUNT_MISMATCH))
       log(
         'engine',
         `copying ${describeCopy(packed.items)} through python3 failed (${outcome.error}); copying it with the Docker API instead`,
       );
-    return false;
+    return outcome ? { error: outcome.error } : {};
   }
 
   private startPrestarted(code: string | typeof OWN_PROCESS): NonNullable<DockerSubstrate['prestarted']> {

@@ -10,12 +10,16 @@
  * reaches the next container.
  */
 import { createHash } from 'node:crypto';
-import { lstat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { Readable } from 'node:stream';
-import { describeCopy, packCopy, type CopyItem, type PackedCopy } from '../docker/container';
+import {
+  describeCopy,
+  listCopy,
+  packListed,
+  type CopyItem,
+  type ListedCopy,
+  type PackedCopy,
+} from '../docker/container';
 import { ContainerError } from '../docker/errors';
-import { walkFolder } from '../docker/tar';
 
 /** Above this, a copy is packed afresh for each container rather than held in memory. */
 export const KEPT_COPY_MAX_BYTES = 8 * 1024 * 1024;
@@ -35,15 +39,15 @@ export class JobCopies {
    * The packed copy of `items` (plus empty `folders`) under `key`, which must
    * name everything that decides what the copy holds besides the files
    * themselves (e.g. the phase, when it decides what is left out). A failed
-   * pack is not kept.
+   * pack is not kept; a missing folder is reported with its path.
    */
   async pack(key: string, items: CopyItem[], folders: string[] = []): Promise<PackedCopy> {
-    const stamp = await stampOf(items, folders);
-    // Something is missing: packCopy says what, with its path.
-    if (stamp === undefined) return packCopy(items, folders);
+    // One walk, one lstat per entry: the same listing stamps the copy and, when it changed, packs it.
+    const listed = await listCopy(items, folders);
+    const stamp = stampOf(listed);
     const kept = this.kept.get(key);
     if (kept?.stamp === stamp) return kept.packed;
-    const packed = this.packOnce(key, items, folders);
+    const packed = this.packOnce(key, listed);
     const entry = { stamp, packed };
     this.kept.set(key, entry);
     packed.catch(() => {
@@ -52,8 +56,8 @@ export class JobCopies {
     return packed;
   }
 
-  private async packOnce(key: string, items: CopyItem[], folders: string[]): Promise<PackedCopy> {
-    const packed = await packCopy(items, folders);
+  private async packOnce(key: string, listed: ListedCopy): Promise<PackedCopy> {
+    const packed = packListed(listed);
     // A large folder streams from disk each time: holding it would cost more memory than its reading costs CPU.
     if (packed.bytes > this.maxBytes) {
       this.kept.delete(key);
@@ -63,34 +67,29 @@ export class JobCopies {
     try {
       for await (const chunk of packed.open()) chunks.push(chunk as Buffer);
     } catch (err) {
-      throw new ContainerError(`reading ${describeCopy(items)} for the copy failed: ${(err as Error).message}`, {
+      throw new ContainerError(`reading ${describeCopy(listed.items)} for the copy failed: ${(err as Error).message}`, {
         cause: err,
       });
     }
     const archive = Buffer.concat(chunks);
-    return { items, bytes: packed.bytes, open: () => Readable.from([archive]) };
+    return { items: listed.items, bytes: packed.bytes, open: () => Readable.from([archive]) };
   }
 }
 
 /**
- * A digest of every entry the copy would hold and of its state on disk. The
- * change time moves with any write or chmod and cannot be set back; the inode
- * moves when an editor saves by replacing the file.
+ * A digest of every entry the copy would hold and of its state on disk, as
+ * the listing's `lstat` saw it. The change time moves with any write or
+ * chmod and cannot be set back; the inode moves when an editor saves by
+ * replacing the file.
  */
-async function stampOf(items: CopyItem[], folders: string[]): Promise<string | undefined> {
-  const hash = createHash('sha256').update(folders.join('\0')).update('\0\0');
-  for (const item of items) {
-    hash.update(`${item.hostPath}\0${item.dest}\0`);
-    const top = await lstat(item.hostPath).catch(() => undefined);
-    if (!top) return undefined;
-    const paths = top.isDirectory()
-      ? (await walkFolder(item.hostPath, item.skip)).map((e) => ({ rel: e.rel, abs: e.abs }))
-      : [{ rel: basename(item.hostPath), abs: item.hostPath }];
-    for (const { rel, abs } of paths) {
-      const st = await lstat(abs, { bigint: true }).catch(() => undefined);
-      if (!st) return undefined;
-      hash.update(`${rel}\0${st.mode}\0${st.size}\0${st.ino}\0${st.ctimeNs}\0${st.mtimeNs}\0`);
-    }
+function stampOf(listed: ListedCopy): string {
+  const hash = createHash('sha256').update(listed.parents.join('\0')).update('\0\0');
+  for (const item of listed.items) hash.update(`${item.hostPath}\0${item.dest}\0`);
+  hash.update('\0');
+  for (const e of listed.entries) {
+    hash.update(
+      `${e.abs}\0${e.rel}\0${e.type}\0${e.mode}\0${e.size}\0${e.ino}\0${e.ctimeNs}\0${e.mtimeNs}\0${e.linkname ?? ''}\0`,
+    );
   }
   return hash.digest('hex');
 }

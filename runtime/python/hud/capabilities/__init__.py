@@ -9,13 +9,15 @@ import os
 import re
 import sys
 from typing import Any, Dict, Optional
-from urllib.parse import urlsplit, urlunsplit
 
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+\-.]*):")
 
 
 def normalize_url(url: str, default_scheme: str, default_port: Optional[int]) -> str:
     """`host[:port]` shorthand to `scheme://host:port[/path]`."""
+    # Imported when a capability is declared: urllib.parse (with ipaddress) is not on every server's start.
+    from urllib.parse import urlsplit, urlunsplit
+
     text = url if "://" in url else "{}://{}".format(default_scheme, url)
     parts = urlsplit(text)
     if not parts.scheme:
@@ -56,6 +58,8 @@ class Capability:
     def from_manifest(cls, data: Dict[str, Any]) -> "Capability":
         params = dict(data.get("params") or {})
         if data["protocol"].split("/", 1)[0] == "mcp" and "transport" not in params:
+            from urllib.parse import urlsplit
+
             params["transport"] = "websocket" if urlsplit(data["url"]).scheme in ("ws", "wss") else "streamable-http"
         return cls(data["name"], data["protocol"], data["url"], params)
 
@@ -84,6 +88,8 @@ class Capability:
         if match and "://" not in url:
             raise ValueError("mcp/2025-11-25: only ws/wss/http/https URLs are supported, got {!r}".format(match.group(1)))
         normalized = normalize_url(url, "ws", None)
+        from urllib.parse import urlsplit
+
         scheme = urlsplit(normalized).scheme
         if scheme not in ("ws", "wss", "http", "https"):
             raise ValueError("mcp/2025-11-25: only ws/wss/http/https URLs are supported, got {!r}".format(scheme))

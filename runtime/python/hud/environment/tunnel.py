@@ -1,13 +1,15 @@
 """`tunnel.open`: turn a connection into a raw byte pipe to a capability's daemon."""
 import asyncio
 from typing import Tuple
-from urllib.parse import urlsplit
 
 _DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443, "ssh": 22}
 
 
 def capability_address(url: str) -> Tuple[str, int]:
     """host and port of a capability url (`host:port`, `tcp://host:port`, `http://host[:port]/path`)."""
+    # Imported on a tunnel's first use: urllib.parse is not needed on every server's start.
+    from urllib.parse import urlsplit
+
     parts = urlsplit(url if "://" in url else "//" + url)
     host = parts.hostname
     try:
