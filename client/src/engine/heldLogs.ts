@@ -1,8 +1,9 @@
 /**
- * Log lines of a substrate made before the phase that will use it (the
- * verifier's, made while the actor works; a regrade batch's next one): held
- * until that phase takes it, then replayed in order, and every later line
- * passed straight on.
+ * Log lines of a substrate made before the phase that will use it has begun
+ * (the verifier's, made while the actor works or just before its header,
+ * which names the substrate; a regrade batch's next one): held until that
+ * phase takes it, then replayed in order, and every later line passed
+ * straight on.
  */
 import type { LogStream } from '../../../common/trace/schema';
 

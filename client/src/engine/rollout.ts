@@ -576,19 +576,29 @@ class RolloutRun {
       } else {
         const early = prepared instanceof EarlySubstrate ? prepared : undefined;
         const made = prepared instanceof EarlySubstrate ? undefined : prepared;
-        const substrate: Substrate = early
-          ? await abortable(early.substrate, clock.signal)
-          : (made ??
-            (await this.acquire(
-              target,
-              verifier.runtimeConfig,
-              'verifier',
-              clock.signal,
-              verifier.runtimeConfig?.limits?.startup_timeout_s,
-            )));
+        // What the acquisition logs (while the actor worked, or now) goes under this phase's header, which
+        // names the substrate and so comes after it; if it fails, the lines still come out, before the error.
+        const acquired = early?.logs ?? new HeldLogs();
+        const toPhase = (stream: LogStream, text: string): void => this.log(stream, text);
+        const substrate: Substrate = await (
+          early
+            ? abortable(early.substrate, clock.signal)
+            : made
+              ? Promise.resolve(made)
+              : this.acquire(
+                  target,
+                  verifier.runtimeConfig,
+                  'verifier',
+                  clock.signal,
+                  verifier.runtimeConfig?.limits?.startup_timeout_s,
+                  acquired.log,
+                )
+        ).catch((err: unknown) => {
+          acquired.replay(toPhase);
+          throw err;
+        });
         this.startPhase('verifier', substrate.info, false);
-        // What its acquisition logged while the actor worked belongs to this phase.
-        early?.logs.replay((stream, text) => this.log(stream, text));
+        acquired.replay(toPhase);
         const env = this.verifierEnv(verifier);
         if (this.opts.judge) {
           const gw = await openJudgeGateway(

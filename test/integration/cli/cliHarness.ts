@@ -19,11 +19,11 @@ export async function cli(argv: string[], cwd = REPO_ROOT): Promise<{ code: numb
   return { code, stdout, stderr };
 }
 
-/** `node --import tsx client/src/cli.ts ARGS` (the dev entry; dist/cli.js is the same code bundled). */
-export function spawnCli(argv: string[], cwd = REPO_ROOT): ChildProcess {
+/** `node --import tsx client/src/cli.ts ARGS` (the dev entry; dist/cli.js is the same code bundled), `env` added. */
+export function spawnCli(argv: string[], cwd = REPO_ROOT, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'client', 'src', 'cli.ts'), ...argv], {
     cwd,
-    env: { ...process.env, FORCE_COLOR: '0' },
+    env: { ...process.env, FORCE_COLOR: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

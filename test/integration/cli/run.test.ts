@@ -96,6 +96,16 @@ describe('hud-studio run', () => {
     ]) {
       assert.ok(r.stdout.includes(text), `missing "${text}" in:\n${r.stdout}`);
     }
+    // Each phase's lines come under its header, its substrate's first lines included.
+    const lines = r.stdout.split('\n');
+    const verifierHeader = lines.findIndex((l) => l.startsWith('┌ verifier phase'));
+    const verifierCopy = lines.findIndex((l) => /\[engine\] local substrate: private copy .*-verifier-/.test(l));
+    assert.ok(verifierCopy > verifierHeader, `the verifier substrate's first line is above its header:\n${r.stdout}`);
+    assert.ok(
+      lines.slice(verifierHeader).some((l) => l === "│   [engine] served by HUD Studio's bundled runtime"),
+      r.stdout,
+    );
+    assert.ok(lines.findIndex((l) => l.startsWith('└ actor phase')) < verifierHeader, r.stdout);
   });
 
   test('usage errors exit 2 with a fix', async () => {
@@ -250,24 +260,28 @@ describe('hud-studio run', () => {
   });
 
   test('a CLI killed outright leaves a substrate that the next Local run removes', async () => {
-    const child = spawnCli([
-      'run',
-      `${FIXTURES.twoEnv}::task`,
-      '--command',
-      'sleep 60; echo secret',
-      ...local,
-      '--trace-dir',
-      scratchDir('killed-'),
-    ]);
+    // A temp folder of their own: any other Local run on this machine (another test run) sweeps the shared one.
+    const tmp = scratchDir('killed-tmp-');
+    const child = spawnCli(
+      ['run', `${FIXTURES.twoEnv}::task`, '--command', 'sleep 60; echo secret', ...local, '--trace-dir', tmp],
+      REPO_ROOT,
+      { TMPDIR: tmp },
+    );
     const done = exitOf(child);
     const seen = await outputUntil(child, 'actor prompt: completed');
     const id = /substrate (hud-studio-\S+)/.exec(seen)![1]!;
     child.kill('SIGKILL');
     await done;
-    const left = join(tmpdir(), id);
+    const left = join(tmp, id);
     assert.equal(existsSync(left), true, 'SIGKILL gave the CLI no chance to clean up');
     const next = await exitOf(
-      spawnCli(['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', scratchDir('next-')]),
+      spawnCli(
+        ['run', FIXTURES.sameEnv, '--answer', 'secret', ...local, '--trace-dir', scratchDir('next-')],
+        REPO_ROOT,
+        {
+          TMPDIR: tmp,
+        },
+      ),
     );
     assert.equal(next.code, 0, next.stderr);
     assert.match(next.stdout, new RegExp(`removed ${left}, left behind by a HUD Studio process that no longer runs`));
@@ -276,12 +290,14 @@ describe('hud-studio run', () => {
   });
 
   test('output closed early (| head) cancels cleanly instead of crashing', async () => {
-    // An agent that keeps talking: its log lines are the writes that find the pipe closed.
+    // An agent that keeps talking: its log lines are the writes that find the pipe closed. Its
+    // many children make its sandbox slow to empty, as load does: whatever waits for less is caught.
+    const marker = '3600.417';
     const child = spawnCli([
       'run',
       `${FIXTURES.twoEnv}::task`,
       '--command',
-      'while true; do echo tick; sleep 0.1; done',
+      `for i in $(seq 1 100); do sleep ${marker} & done; while true; do echo tick; sleep 0.1; done`,
       ...local,
       '--trace-dir',
       scratchDir('epipe-'),
@@ -293,7 +309,7 @@ describe('hud-studio run', () => {
     const r = await done;
     assert.equal(r.code, 130, r.stderr);
     assert.equal(existsSync(join(tmpdir(), id)), false);
-    const left = processesMentioning(id);
+    const left = [...processesMentioning(id), ...processesMentioning(`sleep\0${marker}`)];
     assert.deepEqual(
       left,
       [],

@@ -5,11 +5,12 @@
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
+import { REPO_ROOT, cli, exitOf } from '../cli/cliHarness';
 import { FIXTURES } from '../engine-local/rules';
 import { tempDir } from '../docker/support';
 
@@ -98,4 +99,20 @@ test("the agent cannot see the environment's files, the host's processes, or its
   // Its own shell, ls and grep under the sandbox's init: the host runs hundreds.
   assert.ok(Number(lines[0]) <= 5, `the agent saw ${lines[0]} processes`);
   assert.equal(lines.length, 2, `no TCP socket of the host is visible: ${answer}`);
+});
+
+test('run from a terminal, the agent has no controlling terminal to type into (/dev/tty does not open)', async () => {
+  // script(1) gives the CLI a pseudo-terminal as a person's shell would; an agent reaching it could
+  // queue keystrokes (TIOCSTI) for the user's shell once the CLI exits.
+  const dir = tempDir('local-tty');
+  const probe = '( exec 3<>/dev/tty ) 2>/dev/null && echo tty-open || echo no-tty';
+  const argv = [process.execPath, '--import', 'tsx', join(REPO_ROOT, 'client', 'src', 'cli.ts'), 'run'];
+  argv.push(`${FIXTURES.twoEnv}::task`, '--command', probe, '--runtime', 'local', '--trace-dir', dir, '--json');
+  const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const r = await exitOf(spawn('script', ['-qec', quoted, '/dev/null'], { cwd: REPO_ROOT }));
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  // The terminal merges stdout and stderr: the trace's path is read from the JSON's line.
+  const trace = /"trace": "([^"]+)"/.exec(r.stdout)?.[1];
+  assert.ok(trace, r.stdout);
+  assert.equal(readTrace(trace).answer, 'no-tty');
 });

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
 import { LocalProvider } from '../../../client/src/engine/providers/local';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
@@ -71,6 +72,10 @@ test('the server sees its own sandbox only; SIGTERM reaches its teardown; a deta
     assert.equal(probe(`path ${PROBE} visible`), 'False', 'the original folder is out of view');
     assert.equal(probe(`path ${join(hostFolder, 'key')} visible`), 'False', "another folder in the host's /tmp");
     assert.equal(probe(`path ${substrate.workdir} visible`), 'True', 'its own copy is there');
+    // The server's Popen can return while the child's exec is still under way (its command line not yet
+    // /proc's), so the child is waited for rather than looked up once.
+    const end = Date.now() + 10_000;
+    while (processesRunning(`sleep ${marker}`).length === 0 && Date.now() < end) await delay(20);
     assert.equal(processesRunning(`sleep ${marker}`).length, 1, 'the detached child runs until release');
   } finally {
     await substrate.release();

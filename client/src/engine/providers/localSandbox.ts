@@ -6,8 +6,8 @@
  * variables) are invisible, and when the sandbox's init goes the kernel kills
  * everything left in its PID namespace, however it detached.
  *
- * - An agent command also loses the network and its session, and sees only
- *   its workspace (read-write).
+ * - An agent command also loses the network, and sees only its workspace
+ *   (read-write).
  * - The environment's server (and the engine's other commands in its
  *   substrate: discovery, the gateway relay) keeps the host's network, which
  *   the control channel needs, and sees its interpreter read-only and its
@@ -60,11 +60,18 @@ export function inSystemView(path: string): boolean {
   return SYSTEM_DIRS.some((dir) => isWithin(path, dir));
 }
 
-/** bwrap's arguments for an agent command working in `workspace` (bound read-write), up to and including `--`. */
+/**
+ * bwrap's arguments for an agent command working in `workspace` (bound
+ * read-write), up to and including `--`. No `--new-session`: the command is
+ * spawned as the leader of a session of its own already (execInGroup), which
+ * has no controlling terminal to inject keystrokes into, and bwrap's own
+ * setsid would take the sandbox's init out of that process group, so that
+ * stopping the group would no longer wait for the PID namespace to empty
+ * (docs/security.md).
+ */
 export function sandboxArgs(workspace: string, cwd: string): string[] {
   return [
     '--die-with-parent',
-    '--new-session',
     '--unshare-all',
     '--unshare-user',
     '--cap-drop',
