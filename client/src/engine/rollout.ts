@@ -284,7 +284,7 @@ class RolloutRun {
     let verifierSubstrate: EarlySubstrate | undefined;
     const acquireVerifierEarly = (t: DiscoveredTask): void => {
       const v = t.verifier;
-      if (verifierSubstrate || !v || !opts.provider.isolatesSubstrates || sharesActorSubstrate(t)) return;
+      if (verifierSubstrate || !v || sharesActorSubstrate(t) || !this.isolates(target, v.runtimeConfig)) return;
       const logs = new HeldLogs();
       const substrate = this.acquire(
         target,
@@ -423,7 +423,7 @@ class RolloutRun {
         this.step('teardown', 'completed', 'template closed by the server; substrate kept for the verifier');
       } else {
         // A verifier on a container of its own need not wait for the actor's to go (releaseAll() still does).
-        await this.close(actorSession, !!verifier && !!opts.provider.isolatesSubstrates);
+        await this.close(actorSession, !!verifier && this.isolates(target, task.runtimeConfig));
         actorSession = undefined;
         this.step('teardown', 'completed');
       }
@@ -678,6 +678,22 @@ class RolloutRun {
     }
   }
 
+  private specOf(target: TaskFileTarget, runtimeConfig: RuntimeConfig | null): EnvironmentSpec {
+    return {
+      envFile: target.envFile,
+      envDir: target.envDir,
+      runtimeConfig,
+      ...(this.opts.image ? { image: this.opts.image } : {}),
+      ...(this.opts.useImageSdk ? { useImageSdk: true } : {}),
+      ...(this.opts.sdk ? { sdk: this.opts.sdk } : {}),
+    };
+  }
+
+  /** Whether the provider's substrate for this environment shares nothing an agent elsewhere could reach. */
+  private isolates(target: TaskFileTarget, runtimeConfig: RuntimeConfig | null): boolean {
+    return this.opts.provider.isolatesSubstrates?.(this.specOf(target, runtimeConfig)) ?? false;
+  }
+
   private async acquire(
     target: TaskFileTarget,
     runtimeConfig: RuntimeConfig | null,
@@ -686,14 +702,7 @@ class RolloutRun {
     startupSeconds: number | null | undefined,
     log: (stream: LogStream, text: string) => void = (stream, text) => this.log(stream, text),
   ): Promise<Substrate> {
-    const spec: EnvironmentSpec = {
-      envFile: target.envFile,
-      envDir: target.envDir,
-      runtimeConfig,
-      ...(this.opts.image ? { image: this.opts.image } : {}),
-      ...(this.opts.useImageSdk ? { useImageSdk: true } : {}),
-      ...(this.opts.sdk ? { sdk: this.opts.sdk } : {}),
-    };
+    const spec = this.specOf(target, runtimeConfig);
     const acquiring = this.opts.provider.acquire(spec, {
       rolloutId: this.rolloutId,
       phase,

@@ -55,7 +55,7 @@ export function recording(inner: Provider): { provider: Provider; substrates: Su
   const provider: Provider = {
     kind: inner.kind,
     // So the rules are checked with the verifier's substrate made while the actor works, where the provider does that.
-    ...(inner.isolatesSubstrates ? { isolatesSubstrates: true } : {}),
+    isolatesSubstrates: (spec) => inner.isolatesSubstrates?.(spec) ?? false,
     acquire: async (spec, opts) => {
       const s = await inner.acquire(spec, opts);
       substrates.push(s);

@@ -31,6 +31,19 @@ const spec = (runtimeConfig: EnvironmentSpec['runtimeConfig']): EnvironmentSpec 
 });
 const acquireOpts = (rolloutId: string) => ({ rolloutId, phase: 'actor' as const, log: () => undefined });
 
+test('a compose project is never taken for an isolated substrate; a plain environment is whatever the base provider says', () => {
+  // A project may publish ports or join the host's networks: a verifier's project must not run while the agent works.
+  const over = (isolates: boolean): Provider =>
+    new ComposeAwareProvider({
+      kind: 'docker',
+      isolatesSubstrates: () => isolates,
+      acquire: () => Promise.reject(new Error('unused')),
+    });
+  assert.equal(over(true).isolatesSubstrates?.(spec({ compose: 'docker-compose.yaml' })), false);
+  assert.equal(over(true).isolatesSubstrates?.(spec(null)), true);
+  assert.equal(over(false).isolatesSubstrates?.(spec(null)), false);
+});
+
 test('serves env.py in main; the grader reaches the sidecar; release leaves nothing', async () => {
   const rolloutId = randomUUID();
   const provider: Provider = new ComposeAwareProvider({

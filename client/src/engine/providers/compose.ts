@@ -259,6 +259,11 @@ export class ComposeAwareProvider implements Provider {
     this.compose = new ComposeProvider(options);
   }
 
+  /** A compose project may publish ports or share networks with the host: only the base provider's substrates say. */
+  isolatesSubstrates(spec: EnvironmentSpec): boolean {
+    return !composePlan(spec) && (this.base.isolatesSubstrates?.(spec) ?? false);
+  }
+
   acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
     return composePlan(spec) ? this.compose.acquire(spec, opts) : this.base.acquire(spec, opts);
   }

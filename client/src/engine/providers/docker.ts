@@ -156,7 +156,9 @@ let orphanSweep: Promise<void> | undefined;
 export class DockerProvider implements Provider {
   readonly kind = 'docker' as const;
   // A container of its own: own file system, processes and loopback, where its server listens.
-  readonly isolatesSubstrates = true;
+  isolatesSubstrates(): boolean {
+    return true;
+  }
 
   private readonly images = new Map<string, Promise<ImageFacts>>();
   /** This job's copies, packed again only when their folders change. */

@@ -138,11 +138,11 @@ export interface Substrate {
 export interface Provider {
   readonly kind: ProviderKind;
   /**
-   * True when a substrate it hands out offers nothing that an agent in
+   * True when the substrate it would hand out for `spec` offers nothing that an agent in
    * another of its substrates could reach before its server is started
    * (own file system, processes and loopback). The verifier's substrate is
    * then acquired while the actor works instead of after (docs/engine.md).
    */
-  readonly isolatesSubstrates?: boolean;
+  isolatesSubstrates?(spec: EnvironmentSpec): boolean;
   acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate>;
 }

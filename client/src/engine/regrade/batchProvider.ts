@@ -34,7 +34,6 @@ interface Ahead {
 
 export class BatchProvider implements Provider {
   readonly kind: Provider['kind'];
-  readonly isolatesSubstrates?: boolean;
   private readonly ahead = new Map<string, Ahead>();
   /** Keys whose rollout already asked: nothing is made ahead for them any more. */
   private readonly asked = new Set<string>();
@@ -50,7 +49,10 @@ export class BatchProvider implements Provider {
   ) {
     this.kind = inner.kind;
     this.freeing = new BackgroundWork((err) => warn(`freeing a regrade substrate failed: ${errorMessage(err)}`));
-    if (inner.isolatesSubstrates !== undefined) this.isolatesSubstrates = inner.isolatesSubstrates;
+  }
+
+  isolatesSubstrates(spec: EnvironmentSpec): boolean {
+    return this.inner.isolatesSubstrates?.(spec) ?? false;
   }
 
   async acquire(spec: EnvironmentSpec, opts: AcquireOptions): Promise<Substrate> {
