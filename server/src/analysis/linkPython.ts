@@ -49,31 +49,18 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
       : undefined;
     const ref = `${file.rel}::${label}`;
     const templateUri = file.uriOf(target.path);
-    // Every field in one literal: a field added afterwards went to a separate property store.
-    tasks.push(
-      link
-        ? {
-            ref,
-            kind: 'hud',
-            label,
-            uri: file.uri,
-            range: cand.range,
-            env: target.env,
-            templateId: target.template.id,
-            templateUri,
-            verifier: link,
-          }
-        : {
-            ref,
-            kind: 'hud',
-            label,
-            uri: file.uri,
-            range: cand.range,
-            env: target.env,
-            templateId: target.template.id,
-            templateUri,
-          },
-    );
+    const task: IndexedTask = {
+      ref,
+      kind: 'hud',
+      label,
+      uri: file.uri,
+      range: cand.range,
+      env: target.env,
+      templateId: target.template.id,
+      templateUri,
+    };
+    if (link) task.verifier = link;
+    tasks.push(task);
   }
   for (const r of facts.v5Scenarios) {
     problems.push(
