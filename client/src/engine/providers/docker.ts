@@ -55,7 +55,15 @@ import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
 import { imageServeArgv, serveArgv } from './serveProcess';
-import { BUNDLED_SDK, decideSdk, parseSdkProbe, probedAlready, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
+import {
+  BUNDLED_SDK,
+  decideSdk,
+  parseSdkProbe,
+  probedAlready,
+  probeOnce,
+  sdkChoiceOf,
+  SDK_PROBE_SCRIPT,
+} from './servingSdk';
 import { withheldFrom } from './verifierOnly';
 import { JobCopies } from './jobCopies';
 import {
@@ -356,7 +364,7 @@ export class DockerProvider implements Provider {
    * brings then runs beside our idle interpreter.
    */
   private mayServeAsOwnProcess(spec: EnvironmentSpec, facts: ImageFacts): boolean {
-    const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
+    const choice = sdkChoiceOf(spec);
     if (choice === 'image') return false;
     const probed = choice === 'bundled' ? BUNDLED_SDK : probedAlready(probeKey(facts.imageId));
     return probed?.source !== 'image' && !facts.hasEntrypoint && isRootUser(facts.imageUser);
@@ -456,7 +464,7 @@ export class DockerProvider implements Provider {
     container: DockerContainer,
     signal: AbortSignal,
   ): Promise<ServingSdk> {
-    const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
+    const choice = sdkChoiceOf(spec);
     if (choice === 'bundled') return BUNDLED_SDK;
     const found = await probeOnce(probeKey(container.imageId), async () => {
       const r = await container.exec(['python3', '-c', SDK_PROBE_SCRIPT], { env: PY_ENV, timeoutMs: 60_000, signal });

@@ -33,7 +33,7 @@ import {
 } from './provider';
 import { scrubbedEnv } from './scrubbedEnv';
 import { imageServeArgv, serveArgv, waitForServePort } from './serveProcess';
-import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, SDK_PROBE_SCRIPT } from './servingSdk';
+import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, sdkChoiceOf, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
 
 /** Folders never worth copying into a substrate (VCS, caches, our own traces). */
@@ -72,7 +72,7 @@ export class LocalProvider implements Provider {
   constructor(private readonly options: LocalProviderOptions = {}) {}
 
   private async servingSdk(spec: EnvironmentSpec, root: string): Promise<ServingSdk> {
-    const choice = spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
+    const choice = sdkChoiceOf(spec);
     if (choice === 'bundled') return BUNDLED_SDK;
     const parentPath = (this.options.parentEnv ?? process.env)['PATH'] ?? '';
     const found = await probeOnce(`local:${parentPath}`, () => probeLocalSdk(root, this.options));

@@ -10,6 +10,11 @@ import type { ServingSdk } from '../../../../common/trace/schema';
 export type SdkChoice = 'auto' | 'bundled' | 'image';
 export const SDK_CHOICES: readonly SdkChoice[] = ['auto', 'bundled', 'image'];
 
+/** Which SDK an environment asks to serve it: `--sdk` when given, else the older `--use-image-sdk` switch. */
+export function sdkChoiceOf(spec: { sdk?: SdkChoice | undefined; useImageSdk?: boolean | undefined }): SdkChoice {
+  return spec.sdk ?? (spec.useImageSdk ? 'image' : 'auto');
+}
+
 export const BUNDLED_SDK: ServingSdk = { name: 'hud-studio-bundled', version: '0.0.0+hud-studio', source: 'bundled' };
 
 /**
