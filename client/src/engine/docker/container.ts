@@ -291,11 +291,9 @@ export class DockerContainer implements ManagedContainer {
     const sock = this.attached;
     this.attached = undefined;
     if (!sock) return this.main;
-    const kill = (sig: 'TERM' | 'KILL' | 'INT' = 'TERM'): Promise<void> =>
-      this.handle.kill({ signal: `SIG${sig}` }).then(
-        () => undefined,
-        () => undefined,
-      );
+    const kill = async (sig: 'TERM' | 'KILL' | 'INT' = 'TERM'): Promise<void> => {
+      await this.signalMain(`SIG${sig}`);
+    };
     this.main = { ...watchAttached(sock, opts, () => exitCodeOfContainer(this.handle), kill), stdin: sock };
     return this.main;
   }
