@@ -47,7 +47,7 @@ export class JobCopies {
     const stamp = stampOf(listed);
     const kept = this.kept.get(key);
     if (kept?.stamp === stamp) return kept.packed;
-    const packed = this.packOnce(key, listed);
+    const packed = this.packOnce(listed);
     const entry = { stamp, packed };
     this.kept.set(key, entry);
     packed.catch(() => {
@@ -56,13 +56,11 @@ export class JobCopies {
     return packed;
   }
 
-  private async packOnce(key: string, listed: ListedCopy): Promise<PackedCopy> {
+  private async packOnce(listed: ListedCopy): Promise<PackedCopy> {
     const packed = packListed(listed);
-    // A large folder streams from disk each time: holding it would cost more memory than its reading costs CPU.
-    if (packed.bytes > this.maxBytes) {
-      this.kept.delete(key);
-      return packed;
-    }
+    // A large folder streams from disk each time: holding its bytes would cost more memory than its reading
+    // costs CPU. Only its listing is kept, which the next container's stamp still checks.
+    if (packed.bytes > this.maxBytes) return packed;
     const chunks: Buffer[] = [];
     try {
       for await (const chunk of packed.open()) chunks.push(chunk as Buffer);
