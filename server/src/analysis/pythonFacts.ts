@@ -56,7 +56,7 @@ interface Statement extends Span {
   parsed: ParsedAssignment | undefined;
 }
 
-const DEFINITION_NAME = /(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/y;
+const DEFINITION_NAME = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/;
 
 const IMPORT_HEAD = /(?:import|from)\s/y;
 const DEFINITION_HEAD = /(?:def|class|async)\s/y;
@@ -142,11 +142,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   for (const st of statements) {
     if (st.kind === 'decorated') readDecorated(ctx, st, envVars, imported);
     else if (st.kind === 'definition') {
-      DEFINITION_NAME.lastIndex = st.start;
-      let name = DEFINITION_NAME.exec(text);
-      // Read within the statement's first 200 characters, as always; a match that runs past them is re-read there.
-      if (name && DEFINITION_NAME.lastIndex > st.start + 200)
-        name = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/.exec(text.slice(st.start, st.start + 200));
+      const name = DEFINITION_NAME.exec(text.slice(st.start, st.start + 200));
       if (name) facts.plainDefinitions.push(name[1]!);
     } else if (st.parsed) readAssignment(ctx, st.parsed);
   }
