@@ -3,13 +3,20 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildImage } from '../../../client/src/engine/docker/build';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { LABELS } from '../../../client/src/engine/docker/types';
 import { DockerProvider, type DockerSubstrate } from '../../../client/src/engine/providers/docker';
 import type { EnvironmentSpec } from '../../../client/src/engine/providers/provider';
 import { rpc } from './jsonLines';
-import { BASE_IMAGE, assertNoContainersOfRollout, dockerReady, tempDir } from './support';
+import {
+  BASE_IMAGE,
+  acquireActor,
+  assertNoContainersOfRollout,
+  dockerReady,
+  imageFrom,
+  tempDir,
+  type AcquiredActor,
+} from './support';
 
 // Every path the copy wrote, with mode, owner, type, link target and size: what a user's code can observe.
 // (Bytecode caches are left out: the pre-started interpreter may have written some by then.)
@@ -43,35 +50,12 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
     mkdirSync(join(envDir, 'data', 'nested'), { recursive: true });
     writeFileSync(join(envDir, 'data', 'nested', 'big.bin'), Buffer.alloc(3 * 1024 * 1024 + 17, 7));
     symlinkSync('data/nested/big.bin', join(envDir, 'link-to-big'));
-    const context = tempDir('nonroot-');
-    writeFileSync(join(context, 'Dockerfile'), `FROM ${BASE_IMAGE}\nUSER nobody\n`);
-    nonRootImage = (await buildImage({ contextDir: context, onLog: () => undefined })).tag;
-    rmSync(context, { recursive: true, force: true });
+    nonRootImage = await imageFrom(`FROM ${BASE_IMAGE}\nUSER nobody\n`);
   });
   after(() => rmSync(envDir, { recursive: true, force: true }));
 
-  async function acquire(
-    provider: DockerProvider,
-    extra: Partial<EnvironmentSpec> = {},
-  ): Promise<{ s: DockerSubstrate; rolloutId: string; logs: string[]; since: number }> {
-    const rolloutId = `test-${randomUUID()}`;
-    const logs: string[] = [];
-    const since = Math.floor(Date.now() / 1000) - 1;
-    const spec: EnvironmentSpec = {
-      envFile: join(envDir, 'env.py'),
-      envDir,
-      runtimeConfig: null,
-      image: BASE_IMAGE,
-      ...extra,
-    };
-    const s = (await provider.acquire(spec, {
-      rolloutId,
-      phase: 'actor',
-      log: (_, text) => logs.push(text),
-      startupTimeoutMs: 120_000,
-    })) as DockerSubstrate;
-    return { s, rolloutId, logs, since };
-  }
+  const acquire = (provider: DockerProvider, extra: Partial<EnvironmentSpec> = {}): Promise<AcquiredActor> =>
+    acquireActor(provider, envDir, extra);
 
   async function release(s: DockerSubstrate, rolloutId: string): Promise<void> {
     await s.release();
@@ -168,10 +152,7 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
   });
 
   test('an image without python3: putArchive copies, and discovery reports the missing interpreter', async () => {
-    const context = tempDir('nopython-');
-    writeFileSync(join(context, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN rm -f /usr/bin/python3*\n`);
-    const image = (await buildImage({ contextDir: context, onLog: () => undefined })).tag;
-    rmSync(context, { recursive: true, force: true });
+    const image = await imageFrom(`FROM ${BASE_IMAGE}\nRUN rm -f /usr/bin/python3*\n`);
     const { s, rolloutId, since } = await acquire(new DockerProvider(), { image });
     try {
       const copied = await s.exec(['cat', 'env.py']);
@@ -187,10 +168,7 @@ describe('Docker provider: the runtime and the folder copied through the pre-sta
 
   test('when the copy through python3 fails, putArchive takes over and says why', async () => {
     // /opt/hud-studio is a file in this container's image: unpacking below it fails in Python and in the daemon alike.
-    const context = tempDir('blocked-');
-    writeFileSync(join(context, 'Dockerfile'), `FROM ${BASE_IMAGE}\nRUN touch /opt/hud-studio\n`);
-    const blocked = (await buildImage({ contextDir: context, onLog: () => undefined })).tag;
-    rmSync(context, { recursive: true, force: true });
+    const blocked = await imageFrom(`FROM ${BASE_IMAGE}\nRUN touch /opt/hud-studio\n`);
     const rolloutId = `test-${randomUUID()}`;
     const logs: string[] = [];
     const spec: EnvironmentSpec = { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null, image: blocked };

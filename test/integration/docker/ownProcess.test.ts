@@ -5,16 +5,23 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildImage } from '../../../client/src/engine/docker/build';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { LABELS } from '../../../client/src/engine/docker/types';
-import { DockerProvider, type DockerSubstrate } from '../../../client/src/engine/providers/docker';
+import { DockerProvider } from '../../../client/src/engine/providers/docker';
 import type { EnvironmentSpec } from '../../../client/src/engine/providers/provider';
 import { rpc } from './jsonLines';
-import { BASE_IMAGE, DOCKER_FIXTURES, assertNoContainersOfRollout, dockerReady, tempDir } from './support';
+import {
+  BASE_IMAGE,
+  DOCKER_FIXTURES,
+  acquireActor,
+  assertNoContainersOfRollout,
+  dockerReady,
+  imageFrom,
+  tempDir,
+  type AcquiredActor,
+} from './support';
 
 /** The actions of one rollout's container events (`exec_create`, `extract-to-dir`, ...) between `since` and now. */
 async function actionsOf(rolloutId: string, since: number): Promise<string[]> {
@@ -51,27 +58,13 @@ describe("Docker provider: the bundled server's interpreter as the container's o
         '',
       ].join('\n'),
     );
-    const context = tempDir('entrypoint-');
     // An entrypoint that runs its command, as most do: the container's command is handed to it.
-    writeFileSync(join(context, 'Dockerfile'), `FROM ${BASE_IMAGE}\nENTRYPOINT ["/usr/bin/env"]\n`);
-    entrypointImage = (await buildImage({ contextDir: context, onLog: () => undefined })).tag;
-    rmSync(context, { recursive: true, force: true });
+    entrypointImage = await imageFrom(`FROM ${BASE_IMAGE}\nENTRYPOINT ["/usr/bin/env"]\n`);
   });
   after(() => rmSync(envDir, { recursive: true, force: true }));
 
-  async function acquire(
-    provider: DockerProvider,
-    extra: Partial<EnvironmentSpec> = {},
-  ): Promise<{ s: DockerSubstrate; rolloutId: string; since: number }> {
-    const rolloutId = `test-${randomUUID()}`;
-    const since = Math.floor(Date.now() / 1000) - 1;
-    const spec: EnvironmentSpec = { envFile: join(envDir, 'env.py'), envDir, runtimeConfig: null, image: BASE_IMAGE };
-    const s = (await provider.acquire(
-      { ...spec, ...extra },
-      { rolloutId, phase: 'actor', log: () => undefined, startupTimeoutMs: 120_000 },
-    )) as DockerSubstrate;
-    return { s, rolloutId, since };
-  }
+  const acquire = (provider: DockerProvider, extra: Partial<EnvironmentSpec> = {}): Promise<AcquiredActor> =>
+    acquireActor(provider, envDir, extra);
 
   test('no exec per rollout, no putArchive, no Docker log; the end of stdin stops the server and the container', async () => {
     const provider = new DockerProvider();
