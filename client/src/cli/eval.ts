@@ -21,6 +21,7 @@ import { CLI_AGENTS, choosesNoAgent } from '../engine/agents/kinds';
 import { COMMON_OPTIONS, numberOption, parse, positiveNumber, requestBase } from './options';
 import { progressReporter } from './progress';
 import { formatReward } from './render';
+import { forTerminal } from '../terminalText';
 
 export const EVAL_USAGE = `usage: hud-studio eval PATH[::REF]... [options]
 
@@ -77,7 +78,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
     () => void io.stderr.write('\ncancelling: finishing no new runs, releasing every substrate\n'),
   );
   const bar = progressReporter(io.stderr);
-  const notice = (line: string): void => void io.stderr.write(`${line}\n`);
+  const notice = (line: string): void => void io.stderr.write(`${forTerminal(line)}\n`);
   try {
     const selected = await selectRuntime(base);
     if (selected.notice) notice(selected.notice);
@@ -116,7 +117,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   } catch (err) {
     bar.done();
     if (err instanceof UsageError) throw err;
-    io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
+    io.stderr.write(`hud-studio: ${forTerminal(cliErrorMessage(err))}\n`);
     return EXIT.error;
   } finally {
     interrupt.dispose();
@@ -133,7 +134,7 @@ function passAt(k: number, at1: number | null, atK: number | null, gap = '  '): 
 }
 
 function writeSummary(out: CliStream, s: JobSummary): void {
-  const w = (line: string): void => void out.write(`${line}\n`);
+  const w = (line: string): void => void out.write(`${forTerminal(line)}\n`);
   for (const t of s.tasks) {
     w(`${t.ref}${t.model ? `  [${t.model}]` : ''}`);
     w(

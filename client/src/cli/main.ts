@@ -6,6 +6,7 @@ import { EVAL_USAGE, evalCommand } from './eval';
 import { EXIT, type CliIO } from './io';
 import { RUN_USAGE, runCommand } from './run';
 import { version } from './version';
+import { forTerminal } from '../terminalText';
 
 export const USAGE = `HUD Studio ${version()}: run and check HUD environments and Harbor tasks
 
@@ -63,10 +64,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
+      io.stderr.write(`hud-studio: ${forTerminal(cliErrorMessage(err))}\n`);
       return EXIT.usage;
     }
-    io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
+    io.stderr.write(`hud-studio: ${forTerminal(cliErrorMessage(err))}\n`);
     return EXIT.error;
   }
 }

@@ -13,6 +13,7 @@ import { formatScore } from '../engine/grade';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO } from './io';
 import { parse } from './options';
+import { forTerminal } from '../terminalText';
 
 export const REGRADE_USAGE = `usage: hud-studio regrade PATH[::REF] [options]
 
@@ -83,10 +84,12 @@ export async function regradeCommand(argv: string[], io: CliIO): Promise<number>
         traceDir: values['trace-dir'] ?? traces,
         context: {
           signal: interrupt.signal,
-          ...(values.json ? {} : { notice: (text: string) => void io.stderr.write(`${text}\n`) }),
+          ...(values.json ? {} : { notice: (text: string) => void io.stderr.write(`${forTerminal(text)}\n`) }),
         },
         ...(values.image ? { image: values.image } : {}),
-        ...(values.json ? {} : { onResult: (r: RegradeResult) => void io.stdout.write(`${line(r)}\n`) }),
+        ...(values.json
+          ? {}
+          : { onResult: (r: RegradeResult) => void io.stdout.write(`${forTerminal(line(r), '')}\n`) }),
       },
     );
   } finally {

@@ -8,6 +8,7 @@ import { formatScore } from '../engine/grade';
 import { foldRolloutEvent } from '../../../common/trace/fold';
 import type { GradeResult, RunningTrace, SubScoreT } from '../../../common/trace/schema';
 import type { CliStream } from './io';
+import { forTerminal } from '../terminalText';
 
 export function formatReward(x: number | null): string {
   return x === null ? 'none' : formatScore(x);
@@ -65,7 +66,7 @@ export class HumanRenderer {
   };
 
   private print(e: RolloutEvent): void {
-    const w = (line: string): void => void this.out.write(`${line}\n`);
+    const w = (line: string): void => void this.out.write(`${forTerminal(line)}\n`);
     switch (e.type) {
       case 'rollout.queued':
         w(`▶ ${e.taskRef}`);

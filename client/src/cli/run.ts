@@ -14,6 +14,7 @@ import { EXIT, type CliIO } from './io';
 import { MODEL_USAGE, withModelFlags } from './modelFlags';
 import { COMMON_OPTIONS, parse, positiveNumber, requestBase } from './options';
 import { humanRenderer } from './render';
+import { forTerminal } from '../terminalText';
 
 export const RUN_USAGE = `usage: hud-studio run PATH[::REF] [options]
 
@@ -117,7 +118,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   try {
     const outcome = await runTask(
       { ...withModelFlags(requestBase(values, io.cwd, timeoutSec), values, io.env, values.model?.[0]), ref },
-      { hub, signal: interrupt.signal, notice: (line) => void io.stderr.write(`${line}\n`) },
+      { hub, signal: interrupt.signal, notice: (line) => void io.stderr.write(`${forTerminal(line)}\n`) },
     );
     if (values.json) io.stdout.write(`${JSON.stringify(runJson(outcome), null, 2)}\n`);
     else if (outcome.noAnswer) {
@@ -145,7 +146,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         trace: null,
       };
       io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-    } else io.stderr.write(`hud-studio: ${cliErrorMessage(err)}\n`);
+    } else io.stderr.write(`hud-studio: ${forTerminal(cliErrorMessage(err))}\n`);
     return err instanceof HudStudioError && err.code === 'cancelled' ? EXIT.cancelled : EXIT.error;
   } finally {
     interrupt.dispose();

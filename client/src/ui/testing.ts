@@ -23,6 +23,7 @@ import { readSettings } from './config';
 import type { GoldenRunRequest, GoldenRunResult } from './goldenRunner';
 import { editorModelNames } from './languageModels';
 import type { RunRequest, RunResult, RunTarget } from './runner';
+import { forTerminal } from '../terminalText';
 
 const PROFILE_LABEL: Record<AgentKind, string> = {
   fixed: 'Run with the fixed answer',
@@ -167,7 +168,7 @@ export class TaskTests implements vscode.Disposable {
     // without a location); HUD Studio's own inline text yields there (../inlineResults.ts).
     const message = new vscode.TestMessage(text);
     if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
-    run.appendOutput(`${item.id}: ${text.replace(/\n/g, '\r\n')}\r\n`, undefined, item);
+    run.appendOutput(`${item.id}: ${forTerminal(text, '').replace(/\n/g, '\r\n')}\r\n`, undefined, item);
     const v = verdict(outcome, threshold);
     this.taskLines.reported(item.id, v);
     switch (v) {
@@ -194,7 +195,7 @@ export class TaskTests implements vscode.Disposable {
         : new vscode.TestMessage(r.message);
     // The golden row's own line, where nothing of HUD Studio's is drawn.
     if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
-    run.appendOutput(`${item.label}: ${r.message}\r\n`, undefined, item);
+    run.appendOutput(`${item.label}: ${forTerminal(r.message, '').replace(/\n/g, '\r\n')}\r\n`, undefined, item);
     if (r.verdict === 'passed') run.passed(item, duration);
     else if (r.verdict === 'failed') run.failed(item, message, duration);
     else run.errored(item, message, duration);
