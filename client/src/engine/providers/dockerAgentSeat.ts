@@ -36,34 +36,54 @@ const PREPARE_SCRIPT = [
 ].join('\n');
 
 /**
- * Run as the agent's user: kill(-1) reaches every process that user may
- * signal (its own) but the caller; then wait until none is left alive.
+ * Run as root, so that nothing of the agent's can signal it: an agent that
+ * leaves a process killing its own user's processes in a loop would
+ * otherwise kill this script and turn its wrong answer into an engine error
+ * (docs/security.md). Root signals only the agent user's processes, each
+ * through a pidfd opened before its owner is read, so a number that a
+ * process of the server's takes over meanwhile is never signalled; and it
+ * sweeps until none is left alive. Exits 1, naming what is left, when the
+ * deadline passes first.
  */
 const END_SCRIPT = `
-import os, signal, time
+import os, signal, sys, time
 me = os.getpid()
-def alive():
-    left = []
+def owner_and_state(pid):
+    with open("/proc/%d/status" % pid) as f:
+        fields = dict(line.split(":", 1) for line in f if ":" in line)
+    return fields.get("Uid", "").split()[:1], fields.get("State", "").strip()[:1]
+def kill(pid):
+    fd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+    try:
+        uid, state = owner_and_state(pid)
+        if uid != ["${AGENT_UID}"] or state == "Z":
+            return False
+        if fd is None:
+            os.kill(pid, signal.SIGKILL)
+        else:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        return True
+    finally:
+        if fd is not None:
+            os.close(fd)
+def sweep():
+    hit = []
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == me:
-            continue
-        try:
-            with open("/proc/%s/status" % name) as f:
-                fields = dict(line.split(":", 1) for line in f if ":" in line)
-        except OSError:
-            continue
-        if fields.get("Uid", "").split()[:1] == ["${AGENT_UID}"] and not fields.get("State", "").strip().startswith("Z"):
-            left.append(int(name))
-    return left
+        if name.isdigit() and int(name) != me:
+            try:
+                if kill(int(name)):
+                    hit.append(int(name))
+            except OSError:
+                pass
+    return hit
 deadline = time.monotonic() + 5
 while True:
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:
-        pass
-    if not alive() or time.monotonic() > deadline:
-        break
-    time.sleep(0.02)
+    left = sweep()
+    if not left:
+        sys.exit(0)
+    if time.monotonic() > deadline:
+        sys.exit("processes of the agent still alive: %s" % left)
+    time.sleep(0.01)
 `;
 
 export class DockerAgentSeat implements AgentSeat {
@@ -110,7 +130,7 @@ export class DockerAgentSeat implements AgentSeat {
     // A privileged agent shares the server's user: killing "its" processes would kill the server too.
     if (!this.used || this.privileged) return;
     const res = await this.container.exec(['python3', '-I', '-S', '-c', END_SCRIPT], {
-      user: AGENT_USER,
+      user: '0',
       timeoutMs: SETUP_TIMEOUT_MS,
     });
     if (res.exitCode !== 0) {
