@@ -18,6 +18,7 @@ import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema'
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import { bubblewrap, sandboxArgs, serverSandboxArgs } from './localSandbox';
+import { scopedArgv } from './sandboxScope';
 import { sandboxPython, type SandboxPython } from './sandboxPython';
 import { stopSandbox } from './sandboxStop';
 import {
@@ -206,7 +207,7 @@ export class LocalSubstrate implements Substrate {
       writable: [this.workdir, join(this.root, 'home'), join(this.root, 'tmp'), join(this.root, 'workspace')],
       cwd,
     };
-    return [bwrap, ...serverSandboxArgs(view), ...command];
+    return [bwrap, ...serverSandboxArgs(view), ...scopedArgv(python.executable, command)];
   }
 
   async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
