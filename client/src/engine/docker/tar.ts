@@ -115,13 +115,43 @@ function addEntry(pack: tar.Pack, header: tar.Headers, file?: string): Promise<v
 }
 
 /**
+ * What one copy out of a container may bring to the host. The container's
+ * files may be the agent's: a sparse file costs it no space but would stream
+ * its whole declared size onto the host's disk (docs/security.md).
+ */
+export const MAX_EXTRACT_BYTES = 2 * 1024 ** 3;
+export const MAX_EXTRACT_ENTRIES = 200_000;
+
+/** An archive that holds more than an extraction's budget; what came before the entry stays on disk. */
+export class ArchiveTooLargeError extends Error {
+  constructor(
+    readonly entry: string,
+    readonly limit: string,
+  ) {
+    super(`its entry "${entry}" passes the limit of ${limit} a copy out of a container may bring`);
+    this.name = 'ArchiveTooLargeError';
+  }
+}
+
+export interface ExtractLimits {
+  maxBytes?: number;
+  maxEntries?: number;
+}
+
+/**
  * Extracts a tar stream into `hostDir`. Entry names that would land outside
  * it (absolute, `..`, or through a symlink the archive itself made) are
  * refused, because the archive comes from a container the task controlled.
  * Each file is written to a temporary name and renamed, so no half-written
- * file is ever visible.
+ * file is ever visible. A file whose declared size would take the archive
+ * past `maxBytes` (or an entry past `maxEntries`) stops the extraction
+ * before any of its bytes are read.
  */
-export async function extractTar(source: Readable, hostDir: string): Promise<string[]> {
+export async function extractTar(source: Readable, hostDir: string, limits: ExtractLimits = {}): Promise<string[]> {
+  const maxBytes = limits.maxBytes ?? MAX_EXTRACT_BYTES;
+  const maxEntries = limits.maxEntries ?? MAX_EXTRACT_ENTRIES;
+  let bytes = 0;
+  let entries = 0;
   const root = resolve(hostDir);
   await mkdir(root, { recursive: true });
   const written: string[] = [];
@@ -130,6 +160,9 @@ export async function extractTar(source: Readable, hostDir: string): Promise<str
   try {
     for await (const entry of extract) {
       const h = entry.header;
+      bytes += h.size ?? 0;
+      if (++entries > maxEntries) throw new ArchiveTooLargeError(h.name, `${maxEntries} entries`);
+      if (bytes > maxBytes) throw new ArchiveTooLargeError(h.name, `${maxBytes} bytes`);
       const target = resolve(root, h.name);
       if (target !== root && !target.startsWith(root + sep)) {
         entry.resume();

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { HudStudioError } from '../errors';
 import { archiveCopy } from './archive';
+import { ArchiveTooLargeError } from '../docker/tar';
 import type { ManagedContainer } from '../docker/types';
 import type { ArtifactSpec } from '../../../../common/harbor';
 
@@ -72,25 +73,36 @@ export function applyExcludes(root: string, patterns: readonly string[]): string
   return removed;
 }
 
+/** How a copy out went: `tooLarge` says why nothing of it was kept. */
+export type CopyOutResult = { status: 'copied' } | { status: 'missing' } | { status: 'too-large'; why: string };
+
 /**
  * Copies container path `src` to exactly `hostTarget` (not into it), merging
- * into a folder that already exists. Returns false when `src` does not exist.
- * The copy goes through the archive API: no program of the container runs.
+ * into a folder that already exists. The copy goes through the archive API:
+ * no program of the container runs. A copy over the extraction's budget
+ * (docker/tar.ts) keeps nothing: the agent chose what is in it, and a run
+ * must not end in an error because of that (docs/security.md).
  */
 export async function copyOutTo(
   container: ManagedContainer,
   src: string,
   hostTarget: string,
   root?: string,
-): Promise<boolean> {
+): Promise<CopyOutResult> {
   if (root) assertNoSymlinkBetween(root, hostTarget);
-  const copy = await archiveCopy(container, src);
-  if (!copy) return false;
+  let copy;
+  try {
+    copy = await archiveCopy(container, src);
+  } catch (err) {
+    if (err instanceof ArchiveTooLargeError) return { status: 'too-large', why: err.message };
+    throw err;
+  }
+  if (!copy) return { status: 'missing' };
   try {
     mkdirSync(dirname(hostTarget), { recursive: true });
     // A copy, not a rename: the temporary folder may sit on another file system.
     cpSync(copy.path, hostTarget, { recursive: true, force: true, verbatimSymlinks: true });
-    return true;
+    return { status: 'copied' };
   } finally {
     copy.dispose();
   }
@@ -170,10 +182,14 @@ export async function collectDeclared(
   for (const spec of specs) {
     const hostPath = join(artifactsDir, artifactDestination(spec));
     const container = await service(spec.service);
-    const found = await copyOutTo(container, spec.source, hostPath, artifactsDir);
+    const copied = await copyOutTo(container, spec.source, hostPath, artifactsDir);
     const destination = artifactDestination(spec);
-    if (!found) {
-      warn(`declared artifact ${spec.source} (service ${spec.service}) did not exist when the agent finished`);
+    if (copied.status !== 'copied') {
+      warn(
+        copied.status === 'missing'
+          ? `declared artifact ${spec.source} (service ${spec.service}) did not exist when the agent finished`
+          : `declared artifact ${spec.source} (service ${spec.service}) was not collected: ${copied.why}`,
+      );
       out.push({
         source: spec.source,
         service: spec.service,

@@ -26,7 +26,15 @@ import type {
   SubstrateInfo,
 } from '../../../../common/trace/schema';
 import { expandEnvTable, type EnvironmentConfig, type HarborTask } from '../../../../common/harbor';
-import { LOGS_AGENT, LOGS_ARTIFACTS, collectDeclared, copyInAs, copyOutTo, type CollectedArtifact } from './artifacts';
+import {
+  LOGS_AGENT,
+  LOGS_ARTIFACTS,
+  collectDeclared,
+  copyInAs,
+  copyOutTo,
+  type CollectedArtifact,
+  type CopyOutResult,
+} from './artifacts';
 import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
 import { HarborTrialError, harborExceptionType } from './errors';
 import { harborTaskIdentity, harborVerifierIdentity } from './identity';
@@ -510,7 +518,7 @@ export class HarborTrial {
     // left there.
     const logsArtifacts = join(this.staging(), `logs-artifacts-${pass.name ?? 'trial'}`);
     mkdirSync(logsArtifacts, { recursive: true });
-    await copyOutTo(main, LOGS_ARTIFACTS, logsArtifacts);
+    this.warnUncollected(LOGS_ARTIFACTS, await copyOutTo(main, LOGS_ARTIFACTS, logsArtifacts));
     cpSync(logsArtifacts, join(pass.dirs.artifacts, 'logs', 'artifacts'), {
       recursive: true,
       force: true,
@@ -532,7 +540,7 @@ export class HarborTrial {
         service: c.service === 'main' ? null : c.service,
       })),
     ]);
-    await copyOutTo(main, LOGS_AGENT, pass.dirs.agent);
+    this.warnUncollected(LOGS_AGENT, await copyOutTo(main, LOGS_AGENT, pass.dirs.agent));
     if (outcome.exitCode !== undefined) writeTrialText(pass.dirs.agent, 'exit-code.txt', String(outcome.exitCode));
     this.step(
       'collect',
@@ -540,6 +548,10 @@ export class HarborTrial {
       `${collected.filter((c) => !c.missing).length}/${collected.length} declared artifact(s)`,
     );
     return { ...outcome, collected, logsArtifacts };
+  }
+
+  private warnUncollected(src: string, copied: CopyOutResult): void {
+    if (copied.status === 'too-large') this.warn(`${src} was not collected: ${copied.why}`);
   }
 
   private async runAgent(
