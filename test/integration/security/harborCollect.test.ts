@@ -13,7 +13,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { dockerReady } from '../docker/support';
-import { HARBOR_FIXTURES, runTrial } from '../harbor/support';
+import { HARBOR_FIXTURES, fixtureVariant, runTrial } from '../harbor/support';
 
 before(dockerReady);
 
@@ -54,4 +54,31 @@ test('3 GiB sparse files in what the engine collects: nothing of them reaches th
   assert.match(warnings, /\/logs\/agent was not collected: .*huge\.log/);
   // Refused from the archive's headers, before any of the 9 GiB streamed.
   assert.ok(Date.now() - started < 120_000, `the trial took ${Date.now() - started} ms`);
+});
+
+// Tests that keep what the agent made (a report, its output) in /logs/verifier: here, every file of /app.
+const KEEPS_AGENT_FILES =
+  [
+    '#!/bin/bash',
+    'mkdir -p /logs/verifier/kept',
+    'cp -a --sparse=always /app/. /logs/verifier/kept/',
+    '[ "$(cat /app/greeting.txt 2>/dev/null)" = "hello, harbor" ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt',
+  ].join('\n') + '\n';
+
+test("a verifier that keeps a 3 GiB sparse file of the agent's in /logs/verifier: the reward is still read", async () => {
+  const dir = fixtureVariant('shared-basic', { 'tests/test.sh': KEEPS_AGENT_FILES });
+  const { outcome } = await runTrial(dir, {
+    agent: 'command',
+    command: 'echo "hello, harbor" > /app/greeting.txt && truncate -s 3G /app/huge.bin && echo done',
+  });
+  assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+  assert.equal(outcome.reward, 1, 'the reward file was read');
+  assert.ok(
+    folderBytes(outcome.trialDir) < 10_000_000,
+    `the trial folder holds ${folderBytes(outcome.trialDir)} bytes`,
+  );
+  assert.match(
+    readTrace(outcome.tracePath!).warnings.join('\n'),
+    /\/logs\/verifier was not collected whole .*huge\.bin.*: only its reward file was/,
+  );
 });

@@ -749,7 +749,7 @@ export class HarborTrial {
       this.step('verify', 'completed', `exit code ${tests.exitCode}`);
       this.step('grade', 'started');
       try {
-        return await collectVerifierLogs(container, pass.dirs.verifier, tests);
+        return await collectVerifierLogs(container, pass.dirs.verifier, tests, (m) => this.warn(m));
       } finally {
         this.keepTestOutput(mergedOutput, pass.dirs.verifier);
       }

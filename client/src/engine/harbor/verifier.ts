@@ -7,8 +7,10 @@
  * reward file read through the Docker archive API, never with a program of
  * the container.
  */
-import { cpSync, createWriteStream, mkdirSync } from 'node:fs';
+import { cpSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ArchiveTooLargeError } from '../docker/tar';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
 import type { ExecResult } from '../providers/provider';
@@ -108,13 +110,24 @@ export async function runMerged(c: ManagedContainer, argv: string[], opts: RunTe
 /**
  * Copies /logs/verifier out through the archive API into `hostDir` and reads
  * the reward from that copy: reward.json before reward.txt, as Harbor does.
+ * When the folder is over a copy's limit (docker/tar.ts: tests may copy what
+ * the agent made into it), the reward files are copied alone, and `warn`
+ * says the rest was left behind.
  */
 export async function collectVerifierLogs(
   c: ManagedContainer,
   hostDir: string,
   tests: ExecResult,
+  warn: (message: string) => void = () => undefined,
 ): Promise<HarborReward> {
-  const copy = await archiveCopy(c, LOGS_VERIFIER);
+  let copy;
+  try {
+    copy = await archiveCopy(c, LOGS_VERIFIER);
+  } catch (err) {
+    if (!(err instanceof ArchiveTooLargeError)) throw err;
+    warn(`${LOGS_VERIFIER} was not collected whole (${err.message}): only its reward file was`);
+    copy = await rewardFilesAlone(c);
+  }
   try {
     let reward: HarborReward | undefined;
     for (const name of ['reward.json', 'reward.txt'] as const) {
@@ -138,6 +151,24 @@ export async function collectVerifierLogs(
     'make tests/test.sh write a number to /logs/verifier/reward.txt (or named numbers to reward.json) on every path, failures included',
     'RewardFileNotFoundError',
   );
+}
+
+/** reward.json and reward.txt copied one by one into a private folder (one over the limit counts as absent). */
+async function rewardFilesAlone(c: ManagedContainer): Promise<{ path: string; dispose: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hud-studio-reward-'));
+  for (const name of ['reward.json', 'reward.txt']) {
+    const one = await archiveCopy(c, `${LOGS_VERIFIER}/${name}`).catch((err: unknown) => {
+      if (err instanceof ArchiveTooLargeError) return undefined;
+      throw err;
+    });
+    if (!one) continue;
+    try {
+      cpSync(one.path, join(dir, name), { verbatimSymlinks: true });
+    } finally {
+      one.dispose();
+    }
+  }
+  return { path: dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export function lastLines(text: string, n: number): string {
