@@ -14,6 +14,7 @@ import type { ExecOptions, ExecResult } from '../providers/provider';
 import { dockerClient } from './client';
 import { ContainerError, ImageMissingError, dockerMessage, dockerStatus } from './errors';
 import { attachContainer, closeAttached, runExec, spawnExec, watchAttached, type InteractiveExec } from './exec';
+import { enginePath, imagePathOf } from './enginePath';
 import { extractTar, packEntries, statFields, walkFolder, type FolderEntry } from './tar';
 import { LABELS, type ContainerSpec, type ManagedContainer, type NetworkMode, type RunningExec } from './types';
 
@@ -44,7 +45,7 @@ export function ownerLabels(spec: Pick<ContainerSpec, 'rolloutId' | 'phase' | 'e
  */
 export async function createContainer(spec: ContainerSpec, facts?: Promise<ImageFacts>): Promise<ManagedContainer> {
   const docker = dockerClient();
-  const { imageId, imageUser, imageLabels } = await (facts ?? inspectImage(docker, spec.image));
+  const { imageId, imageUser, imageLabels, imagePath } = await (facts ?? inspectImage(docker, spec.image));
   const warnings: string[] = [];
   const network = dockerNetworkMode(spec.network);
   // Init reaps the orphans of killed commands (PID 1 is otherwise a plain sleep).
@@ -125,6 +126,7 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
         warnings,
         spec.user || imageUser,
         imageLabels,
+        imagePath,
         attached,
       );
     } catch (err) {
@@ -152,6 +154,8 @@ export interface ImageFacts {
   imageId: string;
   imageUser: string;
   imageLabels: Record<string, string>;
+  /** The PATH the image sets; undefined: Docker's default. */
+  imagePath: string | undefined;
   /** Whether the image names an ENTRYPOINT, which a container's command is handed to. */
   hasEntrypoint: boolean;
 }
@@ -165,6 +169,7 @@ export async function inspectImage(docker: Docker, image: string): Promise<Image
       imageId: info.Id,
       imageUser: info.Config?.User ?? '',
       imageLabels: info.Config?.Labels ?? {},
+      imagePath: imagePathOf(info.Config?.Env),
       hasEntrypoint: Array.isArray(entrypoint) ? entrypoint.length > 0 : Boolean(entrypoint),
     };
   } catch (err) {
@@ -277,6 +282,8 @@ export class DockerContainer implements ManagedContainer {
     readonly user = '',
     /** The image's labels (an environment declares a root agent with one: docs/security.md). */
     readonly imageLabels: Record<string, string> = {},
+    /** The PATH the image sets (the agent's commands get it whole); undefined: unknown or Docker's default. */
+    readonly imagePath?: string,
     /** The attach connection of the container's own process (ContainerSpec.attach), until `takeMain`. */
     private attached?: Duplex,
   ) {}
@@ -320,12 +327,23 @@ export class DockerContainer implements ManagedContainer {
     return this.handle.id;
   }
 
-  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult> {
-    return runExec(this.handle, argv, opts);
+  /** The PATH of the engine's own execs: the image's, without folders the agent can write (./enginePath.ts). */
+  get enginePath(): string | undefined {
+    return this.imagePath === undefined ? undefined : enginePath(this.imagePath);
   }
 
-  spawn(argv: string[], opts?: ExecOptions): Promise<RunningExec> {
-    return spawnExec(this.handle, argv, opts);
+  exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
+    return runExec(this.handle, argv, this.withEnginePath(opts));
+  }
+
+  spawn(argv: string[], opts: ExecOptions = {}): Promise<RunningExec> {
+    return spawnExec(this.handle, argv, this.withEnginePath(opts));
+  }
+
+  /** A caller's own PATH wins (the agent's seat passes the image's whole). */
+  private withEnginePath(opts: ExecOptions): ExecOptions {
+    const path = this.enginePath;
+    return path === undefined ? opts : { ...opts, env: { PATH: path, ...opts.env } };
   }
 
   /**

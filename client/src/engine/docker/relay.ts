@@ -68,6 +68,8 @@ export interface RelayOptions {
   host?: string;
   /** Interpreter inside the container; default `python3`. */
   python?: string;
+  /** Where the relay's exec looks `python3` up (the container's enginePath); default: the image's PATH. */
+  path?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -89,13 +91,14 @@ export async function openRelay(container: Docker.Container, port: number, opts:
 
 export async function prepareRelay(
   container: Docker.Container,
-  opts: Pick<RelayOptions, 'python' | 'signal'> = {},
+  opts: Pick<RelayOptions, 'python' | 'path' | 'signal'> = {},
 ): Promise<PendingRelay> {
   if (opts.signal?.aborted) throw new CancelledError('opening the control channel');
   let sock: Duplex;
   try {
     const exec = await container.exec({
       Cmd: [opts.python ?? 'python3', '-I', '-S', '-c', PUMP],
+      ...(opts.path !== undefined ? { Env: [`PATH=${opts.path}`] } : {}),
       AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,

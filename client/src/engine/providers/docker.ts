@@ -749,7 +749,8 @@ export class DockerSubstrate implements Substrate {
       });
     }
     this.server = run;
-    if (!this.channelCarrier) this.warmRelay ??= prepareRelay(this.container.handle).catch(() => undefined);
+    if (!this.channelCarrier)
+      this.warmRelay ??= prepareRelay(this.container.handle, this.relayPath()).catch(() => undefined);
     const exited = run.done.then((r) => {
       splitters.stdout.end();
       splitters.stderr.end();
@@ -812,7 +813,13 @@ export class DockerSubstrate implements Substrate {
         // Fall through: a fresh relay reports the failure (or works, if the warm one died early).
       }
     }
-    return openRelay(this.container.handle, this.port, signal ? { signal } : {});
+    return openRelay(this.container.handle, this.port, { ...this.relayPath(), ...(signal ? { signal } : {}) });
+  }
+
+  /** Relays run as the server's user: they look python3 up where the agent cannot have put one. */
+  private relayPath(): { path?: string } {
+    const path = this.container.enginePath;
+    return path === undefined ? {} : { path };
   }
 
   agentSeat(): AgentSeat {

@@ -6,12 +6,12 @@
  * to their descriptors, or take over their ports. When the agent is done,
  * every process of its user is killed, however it detached.
  */
+import { WORKSPACE_DIR } from '../docker/enginePath';
 import { HudStudioError } from '../errors';
 import type { DockerContainer } from '../docker/container';
 import type { AgentSeat, ExecOptions, ExecResult } from './provider';
 
-/** The agent's working folder (the workspace root), owned by the agent's user. */
-export const WORKSPACE_DIR = '/workspace';
+export { WORKSPACE_DIR } from '../docker/enginePath';
 /** The agent's user: needs no entry in the image's passwd; no image uses this id for itself. */
 export const AGENT_UID = 61000;
 /** An image label through which an environment asks for a root agent (its actor grade is then forgeable). */
@@ -107,7 +107,9 @@ export class DockerAgentSeat implements AgentSeat {
   async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     await this.prepare();
     this.used = true;
-    const env = { HOME: WORKSPACE_DIR, ...opts.env };
+    // The image's whole PATH: the engine's own execs leave out the agent's folders (docker/enginePath.ts).
+    const imagePath = this.container.imagePath;
+    const env = { HOME: WORKSPACE_DIR, ...(imagePath !== undefined ? { PATH: imagePath } : {}), ...opts.env };
     // The agent never picks its own user: a privileged seat is the container's user, else the agent's.
     const { user: _ignored, ...rest } = opts;
     return this.container.exec(argv, {

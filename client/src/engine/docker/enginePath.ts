@@ -1,0 +1,30 @@
+/**
+ * Where the engine's own commands in a container look programs up. An image
+ * may put a folder of the agent's workspace on its PATH (a project's
+ * `/workspace/.venv/bin`, `node_modules/.bin`); after the agent's turn began,
+ * a `python3` there may be the agent's. The engine's execs run as root or as
+ * the server's user (the end-of-turn sweep, channel relays), so they look
+ * programs up on the image's PATH without any folder the agent can write
+ * (docs/security.md). The agent's own commands keep the image's PATH.
+ */
+
+/** The agent's working folder in a Docker actor container (the workspace root), owned by the agent's user. */
+export const WORKSPACE_DIR = '/workspace';
+
+/** Folders the agent's user can write: its workspace and the world-writable temporary folders. */
+const AGENT_WRITABLE = [WORKSPACE_DIR, '/tmp', '/var/tmp', '/dev/shm'];
+
+/** The PATH an image's environment sets, if any (Docker's default applies otherwise). */
+export function imagePathOf(env: readonly string[] | undefined | null): string | undefined {
+  return env?.find((e) => e.startsWith('PATH='))?.slice('PATH='.length);
+}
+
+/** `imagePath` without relative entries and folders the agent can write. */
+export function enginePath(imagePath: string): string {
+  const within = (dir: string, root: string): boolean => dir === root || dir.startsWith(`${root}/`);
+  return imagePath
+    .split(':')
+    .map((d) => (d.length > 1 ? d.replace(/\/+$/, '') : d))
+    .filter((d) => d.startsWith('/') && !AGENT_WRITABLE.some((root) => within(d, root)))
+    .join(':');
+}

@@ -1,0 +1,18 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { enginePath, imagePathOf } from '../../../client/src/engine/docker/enginePath';
+
+test("the engine's PATH drops the workspace, the world-writable folders and relative entries", () => {
+  assert.equal(
+    enginePath('/workspace/.venv/bin:/usr/local/bin:/tmp/bin:/workspace:.:bin::/var/tmp/x:/dev/shm:/usr/bin/'),
+    '/usr/local/bin:/usr/bin',
+  );
+  // A folder whose name only starts like the workspace's stays.
+  assert.equal(enginePath('/workspaces/tools:/tmpfs/bin'), '/workspaces/tools:/tmpfs/bin');
+});
+
+test("an image's PATH is read from its environment; none means Docker's default applies", () => {
+  assert.equal(imagePathOf(['LANG=C', 'PATH=/opt/conda/bin:/usr/bin']), '/opt/conda/bin:/usr/bin');
+  assert.equal(imagePathOf(['LANG=C']), undefined);
+  assert.equal(imagePathOf(undefined), undefined);
+});
