@@ -38,9 +38,9 @@ async function attack(
 }
 
 test("a process that kills its own user's processes in a loop cannot kill the engine's sweep", async () => {
-  // It starts once the agent's shell is about to exit, so that the answer gets out, and never stops.
+  // It starts once the agent's shell has exited (so that the answer gets out), and never stops.
   const r = await attack(
-    "setsid sh -c 'while [ ! -e /workspace/go ]; do :; done; while :; do kill -9 -1 2>/dev/null; done' </dev/null >/dev/null 2>&1 & touch /workspace/go; echo wrong",
+    "setsid sh -c 'while kill -0 '$$' 2>/dev/null; do :; done; while :; do kill -9 -1 2>/dev/null; done' </dev/null >/dev/null 2>&1 & echo wrong",
   );
   assert.equal(r.status, 'completed', `the agent turned its run into an error: ${r.stdout}`);
   assert.equal(r.reward, 0);

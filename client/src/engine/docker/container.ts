@@ -282,7 +282,7 @@ export class DockerContainer implements ManagedContainer {
     readonly user = '',
     /** The image's labels (an environment declares a root agent with one: docs/security.md). */
     readonly imageLabels: Record<string, string> = {},
-    /** The PATH the image sets (the agent's commands get it whole); undefined: unknown or Docker's default. */
+    /** The PATH the image sets; undefined: unknown, or Docker's default. */
     readonly imagePath?: string,
     /** The attach connection of the container's own process (ContainerSpec.attach), until `takeMain`. */
     private attached?: Duplex,
@@ -327,23 +327,22 @@ export class DockerContainer implements ManagedContainer {
     return this.handle.id;
   }
 
-  /** The PATH of the engine's own execs: the image's, without folders the agent can write (./enginePath.ts). */
-  get enginePath(): string | undefined {
-    return this.imagePath === undefined ? undefined : enginePath(this.imagePath);
+  /**
+   * `PATH` for an exec of the engine's own where an agent of HUD Studio's
+   * seat works (docs/security.md): the image's, without folders the agent can
+   * write (./enginePath.ts). Empty when the image sets none (Docker's
+   * default holds no such folder).
+   */
+  get enginePathEnv(): { PATH?: string } {
+    return this.imagePath === undefined ? {} : { PATH: enginePath(this.imagePath) };
   }
 
-  exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
-    return runExec(this.handle, argv, this.withEnginePath(opts));
+  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult> {
+    return runExec(this.handle, argv, opts);
   }
 
-  spawn(argv: string[], opts: ExecOptions = {}): Promise<RunningExec> {
-    return spawnExec(this.handle, argv, this.withEnginePath(opts));
-  }
-
-  /** A caller's own PATH wins (the agent's seat passes the image's whole). */
-  private withEnginePath(opts: ExecOptions): ExecOptions {
-    const path = this.enginePath;
-    return path === undefined ? opts : { ...opts, env: { PATH: path, ...opts.env } };
+  spawn(argv: string[], opts?: ExecOptions): Promise<RunningExec> {
+    return spawnExec(this.handle, argv, opts);
   }
 
   /**

@@ -665,7 +665,8 @@ export class DockerSubstrate implements Substrate {
 
   exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     this.assertLive();
-    return this.container.exec(argv, { ...opts, cwd: opts.cwd ?? this.workdir });
+    const env = { ...this.container.enginePathEnv, ...opts.env };
+    return this.container.exec(argv, { ...opts, env, cwd: opts.cwd ?? this.workdir });
   }
 
   async execPython(args: string[], opts: ExecOptions = {}): Promise<ExecResult> {
@@ -818,8 +819,8 @@ export class DockerSubstrate implements Substrate {
 
   /** Relays run as the server's user: they look python3 up where the agent cannot have put one. */
   private relayPath(): { path?: string } {
-    const path = this.container.enginePath;
-    return path === undefined ? {} : { path };
+    const { PATH } = this.container.enginePathEnv;
+    return PATH === undefined ? {} : { path: PATH };
   }
 
   agentSeat(): AgentSeat {

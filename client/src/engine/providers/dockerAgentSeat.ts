@@ -107,9 +107,7 @@ export class DockerAgentSeat implements AgentSeat {
   async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     await this.prepare();
     this.used = true;
-    // The image's whole PATH: the engine's own execs leave out the agent's folders (docker/enginePath.ts).
-    const imagePath = this.container.imagePath;
-    const env = { HOME: WORKSPACE_DIR, ...(imagePath !== undefined ? { PATH: imagePath } : {}), ...opts.env };
+    const env = { HOME: WORKSPACE_DIR, ...opts.env };
     // The agent never picks its own user: a privileged seat is the container's user, else the agent's.
     const { user: _ignored, ...rest } = opts;
     return this.container.exec(argv, {
@@ -133,6 +131,7 @@ export class DockerAgentSeat implements AgentSeat {
     if (!this.used || this.privileged) return;
     const res = await this.container.exec(['python3', '-I', '-S', '-c', END_SCRIPT], {
       user: '0',
+      env: this.container.enginePathEnv,
       timeoutMs: SETUP_TIMEOUT_MS,
     });
     if (res.exitCode !== 0) {
@@ -163,7 +162,11 @@ export class DockerAgentSeat implements AgentSeat {
   }
 
   private async asRoot(argv: string[], what: string): Promise<void> {
-    const res = await this.container.exec(argv, { user: '0', timeoutMs: SETUP_TIMEOUT_MS });
+    const res = await this.container.exec(argv, {
+      user: '0',
+      env: this.container.enginePathEnv,
+      timeoutMs: SETUP_TIMEOUT_MS,
+    });
     if (res.exitCode !== 0) {
       throw new HudStudioError(
         'provider',
