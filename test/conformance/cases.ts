@@ -25,6 +25,14 @@ export interface Case {
   files?: () => Record<string, string>;
   rows: Row[];
   answers: string[];
+  /**
+   * Set when HUD Studio refuses the task file as it loads it (a row whose
+   * arguments do not fit the template; docs/hud-protocol.md): the engine's
+   * setup error must say this, naming the file's line. The SDK fails the same
+   * run at `tasks.start`; status, reward and prompt agree (the slug is not
+   * compared: the engine has none for a row it did not load).
+   */
+  refusedAtLoad?: RegExp;
 }
 
 function peerFile(rel: string): () => string {
@@ -43,6 +51,12 @@ function peerDocBlock(rel: string, index: number): () => string {
 
 function ours(rel: string): () => string {
   return () => readFileSync(join(REPO_ROOT, rel), 'utf8');
+}
+
+/** One argument-less row per template of `env` in an env file of ours, in file order. */
+function templatesOf(rel: string, env: string): Row[] {
+  const ids = [...ours(rel)().matchAll(/@\w+\.template\(\)\s*\nasync def (\w+)/g)].map((m) => m[1]!);
+  return ids.map((id) => ({ env, id }));
 }
 
 const letters = (env: string): Row[] => [
@@ -116,6 +130,74 @@ export const CASES: Case[] = [
     ],
     answers: ['yes', '2'],
   },
+  {
+    name: 'yields',
+    source: ours('test/conformance/envs/yields/env.py'),
+    rows: templatesOf('test/conformance/envs/yields/env.py', 'yields'),
+    answers: ['yes', 'a longer answer'],
+  },
+  {
+    name: 'arguments',
+    source: ours('test/conformance/envs/arguments/env.py'),
+    rows: [
+      { env: 'arguments', id: 'scalars', args: { count: '12', ratio: '0.5', flag: 'yes', word: 'w' } },
+      { env: 'arguments', id: 'scalars', args: { count: 3.0, ratio: 2, flag: 1, word: 5 } },
+      { env: 'arguments', id: 'scalars', args: { count: '5.', ratio: 'inf', flag: 'maybe', word: 'x', data: 'bytes' } },
+      { env: 'arguments', id: 'scalars', args: { count: 3.5, ratio: 'x', flag: 2, word: ['w'] } },
+      { env: 'arguments', id: 'containers', args: { items: '[1, "2"]', table: '{"a": "1.5"}', pair: ['1', 'b'] } },
+      {
+        env: 'arguments',
+        id: 'containers',
+        args: { items: ['1', 2.0], table: { a: 1 }, pair: [1, 2], tags: ['b', 'a'] },
+      },
+      { env: 'arguments', id: 'choices', args: { level: '2', on: 1, color: 'red', maybe: '4', either: '5' } },
+      { env: 'arguments', id: 'choices', args: { level: true, on: '1', color: 'RED', maybe: null, either: 5.0 } },
+      { env: 'arguments', id: 'choices', args: { level: 4, on: 'true', color: 'green', maybe: 'none', either: 'x' } },
+      {
+        env: 'arguments',
+        id: 'records',
+        args: {
+          point: { x: '3' },
+          span: [1, 'b'],
+          where: '/tmp/x',
+          amount: 0.1,
+          ident: '12345678123456781234567812345678',
+        },
+      },
+      {
+        env: 'arguments',
+        id: 'records',
+        args: { point: '{"x": 1, "y": "2"}', span: { start: '2' }, where: 5, amount: '1_000', ident: 'nope' },
+      },
+      { env: 'arguments', id: 'records', args: { point: { y: 1 }, span: [], where: '', amount: 'NaN', ident: 7 } },
+      { env: 'arguments', id: 'keywords', args: { a: 1, c: 'x' } },
+      { env: 'arguments', id: 'keywords', args: { a: '1', b: '3', c: 'x' } },
+      { env: 'arguments', id: 'open_ended', args: { anything: '1', more: [1] } },
+      { env: 'arguments', id: 'untyped', args: { x: '1' } },
+      // Defaults are passed as written, never converted.
+      { env: 'arguments', id: 'defaults' },
+      { env: 'arguments', id: 'defaults', args: { n: '8', names: 'x' } },
+    ],
+    answers: ['ok'],
+  },
+  // Calls that do not fit the signature, one task file each: HUD Studio refuses the file when it loads it.
+  ...[
+    {
+      why: 'a missing keyword-only argument',
+      id: 'keywords',
+      args: { a: 1 },
+      says: /missing a required argument: 'c'/,
+    },
+    { why: 'an unknown argument', id: 'keywords', args: { a: 1, c: 'x', d: 0 }, says: /unexpected argument\(s\) 'd'/ },
+    { why: 'a positional-only parameter named', id: 'positional', args: { a: 1 }, says: /positional only/ },
+    { why: 'a missing untyped argument', id: 'untyped', args: { y: 1 }, says: /missing a required argument: 'x'/ },
+  ].map(({ why, id, args, says }): Case => ({
+    name: `arguments: ${why}`,
+    source: ours('test/conformance/envs/arguments/env.py'),
+    rows: [{ env: 'arguments', id, args }],
+    answers: ['ok'],
+    refusedAtLoad: says,
+  })),
 ];
 
 /** Every environment name a case's rows use (actor and verifier). */

@@ -26,25 +26,58 @@ import { peerPythonPath, REPO_ROOT, serve, stop, type Served } from './peer';
 
 const run = promisify(execFile);
 
-/** One run as every path reports it. Rewards are rounded: the paths add the same floats in the same order. */
+/**
+ * One run as every path reports it. Rewards are rounded: the paths add the
+ * same floats in the same order. JSON has no NaN or infinities, so such a
+ * reward is compared by its Python name (`nan`, `inf`, `-inf`).
+ */
 interface Result {
   row: number;
   answer: string;
   status: string;
-  reward: number | null;
+  reward: number | string | null;
   subscores: [string, number, number][];
   slug: string;
+  /** The prompt the agent was given (the start frame's `prompt`); null when the run never got one. */
+  prompt: unknown;
 }
 
 const round = (x: number): number => Math.round(x * 1e9) / 1e9;
+
+function rewardOf(x: number | string): number | string {
+  if (typeof x === 'string') return x;
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  return round(x);
+}
 
 function normalise(r: Result): Result {
   return {
     ...r,
     // An errored run without a grade: the SDK reports its empty Grade (0.0), the engine no reward.
-    reward: r.reward === null && r.status === 'error' ? 0 : r.reward === null ? null : round(r.reward),
+    reward: r.reward === null && r.status === 'error' ? 0 : r.reward === null ? null : rewardOf(r.reward),
+    prompt: r.prompt ?? null,
     subscores: r.subscores.map(([n, v, w]) => [n, round(v), round(w)]),
   };
+}
+
+/** Equal runs, or a failure that names each run that differs (row, template, answer) and how. */
+function assertSameRuns(c: Case, got: Result[], expected: Result[]): void {
+  const differences = expected.flatMap((wanted, i) => {
+    const have = c.refusedAtLoad ? { ...got[i], slug: '' } : got[i];
+    const want = c.refusedAtLoad ? { ...wanted, slug: '' } : wanted;
+    try {
+      assert.deepEqual(have, want);
+      return [];
+    } catch {
+      const id = c.rows[want.row]?.id ?? '?';
+      return [
+        `row ${want.row} (${id}), answer ${JSON.stringify(want.answer)}:\n  got      ${JSON.stringify(have)}\n  expected ${JSON.stringify(want)}`,
+      ];
+    }
+  });
+  assert.equal(got.length, expected.length, `${got.length} runs, expected ${expected.length}`);
+  assert.ok(differences.length === 0, `${differences.length} run(s) differ from the SDK's:\n${differences.join('\n')}`);
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'hs-conformance-'));
@@ -86,6 +119,10 @@ async function peerDriver(
   return (JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as Result[]).map(normalise);
 }
 
+function promptOf(frame: unknown): unknown {
+  return frame && typeof frame === 'object' && 'prompt' in frame ? frame.prompt : null;
+}
+
 /** Hands out borrowed servers in acquisition order (actor, then the verifier's), as a row's environments need. */
 class SequencedUrlProvider implements Provider {
   readonly kind = 'url' as const;
@@ -115,10 +152,16 @@ async function engine(
         traceDir: null,
         timeouts: { rolloutMs: 180_000 },
       });
-      assert.ok(
-        outcome.status !== 'error' || outcome.error?.phase !== 'setup',
-        `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`,
-      );
+      if (c.refusedAtLoad) {
+        assert.equal(outcome.error?.phase, 'setup', `${c.name}: ${outcome.status} ${outcome.error?.message}`);
+        assert.match(outcome.error.message, c.refusedAtLoad);
+        assert.match(outcome.error.message, new RegExp(`tasks\\.jsonl:${row + 1}\\b`));
+      } else {
+        assert.ok(
+          outcome.status !== 'error' || outcome.error?.phase !== 'setup',
+          `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`,
+        );
+      }
       out.push(
         normalise({
           row,
@@ -127,6 +170,7 @@ async function engine(
           reward: outcome.reward,
           subscores: (outcome.result?.subscores ?? []).map((s) => [s.name, s.value, s.weight]),
           slug: outcome.trace.task.slug,
+          prompt: promptOf(outcome.trace.prompt),
         }),
       );
     }
@@ -165,7 +209,7 @@ describe('conformance with the real HUD SDK', () => {
             servers.push(s);
             addresses[env] = s.address;
           }
-          assert.deepEqual(await peerDriver(c, m.envFile, m.dir, addresses), expected);
+          assertSameRuns(c, await peerDriver(c, m.envFile, m.dir, addresses), expected);
         } finally {
           await Promise.all(servers.map(stop));
         }
@@ -180,7 +224,7 @@ describe('conformance with the real HUD SDK', () => {
             const r = c.rows[row]!;
             return new SequencedUrlProvider([addressOf(r.env), ...(r.verifier ? [addressOf(r.verifier.env)] : [])]);
           });
-          assert.deepEqual(got, expected);
+          assertSameRuns(c, got, expected);
         } finally {
           await Promise.all([...servers.values()].map(stop));
         }
@@ -188,12 +232,12 @@ describe('conformance with the real HUD SDK', () => {
 
       test("(d) HUD Studio's engine on its bundled runtime, local", async () => {
         const local = new LocalProvider();
-        assert.deepEqual(await engine(c, m, () => local), expected);
+        assertSameRuns(c, await engine(c, m, () => local), expected);
       });
 
       test("(d) HUD Studio's engine on its bundled runtime, Docker", async () => {
         const docker = new DockerProvider({ stopGraceMs: 2_000 });
-        assert.deepEqual(await engine(c, m, () => docker), expected);
+        assertSameRuns(c, await engine(c, m, () => docker), expected);
       });
     });
   }

@@ -10,6 +10,7 @@ against HUD Studio's bundled server. Run with the peer SDK on PYTHONPATH.
 import asyncio
 import json
 import logging
+import math
 import sys
 import warnings
 
@@ -21,6 +22,11 @@ def fixed(answer):
     async def agent(run):
         run.trace.content = answer
     return agent
+
+
+def finite_or_name(x):
+    """JSON has no NaN or infinities: those rewards travel as their names."""
+    return x if math.isfinite(x) else repr(x)
 
 
 def placement(env_file, addresses):
@@ -43,7 +49,8 @@ async def main():
                 "row": index,
                 "answer": answer,
                 "status": run.trace.status,
-                "reward": run.grade.reward if run.grade else None,
+                "reward": finite_or_name(run.grade.reward) if run.grade else None,
+                "prompt": run.prompt,
                 "subscores": [[s["name"], s["value"], s.get("weight", 1.0)] for s in subscores],
                 "slug": run.slug,
             })

@@ -100,6 +100,14 @@ def grade_frame(result: Any, template: Template) -> Dict[str, Any]:
         return plain(result.to_wire())
     if isinstance(result, (int, float)):
         return {"score": _finite(float(result), template)}
+    if isinstance(result, dict) and isinstance(result.get("score"), bool):
+        # The SDK's client refuses a boolean "score" in a dict (a bare `yield True` is fine: it becomes 1.0).
+        raise RpcError(
+            SERVER_ERROR,
+            "template '{}' (env '{}') yielded a dict whose \"score\" is a boolean ({}); the HUD SDK refuses it: "
+            "give a number, e.g. {{\"score\": 1.0 if ok else 0.0}}".format(template.id, template.env.name, result["score"]),
+            {"template": template.id, "env": template.env.name},
+        )
     if isinstance(result, dict) and _is_number(result.get("score")):
         frame = plain(result)
         frame["score"] = _finite(float(result["score"]), template)
