@@ -180,6 +180,32 @@ export const CASES: Case[] = [
     ],
     answers: ['ok'],
   },
+  {
+    name: 'scoring',
+    source: ours('test/conformance/envs/scoring/env.py'),
+    rows: [
+      { env: 'scoring', id: 'text' },
+      { env: 'scoring', id: 'text', args: { expected: '42' } },
+      { env: 'scoring', id: 'number_as_text' },
+      { env: 'scoring', id: 'needle_not_text' },
+      { env: 'scoring', id: 'expected_not_text' },
+      { env: 'scoring', id: 'combine_a_list' },
+      { env: 'scoring', id: 'content_not_text' },
+      { env: 'scoring', id: 'own_graders' },
+      { env: 'scoring', id: 'own_graders', args: { limit: '50' } },
+      { env: 'scoring', id: 'grader_out_of_range' },
+      // A verifier in the same environment (it shares the actor's substrate) with arguments of its own.
+      {
+        env: 'scoring',
+        id: 'hand_over',
+        verifier: { env: 'scoring', id: 'same_env_check', args: { expected: '42', bonus: '0.25' } },
+      },
+      { env: 'scoring', id: 'hand_over', verifier: { env: 'scoring-referee', id: 'judge', args: { expected: '42' } } },
+      { env: 'scoring', id: 'hand_over', verifier: { env: 'scoring-referee', id: 'judge_raises' } },
+      { env: 'scoring', id: 'hand_over', verifier: { env: 'scoring-referee', id: 'judge_yields_once' } },
+    ],
+    answers: ['The answer is 42.', '42', 'forty-two', ''],
+  },
   // Calls that do not fit the signature, one task file each: HUD Studio refuses the file when it loads it.
   ...[
     {

@@ -142,9 +142,9 @@ class CombineTest(unittest.TestCase):
         r = run(combine(SubScore(name="a", value=1.0), SubScore(name="a", value=1.0), SubScore(name="a-1", value=1.0)))
         self.assertEqual([s.name for s in r.subscores], ["a-2", "a-3", "a-1"])
 
-    def test_list_argument(self):
-        r = run(combine([SubScore(name="a", value=1.0), SubScore(name="b", value=1.0)]))
-        self.assertAlmostEqual(r.reward, 1.0)
+    def test_list_argument_is_refused_as_by_the_sdk(self):
+        with self.assertRaisesRegex(TypeError, r"got list \(pass them one by one: combine\(\*subscores\)\)"):
+            run(combine([SubScore(name="a", value=1.0), SubScore(name="b", value=1.0)]))
 
     def test_errors(self):
         with self.assertRaisesRegex(ValueError, "must not be empty"):

@@ -120,6 +120,8 @@ class EvaluationResult:
     ) -> None:
         self.reward = _number(reward, "EvaluationResult reward")
         self.done = bool(done)
+        if content is not None and not isinstance(content, str):
+            raise TypeError("EvaluationResult content must be text or None, got {}".format(type(content).__name__))
         self.content = content
         self.info = dict(info) if info is not None else {}
         self.isError = bool(isError)
