@@ -4,6 +4,20 @@
  * peer's cookbooks and docs (read in place, never copied into this
  * repository), from this repository's example, and from envs/ here.
  * Left out, and why: README.md, "SDK compatibility".
+ *
+ * The cases of envs/ probe corners of the SDK's semantics (what a template
+ * yields, argument conversion, graders, verifiers). Corners not run here:
+ * - a NaN or infinite score: the SDK completes the run with that reward,
+ *   HUD Studio fails it on purpose (docs/hud-protocol.md, "The two yields");
+ *   the SDK's server writes `NaN` into a frame, which no JSON reader takes;
+ * - pydantic models and TypedDicts as annotations: the bundled runtime's
+ *   own python has no pydantic (way (d) could not run them; on Python 3.11
+ *   the SDK refuses `typing.TypedDict` itself), and `date`/`datetime`
+ *   arguments, which the bundled runtime leaves as text;
+ * - timeouts: the peer driver runs without the SDK's rollout timeout, so
+ *   there is nothing to compare the engine's deadlines with;
+ * - task-file rows whose arguments do not fit: compared, but HUD Studio
+ *   refuses the whole file at load (`refusedAtLoad`), one row per file.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
