@@ -69,7 +69,7 @@ function ours(rel: string): () => string {
 
 /** One argument-less row per template of `env` in an env file of ours, in file order. */
 function templatesOf(rel: string, env: string): Row[] {
-  const ids = [...ours(rel)().matchAll(/@\w+\.template\(\)\s*\nasync def (\w+)/g)].map((m) => m[1]!);
+  const ids = [...ours(rel)().matchAll(/@\w+\.template\([^)]*\)\s*\nasync def (\w+)/g)].map((m) => m[1]!);
   return ids.map((id) => ({ env, id }));
 }
 
@@ -219,6 +219,18 @@ export const CASES: Case[] = [
       { env: 'scoring', id: 'hand_over', verifier: { env: 'scoring-referee', id: 'judge_yields_once' } },
     ],
     answers: ['The answer is 42.', '42', 'forty-two', ''],
+  },
+  {
+    name: 'outcomes',
+    source: ours('test/conformance/envs/outcomes/env.py'),
+    rows: templatesOf('test/conformance/envs/outcomes/env.py', 'outcomes').filter((r) => !r.id.startsWith('typed_')),
+    answers: ['plain words'],
+  },
+  {
+    name: 'outcomes: typed answers',
+    source: ours('test/conformance/envs/outcomes/env.py'),
+    rows: templatesOf('test/conformance/envs/outcomes/env.py', 'outcomes').filter((r) => r.id.startsWith('typed_')),
+    answers: ['42', '[1, "2"]', '{"value": "3", "sure": 1}', '"quoted"', 'plain words', '{"a": 1, "b": null}'],
   },
   // Calls that do not fit the signature, one task file each: HUD Studio refuses the file when it loads it.
   ...[

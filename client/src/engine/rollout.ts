@@ -12,7 +12,7 @@ import type { Agent, AgentContext } from './agents/agent';
 import type { ModelEndpoint } from './agents/llm/modelRef';
 import { openJudgeGateway } from './gateway/judgeGateway';
 import { promptToText } from './agents/agent';
-import { checkPromptShape } from './promptShape';
+import { checkStartFrame } from './startFrame';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
 import { openTunnel } from './channel/tunnel';
@@ -384,7 +384,7 @@ class RolloutRun {
           signal: actorClock.signal,
         }),
       );
-      checkPromptShape(prompt['prompt']);
+      checkStartFrame(prompt);
       this.emit({ type: 'prompt', prompt });
       this.step('prompt', 'completed');
 

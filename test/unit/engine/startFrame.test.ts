@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ProtocolError } from '../../../client/src/engine/errors';
-import { checkPromptShape } from '../../../client/src/engine/promptShape';
+import { checkStartFrame } from '../../../client/src/engine/startFrame';
 
 describe("the actor's prompt, as the SDK's client accepts it", () => {
   test('nothing, text, a mapping, and lists of turns or plain items pass', () => {
@@ -20,7 +20,7 @@ describe("the actor's prompt, as the SDK's client accepts it", () => {
         { content: { type: 'resource', resource: { uri: 'file:///b', blob: 'AA==' } } },
       ],
     ]) {
-      assert.doesNotThrow(() => checkPromptShape(prompt), JSON.stringify(prompt));
+      assert.doesNotThrow(() => checkStartFrame({ prompt }), JSON.stringify(prompt));
     }
   });
 
@@ -36,10 +36,18 @@ describe("the actor's prompt, as the SDK's client accepts it", () => {
     ];
     for (const [prompt, says] of cases) {
       assert.throws(
-        () => checkPromptShape(prompt),
+        () => checkStartFrame({ prompt }),
         (err: unknown) => err instanceof ProtocolError && says.test(err.message) && /HUD SDK/.test(err.message),
         JSON.stringify(prompt),
       );
+    }
+  });
+
+  test('bindings, when present, map capability names to objects', () => {
+    assert.doesNotThrow(() => checkStartFrame({ prompt: 'p', bindings: { robot: { token: 't' } } }));
+    assert.doesNotThrow(() => checkStartFrame({ prompt: 'p', bindings: null }));
+    for (const bindings of ['slot-1', ['a'], { robot: 't-1' }]) {
+      assert.throws(() => checkStartFrame({ prompt: 'p', bindings }), /"bindings" the HUD SDK refuses/);
     }
   });
 });

@@ -1,18 +1,29 @@
 /**
- * What the actor's prompt may be, as the HUD SDK's client decides before its
- * agent runs (docs/hud-protocol.md, "The prompt"): nothing, text, or a list of
- * turns. A turn that is not an object is taken as its text; an object turn
- * needs `content` that is text or one MCP content block. Anything else fails
- * the run under the SDK, so it fails here too, before the agent is asked.
+ * The actor's start frame as the HUD SDK's client accepts it before its agent
+ * runs (docs/hud-protocol.md, "The prompt"). The prompt is nothing, text, or
+ * a list of turns: a turn that is not an object is taken as its text; an
+ * object turn needs `content` that is text or one MCP content block. The
+ * frame's `bindings`, when present, map capability names to objects.
+ * Anything else fails the run under the SDK, so it fails here too, before
+ * the agent is asked.
  */
 import { ProtocolError } from './errors';
 
 const HINT =
   'yield a string, or a list of turns such as {"role": "user", "content": "..."} (content: text or one MCP content block)';
 
-/** Throws a ProtocolError naming what the SDK's client would refuse in the start frame's `prompt`. */
-export function checkPromptShape(prompt: unknown): void {
-  const why = refusal(prompt);
+/** Throws a ProtocolError naming what the SDK's client would refuse in the start frame. */
+export function checkStartFrame(frame: Record<string, unknown>): void {
+  const bindings = frame['bindings'];
+  const bindingsFit =
+    bindings === undefined || bindings === null || (isObject(bindings) && Object.values(bindings).every(isObject));
+  if (!bindingsFit) {
+    throw new ProtocolError(
+      `tasks.start returned "bindings" the HUD SDK refuses: they must map capability names to objects: ${preview(bindings)}`,
+      { hint: 'yield {"prompt": ..., "bindings": {"<capability>": {...}}}' },
+    );
+  }
+  const why = refusal(frame['prompt']);
   if (why)
     throw new ProtocolError(`tasks.start returned a prompt the HUD SDK cannot give an agent: ${why}`, { hint: HINT });
 }
