@@ -14,8 +14,8 @@
  *   own python has no pydantic (way (d) could not run them; on Python 3.11
  *   the SDK refuses `typing.TypedDict` itself), and `date`/`datetime`
  *   arguments, which the bundled runtime leaves as text;
- * - timeouts: the peer driver runs without the SDK's rollout timeout, so
- *   there is nothing to compare the engine's deadlines with;
+ * - timeouts other than the whole rollout's (`rolloutTimeoutS`): the SDK's
+ *   local runtime enforces no per-call limit to compare the engine's with;
  * - task-file rows whose arguments do not fit: compared, but HUD Studio
  *   refuses the whole file at load (`refusedAtLoad`), one row per file.
  */
@@ -47,6 +47,8 @@ export interface Case {
    * compared: the engine has none for a row it did not load).
    */
   refusedAtLoad?: RegExp;
+  /** The whole rollout's time limit, in seconds, given to the SDK (`rollout_timeout`) and to the engine alike. */
+  rolloutTimeoutS?: number;
 }
 
 function peerFile(rel: string): () => string {
@@ -231,6 +233,14 @@ export const CASES: Case[] = [
     source: ours('test/conformance/envs/outcomes/env.py'),
     rows: templatesOf('test/conformance/envs/outcomes/env.py', 'outcomes').filter((r) => r.id.startsWith('typed_')),
     answers: ['42', '[1, "2"]', '{"value": "3", "sure": 1}', '"quoted"', 'plain words', '{"a": 1, "b": null}'],
+  },
+  {
+    // Long enough for any substrate to start (Docker included), far shorter than the grading.
+    name: 'deadlines',
+    source: ours('test/conformance/envs/deadlines/env.py'),
+    rows: [{ env: 'deadlines', id: 'slow_grade' }],
+    answers: ['late'],
+    rolloutTimeoutS: 8,
   },
   // Calls that do not fit the signature, one task file each: HUD Studio refuses the file when it loads it.
   ...[

@@ -108,6 +108,7 @@ async function peerDriver(
     envFile,
     JSON.stringify(c.rows),
     JSON.stringify(c.answers),
+    JSON.stringify(c.rolloutTimeoutS ?? null),
   ];
   for (const [env, address] of Object.entries(addresses)) args.push(`${env}=${address}`);
   const { stdout } = await run('python3', args, {
@@ -150,7 +151,7 @@ async function engine(
         provider: provider(row),
         agent: new FixedAgent(answer),
         traceDir: null,
-        timeouts: { rolloutMs: 180_000 },
+        timeouts: { rolloutMs: (c.rolloutTimeoutS ?? 180) * 1000 },
       });
       if (c.refusedAtLoad) {
         assert.equal(outcome.error?.phase, 'setup', `${c.name}: ${outcome.status} ${outcome.error?.message}`);

@@ -1,11 +1,12 @@
 """Runs task rows through the real HUD SDK's rollout engine (the peer) and prints one JSON result per run.
 
-    python3 peer_driver.py ENV_FILE ROWS_JSON ANSWERS_JSON [ENV=tcp://HOST:PORT ...]
+    python3 peer_driver.py ENV_FILE ROWS_JSON ANSWERS_JSON TIMEOUT_JSON [ENV=tcp://HOST:PORT ...]
 
 Without addresses the SDK serves ENV_FILE itself (LocalRuntime): path (a),
 the peer end to end. With one address per environment name it attaches to
 servers someone else runs (Runtime(url)): path (b), the peer's client
-against HUD Studio's bundled server. Run with the peer SDK on PYTHONPATH.
+against HUD Studio's bundled server. TIMEOUT_JSON is the rollout's time
+limit in seconds, or null. Run with the peer SDK on PYTHONPATH.
 """
 import asyncio
 import json
@@ -37,13 +38,14 @@ def placement(env_file, addresses):
 
 async def main():
     env_file, rows, answers = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
-    addresses = dict(a.split("=", 1) for a in sys.argv[4:])
+    timeout = json.loads(sys.argv[4])
+    addresses = dict(a.split("=", 1) for a in sys.argv[5:])
     runtime = placement(env_file, addresses)
     out = []
     for index, row in enumerate(rows):
         for answer in answers:
             task = Task.model_validate(row)
-            run = await rollout(task, fixed(answer), runtime=runtime)
+            run = await rollout(task, fixed(answer), runtime=runtime, rollout_timeout=timeout)
             subscores = (run.grade.raw if run.grade else {}).get("subscores") or []
             out.append({
                 "row": index,
