@@ -1,4 +1,5 @@
 """The two-yield protocol: start a template to its prompt, grade it, close it."""
+import json
 import math
 import traceback
 from typing import Any, Callable, Dict, Optional
@@ -63,13 +64,33 @@ async def start_task(env: Environment, params: Any) -> "tuple":
         ) from None
     except (Exception, SystemExit) as err:
         raise template_error(template, err, "starting") from None
-    return RunningTask(template, args, generator), prompt_frame(prompt)
+    task = RunningTask(template, args, generator)
+    try:
+        frame = sendable(prompt_frame(prompt), template, "prompt")
+    except RpcError:
+        await close_task(task)
+        raise
+    return task, frame
 
 
 def prompt_frame(value: Any) -> Dict[str, Any]:
     if isinstance(value, dict) and "prompt" in value:
         return plain(value)
     return {"prompt": plain(value)}
+
+
+def sendable(frame: Dict[str, Any], template: Template, what: str) -> Dict[str, Any]:
+    """The frame, if JSON can carry it: the SDK's server fails to send one that holds a set, bytes, an object..."""
+    try:
+        json.dumps(frame)
+    except (TypeError, ValueError) as err:
+        raise RpcError(
+            SERVER_ERROR,
+            "template '{}' (env '{}') yielded a {} that JSON cannot carry ({}); yield text, numbers, lists and "
+            "dicts only".format(template.id, template.env.name, what, err),
+            {"template": template.id, "env": template.env.name},
+        ) from None
+    return frame
 
 
 async def grade_task(task: RunningTask, answer: Any, log: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
@@ -81,7 +102,7 @@ async def grade_task(task: RunningTask, answer: Any, log: Optional[Callable[[str
             return {"score": 0.0}
         except (Exception, SystemExit) as err:  # a template's sys.exit() must not stop the server
             raise template_error(task.template, err, "grading") from None
-        return grade_frame(result, task.template)
+        return sendable(grade_frame(result, task.template), task.template, "result")
     finally:
         await close_task(task, log)
 
@@ -141,7 +162,7 @@ def _finite(value: float, template: Template) -> float:
 def plain(value: Any) -> Any:
     """Graders' objects to JSON-ready values (anything else unknown is left to the encoder)."""
     if isinstance(value, SubScore):
-        return value.model_dump()
+        return value.model_dump(mode="json")
     if isinstance(value, EvaluationResult):
         return plain(value.to_wire())
     if isinstance(value, dict):

@@ -126,3 +126,36 @@ async def typed_text():
 
 def await_free(subscore):
     return EvaluationResult(reward=subscore.value, subscores=[subscore])
+
+
+# ---- values JSON cannot carry: the SDK's server fails to send the frame
+
+
+@env.template()
+async def prompt_with_a_set():
+    answer = yield {"prompt": "Pick one.", "options": {"a", "b"}}
+    yield 1.0
+
+
+@env.template()
+async def prompt_as_bytes():
+    answer = yield b"raw bytes"
+    yield 1.0
+
+
+@env.template()
+async def prompt_with_a_tuple():
+    answer = yield ("first", "second")
+    yield 0.5
+
+
+@env.template()
+async def grade_with_an_object():
+    answer = yield "Anything."
+    yield {"score": 0.5, "info": {"checked": Guess(value=1)}}
+
+
+@env.template()
+async def result_with_an_object():
+    answer = yield "Anything."
+    yield EvaluationResult(reward=0.5, info={"checked": Guess(value=1)})
