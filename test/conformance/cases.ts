@@ -29,6 +29,12 @@ export interface Row {
   args?: Record<string, unknown>;
   slug?: string;
   verifier?: Row;
+  /**
+   * A task the env file makes itself, by its reference inside the module
+   * (`name`, or `name[i]` for an element of a list or Taskset): the run uses
+   * that Task; `env` and `id` say which environment and template it is.
+   */
+  task?: string;
 }
 
 export interface Case {
@@ -241,6 +247,25 @@ export const CASES: Case[] = [
     rows: [{ env: 'deadlines', id: 'slow_grade' }],
     answers: ['late'],
     rolloutTimeoutS: 8,
+  },
+  {
+    name: 'module tasks',
+    source: ours('test/conformance/envs/module_tasks/env.py'),
+    rows: [
+      { env: 'module', id: 'spell', task: 'by_keyword' },
+      { env: 'module', id: 'spell', task: 'by_position' },
+      { env: 'module', id: 'spell', task: 'default_spelled_out' },
+      { env: 'module', id: 'open_ended', task: 'extra_keywords' },
+      { env: 'module', id: 'spell', task: 'listed[0]' },
+      { env: 'module', id: 'spell', task: 'listed[1]' },
+      { env: 'module', id: 'spell', task: 'suite[0]' },
+      { env: 'module', id: 'open_ended', task: 'suite[1]' },
+      { env: 'module', id: 'spell', task: 'written_out' },
+      { env: 'module', id: 'spell', task: 'own_slug' },
+      { env: 'module', id: 'hand_in', task: 'judged_here', verifier: { env: 'module', id: 'same_env_judge' } },
+      { env: 'module', id: 'hand_in', task: 'judged_elsewhere', verifier: { env: 'module-checker', id: 'judge' } },
+    ],
+    answers: ['echo', 'echo echo'],
   },
   // Calls that do not fit the signature, one task file each: HUD Studio refuses the file when it loads it.
   ...[

@@ -21,7 +21,7 @@ import type { AcquireOptions, EnvironmentSpec, Provider, Substrate } from '../..
 import { UrlProvider } from '../../client/src/engine/providers/url';
 import { runtimePythonDir } from '../../client/src/engine/runtimePaths';
 import { runRollout } from '../../client/src/engine/rollout';
-import { CASES, envNames, type Case } from './cases';
+import { CASES, envNames, type Case, type Row } from './cases';
 import { peerPythonPath, REPO_ROOT, serve, stop, type Served } from './peer';
 
 const run = promisify(execFile);
@@ -83,6 +83,17 @@ function assertSameRuns(c: Case, got: Result[], expected: Result[]): void {
 const scratch = mkdtempSync(join(tmpdir(), 'hs-conformance-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** The rows that live in the task file (the others are tasks of the env file itself). */
+function fileRows(c: Case): Row[] {
+  return c.rows.filter((r) => r.task === undefined);
+}
+
+/** Where the engine finds row `row` of a case: the env file's own task, or its line of the task file. */
+function refOf(c: Case, m: { envFile: string; tasksFile: string }, row: number): string {
+  const r = c.rows[row]!;
+  return r.task !== undefined ? `${m.envFile}::${r.task}` : `${m.tasksFile}::${fileRows(c).indexOf(r)}`;
+}
+
 function materialise(c: Case, i: number): { dir: string; envFile: string; tasksFile: string } {
   const dir = join(scratch, `case-${i}`);
   mkdirSync(dir, { recursive: true });
@@ -93,7 +104,12 @@ function materialise(c: Case, i: number): { dir: string; envFile: string; tasksF
     writeFileSync(join(dir, rel), text);
   }
   const tasksFile = join(dir, 'tasks.jsonl');
-  writeFileSync(tasksFile, `${c.rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  writeFileSync(
+    tasksFile,
+    `${fileRows(c)
+      .map((r) => JSON.stringify(r))
+      .join('\n')}\n`,
+  );
   return { dir, envFile, tasksFile };
 }
 
@@ -145,7 +161,7 @@ async function engine(
   for (const [row, r] of c.rows.entries()) {
     for (const answer of c.answers) {
       const outcome = await runRollout({
-        ref: `${m.tasksFile}::${row}`,
+        ref: refOf(c, m, row),
         module: m.envFile,
         cwd: m.dir,
         provider: provider(row),

@@ -5,10 +5,13 @@
 Without addresses the SDK serves ENV_FILE itself (LocalRuntime): path (a),
 the peer end to end. With one address per environment name it attaches to
 servers someone else runs (Runtime(url)): path (b), the peer's client
-against HUD Studio's bundled server. TIMEOUT_JSON is the rollout's time
+against HUD Studio's bundled server. A row with a "task" key names a Task
+the env file makes itself (`name` or `name[i]`); the others are task-file
+rows. TIMEOUT_JSON is the rollout's time
 limit in seconds, or null. Run with the peer SDK on PYTHONPATH.
 """
 import asyncio
+import importlib.util
 import json
 import logging
 import math
@@ -30,6 +33,18 @@ def finite_or_name(x):
     return x if math.isfinite(x) else repr(x)
 
 
+def module_task(env_file, reference, loaded={}):
+    """The Task at `reference` in the env file (imported once, as the SDK's users import it)."""
+    if env_file not in loaded:
+        spec = importlib.util.spec_from_file_location("conformance_env", env_file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        loaded[env_file] = module
+    name, _, index = reference.partition("[")
+    value = getattr(loaded[env_file], name)
+    return list(value)[int(index.rstrip("]"))] if index else value
+
+
 def placement(env_file, addresses):
     if not addresses:
         return LocalRuntime(env_file)
@@ -44,7 +59,7 @@ async def main():
     out = []
     for index, row in enumerate(rows):
         for answer in answers:
-            task = Task.model_validate(row)
+            task = module_task(env_file, row["task"]) if "task" in row else Task.model_validate(row)
             run = await rollout(task, fixed(answer), runtime=runtime, rollout_timeout=timeout)
             subscores = (run.grade.raw if run.grade else {}).get("subscores") or []
             out.append({

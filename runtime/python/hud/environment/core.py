@@ -70,12 +70,23 @@ class Template:
         return self.sig
 
     def bind(self, *args: Any, **kwargs: Any) -> Dict[str, Any]:
-        """The arguments as given, by parameter name (no defaults: the SDK's slugs hash exactly these).
+        """A call's arguments by parameter name, as the SDK records them in the Task it makes.
 
-        Raises TypeError naming the template, before any template code runs.
+        No defaults are filled in (the SDK's slugs hash exactly these), and
+        `**rest` or `*extra` are recorded as one entry under their own name,
+        as the SDK does: such a Task later passes them on as that one keyword
+        (docs/sdk-compatibility.md). Raises TypeError naming the template
+        before any template code runs.
         """
+        return dict(self._signature_bind(args, kwargs).arguments)
+
+    def check(self, args: Dict[str, Any]) -> None:
+        """Raises TypeError naming the template when the task's `args` cannot be passed as keywords."""
+        self._signature_bind((), args)
+
+    def _signature_bind(self, args: Any, kwargs: Dict[str, Any]) -> inspect.BoundArguments:
         try:
-            bound = self.sig.bind(*args, **kwargs)
+            return self.sig.bind(*args, **kwargs)
         except TypeError as err:
             params = self.sig.parameters
             takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
@@ -86,31 +97,12 @@ class Template:
                     self.id, self.env.name, detail, ", ".join(params) or "none"
                 )
             ) from None
-        out = {}  # type: Dict[str, Any]
-        for name, value in bound.arguments.items():
-            kind = self.sig.parameters[name].kind
-            if kind is inspect.Parameter.VAR_KEYWORD:
-                out.update(value)
-            elif kind is inspect.Parameter.VAR_POSITIONAL:
-                if value:
-                    raise TypeError(
-                        "template '{}' (env '{}'): extra positional arguments for *{} cannot be named in a task; "
-                        "give the template named parameters instead".format(self.id, self.env.name, name)
-                    )
-            else:
-                out[name] = value
-        return out
 
     def open(self, args: Dict[str, Any]) -> Any:
         """Creates the async generator for `args`, converted to their annotated types (its body has not run yet)."""
         from .convert import coerce_args
 
-        keywords = coerce_args(self.func, args)
-        positional = []  # type: List[Any]
-        for name, param in self.sig.parameters.items():
-            if param.kind is inspect.Parameter.POSITIONAL_ONLY and name in keywords:
-                positional.append(keywords.pop(name))
-        return self.func(*positional, **keywords)
+        return self.func(**coerce_args(self.func, args))
 
     def answer_for(self, answer: Any) -> Any:
         """The value sent into the generator: the answer itself, or an Answer parsed to `returns=`."""

@@ -48,9 +48,10 @@ async def start_task(env: Environment, params: Any) -> "tuple":
     if not isinstance(raw_args, dict):
         raise RpcError(INVALID_PARAMS, "tasks.start: args for template '{}' must be an object".format(template.id))
     try:
-        args = template.bind(**raw_args)
+        template.check(raw_args)
     except TypeError as err:
         raise RpcError(INVALID_PARAMS, str(err), {"template": template.id, "env": env.name}) from None
+    args = dict(raw_args)
     generator = template.open(args)
     try:
         prompt = await generator.__anext__()
