@@ -16,8 +16,9 @@
  *   arguments, which the bundled runtime leaves as text;
  * - timeouts other than the whole rollout's (`rolloutTimeoutS`): the SDK's
  *   local runtime enforces no per-call limit to compare the engine's with;
- * - task-file rows whose arguments do not fit: compared, but HUD Studio
- *   refuses the whole file at load (`refusedAtLoad`), one row per file.
+ * - task-file rows whose arguments do not fit, and env files that fail to
+ *   import: compared, but HUD Studio refuses the whole file when it loads
+ *   it (`refusedAtLoad`), so such a case holds one row.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,13 +47,20 @@ export interface Case {
   rows: Row[];
   answers: string[];
   /**
-   * Set when HUD Studio refuses the task file as it loads it (a row whose
-   * arguments do not fit the template; docs/hud-protocol.md): the engine's
-   * setup error must say this, naming the file's line. The SDK fails the same
-   * run at `tasks.start`; status, reward and prompt agree (the slug is not
-   * compared: the engine has none for a row it did not load).
+   * Set when HUD Studio refuses the task file or env file as it loads it (a
+   * row whose arguments do not fit the template, an import that fails;
+   * docs/hud-protocol.md): the engine's setup error must say this. The SDK
+   * fails the same run when it starts the task or its server; status, reward
+   * and prompt agree (the slug is not compared: the engine has none for a
+   * row it did not load).
    */
   refusedAtLoad?: RegExp;
+  /**
+   * Set when the env file does not import: then no server starts, the SDK's
+   * nor the bundled one, and ways (b) and (c) check that each refuses with a
+   * message matching this.
+   */
+  importFails?: RegExp;
   /** The whole rollout's time limit, in seconds, given to the SDK (`rollout_timeout`) and to the engine alike. */
   rolloutTimeoutS?: number;
 }
@@ -155,8 +163,11 @@ export const CASES: Case[] = [
   {
     name: 'yields',
     source: ours('test/conformance/envs/yields/env.py'),
-    rows: templatesOf('test/conformance/envs/yields/env.py', 'yields'),
-    answers: ['yes', 'a longer answer'],
+    rows: [
+      ...templatesOf('test/conformance/envs/yields/env.py', 'yields'),
+      { env: 'yields', id: 'returns_early', args: { cutoff: 10 } },
+    ],
+    answers: ['yes'],
   },
   {
     name: 'arguments',
@@ -208,6 +219,14 @@ export const CASES: Case[] = [
     rows: [
       { env: 'scoring', id: 'text' },
       { env: 'scoring', id: 'text', args: { expected: '42' } },
+    ],
+    answers: ['The answer is 42.', '42', 'forty-two', ''],
+  },
+  {
+    // Each of these needs only an answer with a number and one without.
+    name: 'scoring: inputs, results and verifiers',
+    source: ours('test/conformance/envs/scoring/env.py'),
+    rows: [
       { env: 'scoring', id: 'number_as_text' },
       { env: 'scoring', id: 'needle_not_text' },
       { env: 'scoring', id: 'expected_not_text' },
@@ -226,7 +245,7 @@ export const CASES: Case[] = [
       { env: 'scoring', id: 'hand_over', verifier: { env: 'scoring-referee', id: 'judge_raises' } },
       { env: 'scoring', id: 'hand_over', verifier: { env: 'scoring-referee', id: 'judge_yields_once' } },
     ],
-    answers: ['The answer is 42.', '42', 'forty-two', ''],
+    answers: ['42', 'forty-two'],
   },
   {
     name: 'outcomes',
@@ -246,7 +265,7 @@ export const CASES: Case[] = [
     source: ours('test/conformance/envs/deadlines/env.py'),
     rows: [{ env: 'deadlines', id: 'slow_grade' }],
     answers: ['late'],
-    rolloutTimeoutS: 8,
+    rolloutTimeoutS: 6,
   },
   {
     name: 'module tasks',
@@ -265,7 +284,24 @@ export const CASES: Case[] = [
       { env: 'module', id: 'hand_in', task: 'judged_here', verifier: { env: 'module', id: 'same_env_judge' } },
       { env: 'module', id: 'hand_in', task: 'judged_elsewhere', verifier: { env: 'module-checker', id: 'judge' } },
     ],
-    answers: ['echo', 'echo echo'],
+    answers: ['echo'],
+  },
+  {
+    name: 'annotations: postponed',
+    source: ours('test/conformance/envs/annotations/env.py'),
+    rows: [
+      { env: 'postponed', id: 'typed', args: { count: '3', ratios: '[1, "2.5"]' } },
+      { env: 'postponed', id: 'typed', args: { count: 4, ratios: [], table: '{"a": "1"}' } },
+    ],
+    answers: ['3'],
+  },
+  {
+    name: 'annotations: a name only type checkers see',
+    source: ours('test/conformance/envs/annotations_unresolved/env.py'),
+    rows: [{ env: 'unresolved', id: 'priced' }],
+    answers: ['1'],
+    refusedAtLoad: /annotation of 'amount' \('Decimal'\) names nothing/,
+    importFails: /NameError.*Decimal/,
   },
   // Calls that do not fit the signature, one task file each: HUD Studio refuses the file when it loads it.
   ...[
@@ -283,7 +319,7 @@ export const CASES: Case[] = [
     source: ours('test/conformance/envs/arguments/env.py'),
     rows: [{ env: 'arguments', id, args }],
     answers: ['ok'],
-    refusedAtLoad: says,
+    refusedAtLoad: new RegExp(`tasks\\.jsonl:1\\b.*${says.source}`),
   })),
 ];
 

@@ -172,7 +172,6 @@ async function engine(
       if (c.refusedAtLoad) {
         assert.equal(outcome.error?.phase, 'setup', `${c.name}: ${outcome.status} ${outcome.error?.message}`);
         assert.match(outcome.error.message, c.refusedAtLoad);
-        assert.match(outcome.error.message, new RegExp(`tasks\\.jsonl:${row + 1}\\b`));
       } else {
         assert.ok(
           outcome.status !== 'error' || outcome.error?.phase !== 'setup',
@@ -218,6 +217,10 @@ describe('conformance with the real HUD SDK', () => {
       });
 
       test("(b) the peer's client against HUD Studio's bundled server", async () => {
+        if (c.importFails) {
+          await assert.rejects(serve(m.envFile, envNames(c)[0]!, runtimePythonDir(), m.dir), c.importFails);
+          return;
+        }
         const servers: Served[] = [];
         try {
           const addresses: Record<string, string> = {};
@@ -233,6 +236,10 @@ describe('conformance with the real HUD SDK', () => {
       });
 
       test("(c) HUD Studio's engine against the peer's server", async () => {
+        if (c.importFails) {
+          await assert.rejects(serve(m.envFile, envNames(c)[0]!, peerPythonPath(), m.dir), c.importFails);
+          return;
+        }
         const servers = new Map<string, Served>();
         try {
           for (const env of envNames(c)) servers.set(env, await serve(m.envFile, env, peerPythonPath(), m.dir));

@@ -61,7 +61,8 @@ async def main():
         for answer in answers:
             task = module_task(env_file, row["task"]) if "task" in row else Task.model_validate(row)
             run = await rollout(task, fixed(answer), runtime=runtime, rollout_timeout=timeout)
-            subscores = (run.grade.raw if run.grade else {}).get("subscores") or []
+            # The subscores as the SDK's client read them into its model (numbers parsed), not the raw frame.
+            subscores = (run.grade.evaluation if run.grade else {}).get("subscores") or []
             out.append({
                 "row": index,
                 "answer": answer,

@@ -43,6 +43,32 @@ class Answer:
         return "Answer(content={!r}, raw={!r})".format(self.content, self.raw)
 
 
+def _resolve_annotation_names(func: Callable[..., Any], template_id: str, env_name: str) -> None:
+    """Raises NameError, as the SDK does when it registers the template, for a text annotation naming nothing.
+
+    The SDK reads the signature with its text annotations evaluated, so a
+    name that exists only for type checkers (`if TYPE_CHECKING:` imports
+    under `from __future__ import annotations`) fails the import there.
+    Annotations this Python cannot evaluate for other reasons (`int | None`
+    before 3.10) are left as text.
+    """
+    target = inspect.unwrap(func)
+    for name, annotation in getattr(target, "__annotations__", {}).items():
+        if not isinstance(annotation, str):
+            continue
+        try:
+            eval(annotation, getattr(target, "__globals__", {}), None)
+        except NameError as err:
+            what = "its return annotation" if name == "return" else "the annotation of '{}'".format(name)
+            raise NameError(
+                "template '{}' (env '{}'): {} ({!r}) names nothing: {}; the HUD SDK evaluates annotations when it "
+                "registers a template, so import that name at module level (not only under TYPE_CHECKING)".format(
+                    template_id, env_name, what, annotation, err)
+            ) from None
+        except Exception:
+            pass
+
+
 class Template:
     """A registered async generator; calling it binds arguments and returns a Task."""
 
@@ -55,6 +81,7 @@ class Template:
         self.input_type = input
         self.return_type = returns
         self.sig = inspect.signature(func)
+        _resolve_annotation_names(func, id, env.name)
         self.__name__ = getattr(func, "__name__", id)
         self.__qualname__ = getattr(func, "__qualname__", id)
         self.__doc__ = getattr(func, "__doc__", None)

@@ -159,3 +159,42 @@ async def grade_with_an_object():
 async def result_with_an_object():
     answer = yield "Anything."
     yield EvaluationResult(reward=0.5, info={"checked": Guess(value=1)})
+
+
+# ---- subscores handed over as plain dicts: the SDK's client reads each one as its SubScore model
+
+
+@env.template()
+async def subscore_extra_key():
+    answer = yield "Anything."
+    yield {"score": 0.5, "subscores": [{"name": "a", "value": 0.5, "note": "not a field"}]}
+
+
+@env.template()
+async def subscore_text_numbers():
+    answer = yield "Anything."
+    yield {"score": 0.5, "subscores": [{"name": "a", "value": "0.5", "weight": "1"}]}
+
+
+@env.template()
+async def subscore_boolean_value():
+    answer = yield "Anything."
+    yield {"score": 1.0, "subscores": [{"name": "a", "value": True}]}
+
+
+@env.template()
+async def subscore_bad_child():
+    answer = yield "Anything."
+    yield {"score": 0.5, "subscores": [{"name": "a", "value": 0.5, "children": [{"name": "c", "value": 2}]}]}
+
+
+@env.template()
+async def subscore_null_weight():
+    answer = yield "Anything."
+    yield {"score": 0.5, "subscores": [{"name": "a", "value": 0.5, "weight": None}]}
+
+
+@env.template()
+async def subscore_nameless():
+    answer = yield "Anything."
+    yield {"score": 0.5, "subscores": [{"value": 0.5}]}
