@@ -81,13 +81,17 @@ def prompt_frame(value: Any) -> Dict[str, Any]:
 
 
 def sendable(frame: Dict[str, Any], template: Template, what: str) -> Dict[str, Any]:
-    """The frame, if JSON can carry it: the SDK's server fails to send one that holds a set, bytes, an object..."""
+    """The frame, if JSON can carry it: the SDK's server fails to send one that holds a set, bytes, an object...
+
+    NaN and infinities are refused too, unlike the SDK, whose frames then carry
+    tokens no JSON reader takes (docs/hud-protocol.md).
+    """
     try:
-        json.dumps(frame)
+        json.dumps(frame, allow_nan=False)
     except (TypeError, ValueError) as err:
         raise RpcError(
             SERVER_ERROR,
-            "template '{}' (env '{}') yielded a {} that JSON cannot carry ({}); yield text, numbers, lists and "
+            "template '{}' (env '{}') yielded a {} that JSON cannot carry ({}); yield text, finite numbers, lists and "
             "dicts only".format(template.id, template.env.name, what, err),
             {"template": template.id, "env": template.env.name},
         ) from None
@@ -161,7 +165,7 @@ def _finite(value: float, template: Template) -> float:
 
 
 def plain(value: Any) -> Any:
-    """Graders' objects to JSON-ready values (anything else unknown is left to the encoder)."""
+    """Graders' objects to JSON-ready values; anything else is left as it is, for `sendable` to judge."""
     if isinstance(value, SubScore):
         return value.model_dump(mode="json")
     if isinstance(value, EvaluationResult):
