@@ -21,34 +21,78 @@ import type { AcquireOptions, EnvironmentSpec, Provider, Substrate } from '../..
 import { UrlProvider } from '../../client/src/engine/providers/url';
 import { runtimePythonDir } from '../../client/src/engine/runtimePaths';
 import { runRollout } from '../../client/src/engine/rollout';
-import { CASES, envNames, type Case } from './cases';
+import { CASES, envNames, type Case, type Row } from './cases';
 import { peerPythonPath, REPO_ROOT, serve, stop, type Served } from './peer';
 
 const run = promisify(execFile);
 
-/** One run as every path reports it. Rewards are rounded: the paths add the same floats in the same order. */
+/**
+ * One run as every path reports it. Rewards are rounded: the paths add the
+ * same floats in the same order. JSON has no NaN or infinities, so such a
+ * reward is compared by its Python name (`nan`, `inf`, `-inf`).
+ */
 interface Result {
   row: number;
   answer: string;
   status: string;
-  reward: number | null;
+  reward: number | string | null;
   subscores: [string, number, number][];
   slug: string;
+  /** The prompt the agent was given (the start frame's `prompt`); null when the run never got one. */
+  prompt: unknown;
 }
 
 const round = (x: number): number => Math.round(x * 1e9) / 1e9;
+
+function rewardOf(x: number | string): number | string {
+  if (typeof x === 'string') return x;
+  if (Number.isNaN(x)) return 'nan';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  return round(x);
+}
 
 function normalise(r: Result): Result {
   return {
     ...r,
     // An errored run without a grade: the SDK reports its empty Grade (0.0), the engine no reward.
-    reward: r.reward === null && r.status === 'error' ? 0 : r.reward === null ? null : round(r.reward),
+    reward: r.reward === null && r.status === 'error' ? 0 : r.reward === null ? null : rewardOf(r.reward),
+    prompt: r.prompt ?? null,
     subscores: r.subscores.map(([n, v, w]) => [n, round(v), round(w)]),
   };
 }
 
+/** Equal runs, or a failure that names each run that differs (row, template, answer) and how. */
+function assertSameRuns(c: Case, got: Result[], expected: Result[]): void {
+  const differences = expected.flatMap((wanted, i) => {
+    const have = c.refusedAtLoad ? { ...got[i], slug: '' } : got[i];
+    const want = c.refusedAtLoad ? { ...wanted, slug: '' } : wanted;
+    try {
+      assert.deepEqual(have, want);
+      return [];
+    } catch {
+      const id = c.rows[want.row]?.id ?? '?';
+      return [
+        `row ${want.row} (${id}), answer ${JSON.stringify(want.answer)}:\n  got      ${JSON.stringify(have)}\n  expected ${JSON.stringify(want)}`,
+      ];
+    }
+  });
+  assert.equal(got.length, expected.length, `${got.length} runs, expected ${expected.length}`);
+  assert.ok(differences.length === 0, `${differences.length} run(s) differ from the SDK's:\n${differences.join('\n')}`);
+}
+
 const scratch = mkdtempSync(join(tmpdir(), 'hs-conformance-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The rows that live in the task file (the others are tasks of the env file itself). */
+function fileRows(c: Case): Row[] {
+  return c.rows.filter((r) => r.task === undefined);
+}
+
+/** Where the engine finds row `row` of a case: the env file's own task, or its line of the task file. */
+function refOf(c: Case, m: { envFile: string; tasksFile: string }, row: number): string {
+  const r = c.rows[row]!;
+  return r.task !== undefined ? `${m.envFile}::${r.task}` : `${m.tasksFile}::${fileRows(c).indexOf(r)}`;
+}
 
 function materialise(c: Case, i: number): { dir: string; envFile: string; tasksFile: string } {
   const dir = join(scratch, `case-${i}`);
@@ -60,7 +104,12 @@ function materialise(c: Case, i: number): { dir: string; envFile: string; tasksF
     writeFileSync(join(dir, rel), text);
   }
   const tasksFile = join(dir, 'tasks.jsonl');
-  writeFileSync(tasksFile, `${c.rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  writeFileSync(
+    tasksFile,
+    `${fileRows(c)
+      .map((r) => JSON.stringify(r))
+      .join('\n')}\n`,
+  );
   return { dir, envFile, tasksFile };
 }
 
@@ -75,6 +124,7 @@ async function peerDriver(
     envFile,
     JSON.stringify(c.rows),
     JSON.stringify(c.answers),
+    JSON.stringify(c.rolloutTimeoutS ?? null),
   ];
   for (const [env, address] of Object.entries(addresses)) args.push(`${env}=${address}`);
   const { stdout } = await run('python3', args, {
@@ -84,6 +134,10 @@ async function peerDriver(
     timeout: 300_000,
   });
   return (JSON.parse(stdout.trim().split('\n').at(-1) ?? '[]') as Result[]).map(normalise);
+}
+
+function promptOf(frame: unknown): unknown {
+  return frame && typeof frame === 'object' && 'prompt' in frame ? frame.prompt : null;
 }
 
 /** Hands out borrowed servers in acquisition order (actor, then the verifier's), as a row's environments need. */
@@ -107,18 +161,23 @@ async function engine(
   for (const [row, r] of c.rows.entries()) {
     for (const answer of c.answers) {
       const outcome = await runRollout({
-        ref: `${m.tasksFile}::${row}`,
+        ref: refOf(c, m, row),
         module: m.envFile,
         cwd: m.dir,
         provider: provider(row),
         agent: new FixedAgent(answer),
         traceDir: null,
-        timeouts: { rolloutMs: 180_000 },
+        timeouts: { rolloutMs: (c.rolloutTimeoutS ?? 180) * 1000 },
       });
-      assert.ok(
-        outcome.status !== 'error' || outcome.error?.phase !== 'setup',
-        `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`,
-      );
+      if (c.refusedAtLoad) {
+        assert.equal(outcome.error?.phase, 'setup', `${c.name}: ${outcome.status} ${outcome.error?.message}`);
+        assert.match(outcome.error.message, c.refusedAtLoad);
+      } else {
+        assert.ok(
+          outcome.status !== 'error' || outcome.error?.phase !== 'setup',
+          `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`,
+        );
+      }
       out.push(
         normalise({
           row,
@@ -127,6 +186,7 @@ async function engine(
           reward: outcome.reward,
           subscores: (outcome.result?.subscores ?? []).map((s) => [s.name, s.value, s.weight]),
           slug: outcome.trace.task.slug,
+          prompt: promptOf(outcome.trace.prompt),
         }),
       );
     }
@@ -157,6 +217,10 @@ describe('conformance with the real HUD SDK', () => {
       });
 
       test("(b) the peer's client against HUD Studio's bundled server", async () => {
+        if (c.importFails) {
+          await assert.rejects(serve(m.envFile, envNames(c)[0]!, runtimePythonDir(), m.dir), c.importFails);
+          return;
+        }
         const servers: Served[] = [];
         try {
           const addresses: Record<string, string> = {};
@@ -165,13 +229,17 @@ describe('conformance with the real HUD SDK', () => {
             servers.push(s);
             addresses[env] = s.address;
           }
-          assert.deepEqual(await peerDriver(c, m.envFile, m.dir, addresses), expected);
+          assertSameRuns(c, await peerDriver(c, m.envFile, m.dir, addresses), expected);
         } finally {
           await Promise.all(servers.map(stop));
         }
       });
 
       test("(c) HUD Studio's engine against the peer's server", async () => {
+        if (c.importFails) {
+          await assert.rejects(serve(m.envFile, envNames(c)[0]!, peerPythonPath(), m.dir), c.importFails);
+          return;
+        }
         const servers = new Map<string, Served>();
         try {
           for (const env of envNames(c)) servers.set(env, await serve(m.envFile, env, peerPythonPath(), m.dir));
@@ -180,7 +248,7 @@ describe('conformance with the real HUD SDK', () => {
             const r = c.rows[row]!;
             return new SequencedUrlProvider([addressOf(r.env), ...(r.verifier ? [addressOf(r.verifier.env)] : [])]);
           });
-          assert.deepEqual(got, expected);
+          assertSameRuns(c, got, expected);
         } finally {
           await Promise.all([...servers.values()].map(stop));
         }
@@ -188,12 +256,12 @@ describe('conformance with the real HUD SDK', () => {
 
       test("(d) HUD Studio's engine on its bundled runtime, local", async () => {
         const local = new LocalProvider();
-        assert.deepEqual(await engine(c, m, () => local), expected);
+        assertSameRuns(c, await engine(c, m, () => local), expected);
       });
 
       test("(d) HUD Studio's engine on its bundled runtime, Docker", async () => {
         const docker = new DockerProvider({ stopGraceMs: 2_000 });
-        assert.deepEqual(await engine(c, m, () => docker), expected);
+        assertSameRuns(c, await engine(c, m, () => docker), expected);
       });
     });
   }

@@ -1,4 +1,5 @@
 import ast
+import asyncio
 import hashlib
 import json
 import os
@@ -164,6 +165,25 @@ class TaskTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "unexpected argument.*'nope'"):
             self.solve("a", nope=1)
         self.assertEqual(self.ran, [])
+
+    def test_extra_keywords_are_recorded_under_their_parameter_as_the_sdk_does(self):
+        env = Environment("kw")
+
+        @env.template()
+        async def open_ended(first: int = 1, **rest):
+            yield "first={} rest={}".format(first, rest)
+            yield 1.0
+
+        task = open_ended(first=2, colour="red")
+        self.assertEqual(task.args, {"first": 2, "rest": {"colour": "red"}})
+        # Started with those args, the template gets them as one keyword, `rest`, exactly as under the SDK.
+        prompt = asyncio.run(open_ended.open(task.args).__anext__())
+        self.assertEqual(prompt, "first=2 rest={'rest': {'colour': 'red'}}")
+        # A task-file row's args are passed as written.
+        path = os.path.join(tempfile.mkdtemp(), "rows.jsonl")
+        with open(path, "w") as f:
+            f.write('{"env": "kw", "id": "open_ended", "args": {"colour": "red"}}\n')
+        self.assertEqual(load_task_file(path, [env])[0][2].args, {"colour": "red"})
 
     def test_verifier_and_nested_rejection(self):
         actor, verifier, other = self.solve("a"), self.solve("v"), self.solve("o")

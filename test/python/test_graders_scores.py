@@ -142,9 +142,9 @@ class CombineTest(unittest.TestCase):
         r = run(combine(SubScore(name="a", value=1.0), SubScore(name="a", value=1.0), SubScore(name="a-1", value=1.0)))
         self.assertEqual([s.name for s in r.subscores], ["a-2", "a-3", "a-1"])
 
-    def test_list_argument(self):
-        r = run(combine([SubScore(name="a", value=1.0), SubScore(name="b", value=1.0)]))
-        self.assertAlmostEqual(r.reward, 1.0)
+    def test_list_argument_is_refused_as_by_the_sdk(self):
+        with self.assertRaisesRegex(TypeError, r"got list \(pass them one by one: combine\(\*subscores\)\)"):
+            run(combine([SubScore(name="a", value=1.0), SubScore(name="b", value=1.0)]))
 
     def test_errors(self):
         with self.assertRaisesRegex(ValueError, "must not be empty"):
@@ -190,3 +190,50 @@ class CombineAnyAllTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class JsonModeTest(unittest.TestCase):
+    """A result's `info` and extra fields as the SDK's models write them in JSON mode."""
+
+    def test_values_json_has_no_type_for(self):
+        import dataclasses
+        import datetime
+        import enum
+        import pathlib
+
+        @dataclasses.dataclass
+        class Check:
+            value: int
+            on: datetime.date = datetime.date(2024, 1, 2)
+
+        class Level(enum.Enum):
+            HIGH = "high"
+
+        info = {
+            "check": Check(1), "set": {3}, "pair": (1, 2), "raw": b"x", "at": datetime.datetime(2024, 1, 2, 3, 4, 5),
+            "level": Level.HIGH, "path": pathlib.Path("/x"), "took": datetime.timedelta(seconds=90),
+            "nan": float("nan"), 1: "int key",
+        }
+        frame = EvaluationResult(reward=1.0, info=info, extra={"b"}).to_wire()
+        self.assertEqual(frame["info"], {
+            "check": {"value": 1, "on": "2024-01-02"}, "set": [3], "pair": [1, 2], "raw": "x",
+            "at": "2024-01-02T03:04:05", "level": "high", "path": "/x", "took": "PT1M30S", "nan": None, "1": "int key",
+        })
+        self.assertEqual(frame["extra"], ["b"])
+        self.assertEqual(SubScore(name="s", value=1.0, info={"s": {2}}).model_dump(mode="json")["info"], {"s": [2]})
+
+    def test_durations(self):
+        import datetime
+
+        from hud.graders.json_mode import json_mode
+
+        cases = [(0, "PT0S"), (5, "PT5S"), (3600, "PT1H"), (86400 + 7200, "P1DT2H"), (1.5, "PT1.5S"), (-5, "-PT5S")]
+        for seconds, text in cases:
+            self.assertEqual(json_mode(datetime.timedelta(seconds=seconds)), text, seconds)
+
+    def test_an_unknown_object_is_refused(self):
+        class Opaque:
+            pass
+
+        with self.assertRaisesRegex(TypeError, "Unable to serialize unknown type"):
+            EvaluationResult(reward=1.0, info={"o": Opaque()}).to_wire()

@@ -1,11 +1,14 @@
 """The HUD SDK v6 surface and semantics env files rely on (docs/sdk-compatibility.md), over real TCP."""
 import asyncio
+import decimal
 import hashlib
 import json
 import os
+import pathlib
 import socket
 import tempfile
 import unittest
+import uuid
 
 import hud
 from hud.capabilities import Capability
@@ -72,10 +75,35 @@ class SurfaceTest(unittest.TestCase):
             (bool, "No", False), (str, 5, 5), (Literal[1, 2], "1", 1), (Literal["a", "b"], "a", "a"),
             (Optional[int], "5", 5), (Union[int, str], "5", "5"), (List[int], ["1", "2"], [1, 2]),
             (List[int], "[1, 2]", [1, 2]), (dict, "{}", {}), (int, "abc", "abc"),
+            # Found by the conformance suite's arguments case (pydantic's lax mode).
+            (int, "5.", "5."), (bytes, "é", "é".encode("utf-8")), (Literal[1, 2], True, 1), (Literal[1, 2], 2.0, 2),
+            (Literal[True], 1, True), (Literal[1, 2], "true", 1), (pathlib.Path, "/tmp/x", pathlib.Path("/tmp/x")),
+            (decimal.Decimal, 0.1, decimal.Decimal("0.1")), (decimal.Decimal, "NaN", "NaN"),
+            (uuid.UUID, "12345678123456781234567812345678", uuid.UUID("12345678-1234-5678-1234-567812345678")),
         ]
         for annotation, value, expected in cases:
             got = convert_or_keep(annotation, value)
             self.assertEqual((got, type(got)), (expected, type(expected)), (annotation, value))
+
+    def test_dataclass_and_named_tuple_arguments(self):
+        import dataclasses
+        from typing import NamedTuple
+
+        @dataclasses.dataclass
+        class Point:
+            x: int
+            y: int = 0
+
+        class Span(NamedTuple):
+            start: int
+            label: str = "span"
+
+        self.assertEqual(convert_or_keep(Point, {"x": "3", "extra": 1}), Point(3, 0))
+        self.assertEqual(convert_or_keep(Point, '{"x": 1, "y": "2"}'), Point(1, 2))
+        self.assertEqual(convert_or_keep(Point, {"y": 1}), {"y": 1})
+        self.assertEqual(convert_or_keep(Span, ["1", "b"]), Span(1, "b"))
+        self.assertEqual(convert_or_keep(Span, {"start": "2"}), Span(2))
+        self.assertEqual(convert_or_keep(Span, []), [])
 
     def test_capability_constructors(self):
         self.assertEqual(

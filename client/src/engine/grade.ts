@@ -4,9 +4,11 @@
  *
  * The SDK's server sends every field of its result model, unset ones as
  * `null` (`subscores`, `content`, a subscore's `children` and `info`), so
- * null reads as absent. A subscore that cannot be read fails the grade: the
+ * null reads as absent. A subscore is read as the SDK's client reads it into
+ * its model: numbers may come as numeric text or booleans, a field it does
+ * not know is refused. A subscore that cannot be read fails the grade: the
  * SDK's client refuses such a frame too, and a summary that silently lost a
- * part would no longer add up to the reward (docs/sdk-compatibility.md).
+ * part would no longer add up to the reward (docs/hud-protocol.md).
  */
 import { ProtocolError } from './errors';
 import type { GradeResult, SubScoreT } from '../../../common/trace/schema';
@@ -33,16 +35,32 @@ export function gradeFromFrame(frame: Record<string, unknown>): GradeResult {
   };
 }
 
+const SUBSCORE_FIELDS = new Set(['name', 'value', 'weight', 'children', 'info', 'metadata']);
+const NUMERIC_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/** A number as the SDK's model takes one: a number, a boolean (1 or 0), or numeric text. */
+function laxNumber(x: unknown): number | undefined {
+  if (typeof x === 'number') return x;
+  if (typeof x === 'boolean') return x ? 1 : 0;
+  if (typeof x === 'string' && NUMERIC_TEXT.test(x)) return Number(x);
+  return undefined;
+}
+
 /** The SDK calls a subscore's metadata `info` (older frames: `metadata`); default weight is 1. */
 function readSubScore(raw: unknown, where: string): SubScoreT {
   if (!isObject(raw)) throw unreadable(`${where} is not an object`, raw);
-  const { name, value } = raw;
-  const weight = raw['weight'] ?? 1;
+  const { name } = raw;
   if (typeof name !== 'string' || name === '') throw unreadable(`${where} has no string "name"`, raw);
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
+  const unknown = Object.keys(raw).filter((k) => !SUBSCORE_FIELDS.has(k));
+  if (raw['info'] !== undefined && raw['metadata'] !== undefined) unknown.push('metadata');
+  if (unknown.length)
+    throw unreadable(`${where} ("${name}") has fields a subscore does not have: ${unknown.join(', ')}`, raw);
+  const value = laxNumber(raw['value']);
+  if (value === undefined || !Number.isFinite(value) || value < 0 || value > 1) {
     throw unreadable(`${where} ("${name}") needs a "value" between 0 and 1`, raw);
   }
-  if (typeof weight !== 'number' || !Number.isFinite(weight))
+  const weight = 'weight' in raw ? laxNumber(raw['weight']) : 1;
+  if (weight === undefined || !Number.isFinite(weight))
     throw unreadable(`${where} ("${name}") has a non-numeric "weight"`, raw);
   const metadata = raw['info'] ?? raw['metadata'];
   if (metadata !== undefined && metadata !== null && !isObject(metadata)) {

@@ -12,6 +12,7 @@ import type { Agent, AgentContext } from './agents/agent';
 import type { ModelEndpoint } from './agents/llm/modelRef';
 import { openJudgeGateway } from './gateway/judgeGateway';
 import { promptToText } from './agents/agent';
+import { checkStartFrame } from './startFrame';
 import { ControlChannel } from './channel/client';
 import type { GradeFrame, HelloResult } from './channel/messages';
 import { openTunnel } from './channel/tunnel';
@@ -383,6 +384,7 @@ class RolloutRun {
           signal: actorClock.signal,
         }),
       );
+      checkStartFrame(prompt);
       this.emit({ type: 'prompt', prompt });
       this.step('prompt', 'completed');
 

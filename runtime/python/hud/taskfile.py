@@ -90,9 +90,12 @@ def bind_row(row: Any, environments: Sequence[Any], where: str, path: str, line:
             line,
         )
     try:
-        task = template(**args)
+        template.check(args)
     except TypeError as err:
         raise TaskFileError("{}: {}".format(where, err), path, line) from None
+    # A row's args are passed as given (the SDK validates the row, it does not re-bind it).
+    task = Task(env=env.name, id=template.id, args=dict(args))
+    task.template = template
     if row.get("runtime_config") is not None:
         task.runtime_config = row["runtime_config"]
     if isinstance(row.get("slug"), str):

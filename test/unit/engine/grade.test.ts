@@ -63,6 +63,12 @@ describe('grade frames', () => {
       { value: 1 },
       'x',
       { name: 'x', value: 1, children: [{ name: 'y' }] },
+      // As the SDK's model: a field it does not know, a null weight, both names for the metadata.
+      { name: 'x', value: 1, note: 'extra' },
+      { name: 'x', value: 1, weight: null },
+      { name: 'x', value: 1, info: {}, metadata: {} },
+      { name: 'x', value: '5.5' },
+      { name: 'x', value: 'true' },
     ]) {
       assert.throws(
         () => gradeFromFrame({ score: 1, subscores: [bad] }),
@@ -71,6 +77,25 @@ describe('grade frames', () => {
       );
     }
     assert.throws(() => gradeFromFrame({ score: 1, subscores: 'all good' }), ProtocolError);
+  });
+
+  test('numbers in a subscore may come as numeric text or booleans, as the SDK reads them', () => {
+    const { subscores } = gradeFromFrame({
+      score: 1,
+      subscores: [
+        { name: 'text', value: ' 0.5 ', weight: '2' },
+        { name: 'bool', value: true, weight: false },
+        { name: 'exp', value: '1e-1' },
+      ],
+    });
+    assert.deepEqual(
+      subscores.map((s) => [s.name, s.value, s.weight]),
+      [
+        ['text', 0.5, 2],
+        ['bool', 1, 0],
+        ['exp', 0.1, 1],
+      ],
+    );
   });
 
   test('the stand-in for a failed actor grading keeps the answer', () => {

@@ -3,23 +3,28 @@
 The SDK validates each argument against its annotation in pydantic's lax
 mode and, when that fails for a string, parses the string as JSON first;
 anything still unconvertible is passed through unchanged. This is the same
-rule for the types env files use (str, int, float, bool, None, Literal,
-Optional/Union, list/tuple/set/dict of those, Enum), in the stdlib. A class
-with pydantic's `model_validate` (when the image has pydantic) is asked
-itself. See docs/sdk-compatibility.md.
+rule for the types env files use (str, bytes, int, float, bool, None,
+Literal, Optional/Union, list/tuple/set/dict of those, Enum, dataclasses,
+Path, Decimal, UUID), in the stdlib. A class with pydantic's
+`model_validate` (when the image has pydantic) is asked itself. See
+docs/sdk-compatibility.md.
 """
+import dataclasses
+import decimal
 import enum
 import inspect
 import json
+import pathlib
 import re
 import typing
+import uuid
 from typing import Any, Callable, Dict
 
 _BOOL_WORDS = {
     "0": False, "off": False, "f": False, "false": False, "n": False, "no": False,
     "1": True, "on": True, "t": True, "true": True, "y": True, "yes": True,
 }
-_INTEGRAL_TEXT = re.compile(r"^\s*[+-]?\d[\d_]*(\.0*)?\s*$")
+_INTEGRAL_TEXT = re.compile(r"^\s*[+-]?\d[\d_]*(\.0+)?\s*$")
 
 
 class ConversionError(ValueError):
@@ -91,10 +96,7 @@ def validate_python(annotation: Any, value: Any) -> Any:
     if origin is typing.Union or type(annotation).__name__ == "UnionType":
         return _union(type_args, value)
     if origin is typing.Literal:
-        for allowed in type_args:
-            if value == allowed and type(value) is type(allowed):
-                return allowed
-        raise ConversionError("expected one of {!r}".format(type_args))
+        return _literal(type_args, value)
     if origin in (list, set, frozenset, tuple):
         return _sequence(origin, type_args, value)
     if origin is dict:
@@ -107,6 +109,12 @@ def validate_python(annotation: Any, value: Any) -> Any:
         return _sequence(annotation, (), value)
     if annotation is dict:
         return _mapping((), value)
+    if dataclasses.is_dataclass(annotation) and isinstance(annotation, type):
+        return _dataclass(annotation, value)
+    if isinstance(annotation, type) and issubclass(annotation, tuple) and hasattr(annotation, "_fields"):
+        return _named_tuple(annotation, value)
+    if annotation in _TEXT_TYPES:
+        return _from_text(annotation, value)
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         if isinstance(value, annotation):
             return value
@@ -119,6 +127,77 @@ def validate_python(annotation: Any, value: Any) -> Any:
             return value
         raise ConversionError("expected {}".format(annotation.__name__))
     return value
+
+
+def _literal(allowed_values: Any, value: Any) -> Any:
+    for allowed in allowed_values:
+        if type(value) is type(allowed) and value == allowed:
+            return allowed
+    # Lax mode: an int literal also takes a bool or an integral float equal to it, a bool literal 0/1 (int or float).
+    numeric = isinstance(value, (int, float)) and (not isinstance(value, float) or value.is_integer())
+    for allowed in allowed_values:
+        if type(allowed) is int and numeric and (isinstance(value, (bool, float))) and value == allowed:
+            return allowed
+        if type(allowed) is bool and numeric and not isinstance(value, bool) and value == allowed:
+            return allowed
+    raise ConversionError("expected one of {!r}".format(allowed_values))
+
+
+def _dataclass(cls: Any, value: Any) -> Any:
+    """A dict becomes the dataclass, each field converted to its type; unknown keys are ignored."""
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, dict):
+        raise ConversionError("expected {} fields as an object".format(cls.__name__))
+    hints = type_hints(cls)
+    values = {}  # type: Dict[str, Any]
+    for field in dataclasses.fields(cls):
+        if not field.init:
+            continue
+        if field.name in value:
+            values[field.name] = validate_python(hints.get(field.name, Any), value[field.name])
+        elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+            raise ConversionError("{} needs {}".format(cls.__name__, field.name))
+    return cls(**values)
+
+
+def _named_tuple(cls: Any, value: Any) -> Any:
+    """A list (by position) or an object (by name) becomes the NamedTuple, each field converted to its type."""
+    if isinstance(value, cls):
+        return value
+    hints = type_hints(cls)
+    if isinstance(value, (list, tuple)):
+        if len(value) > len(cls._fields):
+            raise ConversionError("{} takes at most {} items".format(cls.__name__, len(cls._fields)))
+        value = dict(zip(cls._fields, value))
+    if not isinstance(value, dict):
+        raise ConversionError("expected {} as a list or an object".format(cls.__name__))
+    values = {}  # type: Dict[str, Any]
+    for name in cls._fields:
+        if name in value:
+            values[name] = validate_python(hints.get(name, Any), value[name])
+        elif name not in cls._field_defaults:
+            raise ConversionError("{} needs {}".format(cls.__name__, name))
+    return cls(**values)
+
+
+def _from_text(annotation: Any, value: Any) -> Any:
+    if isinstance(value, annotation):
+        return value
+    if annotation is decimal.Decimal and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ConversionError("expected text for {}".format(annotation.__name__))
+    try:
+        converted = annotation(value.strip() if annotation is decimal.Decimal else value)
+    except (ValueError, decimal.InvalidOperation) as err:
+        raise ConversionError(str(err)) from None
+    if isinstance(converted, decimal.Decimal) and not converted.is_finite():
+        raise ConversionError("expected a finite decimal")
+    return converted
+
+
+_TEXT_TYPES = (pathlib.Path, pathlib.PurePath, decimal.Decimal, uuid.UUID)
 
 
 def _union(members: Any, value: Any) -> Any:
@@ -166,6 +245,14 @@ def _to_str(value: Any) -> str:
     raise ConversionError("expected a string")
 
 
+def _to_bytes(value: Any) -> bytes:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    raise ConversionError("expected bytes")
+
+
 def _to_int(value: Any) -> int:
     if isinstance(value, bool):
         return int(value)
@@ -199,4 +286,4 @@ def _to_bool(value: Any) -> bool:
     raise ConversionError("expected a boolean")
 
 
-_SCALARS = {str: _to_str, int: _to_int, float: _to_float, bool: _to_bool}  # type: Dict[Any, Callable[[Any], Any]]
+_SCALARS = {str: _to_str, bytes: _to_bytes, int: _to_int, float: _to_float, bool: _to_bool}  # type: Dict[Any, Callable[[Any], Any]]

@@ -43,6 +43,32 @@ class Answer:
         return "Answer(content={!r}, raw={!r})".format(self.content, self.raw)
 
 
+def _resolve_annotation_names(func: Callable[..., Any], template_id: str, env_name: str) -> None:
+    """Raises NameError, as the SDK does when it registers the template, for a text annotation naming nothing.
+
+    The SDK reads the signature with its text annotations evaluated, so a
+    name that exists only for type checkers (`if TYPE_CHECKING:` imports
+    under `from __future__ import annotations`) fails the import there.
+    Annotations this Python cannot evaluate for other reasons (`int | None`
+    before 3.10) are left as text.
+    """
+    target = inspect.unwrap(func)
+    for name, annotation in getattr(target, "__annotations__", {}).items():
+        if not isinstance(annotation, str):
+            continue
+        try:
+            eval(annotation, getattr(target, "__globals__", {}), None)
+        except NameError as err:
+            what = "its return annotation" if name == "return" else "the annotation of '{}'".format(name)
+            raise NameError(
+                "template '{}' (env '{}'): {} ({!r}) names nothing: {}; the HUD SDK evaluates annotations when it "
+                "registers a template, so import that name at module level (not only under TYPE_CHECKING)".format(
+                    template_id, env_name, what, annotation, err)
+            ) from None
+        except Exception:
+            pass
+
+
 class Template:
     """A registered async generator; calling it binds arguments and returns a Task."""
 
@@ -55,6 +81,7 @@ class Template:
         self.input_type = input
         self.return_type = returns
         self.sig = inspect.signature(func)
+        _resolve_annotation_names(func, id, env.name)
         self.__name__ = getattr(func, "__name__", id)
         self.__qualname__ = getattr(func, "__qualname__", id)
         self.__doc__ = getattr(func, "__doc__", None)
@@ -70,12 +97,23 @@ class Template:
         return self.sig
 
     def bind(self, *args: Any, **kwargs: Any) -> Dict[str, Any]:
-        """The arguments as given, by parameter name (no defaults: the SDK's slugs hash exactly these).
+        """A call's arguments by parameter name, as the SDK records them in the Task it makes.
 
-        Raises TypeError naming the template, before any template code runs.
+        No defaults are filled in (the SDK's slugs hash exactly these), and
+        `**rest` or `*extra` are recorded as one entry under their own name,
+        as the SDK does: such a Task later passes them on as that one keyword
+        (docs/sdk-compatibility.md). Raises TypeError naming the template
+        before any template code runs.
         """
+        return dict(self._signature_bind(args, kwargs).arguments)
+
+    def check(self, args: Dict[str, Any]) -> None:
+        """Raises TypeError naming the template when the task's `args` cannot be passed as keywords."""
+        self._signature_bind((), args)
+
+    def _signature_bind(self, args: Any, kwargs: Dict[str, Any]) -> inspect.BoundArguments:
         try:
-            bound = self.sig.bind(*args, **kwargs)
+            return self.sig.bind(*args, **kwargs)
         except TypeError as err:
             params = self.sig.parameters
             takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
@@ -86,31 +124,12 @@ class Template:
                     self.id, self.env.name, detail, ", ".join(params) or "none"
                 )
             ) from None
-        out = {}  # type: Dict[str, Any]
-        for name, value in bound.arguments.items():
-            kind = self.sig.parameters[name].kind
-            if kind is inspect.Parameter.VAR_KEYWORD:
-                out.update(value)
-            elif kind is inspect.Parameter.VAR_POSITIONAL:
-                if value:
-                    raise TypeError(
-                        "template '{}' (env '{}'): extra positional arguments for *{} cannot be named in a task; "
-                        "give the template named parameters instead".format(self.id, self.env.name, name)
-                    )
-            else:
-                out[name] = value
-        return out
 
     def open(self, args: Dict[str, Any]) -> Any:
         """Creates the async generator for `args`, converted to their annotated types (its body has not run yet)."""
         from .convert import coerce_args
 
-        keywords = coerce_args(self.func, args)
-        positional = []  # type: List[Any]
-        for name, param in self.sig.parameters.items():
-            if param.kind is inspect.Parameter.POSITIONAL_ONLY and name in keywords:
-                positional.append(keywords.pop(name))
-        return self.func(*positional, **keywords)
+        return self.func(**coerce_args(self.func, args))
 
     def answer_for(self, answer: Any) -> Any:
         """The value sent into the generator: the answer itself, or an Answer parsed to `returns=`."""

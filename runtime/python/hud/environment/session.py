@@ -1,4 +1,5 @@
 """The two-yield protocol: start a template to its prompt, grade it, close it."""
+import json
 import math
 import traceback
 from typing import Any, Callable, Dict, Optional
@@ -47,9 +48,10 @@ async def start_task(env: Environment, params: Any) -> "tuple":
     if not isinstance(raw_args, dict):
         raise RpcError(INVALID_PARAMS, "tasks.start: args for template '{}' must be an object".format(template.id))
     try:
-        args = template.bind(**raw_args)
+        template.check(raw_args)
     except TypeError as err:
         raise RpcError(INVALID_PARAMS, str(err), {"template": template.id, "env": env.name}) from None
+    args = dict(raw_args)
     generator = template.open(args)
     try:
         prompt = await generator.__anext__()
@@ -63,13 +65,37 @@ async def start_task(env: Environment, params: Any) -> "tuple":
         ) from None
     except (Exception, SystemExit) as err:
         raise template_error(template, err, "starting") from None
-    return RunningTask(template, args, generator), prompt_frame(prompt)
+    task = RunningTask(template, args, generator)
+    try:
+        frame = sendable(prompt_frame(prompt), template, "prompt")
+    except RpcError:
+        await close_task(task)
+        raise
+    return task, frame
 
 
 def prompt_frame(value: Any) -> Dict[str, Any]:
     if isinstance(value, dict) and "prompt" in value:
         return plain(value)
     return {"prompt": plain(value)}
+
+
+def sendable(frame: Dict[str, Any], template: Template, what: str) -> Dict[str, Any]:
+    """The frame, if JSON can carry it: the SDK's server fails to send one that holds a set, bytes, an object...
+
+    NaN and infinities are refused too, unlike the SDK, whose frames then carry
+    tokens no JSON reader takes (docs/hud-protocol.md).
+    """
+    try:
+        json.dumps(frame, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise RpcError(
+            SERVER_ERROR,
+            "template '{}' (env '{}') yielded a {} that JSON cannot carry ({}); yield text, finite numbers, lists and "
+            "dicts only".format(template.id, template.env.name, what, err),
+            {"template": template.id, "env": template.env.name},
+        ) from None
+    return frame
 
 
 async def grade_task(task: RunningTask, answer: Any, log: Optional[Callable[[str], None]] = None) -> Dict[str, Any]:
@@ -81,7 +107,7 @@ async def grade_task(task: RunningTask, answer: Any, log: Optional[Callable[[str
             return {"score": 0.0}
         except (Exception, SystemExit) as err:  # a template's sys.exit() must not stop the server
             raise template_error(task.template, err, "grading") from None
-        return grade_frame(result, task.template)
+        return sendable(grade_frame(result, task.template), task.template, "result")
     finally:
         await close_task(task, log)
 
@@ -100,6 +126,14 @@ def grade_frame(result: Any, template: Template) -> Dict[str, Any]:
         return plain(result.to_wire())
     if isinstance(result, (int, float)):
         return {"score": _finite(float(result), template)}
+    if isinstance(result, dict) and isinstance(result.get("score"), bool):
+        # The SDK's client refuses a boolean "score" in a dict (a bare `yield True` is fine: it becomes 1.0).
+        raise RpcError(
+            SERVER_ERROR,
+            "template '{}' (env '{}') yielded a dict whose \"score\" is a boolean ({}); the HUD SDK refuses it: "
+            "give a number, e.g. {{\"score\": 1.0 if ok else 0.0}}".format(template.id, template.env.name, result["score"]),
+            {"template": template.id, "env": template.env.name},
+        )
     if isinstance(result, dict) and _is_number(result.get("score")):
         frame = plain(result)
         frame["score"] = _finite(float(result["score"]), template)
@@ -131,9 +165,9 @@ def _finite(value: float, template: Template) -> float:
 
 
 def plain(value: Any) -> Any:
-    """Graders' objects to JSON-ready values (anything else unknown is left to the encoder)."""
+    """Graders' objects to JSON-ready values; anything else is left as it is, for `sendable` to judge."""
     if isinstance(value, SubScore):
-        return value.model_dump()
+        return value.model_dump(mode="json")
     if isinstance(value, EvaluationResult):
         return plain(value.to_wire())
     if isinstance(value, dict):

@@ -57,13 +57,14 @@ def combine_subscores(subscores: List[SubScore]) -> EvaluationResult:
 
 async def combine(*items: Any) -> EvaluationResult:
     """Resolves SubScores and awaitables (grader calls) in parallel, then combines them."""
-    if len(items) == 1 and isinstance(items[0], (list, tuple)):
-        items = tuple(items[0])
     resolved = list(items)
     pending = [i for i, item in enumerate(resolved) if inspect.isawaitable(item)]
     for i, item in enumerate(resolved):
         if i not in pending and not isinstance(item, SubScore):
-            raise TypeError("combine(): expected SubScore or Awaitable[SubScore], got {}".format(type(item).__name__))
+            hint = " (pass them one by one: combine(*subscores))" if isinstance(item, (list, tuple)) else ""
+            raise TypeError(
+                "combine(): expected SubScore or Awaitable[SubScore], got {}{}".format(type(item).__name__, hint)
+            )
     if pending:
         done = await asyncio.gather(*[resolved[i] for i in pending])
         for i, value in zip(pending, done):

@@ -8,6 +8,8 @@ import copy
 import math
 from typing import Any, Dict, List, Optional
 
+from .json_mode import json_mode
+
 _SUBSCORE_FIELDS = ("name", "weight", "value", "children", "info")
 
 
@@ -79,7 +81,7 @@ class SubScore:
             "weight": self.weight,
             "value": self.value,
             "children": [c.model_dump(mode, exclude_none) for c in self.children] if self.children is not None else None,
-            "info": self.info,
+            "info": json_mode(self.info) if mode == "json" else self.info,
         }  # type: Dict[str, Any]
         return {k: v for k, v in out.items() if v is not None} if exclude_none else out
 
@@ -120,6 +122,8 @@ class EvaluationResult:
     ) -> None:
         self.reward = _number(reward, "EvaluationResult reward")
         self.done = bool(done)
+        if content is not None and not isinstance(content, str):
+            raise TypeError("EvaluationResult content must be text or None, got {}".format(type(content).__name__))
         self.content = content
         self.info = dict(info) if info is not None else {}
         self.isError = bool(isError)
@@ -140,6 +144,9 @@ class EvaluationResult:
             "subscores": [s.model_dump(mode, exclude_none) for s in self.subscores] if self.subscores is not None else None,
         }  # type: Dict[str, Any]
         out.update(self.extra)
+        if mode == "json":
+            out["info"] = json_mode(out["info"])
+            out.update({key: json_mode(value) for key, value in self.extra.items()})
         return {k: v for k, v in out.items() if v is not None} if exclude_none else out
 
     @classmethod

@@ -1,4 +1,9 @@
-"""Text comparisons for grading answers (HUD SDK v6 semantics)."""
+"""Text comparisons for grading answers (HUD SDK v6 semantics).
+
+The answer may be anything (it is turned into text); what it is compared with
+is used as given, so a number where text is expected fails as it does under
+the SDK instead of being quietly turned into text (docs/hud-protocol.md).
+"""
 import re
 from collections import Counter
 from typing import Any, Iterable
@@ -21,26 +26,27 @@ def normalize(text: Any) -> str:
 def exact_match(answer: Any, expected: Any, *, normalize_text: bool = True) -> float:
     if normalize_text:
         return 1.0 if normalize(answer) == normalize(expected) else 0.0
-    return 1.0 if str(answer).strip().lower() == str(expected).strip().lower() else 0.0
+    return 1.0 if str(answer).strip().lower() == expected.strip().lower() else 0.0
 
 
-def _prepare(text: Any, case_sensitive: bool) -> str:
-    text = str(text)
+def _needle(text: Any, case_sensitive: bool) -> Any:
     return text if case_sensitive else text.lower()
 
 
-def contains(answer: Any, substring: Any, *, case_sensitive: bool = False) -> float:
-    return 1.0 if _prepare(substring, case_sensitive) in _prepare(answer, case_sensitive) else 0.0
+def contains(answer: Any, substring: str, *, case_sensitive: bool = False) -> float:
+    return 1.0 if _needle(substring, case_sensitive) in _needle(str(answer), case_sensitive) else 0.0
 
 
-def contains_any(answer: Any, substrings: Iterable[Any], *, case_sensitive: bool = False) -> float:
-    haystack = _prepare(answer, case_sensitive)
-    return 1.0 if any(_prepare(s, case_sensitive) in haystack for s in substrings) else 0.0
+def contains_any(answer: Any, substrings: Iterable[str], *, case_sensitive: bool = False) -> float:
+    haystack = _needle(str(answer), case_sensitive)
+    needles = [_needle(s, case_sensitive) for s in substrings]
+    return 1.0 if any(s in haystack for s in needles) else 0.0
 
 
-def contains_all(answer: Any, substrings: Iterable[Any], *, case_sensitive: bool = False) -> float:
-    haystack = _prepare(answer, case_sensitive)
-    return 1.0 if all(_prepare(s, case_sensitive) in haystack for s in substrings) else 0.0
+def contains_all(answer: Any, substrings: Iterable[str], *, case_sensitive: bool = False) -> float:
+    haystack = _needle(str(answer), case_sensitive)
+    needles = [_needle(s, case_sensitive) for s in substrings]
+    return 1.0 if all(s in haystack for s in needles) else 0.0
 
 
 def numeric_match(answer: Any, expected: Any, *, tolerance: float = 0.0) -> float:
@@ -52,7 +58,7 @@ def numeric_match(answer: Any, expected: Any, *, tolerance: float = 0.0) -> floa
         value = float(found.group(0))
     except ValueError:
         return 0.0
-    return 1.0 if abs(value - float(expected)) <= tolerance else 0.0
+    return 1.0 if abs(value - expected) <= tolerance else 0.0
 
 
 def f1_score(answer: Any, reference: Any) -> float:
