@@ -35,6 +35,8 @@ export interface ContainerSpec {
   network?: NetworkMode;
   cpus?: number;
   memoryMb?: number;
+  /** Processes and threads the whole container may hold (the cgroup's pids limit). */
+  pidsLimit?: number;
   /** Needs daemon support (xfs quota); the layer warns when it cannot apply it. */
   storageMb?: number;
   /** Needs a GPU runtime; the layer warns when it cannot apply it. */

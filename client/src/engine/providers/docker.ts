@@ -50,7 +50,7 @@ import {
   type SpanRecorder,
   type Substrate,
 } from './provider';
-import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
+import { CONTAINER_PIDS_LIMIT, DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 
 export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
@@ -234,6 +234,8 @@ export class DockerProvider implements Provider {
       // Not ENV_DIR: the daemon would make it at create, before the copy can say what is wrong with /opt/hud-studio.
       workdir: WORKSPACE_DIR,
       noNewPrivileges: true,
+      // Without it, a fork bomb in the container takes every pid of the host (docs/security.md).
+      pidsLimit: CONTAINER_PIDS_LIMIT,
       ...numberField(resources, 'cpu', (v) => ({ cpus: v })),
       ...numberField(resources, 'memory_mb', (v) => ({ memoryMb: v })),
       ...numberField(resources, 'storage_mb', (v) => ({ storageMb: v })),

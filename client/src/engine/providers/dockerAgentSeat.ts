@@ -18,6 +18,25 @@ export const AGENT_UID = 61000;
 export const ROOT_AGENT_LABEL = 'dev.hud-studio.agent-user';
 
 const AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
+
+/**
+ * Processes and threads an actor container may hold (docs/security.md): a
+ * fork bomb there would otherwise take every pid of the host.
+ */
+export const CONTAINER_PIDS_LIMIT = 2048;
+/**
+ * Processes and threads the agent's user may hold (RLIMIT_NPROC), well under
+ * the container's limit, so that a fork bomb of the agent's leaves the
+ * engine's own execs (the sweep below, the relays) room to start. The kernel
+ * counts the agent's uid across every container of the host.
+ */
+export const AGENT_PROCESS_LIMIT = 1024;
+
+/**
+ * Every command of the agent's starts through this: the process limit, then
+ * the command in its place. dash and busybox name the limit -p, bash -u.
+ */
+const AGENT_LAUNCH = `{ ulimit -p ${AGENT_PROCESS_LIMIT} || ulimit -u ${AGENT_PROCESS_LIMIT}; } 2>/dev/null; exec "$@"`;
 const SETUP_TIMEOUT_MS = 60_000;
 
 /**
@@ -41,9 +60,11 @@ const PREPARE_SCRIPT = [
  * otherwise kill this script and turn its wrong answer into an engine error
  * (docs/security.md). Root signals only the agent user's processes, each
  * through a pidfd opened before its owner is read, so a number that a
- * process of the server's takes over meanwhile is never signalled; and it
- * sweeps until none is left alive. Exits 1, naming what is left, when the
- * deadline passes first.
+ * process of the server's takes over meanwhile is never signalled. It stops
+ * them all first and kills them after: a killed process frees its place
+ * under the agent's process limit, which a fork bomb refills at once, while
+ * a stopped one holds it and forks no more. Then it kills until none is left
+ * alive. Exits 1, naming what is left, when the deadline passes first.
  */
 const END_SCRIPT = `
 import os, signal, sys, time
@@ -52,33 +73,35 @@ def owner_and_state(pid):
     with open("/proc/%d/status" % pid) as f:
         fields = dict(line.split(":", 1) for line in f if ":" in line)
     return fields.get("Uid", "").split()[:1], fields.get("State", "").strip()[:1]
-def kill(pid):
+def send(pid, sig, skip):
     fd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
     try:
         uid, state = owner_and_state(pid)
-        if uid != ["${AGENT_UID}"] or state == "Z":
+        if uid != ["${AGENT_UID}"] or state in skip:
             return False
         if fd is None:
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, sig)
         else:
-            signal.pidfd_send_signal(fd, signal.SIGKILL)
+            signal.pidfd_send_signal(fd, sig)
         return True
     finally:
         if fd is not None:
             os.close(fd)
-def sweep():
+def sweep(sig, skip):
     hit = []
     for name in os.listdir("/proc"):
         if name.isdigit() and int(name) != me:
             try:
-                if kill(int(name)):
+                if send(int(name), sig, skip):
                     hit.append(int(name))
             except OSError:
                 pass
     return hit
-deadline = time.monotonic() + 5
+deadline = time.monotonic() + 30
+while sweep(signal.SIGSTOP, "ZTt") and time.monotonic() < deadline:
+    time.sleep(0.01)
 while True:
-    left = sweep()
+    left = sweep(signal.SIGKILL, "Z")
     if not left:
         sys.exit(0)
     if time.monotonic() > deadline:
@@ -110,7 +133,8 @@ export class DockerAgentSeat implements AgentSeat {
     const env = { HOME: WORKSPACE_DIR, ...opts.env };
     // The agent never picks its own user: a privileged seat is the container's user, else the agent's.
     const { user: _ignored, ...rest } = opts;
-    return this.container.exec(argv, {
+    // A privileged agent is exempt from the limit (root is), and shares the server's user anyway.
+    return this.container.exec(this.privileged ? argv : ['/bin/sh', '-c', AGENT_LAUNCH, 'hud-studio-agent', ...argv], {
       ...rest,
       env,
       cwd: opts.cwd ?? WORKSPACE_DIR,
