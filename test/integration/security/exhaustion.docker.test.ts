@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { cli } from '../cli/cliHarness';
+import { forkBombAgent } from './exhaustionAgents';
 import { assertNoContainersOfRollout, dockerReady, tempDir } from '../docker/support';
 
 before(dockerReady);
@@ -39,19 +40,7 @@ async function attack(
 }
 
 test("a fork bomb that fills the agent's process limit does not keep the engine from sweeping and grading", async () => {
-  // Every process forks without pause and retries when the limit refuses it; the agent answers once a fork
-  // has been refused, so the turn ends with the bomb at its limit.
-  const bomb = [
-    'import os',
-    'while True:',
-    '    try:',
-    '        os.fork()',
-    '    except OSError:',
-    '        open("/workspace/full", "w").close()',
-  ].join('\n');
-  const r = await attack(
-    `setsid python3 -c '${bomb}' </dev/null >/dev/null 2>&1 & until [ -e /workspace/full ]; do :; done; echo wrong`,
-  );
+  const r = await attack(forkBombAgent('/workspace', 'hud-studio-fork-bomb'));
   assert.equal(r.status, 'completed', `the agent turned its run into an error: ${r.stdout}`);
   assert.equal(r.reward, 0);
   assert.equal(r.info['agent_processes'], 0, 'the verifier saw a process of the agent');

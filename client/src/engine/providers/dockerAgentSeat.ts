@@ -10,6 +10,7 @@ import { WORKSPACE_DIR } from '../docker/enginePath';
 import { HudStudioError } from '../errors';
 import type { DockerContainer } from '../docker/container';
 import type { AgentSeat, ExecOptions, ExecResult } from './provider';
+import { AGENT_PROCESS_LIMIT, underAgentLimits } from './agentLimits';
 
 export { WORKSPACE_DIR } from '../docker/enginePath';
 /** The agent's user: needs no entry in the image's passwd; no image uses this id for itself. */
@@ -21,22 +22,11 @@ const AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
 
 /**
  * Processes and threads an actor container may hold (docs/security.md): a
- * fork bomb there would otherwise take every pid of the host.
+ * fork bomb there would otherwise take every pid of the host. Twice the
+ * agent's own limit (agentLimits.ts), so that the server and the engine's
+ * execs keep room when the agent has used all of its.
  */
-export const CONTAINER_PIDS_LIMIT = 2048;
-/**
- * Processes and threads the agent's user may hold (RLIMIT_NPROC), well under
- * the container's limit, so that a fork bomb of the agent's leaves the
- * engine's own execs (the sweep below, the relays) room to start. The kernel
- * counts the agent's uid across every container of the host.
- */
-export const AGENT_PROCESS_LIMIT = 1024;
-
-/**
- * Every command of the agent's starts through this: the process limit, then
- * the command in its place. dash and busybox name the limit -p, bash -u.
- */
-const AGENT_LAUNCH = `{ ulimit -p ${AGENT_PROCESS_LIMIT} || ulimit -u ${AGENT_PROCESS_LIMIT}; } 2>/dev/null; exec "$@"`;
+export const CONTAINER_PIDS_LIMIT = 2 * AGENT_PROCESS_LIMIT;
 const SETUP_TIMEOUT_MS = 60_000;
 
 /**
@@ -134,7 +124,7 @@ export class DockerAgentSeat implements AgentSeat {
     // The agent never picks its own user: a privileged seat is the container's user, else the agent's.
     const { user: _ignored, ...rest } = opts;
     // A privileged agent is exempt from the limit (root is), and shares the server's user anyway.
-    return this.container.exec(this.privileged ? argv : ['/bin/sh', '-c', AGENT_LAUNCH, 'hud-studio-agent', ...argv], {
+    return this.container.exec(this.privileged ? argv : underAgentLimits(argv), {
       ...rest,
       env,
       cwd: opts.cwd ?? WORKSPACE_DIR,

@@ -18,6 +18,7 @@ import type { ServingSdk, SubstrateInfo } from '../../../../common/trace/schema'
 import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import { bubblewrap, sandboxArgs, serverSandboxArgs } from './localSandbox';
+import { underAgentLimits } from './agentLimits';
 import { scopedArgv } from './sandboxScope';
 import { sandboxPython, type SandboxPython } from './sandboxPython';
 import { stopSandbox } from './sandboxStop';
@@ -230,7 +231,8 @@ export class LocalSubstrate implements Substrate {
       this.assertLive();
       const cwd = opts.cwd ?? workspace;
       const env = this.env({ HOME: workspace, ...(bwrap ? { TMPDIR: '/tmp' } : {}), ...opts.env }, 'none');
-      const command = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...argv] : argv;
+      // Set inside the sandbox's user namespace, the limit counts that sandbox's processes alone.
+      const command = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...underAgentLimits(argv)] : argv;
       return execInGroup(command, { ...opts, cwd, env, onGroup: (pgid) => this.addGroup(pgid) });
     };
     return {
