@@ -124,7 +124,9 @@ export async function discoverTasks(substrate: Substrate, req: DiscoverRequest):
   const out = parsed.data;
   if (out.error) {
     const file = out.error.file ? toHostPath(out.error.file, substrate.workdir, req.hostDir) : req.displayPath;
-    throw new HudStudioError('task-load', out.error.message, {
+    // The helper names the file by its path inside the substrate; the user knows it by theirs.
+    const message = out.error.message.split(req.file).join(req.displayPath);
+    throw new HudStudioError('task-load', message, {
       location: { file, ...(out.error.line ? { line: out.error.line } : {}) },
       hint: 'fix the error in the environment module, then run again',
     });
