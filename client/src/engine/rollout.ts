@@ -521,6 +521,8 @@ class RolloutRun {
         task = await this.discover(substrate, target, clock.signal);
         this.step('setup', 'completed');
       }
+      // A row that cannot start has no verifier to regrade with either.
+      if (task.rowError) throw this.rowFailure(task, task.rowError, target);
     } catch (err) {
       if (err instanceof UsageError) throw err;
       throw this.classify(err, clock.signal);
