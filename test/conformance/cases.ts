@@ -16,9 +16,9 @@
  *   arguments, which the bundled runtime leaves as text;
  * - timeouts other than the whole rollout's (`rolloutTimeoutS`): the SDK's
  *   local runtime enforces no per-call limit to compare the engine's with;
- * - task-file rows whose arguments do not fit, and env files that fail to
- *   import: compared, but HUD Studio refuses the whole file when it loads
- *   it (`refusedAtLoad`), so such a case holds one row.
+ * - env files that fail to import: compared, but HUD Studio refuses the
+ *   whole file when it loads it (`refusedAtLoad`), so such a case holds one
+ *   row.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,14 +47,20 @@ export interface Case {
   rows: Row[];
   answers: string[];
   /**
-   * Set when HUD Studio refuses the task file or env file as it loads it (a
-   * row whose arguments do not fit the template, an import that fails;
-   * docs/hud-protocol.md): the engine's setup error must say this. The SDK
-   * fails the same run when it starts the task or its server; status, reward
-   * and prompt agree (the slug is not compared: the engine has none for a
-   * row it did not load).
+   * Set when HUD Studio refuses the env file as it loads it (an import that
+   * fails; docs/hud-protocol.md): the engine's setup error must say this. The
+   * SDK fails the same run when it starts its server; status, reward and
+   * prompt agree (the slug is not compared: the engine has none for a row it
+   * did not load).
    */
   refusedAtLoad?: RegExp;
+  /**
+   * Rows (by index) that cannot run: no such template, or arguments that do
+   * not fit it. The SDK fails each one's run at tasks.start; the engine fails
+   * it in the actor phase with an error matching the pattern (file, line,
+   * row, why), and runs the file's other rows.
+   */
+  failedRows?: Record<number, RegExp>;
   /**
    * Set when the env file does not import: then no server starts, the SDK's
    * nor the bundled one, and ways (b) and (c) check that each refuses with a
@@ -303,24 +309,28 @@ export const CASES: Case[] = [
     refusedAtLoad: /annotation of 'amount' \('Decimal'\) names nothing/,
     importFails: /NameError.*Decimal/,
   },
-  // Calls that do not fit the signature, one task file each: HUD Studio refuses the file when it loads it.
-  ...[
-    {
-      why: 'a missing keyword-only argument',
-      id: 'keywords',
-      args: { a: 1 },
-      says: /missing a required argument: 'c'/,
-    },
-    { why: 'an unknown argument', id: 'keywords', args: { a: 1, c: 'x', d: 0 }, says: /unexpected argument\(s\) 'd'/ },
-    { why: 'a positional-only parameter named', id: 'positional', args: { a: 1 }, says: /positional only/ },
-    { why: 'a missing untyped argument', id: 'untyped', args: { y: 1 }, says: /missing a required argument: 'x'/ },
-  ].map(({ why, id, args, says }): Case => ({
-    name: `arguments: ${why}`,
+  // Rows that do not fit: each fails its own run, as under the SDK, and the good rows between them run.
+  {
+    name: 'arguments: rows that do not fit fail alone',
     source: ours('test/conformance/envs/arguments/env.py'),
-    rows: [{ env: 'arguments', id, args }],
+    rows: [
+      { env: 'arguments', id: 'keywords', args: { a: 1 } },
+      { env: 'arguments', id: 'untyped', args: { x: 1 } },
+      { env: 'arguments', id: 'keywords', args: { a: 1, c: 'x', d: 0 } },
+      { env: 'arguments', id: 'positional', args: { a: 1 } },
+      { env: 'arguments', id: 'untyped', args: { y: 1 } },
+      { env: 'arguments', id: 'nowhere', args: {} },
+      { env: 'arguments', id: 'keywords', args: { a: 1, c: 'x' } },
+    ],
     answers: ['ok'],
-    refusedAtLoad: new RegExp(`tasks\\.jsonl:1\\b.*${says.source}`),
-  })),
+    failedRows: {
+      0: /tasks\.jsonl:1: row 0: .*missing a required argument: 'c'/,
+      2: /tasks\.jsonl:3: row 2: .*unexpected argument\(s\) 'd'/,
+      3: /tasks\.jsonl:4: row 3: .*positional only/,
+      4: /tasks\.jsonl:5: row 4: .*missing a required argument: 'x'/,
+      5: /tasks\.jsonl:6: row 5: .*has no template 'nowhere'/,
+    },
+  },
 ];
 
 /** Every environment name a case's rows use (actor and verifier). */

@@ -169,9 +169,17 @@ async function engine(
         traceDir: null,
         timeouts: { rolloutMs: (c.rolloutTimeoutS ?? 180) * 1000 },
       });
+      const failure = c.failedRows?.[row];
       if (c.refusedAtLoad) {
         assert.equal(outcome.error?.phase, 'setup', `${c.name}: ${outcome.status} ${outcome.error?.message}`);
         assert.match(outcome.error.message, c.refusedAtLoad);
+      } else if (failure) {
+        assert.equal(
+          outcome.error?.phase,
+          'actor',
+          `${c.name} row ${row}: ${outcome.status} ${outcome.error?.message}`,
+        );
+        assert.match(outcome.error.message, failure);
       } else {
         assert.ok(
           outcome.status !== 'error' || outcome.error?.phase !== 'setup',

@@ -1,6 +1,8 @@
 """`python3 -m hud_studio.discover` run as the engine runs it: a subprocess printing JSON."""
 import hashlib
 import json
+import os
+import tempfile
 import unittest
 
 from .support import fixture, run_python
@@ -38,7 +40,7 @@ class DiscoverModuleTest(unittest.TestCase):
 
     def test_task_row(self):
         t = self.task("single")
-        self.assertEqual(set(t), TASK_KEYS | {"ref", "verifier"})
+        self.assertEqual(set(t), TASK_KEYS | {"ref", "verifier", "row_error"})
         self.assertEqual((t["env"], t["id"], t["args"]), ("catalog", "greet", {"name": "ada"}))
         digest = hashlib.sha1(json.dumps(t["args"], sort_keys=True).encode()).hexdigest()[:8]
         self.assertEqual(t["slug"], "greet-" + digest)
@@ -95,18 +97,30 @@ class DiscoverTaskFileTest(unittest.TestCase):
         self.assertEqual(code, 0, report["error"])
         self.assertEqual(report["tasks"][1]["runtime_config"], {"image": "custom:latest"})
 
-    def test_bad_row_names_file_and_line(self):
-        path = fixture("discovery", "bad_rows.jsonl")
-        code, report, _ = discover(path)
-        self.assertEqual(code, 1)
-        self.assertEqual(report["tasks"], [])
-        self.assertEqual((report["error"]["file"], report["error"]["line"]), (path, 2))
-        self.assertIn("has no template 'missing'", report["error"]["message"])
+    def test_row_naming_no_template_fails_alone(self):
+        # As under the SDK, only that row's run fails; the good row before it is listed as usual.
+        code, report, _ = discover(fixture("discovery", "bad_rows.jsonl"))
+        self.assertEqual(code, 0, report["error"])
+        self.assertEqual([(t["ref"], t["row_error"]) for t in report["tasks"]][0], ("0", None))
+        failure = report["tasks"][1]["row_error"]
+        self.assertEqual((report["tasks"][1]["slug"], failure["line"]), ("missing", 2))
+        self.assertIn("has no template 'missing'", failure["message"])
 
     def test_bad_arguments_in_a_row(self):
         code, report, _ = discover(fixture("discovery", "bad_args.jsonl"))
-        self.assertEqual(code, 1)
-        self.assertIn("unexpected argument(s) 'nam'", report["error"]["message"])
+        self.assertEqual(code, 0, report["error"])
+        self.assertEqual(report["tasks"][0]["args"], {"nam": "typo"})
+        self.assertIn("unexpected argument(s) 'nam'", report["tasks"][0]["row_error"]["message"])
+
+    def test_unreadable_row_refuses_the_file(self):
+        # The SDK's loader refuses a file with a line that is not JSON, or a row without env/id, whole.
+        for text, line in (('{"env": "catalog", "id": "greet"}\n{not json\n', 2), ('{"env": "catalog"}\n', 1)):
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "tasks.jsonl")
+                with open(path, "w") as f:
+                    f.write(text)
+                code, report, _ = discover(path, "--module", fixture("discovery", "env.py"))
+                self.assertEqual((code, report["tasks"], report["error"]["line"]), (1, [], line), text)
 
 
 class DiscoverErrorTest(unittest.TestCase):

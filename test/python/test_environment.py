@@ -10,6 +10,7 @@ from typing import Dict, List, Optional
 import hud
 import hud.environment
 from hud import Capability, Environment, Task, Taskset
+from hud.task import default_slug
 from hud.environment.schema import args_schema
 from hud.taskfile import TaskFileError, load_task_file
 
@@ -245,9 +246,6 @@ class TaskFileTest(unittest.TestCase):
     def test_errors_name_file_and_line(self):
         cases = [
             ('{"env": "files", "id": "t", "args": {"x": 1}}\n{not json\n', 2, "not valid JSON"),
-            ('{"env": "nope", "id": "t", "args": {}}\n', 1, "no environment named 'nope'"),
-            ('{"env": "files", "id": "zz", "args": {}}\n', 1, "has no template 'zz'"),
-            ('{"env": "files", "id": "t", "args": {"y": 1}}\n', 1, "missing a required argument: 'x'"),
             ('{"env": "files", "id": "t", "args": {"x": 1}, "verifier": {"env": "files", "id": "t", "args": {"x": 1},'
              ' "verifier": {"env": "files", "id": "t", "args": {"x": 1}}}}\n', 1, "nested verifier tasks are rejected"),
         ]
@@ -257,6 +255,32 @@ class TaskFileTest(unittest.TestCase):
                 load_task_file(path, [self.env])
             self.assertEqual((caught.exception.file, caught.exception.line), (path, line), text)
             self.assertIn(message, caught.exception.message)
+
+
+    def test_rows_whose_args_do_not_fit_load_with_their_reason(self):
+        # The SDK fails only such a row's run; the rows around it stay runnable.
+        path = self.write(
+            "mixed.jsonl",
+            '{"env": "files", "id": "t", "args": {"x": 1}}\n'
+            '{"env": "files", "id": "t", "args": {"y": 1}}\n'
+            '{"env": "files", "id": "t", "args": {"x": 1, "z": 2}}\n'
+            '{"env": "files", "id": "t", "args": {"x": 1}, "verifier": {"env": "files", "id": "t", "args": {}}}\n'
+            '{"env": "nope", "id": "t", "args": {}}\n'
+            '{"env": "files", "id": "zz", "args": {}}\n'
+            '{"env": "files", "id": "t", "args": {"x": 2}}\n',
+        )
+        rows = load_task_file(path, [self.env])
+        self.assertEqual([(i, line) for i, line, _ in rows], [(i, i + 1) for i in range(7)])
+        errors = [t.row_error for _, _, t in rows]
+        self.assertEqual([e is None for e in errors], [True, False, False, False, False, False, True])
+        self.assertEqual([e.line for e in errors if e is not None], [2, 3, 4, 5, 6])
+        self.assertIn("no environment named 'nope'", errors[4].message)
+        self.assertIn("has no template 'zz'", errors[5].message)
+        self.assertIn("template 't' (env 'files'): missing a required argument: 'x'", errors[1].message)
+        self.assertIn("unexpected argument(s) 'z'", errors[2].message)
+        self.assertTrue(errors[3].message.startswith("verifier: template 't'"), errors[3].message)
+        # The bad row keeps its args as written, so its slug is the SDK's.
+        self.assertEqual((rows[1][2].args, rows[1][2].slug), ({"y": 1}, default_slug("t", {"y": 1})))
 
 
 class SchemaTest(unittest.TestCase):

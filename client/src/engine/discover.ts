@@ -25,9 +25,12 @@ const VerifierRow = z.object({
   line: z.number().int().nullable().default(null),
 });
 
+const RowFailure = z.object({ message: z.string(), line: z.number().int().nullable().default(null) });
+
 const TaskRow = VerifierRow.extend({
   ref: z.string(),
   verifier: VerifierRow.nullable().default(null),
+  row_error: RowFailure.nullable().default(null),
 });
 
 const DiscoveryError = z.object({
@@ -59,6 +62,18 @@ export interface DiscoveredTask {
   sourceHash: string;
   line: number | undefined;
   verifier: DiscoveredVerifier | null;
+  /**
+   * Set for a task-file row that names no template of the module or whose
+   * arguments do not fit its template (the message says which): as under
+   * the SDK, that row's run fails and the file's other rows run (docs/engine.md).
+   */
+  rowError?: TaskRowError;
+}
+
+/** Why a task-file row cannot run; `line` is the row's line in the task file. */
+export interface TaskRowError {
+  message: string;
+  line: number | undefined;
 }
 
 export type DiscoveredVerifier = Omit<DiscoveredTask, 'ref' | 'selector' | 'verifier'>;
@@ -109,7 +124,9 @@ export async function discoverTasks(substrate: Substrate, req: DiscoverRequest):
   const out = parsed.data;
   if (out.error) {
     const file = out.error.file ? toHostPath(out.error.file, substrate.workdir, req.hostDir) : req.displayPath;
-    throw new HudStudioError('task-load', out.error.message, {
+    // The helper names the file by its path inside the substrate; the user knows it by theirs.
+    const message = out.error.message.split(req.file).join(req.displayPath);
+    throw new HudStudioError('task-load', message, {
       location: { file, ...(out.error.line ? { line: out.error.line } : {}) },
       hint: 'fix the error in the environment module, then run again',
     });
@@ -120,7 +137,14 @@ export async function discoverTasks(substrate: Substrate, req: DiscoverRequest):
     // Rows of a .json/.jsonl file report the template's line in env.py, not a line of that file.
     const located = (line: number | null) => ({ file: req.displayPath, ...(line && !req.module ? { line } : {}) });
     const verifier = row.verifier ? toTask(row.verifier, located(row.verifier.line)) : null;
-    return { ref: `${req.displayPath}::${selector}`, selector, ...toTask(row, located(row.line)), verifier };
+    const rowError = row.row_error ? { message: row.row_error.message, line: row.row_error.line ?? undefined } : null;
+    return {
+      ref: `${req.displayPath}::${selector}`,
+      selector,
+      ...toTask(row, located(row.line)),
+      verifier,
+      ...(rowError ? { rowError } : {}),
+    };
   });
 }
 

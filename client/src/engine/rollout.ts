@@ -18,7 +18,7 @@ import type { GradeFrame, HelloResult } from './channel/messages';
 import { openTunnel } from './channel/tunnel';
 import { HUD_STUDIO_SHELL_PROTOCOL } from './capabilityProtocols';
 import { Deadline, abortable } from './deadline';
-import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier } from './discover';
+import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier, type TaskRowError } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
 import type { Fix } from '../../../common/fix';
 import type { FinishedRollout } from './outcome';
@@ -315,6 +315,8 @@ class RolloutRun {
     };
     try {
       this.step('setup', 'started');
+      // Known before anything starts: no substrate is made for a run that cannot start.
+      if (opts.task?.rowError) throw this.rowFailure(opts.task, opts.task.rowError, target);
       if (opts.task) acquireVerifierEarly(opts.task);
       let substrate = await this.acquire(
         target,
@@ -328,6 +330,7 @@ class RolloutRun {
         this.stage = 'setup';
         task = await this.discover(substrate, target, actorClock.signal);
         this.stage = 'actor';
+        if (task.rowError) throw this.rowFailure(task, task.rowError, target);
         if (needsOwnProvisioning(task.runtimeConfig)) {
           // Discovery ran on defaults; this task asks for its own image/resources.
           await this.release(substrate);
@@ -518,6 +521,8 @@ class RolloutRun {
         task = await this.discover(substrate, target, clock.signal);
         this.step('setup', 'completed');
       }
+      // A row that cannot start has no verifier to regrade with either.
+      if (task.rowError) throw this.rowFailure(task, task.rowError, target);
     } catch (err) {
       if (err instanceof UsageError) throw err;
       throw this.classify(err, clock.signal);
@@ -910,6 +915,24 @@ class RolloutRun {
         `verifier-only secrets (${secrets.join(', ')}) were NOT injected into the shared substrate; allow shared secrets to opt in`,
       );
     }
+  }
+
+  /**
+   * A task-file row that names no template of the module, or whose arguments
+   * do not fit its template, fails its own run in the actor phase, where the
+   * SDK fails it (at tasks.start, reward 0); the trace still records the
+   * row's task, slug included. The file's other rows run (docs/engine.md,
+   * "Task files").
+   */
+  private rowFailure(task: DiscoveredTask, failure: TaskRowError, target: TaskFileTarget): HudStudioError {
+    this.emit({
+      type: 'rollout.started',
+      task: taskIdentity(task, task.ref),
+      verifier: task.verifier ? taskIdentity(task.verifier, task.ref) : null,
+    });
+    return new HudStudioError('task-load', `row ${target.selector ?? '0'}: ${failure.message}`, {
+      location: { file: target.displayPath, ...(failure.line ? { line: failure.line } : {}) },
+    });
   }
 
   private classify(err: unknown, signal: AbortSignal): PhaseFailure {

@@ -100,6 +100,8 @@ class Task:
         self.columns = columns
         # The Template object this task came from (None for hand-made Tasks).
         self.template = template
+        # Set by the task-file loader when a row's arguments do not fit its template (hud/taskfile.py).
+        self.row_error = None  # type: Any
         if slug is not None and (not isinstance(slug, str) or not slug):
             raise ValueError("Task slug must be a non-empty string")
         self._slug = slug

@@ -15,6 +15,14 @@ class TaskFileError(ValueError):
         self.line = line
 
 
+class RowError(object):
+    """Why one row cannot run (no such environment or template, or arguments that do not fit); `line` is 1-based or None."""
+
+    def __init__(self, message: str, line: Optional[int]) -> None:
+        self.message = message
+        self.line = line
+
+
 def read_rows(path: str) -> List[Tuple[Any, Optional[int]]]:
     """The raw rows of a task file with their 1-based line numbers (None when unknown)."""
     with open(path, "r", encoding="utf-8") as f:
@@ -47,6 +55,11 @@ def load_task_file(path: str, environments: Sequence[Any]) -> List[Tuple[int, Op
 
     Returns `(row_index, line, task)` triples; row indexes are 0-based and
     count non-empty rows only (they are the `PATH::N` task references).
+    A file or row that cannot be read as a task at all raises TaskFileError,
+    as the SDK's loader refuses such a file. A row naming an environment or
+    template that does not exist, or whose arguments do not fit its template,
+    is still a task, carrying the reason in `row_error`: the SDK fails only
+    that row's run (docs/sdk-compatibility.md).
     """
     out = []  # type: List[Tuple[int, Optional[int], Task]]
     for index, (row, line) in enumerate(read_rows(path)):
@@ -58,6 +71,8 @@ def load_task_file(path: str, environments: Sequence[Any]) -> List[Tuple[int, Op
             if isinstance(verifier_row, dict) and verifier_row.get("verifier") is not None:
                 raise TaskFileError("{}: nested verifier tasks are rejected".format(where), path, line)
             task.verifier = verifier
+            if task.row_error is None and verifier.row_error is not None:
+                task.row_error = RowError("verifier: " + verifier.row_error.message, line)
         out.append((index, line, task))
     return out
 
@@ -71,31 +86,33 @@ def bind_row(row: Any, environments: Sequence[Any], where: str, path: str, line:
     args = row.get("args", {})
     if not isinstance(args, dict):
         raise TaskFileError("{}: 'args' must be an object".format(where), path, line)
-    env = next((e for e in environments if e.name == row["env"]), None)
-    if env is None:
-        raise TaskFileError(
-            "{}: no environment named '{}' (defined: {}); fix the row's env or pass --module with the env.py".format(
-                where, row["env"], ", ".join(e.name for e in environments) or "none"
-            ),
-            path,
-            line,
-        )
-    template = env.templates.get(row["id"])
-    if template is None:
-        raise TaskFileError(
-            "{}: environment '{}' has no template '{}' (templates: {})".format(
-                where, env.name, row["id"], ", ".join(env.templates) or "none"
-            ),
-            path,
-            line,
-        )
-    try:
-        template.check(args)
-    except TypeError as err:
-        raise TaskFileError("{}: {}".format(where, err), path, line) from None
     # A row's args are passed as given (the SDK validates the row, it does not re-bind it).
-    task = Task(env=env.name, id=template.id, args=dict(args))
-    task.template = template
+    try:
+        task = Task(env=row["env"], id=row["id"], args=dict(args))
+    except ValueError as err:
+        raise TaskFileError("{}: {}".format(where, err), path, line) from None
+    env = next((e for e in environments if e.name == row["env"]), None)
+    template = env.templates.get(row["id"]) if env is not None else None
+    if env is None:
+        task.row_error = RowError(
+            "no environment named '{}' (defined: {}); fix the row's env or pass --module with the env.py".format(
+                row["env"], ", ".join(e.name for e in environments) or "none"
+            ),
+            line,
+        )
+    elif template is None:
+        task.row_error = RowError(
+            "environment '{}' has no template '{}' (templates: {}); fix the row's id".format(
+                env.name, row["id"], ", ".join(env.templates) or "none"
+            ),
+            line,
+        )
+    else:
+        task.template = template
+        try:
+            template.check(args)
+        except TypeError as err:
+            task.row_error = RowError("{}; fix the row's args to match".format(err), line)
     if row.get("runtime_config") is not None:
         task.runtime_config = row["runtime_config"]
     if isinstance(row.get("slug"), str):

@@ -94,6 +94,8 @@ def describe_task(task: Task, ref: Optional[str]) -> Dict[str, Any]:
     if ref is not None:
         row = dict([("ref", ref)] + list(row.items()))
         row["verifier"] = describe_task(task.verifier, None) if task.verifier is not None else None
+        failure = getattr(task, "row_error", None)
+        row["row_error"] = {"message": failure.message, "line": failure.line} if failure is not None else None
     return row
 
 

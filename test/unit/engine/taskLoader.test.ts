@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DiscoveredTask } from '../../../client/src/engine/discover';
+import { discoverTasks, type DiscoveredTask } from '../../../client/src/engine/discover';
 import { HudStudioError, UsageError } from '../../../client/src/engine/errors';
+import { LocalProvider } from '../../../client/src/engine/providers/local';
 import { resolveTask, taskFileTarget, taskIdentity } from '../../../client/src/engine/taskLoader';
 
 const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-unit-engine-'));
@@ -94,5 +95,90 @@ describe('task references', () => {
       source: 'src',
       runtimeConfig: { limits: { run_timeout_s: 5 } },
     });
+  });
+});
+
+describe('task-file rows that do not fit their templates (real python discovery)', () => {
+  const ENV_PY = [
+    'from hud import Environment',
+    'env = Environment("rows")',
+    '',
+    '@env.template()',
+    'async def echo(word: str, *, times: int = 1):',
+    '    answer = yield word',
+    '    yield 1.0',
+    '',
+  ].join('\n');
+
+  async function discoverFile(rows: string): Promise<DiscoveredTask[]> {
+    const dir = mkdtempSync(join(SCRATCH, 'rows-'));
+    writeFileSync(join(dir, 'env.py'), ENV_PY);
+    writeFileSync(join(dir, 'tasks.jsonl'), rows);
+    const substrate = await new LocalProvider({ tempRoot: SCRATCH }).acquire(
+      { envFile: join(dir, 'env.py'), envDir: dir, runtimeConfig: null },
+      { rolloutId: 'task-loader-test', phase: 'actor', log: () => undefined },
+    );
+    try {
+      return await discoverTasks(substrate, {
+        displayPath: 'tasks.jsonl',
+        hostDir: dir,
+        file: `${substrate.workdir}/tasks.jsonl`,
+        module: substrate.envPath,
+      });
+    } finally {
+      await substrate.release();
+    }
+  }
+
+  test('every row is listed; a bad one carries why and its line, a good one nothing', async () => {
+    const tasks = await discoverFile(
+      [
+        '{"env": "rows", "id": "echo", "args": {"word": "a"}}',
+        '',
+        '{"env": "rows", "id": "echo", "args": {"times": 2}}',
+        '{"env": "rows", "id": "echo", "args": {"word": "a", "loud": true}}',
+        '{"env": "rows", "id": "shout", "args": {}}',
+        '{"env": "elsewhere", "id": "echo", "args": {}}',
+        '{"env": "rows", "id": "echo", "args": {"word": "b"}, "verifier": {"env": "rows", "id": "echo", "args": {}}}',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      tasks.map((t) => [t.selector, t.rowError?.line ?? null]),
+      [
+        ['0', null],
+        ['1', 3],
+        ['2', 4],
+        ['3', 5],
+        ['4', 6],
+        ['5', 7],
+      ],
+    );
+    const why = tasks.map((t) => t.rowError?.message ?? '');
+    assert.match(why[1]!, /template 'echo' \(env 'rows'\): missing a required argument: 'word'/);
+    assert.match(why[2]!, /unexpected argument\(s\) 'loud'/);
+    assert.match(why[3]!, /environment 'rows' has no template 'shout' \(templates: echo\)/);
+    assert.match(why[4]!, /no environment named 'elsewhere' \(defined: rows\)/);
+    assert.match(why[5]!, /^verifier: template 'echo' \(env 'rows'\): missing a required argument: 'word'/);
+    // The bad row keeps its args as written and the slug the SDK gives them.
+    assert.deepEqual([tasks[1]!.args, tasks[1]!.slug.startsWith('echo-')], [{ times: 2 }, true]);
+    assert.equal(tasks[3]!.slug, 'shout');
+  });
+
+  test('a line that is not JSON, or a row without env/id, refuses the whole file with its line', async () => {
+    for (const [text, line] of [
+      ['{"env": "rows", "id": "echo", "args": {"word": "a"}}\n{oops\n', 2],
+      ['{"env": "rows", "args": {}}\n', 1],
+    ] as const) {
+      await assert.rejects(
+        discoverFile(text),
+        (e: unknown) =>
+          e instanceof HudStudioError &&
+          e.code === 'task-load' &&
+          e.location?.file.endsWith('tasks.jsonl') === true &&
+          e.location.line === line &&
+          e.message.startsWith('tasks.jsonl:'),
+        text,
+      );
+    }
   });
 });
