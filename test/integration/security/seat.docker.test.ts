@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AGENT_UID, DockerProvider } from '../../../client/src/engine/providers/docker';
+import { AGENT_UIDS, DockerProvider } from '../../../client/src/engine/providers/docker';
+import { DockerAgentSeat } from '../../../client/src/engine/providers/dockerAgentSeat';
 import type { AgentSeat, Substrate } from '../../../client/src/engine/providers/provider';
 import { rpc } from '../docker/jsonLines';
 import { dockerReady, tempDir } from '../docker/support';
@@ -39,6 +40,8 @@ async function serverAndRelay(s: Substrate): Promise<{ server: string; relay: st
 describe('the agent seat in a Docker actor container', () => {
   let s: Substrate;
   let seat: AgentSeat;
+  /** The agent's user in this container. */
+  let agentUid: number;
   let pids: { server: string; relay: string | undefined };
   const rolloutId = `test-${randomUUID()}`;
 
@@ -55,6 +58,8 @@ describe('the agent seat in a Docker actor container', () => {
     await s.exec(['sh', '-c', 'echo prepared > /workspace/prepared.txt'], { user: '0' });
     pids = await serverAndRelay(s);
     seat = s.agentSeat!();
+    assert.ok(seat instanceof DockerAgentSeat);
+    agentUid = seat.agentUid;
   });
   after(async () => {
     await s?.release();
@@ -64,7 +69,8 @@ describe('the agent seat in a Docker actor container', () => {
 
   test('runs as its own user in the workspace root, which it owns with what the environment put there', async () => {
     const r = await asAgent('id -u; pwd; stat -c %u /workspace; echo more >> prepared.txt && cat prepared.txt');
-    assert.equal(r.stdout, `${AGENT_UID}\n/workspace\n${AGENT_UID}\nprepared\nmore\n`, r.stderr);
+    assert.equal(r.stdout, `${agentUid}\n/workspace\n${agentUid}\nprepared\nmore\n`, r.stderr);
+    assert.ok(agentUid >= AGENT_UIDS.first && agentUid < AGENT_UIDS.first + AGENT_UIDS.count, `${agentUid}`);
     assert.equal(seat.privileged, false);
   });
 
@@ -140,7 +146,7 @@ describe('the agent seat in a Docker actor container', () => {
     await asAgent(
       'setsid sh -c "sleep 1000" </dev/null >/dev/null 2>&1 & nohup sleep 1000 </dev/null >/dev/null 2>&1 & echo started',
     );
-    const before = await s.exec(['sh', '-c', `grep -l "^Uid:\\s*${AGENT_UID}" /proc/[0-9]*/status | wc -l`], {
+    const before = await s.exec(['sh', '-c', `grep -l "^Uid:\\s*${agentUid}" /proc/[0-9]*/status | wc -l`], {
       user: '0',
     });
     assert.ok(Number(before.stdout.trim()) >= 2, before.stdout);
@@ -149,7 +155,7 @@ describe('the agent seat in a Docker actor container', () => {
       [
         'sh',
         '-c',
-        `for f in /proc/[0-9]*/status; do grep -q "^Uid:\\s*${AGENT_UID}" $f 2>/dev/null && ! grep -q "^State:\\s*Z" $f && echo $f; done; true`,
+        `for f in /proc/[0-9]*/status; do grep -q "^Uid:\\s*${agentUid}" $f 2>/dev/null && ! grep -q "^State:\\s*Z" $f && echo $f; done; true`,
       ],
       { user: '0' },
     );

@@ -8,9 +8,10 @@
 
 /**
  * Processes and threads of the agent's user (RLIMIT_NPROC). On Docker the
- * kernel counts the agent's uid across every container of the host (they
- * share its user namespace); in bubblewrap each command's user namespace
- * counts its own.
+ * kernel counts a uid across every container of the host (they share its
+ * user namespace), so each seat's agent is a user of its own
+ * (dockerAgentSeat.ts); in bubblewrap each command's user namespace counts
+ * its own.
  */
 export const AGENT_PROCESS_LIMIT = 1024;
 

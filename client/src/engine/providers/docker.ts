@@ -52,7 +52,7 @@ import {
 } from './provider';
 import { CONTAINER_PIDS_LIMIT, DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 
-export { AGENT_UID, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
+export { AGENT_UIDS, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';
 import { imageServeArgv, serveArgv } from './serveProcess';
 import {

@@ -13,12 +13,24 @@ import type { AgentSeat, ExecOptions, ExecResult } from './provider';
 import { AGENT_PROCESS_LIMIT, underAgentLimits } from './agentLimits';
 
 export { WORKSPACE_DIR } from '../docker/enginePath';
-/** The agent's user: needs no entry in the image's passwd; no image uses this id for itself. */
-export const AGENT_UID = 61000;
+/**
+ * The agents' users: ids no image uses for itself, needing no entry in its
+ * passwd. Each seat takes the next one of the range, so agents of concurrent
+ * rollouts are different users: the kernel counts the agent's process limit
+ * per user across every container of the host (docs/security.md,
+ * "Exhaustion"), and one agent's fork bomb must not use up another's.
+ */
+export const AGENT_UIDS = { first: 61000, count: 1000 } as const;
+// Each engine process starts at its own place in the range, so the CLI and the editor seldom pick the same id.
+let nextAgentUid = Math.floor(Math.random() * AGENT_UIDS.count);
+
+function takeAgentUid(): number {
+  const uid = AGENT_UIDS.first + (nextAgentUid % AGENT_UIDS.count);
+  nextAgentUid++;
+  return uid;
+}
 /** An image label through which an environment asks for a root agent (its actor grade is then forgeable). */
 export const ROOT_AGENT_LABEL = 'dev.hud-studio.agent-user';
-
-const AGENT_USER = `${AGENT_UID}:${AGENT_UID}`;
 
 /**
  * Processes and threads an actor container may hold (docs/security.md): a
@@ -59,6 +71,7 @@ const PREPARE_SCRIPT = [
 const END_SCRIPT = `
 import os, signal, sys, time
 me = os.getpid()
+agent = sys.argv[1]
 def owner_and_state(pid):
     with open("/proc/%d/status" % pid) as f:
         fields = dict(line.split(":", 1) for line in f if ":" in line)
@@ -67,7 +80,7 @@ def send(pid, sig, skip):
     fd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
     try:
         uid, state = owner_and_state(pid)
-        if uid != ["${AGENT_UID}"] or state in skip:
+        if uid != [agent] or state in skip:
             return False
         if fd is None:
             os.kill(pid, sig)
@@ -103,6 +116,9 @@ export class DockerAgentSeat implements AgentSeat {
   readonly workdir = WORKSPACE_DIR;
   readonly privileged: boolean;
   readonly privilegedWhy?: string;
+  /** The agent's user id in this container (unused by a privileged seat). */
+  readonly agentUid = takeAgentUid();
+  private readonly agentUser = `${this.agentUid}:${this.agentUid}`;
   private prepared: Promise<void> | undefined;
   private used = false;
 
@@ -128,7 +144,7 @@ export class DockerAgentSeat implements AgentSeat {
       ...rest,
       env,
       cwd: opts.cwd ?? WORKSPACE_DIR,
-      ...(this.privileged ? {} : { user: AGENT_USER }),
+      ...(this.privileged ? {} : { user: this.agentUser }),
     });
   }
 
@@ -137,13 +153,13 @@ export class DockerAgentSeat implements AgentSeat {
     const target = dest.startsWith('/') ? dest : `${WORKSPACE_DIR}/${dest}`;
     await this.container.copyIn(hostPath, target);
     if (!this.privileged)
-      await this.asRoot(['chown', '-R', AGENT_USER, target], `giving ${target} to the agent's user`);
+      await this.asRoot(['chown', '-R', this.agentUser, target], `giving ${target} to the agent's user`);
   }
 
   async end(): Promise<void> {
     // A privileged agent shares the server's user: killing "its" processes would kill the server too.
     if (!this.used || this.privileged) return;
-    const res = await this.container.exec(['python3', '-I', '-S', '-c', END_SCRIPT], {
+    const res = await this.container.exec(['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid)], {
       user: '0',
       env: this.container.enginePathEnv,
       timeoutMs: SETUP_TIMEOUT_MS,
@@ -165,7 +181,7 @@ export class DockerAgentSeat implements AgentSeat {
             '-c',
             PREPARE_SCRIPT,
             'hud-studio-prepare',
-            AGENT_USER,
+            this.agentUser,
             this.container.user,
             WORKSPACE_DIR,
             this.envDir,
