@@ -6,38 +6,13 @@
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
+import { runWatched } from './survivorWatch';
 import { forkBombAgent } from './exhaustionAgents';
-import { assertNoContainersOfRollout, dockerReady, tempDir } from '../docker/support';
+import { dockerReady } from '../docker/support';
 
 before(dockerReady);
 
-/** Actor and verifier share the container; the verifier counts the agent's live processes. */
-const WATCH = `${join(__dirname, 'fixtures', 'survivor_watch', 'env.py')}::task`;
-
-async function attack(
-  command: string,
-): Promise<{ status: string; reward: number | null; info: Record<string, unknown>; stdout: string }> {
-  const r = await cli([
-    'run',
-    WATCH,
-    '--command',
-    command,
-    '--runtime',
-    'docker',
-    '--trace-dir',
-    tempDir('exhaustion'),
-    '--timeout',
-    '180',
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
-  const trace = readTrace(json.trace);
-  await assertNoContainersOfRollout(trace.rolloutId);
-  return { ...json, info: trace.result?.info ?? {}, stdout: r.stdout };
-}
+const attack = (command: string) => runWatched(command, 180);
 
 test("a fork bomb that fills the agent's process limit does not keep the engine from sweeping and grading", async () => {
   const r = await attack(forkBombAgent('/workspace', 'hud-studio-fork-bomb'));

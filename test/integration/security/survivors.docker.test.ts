@@ -8,34 +8,12 @@
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
-import { dockerReady, tempDir } from '../docker/support';
+import { runWatched } from './survivorWatch';
+import { dockerReady } from '../docker/support';
 
 before(dockerReady);
 
-const WATCH = `${join(__dirname, 'fixtures', 'survivor_watch', 'env.py')}::task`;
-
-async function attack(
-  command: string,
-): Promise<{ status: string; reward: number | null; info: Record<string, unknown>; stdout: string }> {
-  const r = await cli([
-    'run',
-    WATCH,
-    '--command',
-    command,
-    '--runtime',
-    'docker',
-    '--trace-dir',
-    tempDir('survivors'),
-    '--timeout',
-    '120',
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
-  return { ...json, info: readTrace(json.trace).result?.info ?? {}, stdout: r.stdout };
-}
+const attack = (command: string) => runWatched(command, 120);
 
 test("a process that kills its own user's processes in a loop cannot kill the engine's sweep", async () => {
   // It starts once the agent's shell has exited (so that the answer gets out), and never stops.
