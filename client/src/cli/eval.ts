@@ -13,7 +13,7 @@ import { selectRuntime } from '../engine/runTask';
 import { isHarborDir } from '../engine/taskLoader';
 import { harborDatasetTasks } from '../../../common/harbor/loadTask';
 import { DEFAULT_TRACE_DIR } from '../engine/trace/store';
-import { cliErrorMessage, withCliFix } from './fixHint';
+import { cliErrorLine, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO, type CliStream } from './io';
 import { MODEL_USAGE, withModelFlags } from './modelFlags';
@@ -117,7 +117,7 @@ export async function evalCommand(argv: string[], io: CliIO): Promise<number> {
   } catch (err) {
     bar.done();
     if (err instanceof UsageError) throw err;
-    io.stderr.write(`hud-studio: ${forTerminal(cliErrorMessage(err))}\n`);
+    io.stderr.write(cliErrorLine(err));
     return EXIT.error;
   } finally {
     interrupt.dispose();

@@ -1,6 +1,7 @@
 /** How the command line words an engine {@link Fix}: as the flags that make the change. */
 import { errorMessage, fixOf } from '../engine/errors';
 import type { Fix } from '../../../common/fix';
+import { forTerminal } from '../terminalText';
 
 export function cliFixHint(fix: Fix): string {
   switch (fix.kind) {
@@ -22,6 +23,11 @@ export function cliFixHint(fix: Fix): string {
 /** `errorMessage` plus the flag that fixes it. */
 export function cliErrorMessage(err: unknown): string {
   return withCliFix(errorMessage(err), fixOf(err));
+}
+
+/** The line a command writes to stderr when it fails: the message may quote an agent's output. */
+export function cliErrorLine(err: unknown): string {
+  return `hud-studio: ${forTerminal(cliErrorMessage(err))}\n`;
 }
 
 export function withCliFix(message: string, fix: Fix | undefined): string {

@@ -1,12 +1,11 @@
 /** Command dispatch of the `hud-studio` CLI. */
 import { CLI_AGENT_NAMES } from '../engine/agents/kinds';
 import { UsageError } from '../engine/errors';
-import { cliErrorMessage } from './fixHint';
+import { cliErrorLine } from './fixHint';
 import { EVAL_USAGE, evalCommand } from './eval';
 import { EXIT, type CliIO } from './io';
 import { RUN_USAGE, runCommand } from './run';
 import { version } from './version';
-import { forTerminal } from '../terminalText';
 
 export const USAGE = `HUD Studio ${version()}: run and check HUD environments and Harbor tasks
 
@@ -63,12 +62,8 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
         });
     }
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`hud-studio: ${forTerminal(cliErrorMessage(err))}\n`);
-      return EXIT.usage;
-    }
-    io.stderr.write(`hud-studio: ${forTerminal(cliErrorMessage(err))}\n`);
-    return EXIT.error;
+    io.stderr.write(cliErrorLine(err));
+    return err instanceof UsageError ? EXIT.usage : EXIT.error;
   }
 }
 

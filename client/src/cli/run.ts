@@ -8,7 +8,7 @@ import { HudStudioError, UsageError } from '../engine/errors';
 import { EventHub } from '../../../common/events';
 import type { FinishedRollout, RolloutOutcome } from '../engine/outcome';
 import { runTask } from '../engine/runTask';
-import { cliErrorMessage, withCliFix } from './fixHint';
+import { cliErrorLine, cliErrorMessage, withCliFix } from './fixHint';
 import { abortOnInterrupt } from './interrupt';
 import { EXIT, type CliIO } from './io';
 import { MODEL_USAGE, withModelFlags } from './modelFlags';
@@ -146,7 +146,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
         trace: null,
       };
       io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-    } else io.stderr.write(`hud-studio: ${forTerminal(cliErrorMessage(err))}\n`);
+    } else io.stderr.write(cliErrorLine(err));
     return err instanceof HudStudioError && err.code === 'cancelled' ? EXIT.cancelled : EXIT.error;
   } finally {
     interrupt.dispose();

@@ -168,7 +168,7 @@ export class TaskTests implements vscode.Disposable {
     // without a location); HUD Studio's own inline text yields there (../inlineResults.ts).
     const message = new vscode.TestMessage(text);
     if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
-    run.appendOutput(`${item.id}: ${forTerminal(text, '').replace(/\n/g, '\r\n')}\r\n`, undefined, item);
+    run.appendOutput(outputLine(item.id, text), undefined, item);
     const v = verdict(outcome, threshold);
     this.taskLines.reported(item.id, v);
     switch (v) {
@@ -195,7 +195,7 @@ export class TaskTests implements vscode.Disposable {
         : new vscode.TestMessage(r.message);
     // The golden row's own line, where nothing of HUD Studio's is drawn.
     if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
-    run.appendOutput(`${item.label}: ${forTerminal(r.message, '').replace(/\n/g, '\r\n')}\r\n`, undefined, item);
+    run.appendOutput(outputLine(item.label, r.message), undefined, item);
     if (r.verdict === 'passed') run.passed(item, duration);
     else if (r.verdict === 'failed') run.failed(item, message, duration);
     else run.errored(item, message, duration);
@@ -320,4 +320,12 @@ function harborSolutions(taskUri: string): HarborSolutionEntry[] {
     uri: vscode.Uri.file(`${s.dir}/solve.sh`).toString(),
     expect: describeExpectation(s.expect),
   }));
+}
+
+/**
+ * A line of the Testing view's output pane, a terminal: what a run reported may quote an agent's output, so
+ * its control characters are shown, not acted on (../terminalText.ts), and its lines end the way a terminal's do.
+ */
+function outputLine(name: string, text: string): string {
+  return `${name}: ${forTerminal(text, '').replace(/\n/g, '\r\n')}\r\n`;
 }
