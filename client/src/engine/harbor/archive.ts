@@ -9,6 +9,7 @@ import { lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { dockerStatus } from '../docker/errors';
+import { ArchiveTooLargeError } from '../docker/tar';
 import type { ManagedContainer } from '../docker/types';
 
 /** True when the failure is the daemon saying the path does not exist. */
@@ -40,6 +41,27 @@ export async function archiveCopy(
     throw err;
   }
   return { path: join(staging, posix.basename(src) || 'root'), dispose };
+}
+
+/**
+ * How a copy out went when the container's files may be the agent's: one
+ * over the extraction's limit (docker/tar.ts) is reported, not thrown, so
+ * that what the agent left cannot turn a run into an error
+ * (docs/security.md).
+ */
+export type BoundedCopy =
+  | { status: 'copied'; copy: { path: string; dispose: () => void } }
+  | { status: 'missing' }
+  | { status: 'too-large'; why: string };
+
+export async function boundedArchiveCopy(container: ManagedContainer, src: string): Promise<BoundedCopy> {
+  try {
+    const copy = await archiveCopy(container, src);
+    return copy ? { status: 'copied', copy } : { status: 'missing' };
+  } catch (err) {
+    if (err instanceof ArchiveTooLargeError) return { status: 'too-large', why: err.message };
+    throw err;
+  }
 }
 
 /** Whether `path` exists in the container (a symlink counts, and is not followed). */

@@ -9,8 +9,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmS
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
 import { HudStudioError } from '../errors';
-import { archiveCopy } from './archive';
-import { ArchiveTooLargeError } from '../docker/tar';
+import { boundedArchiveCopy, type BoundedCopy } from './archive';
 import type { ManagedContainer } from '../docker/types';
 import type { ArtifactSpec } from '../../../../common/harbor';
 
@@ -73,8 +72,8 @@ export function applyExcludes(root: string, patterns: readonly string[]): string
   return removed;
 }
 
-/** How a copy out went: `tooLarge` says why nothing of it was kept. */
-export type CopyOutResult = { status: 'copied' } | { status: 'missing' } | { status: 'too-large'; why: string };
+/** How a copy out went: `too-large` says why nothing of it was kept. */
+export type CopyOutResult = { status: 'copied' } | Exclude<BoundedCopy, { status: 'copied' }>;
 
 /**
  * Copies container path `src` to exactly `hostTarget` (not into it), merging
@@ -90,14 +89,9 @@ export async function copyOutTo(
   root?: string,
 ): Promise<CopyOutResult> {
   if (root) assertNoSymlinkBetween(root, hostTarget);
-  let copy;
-  try {
-    copy = await archiveCopy(container, src);
-  } catch (err) {
-    if (err instanceof ArchiveTooLargeError) return { status: 'too-large', why: err.message };
-    throw err;
-  }
-  if (!copy) return { status: 'missing' };
+  const got = await boundedArchiveCopy(container, src);
+  if (got.status !== 'copied') return got;
+  const { copy } = got;
   try {
     mkdirSync(dirname(hostTarget), { recursive: true });
     // A copy, not a rename: the temporary folder may sit on another file system.

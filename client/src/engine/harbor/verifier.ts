@@ -10,11 +10,10 @@
 import { cpSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ArchiveTooLargeError } from '../docker/tar';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
 import type { ExecResult } from '../providers/provider';
-import { archiveCopy, archiveExists, archiveList, readRegularFile } from './archive';
+import { archiveExists, archiveList, boundedArchiveCopy, readRegularFile } from './archive';
 import { LOGS_AGENT, LOGS_ARTIFACTS, LOGS_VERIFIER } from './artifacts';
 import { HarborRewardError, parseRewardFile, type HarborReward } from './reward';
 
@@ -120,14 +119,10 @@ export async function collectVerifierLogs(
   tests: ExecResult,
   warn: (message: string) => void = () => undefined,
 ): Promise<HarborReward> {
-  let copy;
-  try {
-    copy = await archiveCopy(c, LOGS_VERIFIER);
-  } catch (err) {
-    if (!(err instanceof ArchiveTooLargeError)) throw err;
-    warn(`${LOGS_VERIFIER} was not collected whole (${err.message}): only its reward file was`);
-    copy = await rewardFilesAlone(c);
-  }
+  const got = await boundedArchiveCopy(c, LOGS_VERIFIER);
+  if (got.status === 'too-large')
+    warn(`${LOGS_VERIFIER} was not collected whole (${got.why}): only its reward file was`);
+  const copy = got.status === 'copied' ? got.copy : got.status === 'too-large' ? await rewardFilesAlone(c) : undefined;
   try {
     let reward: HarborReward | undefined;
     for (const name of ['reward.json', 'reward.txt'] as const) {
@@ -157,15 +152,12 @@ export async function collectVerifierLogs(
 async function rewardFilesAlone(c: ManagedContainer): Promise<{ path: string; dispose: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'hud-studio-reward-'));
   for (const name of ['reward.json', 'reward.txt']) {
-    const one = await archiveCopy(c, `${LOGS_VERIFIER}/${name}`).catch((err: unknown) => {
-      if (err instanceof ArchiveTooLargeError) return undefined;
-      throw err;
-    });
-    if (!one) continue;
+    const one = await boundedArchiveCopy(c, `${LOGS_VERIFIER}/${name}`);
+    if (one.status !== 'copied') continue;
     try {
-      cpSync(one.path, join(dir, name), { verbatimSymlinks: true });
+      cpSync(one.copy.path, join(dir, name), { verbatimSymlinks: true });
     } finally {
-      one.dispose();
+      one.copy.dispose();
     }
   }
   return { path: dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
