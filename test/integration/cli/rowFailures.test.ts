@@ -95,17 +95,9 @@ describe('task-file rows that do not fit their templates', () => {
   test('run: a bad row fails in the actor phase (exit 1); a good row of the same file completes', async () => {
     const { dir, tasks } = mixedFile();
     const traceDir = join(dir, 'traces');
-    const bad = await cli([
-      'run',
-      `${tasks}::2`,
-      '--answer',
-      'secret',
-      '--runtime',
-      'local',
-      '--trace-dir',
-      traceDir,
-      '--json',
-    ]);
+    const runRow = (row: number) =>
+      cli(['run', `${tasks}::${row}`, '--answer', 'secret', '--runtime', 'local', '--trace-dir', traceDir, '--json']);
+    const bad = await runRow(2);
     assert.equal(bad.code, 1, bad.stderr);
     const failed = JSON.parse(bad.stdout) as {
       status: string;
@@ -115,17 +107,7 @@ describe('task-file rows that do not fit their templates', () => {
     assert.deepEqual([failed.status, failed.reward, failed.error.phase], ['error', null, 'actor']);
     assert.match(failed.error.message, BAD[2]!);
 
-    const good = await cli([
-      'run',
-      `${tasks}::4`,
-      '--answer',
-      'secret',
-      '--runtime',
-      'local',
-      '--trace-dir',
-      traceDir,
-      '--json',
-    ]);
+    const good = await runRow(4);
     assert.equal(good.code, 0, good.stdout);
     assert.deepEqual((JSON.parse(good.stdout) as { status: string; reward: number }).reward, 1);
   });
