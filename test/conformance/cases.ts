@@ -12,8 +12,7 @@
  *   the SDK's server writes `NaN` into a frame, which no JSON reader takes;
  * - pydantic models and TypedDicts as annotations: the bundled runtime's
  *   own python has no pydantic (way (d) could not run them; on Python 3.11
- *   the SDK refuses `typing.TypedDict` itself), and `date`/`datetime`
- *   arguments, which the bundled runtime leaves as text;
+ *   the SDK refuses `typing.TypedDict` itself);
  * - timeouts other than the whole rollout's (`rolloutTimeoutS`): the SDK's
  *   local runtime enforces no per-call limit to compare the engine's with;
  * - env files that fail to import: compared, but HUD Studio refuses the
@@ -209,6 +208,18 @@ export const CASES: Case[] = [
         args: { point: '{"x": 1, "y": "2"}', span: { start: '2' }, where: 5, amount: '1_000', ident: 'nope' },
       },
       { env: 'arguments', id: 'records', args: { point: { y: 1 }, span: [], where: '', amount: 'NaN', ident: 7 } },
+      { env: 'arguments', id: 'moments', args: { day: '2032-04-23', at: '2032-04-23T10:20:30+02:00', clock: '10:20' } },
+      {
+        env: 'arguments',
+        id: 'moments',
+        args: { day: 86400, at: 1700000000.5, clock: 3600, due: '2032-04-23T00:00Z' },
+      },
+      { env: 'arguments', id: 'moments', args: { day: '2032-02-30', at: '20000000001', clock: '3600', due: 'soon' } },
+      {
+        env: 'arguments',
+        id: 'moments',
+        args: { day: '2032-04-23T10:00', at: '2032-04-23', clock: '25:00', due: null },
+      },
       { env: 'arguments', id: 'keywords', args: { a: 1, c: 'x' } },
       { env: 'arguments', id: 'keywords', args: { a: '1', b: '3', c: 'x' } },
       { env: 'arguments', id: 'open_ended', args: { anything: '1', more: [1] } },
@@ -320,6 +331,18 @@ export const CASES: Case[] = [
       { env: 'arguments', id: 'positional', args: { a: 1 } },
       { env: 'arguments', id: 'untyped', args: { y: 1 } },
       { env: 'arguments', id: 'nowhere', args: {} },
+      { env: 'arguments', id: 'moments', args: { day: '2032-04-23', at: '2032-04-23T10:20:30+02:00', clock: '10:20' } },
+      {
+        env: 'arguments',
+        id: 'moments',
+        args: { day: 86400, at: 1700000000.5, clock: 3600, due: '2032-04-23T00:00Z' },
+      },
+      { env: 'arguments', id: 'moments', args: { day: '2032-02-30', at: '20000000001', clock: '3600', due: 'soon' } },
+      {
+        env: 'arguments',
+        id: 'moments',
+        args: { day: '2032-04-23T10:00', at: '2032-04-23', clock: '25:00', due: null },
+      },
       { env: 'arguments', id: 'keywords', args: { a: 1, c: 'x' } },
     ],
     answers: ['ok'],

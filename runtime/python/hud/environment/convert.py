@@ -5,11 +5,12 @@ mode and, when that fails for a string, parses the string as JSON first;
 anything still unconvertible is passed through unchanged. This is the same
 rule for the types env files use (str, bytes, int, float, bool, None,
 Literal, Optional/Union, list/tuple/set/dict of those, Enum, dataclasses,
-Path, Decimal, UUID), in the stdlib. A class with pydantic's
+Path, Decimal, UUID, date, datetime, time), in the stdlib. A class with pydantic's
 `model_validate` (when the image has pydantic) is asked itself. See
 docs/sdk-compatibility.md.
 """
 import dataclasses
+import datetime
 import decimal
 import enum
 import inspect
@@ -20,15 +21,14 @@ import typing
 import uuid
 from typing import Any, Callable, Dict
 
+from .convert_dates import to_date, to_datetime, to_time
+from .convert_error import ConversionError
+
 _BOOL_WORDS = {
     "0": False, "off": False, "f": False, "false": False, "n": False, "no": False,
     "1": True, "on": True, "t": True, "true": True, "y": True, "yes": True,
 }
 _INTEGRAL_TEXT = re.compile(r"^\s*[+-]?\d[\d_]*(\.0+)?\s*$")
-
-
-class ConversionError(ValueError):
-    pass
 
 
 def coerce_args(fn: Callable[..., Any], args: Dict[str, Any]) -> Dict[str, Any]:
@@ -105,6 +105,8 @@ def validate_python(annotation: Any, value: Any) -> Any:
         return value
     if annotation in _SCALARS:
         return _SCALARS[annotation](value)
+    if annotation in _TEMPORAL:
+        return _TEMPORAL[annotation](value)
     if annotation in (list, tuple, set, frozenset):
         return _sequence(annotation, (), value)
     if annotation is dict:
@@ -287,3 +289,4 @@ def _to_bool(value: Any) -> bool:
 
 
 _SCALARS = {str: _to_str, bytes: _to_bytes, int: _to_int, float: _to_float, bool: _to_bool}  # type: Dict[Any, Callable[[Any], Any]]
+_TEMPORAL = {datetime.datetime: to_datetime, datetime.date: to_date, datetime.time: to_time}  # type: Dict[Any, Callable[[Any], Any]]

@@ -6,6 +6,7 @@ to the standard library: the bundled runtime's own python has no pydantic,
 so pydantic models as annotations are not probed here.
 """
 import dataclasses
+import datetime
 import decimal
 import enum
 import pathlib
@@ -37,6 +38,9 @@ def describe(**received):
     def one(value):
         if isinstance(value, (set, frozenset)):
             return "{}:{!r}".format(type(value).__name__, sorted(value, key=repr))
+        if isinstance(value, (datetime.date, datetime.time)):
+            # isoformat, not repr: pydantic's UTC is a class of its own, with a repr of its own.
+            return "{}:{}".format(type(value).__name__, value.isoformat())
         return "{}:{!r}".format(type(value).__name__, value)
 
     return "; ".join("{}={}".format(name, one(value)) for name, value in received.items())
@@ -64,6 +68,13 @@ async def choices(level: Literal[1, 2, 3], on: Literal[True], color: Color, mayb
 @env.template()
 async def records(point: Point, span: Span, where: pathlib.Path, amount: decimal.Decimal, ident: uuid.UUID):
     answer = yield describe(point=point, span=span, where=where, amount=amount, ident=ident)
+    yield 1.0
+
+
+@env.template()
+async def moments(day: datetime.date, at: datetime.datetime, clock: datetime.time,
+                  due: Optional[datetime.date] = None):
+    answer = yield describe(day=day, at=at, clock=clock, due=due)
     yield 1.0
 
 
