@@ -4,9 +4,11 @@
  * annotation in pydantic's lax mode and, when that fails, passes the value on
  * unconverted: `n="three"` for `n: int` reaches the template as a str and
  * fails later, far from the call. Only annotations whose rules are certain
- * are judged (int, float, str, bool, Literal, Optional/Union of those);
+ * are judged (int, float, str, bool, Literal, date, datetime and time
+ * (dateArgs.ts), Optional/Union of those);
  * anything else is accepted. See docs/hud-protocol.md (task arguments).
  */
+import { dateKindOf, judgeDateLike } from './dateArgs';
 import type { LiteralArg } from './facts';
 import { splitTopLevel } from './pyScan';
 import { literalString } from './syntax';
@@ -124,8 +126,12 @@ function judge(type: string, v: LiteralArg): 'ok' | 'unknown' | TypeMismatch {
       if (v.kind === 'str')
         return BOOL_WORDS.has(v.value.trim().toLowerCase()) ? 'ok' : { expected: 'a bool', choices: ['True', 'False'] };
       return { expected: 'a bool', choices: ['True', 'False'] };
-    default:
-      return 'unknown';
+    default: {
+      const dateKind = dateKindOf(type);
+      if (dateKind === undefined) return 'unknown';
+      const verdict = judgeDateLike(dateKind, v);
+      return typeof verdict === 'object' ? { expected: verdict.expected, choices: [] } : verdict;
+    }
   }
 }
 
