@@ -331,18 +331,6 @@ export const CASES: Case[] = [
       { env: 'arguments', id: 'positional', args: { a: 1 } },
       { env: 'arguments', id: 'untyped', args: { y: 1 } },
       { env: 'arguments', id: 'nowhere', args: {} },
-      { env: 'arguments', id: 'moments', args: { day: '2032-04-23', at: '2032-04-23T10:20:30+02:00', clock: '10:20' } },
-      {
-        env: 'arguments',
-        id: 'moments',
-        args: { day: 86400, at: 1700000000.5, clock: 3600, due: '2032-04-23T00:00Z' },
-      },
-      { env: 'arguments', id: 'moments', args: { day: '2032-02-30', at: '20000000001', clock: '3600', due: 'soon' } },
-      {
-        env: 'arguments',
-        id: 'moments',
-        args: { day: '2032-04-23T10:00', at: '2032-04-23', clock: '25:00', due: null },
-      },
       { env: 'arguments', id: 'keywords', args: { a: 1, c: 'x' } },
     ],
     answers: ['ok'],
