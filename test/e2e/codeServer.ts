@@ -21,7 +21,7 @@ import {
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { Workbench } from './workbench';
 
@@ -41,8 +41,8 @@ const CHROMIUM_FLAGS = [
   '--disable-dev-shm-usage',
 ];
 
-function must(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
-  const r = spawnSync(cmd, args, { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+function must(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, cwd = ROOT): string {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
@@ -52,6 +52,19 @@ function must(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env)
 export function packageVsix(dir: string): string {
   const out = join(dir, 'hud-studio.vsix');
   must(process.execPath, ['scripts/package.mjs', '--out', out]);
+  return out;
+}
+
+/** Packs a plain-JS extension folder (a test fixture, no build step) into a .vsix in `dir`. */
+function packExtensionFolder(folder: string, dir: string): string {
+  const out = join(dir, `${basename(folder)}.vsix`);
+  const vsce = join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
+  must(
+    process.execPath,
+    [vsce, 'package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', out],
+    process.env,
+    folder,
+  );
   return out;
 }
 
@@ -102,6 +115,8 @@ export interface SessionOptions {
   /** More folders copied into it: workspace-relative destination -> source. */
   extra?: Record<string, string>;
   settings: Record<string, unknown>;
+  /** Folders of more extensions (plain JS, test-only) packed and installed beside HUD Studio. */
+  extensions?: string[];
   /** Keep Workspace Trust on (the folder then opens in Restricted Mode); default off. */
   workspaceTrust?: boolean;
 }
@@ -139,11 +154,13 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     ),
   );
   const env = { ...process.env, PATH: `${NODE_BIN}:${process.env['PATH'] ?? ''}` };
-  must(
-    CODE_SERVER,
-    ['--install-extension', opts.vsix, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir],
-    env,
-  );
+  for (const vsix of [opts.vsix, ...(opts.extensions ?? []).map((f) => packExtensionFolder(f, base))]) {
+    must(
+      CODE_SERVER,
+      ['--install-extension', vsix, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir],
+      env,
+    );
+  }
 
   const port = await freePort();
   const server: ChildProcess = spawn(
@@ -335,12 +352,16 @@ export interface SharedSession {
  * `describe`; after them, keeps a last screenshot (NAME-last.png), closes the
  * session and removes the package. Call it inside the `describe`.
  */
-export function useSession(opts: Omit<SessionOptions, 'vsix'>): SharedSession {
+export function useSession(
+  opts: Omit<SessionOptions, 'vsix'>,
+  /** Settings known only once the earlier `before` hooks ran (a server's port), merged over `opts.settings`. */
+  lateSettings: () => Record<string, unknown> = () => ({}),
+): SharedSession {
   let dir: string | undefined;
   let s: Session | undefined;
   before(async () => {
     dir = tempDir('hud-studio-vsix-');
-    s = await openSession({ ...opts, vsix: packageVsix(dir) });
+    s = await openSession({ ...opts, settings: { ...opts.settings, ...lateSettings() }, vsix: packageVsix(dir) });
   });
   after(async () => {
     await s?.shot(`${opts.name}-last`).catch(() => undefined);
