@@ -128,9 +128,7 @@ function judge(type: string, v: LiteralArg): 'ok' | 'unknown' | TypeMismatch {
       return { expected: 'a bool', choices: ['True', 'False'] };
     default: {
       const dateKind = dateKindOf(type);
-      if (dateKind === undefined) return 'unknown';
-      const verdict = judgeDateLike(dateKind, v);
-      return typeof verdict === 'object' ? { expected: verdict.expected, choices: [] } : verdict;
+      return dateKind === undefined ? 'unknown' : judgeDateLike(dateKind, v);
     }
   }
 }

@@ -6,6 +6,7 @@
  * that is a number are Unix timestamps whose verdict hangs on arithmetic
  * (a `date` takes only exact midnights), so they are not judged.
  */
+import type { TypeMismatch } from './argTypes';
 import type { LiteralArg } from './facts';
 
 export type DateKind = 'date' | 'datetime' | 'time';
@@ -45,9 +46,9 @@ export function dateKindOf(annotation: string): DateKind | undefined {
   return KINDS.get(annotation);
 }
 
-export function judgeDateLike(kind: DateKind, v: LiteralArg): 'ok' | 'unknown' | { expected: string } {
+export function judgeDateLike(kind: DateKind, v: LiteralArg): 'ok' | 'unknown' | TypeMismatch {
   if (v.kind === 'int' || v.kind === 'float') return 'unknown';
-  if (v.kind !== 'str') return { expected: EXPECTED[kind] };
+  if (v.kind !== 'str') return { expected: EXPECTED[kind], choices: [] };
   if (kind === 'time') {
     const m = TIME_TEXT.exec(v.value);
     if (m && timeFits(m, 1)) return 'ok';
@@ -56,7 +57,7 @@ export function judgeDateLike(kind: DateKind, v: LiteralArg): 'ok' | 'unknown' |
     if (m && calendarDay(m) && (m[4] === undefined || (timeFits(m, 4) && (kind === 'datetime' || midnight(m)))))
       return 'ok';
   }
-  return NOT_JUDGED_TEXT.test(v.value) ? 'unknown' : { expected: EXPECTED[kind] };
+  return NOT_JUDGED_TEXT.test(v.value) ? 'unknown' : { expected: EXPECTED[kind], choices: [] };
 }
 
 function calendarDay(m: RegExpExecArray): boolean {

@@ -109,7 +109,7 @@ def _offset(match: Any) -> Optional[datetime.tzinfo]:
 
 
 def _from_timestamp(number: Any, from_text: bool = False) -> datetime.datetime:
-    if isinstance(number, float) and (math.isnan(number) or math.isinf(number)):
+    if isinstance(number, float) and not math.isfinite(number):
         raise ConversionError("a timestamp is a finite number")
     if from_text and isinstance(number, float):
         # Text with a point: seconds, or milliseconds, or microseconds (two steps at most); its
