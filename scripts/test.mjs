@@ -20,6 +20,19 @@ const layers = only ? [only] : ['lint', 'python', 'unit', 'browser', 'integratio
 const needsDocker = layers.some((l) => l === 'integration' || l === 'e2e');
 const needsBrowser = layers.some((l) => l === 'e2e' || l === 'browser');
 
+// Where CI's time goes (its budget is about 40 minutes): each setup step and layer prints its wall time.
+const timings = [];
+function timed(label, fn) {
+  const t0 = Date.now();
+  try {
+    return fn();
+  } finally {
+    const s = (Date.now() - t0) / 1000;
+    timings.push([label, s]);
+    console.log(`[test] ${label}: ${s.toFixed(0)} s`);
+  }
+}
+
 function run(cmd, argv, opts = {}) {
   const r = spawnSync(cmd, argv, { cwd: root, stdio: 'inherit', ...opts });
   if (r.error) throw r.error;
@@ -47,17 +60,19 @@ function files(dir, suffix) {
   return out;
 }
 
-if (!existsSync(join(root, 'node_modules', '.package-lock.json'))) must('npm', ['ci']);
+if (!existsSync(join(root, 'node_modules', '.package-lock.json'))) timed('npm ci', () => must('npm', ['ci']));
 if (!skipSetup) {
-  if (needsDocker) must('bash', ['scripts/setup-docker.sh']);
-  if (needsBrowser) must('bash', ['scripts/setup-browser.sh']);
-  if (layers.includes('e2e')) must('bash', ['scripts/setup-code-server.sh']);
+  if (needsDocker) timed('setup: Docker', () => must('bash', ['scripts/setup-docker.sh']));
+  if (needsBrowser) timed('setup: browser', () => must('bash', ['scripts/setup-browser.sh']));
+  if (layers.includes('e2e')) timed('setup: code-server', () => must('bash', ['scripts/setup-code-server.sh']));
 }
-if (layers.some((l) => l !== 'lint')) must('node', ['scripts/build.mjs']);
+if (layers.some((l) => l !== 'lint')) timed('build', () => must('node', ['scripts/build.mjs']));
 
 const tally = { passed: 0, failed: 0 };
 let failed = false;
-for (const layer of layers) {
+for (const layer of layers) timed(`${layer} tests`, () => runLayer(layer));
+
+function runLayer(layer) {
   console.log(`\n=== ${layer} tests ===`);
   if (layer === 'lint') {
     // The type check of every layer's tsconfig (the boundaries), then ESLint and Prettier: counted as one test.
@@ -65,7 +80,7 @@ for (const layer of layers) {
       run('npm', ['run', '--silent', 'typecheck']) === 0 && run(process.execPath, ['scripts/lint.mjs']) === 0;
     tally[clean ? 'passed' : 'failed'] += 1;
     if (!clean) failed = true;
-    continue;
+    return;
   }
   if (layer === 'python') {
     const r = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'test/python', '-t', '.', '-p', 'test_*.py'], {
@@ -81,7 +96,7 @@ for (const layer of layers) {
     tally.passed += ran - nBad;
     tally.failed += nBad;
     if (r.status !== 0 || ran === 0) failed = true;
-    continue;
+    return;
   }
   // The conformance suite against the real HUD SDK runs with the integration tests (it needs Docker too).
   const list = [
@@ -91,7 +106,7 @@ for (const layer of layers) {
   if (list.length === 0) {
     console.error(`no ${layer} tests found`);
     failed = true;
-    continue;
+    return;
   }
   const r = spawnSync(
     process.execPath,
@@ -113,5 +128,6 @@ for (const layer of layers) {
   if (r.status !== 0 || pass === 0) failed = true;
 }
 
+console.log(`\n${timings.map(([label, sec]) => `${label} ${sec.toFixed(0)} s`).join(', ')}`);
 console.log(`\n${tally.passed} passed, ${tally.failed} failed`);
 process.exit(failed || tally.failed > 0 ? 1 : 0);

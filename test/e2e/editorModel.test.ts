@@ -123,7 +123,7 @@ describe('a VS Code chat model in the actor seat', () => {
   );
 
   e2e.test('the model is a Testing profile; a right answer found with bash and submitted scores 1', async (s, t) => {
-    const { page, ui, shot } = s;
+    const { ui, shot } = s;
     await ui.quickOpen('env.py');
     await ui.lens('Run task').first().waitFor({ timeout: 60_000 });
     await ui.showContainer('Testing');
@@ -152,11 +152,7 @@ describe('a VS Code chat model in the actor seat', () => {
     assert.match(toolResultsOf(second).get('call-bash') ?? '', /^42\n\[exit code 0\]/);
 
     // What the user sees: the reward on the task's line, and the episode in the trace explorer.
-    const lens = ui.lens('reward 1.00');
-    await lens.first().waitFor({ timeout: 60_000 });
-    await lens.first().click();
-    await page.locator('.tab', { hasText: 'Trace' }).first().waitFor({ timeout: 30_000 });
-    const body = await ui.webviewText({ text: 'Agent steps (2)' });
+    const body = await ui.openTraceFromLens('reward 1.00', 'Agent steps (2)', 60_000);
     await shot('editor-model-01-trace');
     assert.match(body, /vscode\/scripted-1/);
     assert.match(body, /tokens: /, 'token counts from the provider');

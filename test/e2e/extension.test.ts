@@ -106,13 +106,9 @@ describe('HUD Studio in code-server', () => {
     await shot('03-runs-view');
   });
 
-  e2e.test('the CodeLens after the run opens the rollout in the trace explorer', async ({ page, ui, shot }) => {
+  e2e.test('the CodeLens after the run opens the rollout in the trace explorer', async ({ ui, shot }) => {
     await ui.dismissToasts();
-    const traceLens = ui.lens('reward 1.00');
-    await traceLens.first().waitFor({ timeout: 30_000 });
-    await traceLens.first().click();
-    await page.locator('.tab', { hasText: 'Trace' }).first().waitFor({ timeout: 30_000 });
-    const body = await ui.webviewText({ text: 'reward (verifier)' });
+    const body = await ui.openTraceFromLens('reward 1.00', 'reward (verifier)');
     await shot('04-trace-explorer');
     assert.match(body, /workspace \/ solve completed/);
     assert.match(body, /\b1(\.0+)? reward \(verifier\)/);

@@ -162,6 +162,18 @@ export class Workbench {
   }
 
   /**
+   * Clicks the CodeLens with `lensText` (waiting up to `lensTimeout` for it),
+   * waits for the trace explorer's tab and returns its text once `ready` shows.
+   */
+  async openTraceFromLens(lensText: string | RegExp, ready: string, lensTimeout = 30_000): Promise<string> {
+    const lens = this.lens(lensText).first();
+    await lens.waitFor({ timeout: lensTimeout });
+    await lens.click();
+    await this.page.locator('.tab', { hasText: 'Trace' }).first().waitFor({ timeout: 30_000 });
+    return this.webviewText({ text: ready });
+  }
+
+  /**
    * Shows a view container of the activity bar (`HUD Studio`, `Testing`,
    * `Explorer`). A click on the icon of the container already shown would
    * hide the side bar, so it clicks only when another one is shown.
