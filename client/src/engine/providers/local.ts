@@ -7,7 +7,7 @@
  * docs/security.md); without it they share the host's filesystem, and the
  * engine says on every run that this is no security boundary.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -19,6 +19,7 @@ import { sweepOrphans, writeOwner } from './localOwner';
 import { DEFAULT_KILL_GRACE_MS, execInGroup, killGroup, spawnGroupLeader, type GroupLeader } from './processGroup';
 import { bubblewrap, sandboxArgs, serverSandboxArgs } from './localSandbox';
 import { underAgentLimits } from './agentLimits';
+import { AgentCgroup, CGROUP_FS, pidsCgroupPlace } from './agentCgroup';
 import { scopedArgv } from './sandboxScope';
 import { sandboxPython, type SandboxPython } from './sandboxPython';
 import { stopSandbox } from './sandboxStop';
@@ -137,6 +138,7 @@ export class LocalProvider implements Provider {
         this.options,
         sdk,
         sandbox,
+        { id: opts.rolloutId, log: opts.log },
       );
     } catch (err) {
       rmSync(root, { recursive: true, force: true });
@@ -162,6 +164,10 @@ export class LocalSubstrate implements Substrate {
   private port: number | undefined;
   private readonly groups = new Set<number>();
   private released: Promise<void> | undefined;
+  /** The agent's pids cgroup while it has one (root only, agentCgroup.ts). */
+  private agentPids: AgentCgroup | undefined;
+  /** Set once making it was tried: a failure is said once, not at every command. */
+  private agentPidsTried = false;
 
   constructor(
     readonly root: string,
@@ -171,6 +177,7 @@ export class LocalSubstrate implements Substrate {
     private readonly options: LocalProviderOptions,
     sdk?: ServingSdk,
     private readonly sandbox?: LocalSandbox,
+    private readonly rollout?: { id: string; log: AcquireOptions['log'] },
   ) {
     this.info = { id: basename(root), provider: 'local', isolation: 'process', ...(sdk ? { sdk } : {}) };
   }
@@ -232,7 +239,10 @@ export class LocalSubstrate implements Substrate {
       const cwd = opts.cwd ?? workspace;
       const env = this.env({ HOME: workspace, ...(bwrap ? { TMPDIR: '/tmp' } : {}), ...opts.env }, 'none');
       // Set inside the sandbox's user namespace, the limit counts that sandbox's processes alone.
-      const command = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...underAgentLimits(argv)] : argv;
+      const limited = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...underAgentLimits(argv)] : argv;
+      // Root is exempt from that limit: its agent runs in a pids cgroup instead, joined before anything starts.
+      const cgroup = this.agentCgroup();
+      const command = cgroup ? cgroup.launch(limited) : limited;
       return execInGroup(command, { ...opts, cwd, env, onGroup: (pgid) => this.addGroup(pgid) });
     };
     return {
@@ -242,8 +252,45 @@ export class LocalSubstrate implements Substrate {
       exec,
       copyIn: (hostPath, dest) => this.copyIn(hostPath, dest.startsWith('/') ? dest : join(workspace, dest)),
       // The sandbox's PID namespace ended with each command; without one, release() kills the groups.
-      end: async () => undefined,
+      // The agent's cgroup (root) goes now, with whatever is left in it.
+      end: () => this.endAgentCgroup(),
     };
+  }
+
+  /**
+   * The agent's pids cgroup when the engine runs as root, made at its first
+   * command (agentCgroup.ts). Where none can be made the agent runs as
+   * before, without a process limit, and the rollout's log says so once.
+   */
+  private agentCgroup(): AgentCgroup | undefined {
+    if (this.agentPids || this.agentPidsTried || !this.rollout || process.getuid?.() !== 0) return this.agentPids;
+    this.agentPidsTried = true;
+    let why: string;
+    try {
+      const place = pidsCgroupPlace(CGROUP_FS, readFileSync('/proc/self/cgroup', 'utf8'));
+      if (place.version !== null) {
+        this.agentPids = AgentCgroup.create(place, this.rollout.id);
+        return this.agentPids;
+      }
+      why = place.why;
+    } catch (err) {
+      why = (err as Error).message;
+    }
+    this.rollout.log(
+      'engine',
+      `warning: the engine runs as root, which the agent's process limit does not bind, and no pids cgroup could be made for the agent (${why}): a fork bomb of the agent's is not stopped (docs/security.md)`,
+    );
+    return undefined;
+  }
+
+  /** Kills what is left in the agent's cgroup and removes it; the next agent command would make a new one. */
+  private async endAgentCgroup(): Promise<void> {
+    const cgroup = this.agentPids;
+    if (!cgroup) return;
+    this.agentPids = undefined;
+    this.agentPidsTried = false;
+    if (!(await cgroup.remove()))
+      this.rollout?.log('engine', `warning: the agent's pids cgroup ${cgroup.dir} would not go`);
   }
 
   /** The agent's folder; acquire() made it, before the server starts, so that the environment can prepare it. */
@@ -309,6 +356,8 @@ export class LocalSubstrate implements Substrate {
       }
       await drained;
       await Promise.all([...this.groups].map((g) => killGroup(g, 1_000)));
+      // A cancelled or failed rollout may not have ended its agent's turn.
+      await this.endAgentCgroup();
       rmSync(this.root, { recursive: true, force: true });
     })();
     return this.released;

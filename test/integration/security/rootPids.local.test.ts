@@ -1,0 +1,151 @@
+/**
+ * The local runtime run by root (docs/security.md, "Exhaustion"): the kernel
+ * exempts root from the agent's RLIMIT_NPROC, so each rollout's agent runs in
+ * a pids cgroup of its own (providers/agentCgroup.ts). A fork bomb stops at
+ * its limit, the run still grades the wrong answer 0, and no cgroup is left.
+ * Where no cgroup can be made, the run goes on and its log says so.
+ *
+ * The CLI runs in a pids cgroup of the test's own (5,000 processes) so that a
+ * regression cannot take every pid of the machine running the tests; this
+ * machine's cgroups are v1 (hybrid), where the agent's cgroup is made under
+ * the engine's own, and so under the test's. Needs root and bubblewrap.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AGENT_PROCESS_LIMIT } from '../../../client/src/engine/providers/agentLimits';
+import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
+import { REPO_ROOT, exitOf } from '../cli/cliHarness';
+import { tempDir } from '../docker/support';
+import { forkBombAgent } from './exhaustionAgents';
+
+const root = process.getuid?.() === 0;
+const skip = root ? false : 'the case these tests cover is an engine run by root';
+
+const WATCH = `${join(__dirname, 'fixtures', 'survivor_watch', 'env.py')}::task`;
+const PIDS = '/sys/fs/cgroup/pids';
+/** The test's safety net: far above the agent's limit, far below the machine's. */
+const SAFETY_LIMIT = 5_000;
+const SAFETY = join(PIDS, `hud-studio-test-rootpids-${process.pid}`);
+
+before(() => {
+  if (!root) return;
+  assert.ok(bubblewrap(), 'the local runtime needs bubblewrap for these tests (apt-get install -y bubblewrap)');
+  assert.ok(existsSync(join(PIDS, 'cgroup.procs')), `these tests need the cgroup v1 pids hierarchy at ${PIDS}`);
+});
+
+after(() => {
+  if (existsSync(SAFETY)) rmdirSync(SAFETY);
+});
+
+function processesWith(marker: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Sub-cgroups left anywhere under `dir`. */
+function cgroupsUnder(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((n) => statSync(join(dir, n)).isDirectory())
+    .flatMap((n) => [join(dir, n), ...cgroupsUnder(join(dir, n))]);
+}
+
+interface Run {
+  json: { status: string; reward: number | null; trace: string; error: unknown };
+  stderr: string;
+  /** Most processes and threads the CLI and everything it started had at once. */
+  peak: number;
+  /** Forks the test's cgroup refused. */
+  refusals: number;
+  /** Cgroups left under the test's. */
+  left: string[];
+  /** The actor phase's engine log. */
+  engineLog: string[];
+}
+
+/** `hud-studio run` as root in the test's cgroup; `prelude` (a command prefix) starts it, once in that cgroup. */
+async function runAsRoot(agentCommand: string, prelude = ''): Promise<Run> {
+  mkdirSync(SAFETY);
+  try {
+    writeFileSync(join(SAFETY, 'pids.max'), String(SAFETY_LIMIT));
+    const traces = tempDir('rootpids');
+    const cliArgv = ['--import', 'tsx', join(REPO_ROOT, 'client', 'src', 'cli.ts')];
+    cliArgv.push('run', WATCH, '--command', agentCommand, '--runtime', 'local');
+    cliArgv.push('--trace-dir', traces, '--timeout', '45', '--json');
+    const launch = `echo $$ > ${SAFETY}/cgroup.procs && exec ${prelude} "$@"`;
+    const child = spawn('/bin/sh', ['-c', launch, 'sh', process.execPath, ...cliArgv], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, FORCE_COLOR: '0' },
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 55_000);
+    const done = await exitOf(child);
+    clearTimeout(timer);
+    assert.ok(done.stdout.trim(), `the CLI printed no result (exit ${done.code}): ${done.stderr}`);
+    const json = JSON.parse(done.stdout) as Run['json'];
+    const trace = JSON.parse(readFileSync(json.trace, 'utf8')) as {
+      phases: { name: string; logs: { stream: string; text: string }[] }[];
+    };
+    const actor = trace.phases.find((p) => p.name === 'actor');
+    return {
+      json,
+      stderr: done.stderr,
+      peak: Number(readFileSync(join(SAFETY, 'pids.peak'), 'utf8')),
+      refusals: Number(/^max (\d+)$/m.exec(readFileSync(join(SAFETY, 'pids.events'), 'utf8'))?.[1] ?? 0),
+      left: cgroupsUnder(SAFETY),
+      engineLog: (actor?.logs ?? []).filter((l) => l.stream === 'engine').map((l) => l.text),
+    };
+  } finally {
+    // What a regression left is reported above (`left`); removed here, deepest first, so that it does not pile up.
+    for (const dir of cgroupsUnder(SAFETY).reverse()) rmdirSync(dir);
+    rmdirSync(SAFETY);
+  }
+}
+
+test(
+  "a root engine's agent: a fork bomb stops at the agent's limit, the run grades 0, no cgroup is left",
+  { skip },
+  async () => {
+    const marker = `hud-studio-root-fork-bomb-${process.pid}`;
+    const r = await runAsRoot(forkBombAgent('.', marker));
+    assert.equal(
+      r.json.status,
+      'completed',
+      `the agent turned its run into an error: ${JSON.stringify(r.json)}${r.stderr}`,
+    );
+    assert.equal(r.json.reward, 0);
+    assert.deepEqual(processesWith(marker), [], 'a process of the bomb outlived the run');
+    // The engine, its server and their threads need a few dozen; without the agent's cgroup the bomb took 5,000.
+    assert.ok(
+      r.peak < AGENT_PROCESS_LIMIT + 200,
+      `the run had ${r.peak} processes at once: the agent's processes were not held to ${AGENT_PROCESS_LIMIT}`,
+    );
+    assert.equal(r.refusals, 0, "the bomb ran into the test's cgroup: the agent's limit did not hold");
+    assert.deepEqual(r.left, [], 'a cgroup of the run was left behind');
+    assert.ok(!r.engineLog.some((l) => l.includes('pids cgroup')), r.engineLog.join('\n'));
+  },
+);
+
+test(
+  'a root engine where no pids cgroup can be made: the run goes on, and its log says so once',
+  { skip },
+  async () => {
+    // A private, empty /sys/fs/cgroup (a tmpfs in a mount namespace of the CLI's own) stands for a machine without one.
+    const prelude = 'unshare -m --propagation private sh -c \'mount -t tmpfs none /sys/fs/cgroup && exec "$@"\' sh';
+    const r = await runAsRoot('echo wrong', prelude);
+    assert.equal(r.json.status, 'completed', JSON.stringify(r.json) + r.stderr);
+    assert.equal(r.json.reward, 0);
+    const warnings = r.engineLog.filter((l) => l.includes('no pids cgroup could be made'));
+    assert.equal(warnings.length, 1, r.engineLog.join('\n'));
+    assert.match(warnings[0] ?? '', /runs as root/);
+    assert.deepEqual(r.left, []);
+  },
+);
