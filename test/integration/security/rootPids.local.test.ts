@@ -70,25 +70,51 @@ interface Run {
   left: string[];
   /** The actor phase's engine log. */
   engineLog: string[];
+  /** Command lines of the processes seen in the agent's cgroups while the CLI ran. */
+  members: Set<string>;
+}
+
+/** Command lines of the processes in the agents' cgroups under the test's (made by the engine under its own). */
+function agentMembers(): string[] {
+  const found: string[] = [];
+  for (const dir of cgroupsUnder(SAFETY).filter((d) => /\/hud-studio\/[^/]+$/.test(d))) {
+    let procs = '';
+    try {
+      procs = readFileSync(join(dir, 'cgroup.procs'), 'utf8');
+    } catch {
+      continue; // removed meanwhile
+    }
+    for (const pid of procs.split('\n').filter(Boolean)) {
+      try {
+        found.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim());
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return found;
 }
 
 /** `hud-studio run` as root in the test's cgroup; `prelude` (a command prefix) starts it, once in that cgroup. */
-async function runAsRoot(agentCommand: string, prelude = ''): Promise<Run> {
+async function runAsRoot(agentCommand: string, opts: { prelude?: string; timeoutS?: number } = {}): Promise<Run> {
   mkdirSync(SAFETY);
   try {
     writeFileSync(join(SAFETY, 'pids.max'), String(SAFETY_LIMIT));
     const traces = tempDir('rootpids');
     const cliArgv = ['--import', 'tsx', join(REPO_ROOT, 'client', 'src', 'cli.ts')];
     cliArgv.push('run', WATCH, '--command', agentCommand, '--runtime', 'local');
-    cliArgv.push('--trace-dir', traces, '--timeout', '45', '--json');
-    const launch = `echo $$ > ${SAFETY}/cgroup.procs && exec ${prelude} "$@"`;
+    cliArgv.push('--trace-dir', traces, '--timeout', String(opts.timeoutS ?? 45), '--json');
+    const launch = `echo $$ > ${SAFETY}/cgroup.procs && exec ${opts.prelude ?? ''} "$@"`;
     const child = spawn('/bin/sh', ['-c', launch, 'sh', process.execPath, ...cliArgv], {
       cwd: REPO_ROOT,
       env: { ...process.env, FORCE_COLOR: '0' },
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), 55_000);
+    const members = new Set<string>();
+    const watch = setInterval(() => agentMembers().forEach((m) => members.add(m)), 100);
     const done = await exitOf(child);
     clearTimeout(timer);
+    clearInterval(watch);
     assert.ok(done.stdout.trim(), `the CLI printed no result (exit ${done.code}): ${done.stderr}`);
     const json = JSON.parse(done.stdout) as Run['json'];
     const trace = JSON.parse(readFileSync(json.trace, 'utf8')) as {
@@ -102,6 +128,7 @@ async function runAsRoot(agentCommand: string, prelude = ''): Promise<Run> {
       refusals: Number(/^max (\d+)$/m.exec(readFileSync(join(SAFETY, 'pids.events'), 'utf8'))?.[1] ?? 0),
       left: cgroupsUnder(SAFETY),
       engineLog: (actor?.logs ?? []).filter((l) => l.stream === 'engine').map((l) => l.text),
+      members,
     };
   } finally {
     // What a regression left is reported above (`left`); removed here, deepest first, so that it does not pile up.
@@ -140,12 +167,35 @@ test(
   async () => {
     // A private, empty /sys/fs/cgroup (a tmpfs in a mount namespace of the CLI's own) stands for a machine without one.
     const prelude = 'unshare -m --propagation private sh -c \'mount -t tmpfs none /sys/fs/cgroup && exec "$@"\' sh';
-    const r = await runAsRoot('echo wrong', prelude);
+    const r = await runAsRoot('echo wrong', { prelude });
     assert.equal(r.json.status, 'completed', JSON.stringify(r.json) + r.stderr);
     assert.equal(r.json.reward, 0);
     const warnings = r.engineLog.filter((l) => l.includes('no pids cgroup could be made'));
     assert.equal(warnings.length, 1, r.engineLog.join('\n'));
     assert.match(warnings[0] ?? '', /runs as root/);
     assert.deepEqual(r.left, []);
+  },
+);
+
+test(
+  "a root engine's rollout that times out while its agent runs: the agent's processes and cgroup go, the server was never in it",
+  { skip },
+  async () => {
+    const marker = `hud-studio-root-sleeper-${process.pid}`;
+    // One of them leaves the agent's session; both outlive the phase's time.
+    const r = await runAsRoot(`setsid sh -c 'sleep 40; :' ${marker} & sh -c 'sleep 40; :' ${marker}`, { timeoutS: 4 });
+    assert.notEqual(r.json.status, 'completed', JSON.stringify(r.json));
+    const seen = [...r.members];
+    assert.ok(
+      seen.some((m) => m.includes(marker)),
+      `the agent's command was not seen in its cgroup: ${seen.join(' | ')}`,
+    );
+    assert.deepEqual(
+      seen.filter((m) => m.includes('hud.environment.server') || m.includes(process.execPath)),
+      [],
+      "an engine process ran in the agent's cgroup",
+    );
+    assert.deepEqual(processesWith(marker), [], "a process of the agent's outlived the run");
+    assert.deepEqual(r.left, [], 'a cgroup of the run was left behind');
   },
 );
