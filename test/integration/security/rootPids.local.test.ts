@@ -12,9 +12,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AgentCgroup } from '../../../client/src/engine/providers/agentCgroup';
 import { AGENT_PROCESS_LIMIT } from '../../../client/src/engine/providers/agentLimits';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { REPO_ROOT, exitOf } from '../cli/cliHarness';
@@ -197,5 +198,32 @@ test(
     );
     assert.deepEqual(processesWith(marker), [], "a process of the agent's outlived the run");
     assert.deepEqual(r.left, [], 'a cgroup of the run was left behind');
+  },
+);
+
+test(
+  'an engine that died without cleaning up: the next one removes its empty cgroups, not those of live engines',
+  { skip },
+  () => {
+    const parent = join(SAFETY, 'hud-studio');
+    mkdirSync(SAFETY);
+    try {
+      const gone = spawnSync('true').pid;
+      assert.ok(gone);
+      mkdirSync(join(parent, `${gone}.orphan`), { recursive: true });
+      // PID 1 always runs.
+      mkdirSync(join(parent, '1.live'));
+      const cgroup = AgentCgroup.create({ version: 1, parent }, 'next');
+      assert.equal(readFileSync(join(cgroup.dir, 'pids.max'), 'utf8').trim(), String(AGENT_PROCESS_LIMIT));
+      assert.deepEqual(
+        readdirSync(parent)
+          .filter((n) => statSync(join(parent, n)).isDirectory())
+          .sort(),
+        ['1.live', `${process.pid}.next`],
+      );
+    } finally {
+      for (const dir of cgroupsUnder(SAFETY).reverse()) rmdirSync(dir);
+      rmdirSync(SAFETY);
+    }
   },
 );
