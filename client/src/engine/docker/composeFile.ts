@@ -2,8 +2,8 @@
  * Turns a task's compose file into the one we run: services with `build`
  * are built through the Docker layer's content-hash cache (so a rerun never
  * rebuilds and never piles up per-project images) and then referenced by
- * tag; every service and the default network carry our labels; `main` is
- * kept alive; an "internal" network lets services reach each other and
+ * tag; every service and the default network carry our labels; every
+ * service gets a pids limit (docker/pidsLimit.ts); `main` is kept alive; an "internal" network lets services reach each other and
  * nothing else. The original file is never modified.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { HudStudioError } from '../errors';
 import { buildImage } from './build';
+import { composePidsLimit } from './pidsLimit';
 import { LABELS } from './types';
 
 export const MAIN_SERVICE = 'main';
@@ -50,6 +51,8 @@ export interface PreparedCompose {
   services: string[];
   /** Image each service runs, after building. */
   images: Record<string, { image: string; imageId?: string; cached?: boolean }>;
+  /** Limits of the task's file that were not kept as it wrote them (a pids limit above ours, or none). */
+  warnings: string[];
   /** Deletes the generated file. */
   dispose(): void;
 }
@@ -87,6 +90,7 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
   }
   const labels = composeLabels(opts.rolloutId, opts.phase);
   const images: PreparedCompose['images'] = {};
+  const warnings: string[] = [];
   for (const [name, svc] of Object.entries(services)) {
     if (svc.build !== undefined) {
       const { context, dockerfile } = buildSpec(svc.build, composeFile, name);
@@ -109,6 +113,7 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
       });
     }
     svc.labels = { ...labelMap(svc.labels), ...labels };
+    limitPids(name, svc, warnings);
   }
 
   const main = services[MAIN_SERVICE];
@@ -155,8 +160,29 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
     projectDirectory,
     services: Object.keys(services),
     images,
+    warnings,
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Sets the service's `pids_limit` (docs/security.md, "Exhaustion"): the
+ * file's own when it is lower than ours, else ours. A limit the file gives in
+ * `deploy.resources.limits.pids` is read too and set to the same value,
+ * because Compose v2 refuses a file whose two limits differ.
+ */
+function limitPids(name: string, svc: ServiceDoc, warnings: string[]): void {
+  const deployLimits = objectAt(objectAt(objectAt(svc, 'deploy'), 'resources'), 'limits');
+  const { limit, capped } = composePidsLimit(name, svc.pids_limit, deployLimits?.pids);
+  svc.pids_limit = limit;
+  if (deployLimits && deployLimits.pids !== undefined) deployLimits.pids = limit;
+  if (capped) warnings.push(capped);
+}
+
+function objectAt(v: unknown, key: string): Record<string, unknown> | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const inner = (v as Record<string, unknown>)[key];
+  return inner && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : undefined;
 }
 
 /** The task's `main` entries win over the base's, key by key (as `docker compose -f base -f task` merges them). */
