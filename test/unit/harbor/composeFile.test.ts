@@ -52,6 +52,8 @@ test('the generated file labels every service and the network, keeps main alive 
     assert.equal(doc.services.db.labels.x, 'y');
     assert.deepEqual(doc.services.main.command, ['sleep', 'infinity']);
     assert.deepEqual(doc.services.db.command, ['serve']);
+    assert.equal(doc.services.main.init, true, "Docker's init reaps what the engine kills in main");
+    assert.equal(doc.services.db.init, undefined);
     assert.deepEqual(doc.services.main.environment, ['KEEP=1', 'FROM_HOST', 'ADDED=v']);
     assert.deepEqual(doc.services.main.volumes, ['/var/run/docker.sock:/var/run/docker.sock']);
     assert.equal(doc.services.db.volumes, undefined, 'the socket goes to main only');

@@ -118,6 +118,10 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
 
   const main = services[MAIN_SERVICE];
   if (opts.keepMainAlive && main.command === undefined) main.command = ['sleep', 'infinity'];
+  // Docker's init as PID 1 reaps the agent's processes the engine kills after its turn (docs/security.md,
+  // "Exhaustion"): a plain command there leaves them zombies, which keep their pids until the project goes, and
+  // after a fork bomb the verifier could not start a process. A task whose image needs PID 1 says `init: false`.
+  if (main.init === undefined) main.init = true;
   if (opts.mainEnv && Object.keys(opts.mainEnv).length > 0) main.environment = withEnv(main.environment, opts.mainEnv);
   if (opts.mainLimits?.cpus !== undefined) main.cpus = opts.mainLimits.cpus;
   if (opts.mainLimits?.memoryMb !== undefined) main.mem_limit = `${opts.mainLimits.memoryMb}m`;
