@@ -111,7 +111,10 @@ test("every service gets a pids limit: the file's own when lower, ours when it a
     assert.equal(doc.services.deployed.deploy.resources.limits.memory, '50M');
     assert.equal(doc.services.both.deploy.resources.limits.pids, 200);
     assert.equal(p.warnings.length, 2, p.warnings.join('\n'));
-    assert.match(p.warnings[0]!, new RegExp(`"greedy" asks for a pids limit of ${CONTAINER_PIDS_LIMIT * 10}.* ${CONTAINER_PIDS_LIMIT} `));
+    assert.match(
+      p.warnings[0]!,
+      new RegExp(`"greedy" asks for a pids limit of ${CONTAINER_PIDS_LIMIT * 10}.* ${CONTAINER_PIDS_LIMIT} `),
+    );
     assert.match(p.warnings[1]!, /"unlimited" asks for no pids limit/);
   } finally {
     p.dispose();

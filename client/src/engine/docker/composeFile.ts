@@ -3,7 +3,8 @@
  * are built through the Docker layer's content-hash cache (so a rerun never
  * rebuilds and never piles up per-project images) and then referenced by
  * tag; every service and the default network carry our labels; every
- * service gets a pids limit (docker/pidsLimit.ts); `main` is kept alive; an "internal" network lets services reach each other and
+ * service gets a pids limit (./pidsLimit.ts); `main` is kept alive, under
+ * Docker's init; an "internal" network lets services reach each other and
  * nothing else. The original file is never modified.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
