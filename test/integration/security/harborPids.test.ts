@@ -140,3 +140,39 @@ test("a fork bomb in a Compose task's main stops at the pids limit: a higher lim
     new RegExp(`service "main" asks for a pids limit of ${CONTAINER_PIDS_LIMIT * 100}`),
   );
 });
+
+test('a fork bomb that forks without end, left running by the agent, is swept before the verifier runs', async () => {
+  // The task's own limit, lower than HUD Studio's, is kept: it is also what bounds this bomb should that regress.
+  const dir = fixtureVariant('compose-sidecar', {
+    'environment/docker-compose.yaml': [
+      'version: "2.4"',
+      'services:',
+      '  main:',
+      '    build: .',
+      '    command: ["sleep", "infinity"]',
+      '    pids_limit: 512',
+      '    depends_on:',
+      '      - api',
+      '  api:',
+      '    build: ./api',
+      '',
+    ].join('\n'),
+  });
+  const fetchToken = `python3 -c 'import urllib.request; open("/app/token.txt", "wb").write(urllib.request.urlopen("http://api:8000/token", timeout=10).read())'`;
+  const bomb = `(setsid sh -c 'b() { b & b & wait; }; b' </dev/null >/dev/null 2>&1 &)`;
+  // How often the kernel refused a fork for the limit (cgroup v1, then v2), once the bomb has had time to fill it.
+  // Builtins only after the sleep: the container is full by then.
+  const refused = [
+    'sleep 3',
+    'for f in /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do',
+    '  [ -r $f ] && while read -r k v; do [ "$k" = max ] && echo "max $v"; done < $f',
+    'done',
+    'exit 0',
+  ].join('\n');
+  const { outcome } = await runTrial(dir, { agent: 'command', command: [fetchToken, bomb, refused].join('\n') });
+  assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+  assert.equal(outcome.reward, 1, 'the verifier ran after the bomb and wrote its reward');
+  const answer = readTrace(outcome.tracePath!).answer;
+  const refusals = Number(/^max (\d+)$/m.exec(typeof answer === 'string' ? answer : '')?.[1]);
+  assert.ok(refusals > 0, `the kernel refused ${refusals} forks: the bomb never filled the container`);
+});
