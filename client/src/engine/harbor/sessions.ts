@@ -45,7 +45,8 @@ const KILL_NEW = [
   'round=0; left=1',
   'while [ $left -gt 0 ] && [ $round -lt 20 ]; do',
   '  round=$((round+1)); left=0',
-  '  kill -s STOP -- -1 2>/dev/null',
+  // The second spelling for shells whose kill takes no `--`.
+  '  kill -s STOP -- -1 2>/dev/null || kill -STOP -1 2>/dev/null',
   '  for d in /proc/[0-9]*; do',
   '    p=${d#/proc/}',
   '    [ "$p" = "$$" ] && continue',
