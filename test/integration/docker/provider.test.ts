@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { dockerClient } from '../../../client/src/engine/docker/client';
+import { CONTAINER_PIDS_LIMIT } from '../../../client/src/engine/docker/pidsLimit';
 import { DockerProvider, DockerSubstrate } from '../../../client/src/engine/providers/docker';
 import type { AcquireOptions, EnvironmentSpec, Substrate } from '../../../client/src/engine/providers/provider';
 import type { LogStream } from '../../../common/trace/schema';
@@ -94,6 +95,7 @@ describe('Docker provider', () => {
       assert.equal(inspect.HostConfig.NetworkMode, 'none');
       assert.equal(inspect.HostConfig.NanoCpus, 500_000_000);
       assert.equal(inspect.HostConfig.Memory, 300 * 1024 * 1024);
+      assert.equal(inspect.HostConfig.PidsLimit, CONTAINER_PIDS_LIMIT, 'docs/security.md, "Exhaustion"');
       await s.serve({ envName: 'offline', log: () => undefined });
       const ch = rpc(await s.openChannel());
       await ch.call('hello');

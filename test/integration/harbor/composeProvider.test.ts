@@ -13,11 +13,14 @@ import { ControlChannel } from '../../../client/src/engine/channel/client';
 import {
   ComposeAwareProvider,
   ComposeProvider,
+  ComposeSubstrate,
   ServiceAccessError,
   checkServiceAccess,
   composePlan,
 } from '../../../client/src/engine/providers/compose';
 import type { EnvironmentSpec, Provider } from '../../../client/src/engine/providers/provider';
+import { dockerClient } from '../../../client/src/engine/docker/client';
+import { CONTAINER_PIDS_LIMIT } from '../../../client/src/engine/docker/pidsLimit';
 import { dockerReady } from '../docker/support';
 import { HARBOR_FIXTURES, assertNothingLeft } from './support';
 
@@ -63,6 +66,20 @@ test('serves env.py in main; the grader reaches the sidecar; release leaves noth
     await channel.bye();
     const sock = await substrate.exec(['test', '-S', '/var/run/docker.sock']);
     assert.notEqual(sock.exitCode, 0, 'no Docker socket without service_access');
+    // Every service has the pids limit (docs/security.md, "Exhaustion"); main runs under Docker's init, which reaps.
+    const project = (substrate as ComposeSubstrate).project;
+    const hosts = await Promise.all(
+      project.services.map(async (name) => {
+        const info = await dockerClient()
+          .getContainer((await project.service(name)).id)
+          .inspect();
+        return [name, { pids: info.HostConfig.PidsLimit, init: info.HostConfig.Init ?? false }];
+      }),
+    );
+    assert.deepEqual(Object.fromEntries(hosts), {
+      main: { pids: CONTAINER_PIDS_LIMIT, init: true },
+      cache: { pids: CONTAINER_PIDS_LIMIT, init: false },
+    });
   } finally {
     await substrate.release();
   }

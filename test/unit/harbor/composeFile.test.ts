@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { composeProjectName } from '../../../client/src/engine/docker/compose';
 import { prepareCompose } from '../../../client/src/engine/docker/composeFile';
+import { CONTAINER_PIDS_LIMIT } from '../../../client/src/engine/docker/pidsLimit';
 import { LABELS } from '../../../client/src/engine/docker/types';
 import { HudStudioError } from '../../../client/src/engine/errors';
 
@@ -51,6 +52,8 @@ test('the generated file labels every service and the network, keeps main alive 
     assert.equal(doc.services.db.labels.x, 'y');
     assert.deepEqual(doc.services.main.command, ['sleep', 'infinity']);
     assert.deepEqual(doc.services.db.command, ['serve']);
+    assert.equal(doc.services.main.init, true, "Docker's init reaps what the engine kills in main");
+    assert.equal(doc.services.db.init, undefined);
     assert.deepEqual(doc.services.main.environment, ['KEEP=1', 'FROM_HOST', 'ADDED=v']);
     assert.deepEqual(doc.services.main.volumes, ['/var/run/docker.sock:/var/run/docker.sock']);
     assert.equal(doc.services.db.volumes, undefined, 'the socket goes to main only');
@@ -63,6 +66,59 @@ test('the generated file labels every service and the network, keeps main alive 
     p.dispose();
   }
   assert.ok(!existsSync(p.file));
+});
+
+test("every service gets a pids limit: the file's own when lower, ours when it asks for more or for none", async () => {
+  const dir = composeDir(`services:
+  main:
+    image: base:1
+  quiet:
+    image: s:1
+    pids_limit: 64
+  greedy:
+    image: s:1
+    pids_limit: ${CONTAINER_PIDS_LIMIT * 10}
+  unlimited:
+    image: s:1
+    pids_limit: -1
+  deployed:
+    image: s:1
+    deploy: { resources: { limits: { pids: 100, memory: 50M } } }
+  both:
+    image: s:1
+    pids_limit: 0
+    deploy: { resources: { limits: { pids: 200 } } }
+`);
+  const p = await prepareCompose({
+    composeFile: join(dir, 'docker-compose.yaml'),
+    rolloutId: 'r-3',
+    phase: 'actor',
+    network: 'default',
+  });
+  try {
+    const doc = parse(readFileSync(p.file, 'utf8'));
+    const limits = Object.fromEntries(p.services.map((s) => [s, doc.services[s].pids_limit]));
+    assert.deepEqual(limits, {
+      main: CONTAINER_PIDS_LIMIT,
+      quiet: 64,
+      greedy: CONTAINER_PIDS_LIMIT,
+      unlimited: CONTAINER_PIDS_LIMIT,
+      deployed: 100,
+      both: 200,
+    });
+    // Compose v2 refuses a service whose two limits differ.
+    assert.equal(doc.services.deployed.deploy.resources.limits.pids, 100);
+    assert.equal(doc.services.deployed.deploy.resources.limits.memory, '50M');
+    assert.equal(doc.services.both.deploy.resources.limits.pids, 200);
+    assert.equal(p.warnings.length, 2, p.warnings.join('\n'));
+    assert.match(
+      p.warnings[0]!,
+      new RegExp(`"greedy" asks for a pids limit of ${CONTAINER_PIDS_LIMIT * 10}.* ${CONTAINER_PIDS_LIMIT} `),
+    );
+    assert.match(p.warnings[1]!, /"unlimited" asks for no pids limit/);
+  } finally {
+    p.dispose();
+  }
 });
 
 test('a compose file without "main" or with unsupported build keys is a located error', async () => {

@@ -2,8 +2,9 @@
  * Turns a task's compose file into the one we run: services with `build`
  * are built through the Docker layer's content-hash cache (so a rerun never
  * rebuilds and never piles up per-project images) and then referenced by
- * tag; every service and the default network carry our labels; `main` is
- * kept alive; an "internal" network lets services reach each other and
+ * tag; every service and the default network carry our labels; every
+ * service gets a pids limit (./pidsLimit.ts); `main` is kept alive, under
+ * Docker's init; an "internal" network lets services reach each other and
  * nothing else. The original file is never modified.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { HudStudioError } from '../errors';
 import { buildImage } from './build';
+import { composePidsLimit } from './pidsLimit';
 import { LABELS } from './types';
 
 export const MAIN_SERVICE = 'main';
@@ -50,6 +52,8 @@ export interface PreparedCompose {
   services: string[];
   /** Image each service runs, after building. */
   images: Record<string, { image: string; imageId?: string; cached?: boolean }>;
+  /** Limits of the task's file that were not kept as it wrote them (a pids limit above ours, or none). */
+  warnings: string[];
   /** Deletes the generated file. */
   dispose(): void;
 }
@@ -87,6 +91,7 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
   }
   const labels = composeLabels(opts.rolloutId, opts.phase);
   const images: PreparedCompose['images'] = {};
+  const warnings: string[] = [];
   for (const [name, svc] of Object.entries(services)) {
     if (svc.build !== undefined) {
       const { context, dockerfile } = buildSpec(svc.build, composeFile, name);
@@ -109,10 +114,15 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
       });
     }
     svc.labels = { ...labelMap(svc.labels), ...labels };
+    limitPids(name, svc, warnings);
   }
 
   const main = services[MAIN_SERVICE];
   if (opts.keepMainAlive && main.command === undefined) main.command = ['sleep', 'infinity'];
+  // Docker's init as PID 1 reaps the agent's processes the engine kills after its turn (docs/security.md,
+  // "Exhaustion"): a plain command there leaves them zombies, which keep their pids until the project goes, and
+  // after a fork bomb the verifier could not start a process. A task whose image needs PID 1 says `init: false`.
+  if (main.init === undefined) main.init = true;
   if (opts.mainEnv && Object.keys(opts.mainEnv).length > 0) main.environment = withEnv(main.environment, opts.mainEnv);
   if (opts.mainLimits?.cpus !== undefined) main.cpus = opts.mainLimits.cpus;
   if (opts.mainLimits?.memoryMb !== undefined) main.mem_limit = `${opts.mainLimits.memoryMb}m`;
@@ -155,8 +165,29 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
     projectDirectory,
     services: Object.keys(services),
     images,
+    warnings,
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Sets the service's `pids_limit` (docs/security.md, "Exhaustion"): the
+ * file's own when it is lower than ours, else ours. A limit the file gives in
+ * `deploy.resources.limits.pids` is read too and set to the same value,
+ * because Compose v2 refuses a file whose two limits differ.
+ */
+function limitPids(name: string, svc: ServiceDoc, warnings: string[]): void {
+  const deployLimits = objectAt(objectAt(objectAt(svc, 'deploy'), 'resources'), 'limits');
+  const { limit, capped } = composePidsLimit(name, svc.pids_limit, deployLimits?.pids);
+  svc.pids_limit = limit;
+  if (deployLimits && deployLimits.pids !== undefined) deployLimits.pids = limit;
+  if (capped) warnings.push(capped);
+}
+
+function objectAt(v: unknown, key: string): Record<string, unknown> | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const inner = (v as Record<string, unknown>)[key];
+  return inner && typeof inner === 'object' && !Array.isArray(inner) ? (inner as Record<string, unknown>) : undefined;
 }
 
 /** The task's `main` entries win over the base's, key by key (as `docker compose -f base -f task` merges them). */

@@ -9,6 +9,7 @@ import { ensureImage } from '../docker/pull';
 import { ComposeProject } from '../docker/compose';
 import { MAIN_SERVICE } from '../docker/composeFile';
 import { createContainer } from '../docker/container';
+import { CONTAINER_PIDS_LIMIT } from '../docker/pidsLimit';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
 import type { SubstrateInfo } from '../../../../common/trace/schema';
@@ -78,6 +79,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
       ...(opts.signal ? { signal: opts.signal } : {}),
       log: opts.log,
     });
+    warnings.push(...project.prepared.warnings);
     const main = await project.service(MAIN_SERVICE).catch(async (err: unknown) => {
       await project.down().catch(() => undefined);
       throw err;
@@ -122,6 +124,8 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     phase: opts.phase,
     env: opts.env,
     network: net.docker,
+    // Without it, a fork bomb of the agent's takes every pid of the host (docs/security.md, "Exhaustion").
+    pidsLimit: CONTAINER_PIDS_LIMIT,
     ...(config.workdir ? { workdir: config.workdir } : {}),
     ...(opts.user ? { user: opts.user } : {}),
     ...(config.cpus !== undefined ? { cpus: config.cpus } : {}),

@@ -166,6 +166,7 @@ export class ComposeProvider implements Provider {
       throw err;
     }
     try {
+      for (const warning of project.prepared.warnings) opts.log('engine', `warning: ${warning}`);
       if (plan.serviceAccess)
         opts.log('engine', `warning: ${DOCKER_SOCKET} is mounted into "${MAIN_SERVICE}" (service_access, consented)`);
       const main = await project.service(MAIN_SERVICE);

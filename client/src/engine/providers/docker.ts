@@ -50,7 +50,8 @@ import {
   type SpanRecorder,
   type Substrate,
 } from './provider';
-import { CONTAINER_PIDS_LIMIT, DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
+import { CONTAINER_PIDS_LIMIT } from '../docker/pidsLimit';
+import { DockerAgentSeat, WORKSPACE_DIR } from './dockerAgentSeat';
 
 export { AGENT_UIDS, ROOT_AGENT_LABEL, WORKSPACE_DIR } from './dockerAgentSeat';
 import { PrestartedReplies } from './prestartedReplies';

@@ -10,7 +10,7 @@ import { WORKSPACE_DIR } from '../docker/enginePath';
 import { HudStudioError } from '../errors';
 import type { DockerContainer } from '../docker/container';
 import type { AgentSeat, ExecOptions, ExecResult } from './provider';
-import { AGENT_PROCESS_LIMIT, underAgentLimits } from './agentLimits';
+import { underAgentLimits } from './agentLimits';
 
 export { WORKSPACE_DIR } from '../docker/enginePath';
 /**
@@ -32,13 +32,6 @@ function takeAgentUid(): number {
 /** An image label through which an environment asks for a root agent (its actor grade is then forgeable). */
 export const ROOT_AGENT_LABEL = 'dev.hud-studio.agent-user';
 
-/**
- * Processes and threads an actor container may hold (docs/security.md): a
- * fork bomb there would otherwise take every pid of the host. Twice the
- * agent's own limit (agentLimits.ts), so that the server and the engine's
- * execs keep room when the agent has used all of its.
- */
-export const CONTAINER_PIDS_LIMIT = 2 * AGENT_PROCESS_LIMIT;
 const SETUP_TIMEOUT_MS = 60_000;
 
 /**
