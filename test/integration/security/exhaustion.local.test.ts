@@ -7,12 +7,12 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chownSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { REPO_ROOT, exitOf, spawnCli } from '../cli/cliHarness';
 import { tempDir } from '../docker/support';
-import { forkBombAgent } from './exhaustionAgents';
+import { forkBombAgent, processesWith } from './exhaustionAgents';
 
 /** A user of the host's that is not root (see cliAsUser). */
 const TEST_UID = 1000;
@@ -22,18 +22,6 @@ const WATCH = `${join(__dirname, 'fixtures', 'survivor_watch', 'env.py')}::task`
 before(() => {
   assert.ok(bubblewrap(), 'the local runtime needs bubblewrap for these tests (apt-get install -y bubblewrap)');
 });
-
-function processesWith(marker: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 /**
  * The CLI as a user of its own, in a pids cgroup of its own. The kernel

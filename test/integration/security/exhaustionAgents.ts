@@ -1,7 +1,22 @@
 /**
  * Agent commands that exhaust a resource of their seat, shared by the Docker
- * and bubblewrap attack tests (docs/security.md, "Exhaustion").
+ * and bubblewrap attack tests (docs/security.md, "Exhaustion"), and the
+ * host-side check that none of their processes outlived the run.
  */
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** Pids of the host's processes whose command line holds `marker`. */
+export function processesWith(marker: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
 
 /**
  * Starts a fork bomb whose processes fork without pause and retry when the

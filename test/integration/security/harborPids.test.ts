@@ -81,6 +81,24 @@ async function pidsLimitsDuring(run: () => Promise<void>): Promise<Map<string, n
 }
 
 /** The bomb filled the container up to its limit: the kernel refused the fork, the cap did not stop it. */
+/** The compose-sidecar fixture's file, with the pids limits the task itself asks for. */
+function sidecarCompose(mainLimit: number, apiLimit?: number): string {
+  return [
+    'version: "2.4"',
+    'services:',
+    '  main:',
+    '    build: .',
+    '    command: ["sleep", "infinity"]',
+    `    pids_limit: ${mainLimit}`,
+    '    depends_on:',
+    '      - api',
+    '  api:',
+    '    build: ./api',
+    ...(apiLimit === undefined ? [] : [`    pids_limit: ${apiLimit}`]),
+    '',
+  ].join('\n');
+}
+
 function assertRefusedAtLimit(forks: number, limit: number): void {
   assert.ok(forks < BOMB_CAP, `the bomb started ${forks} processes: nothing refused a fork`);
   // The container's init, its keep-alive, the agent's shells and the engine's execs hold the rest.
@@ -109,20 +127,7 @@ test('a fork bomb in a single-container Harbor task stops at the pids limit, and
 
 test("a fork bomb in a Compose task's main stops at the pids limit: a higher limit in the file is capped, a lower one kept", async () => {
   const dir = fixtureVariant('compose-sidecar', {
-    'environment/docker-compose.yaml': [
-      'version: "2.4"',
-      'services:',
-      '  main:',
-      '    build: .',
-      '    command: ["sleep", "infinity"]',
-      `    pids_limit: ${CONTAINER_PIDS_LIMIT * 100}`,
-      '    depends_on:',
-      '      - api',
-      '  api:',
-      '    build: ./api',
-      '    pids_limit: 64',
-      '',
-    ].join('\n'),
+    'environment/docker-compose.yaml': sidecarCompose(CONTAINER_PIDS_LIMIT * 100, 64),
   });
   const fetchToken = `python3 -c 'import urllib.request; open("/app/token.txt", "wb").write(urllib.request.urlopen("http://api:8000/token", timeout=10).read())'`;
   let outcome: Awaited<ReturnType<typeof runTrial>>['outcome'] | undefined;
@@ -144,19 +149,7 @@ test("a fork bomb in a Compose task's main stops at the pids limit: a higher lim
 test('a fork bomb that forks without end, left running by the agent, is swept before the verifier runs', async () => {
   // The task's own limit, lower than HUD Studio's, is kept: it is also what bounds this bomb should that regress.
   const dir = fixtureVariant('compose-sidecar', {
-    'environment/docker-compose.yaml': [
-      'version: "2.4"',
-      'services:',
-      '  main:',
-      '    build: .',
-      '    command: ["sleep", "infinity"]',
-      '    pids_limit: 512',
-      '    depends_on:',
-      '      - api',
-      '  api:',
-      '    build: ./api',
-      '',
-    ].join('\n'),
+    'environment/docker-compose.yaml': sidecarCompose(512),
   });
   const fetchToken = `python3 -c 'import urllib.request; open("/app/token.txt", "wb").write(urllib.request.urlopen("http://api:8000/token", timeout=10).read())'`;
   const bomb = `(setsid sh -c 'b() { b & b & wait; }; b' </dev/null >/dev/null 2>&1 &)`;

@@ -20,7 +20,7 @@ import { AGENT_PROCESS_LIMIT } from '../../../client/src/engine/providers/agentL
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { REPO_ROOT, exitOf } from '../cli/cliHarness';
 import { tempDir } from '../docker/support';
-import { forkBombAgent } from './exhaustionAgents';
+import { forkBombAgent, processesWith } from './exhaustionAgents';
 
 const root = process.getuid?.() === 0;
 const skip = root ? false : 'the case these tests cover is an engine run by root';
@@ -40,18 +40,6 @@ before(() => {
 after(() => {
   if (existsSync(SAFETY)) rmdirSync(SAFETY);
 });
-
-function processesWith(marker: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 /** Sub-cgroups left anywhere under `dir`. */
 function cgroupsUnder(dir: string): string[] {
