@@ -14,6 +14,7 @@ import type { AgentContext } from '../../client/src/engine/agents/agent';
 import { DEFAULT_LLM_SETTINGS, LlmAgent } from '../../client/src/engine/agents/llm/llmAgent';
 import { resolveModel } from '../../client/src/engine/agents/llm/modelRef';
 import { startScriptedModel, type ScriptEntry } from '../../test/support/scriptedModels';
+import { machineInfo } from '../support/machine';
 
 const { values } = parseArgs({
   options: {
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
     `${JSON.stringify(
       {
         benchmark: 'agent-loop',
+        machine: machineInfo(),
         steps,
         serverLatencyMs: latencyMs,
         runs,
