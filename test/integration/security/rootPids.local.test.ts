@@ -37,15 +37,52 @@ before(() => {
   assert.ok(existsSync(join(PIDS, 'cgroup.procs')), `these tests need the cgroup v1 pids hierarchy at ${PIDS}`);
 });
 
-after(() => {
-  if (existsSync(SAFETY)) rmdirSync(SAFETY);
-});
+after(() => removeCgroupTree(SAFETY));
 
-/** Sub-cgroups left anywhere under `dir`. */
+/**
+ * Sub-cgroups left anywhere under `dir`. The engine removes its cgroups
+ * while this runs (the watch below reads them every 100 ms), so one that
+ * goes between the listing and the look inside is simply not there.
+ */
 function cgroupsUnder(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((n) => statSync(join(dir, n)).isDirectory())
-    .flatMap((n) => [join(dir, n), ...cgroupsUnder(join(dir, n))]);
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return entries.filter((e) => e.isDirectory()).flatMap((e) => [join(dir, e.name), ...cgroupsUnder(join(dir, e.name))]);
+}
+
+/**
+ * Removes `dir` and the cgroups under it, deepest first, killing what is
+ * still in them (a failed test may leave its CLI running) and retrying while
+ * the kernel still counts the dying, so one failure does not fail the tests
+ * after it.
+ */
+function removeCgroupTree(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const cg of [...cgroupsUnder(dir).reverse(), dir]) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        for (const pid of readFileSync(join(cg, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {
+            // gone meanwhile
+          }
+        }
+        rmdirSync(cg);
+        break;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') break;
+        if (code !== 'EBUSY' || attempt >= 100) throw err;
+        spawnSync('sleep', ['0.05']);
+      }
+    }
+  }
 }
 
 interface Run {
@@ -86,6 +123,7 @@ function agentMembers(): string[] {
 
 /** `hud-studio run` as root in the test's cgroup; `prelude` (a command prefix) starts it, once in that cgroup. */
 async function runAsRoot(agentCommand: string, opts: { prelude?: string; timeoutS?: number } = {}): Promise<Run> {
+  removeCgroupTree(SAFETY);
   mkdirSync(SAFETY);
   try {
     writeFileSync(join(SAFETY, 'pids.max'), String(SAFETY_LIMIT));
@@ -100,7 +138,13 @@ async function runAsRoot(agentCommand: string, opts: { prelude?: string; timeout
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), 55_000);
     const members = new Set<string>();
-    const watch = setInterval(() => agentMembers().forEach((m) => members.add(m)), 100);
+    const watch = setInterval(() => {
+      try {
+        for (const m of agentMembers()) members.add(m);
+      } catch {
+        // a cgroup went while it was read: the next look sees the rest
+      }
+    }, 100);
     const done = await exitOf(child);
     clearTimeout(timer);
     clearInterval(watch);
@@ -121,8 +165,7 @@ async function runAsRoot(agentCommand: string, opts: { prelude?: string; timeout
     };
   } finally {
     // What a regression left is reported above (`left`); removed here, deepest first, so that it does not pile up.
-    for (const dir of cgroupsUnder(SAFETY).reverse()) rmdirSync(dir);
-    rmdirSync(SAFETY);
+    removeCgroupTree(SAFETY);
   }
 }
 
@@ -194,6 +237,7 @@ test(
   { skip },
   () => {
     const parent = join(SAFETY, 'hud-studio');
+    removeCgroupTree(SAFETY);
     mkdirSync(SAFETY);
     try {
       const gone = spawnSync('true').pid;
@@ -210,8 +254,7 @@ test(
         ['1.live', `${process.pid}.next`],
       );
     } finally {
-      for (const dir of cgroupsUnder(SAFETY).reverse()) rmdirSync(dir);
-      rmdirSync(SAFETY);
+      removeCgroupTree(SAFETY);
     }
   },
 );
