@@ -34,6 +34,7 @@ import {
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_PROCESS_LIMIT } from './agentLimits';
+import { processAlive } from './localOwner';
 
 export const CGROUP_FS = '/sys/fs/cgroup';
 const FOLDER = 'hud-studio';
@@ -108,16 +109,6 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-/** True when no process of the engine's with that pid runs (its cgroups are orphans). */
-function ownerGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
 /** The parents already swept by this process. */
 const swept = new Set<string>();
 
@@ -133,7 +124,7 @@ function sweepOrphans(parent: string): void {
   }
   for (const name of names) {
     const owner = /^(\d+)\./.exec(name)?.[1];
-    if (!owner || Number(owner) === process.pid || !ownerGone(Number(owner))) continue;
+    if (!owner || Number(owner) === process.pid || processAlive(Number(owner))) continue;
     try {
       rmdirSync(join(parent, name));
     } catch {

@@ -34,7 +34,8 @@ function readOwner(root: string): OwnerRecord | undefined {
   }
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process with that pid runs (one of another user's counts: EPERM). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
