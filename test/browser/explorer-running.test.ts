@@ -123,11 +123,15 @@ describe('trace explorer: a running rollout', () => {
         { type: 'prompt', rolloutId, at: at(1.1), prompt: { prompt: 'Count to three.' } },
       ],
     });
-    await page.locator('details[data-key="task-source"] > summary').click();
     const before = await saves(page);
-    await page.waitForFunction((n) => (window as unknown as { __saves: number }).__saves > n, before);
-    const saved = await page.evaluate(() => JSON.parse(sessionStorage.getItem('webview-state') ?? 'null'));
-    assert.ok(saved.open.includes('task-source'), 'the opened section is part of the saved state');
+    await page.locator('details[data-key="task-source"] > summary').click();
+    // Saves are debounced, and the one the events scheduled may land before or after the click's
+    // toggle: wait for a save that holds the opened section, whichever save that is.
+    await page.waitForFunction(() => {
+      const s = sessionStorage.getItem('webview-state');
+      return s !== null && (JSON.parse(s) as { open?: string[] }).open?.includes('task-source') === true;
+    });
+    assert.ok((await saves(page)) > before, 'opening the section saved the state');
 
     // VS Code unloads a hidden webview and loads it again when it is shown.
     await page.reload();
