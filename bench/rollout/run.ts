@@ -8,7 +8,10 @@
  * so both see the same machine load; medians are compared.
  * Also the two-substrate shape (actor and verifier each on a container of
  * its own: two containers, two servers, two channels) against the same
- * single-container floor, interleaved with the others.
+ * single-container floor, interleaved with the others: run again in one
+ * process (the verifier's container starts with the actor's, from the last
+ * discovery: engine/verifierHints.ts), and as the first run of the task in a
+ * process (`hud-studio run`), where it starts after discovery.
  * Targets (issue 18): same environment / floor <= 1.2; two substrates / floor <= 2.2.
  *
  * Prints one JSON document. Run: npm run bench -- rollout [--iterations N]
@@ -21,6 +24,7 @@ import { FixedAgent } from '../../client/src/engine/agents/fixed';
 import { dockerAvailable } from '../../client/src/engine/docker/client';
 import { DEFAULT_IMAGE, DockerProvider } from '../../client/src/engine/providers/docker';
 import { runRollout } from '../../client/src/engine/rollout';
+import { forgetVerifierHints } from '../../client/src/engine/verifierHints';
 import { machineInfo } from '../support/machine';
 import { phaseBreakdown } from '../support/phases';
 
@@ -90,13 +94,18 @@ async function main(): Promise<void> {
     const twoEnv: number[] = [];
     const engineTraces: string[] = [];
     const twoEnvTraces: string[] = [];
+    const firstRun: number[] = [];
+    const firstRunTraces: string[] = [];
     for (let i = 0; i < iterations; i++) {
       floor.push(floorOnce(DEFAULT_IMAGE));
       engine.push(await engineOnce(traceDir, FIXTURE, engineTraces));
       twoEnv.push(await engineOnce(traceDir, TWO_ENV_FIXTURE, twoEnvTraces));
+      forgetVerifierHints();
+      firstRun.push(await engineOnce(traceDir, TWO_ENV_FIXTURE, firstRunTraces));
     }
     const ratio = median(engine) / median(floor);
     const twoRatio = median(twoEnv) / median(floor);
+    const firstRunRatio = median(firstRun) / median(floor);
     process.stdout.write(
       `${JSON.stringify(
         {
@@ -127,6 +136,16 @@ async function main(): Promise<void> {
             what: 'two-substrate rollout / the single-container floor above',
             target: TWO_ENV_TARGET,
             withinTarget: twoRatio <= TWO_ENV_TARGET,
+            firstRunInProcess: {
+              what: 'the same, with no earlier discovery of the task in the process: the verifier starts after discovery',
+              engineMs: {
+                median: round(median(firstRun)),
+                runs: firstRun.map(round),
+                phases: phaseBreakdown(firstRunTraces),
+              },
+              ratio: Math.round(firstRunRatio * 100) / 100,
+              withinTarget: firstRunRatio <= TWO_ENV_TARGET,
+            },
           },
         },
         null,

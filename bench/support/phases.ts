@@ -3,7 +3,10 @@
  * the engine times its own stretches of work (the trace's `spans`: container
  * create and start, copy-in, discovery, server start, channel, the agent,
  * tasks.start / tasks.grade, server stop, container removal); the trace write
- * is the file's modification time minus the trace's end. Spans of one rollout
+ * is the file's modification time minus the trace's end, at least 0: the
+ * kernel stamps files from its coarse clock (one scheduler tick, up to 4 ms
+ * behind the time the trace's end was read from), so a quick write otherwise
+ * reads as a few milliseconds before the end. Spans of one rollout
  * may overlap (the verifier's container is made while the actor works), so
  * the per-span medians do not add up to the rollout's duration.
  */
@@ -38,7 +41,7 @@ export function phaseBreakdown(paths: string[]): PhaseBreakdown {
   for (const path of paths) {
     const trace = JSON.parse(readFileSync(path, 'utf8')) as Trace;
     if (trace.durationMs !== undefined) durations.push(trace.durationMs);
-    if (trace.endedAt) writes.push(statSync(path).mtimeMs - Date.parse(trace.endedAt));
+    if (trace.endedAt) writes.push(Math.max(0, statSync(path).mtimeMs - Date.parse(trace.endedAt)));
     // One rollout's repeated span (e.g. tasks.start of actor and verifier on one channel) counts summed.
     const mine = new Map<string, number>();
     for (const s of trace.spans ?? []) {

@@ -31,6 +31,7 @@ import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './prov
 import { NO_VERIFIER_NOW, type RecordedActor } from './runRequest';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { HeldLogs } from './heldLogs';
+import { hintFits, rememberVerifierHint, verifierHint, verifierHintKey, type VerifierHint } from './verifierHints';
 import { TraceRecorder, type RolloutEventInput as EventInput } from './trace/builder';
 import { Redactor } from './trace/redact';
 import type {
@@ -284,8 +285,11 @@ class RolloutRun {
     /** The verifier's own substrate, made while the actor works when the provider isolates substrates. */
     let verifierSubstrate: EarlySubstrate | undefined;
     const acquireVerifierEarly = (t: DiscoveredTask): void => {
-      const v = t.verifier;
-      if (verifierSubstrate || !v || sharesActorSubstrate(t) || !this.isolates(target, v.runtimeConfig)) return;
+      const v = separateVerifier(t);
+      if (!verifierSubstrate && v) startVerifier(v);
+    };
+    const startVerifier = (v: VerifierHint): void => {
+      if (!this.isolates(target, v.runtimeConfig)) return;
       const logs = new HeldLogs();
       const substrate = this.acquire(
         target,
@@ -317,7 +321,11 @@ class RolloutRun {
       this.step('setup', 'started');
       // Known before anything starts: no substrate is made for a run that cannot start.
       if (opts.task?.rowError) throw this.rowFailure(opts.task, opts.task.rowError, target);
+      // Without a discovered row, the last discovery of this task says what its verifier needs.
+      const hintKey = verifierHintKey(opts.provider.kind, target);
+      const hint = opts.task ? undefined : verifierHint(hintKey);
       if (opts.task) acquireVerifierEarly(opts.task);
+      else if (hint) startVerifier(hint);
       let substrate = await this.acquire(
         target,
         opts.task?.runtimeConfig ?? null,
@@ -359,6 +367,21 @@ class RolloutRun {
       this.startPhase('actor', substrate.info, false);
 
       const shared = sharesActorSubstrate(task);
+      if (!opts.task) {
+        const found = separateVerifier(task);
+        if (hint && verifierSubstrate && !hintFits(hint, found)) {
+          this.log('stdout', "the verifier's substrate started from this task's last discovery no longer fits; released");
+          const unused = verifierSubstrate.substrate;
+          verifierSubstrate = undefined;
+          this.releasing.add(
+            unused.then(
+              (s) => (this.live.delete(s), this.releaseQuietly(s)),
+              () => undefined,
+            ),
+          );
+        }
+        rememberVerifierHint(hintKey, found);
+      }
       acquireVerifierEarly(task);
       const actorEnv = { ...(opts.credentials?.[task.env] ?? {}) };
       if (shared) this.sharedSubstrateWarnings(task, actorEnv);
@@ -972,6 +995,11 @@ class RolloutRun {
 function sharesActorSubstrate(task: DiscoveredTask): boolean {
   const v = task.verifier;
   return !!v && v.env === task.env && !hasRuntimeConfig(v.runtimeConfig);
+}
+
+/** The task's verifier when it needs a substrate of its own. */
+function separateVerifier(task: DiscoveredTask): VerifierHint | undefined {
+  return task.verifier && !sharesActorSubstrate(task) ? task.verifier : undefined;
 }
 
 /** The verifier's substrate while it is being acquired, before its phase, with what the acquisition logged. */
