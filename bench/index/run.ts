@@ -22,6 +22,7 @@ import { join, sep } from 'node:path';
 import { Analyzer, decodeText, type FileContent } from '../../server/src/analysis/analyzer';
 import { listIndexableFiles, readFiles } from '../../server/src/analysis/scan';
 import { createPythonParser } from '../../server/src/analysis/treeSitter';
+import { SERVER_V8_FLAGS } from '../../server/src/v8Flags';
 import { machineInfo } from '../support/machine';
 import { helperThreadsCpuMs } from '../support/threads';
 
@@ -284,7 +285,16 @@ async function measureMemory(root: string) {
 }
 
 function child(mode: 'time' | 'memory', root: string) {
-  const args = [...process.execArgv, ...(mode === 'memory' ? ['--expose-gc'] : []), __filename, '--child', mode, root];
+  // As the server runs: with its V8 flags (server/src/v8Flags.ts).
+  const args = [
+    ...SERVER_V8_FLAGS,
+    ...process.execArgv,
+    ...(mode === 'memory' ? ['--expose-gc'] : []),
+    __filename,
+    '--child',
+    mode,
+    root,
+  ];
   const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`bench ${mode} for ${root} failed:\n${r.stderr}`);
   return JSON.parse(r.stdout);

@@ -17,6 +17,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, processGroupOf, until, useSession, vsixEntries } from './codeServer';
 import type { Workbench } from './workbench';
+import { SERVER_V8_FLAGS } from '../../server/src/v8Flags';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'python', 'verifier_same_env');
 const HARBOR_FIXTURE = join(ROOT, 'test', 'fixtures', 'harbor', 'shared-basic');
@@ -36,6 +37,22 @@ function managedContainers(group: number): number {
     .split('\n')
     .filter(Boolean)
     .filter((pid) => processGroupOf(Number(pid)) === group).length;
+}
+
+/** The command lines of this code-server's language servers (dist/server.js of the installed extension). */
+function serverCommandLines(group: number): string[][] {
+  const lines: string[][] = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    if (processGroupOf(Number(pid)) !== group) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (argv.some((a) => a.endsWith('/dist/server.js'))) lines.push(argv);
+  }
+  return lines;
 }
 
 describe('HUD Studio in code-server', () => {
@@ -291,7 +308,7 @@ describe('HUD Studio in code-server', () => {
 
   e2e.test(
     'Restart Language Server brings a new server up; Show Server Log shows what happened',
-    async ({ page, ui, shot, extHostLog }) => {
+    async ({ page, ui, shot, extHostLog, processGroup }) => {
       await ui.command('HUD Studio: Restart Language Server');
       await ui.command('HUD Studio: Show Server Log');
       const output = page.locator('.part.panel .view-lines');
@@ -300,6 +317,11 @@ describe('HUD Studio in code-server', () => {
       // The new server scans the workspace again and says so in the same log (its file, read as it grows).
       const restartedAndIndexed = () => /restarting the language server[\s\S]*indexed \d+ files/.test(extHostLog());
       await until('the restarted server indexing the workspace', restartedAndIndexed, 60_000);
+      // It runs with the server's V8 flags, as the index benchmark measures it (server/src/v8Flags.ts).
+      // (The old one may still be on its way out.)
+      await until('one language server', () => serverCommandLines(processGroup).length === 1, 30_000);
+      const servers = serverCommandLines(processGroup);
+      for (const flag of SERVER_V8_FLAGS) assert.ok(servers[0]!.includes(flag), `${flag} in ${servers[0]!.join(' ')}`);
 
       await ui.quickOpen('env.py');
       await page

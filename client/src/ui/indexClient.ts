@@ -19,6 +19,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import type { ServerInitOptions } from '../../../server/src/initOptions';
+import { SERVER_V8_FLAGS } from '../../../server/src/v8Flags';
 import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../common/lspMessages';
 import { ServerRestarts } from '../serverRestarts';
 
@@ -53,8 +54,12 @@ export class IndexClient implements vscode.Disposable {
   async start(): Promise<void> {
     const module = this.context.asAbsolutePath('dist/server.js');
     const serverOptions: ServerOptions = {
-      run: { module, transport: TransportKind.ipc },
-      debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+      run: { module, transport: TransportKind.ipc, options: { execArgv: [...SERVER_V8_FLAGS] } },
+      debug: {
+        module,
+        transport: TransportKind.ipc,
+        options: { execArgv: [...SERVER_V8_FLAGS, '--nolazy', '--inspect=6019'] },
+      },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
