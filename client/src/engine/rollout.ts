@@ -370,7 +370,10 @@ class RolloutRun {
       if (!opts.task) {
         const found = separateVerifier(task);
         if (hint && verifierSubstrate && !hintFits(hint, found)) {
-          this.log('stdout', "the verifier's substrate started from this task's last discovery no longer fits; released");
+          this.log(
+            'stdout',
+            "the verifier's substrate started from this task's last discovery no longer fits; released",
+          );
           const unused = verifierSubstrate.substrate;
           verifierSubstrate = undefined;
           this.releasing.add(

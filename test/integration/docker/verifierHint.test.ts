@@ -19,7 +19,10 @@ const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'python', 'verifier_two_env'
 
 function spanOf(trace: Trace, key: string): TraceSpan {
   const span = (trace.spans ?? []).find((s) => `${s.phase}: ${s.name}` === key);
-  assert.ok(span, `the trace has a span "${key}": ${(trace.spans ?? []).map((s) => `${s.phase}: ${s.name}`).join(', ')}`);
+  assert.ok(
+    span,
+    `the trace has a span "${key}": ${(trace.spans ?? []).map((s) => `${s.phase}: ${s.name}`).join(', ')}`,
+  );
   return span;
 }
 
@@ -31,7 +34,13 @@ describe('the verifier container of a task run again', () => {
     copyFileSync(FIXTURE, envFile);
     const provider = new DockerProvider({ defaultImage: BASE_IMAGE });
     const run = async (): Promise<FinishedRollout> => {
-      const out = await runRollout({ ref: envFile, cwd: dir, provider, agent: new FixedAgent('secret'), traceDir: null });
+      const out = await runRollout({
+        ref: envFile,
+        cwd: dir,
+        provider,
+        agent: new FixedAgent('secret'),
+        traceDir: null,
+      });
       assert.equal(out.status, 'completed', JSON.stringify(out.error));
       assert.equal(out.reward, 1);
       await assertNoContainersOfRollout(out.rolloutId);
@@ -61,7 +70,10 @@ describe('the verifier container of a task run again', () => {
       assert.equal(second.result?.info?.['saw_actor_file'], false, 'the verifier still grades on a fresh container');
 
       // The verifier moves onto the actor's environment: the hinted container is not used, and goes.
-      writeFileSync(envFile, readFileSync(envFile, 'utf8').replace('@judge.template(id="verify")', '@actor.template(id="verify")'));
+      writeFileSync(
+        envFile,
+        readFileSync(envFile, 'utf8').replace('@judge.template(id="verify")', '@actor.template(id="verify")'),
+      );
       const third = await run();
       const logs = third.trace.phases.flatMap((p) => p.logs.map((l) => l.text));
       assert.ok(
