@@ -3,11 +3,12 @@
  * which its benchmark runs with too (bench/index/run.ts).
  *
  * The server runs on the editor's Node: Electron's in VS Code, Node 24 in
- * code-server. Newer V8s grow the young generation with the machine's memory,
- * and on a 24 GiB machine Node 24 let the cold index of 11,000 files peak at
- * 285-298 MB of RSS against 190 MB on Node 20, keeping the same 83 MB:
- * garbage waiting in a larger nursery. A 16 MB semi-space (Node 20's own
- * ceiling on 64-bit) keeps the peak near Node 20's without moving the
- * CPU ratio (bench/index/README.md, "On Node 24").
+ * code-server. Node 24's V8 lets each semi-space of the young generation grow
+ * to 64 MB (`--scavenger-max-new-space-capacity-mb` is 32, doubled in a Node
+ * built without pointer compression), and there the cold index of 11,000
+ * files peaked at 284-298 MB of RSS against 190-197 MB on Node 20, keeping
+ * the same 83 MB: garbage waiting in a larger nursery. Capped at 16 MB, the
+ * peak is near Node 20's and the CPU ratio does not move
+ * (bench/index/README.md, "On Node 24").
  */
 export const SERVER_V8_FLAGS: readonly string[] = ['--max-semi-space-size=16'];

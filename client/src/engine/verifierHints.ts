@@ -2,7 +2,7 @@
  * What the last discovery of a task said about its verifier, so that the next
  * rollout of the same task in this process can start the verifier's own
  * substrate at once instead of after the actor's container and discovery
- * (docs/engine.md, "The verifier's substrate"). A hint only moves work
+ * (docs/engine.md). A hint only moves work
  * earlier: every rollout still discovers, and a substrate started from a hint
  * that no longer fits the discovered verifier is released unused.
  */
