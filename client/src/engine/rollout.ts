@@ -378,7 +378,7 @@ class RolloutRun {
           verifierSubstrate = undefined;
           this.releasing.add(
             unused.then(
-              (s) => (this.live.delete(s), this.releaseQuietly(s)),
+              (s) => this.releaseOffPath(s),
               () => undefined,
             ),
           );
@@ -871,8 +871,15 @@ class RolloutRun {
     await session.channel.bye();
     this.channels.delete(session.channel);
     if (!offPath) return this.release(session.substrate);
-    this.live.delete(session.substrate);
-    this.releasing.add(this.releaseQuietly(session.substrate));
+    void this.releaseOffPath(session.substrate);
+  }
+
+  /** Releases a substrate while the rollout goes on: it leaves `live`, and releaseAll() waits for the release. */
+  private releaseOffPath(substrate: Substrate): Promise<void> {
+    this.live.delete(substrate);
+    const releasing = this.releaseQuietly(substrate);
+    this.releasing.add(releasing);
+    return releasing;
   }
 
   private async runAgent(prompt: unknown, session: Session, signal: AbortSignal): Promise<unknown> {
