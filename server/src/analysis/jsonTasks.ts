@@ -25,7 +25,7 @@ export function extractJsonTasks(text: string, fileName: string): JsonTaskFacts 
   const rows: JsonTaskRow[] = [];
   const issues: FileProblem[] = [];
   for (const [i, span] of spans.entries()) {
-    const range: Range = { start: lines.positionAt(span.start), end: lines.positionAt(span.end) };
+    const range: Range = lines.rangeAt(span.start, span.end);
     let value: unknown;
     try {
       value = JSON.parse(text.slice(span.start, span.end));
@@ -52,12 +52,10 @@ export function extractJsonTasks(text: string, fileName: string): JsonTaskFacts 
     }
     const row: JsonTaskRow = { row: i, env: value.env, id: value.id, args: value.args ?? {}, argsRange: range, range };
     const argsAt = text.indexOf('"args"', span.start);
-    if (argsAt >= 0 && argsAt < span.end)
-      row.argsRange = { start: lines.positionAt(argsAt), end: lines.positionAt(argsAt + 6) };
+    if (argsAt >= 0 && argsAt < span.end) row.argsRange = lines.rangeAt(argsAt, argsAt + 6);
     if (isRow(value.verifier)) {
       const vAt = text.indexOf('"verifier"', span.start);
-      const vRange =
-        vAt >= 0 && vAt < span.end ? { start: lines.positionAt(vAt), end: lines.positionAt(vAt + 10) } : range;
+      const vRange = vAt >= 0 && vAt < span.end ? lines.rangeAt(vAt, vAt + 10) : range;
       row.verifier = { env: value.verifier.env, id: value.verifier.id, args: value.verifier.args ?? {}, range: vRange };
     }
     rows.push(row);

@@ -1,5 +1,5 @@
 /** Offset <-> position over a JS string (UTF-16 code units, like LSP). */
-import type { Position } from './facts';
+import type { Position, Range } from './facts';
 
 /**
  * Positions the index keeps, shared by every file: the facts hold about 50
@@ -27,12 +27,42 @@ export function positionOf(line: number, character: number): Position {
   return p;
 }
 
+/**
+ * Ranges the index keeps, shared the same way: an environment file's facts
+ * held about 31 ranges, and at 11,000 files their 347,000 `{start, end}`
+ * objects were 13 MB of the 83 MB the index kept, while the files' ranges
+ * mostly repeat from file to file. Frozen, because one object stands for
+ * every use; a cache like the positions', bounded the same way.
+ */
+const RANGE_LIMIT = 100_000;
+let sharedRanges = new Map<number, Range>();
+
+export function sharedRange(start: Position, end: Position): Range {
+  const lines = end.line - start.line;
+  // The key packs the four numbers into a double's 53 exact bits; anything wider gets a range of its own.
+  if (lines < 0 || lines >= 1024 || start.line >= 0x80000 || start.character >= 4096 || end.character >= 4096)
+    return { start, end };
+  const key = ((start.line * 1024 + lines) * 4096 + start.character) * 4096 + end.character;
+  let r = sharedRanges.get(key);
+  if (r === undefined) {
+    if (sharedRanges.size >= RANGE_LIMIT) sharedRanges = new Map();
+    r = Object.freeze({ start, end });
+    sharedRanges.set(key, r);
+  }
+  return r;
+}
+
 export class LineMap {
   private readonly starts: number[] = [0];
   /** The line of the last answer: extraction asks in nearly ascending order, mostly on that line or the next. */
   private last = 0;
   constructor(text: string) {
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+  }
+
+  /** The range between two offsets, shared (see sharedRange). */
+  rangeAt(start: number, end: number): Range {
+    return sharedRange(this.positionAt(start), this.positionAt(end));
   }
 
   positionAt(offset: number): Position {

@@ -158,6 +158,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.verifierAssignments = fitted(facts.verifierAssignments);
   facts.plainDefinitions = fitted(facts.plainDefinitions);
   facts.v5Scenarios = fitted(facts.v5Scenarios);
+  facts.serviceAccess = fitted(facts.serviceAccess);
   return facts;
 }
 
@@ -192,10 +193,6 @@ function recoverStatements(spans: Span[], nodes: SyntaxNode[], text: string): Sp
     if (pending !== undefined) out.push({ start: pending, end: span.end });
   });
   return out;
-}
-
-export function spanRange(lines: LineMap, start: number, end: number): Range {
-  return { start: lines.positionAt(start), end: lines.positionAt(end) };
 }
 
 const isHudModule = (module: string) => module === 'hud' || module.startsWith('hud.');
@@ -292,7 +289,7 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
       target: intern(v[1]!),
       ...(v[2] === undefined ? {} : { index: Number(v[2]) }),
       value,
-      range: spanRange(ctx.lines, st.start, end),
+      range: ctx.lines.rangeAt(st.start, end),
     };
   }
   const assign = simpleAssignment(text, st);
@@ -316,7 +313,7 @@ function readEnvironment(ctx: Ctx, parsed: ParsedAssignment): EnvironmentFacts |
   return {
     variable: parsed.name,
     name: name === undefined ? parsed.name : intern(name, true),
-    range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end),
+    range: ctx.lines.rangeAt(parsed.statement.start, parsed.rhs.end),
   };
 }
 
@@ -340,8 +337,8 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
   const calleeEnd = span.start + head[1]!.length;
   const facts: CallFacts = {
     callee,
-    range: spanRange(lines, span.start, span.end),
-    calleeRange: spanRange(lines, span.start, calleeEnd),
+    range: lines.rangeAt(span.start, span.end),
+    calleeRange: lines.rangeAt(span.start, calleeEnd),
     positional: 0,
     keywords: [],
     hasSplat: false,
@@ -366,17 +363,17 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
           const prev = spans[i - 1];
           const next = spans[i + 1];
           facts.verifierArgRange = prev
-            ? spanRange(lines, prev.end, a.end)
-            : spanRange(lines, a.start, next ? next.start : a.end);
+            ? lines.rangeAt(prev.end, a.end)
+            : lines.rangeAt(a.start, next ? next.start : a.end);
         }
         return;
       }
       const name = intern(kw[1]!);
-      const range = spanRange(lines, a.start, a.start + kw[1]!.length);
+      const range = lines.rangeAt(a.start, a.start + kw[1]!.length);
       const literal = literalArg(text, value);
       // Every field in the literal: one added later goes to a separate property store.
       facts.keywords.push(
-        literal ? { name, range, literal, valueRange: spanRange(lines, value.start, value.end) } : { name, range },
+        literal ? { name, range, literal, valueRange: lines.rangeAt(value.start, value.end) } : { name, range },
       );
     } else {
       args.push({ splat: false, span: a, value: a });
@@ -385,7 +382,7 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
         (facts.positionalLiterals ??= []).push({
           index: facts.positional,
           literal,
-          range: spanRange(lines, a.start, a.end),
+          range: lines.rangeAt(a.start, a.end),
         });
       facts.positional++;
     }
@@ -398,7 +395,7 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
 function verifierValue(ctx: Ctx, span: Span): VerifierValue | undefined {
   const source = ctx.text.slice(span.start, span.end);
   if (/^[A-Za-z_]\w*$/.test(source))
-    return { kind: 'name', name: intern(source), range: spanRange(ctx.lines, span.start, span.end) };
+    return { kind: 'name', name: intern(source), range: ctx.lines.rangeAt(span.start, span.end) };
   const call = parseCall(ctx, span);
   return call ? { kind: 'call', call: call.facts, range: call.facts.range } : undefined;
 }
@@ -426,7 +423,7 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
   facts.tasks.push({
     name: parsed.name,
     call: call.facts,
-    range: spanRange(ctx.lines, parsed.statement.start, parsed.rhs.end),
+    range: ctx.lines.rangeAt(parsed.statement.start, parsed.rhs.end),
   });
 }
 
@@ -477,7 +474,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
     if (!m) continue;
     const envVariable = intern(m[1]!);
     if (!envVars.has(envVariable) && !imported.has(envVariable)) continue;
-    const decRange = spanRange(lines, dec.start, dec.end);
+    const decRange = lines.rangeAt(dec.start, dec.end);
     if (m[2] === 'scenario') {
       facts.v5Scenarios.push({ envVariable, functionName, range: decRange });
       continue;
@@ -507,8 +504,8 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
       envVariable,
       functionName,
       description: description ?? '',
-      range: spanRange(lines, defStart, trimEndOf(text, defStart, st.end)),
-      nameRange: spanRange(lines, nameAt, nameAt + functionName.length),
+      range: lines.rangeAt(defStart, trimEndOf(text, defStart, st.end)),
+      nameRange: lines.rangeAt(nameAt, nameAt + functionName.length),
       decoratorRange: decRange,
       params: paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [],
       isAsync: !!defHead[1],

@@ -7,7 +7,7 @@
  * mentions what is checked.
  */
 import { problem } from './diagnostics';
-import type { FileProblem, Range } from './facts';
+import type { FileProblem } from './facts';
 import type { LineMap } from './lines';
 import { closestName } from './names';
 
@@ -178,7 +178,7 @@ function importProblems(text: string, lines: LineMap, out: FileProblem[]): void 
       out.push(
         problem(
           'hud-unknown-import',
-          spanOf(lines, at, at + name[0].length),
+          lines.rangeAt(at, at + name[0].length),
           `${m[1]} has no "${name[0]}" in the HUD SDK v6, so importing this module fails with ImportError (fix: ${closest ? `did you mean "${closest}"?` : `import one of ${m[1]}'s names`})`,
         ),
       );
@@ -198,7 +198,7 @@ function bareTemplateProblems(
     out.push(
       problem(
         'template-bare-decorator',
-        spanOf(lines, at, at + m[1]!.length + '@.template'.length),
+        lines.rangeAt(at, at + m[1]!.length + '@.template'.length),
         `@${m[1]}.template needs parentheses: the SDK's template() takes keywords only, so the bare decorator raises TypeError at import (fix: write @${m[1]}.template())`,
       ),
     );
@@ -216,7 +216,7 @@ function weightProblems(text: string, lines: LineMap, out: FileProblem[]): void 
     out.push(
       problem(
         'combine-no-positive-weight',
-        spanOf(lines, m.index, m.index + 'combine'.length),
+        lines.rangeAt(m.index, m.index + 'combine'.length),
         `no part of this combine() has a positive weight (${weights.join(', ')}), so the weights cannot be normalised and grading fails with ValueError (fix: give at least one SubScore or grader a weight > 0)`,
       ),
     );
@@ -271,8 +271,4 @@ function topLevelArgs(text: string, open: number): string[] | undefined {
     }
   }
   return undefined;
-}
-
-function spanOf(lines: LineMap, start: number, end: number): Range {
-  return { start: lines.positionAt(start), end: lines.positionAt(end) };
 }

@@ -11,13 +11,13 @@
  */
 import type { Range } from './facts';
 import { ownString, intern } from './intern';
-import { positionOf } from './lines';
+import { positionOf, sharedRange } from './lines';
 import type { SyntaxNode } from './treeSitter';
 
 export function rangeOf(node: SyntaxNode): Range {
   const s = node.startPosition;
   const e = node.endPosition;
-  return { start: positionOf(s.row, s.column), end: positionOf(e.row, e.column) };
+  return sharedRange(positionOf(s.row, s.column), positionOf(e.row, e.column));
 }
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y;

@@ -75,14 +75,14 @@ export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Sp
     if (call)
       (facts.unawaitedCalls ??= []).push({
         callee: call.callee,
-        range: { start: lines.positionAt(call.start), end: lines.positionAt(call.start + call.length) },
+        range: lines.rangeAt(call.start, call.start + call.length),
       });
   }
   const first = yields[0];
   if (first !== undefined) {
     const value = valueOf(text, first, def.end);
     facts.firstYield = classifyPrompt(text, value);
-    facts.firstYieldRange = { start: lines.positionAt(first), end: lines.positionAt(value?.end ?? first + 5) };
+    facts.firstYieldRange = lines.rangeAt(first, value?.end ?? first + 5);
     const bound = boundVariable(text, first);
     if (bound) facts.readsKeys = keyReads(root, text, lines, first, def.end, bound);
   }
@@ -189,7 +189,7 @@ function classifyPrompt(text: string, value: Span | undefined): FirstYield {
 
 function resultShape(text: string, lines: LineMap, yieldAt: number, limit: number): ResultShape {
   const value = valueOf(text, yieldAt, limit);
-  const range = { start: lines.positionAt(yieldAt), end: lines.positionAt(value?.end ?? yieldAt + 5) };
+  const range = lines.rangeAt(yieldAt, value?.end ?? yieldAt + 5);
   if (!value) return { range };
   const source = text.slice(value.start, value.end);
   if (isNumberLiteral(source)) return { keys: ['score'], range };
@@ -237,8 +237,7 @@ function keyReads(
     const quoteAt = /^[rRuU]?/.exec(text.slice(keyAt, keyAt + 1))![0].length + keyAt;
     const close = skipString(text, quoteAt);
     const key = close > 0 ? literalString(text.slice(keyAt, close)) : undefined;
-    if (key !== undefined)
-      out.push({ key: intern(key), range: { start: lines.positionAt(keyAt), end: lines.positionAt(close) } });
+    if (key !== undefined) out.push({ key: intern(key), range: lines.rangeAt(keyAt, close) });
   }
   return fitted(out);
 }

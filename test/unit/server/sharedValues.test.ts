@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { internDotted } from '../../../server/src/analysis/intern';
-import { LineMap, positionOf } from '../../../server/src/analysis/lines';
+import { LineMap, positionOf, sharedRange } from '../../../server/src/analysis/lines';
 import { literalArg } from '../../../server/src/analysis/literalArg';
 import { StringMultimap } from '../../../server/src/analysis/multimap';
 
@@ -39,6 +39,41 @@ describe('values the index shares between files', () => {
     // Columns too wide for the shared table still get the right position.
     const wide = positionOf(3, 0x20000);
     assert.deepEqual(wide, { line: 3, character: 0x20000 });
+  });
+
+  it('ranges are shared across files, frozen, and exact at every width', () => {
+    const a = new LineMap('x = 1\ny = 2\n').rangeAt(6, 11);
+    const b = new LineMap('abcdef\nzzzzzz\n').rangeAt(7, 12);
+    assert.deepEqual(a, { start: { line: 1, character: 0 }, end: { line: 1, character: 5 } });
+    assert.equal(a, b);
+    assert.ok(Object.isFrozen(a));
+    assert.throws(() => {
+      (a as { end: unknown }).end = a.start;
+    }, TypeError);
+    // Each of the four numbers the key packs, at the edge of its field and past it.
+    const cases: [number, number, number, number][] = [
+      [0, 0, 0, 0],
+      [0x7ffff, 4095, 0x7ffff + 1023, 4095],
+      [0x80000, 0, 0x80000, 1],
+      [7, 4096, 7, 4097],
+      [7, 1, 7 + 1024, 0],
+      [7, 1, 7 + 1023, 0],
+      [9, 5, 8, 2],
+    ];
+    for (const [sl, sc, el, ec] of cases) {
+      const r = sharedRange(positionOf(sl, sc), positionOf(el, ec));
+      assert.deepEqual(r, { start: { line: sl, character: sc }, end: { line: el, character: ec } });
+      assert.deepEqual(sharedRange(positionOf(sl, sc), positionOf(el, ec)), r);
+    }
+    // Neighbours in every field are different ranges.
+    const base = sharedRange(positionOf(2, 3), positionOf(4, 5));
+    for (const other of [
+      sharedRange(positionOf(3, 3), positionOf(5, 5)),
+      sharedRange(positionOf(2, 4), positionOf(4, 5)),
+      sharedRange(positionOf(2, 3), positionOf(5, 5)),
+      sharedRange(positionOf(2, 3), positionOf(4, 6)),
+    ])
+      assert.notDeepEqual(other, base);
   });
 
   it('callees and literal arguments are shared, frozen, and read the same as before', () => {
