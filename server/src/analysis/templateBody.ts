@@ -9,7 +9,7 @@
  */
 import { fitted } from './fitted';
 import type { BodyFacts, FirstYield, Range, ResultShape, TemplateParam } from './facts';
-import { intern, internDotted } from './intern';
+import { intern, internDotted, ownString } from './intern';
 import type { LineMap } from './lines';
 import {
   expressionEnd,
@@ -242,8 +242,32 @@ function keyReads(
   return fitted(out);
 }
 
+/**
+ * Parameter lists read before, by their text: templates repeat their
+ * signatures from file to file (`level: int = 1`), and each list cost one
+ * array and an object per parameter kept for as long as the file is
+ * indexed. Shared lists are frozen, like the positions and ranges they sit
+ * beside (lines.ts); a cache that starts again when full.
+ */
+const PARAM_LISTS_LIMIT = 20_000;
+let paramLists = new Map<string, TemplateParam[]>();
+
 /** Parameters of `def f(<from..to>)`. */
 export function readParams(text: string, from: number, to: number): TemplateParam[] {
+  const source = text.slice(from, to);
+  let params = paramLists.get(source);
+  if (params === undefined) {
+    if (paramLists.size >= PARAM_LISTS_LIMIT) paramLists = new Map();
+    const parsed = parseParams(text, from, to);
+    for (const p of parsed) Object.freeze(p);
+    params = Object.freeze(fitted(parsed)) as TemplateParam[];
+    // The key would otherwise keep the whole file's text alive (intern.ts).
+    paramLists.set(ownString(source), params);
+  }
+  return params;
+}
+
+function parseParams(text: string, from: number, to: number): TemplateParam[] {
   const out: TemplateParam[] = [];
   let keywordOnly = false;
   for (const p of splitTopLevel(text, from, to)) {
@@ -274,5 +298,5 @@ export function readParams(text: string, from: number, to: number): TemplatePara
     if (stars === '*') keywordOnly = true;
     out.push(param);
   }
-  return fitted(out);
+  return out;
 }

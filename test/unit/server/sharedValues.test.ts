@@ -4,6 +4,7 @@ import { internDotted } from '../../../server/src/analysis/intern';
 import { LineMap, positionOf, sharedRange } from '../../../server/src/analysis/lines';
 import { literalArg } from '../../../server/src/analysis/literalArg';
 import { StringMultimap } from '../../../server/src/analysis/multimap';
+import { readParams } from '../../../server/src/analysis/templateBody';
 
 describe('values the index shares between files', () => {
   it('a multimap keeps values in the order added, once each, and forgets a key with no value left', () => {
@@ -74,6 +75,27 @@ describe('values the index shares between files', () => {
       sharedRange(positionOf(2, 3), positionOf(4, 6)),
     ])
       assert.notDeepEqual(other, base);
+  });
+
+  it('parameter lists with the same text are one frozen list, whatever file they sit in', () => {
+    const one = 'async def solve(level: int = 1, *, target: str = "out.txt"):';
+    const two = `# another file\n\n${one}`;
+    const params = (text: string) => {
+      const open = text.indexOf('(');
+      return readParams(text, open + 1, text.lastIndexOf(')'));
+    };
+    const a = params(one);
+    assert.deepEqual(a, [
+      { name: 'level', kind: 'positional', annotation: 'int', default: '1' },
+      { name: 'target', kind: 'keyword', annotation: 'str', default: '"out.txt"' },
+    ]);
+    assert.equal(params(two), a);
+    assert.ok(Object.isFrozen(a) && Object.isFrozen(a[0]));
+    assert.throws(() => (a as unknown[]).push(a[0]), TypeError);
+    assert.deepEqual(params('def f(level: int = 2):'), [
+      { name: 'level', kind: 'positional', annotation: 'int', default: '2' },
+    ]);
+    assert.deepEqual(params('def f():'), []);
   });
 
   it('callees and literal arguments are shared, frozen, and read the same as before', () => {
