@@ -4,13 +4,13 @@
  *   - floorMs: decode + tree-sitter parse of every file, nothing else;
  *   - coldIndexMs: the same pre-read files through the analysis (parse,
  *     extract, link, diagnostics) in the server's start-up batches, and the
- *     index; ratio = cold / floor in CPU time (target <= 1.5), each batch
+ *     index; ratio = cold / floor in CPU time (target <= 1.3), each batch
  *     timed beside the floor's parse of the same files, median of 5 runs;
  *   - edit -> diagnostics latency on open documents (incremental reparse,
  *     re-link of the file and its dependents, diagnostics): p50/p95
- *     (target p95 <= 20 ms);
+ *     (target p95 <= 1 ms);
  *   - in a fresh process, one server-like cold index from disk: wall time,
- *     peak RSS and retained heap (target <= 400 MB at 10,000 files).
+ *     peak RSS and retained heap (target <= 200 MB at 10,000 files).
  * Prints one JSON document. Run: npm run bench -- index [--sizes 1000,10000]
  * (bundled as the server ships; `npx tsx bench/index/run.ts` runs the
  * unbundled source, which is slower by tsx's helpers).
