@@ -8,6 +8,7 @@
  * (dateArgs.ts), Optional/Union of those);
  * anything else is accepted. See docs/hud-protocol.md (task arguments).
  */
+import { BoundedCache } from './boundedCache';
 import { dateKindOf, judgeDateLike } from './dateArgs';
 import type { LiteralArg } from './facts';
 import { splitTopLevel } from './pyScan';
@@ -46,17 +47,13 @@ export function literalMismatch(annotation: string, value: LiteralArg): TypeMism
  * of a workspace checks its literal arguments against the few annotations
  * its templates use. A cache, not a registry: when full it starts again.
  */
-const MEMBERS_LIMIT = 10_000;
-let membersCache = new Map<string, readonly string[]>();
+const membersCache = new BoundedCache<string, readonly string[]>(10_000);
 
 function membersOf(annotation: string): readonly string[] {
-  let members = membersCache.get(annotation);
-  if (members === undefined) {
-    if (membersCache.size >= MEMBERS_LIMIT) membersCache = new Map();
-    members = Object.freeze(unionMembers(stripTyping(annotation.trim())) ?? []);
-    membersCache.set(annotation, members);
-  }
-  return members;
+  return (
+    membersCache.get(annotation) ??
+    membersCache.add(annotation, Object.freeze(unionMembers(stripTyping(annotation.trim())) ?? []))
+  );
 }
 
 function stripTyping(t: string): string {

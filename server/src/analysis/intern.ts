@@ -9,6 +9,7 @@
  * (an import's module name did). And the same identifiers (`score`,
  * `answer`, `str`, a shared module's name) recur in file after file.
  */
+import { BoundedCache } from './boundedCache';
 
 /**
  * A copy of `s` that refers to no other string. V8 copies short substrings
@@ -20,12 +21,7 @@ export function ownString(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
-/**
- * The pool is a cache, not a registry: when it is full it starts again, and
- * strings handed out before stay valid (they are only no longer shared).
- */
-const POOL_LIMIT = 50_000;
-let pool = new Map<string, string>();
+const pool = new BoundedCache<string, string>(50_000);
 
 /**
  * One shared, flat copy of each short string the index keeps (identifiers, keys, dotted names).
@@ -34,14 +30,11 @@ let pool = new Map<string, string>();
 export function intern(s: string, owned = false): string {
   const known = pool.get(s);
   if (known !== undefined) return known;
-  if (pool.size >= POOL_LIMIT) pool = new Map();
   const own = owned ? s : ownString(s);
-  pool.set(own, own);
-  return own;
+  return pool.add(own, own);
 }
 
-const PATH_LIMIT = 20_000;
-let paths = new Map<string, string[]>();
+const paths = new BoundedCache<string, string[]>(20_000);
 
 /**
  * One shared, frozen array per dotted name as written (`solve`,
@@ -49,12 +42,8 @@ let paths = new Map<string, string[]>();
  * name in any file. Nothing changes a callee once read.
  */
 export function internDotted(dotted: string): string[] {
-  let parts = paths.get(dotted);
-  if (parts === undefined) {
-    if (paths.size >= PATH_LIMIT) paths = new Map();
-    const own = dotted.indexOf('.') < 0 ? [intern(dotted)] : dotted.split('.').map((s) => intern(s.trim()));
-    parts = Object.freeze(own) as string[];
-    paths.set(intern(dotted), parts);
-  }
-  return parts;
+  const known = paths.get(dotted);
+  if (known !== undefined) return known;
+  const own = dotted.indexOf('.') < 0 ? [intern(dotted)] : dotted.split('.').map((s) => intern(s.trim()));
+  return paths.add(intern(dotted), Object.freeze(own) as string[]);
 }

@@ -1,4 +1,5 @@
 /** Offset <-> position over a JS string (UTF-16 code units, like LSP). */
+import { BoundedCache } from './boundedCache';
 import type { Position, Range } from './facts';
 
 /**
@@ -7,24 +8,15 @@ import type { Position, Range } from './facts';
  * character}` pairs (small line numbers, short columns) recur from file to
  * file. One frozen object per pair instead of one per use takes most of
  * them off the heap and out of the collector's copying (bench/index/README.md).
- * A cache, not a registry: when full it starts again; positions handed out
- * before stay valid.
  */
-const SHARED_LIMIT = 100_000;
+const positions = new BoundedCache<number, Position>(100_000);
 /** Columns up to this fit the key; wider ones (minified lines) get a position of their own. */
 const COLUMN_SPAN = 0x10000;
-let shared = new Map<number, Position>();
 
 export function positionOf(line: number, character: number): Position {
   if (character >= COLUMN_SPAN) return { line, character };
   const key = line * COLUMN_SPAN + character;
-  let p = shared.get(key);
-  if (p === undefined) {
-    if (shared.size >= SHARED_LIMIT) shared = new Map();
-    p = Object.freeze({ line, character });
-    shared.set(key, p);
-  }
-  return p;
+  return positions.get(key) ?? positions.add(key, Object.freeze({ line, character }));
 }
 
 /**
@@ -32,11 +24,9 @@ export function positionOf(line: number, character: number): Position {
  * held about 31 ranges, and at 11,000 files their 347,000 `{start, end}`
  * objects were 13 MB of the 83 MB the index kept, and ranges recur between
  * files as their positions do (the same imports, decorators and task lines
- * in the same places). Frozen, because one object stands for every use; a
- * cache like the positions', bounded the same way.
+ * in the same places). Frozen, because one object stands for every use.
  */
-const RANGE_LIMIT = 100_000;
-let sharedRanges = new Map<number, Range>();
+const ranges = new BoundedCache<number, Range>(100_000);
 
 export function sharedRange(start: Position, end: Position): Range {
   const lines = end.line - start.line;
@@ -44,13 +34,7 @@ export function sharedRange(start: Position, end: Position): Range {
   if (lines < 0 || lines >= 1024 || start.line >= 0x80000 || start.character >= 4096 || end.character >= 4096)
     return { start, end };
   const key = ((start.line * 1024 + lines) * 4096 + start.character) * 4096 + end.character;
-  let r = sharedRanges.get(key);
-  if (r === undefined) {
-    if (sharedRanges.size >= RANGE_LIMIT) sharedRanges = new Map();
-    r = Object.freeze({ start, end });
-    sharedRanges.set(key, r);
-  }
-  return r;
+  return ranges.get(key) ?? ranges.add(key, Object.freeze({ start, end }));
 }
 
 export class LineMap {

@@ -7,6 +7,7 @@
  * and each one is confirmed on the syntax tree, so a `yield` in a string or a
  * comment never counts; values are read with the scanner of pyScan.ts.
  */
+import { BoundedCache } from './boundedCache';
 import { fitted } from './fitted';
 import type { BodyFacts, FirstYield, Range, ResultShape, TemplateParam } from './facts';
 import { intern, internDotted, ownString } from './intern';
@@ -206,16 +207,13 @@ function resultShape(text: string, lines: LineMap, yieldAt: number, limit: numbe
 }
 
 /** One pattern per variable name: templates mostly call it `actor_result` or `result`. */
-const keyReadPatterns = new Map<string, RegExp>();
+const keyReadPatterns = new BoundedCache<string, RegExp>(256);
 
 function keyReadPattern(bound: string): RegExp {
-  let re = keyReadPatterns.get(bound);
-  if (!re) {
-    if (keyReadPatterns.size > 256) keyReadPatterns.clear();
-    re = new RegExp(`\\b${bound}\\s*(?:\\[|\\.\\s*get\\s*\\()\\s*(?=[rRuU]?["'])`, 'g');
-    keyReadPatterns.set(bound, re);
-  }
-  return re;
+  return (
+    keyReadPatterns.get(bound) ??
+    keyReadPatterns.add(bound, new RegExp(`\\b${bound}\\s*(?:\\[|\\.\\s*get\\s*\\()\\s*(?=[rRuU]?["'])`, 'g'))
+  );
 }
 
 /** `bound["key"]` and `bound.get("key")` between `from` and `to`. */
@@ -249,22 +247,17 @@ function keyReads(
  * indexed. Shared lists are frozen, like the positions and ranges they sit
  * beside (lines.ts); a cache that starts again when full.
  */
-const PARAM_LISTS_LIMIT = 20_000;
-let paramLists = new Map<string, TemplateParam[]>();
+const paramLists = new BoundedCache<string, TemplateParam[]>(20_000);
 
 /** Parameters of `def f(<from..to>)`. */
 export function readParams(text: string, from: number, to: number): TemplateParam[] {
   const source = text.slice(from, to);
-  let params = paramLists.get(source);
-  if (params === undefined) {
-    if (paramLists.size >= PARAM_LISTS_LIMIT) paramLists = new Map();
-    const parsed = parseParams(text, from, to);
-    for (const p of parsed) Object.freeze(p);
-    params = Object.freeze(fitted(parsed)) as TemplateParam[];
-    // The key would otherwise keep the whole file's text alive (intern.ts).
-    paramLists.set(ownString(source), params);
-  }
-  return params;
+  const known = paramLists.get(source);
+  if (known !== undefined) return known;
+  const parsed = parseParams(text, from, to);
+  for (const p of parsed) Object.freeze(p);
+  // The key would otherwise keep the whole file's text alive (intern.ts).
+  return paramLists.add(ownString(source), Object.freeze(fitted(parsed)) as TemplateParam[]);
 }
 
 function parseParams(text: string, from: number, to: number): TemplateParam[] {

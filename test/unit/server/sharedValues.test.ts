@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { BoundedCache } from '../../../server/src/analysis/boundedCache';
 import { internDotted } from '../../../server/src/analysis/intern';
 import { LineMap, positionOf, sharedRange } from '../../../server/src/analysis/lines';
 import { literalArg } from '../../../server/src/analysis/literalArg';
@@ -26,6 +27,20 @@ describe('values the index shares between files', () => {
     assert.deepEqual([...m.get('k')], ['d']);
     m.delete('k', 'd');
     assert.deepEqual([...m.get('k')], []);
+  });
+
+  it('a bounded cache starts again when full, and what it handed out stays as it was', () => {
+    const cache = new BoundedCache<number, { n: number }>(3);
+    const first = cache.add(1, { n: 1 });
+    cache.add(2, { n: 2 });
+    cache.add(3, { n: 3 });
+    assert.equal(cache.get(1), first);
+    cache.add(4, { n: 4 }); // full: everything before is forgotten
+    assert.equal(cache.get(1), undefined);
+    assert.equal(cache.get(3), undefined);
+    assert.deepEqual(cache.get(4), { n: 4 });
+    assert.deepEqual(first, { n: 1 });
+    assert.notEqual(cache.add(1, { n: 1 }), first);
   });
 
   it('positions are shared across files and cannot be changed through one of them', () => {
