@@ -212,7 +212,11 @@ const keyReadPatterns = new BoundedCache<string, RegExp>(256);
 function keyReadPattern(bound: string): RegExp {
   return (
     keyReadPatterns.get(bound) ??
-    keyReadPatterns.add(bound, new RegExp(`\\b${bound}\\s*(?:\\[|\\.\\s*get\\s*\\()\\s*(?=[rRuU]?["'])`, 'g'))
+    // A copied key: `bound` is cut from the file's text and would keep it alive (intern.ts).
+    keyReadPatterns.add(
+      ownString(bound),
+      new RegExp(`\\b${bound}\\s*(?:\\[|\\.\\s*get\\s*\\()\\s*(?=[rRuU]?["'])`, 'g'),
+    )
   );
 }
 
