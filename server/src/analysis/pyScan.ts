@@ -3,7 +3,9 @@
  * syntax tree has already delimited (a module-level statement, a template
  * body). Reading argument lists and dict displays from the text this way
  * avoids one call into wasm per node, which made extraction slower than
- * parsing; the tree still decides what is code (see pythonFacts.ts).
+ * parsing. Code is told from text by reading (CodeReader) only in files the
+ * parser found free of errors, and the tree answers wherever that reading
+ * is unsure (see templateBody.ts).
  */
 
 export interface Span {
@@ -146,4 +148,97 @@ export function findTopLevel(text: string, from: number, to: number, ch: '=' | '
     at = i + 2;
   }
   return -1;
+}
+
+/** Whether the code unit is one of a string prefix's letters (r, b, u, f in either case). */
+function isPrefixLetter(code: number): boolean {
+  const lower = code | 0x20;
+  return lower === 0x72 || lower === 0x62 || lower === 0x75 || lower === 0x66;
+}
+
+/** Whether the string whose opening quote is at `quote` has an `f` among its prefix letters. */
+function isFormatString(text: string, quote: number): boolean {
+  for (let i = quote - 1; i >= quote - 2 && i >= 0; i--) {
+    const code = text.charCodeAt(i);
+    if (!isPrefixLetter(code)) return false;
+    if ((code | 0x20) === 0x66) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the f-string from `open` (its opening quote) to `end` (just past
+ * the quote that closed it for skipString) really ends there. Since Python
+ * 3.12 a replacement field may hold the string's own quote, which
+ * skipString takes for the end: the field is then still open at that
+ * quote. Fields holding any quote are not vouched for.
+ */
+function fStringEndsAt(text: string, open: number, end: number): boolean {
+  const q = text.charCodeAt(open);
+  const triple = text.charCodeAt(open + 1) === q && text.charCodeAt(open + 2) === q;
+  const bodyEnd = end - (triple ? 3 : 1);
+  let depth = 0;
+  for (let i = open + (triple ? 3 : 1); i < bodyEnd; i++) {
+    const code = text.charCodeAt(i);
+    if (code === BACKSLASH) i++;
+    else if (code === OPEN_BRACE) {
+      if (depth === 0 && text.charCodeAt(i + 1) === OPEN_BRACE) i++;
+      else depth++;
+    } else if (code === CLOSE_BRACE) {
+      if (depth > 0) depth--;
+      else if (text.charCodeAt(i + 1) === CLOSE_BRACE) i++;
+    } else if (depth > 0 && (code === QUOTE1 || code === QUOTE2)) return false;
+  }
+  return depth === 0;
+}
+
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+
+/**
+ * Tells code from text (strings, comments) at offsets asked in ascending
+ * order, reading forward from an offset known to be code: one pass over
+ * the text however many offsets are asked, and no call into wasm. Only for
+ * a file the parser found free of errors, where every string closes. Where
+ * it cannot be sure (inside an f-string, whose replacement fields are code,
+ * or past an f-string it cannot delimit) it gives no answer, and the
+ * caller asks the syntax tree.
+ */
+export class CodeReader {
+  private lost = false;
+
+  constructor(
+    private readonly text: string,
+    /** An offset in code, outside any string or comment. */
+    private at: number,
+  ) {}
+
+  /**
+   * Whether `offset` is reached in code (a string or comment starting
+   * exactly there counts as code: its opening is): true; false inside a
+   * string or comment; undefined when unsure, or for an offset before one
+   * asked earlier.
+   */
+  isCode(offset: number): boolean | undefined {
+    const text = this.text;
+    let i = this.at;
+    if (this.lost || offset < i) return undefined;
+    while (i < offset) {
+      const code = text.charCodeAt(i);
+      if (code === HASH) {
+        const nl = text.indexOf('\n', i);
+        const end = nl < 0 ? text.length : nl;
+        if (offset < end) return ((this.at = i), false);
+        i = end;
+      } else if (code === QUOTE2 || code === QUOTE1) {
+        const end = skipString(text, i);
+        const format = isFormatString(text, i);
+        if (end < 0 || (format && !fStringEndsAt(text, i, end))) return ((this.lost = true), undefined);
+        if (offset < end) return ((this.at = i), format ? undefined : false);
+        i = end;
+      } else i++;
+    }
+    this.at = offset;
+    return true;
+  }
 }

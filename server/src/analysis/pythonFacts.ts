@@ -3,13 +3,15 @@
  * templates, module-level task candidates and verifier links.
  *
  * The tree-sitter tree decides the structure: which module-level statements
- * exist and where each starts, whether the file has syntax errors (broken
- * regions are ERROR nodes and everything around them still counts), and
- * which `yield`s and key reads are code rather than text in strings or
- * comments. Inside a statement the tree has already delimited, calls,
- * arguments and dict displays are read with a bracket/string-aware scanner
- * (pyScan.ts), because every node access from JS is a call into wasm and a
- * node-by-node reading cost more than the parse itself.
+ * exist and where each starts, and whether the file has syntax errors
+ * (broken regions are ERROR nodes and everything around them still counts).
+ * Inside a statement the tree has already delimited, calls, arguments and
+ * dict displays are read with a bracket/string-aware scanner (pyScan.ts),
+ * because every node access from JS is a call into wasm and a node-by-node
+ * reading cost more than the parse itself. Whether a template's `yield`s
+ * and key reads are code or text in a string or comment is read from the
+ * text too in a file without errors, and asked of the tree where that
+ * reading cannot be sure (templateBody.ts).
  *
  * Environments and templates count only in files that import `hud`, so an
  * unrelated `.template` decorator is ignored.
@@ -27,7 +29,7 @@ import type {
 import { intern, internDotted } from './intern';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
-import { expressionEnd, matchBracket, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
+import { expressionEnd, matchBracket, scanTo, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { sdkProblems } from './sdkChecks';
 import { readBody, readParams } from './templateBody';
@@ -440,6 +442,9 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
       return items;
     }
   }
+  // Most right-hand sides are a single expression: one scan for a comma at depth 0 decides, without the list.
+  const comma = scanTo(text, span.start, span.end, ',');
+  if (comma >= span.end || text.charCodeAt(comma) !== 44) return undefined;
   const items = splitTopLevel(text, span.start, span.end);
   return items.length > 1 ? items : undefined;
 }
@@ -509,7 +514,14 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
       decoratorRange: decRange,
       params: paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [],
       isAsync: !!defHead[1],
-      ...readBody(ctx.root, text, lines, { start: defStart, end: st.end }, Math.max(paramsClose, paramsOpen)),
+      ...readBody(
+        ctx.root,
+        text,
+        lines,
+        { start: defStart, end: st.end },
+        Math.max(paramsClose, paramsOpen),
+        !facts.hasSyntaxErrors,
+      ),
     });
     found = true;
   }

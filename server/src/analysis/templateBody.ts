@@ -4,8 +4,12 @@
  * lambdas and classes are skipped: their yields belong to someone else.
  *
  * Candidates are found in the source text (`yield`, `x[...]`, `x.get(...)`)
- * and each one is confirmed on the syntax tree, so a `yield` in a string or a
- * comment never counts; values are read with the scanner of pyScan.ts.
+ * and each one is confirmed as code, so a `yield` in a string or a comment
+ * never counts: in a file without syntax errors by reading the text
+ * (CodeReader, one pass per body), else, and wherever that reading is unsure
+ * (f-strings, whose fields are code) or a yield may sit in a loop or a
+ * nested scope, on the syntax tree. Values are read with the scanner of
+ * pyScan.ts.
  */
 import { BoundedCache } from './boundedCache';
 import { fitted } from './fitted';
@@ -13,6 +17,7 @@ import type { BodyFacts, FirstYield, Range, ResultShape, TemplateParam } from '.
 import { intern, internDotted, ownString } from './intern';
 import type { LineMap } from './lines';
 import {
+  CodeReader,
   expressionEnd,
   findTopLevel,
   matchBracket,
@@ -50,15 +55,35 @@ function placeOf(node: SyntaxNode, defStart: number): { own: boolean; inLoop: bo
   return { own: false, inLoop };
 }
 
-export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Span, bodyFrom: number): BodyFacts {
+/**
+ * `errorFree`: the parser found no error in the file, so its strings can be
+ * told from code by reading the text (CodeReader) instead of asking the
+ * tree at each candidate.
+ */
+export function readBody(
+  root: SyntaxNode,
+  text: string,
+  lines: LineMap,
+  def: Span,
+  bodyFrom: number,
+  errorFree: boolean,
+): BodyFacts {
   // Strings may say "for" or "class"; only code decides whether a yield can sit in a loop or a nested scope.
   // Blanking strings only matters when the raw text has such a word at all (blanking never adds one).
   const body = text.slice(bodyFrom, def.end);
   const nested = NESTING.test(body) && NESTING.test(body.replace(/("""|'''|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
   const yields: number[] = [];
   let yieldInLoop = false;
+  // A yield in a nested scope or a loop is placed by climbing the tree, so only other bodies are read as text.
+  const reader = errorFree && !nested ? new CodeReader(text, bodyFrom) : undefined;
   YIELD.lastIndex = bodyFrom;
   for (let m = YIELD.exec(text); m && m.index < def.end; m = YIELD.exec(text)) {
+    const inCode = reader?.isCode(m.index);
+    if (inCode === false) continue; // inside a string or comment
+    if (inCode === true) {
+      yields.push(m.index);
+      continue;
+    }
     const keyword = root.descendantForIndex(m.index, m.index + 5);
     if (keyword?.type !== 'yield') continue; // inside a string or comment
     if (nested) {
@@ -85,7 +110,7 @@ export function readBody(root: SyntaxNode, text: string, lines: LineMap, def: Sp
     facts.firstYield = classifyPrompt(text, value);
     facts.firstYieldRange = lines.rangeAt(first, value?.end ?? first + 5);
     const bound = boundVariable(text, first);
-    if (bound) facts.readsKeys = keyReads(root, text, lines, first, def.end, bound);
+    if (bound) facts.readsKeys = keyReads(root, text, lines, first, def.end, bound, errorFree);
   }
   const second = yields[1];
   if (second !== undefined) facts.result = resultShape(text, lines, second, def.end);
@@ -228,14 +253,18 @@ function keyReads(
   from: number,
   to: number,
   bound: string,
+  errorFree: boolean,
 ): { key: string; range: Range }[] {
   const out: { key: string; range: Range }[] = [];
+  const reader = errorFree ? new CodeReader(text, from) : undefined;
   const re = keyReadPattern(bound);
   re.lastIndex = from;
   for (let m = re.exec(text); m && m.index < to; m = re.exec(text)) {
     if (m.index > 0 && text[m.index - 1] === '.') continue; // `other.bound[...]`
     const keyAt = m.index + m[0].length;
-    if (root.descendantForIndex(keyAt, keyAt + 1)?.type !== 'string_start') continue; // inside a string or comment
+    // The key's string must open in code: `bound` may sit in a string or a comment.
+    const inCode = reader?.isCode(keyAt) ?? root.descendantForIndex(keyAt, keyAt + 1)?.type === 'string_start';
+    if (!inCode) continue;
     const quoteAt = /^[rRuU]?/.exec(text.slice(keyAt, keyAt + 1))![0].length + keyAt;
     const close = skipString(text, quoteAt);
     const key = close > 0 ? literalString(text.slice(keyAt, close)) : undefined;
