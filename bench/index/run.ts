@@ -6,6 +6,7 @@
  *     extract, link, diagnostics) in the server's start-up batches, and the
  *     index; ratio = cold / floor in CPU time (target <= 1.3), each batch
  *     timed beside the floor's parse of the same files, median of 5 runs;
+ *     and that CPU time by phase (parse, extract, link, rest) over the floor;
  *   - edit -> diagnostics latency on open documents (incremental reparse,
  *     re-link of the file and its dependents, diagnostics): p50/p95
  *     (target p95 <= 1 ms);
@@ -19,7 +20,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
-import { Analyzer, decodeText, type FileContent } from '../../server/src/analysis/analyzer';
+import { Analyzer, decodeText, type FileContent, type PhaseTimes } from '../../server/src/analysis/analyzer';
 import { listIndexableFiles, readFiles } from '../../server/src/analysis/scan';
 import { createPythonParser } from '../../server/src/analysis/treeSitter';
 import { SERVER_V8_FLAGS } from '../../server/src/v8Flags';
@@ -141,7 +142,7 @@ async function measureTime(root: string) {
   // CPU of V8's helper threads (parallel scavenging, concurrent marking and compiling) during each run: part
   // of the CPU ratio that a main-thread profile never shows. The floor allocates next to nothing, so it is
   // the cold index's (bench/index/README.md).
-  const runs: { floor: Cost; cold: Cost; helpers: number }[] = [];
+  const runs: { floor: Cost; cold: Cost; helpers: number; phases: PhaseTimes }[] = [];
   let analyzer: Analyzer | undefined;
   let problemCount = 0;
   let taskCount = 0;
@@ -149,7 +150,8 @@ async function measureTime(root: string) {
   // side (the cold index) then paid for regrowing it (ratio 1.6 -> 2.2 at 1,100 files).
   for (let run = 0; run < RUNS; run++) {
     analyzer?.dispose();
-    const a = await Analyzer.create({ roots: [root] });
+    const phases: PhaseTimes = { parse: 0, extract: 0, link: 0 };
+    const a = await Analyzer.create({ roots: [root], phases });
     analyzer = a;
     const floor: Cost = { wall: 0, cpu: 0 };
     const cold: Cost = { wall: 0, cpu: 0 };
@@ -172,11 +174,19 @@ async function measureTime(root: string) {
       taskCount = a.workspace.index().tasks.length;
     }, cold);
     const helpers1 = helperThreadsCpuMs();
-    runs.push({ floor, cold, helpers: helpers0 === undefined || helpers1 === undefined ? 0 : helpers1 - helpers0 });
+    runs.push({
+      floor,
+      cold,
+      helpers: helpers0 === undefined || helpers1 === undefined ? 0 : helpers1 - helpers0,
+      phases,
+    });
   }
   parser.delete();
   const ratios = (k: 'wall' | 'cpu') => runs.map((r) => r.cold[k] / r.floor[k]);
   const best = (side: 'floor' | 'cold', k: 'wall' | 'cpu') => Math.min(...runs.map((r) => r[side][k]));
+  // Each phase of the cold index over the same run's floor: they sum to the ratio, less what is not in a phase.
+  const phase = (cpu: (r: (typeof runs)[number]) => number) =>
+    Math.round(median(runs.map((r) => cpu(r) / r.floor.cpu)) * 1000) / 1000;
   const edits = measureEdits(
     analyzer!,
     contents.map(([p]) => p),
@@ -195,6 +205,12 @@ async function measureTime(root: string) {
     coldIndexWallMs: round(median(runs.map((r) => r.cold.wall))),
     wallRatio: round(median(ratios('wall'))),
     helperThreadsCpuMs: round(median(runs.map((r) => r.helpers))),
+    phasesOverFloor: {
+      parse: phase((r) => r.phases.parse),
+      extract: phase((r) => r.phases.extract),
+      link: phase((r) => r.phases.link),
+      rest: phase((r) => r.cold.cpu - r.phases.parse - r.phases.extract - r.phases.link),
+    },
     ...edits,
   };
 }
@@ -328,7 +344,7 @@ async function main() {
     `${JSON.stringify(
       {
         machine: machineInfo(),
-        notes: `floor = decode + tree-sitter parse of every file; coldIndex = the same files through Analyzer.setFiles (parse, extract, link, diagnostics) + index; both from pre-read bytes after an untimed warm-up run of both on the whole workspace; ${RUNS} runs, each feeding the cold index in the server's batches of ${BATCH} files with every batch timed beside the floor's parse of the same files (alternating which goes first); ratio = median of the per-run ratios of CPU time (user+system), bestRatio = best cold / best floor, wallRatio the median on wall time; times are medians. coldIndexWithIoMs = scan + read + index in a fresh process, like the server at start-up.`,
+        notes: `floor = decode + tree-sitter parse of every file; coldIndex = the same files through Analyzer.setFiles (parse, extract, link, diagnostics) + index; both from pre-read bytes after an untimed warm-up run of both on the whole workspace; ${RUNS} runs, each feeding the cold index in the server's batches of ${BATCH} files with every batch timed beside the floor's parse of the same files (alternating which goes first); ratio = median of the per-run ratios of CPU time (user+system), bestRatio = best cold / best floor, wallRatio the median on wall time; phasesOverFloor = the cold index's CPU time in each phase (parse = decode + parse; extract = facts from the trees + freeing them; link = linking and diagnostics; rest = the final index and problem lists, and everything between phases) over the same run's floor, medians; times are medians. coldIndexWithIoMs = scan + read + index in a fresh process, like the server at start-up.`,
         targets,
         results,
         met: {

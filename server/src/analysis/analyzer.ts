@@ -59,10 +59,29 @@ export function decodeText(content: string | Uint8Array): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/**
+ * CPU time (user + system, in ms, all threads) spent on closed files, by
+ * phase: decoding and parsing, reading facts from the trees and freeing
+ * them, linking with the diagnostics. Summed into the object passed as
+ * AnalyzerOptions.phases; the index benchmark reports it beside its ratio
+ * (bench/index/README.md).
+ */
+export interface PhaseTimes {
+  parse: number;
+  extract: number;
+  link: number;
+}
+
 export interface AnalyzerOptions {
   roots: readonly string[];
   host?: WorkspaceHost;
   maxFileBytes?: number;
+  phases?: PhaseTimes;
+}
+
+function cpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
 }
 
 interface OpenDocument {
@@ -73,6 +92,7 @@ interface OpenDocument {
 export class Analyzer {
   private readonly open = new Map<string, OpenDocument>();
   private readonly maxFileBytes: number;
+  private readonly phases: PhaseTimes | undefined;
 
   private constructor(
     readonly workspace: Workspace,
@@ -80,6 +100,7 @@ export class Analyzer {
     options: AnalyzerOptions,
   ) {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.phases = options.phases;
   }
 
   static async create(options: AnalyzerOptions): Promise<Analyzer> {
@@ -122,8 +143,10 @@ export class Analyzer {
       if (batch.length >= PARSE_BATCH_FILES || bytes >= PARSE_BATCH_BYTES) flush();
     }
     flush();
+    const t0 = this.phases ? cpuMs() : 0;
     const affected = this.workspace.setFacts(facts);
     for (const p of gone) for (const a of this.workspace.remove(p)) affected.add(a);
+    if (this.phases) this.phases.link += cpuMs() - t0;
     return affected;
   }
 
@@ -243,12 +266,16 @@ export class Analyzer {
    * file is read, so at most PARSE_BATCH_FILES trees (and PARSE_BATCH_BYTES of source) are alive at once.
    */
   private factsForBatch(entries: [string, FileContent][]): [string, FileFacts | undefined][] {
+    // Per batch, not per file: a clock read per file would weigh on what it measures.
+    const t0 = this.phases ? cpuMs() : 0;
     const texts: (string | undefined)[] = entries.map(([path, content]) =>
       fileKind(path) === 'python' && !this.tooLarge(content) && !isOversized(content) ? decodeText(content) : undefined,
     );
     const trees: (Tree | null | undefined)[] = texts.map((text) =>
       text === undefined ? undefined : this.parser.parse(text),
     );
+    const t1 = this.phases ? cpuMs() : 0;
+    if (this.phases) this.phases.parse += t1 - t0;
     try {
       return entries.map(([path, content], i) => {
         const text = texts[i];
@@ -264,6 +291,7 @@ export class Analyzer {
       });
     } finally {
       for (const tree of trees) tree?.delete();
+      if (this.phases) this.phases.extract += cpuMs() - t1;
     }
   }
 
