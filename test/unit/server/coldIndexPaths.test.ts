@@ -53,7 +53,7 @@ function files(): [string, FileContent][] {
 }
 
 async function indexed(batched: boolean, phases?: PhaseTimes) {
-  const a = await Analyzer.create({ roots: [ROOT], host: { exists: () => false }, phases });
+  const a = await Analyzer.create({ roots: [ROOT], host: { exists: () => false }, ...(phases ? { phases } : {}) });
   const entries = files();
   const affected = batched ? a.setFiles(entries) : entries.flatMap(([p, c]) => [...a.setFile(p, c)]);
   const perFile = [...a.workspace.paths()]
