@@ -4,8 +4,10 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CommandAgent } from '../../../client/src/engine/agents/command';
 import { FixedAgent } from '../../../client/src/engine/agents/fixed';
@@ -128,5 +130,37 @@ describe('local provider isolation', () => {
     assert.equal(existsSync(orphan.root), false);
     assert.equal(existsSync(mine.root), true);
     await mine.release();
+  });
+
+  test('a process the dead owner started but never recorded (killed before it could) is stopped too', async () => {
+    // The owner died between starting its agent and recording the agent's group: the folder lists no group.
+    const tempRoot = scratchDir('straggler-');
+    const root = join(tempRoot, 'hud-studio-strayxx0-actor-Ab12Cd');
+    mkdirSync(join(root, 'workspace'), { recursive: true });
+    writeFileSync(join(root, OWNER_FILE), JSON.stringify({ host: hostname(), pid: spawnSync('true').pid, groups: [] }));
+    // One names the folder on its command line (as bubblewrap does), one only works in it; each leads a
+    // group of its own, as the agent's commands do, so no group of the owner's reaches them.
+    const named = spawn('python3', ['-c', 'import time; time.sleep(60)', join(root, 'workspace')], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    const inside = spawn('python3', ['-c', 'import time; time.sleep(60)'], {
+      cwd: join(root, 'workspace'),
+      detached: true,
+      stdio: 'ignore',
+    });
+    const ended = [named, inside].map(
+      (c) => new Promise<NodeJS.Signals | null>((resolve) => c.once('exit', (_code, signal) => resolve(signal))),
+    );
+    try {
+      assert.deepEqual(await sweepOrphans(tempRoot), [root]);
+      assert.equal(existsSync(root), false);
+      // Killed by the sweep, not ended by their own sleep a minute later.
+      const signals = await Promise.race([Promise.all(ended), delay(5_000).then(() => 'still running')]);
+      assert.deepEqual(signals, ['SIGKILL', 'SIGKILL']);
+    } finally {
+      named.kill('SIGKILL');
+      inside.kill('SIGKILL');
+    }
   });
 });

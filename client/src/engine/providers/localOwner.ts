@@ -2,12 +2,14 @@
  * Local substrates survive their owner if it dies without releasing them
  * (killed terminal, crashed editor). Each substrate's folder records its
  * owner (host + pid) and the process groups it started; the next Local
- * rollout on this machine removes folders whose owner is gone and stops
- * their groups, and never touches another live process's substrates.
+ * rollout on this machine removes folders whose owner is gone, stops their
+ * groups and then any process still working in the folder, and never
+ * touches another live process's substrates.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { groupAlive, killGroup } from './processGroup';
 
 export const OWNER_FILE = 'owner.json';
@@ -44,21 +46,62 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** True when a member of the group still runs something from `root` (guards against a reused pgid). */
-function groupUsesRoot(pgid: number, root: string): boolean {
-  if (process.platform !== 'linux') return true;
+interface RootProcess {
+  pid: number;
+  pgid: number;
+}
+
+/**
+ * Running processes (not zombies) that name `root` on their command line or
+ * work inside it. The folder's name is mkdtemp's, so no other process has
+ * either; in a sandbox, bubblewrap's own processes name it.
+ */
+function processesOf(root: string): RootProcess[] {
+  if (process.platform !== 'linux') return [];
+  const found: RootProcess[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (cmdline.includes(root)) return true;
+      // "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z') continue;
+      const cwd = readlinkSync(`/proc/${name}/cwd`);
+      if (cwd === root || cwd.startsWith(root + sep) || readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(root))
+        found.push({ pid: Number(name), pgid: Number(fields[2]) });
     } catch {
-      // exited while we looked
+      // exited while we looked, or another user's (its cwd is not ours to read)
     }
   }
-  return false;
+  return found;
+}
+
+/** True when a member of the group still runs something from `root` (guards against a reused pgid). */
+function groupUsesRoot(pgid: number, root: string): boolean {
+  if (process.platform !== 'linux') return true;
+  return processesOf(root).some((p) => p.pgid === pgid);
+}
+
+/**
+ * Kills what still works in `root` once its recorded groups are stopped: a
+ * process the owner started just before it died, before it could record the
+ * group, is in none of them (a CLI killed as its agent started left its
+ * sandbox behind this way). The owner is gone, so there is no teardown to
+ * wait for. Resolves when none is left, or after about two seconds.
+ */
+async function stopStragglers(root: string): Promise<void> {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const left = processesOf(root);
+    if (left.length === 0) return;
+    for (const p of left) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await delay(50);
+  }
 }
 
 /** Removes substrates under `tempRoot` whose owner process on this host is gone. Returns the folders removed. */
@@ -77,6 +120,7 @@ export async function sweepOrphans(tempRoot: string): Promise<string[]> {
     await Promise.all(
       owner.groups.filter((g) => groupAlive(g) && groupUsesRoot(g, root)).map((g) => killGroup(g, 2_000)),
     );
+    await stopStragglers(root);
     rmSync(root, { recursive: true, force: true });
     removed.push(root);
   }
