@@ -35,6 +35,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { AGENT_PROCESS_LIMIT } from './agentLimits';
 import { processAlive } from './localOwner';
+import { procStat } from './processGroup';
 
 export const CGROUP_FS = '/sys/fs/cgroup';
 const FOLDER = 'hud-studio';
@@ -94,11 +95,6 @@ function members(dir: string): number[] {
     .split('\n')
     .filter((l) => /^\d+$/.test(l))
     .map(Number);
-}
-
-function stateOf(pid: number): string | undefined {
-  const stat = readText(`/proc/${pid}/stat`);
-  return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
@@ -227,7 +223,7 @@ export class AgentCgroup {
         // Freeze first: once none of them runs, none can fork into a place a kill frees.
         let running = 0;
         for (const pid of left) {
-          const state = stateOf(pid);
+          const state = procStat(pid)?.state;
           if (state === undefined || state === 'Z' || state === 'T' || state === 't') continue;
           running++;
           signal(pid, 'SIGSTOP');

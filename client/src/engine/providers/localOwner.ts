@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from '
 import { hostname } from 'node:os';
 import { join, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { groupAlive, killGroup } from './processGroup';
+import { groupAlive, killGroup, procStat } from './processGroup';
 
 export const OWNER_FILE = 'owner.json';
 const SUBSTRATE_DIR = /^hud-studio-.+-(actor|verifier)-[A-Za-z0-9]{6}$/;
@@ -61,19 +61,29 @@ function processesOf(root: string): RootProcess[] {
   const found: RootProcess[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] === 'Z') continue;
-      const cwd = readlinkSync(`/proc/${name}/cwd`);
-      if (cwd === root || cwd.startsWith(root + sep) || readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(root))
-        found.push({ pid: Number(name), pgid: Number(fields[2]) });
-    } catch {
-      // exited while we looked, or another user's (its cwd is not ours to read)
-    }
+    const stat = procStat(name);
+    if (!stat || stat.state === 'Z') continue;
+    if (namesRoot(name, root) || worksIn(name, root)) found.push({ pid: stat.pid, pgid: stat.pgid });
   }
   return found;
+}
+
+function namesRoot(pid: string, root: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(root);
+  } catch {
+    return false; // exited while we looked
+  }
+}
+
+/** Read apart from the command line: a process that is not ours to inspect (not dumpable) still shows that. */
+function worksIn(pid: string, root: string): boolean {
+  try {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`);
+    return cwd === root || cwd.startsWith(root + sep);
+  } catch {
+    return false;
+  }
 }
 
 /** True when a member of the group still runs something from `root` (guards against a reused pgid). */

@@ -39,6 +39,23 @@ export interface GroupMember {
   state: string;
 }
 
+export interface ProcStat extends GroupMember {
+  pgid: number;
+}
+
+/** A process's state, parent and group as `/proc/<pid>/stat` gives them, or undefined once it is gone. */
+export function procStat(pid: number | string): ProcStat | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // exited while we looked
+  }
+  // "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { pid: Number(pid), state: fields[0] ?? '', ppid: Number(fields[1]), pgid: Number(fields[2]) };
+}
+
 /** The processes of group `pgid` as /proc shows them, or undefined when /proc cannot be read. */
 export function groupMembers(pgid: number): GroupMember[] | undefined {
   let entries: string[];
@@ -50,16 +67,8 @@ export function groupMembers(pgid: number): GroupMember[] | undefined {
   const members: GroupMember[] = [];
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue; // exited while we looked
-    }
-    // "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid)
-      members.push({ pid: Number(name), ppid: Number(fields[1]), state: fields[0] ?? '' });
+    const stat = procStat(name);
+    if (stat?.pgid === pgid) members.push({ pid: stat.pid, ppid: stat.ppid, state: stat.state });
   }
   return members;
 }
