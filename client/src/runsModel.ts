@@ -81,6 +81,8 @@ export class RunsModel {
   private threshold = 1;
   /** Which graders of a stored rollout changed since it ran; the extension reads the current files. */
   private stalenessOf: (t: RunningTrace) => Staleness | undefined = () => undefined;
+  /** {@link staleRows} when the view last re-rendered for staleness. */
+  private staleShown = '';
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -90,10 +92,29 @@ export class RunsModel {
     this.changed();
   }
 
-  /** Sets how staleness is judged and re-renders (the index, and so the current templates, changed). */
+  /**
+   * Sets how staleness is judged (the index, and so the current templates,
+   * changed) and re-renders when a row's staleness changed. Only then: VS
+   * Code forgets the rows of a tree that redraws until it has asked for them
+   * again, and a context menu command that lands meanwhile gets no row. The
+   * index changes at every trace written and every keystroke.
+   */
   setStaleness(fn: (t: RunningTrace) => Staleness | undefined): void {
     this.stalenessOf = fn;
+    const shown = this.staleRows();
+    if (shown === this.staleShown) return;
+    this.staleShown = shown;
     this.changed();
+  }
+
+  /** Which rows are stale and why, as one comparable string. */
+  private staleRows(): string {
+    let rows = '';
+    for (const r of this.rollouts.values()) {
+      const s = this.staleness(r.id);
+      if (s) rows += `${r.id} ${staleText(s)}\n`;
+    }
+    return rows;
   }
 
   /** The staleness of a finished rollout, or undefined when it is current (or still running). */
@@ -219,6 +240,16 @@ export class RunsModel {
       if (!best || o.trace.startedAt > best.trace.startedAt) best = o;
     }
     return best;
+  }
+
+  /**
+   * Rollouts a command can act on when no Runs row came with it, newest
+   * first: those that ended, and with `withTrace` only those with a trace file.
+   */
+  finished(withTrace: boolean): RolloutRecord[] {
+    return [...this.rollouts.values()]
+      .filter((r) => r.outcome && (!withTrace || r.tracePath))
+      .sort((a, b) => b.trace.startedAt.localeCompare(a.trace.startedAt));
   }
 
   clearFinished(): void {

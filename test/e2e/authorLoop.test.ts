@@ -189,6 +189,14 @@ describe('the author loop in code-server', () => {
       assert.match(body, /Lyon/, body.slice(0, 2000));
       await shot('author-06-compare');
       await ui.closeAllEditors();
+      // From the palette there is no row: the command asks which run.
+      await ui.command('HUD Studio: Compare with Previous Run');
+      await ui.quickTitle('Compare which run with the one before it?');
+      await ui.input.fill('Lyon');
+      await ui.choose('ask "Lyon"');
+      await page.locator('.tab', { hasText: 'Compare' }).first().waitFor({ timeout: 30_000 });
+      assert.match(await ui.webviewText({ text: 'Paris' }), /Lyon/);
+      await ui.closeAllEditors();
     },
   );
 

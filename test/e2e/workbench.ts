@@ -325,6 +325,19 @@ export class Workbench {
     out.push(`cursor: ${JSON.stringify(await texts(page.locator('[id="status.editor.selection"]')))}`);
     const tests = await labels(page.locator('.test-explorer .monaco-list-row'));
     if (tests.length > 0) out.push(`Testing rows: ${JSON.stringify(tests)}`);
+    // Last, as opening it closes the quick input: an information toast hides after some seconds, and a step that
+    // timed out has mostly waited longer, but the notification center keeps every message of the session.
+    out.push(`notification center: ${JSON.stringify(await this.notificationCenter().catch(() => ['unreadable']))}`);
     return out.join('\n');
+  }
+
+  /** Every notification of the session, newest first, read from the notification center (closed again). */
+  private async notificationCenter(): Promise<string[]> {
+    await this.command('Notifications: Show Notifications');
+    const center = this.page.locator('.notifications-center');
+    await center.waitFor({ timeout: 5000 });
+    const messages = (await center.locator('.notification-list-item-message').allInnerTexts()).map(squeeze);
+    await this.command('Notifications: Hide Notifications');
+    return messages;
   }
 }

@@ -9,7 +9,7 @@ import type { EnvNode } from '../environmentsModel';
 import { errorMessage } from '../engine/errors';
 import { mean } from '../engine/jobStats';
 import { type RolloutOutcome, inlineText, score } from '../outcome';
-import type { RunsModel, RunsNode } from '../runsModel';
+import type { RolloutRecord, RunsModel, RunsNode } from '../runsModel';
 import { AGENT_KINDS, type AgentKind } from '../settings';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
@@ -66,7 +66,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
   const reg = commandRegistrar(context, d.log);
 
   /** Finds the task an argument means; from the palette, the task under the cursor (or a pick). */
-  const resolveTask = async (arg: TaskArg): Promise<RunTarget | undefined> => {
+  const resolveTask = async (arg: TaskArg, title = 'Run which task?'): Promise<RunTarget | undefined> => {
     const tasks = d.index().tasks;
     if (typeof arg === 'string') {
       const t = tasks.find((x) => x.ref === arg);
@@ -100,7 +100,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     const pick = await vscode.window.showQuickPick(
       pool.map((t) => ({ label: t.label, description: t.ref, t })),
       // A step of a multi-step flow: a webview taking focus must not silently drop it.
-      { title: 'Run which task?', ignoreFocusOut: true },
+      { title, ignoreFocusOut: true },
     );
     return pick && targetOf(pick.t);
   };
@@ -217,8 +217,38 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       preview: true,
     });
   });
-  reg('hudStudio.openTrace', (arg?: RunsNode | { rolloutId: string }) => {
-    if (arg && 'rolloutId' in arg) d.openTrace(arg.rolloutId);
+  const rolloutOf = (arg?: RunsNode | { rolloutId: string }) =>
+    arg && 'rolloutId' in arg ? d.runs.rollout(arg.rolloutId) : undefined;
+  /**
+   * The rollout a Runs command acts on: its row's, or, from the palette, one
+   * the user picks. VS Code also passes no row when the menu's command lands
+   * while the Runs tree redraws (it forgets the rows until it has fetched
+   * them again); asking then beats doing nothing.
+   */
+  const rolloutFrom = async (
+    arg: RunsNode | { rolloutId: string } | undefined,
+    title: string,
+    withTrace: boolean,
+  ): Promise<RolloutRecord | undefined> => {
+    const known = rolloutOf(arg);
+    if (known) return known;
+    const rows = d.runs.finished(withTrace);
+    if (rows.length === 0) {
+      void vscode.window.showInformationMessage(
+        `HUD Studio: no finished run${withTrace ? ' with a trace file' : ''} in the Runs view yet.`,
+      );
+      return undefined;
+    }
+    const items = rows.map((r) => {
+      const view = d.runs.view({ kind: 'rollout', rolloutId: r.id });
+      return { label: view.label, description: view.description ?? '', detail: r.trace.task.ref, rollout: r };
+    });
+    return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }))
+      ?.rollout;
+  };
+  reg('hudStudio.openTrace', async (arg?: RunsNode | { rolloutId: string }) => {
+    const r = await rolloutFrom(arg, 'Open which run in the trace explorer?', false);
+    if (r) d.openTrace(r.id);
   });
   reg('hudStudio.openTraceFile', async (arg?: vscode.Uri) => {
     const uri =
@@ -236,10 +266,8 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
   reg('hudStudio.clearRuns', () => d.runs.clearFinished());
 
   // ---- a rollout's context menu in the Runs view
-  const rolloutOf = (arg?: RunsNode | { rolloutId: string }) =>
-    arg && 'rolloutId' in arg ? d.runs.rollout(arg.rolloutId) : undefined;
-  reg('hudStudio.compareWithPrevious', (arg?: RunsNode) => {
-    const r = rolloutOf(arg);
+  reg('hudStudio.compareWithPrevious', async (arg?: RunsNode) => {
+    const r = await rolloutFrom(arg, 'Compare which run with the one before it?', true);
     if (!r?.tracePath) return;
     const prev = d.runs.previousOf(r.id);
     if (!prev?.tracePath) {
@@ -251,7 +279,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     d.compareTraces(prev.tracePath, r.tracePath, r.trace.task.ref);
   });
   reg('hudStudio.rerunSameAnswer', async (arg?: RunsNode) => {
-    const r = rolloutOf(arg);
+    const r = await rolloutFrom(arg, 'Run which run again?', false);
     if (!r) return;
     const t = d.index().tasks.find((x) => x.ref === r.trace.task.ref);
     if (!t) {
@@ -270,13 +298,15 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
   reg('hudStudio.copyTaskRef', async (arg?: RunsNode | EnvNode) => {
     const ref =
       rolloutOf(arg as RunsNode)?.trace.task.ref ??
-      (arg && 'ref' in arg && typeof arg.ref === 'string' ? arg.ref : undefined);
+      (arg && 'ref' in arg && typeof arg.ref === 'string' ? arg.ref : undefined) ??
+      // No row came with it (the palette, or a tree that was redrawing): the task under the cursor, or a pick.
+      (await resolveTask(undefined, 'Copy the reference of which task?'))?.ref;
     if (!ref) return;
     await vscode.env.clipboard.writeText(ref);
     void vscode.window.setStatusBarMessage(`Copied ${ref}`, 3000);
   });
   reg('hudStudio.revealTrace', async (arg?: RunsNode) => {
-    const path = rolloutOf(arg)?.tracePath;
+    const path = (await rolloutFrom(arg, 'Reveal the trace file of which run?', true))?.tracePath;
     if (!path) return;
     const uri = vscode.Uri.file(path);
     // Inside the workspace the Explorer shows it; elsewhere the OS's file manager (a remote has none: open it).

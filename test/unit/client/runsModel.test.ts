@@ -303,6 +303,46 @@ describe('Runs view model', () => {
     assert.equal(v.contextValue, 'hudRollout.trace.stale');
     m.setStaleness(() => ({ template: false, verifier: false }));
     assert.equal(m.view(node).contextValue, 'hudRollout.trace');
+    assert.equal(changes, 2, 'the view refreshes when the row is current again');
+  });
+
+  test('an index change that changes no row does not redraw the tree', () => {
+    // A redraw makes VS Code forget the rows until it fetched them again: a context menu command landing then gets
+    // no row. The index changes at every trace written and every keystroke.
+    const m = new RunsModel(() => T0 + 3000);
+    m.addTrace(storedTrace('old', 1000), '/tr/old.hudtrace.json');
+    let changes = 0;
+    m.onChange(() => changes++);
+    m.setStaleness(() => ({ template: false, verifier: false }));
+    m.setStaleness(() => undefined);
+    assert.equal(changes, 0, 'nothing was stale, nothing is');
+    const stale = () => ({ template: true, verifier: false });
+    m.setStaleness(stale);
+    m.setStaleness(stale);
+    assert.equal(changes, 1, 'once when the row became stale, not again for the same staleness');
+    m.setStaleness(() => ({ template: true, verifier: true }));
+    assert.equal(changes, 2, 'a different reason is a different row');
+  });
+
+  test('the runs a command can pick from: finished ones, newest first, with a trace file when it needs one', () => {
+    const m = new RunsModel(() => T0 + 9000);
+    m.addTrace(storedTrace('first', 1000), '/tr/first.hudtrace.json');
+    m.addTrace(storedTrace('third', 3000), '/tr/third.hudtrace.json');
+    m.addTrace(storedTrace('second', 2000), '/tr/second.hudtrace.json');
+    m.startJob('j', 'Run task');
+    // One rollout runs; one ended without a trace file (the run was stopped before it was written).
+    for (const e of sameEnvRun('live', 'j', 1).slice(0, 3)) m.apply(e);
+    for (const e of sameEnvRun('untraced', 'j', 1))
+      m.apply(e.type === 'rollout.ended' ? { ...e, tracePath: undefined } : e);
+    assert.deepEqual(
+      m.finished(true).map((r) => r.id),
+      ['third', 'second', 'first'],
+    );
+    assert.deepEqual(
+      m.finished(false).map((r) => r.id),
+      ['third', 'second', 'first', 'untraced'],
+      'not the running one',
+    );
   });
 });
 
