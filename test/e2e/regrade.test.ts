@@ -104,6 +104,13 @@ describe('regrade in code-server', () => {
       await page.locator('.tab.active', { hasText: 'as run' }).first().waitFor({ timeout: 30_000 });
       await page.keyboard.press('Control+W');
       await page.locator('.tab', { hasText: 'as run' }).first().waitFor({ state: 'detached', timeout: 30_000 });
+      // From the palette no run comes with the command: it asks which, and shows the same diff.
+      await ui.command('HUD Studio: Show Template Diff');
+      await ui.quickTitle('Show what changed in the template since which run?');
+      await ui.choose(/reward 0\.00.*stale/);
+      await page.locator('.tab.active', { hasText: 'as run' }).first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Control+W');
+      await page.locator('.tab', { hasText: 'as run' }).first().waitFor({ state: 'detached', timeout: 30_000 });
     },
   );
 

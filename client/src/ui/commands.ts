@@ -9,8 +9,9 @@ import type { EnvNode } from '../environmentsModel';
 import { errorMessage } from '../engine/errors';
 import { mean } from '../engine/jobStats';
 import { type RolloutOutcome, inlineText, score } from '../outcome';
-import type { RolloutRecord, RunsModel, RunsNode } from '../runsModel';
+import type { RunsModel, RunsNode } from '../runsModel';
 import { AGENT_KINDS, type AgentKind } from '../settings';
+import { rolloutFrom, rolloutOf } from './pickRollout';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
 export interface CommandDeps {
@@ -217,37 +218,8 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       preview: true,
     });
   });
-  const rolloutOf = (arg?: RunsNode | { rolloutId: string }) =>
-    arg && 'rolloutId' in arg ? d.runs.rollout(arg.rolloutId) : undefined;
-  /**
-   * The rollout a Runs command acts on: its row's, or, from the palette, one
-   * the user picks. VS Code also passes no row when the menu's command lands
-   * while the Runs tree redraws (it forgets the rows until it has fetched
-   * them again); asking then beats doing nothing.
-   */
-  const rolloutFrom = async (
-    arg: RunsNode | { rolloutId: string } | undefined,
-    title: string,
-    withTrace: boolean,
-  ): Promise<RolloutRecord | undefined> => {
-    const known = rolloutOf(arg);
-    if (known) return known;
-    const rows = d.runs.finished(withTrace);
-    if (rows.length === 0) {
-      void vscode.window.showInformationMessage(
-        `HUD Studio: no finished run${withTrace ? ' with a trace file' : ''} in the Runs view yet.`,
-      );
-      return undefined;
-    }
-    const items = rows.map((r) => {
-      const view = d.runs.view({ kind: 'rollout', rolloutId: r.id });
-      return { label: view.label, description: view.description ?? '', detail: r.trace.task.ref, rollout: r };
-    });
-    return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }))
-      ?.rollout;
-  };
   reg('hudStudio.openTrace', async (arg?: RunsNode | { rolloutId: string }) => {
-    const r = await rolloutFrom(arg, 'Open which run in the trace explorer?', false);
+    const r = await rolloutFrom(d.runs, arg, 'Open which run in the trace explorer?', false);
     if (r) d.openTrace(r.id);
   });
   reg('hudStudio.openTraceFile', async (arg?: vscode.Uri) => {
@@ -267,7 +239,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
 
   // ---- a rollout's context menu in the Runs view
   reg('hudStudio.compareWithPrevious', async (arg?: RunsNode) => {
-    const r = await rolloutFrom(arg, 'Compare which run with the one before it?', true);
+    const r = await rolloutFrom(d.runs, arg, 'Compare which run with the one before it?', true);
     if (!r?.tracePath) return;
     const prev = d.runs.previousOf(r.id);
     if (!prev?.tracePath) {
@@ -279,7 +251,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     d.compareTraces(prev.tracePath, r.tracePath, r.trace.task.ref);
   });
   reg('hudStudio.rerunSameAnswer', async (arg?: RunsNode) => {
-    const r = await rolloutFrom(arg, 'Run which run again?', false);
+    const r = await rolloutFrom(d.runs, arg, 'Re-run which run with the same answer?', false);
     if (!r) return;
     const t = d.index().tasks.find((x) => x.ref === r.trace.task.ref);
     if (!t) {
@@ -297,7 +269,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
   });
   reg('hudStudio.copyTaskRef', async (arg?: RunsNode | EnvNode) => {
     const ref =
-      rolloutOf(arg as RunsNode)?.trace.task.ref ??
+      rolloutOf(d.runs, arg as RunsNode)?.trace.task.ref ??
       (arg && 'ref' in arg && typeof arg.ref === 'string' ? arg.ref : undefined) ??
       // No row came with it (the palette, or a tree that was redrawing): the task under the cursor, or a pick.
       (await resolveTask(undefined, 'Copy the reference of which task?'))?.ref;
@@ -306,7 +278,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     void vscode.window.setStatusBarMessage(`Copied ${ref}`, 3000);
   });
   reg('hudStudio.revealTrace', async (arg?: RunsNode) => {
-    const path = (await rolloutFrom(arg, 'Reveal the trace file of which run?', true))?.tracePath;
+    const path = (await rolloutFrom(d.runs, arg, 'Reveal the trace file of which run?', true))?.tracePath;
     if (!path) return;
     const uri = vscode.Uri.file(path);
     // Inside the workspace the Explorer shows it; elsewhere the OS's file manager (a remote has none: open it).

@@ -19,6 +19,7 @@ import type { RunsModel, RunsNode } from '../runsModel';
 import { type StoredRun, type StoredTraces, runsOfTasks, tasksGradedBy } from '../storedTraces';
 import { type Staleness, fileWithStoredBlock, isStale, staleText, staleness, templateBlock } from '../templateSource';
 import type { RegisterCommand } from './commands';
+import { rolloutFrom } from './pickRollout';
 import type { RegradeRequest, RegradeRunResult } from './runner';
 
 export const STORED_SOURCE_SCHEME = 'hud-studio-stored';
@@ -276,14 +277,31 @@ export function registerRegrade(
   };
 
   reg('hudStudio.regradeTemplate', async (arg?: { env: string; templateId: string } | EnvNode) => {
-    if (!arg || !('templateId' in arg)) return;
+    // No row (a tree that was redrawing as the menu's command landed): ask which template.
+    const t = arg && 'templateId' in arg ? { env: arg.env, templateId: arg.templateId } : await pickTemplate();
+    if (!t) return;
     d.rescan();
-    const refs = tasksGradedBy(d.index(), arg.env, arg.templateId);
-    await regradeRuns(runsOfTasks(d.stored.all(), refs), `Regrade ${arg.env}/${arg.templateId}`);
+    const refs = tasksGradedBy(d.index(), t.env, t.templateId);
+    await regradeRuns(runsOfTasks(d.stored.all(), refs), `Regrade ${t.env}/${t.templateId}`);
   });
 
+  const pickTemplate = async (): Promise<{ env: string; templateId: string } | undefined> => {
+    const items = d.index().templates.map((t) => ({ label: `${t.env}/${t.id}`, description: t.description, t }));
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage('HUD Studio: no templates found in this workspace.');
+      return undefined;
+    }
+    const pick = await vscode.window.showQuickPick(items, { title: 'Regrade the stored runs of which template?' });
+    return pick && { env: pick.t.env, templateId: pick.t.id };
+  };
+
   reg('hudStudio.regrade', async (arg?: RegradeArg) => {
-    if (!arg) return;
+    // No row (a tree that was redrawing as the menu's command landed): ask which run.
+    if (!arg) {
+      const r = await rolloutFrom(d.runs, undefined, 'Regrade which run?', true);
+      if (!r) return;
+      arg = { rolloutId: r.id };
+    }
     d.rescan();
     if ('kind' in arg && arg.kind === 'job') {
       const job = d.runs.job(arg.jobId);
@@ -309,8 +327,9 @@ export function registerRegrade(
   });
 
   reg('hudStudio.showTemplateDiff', async (arg?: RunsNode | { rolloutId: string }) => {
-    if (!arg || !('rolloutId' in arg)) return;
-    const trace = traceOf(arg.rolloutId);
+    const r = await rolloutFrom(d.runs, arg, 'Show what changed in the template since which run?', true);
+    if (!r) return;
+    const trace = traceOf(r.id);
     if (!trace) return;
     const s = sources.staleness(trace);
     const g = sources.gradersOf(trace.task.ref);

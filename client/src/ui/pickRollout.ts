@@ -1,0 +1,39 @@
+/**
+ * The rollout a Runs view command acts on. From a row's context menu it is
+ * that row's; from the Command Palette none comes, and VS Code passes none
+ * either when the command lands while the Runs tree redraws (its extension
+ * host forgets a tree's rows until the workbench has fetched them again).
+ * Then the user picks one: asking beats doing nothing.
+ */
+import * as vscode from 'vscode';
+import type { RolloutRecord, RunsModel, RunsNode } from '../runsModel';
+
+export type RolloutArg = RunsNode | { rolloutId: string } | undefined;
+
+/** The rollout a row argument names, without asking. */
+export function rolloutOf(runs: RunsModel, arg: RolloutArg): RolloutRecord | undefined {
+  return arg && 'rolloutId' in arg ? runs.rollout(arg.rolloutId) : undefined;
+}
+
+/** The row's rollout, else one the user picks among the finished ones (with a trace file if `withTrace`). */
+export async function rolloutFrom(
+  runs: RunsModel,
+  arg: RolloutArg,
+  title: string,
+  withTrace: boolean,
+): Promise<RolloutRecord | undefined> {
+  const known = rolloutOf(runs, arg);
+  if (known) return known;
+  const rows = runs.finished(withTrace);
+  if (rows.length === 0) {
+    void vscode.window.showInformationMessage(
+      `HUD Studio: no finished run${withTrace ? ' with a trace file' : ''} in the Runs view yet.`,
+    );
+    return undefined;
+  }
+  const items = rows.map((r) => {
+    const view = runs.view({ kind: 'rollout', rolloutId: r.id });
+    return { label: view.label, description: view.description ?? '', detail: r.trace.task.ref, rollout: r };
+  });
+  return (await vscode.window.showQuickPick(items, { title, matchOnDescription: true, matchOnDetail: true }))?.rollout;
+}
