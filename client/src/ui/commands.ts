@@ -11,7 +11,7 @@ import { mean } from '../engine/jobStats';
 import { type RolloutOutcome, inlineText, score } from '../outcome';
 import type { RunsModel, RunsNode } from '../runsModel';
 import { AGENT_KINDS, type AgentKind } from '../settings';
-import { rolloutFrom, rolloutOf } from './pickRollout';
+import { pickRollout, rolloutFrom, rolloutOf } from './pickRollout';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
 export interface CommandDeps {
@@ -219,8 +219,12 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     });
   });
   reg('hudStudio.openTrace', async (arg?: RunsNode | { rolloutId: string }) => {
-    const r = await rolloutFrom(d.runs, arg, 'Open which run in the trace explorer?', false);
-    if (r) d.openTrace(r.id);
+    // The explorer finds stored rollouts the Runs view no longer holds: an id is enough.
+    const id =
+      arg && 'rolloutId' in arg
+        ? arg.rolloutId
+        : (await pickRollout(d.runs, 'Open which run in the trace explorer?', false))?.id;
+    if (id) d.openTrace(id);
   });
   reg('hudStudio.openTraceFile', async (arg?: vscode.Uri) => {
     const uri =

@@ -15,15 +15,31 @@ export function rolloutOf(runs: RunsModel, arg: RolloutArg): RolloutRecord | und
   return arg && 'rolloutId' in arg ? runs.rollout(arg.rolloutId) : undefined;
 }
 
-/** The row's rollout, else one the user picks among the finished ones (with a trace file if `withTrace`). */
+/**
+ * The argument's rollout, else one the user picks among the finished ones
+ * (with a trace file if `withTrace`). A rollout the Runs view no longer
+ * holds (cleared, or beyond its history) is said so, not replaced by a pick.
+ */
 export async function rolloutFrom(
   runs: RunsModel,
   arg: RolloutArg,
   title: string,
   withTrace: boolean,
 ): Promise<RolloutRecord | undefined> {
-  const known = rolloutOf(runs, arg);
-  if (known) return known;
+  if (arg && 'rolloutId' in arg) {
+    const known = runs.rollout(arg.rolloutId);
+    if (!known) void vscode.window.showInformationMessage('HUD Studio: that run is no longer in the Runs view.');
+    return known;
+  }
+  return pickRollout(runs, title, withTrace);
+}
+
+/** A rollout the user picks among the finished ones (with a trace file if `withTrace`), newest first. */
+export async function pickRollout(
+  runs: RunsModel,
+  title: string,
+  withTrace: boolean,
+): Promise<RolloutRecord | undefined> {
   const rows = runs.finished(withTrace);
   if (rows.length === 0) {
     void vscode.window.showInformationMessage(

@@ -19,7 +19,7 @@ import type { RunsModel, RunsNode } from '../runsModel';
 import { type StoredRun, type StoredTraces, runsOfTasks, tasksGradedBy } from '../storedTraces';
 import { type Staleness, fileWithStoredBlock, isStale, staleText, staleness, templateBlock } from '../templateSource';
 import type { RegisterCommand } from './commands';
-import { rolloutFrom } from './pickRollout';
+import { pickRollout } from './pickRollout';
 import type { RegradeRequest, RegradeRunResult } from './runner';
 
 export const STORED_SOURCE_SCHEME = 'hud-studio-stored';
@@ -298,7 +298,7 @@ export function registerRegrade(
   reg('hudStudio.regrade', async (arg?: RegradeArg) => {
     // No row (a tree that was redrawing as the menu's command landed): ask which run.
     if (!arg) {
-      const r = await rolloutFrom(d.runs, undefined, 'Regrade which run?', true);
+      const r = await pickRollout(d.runs, 'Regrade which run?', true);
       if (!r) return;
       arg = { rolloutId: r.id };
     }
@@ -327,9 +327,13 @@ export function registerRegrade(
   });
 
   reg('hudStudio.showTemplateDiff', async (arg?: RunsNode | { rolloutId: string }) => {
-    const r = await rolloutFrom(d.runs, arg, 'Show what changed in the template since which run?', true);
-    if (!r) return;
-    const trace = traceOf(r.id);
+    // Stored rollouts the Runs view no longer holds have a diff too: an id is enough.
+    const id =
+      arg && 'rolloutId' in arg
+        ? arg.rolloutId
+        : (await pickRollout(d.runs, 'Show what changed in the template since which run?', true))?.id;
+    if (!id) return;
+    const trace = traceOf(id);
     if (!trace) return;
     const s = sources.staleness(trace);
     const g = sources.gradersOf(trace.task.ref);
