@@ -12,6 +12,7 @@ import { type RolloutOutcome, inlineText, score } from '../outcome';
 import type { RunsModel, RunsNode } from '../runsModel';
 import { AGENT_KINDS, type AgentKind } from '../settings';
 import { pickRollout, rolloutFrom, rolloutOf } from './pickRollout';
+import { pickTemplate } from './pickTemplate';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
 export interface CommandDeps {
@@ -171,6 +172,9 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     if (agent) await runTargets([t], `Run ${t.label} (${agent})`, agent);
   });
   reg(Commands.runTemplate, async (arg?: Commands.RunTemplateArgs | EnvNode) => {
+    arg ??= await pickTemplate(d.index(), 'Run the tasks of which template?').then(
+      (t) => t && { uri: t.uri, env: t.env, templateId: t.id },
+    );
     if (!arg) return;
     const env = 'env' in arg ? arg.env : undefined;
     const templateId = 'templateId' in arg ? arg.templateId : undefined;
@@ -210,6 +214,13 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       loc = t && { uri: t.uri, line: t.range.start.line };
     } else if (arg) {
       loc = d.locate(arg);
+    } else {
+      // No row (a tree that was redrawing as the menu's command landed): ask which task.
+      const pick = await vscode.window.showQuickPick(
+        idx.tasks.map((t) => ({ label: t.label, description: t.ref, t })),
+        { title: 'Go to which task?' },
+      );
+      loc = pick && { uri: pick.t.uri, line: pick.t.range.start.line };
     }
     if (!loc) return;
     const pos = new vscode.Position(loc.line, 0);

@@ -20,6 +20,7 @@ import { type StoredRun, type StoredTraces, runsOfTasks, tasksGradedBy } from '.
 import { type Staleness, fileWithStoredBlock, isStale, staleText, staleness, templateBlock } from '../templateSource';
 import type { RegisterCommand } from './commands';
 import { pickRollout } from './pickRollout';
+import { pickTemplate } from './pickTemplate';
 import type { RegradeRequest, RegradeRunResult } from './runner';
 
 export const STORED_SOURCE_SCHEME = 'hud-studio-stored';
@@ -278,22 +279,17 @@ export function registerRegrade(
 
   reg('hudStudio.regradeTemplate', async (arg?: { env: string; templateId: string } | EnvNode) => {
     // No row (a tree that was redrawing as the menu's command landed): ask which template.
-    const t = arg && 'templateId' in arg ? { env: arg.env, templateId: arg.templateId } : await pickTemplate();
+    const t =
+      arg && 'templateId' in arg
+        ? { env: arg.env, templateId: arg.templateId }
+        : await pickTemplate(d.index(), 'Regrade the stored runs of which template?').then(
+            (p) => p && { env: p.env, templateId: p.id },
+          );
     if (!t) return;
     d.rescan();
     const refs = tasksGradedBy(d.index(), t.env, t.templateId);
     await regradeRuns(runsOfTasks(d.stored.all(), refs), `Regrade ${t.env}/${t.templateId}`);
   });
-
-  const pickTemplate = async (): Promise<{ env: string; templateId: string } | undefined> => {
-    const items = d.index().templates.map((t) => ({ label: `${t.env}/${t.id}`, description: t.description, t }));
-    if (items.length === 0) {
-      void vscode.window.showInformationMessage('HUD Studio: no templates found in this workspace.');
-      return undefined;
-    }
-    const pick = await vscode.window.showQuickPick(items, { title: 'Regrade the stored runs of which template?' });
-    return pick && { env: pick.t.env, templateId: pick.t.id };
-  };
 
   reg('hudStudio.regrade', async (arg?: RegradeArg) => {
     // No row (a tree that was redrawing as the menu's command landed): ask which run.

@@ -3,18 +3,7 @@ import assert from 'node:assert/strict';
 import type { RolloutEvent } from '../../../common/events';
 import { RunsModel, clockTime, durationText, labelOfRef, type RunsNode } from '../../../client/src/runsModel';
 import type { Trace } from '../../../common/trace/schema';
-
-const T0 = Date.parse('2026-11-29T10:00:00.000Z');
-const at = (ms: number) => new Date(T0 + ms).toISOString();
-const identity = (ref: string, env: string, id: string) => ({
-  ref,
-  kind: 'hud' as const,
-  env,
-  id,
-  args: {},
-  slug: `${id}-1234abcd`,
-  sourceHash: 'h',
-});
+import { T0, at, identity, storedTrace } from './traceFixtures';
 
 function sameEnvRun(rolloutId: string, jobId: string, verifierReward: number | null): RolloutEvent[] {
   const ev: RolloutEvent[] = [
@@ -161,25 +150,8 @@ describe('Runs view model', () => {
 
   test('traces from earlier sessions are grouped by task; the previous run of a task is found', () => {
     const m = new RunsModel(() => T0 + 3000);
-    const trace = (id: string, startMs: number): Trace =>
-      ({
-        schemaVersion: 1,
-        rolloutId: id,
-        startedAt: at(startMs),
-        task: identity('envs/env.py::task', 'workspace', 'solve'),
-        verifier: null,
-        agent: { kind: 'fixed' },
-        provider: { kind: 'local', verifierSubstrate: 'none' },
-        phases: [],
-        agentSteps: [],
-        result: { reward: 1, subscores: [], info: {}, isError: false },
-        status: 'completed',
-        error: null,
-        warnings: [],
-        events: [],
-      }) as unknown as Trace;
-    m.addTrace(trace('old2', 2000), '/tr/old2.hudtrace.json');
-    m.addTrace(trace('old1', 1000), '/tr/old1.hudtrace.json');
+    m.addTrace(storedTrace('old2', 2000), '/tr/old2.hudtrace.json');
+    m.addTrace(storedTrace('old1', 1000), '/tr/old1.hudtrace.json');
     assert.deepEqual(
       m.jobList().map((j) => j.label),
       ['task (env.py) · earlier runs'],
@@ -345,22 +317,3 @@ describe('Runs view model', () => {
     );
   });
 });
-
-function storedTrace(id: string, startMs: number): Trace {
-  return {
-    schemaVersion: 1,
-    rolloutId: id,
-    startedAt: at(startMs),
-    task: identity('envs/env.py::task', 'workspace', 'solve'),
-    verifier: null,
-    agent: { kind: 'fixed' },
-    provider: { kind: 'local', verifierSubstrate: 'none' },
-    phases: [],
-    agentSteps: [],
-    result: { reward: 1, subscores: [], info: {}, isError: false },
-    status: 'completed',
-    error: null,
-    warnings: [],
-    events: [],
-  } as unknown as Trace;
-}

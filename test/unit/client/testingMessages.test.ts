@@ -9,23 +9,14 @@
  * row's own line of the golden file (docs/grader-workbench.md).
  */
 import assert from 'node:assert/strict';
-import Module, { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import type { WorkspaceIndex } from '../../../common/lspMessages';
 import type { GoldenOutcome } from '../../../client/src/engine/golden/run';
 import type { RolloutOutcome } from '../../../client/src/outcome';
 import type { GoldenRunRequest } from '../../../client/src/ui/goldenRunner';
 import type { RunRequest } from '../../../client/src/ui/runner';
+import { loadWithFakeVscode } from './fakeVscode/load';
 import type * as Fake from './fakeVscode/vscode';
-
-const FAKE_VSCODE = join(__dirname, 'fakeVscode', 'vscode.ts');
-type Resolve = (request: string, ...rest: unknown[]) => string;
-const loader = Module as unknown as { _resolveFilename: Resolve };
-const resolveFilename = loader._resolveFilename;
-loader._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
-  return request === 'vscode' ? FAKE_VSCODE : resolveFilename.call(this, request, ...rest);
-};
 
 const range = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 20 } });
 const ENV = 'file:///w/envs/env.py';
@@ -77,10 +68,11 @@ describe('Testing view messages (TaskTests over a recording vscode)', () => {
   const graded: GoldenRunRequest[] = [];
 
   before(() => {
-    // Through CommonJS, as the extension host loads the extension: its require('vscode') meets the hook above.
-    const load = createRequire(__filename);
-    vscode = load('vscode') as typeof Fake;
-    ({ TaskTests } = load('../../../client/src/ui/testing') as typeof import('../../../client/src/ui/testing'));
+    vscode = loadWithFakeVscode<typeof Fake>(__filename, 'vscode');
+    ({ TaskTests } = loadWithFakeVscode<typeof import('../../../client/src/ui/testing')>(
+      __filename,
+      '../../../client/src/ui/testing',
+    ));
   });
 
   function tests() {

@@ -1,7 +1,8 @@
 /**
- * The slice of the `vscode` API that client/src/ui/testing.ts touches,
- * recording what the Testing API is told, so the real TaskTests class runs
- * in a unit test. Only what that file uses; anything else is absent on
+ * The slice of the `vscode` API that client/src/ui/testing.ts and the
+ * pickers (pickRollout.ts, pickTemplate.ts) touch, recording what the
+ * Testing API is told and what the window is asked to show, so the real
+ * code runs in a unit test. Only what those use; anything else is absent on
  * purpose, so a new use shows up as a failing test rather than a silent no-op.
  */
 type Listener = () => void;
@@ -173,8 +174,23 @@ export const workspace = {
   getConfiguration: () => ({ get: (): undefined => undefined }),
 };
 
+/** What the window was asked to show; a test sets `pick` to choose among a quick pick's items. */
+export const shown: {
+  messages: string[];
+  picks: { title: string | undefined; labels: string[] }[];
+  pick: (items: readonly { label: string }[]) => { label: string } | undefined;
+} = { messages: [], picks: [], pick: () => undefined };
+
 export const window = {
   showWarningMessage: () => Promise.resolve(undefined),
+  showInformationMessage: (message: string) => {
+    shown.messages.push(message);
+    return Promise.resolve(undefined);
+  },
+  showQuickPick: <T extends { label: string }>(items: readonly T[], options?: { title?: string }) => {
+    shown.picks.push({ title: options?.title, labels: items.map((i) => i.label) });
+    return Promise.resolve(shown.pick(items) as T | undefined);
+  },
 };
 
 export const commands = {
