@@ -65,7 +65,9 @@ async function openInFakeWebview(page: Page, url: string): Promise<void> {
         },
         setState: function (s) {
           window.__saves++;
-          sessionStorage.setItem('webview-state', JSON.stringify(s));
+          // The page saves undefined when it has nothing to bring back (no trace yet): that clears the state.
+          if (s === undefined) sessionStorage.removeItem('webview-state');
+          else sessionStorage.setItem('webview-state', JSON.stringify(s));
         },
       };
     };
