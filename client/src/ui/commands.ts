@@ -11,7 +11,7 @@ import { mean } from '../engine/jobStats';
 import { type RolloutOutcome, inlineText, score } from '../outcome';
 import type { RunsModel, RunsNode } from '../runsModel';
 import { AGENT_KINDS, type AgentKind } from '../settings';
-import { pickRollout, rolloutFrom, rolloutOf } from './pickRollout';
+import { rolloutFrom, rolloutIdFrom, rolloutOf } from './pickRollout';
 import { pickTemplate } from './pickTemplate';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
@@ -67,6 +67,15 @@ export function commandRegistrar(context: vscode.ExtensionContext, log: vscode.L
 export function registerCommands(context: vscode.ExtensionContext, d: CommandDeps): void {
   const reg = commandRegistrar(context, d.log);
 
+  const pickTask = async (pool: IndexedTask[], title: string): Promise<IndexedTask | undefined> =>
+    (
+      await vscode.window.showQuickPick(
+        pool.map((t) => ({ label: t.label, description: t.ref, t })),
+        // A step of a multi-step flow: a webview taking focus must not silently drop it.
+        { title, ignoreFocusOut: true },
+      )
+    )?.t;
+
   /** Finds the task an argument means; from the palette, the task under the cursor (or a pick). */
   const resolveTask = async (arg: TaskArg, title = 'Run which task?'): Promise<RunTarget | undefined> => {
     const tasks = d.index().tasks;
@@ -99,12 +108,8 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       void vscode.window.showInformationMessage('HUD Studio: no tasks found in this workspace.');
       return undefined;
     }
-    const pick = await vscode.window.showQuickPick(
-      pool.map((t) => ({ label: t.label, description: t.ref, t })),
-      // A step of a multi-step flow: a webview taking focus must not silently drop it.
-      { title, ignoreFocusOut: true },
-    );
-    return pick && targetOf(pick.t);
+    const picked = await pickTask(pool, title);
+    return picked && targetOf(picked);
   };
 
   const runTargets = async (targets: RunTarget[], label: string, agent?: AgentKind, answer?: string): Promise<void> => {
@@ -216,11 +221,8 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
       loc = d.locate(arg);
     } else {
       // No row (a tree that was redrawing as the menu's command landed): ask which task.
-      const pick = await vscode.window.showQuickPick(
-        idx.tasks.map((t) => ({ label: t.label, description: t.ref, t })),
-        { title: 'Go to which task?' },
-      );
-      loc = pick && { uri: pick.t.uri, line: pick.t.range.start.line };
+      const t = await pickTask(idx.tasks, 'Go to which task?');
+      loc = t && { uri: t.uri, line: t.range.start.line };
     }
     if (!loc) return;
     const pos = new vscode.Position(loc.line, 0);
@@ -230,11 +232,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     });
   });
   reg('hudStudio.openTrace', async (arg?: RunsNode | { rolloutId: string }) => {
-    // The explorer finds stored rollouts the Runs view no longer holds: an id is enough.
-    const id =
-      arg && 'rolloutId' in arg
-        ? arg.rolloutId
-        : (await pickRollout(d.runs, 'Open which run in the trace explorer?', false))?.id;
+    const id = await rolloutIdFrom(d.runs, arg, 'Open which run in the trace explorer?', false);
     if (id) d.openTrace(id);
   });
   reg('hudStudio.openTraceFile', async (arg?: vscode.Uri) => {

@@ -34,6 +34,20 @@ export async function rolloutFrom(
   return pickRollout(runs, title, withTrace);
 }
 
+/**
+ * The argument's rollout id, else a picked rollout's. For commands that read
+ * stored traces by id (the explorer, the template diff), which also exist for
+ * rollouts the Runs view has dropped.
+ */
+export async function rolloutIdFrom(
+  runs: RunsModel,
+  arg: RolloutArg,
+  title: string,
+  withTrace: boolean,
+): Promise<string | undefined> {
+  return arg && 'rolloutId' in arg ? arg.rolloutId : (await pickRollout(runs, title, withTrace))?.id;
+}
+
 /** A rollout the user picks among the finished ones (with a trace file if `withTrace`), newest first. */
 export async function pickRollout(
   runs: RunsModel,

@@ -19,7 +19,7 @@ import type { RunsModel, RunsNode } from '../runsModel';
 import { type StoredRun, type StoredTraces, runsOfTasks, tasksGradedBy } from '../storedTraces';
 import { type Staleness, fileWithStoredBlock, isStale, staleText, staleness, templateBlock } from '../templateSource';
 import type { RegisterCommand } from './commands';
-import { pickRollout } from './pickRollout';
+import { pickRollout, rolloutIdFrom } from './pickRollout';
 import { pickTemplate } from './pickTemplate';
 import type { RegradeRequest, RegradeRunResult } from './runner';
 
@@ -323,11 +323,7 @@ export function registerRegrade(
   });
 
   reg('hudStudio.showTemplateDiff', async (arg?: RunsNode | { rolloutId: string }) => {
-    // Stored rollouts the Runs view no longer holds have a diff too: an id is enough.
-    const id =
-      arg && 'rolloutId' in arg
-        ? arg.rolloutId
-        : (await pickRollout(d.runs, 'Show what changed in the template since which run?', true))?.id;
+    const id = await rolloutIdFrom(d.runs, arg, 'Show what changed in the template since which run?', true);
     if (!id) return;
     const trace = traceOf(id);
     if (!trace) return;

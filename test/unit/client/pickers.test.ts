@@ -69,6 +69,16 @@ describe('pickers for commands that came without a row', () => {
     assert.equal(await rollouts.pickRollout(m, 'Which?', true), undefined, 'a dismissed pick acts on nothing');
   });
 
+  test('commands that read stored traces by id keep an id the Runs view dropped, and ask only without one', async () => {
+    const m = twoRuns();
+    assert.equal(await rollouts.rolloutIdFrom(m, { rolloutId: 'cleared' }, 'Which?', true), 'cleared');
+    assert.equal(vscode.shown.picks.length, 0, 'no pick');
+    assert.equal(vscode.shown.messages.length, 0, 'no message');
+    vscode.shown.pick = (items) => items[0];
+    assert.equal(await rollouts.rolloutIdFrom(m, undefined, 'Open which run?', false), 'newer');
+    assert.equal(vscode.shown.picks[0]?.title, 'Open which run?');
+  });
+
   test('no run to pick from: the user is told, not shown an empty list', async () => {
     assert.equal(await rollouts.pickRollout(new RunsModel(), 'Regrade which run?', true), undefined);
     assert.deepEqual(vscode.shown.picks, []);
