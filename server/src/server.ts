@@ -130,7 +130,8 @@ export function startServer(connection: Connection): void {
     ready = Analyzer.create({ roots }).then((a) => (analyzer = a));
     return {
       capabilities: {
-        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        // Saves retry a document whose parse ran out of its budget (Analyzer.retryDocument).
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         codeLensProvider: { resolveProvider: false },
         hoverProvider: true,
         definitionProvider: true,
@@ -212,6 +213,13 @@ export function startServer(connection: Connection): void {
       const path = pathOf(textDocument.uri);
       if (!path || !a.isOpen(path)) return;
       publish(a.changeDocument(path, contentChanges, textDocument.version));
+    }),
+  );
+  connection.onDidSaveTextDocument(
+    safeNotification('didSave', async ({ textDocument }) => {
+      const a = await withAnalyzer();
+      const path = pathOf(textDocument.uri);
+      if (path && a.isOpen(path)) publish(a.retryDocument(path));
     }),
   );
   connection.onDidCloseTextDocument(

@@ -14,7 +14,17 @@ import { extractGoldenFacts } from './golden';
 import { extractHarborFacts } from './harborTask';
 import { extractJsonTasks } from './jsonTasks';
 import { extractPythonFacts } from './pythonFacts';
-import { createPythonParser, type Parser, type Tree } from './treeSitter';
+import { slowParseFacts } from './slowParse';
+import {
+  budgetMs,
+  createPythonParser,
+  DEFAULT_PARSE_BUDGET,
+  parseWithin,
+  type BudgetedParse,
+  type ParseBudget,
+  type Parser,
+  type Tree,
+} from './treeSitter';
 import { Workspace, type WorkspaceHost } from './workspace';
 
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -77,6 +87,8 @@ export interface AnalyzerOptions {
   host?: WorkspaceHost;
   maxFileBytes?: number;
   phases?: PhaseTimes;
+  /** How long a parse may take (treeSitter.ts); tests make it short. */
+  parseBudget?: ParseBudget;
 }
 
 function cpuMs(): number {
@@ -87,12 +99,15 @@ function cpuMs(): number {
 interface OpenDocument {
   doc: TextDocument;
   tree: Tree | undefined;
+  /** Its last parse ran out of its budget: edits are not parsed until a save (retryDocument). */
+  stalled: boolean;
 }
 
 export class Analyzer {
   private readonly open = new Map<string, OpenDocument>();
   private readonly maxFileBytes: number;
   private readonly phases: PhaseTimes | undefined;
+  private readonly parseBudget: ParseBudget;
 
   private constructor(
     readonly workspace: Workspace,
@@ -101,6 +116,7 @@ export class Analyzer {
   ) {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.phases = options.phases;
+    this.parseBudget = options.parseBudget ?? DEFAULT_PARSE_BUDGET;
   }
 
   static async create(options: AnalyzerOptions): Promise<Analyzer> {
@@ -167,7 +183,7 @@ export class Analyzer {
   openDocument(path: string, text: string, version = 0): Set<string> {
     this.closeTree(path);
     const doc = TextDocument.create(path, 'text', version, text);
-    const entry: OpenDocument = { doc, tree: undefined };
+    const entry: OpenDocument = { doc, tree: undefined, stalled: false };
     this.open.set(path, entry);
     return this.reanalyse(path, entry, undefined);
   }
@@ -199,7 +215,17 @@ export class Analyzer {
       entry.doc = TextDocument.update(entry.doc, [change], version);
     }
     entry.tree = tree;
+    // Parsing it again would cost the whole budget at every keystroke.
+    if (entry.stalled) return new Set();
     return this.reanalyse(path, entry, tree);
+  }
+
+  /** A document was saved: one whose parse ran out of its budget is parsed again. */
+  retryDocument(path: string): Set<string> {
+    const entry = this.open.get(path);
+    if (!entry?.stalled) return new Set();
+    entry.stalled = false;
+    return this.reanalyse(path, entry, undefined);
   }
 
   /** The editor closed a document: fall back to the file on disk (undefined = it no longer exists). */
@@ -230,10 +256,11 @@ export class Analyzer {
     const text = entry.doc.getText();
     let facts: FileFacts | undefined;
     if (fileKind(path) === 'python' && !this.tooLarge(text)) {
-      const tree = this.parser.parse(text, oldTree) ?? undefined;
+      const parsed = parseWithin(this.parser, text, this.parseBudget, oldTree);
       oldTree?.delete();
-      entry.tree = tree;
-      facts = tree ? extractPythonFacts(tree, text) : undefined;
+      entry.tree = parsed?.tree;
+      entry.stalled = parsed?.stalledAt !== undefined;
+      facts = this.pythonFacts(path, text, parsed, true);
     } else {
       oldTree?.delete();
       entry.tree = undefined;
@@ -271,8 +298,8 @@ export class Analyzer {
     const texts: (string | undefined)[] = entries.map(([path, content]) =>
       fileKind(path) === 'python' && !this.tooLarge(content) && !isOversized(content) ? decodeText(content) : undefined,
     );
-    const trees: (Tree | null | undefined)[] = texts.map((text) =>
-      text === undefined ? undefined : this.parser.parse(text),
+    const parsed: (BudgetedParse | undefined)[] = texts.map((text) =>
+      text === undefined ? undefined : parseWithin(this.parser, text, this.parseBudget),
     );
     const t1 = this.phases ? cpuMs() : 0;
     if (this.phases) this.phases.parse += t1 - t0;
@@ -280,19 +307,29 @@ export class Analyzer {
       return entries.map(([path, content], i) => {
         const text = texts[i];
         if (text === undefined) return [path, this.factsFor(path, content)];
-        const tree = trees[i];
-        if (!tree) return [path, undefined];
         try {
-          return [path, extractPythonFacts(tree, text)];
+          return [path, this.pythonFacts(path, text, parsed[i], false)];
         } finally {
-          tree.delete();
-          trees[i] = undefined;
+          parsed[i]?.tree?.delete();
+          parsed[i] = undefined;
         }
       });
     } finally {
-      for (const tree of trees) tree?.delete();
+      for (const p of parsed) p?.tree?.delete();
       if (this.phases) this.phases.extract += cpuMs() - t1;
     }
+  }
+
+  /** Facts of a parsed Python text; `open`: an open document (see slowParseFacts). */
+  private pythonFacts(
+    path: string,
+    text: string,
+    parsed: BudgetedParse | undefined,
+    open: boolean,
+  ): FileFacts | undefined {
+    if (!parsed) return undefined;
+    if (parsed.tree) return extractPythonFacts(parsed.tree, text);
+    return slowParseFacts(path, text, parsed.stalledAt, budgetMs(this.parseBudget, text), open);
   }
 
   private factsFor(path: string, content: FileContent): FileFacts | undefined {
@@ -317,12 +354,11 @@ export class Analyzer {
     const text = decodeText(content);
     switch (kind) {
       case 'python': {
-        const tree = this.parser.parse(text);
-        if (!tree) return undefined;
+        const parsed = parseWithin(this.parser, text, this.parseBudget);
         try {
-          return extractPythonFacts(tree, text);
+          return this.pythonFacts(path, text, parsed, false);
         } finally {
-          tree.delete();
+          parsed?.tree?.delete();
         }
       }
       case 'json':

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Language, Parser } from 'web-tree-sitter';
+import { Language, Parser, type Tree } from 'web-tree-sitter';
 
 export type { Node as SyntaxNode, Tree, Parser, Edit, Point, Language } from 'web-tree-sitter';
 
@@ -50,4 +50,55 @@ export async function createPythonParser(): Promise<Parser> {
   const parser = new Parser();
   parser.setLanguage(language);
   return parser;
+}
+
+/**
+ * How long one parse may take before it is given up. tree-sitter is linear
+ * on ordinary code but not on every input: tree-sitter-python slows down
+ * with each backslash-continued line in a run, so a run of 100,000 takes
+ * minutes, and the language server, which parses on its one thread, would
+ * answer nothing meanwhile (docs/reliability.md). The budget grows with the
+ * text and leaves ordinary files several times the time they need on a
+ * loaded machine (a 2 MB module parses in well under a second).
+ */
+export interface ParseBudget {
+  baseMs: number;
+  msPer1000Chars: number;
+}
+
+export const DEFAULT_PARSE_BUDGET: ParseBudget = { baseMs: 2000, msPer1000Chars: 2 };
+
+export function budgetMs(budget: ParseBudget, text: string): number {
+  return budget.baseMs + (text.length / 1000) * budget.msPer1000Chars;
+}
+
+/** A parse within its budget: the tree, or where the parser was when the budget ran out. */
+export type BudgetedParse = { tree: Tree; stalledAt?: undefined } | { tree?: undefined; stalledAt: number };
+
+/**
+ * Parses `text` unless that takes longer than `budget`. tree-sitter asks the
+ * progress callback every hundred parser steps, so the check costs a clock
+ * read per step of a hundred (about ten per ordinary file).
+ */
+export function parseWithin(
+  parser: Parser,
+  text: string,
+  budget: ParseBudget,
+  oldTree?: Tree,
+): BudgetedParse | undefined {
+  const deadline = performance.now() + budgetMs(budget, text);
+  let stalledAt = -1;
+  const tree = parser.parse(text, oldTree ?? null, {
+    progressCallback: (state) => {
+      if (performance.now() <= deadline) return false;
+      stalledAt = state.currentOffset;
+      return true;
+    },
+  });
+  if (tree) return { tree };
+  if (stalledAt < 0) return undefined; // no language set: nothing was parsed
+  // A cancelled parse is otherwise resumed by the parser's next call, whatever text that call brings.
+  parser.reset();
+  // Offsets are in bytes of the UTF-16 text web-tree-sitter parses.
+  return { stalledAt: Math.min(text.length, Math.max(0, Math.floor(stalledAt / 2))) };
 }

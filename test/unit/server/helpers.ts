@@ -1,6 +1,6 @@
 /** In-memory workspaces for the language-server tests (no disk, no VS Code). */
 import { join } from 'node:path';
-import { Analyzer } from '../../../server/src/analysis/analyzer';
+import { Analyzer, type AnalyzerOptions } from '../../../server/src/analysis/analyzer';
 import type { FileProblem } from '../../../server/src/analysis/facts';
 
 export const ROOT = '/ws';
@@ -18,9 +18,10 @@ export interface MemoryWorkspace {
 export async function workspace(
   files: Record<string, string | Uint8Array>,
   alsoExisting: string[] = [],
+  options: Pick<AnalyzerOptions, 'parseBudget'> = {},
 ): Promise<MemoryWorkspace> {
   const existing = new Set<string>([...Object.keys(files), ...alsoExisting].map((r) => join(ROOT, r)));
-  const analyzer = await Analyzer.create({ roots: [ROOT], host: { exists: (p) => existing.has(p) } });
+  const analyzer = await Analyzer.create({ ...options, roots: [ROOT], host: { exists: (p) => existing.has(p) } });
   analyzer.setFiles(Object.entries(files).map(([rel, text]) => [join(ROOT, rel), text]));
   const path = (rel: string) => join(ROOT, rel);
   return {
