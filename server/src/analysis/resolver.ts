@@ -5,7 +5,7 @@
  * them re-links the files that asked.
  */
 import { basename, dirname, join, sep } from 'node:path';
-import type { EnvironmentFacts, FileFacts, PythonFacts, TaskCandidate, TemplateFacts } from './facts';
+import type { EnvironmentFacts, FileFacts, ImportBinding, PythonFacts, TaskCandidate, TemplateFacts } from './facts';
 import { isUnder } from './paths';
 
 export type Resolved =
@@ -26,6 +26,56 @@ export interface FactsLookup {
 const MAX_DEPTH = 12;
 
 const OTHER: Resolved = Object.freeze({ kind: 'other' });
+
+/** What a module binds to one name, the first of each kind in the order lookup() asks. */
+interface Bound {
+  template?: TemplateFacts;
+  /** The first task bound to the name itself (not an element of a list). */
+  task?: TaskCandidate;
+  /** The name holds a list or Taskset of tasks. */
+  taskList?: boolean;
+  definition?: boolean;
+  environment?: EnvironmentFacts;
+  binding?: ImportBinding;
+}
+
+/**
+ * Modules with more names than this get a map of them, built once per facts
+ * object: lookup() is asked once per task, so scanning the lists made a
+ * module of 20,000 generated tasks take seconds to link (quadratic). Smaller
+ * modules are scanned, which allocates nothing.
+ */
+const NAME_MAP_FROM = 64;
+const nameMaps = new WeakMap<PythonFacts, Map<string, Bound>>();
+
+function nameMap(facts: PythonFacts): Map<string, Bound> | undefined {
+  const size =
+    facts.templates.length +
+    facts.tasks.length +
+    facts.plainDefinitions.length +
+    facts.environments.length +
+    facts.imports.length;
+  if (size <= NAME_MAP_FROM) return undefined;
+  let map = nameMaps.get(facts);
+  if (map) return map;
+  map = new Map();
+  const at = (name: string): Bound => {
+    let b = map.get(name);
+    if (!b) map.set(name, (b = {}));
+    return b;
+  };
+  for (const t of facts.templates) at(t.functionName).template ??= t;
+  for (const t of facts.tasks) {
+    const b = at(t.name);
+    if (t.index !== undefined) b.taskList = true;
+    else b.task ??= t;
+  }
+  for (const d of facts.plainDefinitions) at(d).definition = true;
+  for (const e of facts.environments) at(e.variable).environment ??= e;
+  for (const i of facts.imports) at(i.local).binding ??= i;
+  nameMaps.set(facts, map);
+  return map;
+}
 
 /**
  * Module resolutions shared by the resolvers of one linking pass, during
@@ -98,6 +148,8 @@ export class Resolver {
     if (depth > MAX_DEPTH) return { kind: 'unknown' };
     const facts = this.python(path);
     if (!facts) return { kind: 'unknown' };
+    const map = nameMap(facts);
+    if (map) return this.lookupIn(path, facts, map.get(name), name, depth);
     // Loops rather than find/some: this runs several times per linked file, and each callback was a closure.
     for (const template of facts.templates)
       if (template.functionName === name)
@@ -120,6 +172,36 @@ export class Resolver {
         binding = i;
         break;
       }
+    return this.imported(path, facts, binding, name, depth);
+  }
+
+  /** lookup() in a module with a map of its names: the same answers in the same order. */
+  private lookupIn(path: string, facts: PythonFacts, bound: Bound | undefined, name: string, depth: number): Resolved {
+    if (bound?.template)
+      return {
+        kind: 'template',
+        path,
+        template: bound.template,
+        env: this.envName(path, bound.template.envVariable, depth + 1),
+      };
+    if (bound?.task) {
+      const target = this.callee(path, bound.task.call.callee, depth + 1);
+      return target.kind === 'template' ? { kind: 'task', path, task: bound.task } : OTHER;
+    }
+    if (bound?.definition) return OTHER;
+    if (bound?.environment) return { kind: 'environment', path, env: bound.environment };
+    if (bound?.taskList) return OTHER;
+    return this.imported(path, facts, bound?.binding, name, depth);
+  }
+
+  /** What `name` is through the module's imports: its own binding, else a star import. */
+  private imported(
+    path: string,
+    facts: PythonFacts,
+    binding: ImportBinding | undefined,
+    name: string,
+    depth: number,
+  ): Resolved {
     if (binding) {
       const mod = this.resolveModule(path, binding.module);
       if (binding.name === undefined) return mod ? { kind: 'module', path: mod } : { kind: 'external' };
