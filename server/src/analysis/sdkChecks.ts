@@ -205,11 +205,24 @@ function bareTemplateProblems(
   }
 }
 
-/** `combine(...)` calls whose every weight is a literal and none is positive: the SDK raises ValueError. */
+/** How far one call's arguments are read, and how much text a file's calls are read for in all. */
+const CALL_SCAN_LIMIT = 20_000;
+const FILE_SCAN_BUDGET = 4_000_000;
+
+/**
+ * `combine(...)` calls whose every weight is a literal and none is positive:
+ * the SDK raises ValueError. Each call is read on its own, so without a
+ * budget for the file a module of 200,000 unclosed `combine(` took 20 s
+ * (each read to its limit); real modules read a few hundred characters per
+ * call and never come near it.
+ */
 function weightProblems(text: string, lines: LineMap, out: FileProblem[]): void {
+  let budget = FILE_SCAN_BUDGET;
   for (const m of text.matchAll(/\bcombine\(/g)) {
     const open = m.index + m[0].length - 1;
-    const args = topLevelArgs(text, open);
+    const { args, read } = topLevelArgs(text, open, Math.min(CALL_SCAN_LIMIT, budget));
+    budget -= read;
+    if (budget <= 0) return;
     if (!args || args.length === 0) continue;
     const weights = args.map(literalWeight);
     if (weights.some((w) => w === undefined) || weights.some((w) => w! > 0)) continue;
@@ -228,7 +241,7 @@ function literalWeight(arg: string): number | undefined {
   const a = arg.trim().replace(/^await\s+/, '');
   const call = /^([\w.]+)\(([\s\S]*)\)$/.exec(a);
   if (!call) return undefined;
-  const inner = topLevelArgs(`(${call[2]!})`, 0) ?? [];
+  const inner = topLevelArgs(`(${call[2]!})`, 0, CALL_SCAN_LIMIT).args ?? [];
   const kw = inner.map((p) => /^\s*weight\s*=\s*([-+]?\d+(?:\.\d*)?|[-+]?\.\d+)\s*$/.exec(p)).find(Boolean);
   if (kw) return Number(kw[1]);
   if (inner.some((p) => /^\s*weight\s*=/.test(p))) return undefined;
@@ -240,13 +253,19 @@ function literalWeight(arg: string): number | undefined {
   return undefined;
 }
 
-/** The top-level comma-separated arguments of the call whose `(` is at `open`, or undefined when unbalanced. */
-function topLevelArgs(text: string, open: number): string[] | undefined {
+/**
+ * The top-level comma-separated arguments of the call whose `(` is at
+ * `open` (undefined when it does not close within `limit` characters), and
+ * how many characters were read.
+ */
+function topLevelArgs(text: string, open: number, limit: number): { args: string[] | undefined; read: number } {
   const out: string[] = [];
   let depth = 0;
   let start = open + 1;
   let quote = '';
-  for (let i = open; i < text.length && i < open + 20_000; i++) {
+  const end = Math.min(text.length, open + limit);
+  let i = open;
+  for (; i < end; i++) {
     const c = text[i]!;
     if (quote) {
       if (c === '\\') i++;
@@ -260,7 +279,7 @@ function topLevelArgs(text: string, open: number): string[] | undefined {
       if (depth === 0) {
         const last = text.slice(start, i);
         if (last.trim()) out.push(last);
-        return out;
+        return { args: out, read: i + 1 - open };
       }
     } else if (c === ',' && depth === 1) {
       out.push(text.slice(start, i));
@@ -270,5 +289,5 @@ function topLevelArgs(text: string, open: number): string[] | undefined {
       i = nl < 0 ? text.length : nl - 1;
     }
   }
-  return undefined;
+  return { args: undefined, read: i - open };
 }

@@ -83,6 +83,25 @@ describe('check: what the SDK rejects', () => {
     }
   });
 
+  test('the combine() checks of one file read a bounded amount of text, so a flood of them cannot stall the server', async () => {
+    const bad = (name: string) => `${name} = combine(SubScore(name="${name}", value=1.0, weight=0))\n`;
+    // Each unclosed call is read to the end of the file: 1,000 of them read about 5 MB, past the file's budget.
+    const text = `${HEAD}${bad('before')}${'combine(\n'.repeat(1000)}${bad('after')}`;
+    const lines = text.split('\n');
+    assert.deepEqual(
+      (await problemsOf(text)).filter((p) => p.code === 'combine-no-positive-weight').map((p) => lines[p.line]),
+      [bad('before').trimEnd()],
+      'the call before the flood is checked, the one after it is not',
+    );
+    assert.equal(
+      (await problemsOf(`${HEAD}${bad('before')}${'combine(\n'.repeat(10)}${bad('after')}`)).filter(
+        (p) => p.code === 'combine-no-positive-weight',
+      ).length,
+      2,
+      'a few unclosed calls leave the budget to the rest',
+    );
+  });
+
   test('the bundled example is clean', async () => {
     const text = readFileSync(join(__dirname, '..', '..', '..', 'examples', 'secret-verifier', 'env.py'), 'utf8');
     assert.deepEqual(
