@@ -32,6 +32,9 @@ import { parseInitOptions } from './initOptions';
 import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../common/lspMessages';
 
 const INDEX_NOTIFY_DELAY_MS = 150;
+/** An open document whose analysis took this long has its next edits wait EDITS_SETTLE_MS for more. */
+const SLOW_ANALYSIS_MS = 20;
+const EDITS_SETTLE_MS = 60;
 
 /**
  * The one file watcher of the extension: registered here, dynamically, so the
@@ -164,7 +167,30 @@ export function startServer(connection: Connection): void {
     }),
   );
 
-  const withAnalyzer = async () => ready ?? Promise.reject(new Error('not initialized'));
+  const analyzerReady = async () => ready ?? Promise.reject(new Error('not initialized'));
+
+  /**
+   * Edits to an open document whose last analysis was slow (a module of
+   * thousands of generated tasks takes a few hundred ms) wait until the
+   * typing settles, so a burst is analysed once instead of queueing an
+   * analysis per keystroke; any request or other notification analyses
+   * them first (withAnalyzer), so nothing ever answers from stale facts.
+   * Fast documents are analysed at each edit, as before.
+   */
+  let settleTimer: NodeJS.Timeout | undefined;
+  const analysePending = () => {
+    clearTimeout(settleTimer);
+    settleTimer = undefined;
+    const affected = analyzer?.analysePending();
+    if (affected?.size) publish(affected);
+  };
+
+  /** The analyzer, with every pending edit analysed: what all handlers but didChange use. */
+  const withAnalyzer = async () => {
+    const a = await analyzerReady();
+    analysePending();
+    return a;
+  };
 
   /** Reads every indexable file under `folders` in batches; returns how many. */
   const indexFolders = async (a: Analyzer, folders: readonly string[]): Promise<number> => {
@@ -209,10 +235,14 @@ export function startServer(connection: Connection): void {
   );
   connection.onDidChangeTextDocument(
     safeNotification('didChange', async ({ textDocument, contentChanges }) => {
-      const a = await withAnalyzer();
+      const a = await analyzerReady();
       const path = pathOf(textDocument.uri);
-      if (!path || !a.isOpen(path)) return;
-      publish(a.changeDocument(path, contentChanges, textDocument.version));
+      if (!path || !a.editDocument(path, contentChanges, textDocument.version)) return;
+      if (a.lastAnalysisMs(path) < SLOW_ANALYSIS_MS) analysePending();
+      else {
+        clearTimeout(settleTimer);
+        settleTimer = setTimeout(analysePending, EDITS_SETTLE_MS);
+      }
     }),
   );
   connection.onDidSaveTextDocument(
@@ -338,6 +368,7 @@ export function startServer(connection: Connection): void {
 
   connection.onShutdown(() => {
     clearTimeout(notifyTimer);
+    clearTimeout(settleTimer);
     analyzer?.dispose();
     analyzer = undefined;
   });

@@ -101,6 +101,10 @@ interface OpenDocument {
   tree: Tree | undefined;
   /** Its last parse ran out of its budget: edits are not parsed until a save (retryDocument). */
   stalled: boolean;
+  /** Edited since it was last analysed (editDocument; analysePending analyses it). */
+  pending: boolean;
+  /** How long its last analysis took, in ms: the server lets a burst of edits settle when it is slow. */
+  analysisMs: number;
 }
 
 export class Analyzer {
@@ -183,14 +187,24 @@ export class Analyzer {
   openDocument(path: string, text: string, version = 0): Set<string> {
     this.closeTree(path);
     const doc = TextDocument.create(path, 'text', version, text);
-    const entry: OpenDocument = { doc, tree: undefined, stalled: false };
+    const entry: OpenDocument = { doc, tree: undefined, stalled: false, pending: false, analysisMs: 0 };
     this.open.set(path, entry);
     return this.reanalyse(path, entry, undefined);
   }
 
+  /** Applies edits to an open document and analyses it at once; returns the affected paths. */
   changeDocument(path: string, changes: readonly TextDocumentContentChangeEvent[], version: number): Set<string> {
+    return this.editDocument(path, changes, version) ? this.analysePending(path) : new Set();
+  }
+
+  /**
+   * Applies edits to an open document (its text and its tree) without
+   * analysing it: analysePending does, once for however many edits came.
+   * False when the document is not open.
+   */
+  editDocument(path: string, changes: readonly TextDocumentContentChangeEvent[], version: number): boolean {
     const entry = this.open.get(path);
-    if (!entry) return new Set();
+    if (!entry) return false;
     let tree = entry.tree;
     for (const change of changes) {
       if (tree && 'range' in change) {
@@ -216,8 +230,24 @@ export class Analyzer {
     }
     entry.tree = tree;
     // Parsing it again would cost the whole budget at every keystroke.
-    if (entry.stalled) return new Set();
-    return this.reanalyse(path, entry, tree);
+    if (!entry.stalled) entry.pending = true;
+    return true;
+  }
+
+  /** Analyses the open documents edited since their last analysis (or only `path`); returns the affected paths. */
+  analysePending(only?: string): Set<string> {
+    const affected = new Set<string>();
+    for (const [path, entry] of this.open) {
+      if (!entry.pending || (only !== undefined && path !== only)) continue;
+      entry.pending = false;
+      for (const p of this.reanalyse(path, entry, entry.tree)) affected.add(p);
+    }
+    return affected;
+  }
+
+  /** How long the last analysis of an open document took, in ms (0 when it is not open). */
+  lastAnalysisMs(path: string): number {
+    return this.open.get(path)?.analysisMs ?? 0;
   }
 
   /** A document was saved: one whose parse ran out of its budget is parsed again. */
@@ -253,6 +283,15 @@ export class Analyzer {
   }
 
   private reanalyse(path: string, entry: OpenDocument, oldTree: Tree | undefined): Set<string> {
+    const started = performance.now();
+    try {
+      return this.analyseOpen(path, entry, oldTree);
+    } finally {
+      entry.analysisMs = performance.now() - started;
+    }
+  }
+
+  private analyseOpen(path: string, entry: OpenDocument, oldTree: Tree | undefined): Set<string> {
     const text = entry.doc.getText();
     let facts: FileFacts | undefined;
     if (fileKind(path) === 'python' && !this.tooLarge(text)) {
