@@ -115,6 +115,42 @@ export type IndexParams = Record<string, never>;
 /** The whole workspace index (client -> server). */
 export const IndexRequest = new RequestType<IndexParams, WorkspaceIndex, void>('hudStudio/index');
 
+/** One indexed file's part of the index. */
+export interface IndexFilePart {
+  /** Identifies the file between requests. */
+  key: string;
+  /** Workspace-relative path: the index lists files in this order. */
+  rel: string;
+  environments: IndexedEnvironment[];
+  templates: IndexedTemplate[];
+  tasks: IndexedTask[];
+  golden: IndexedGoldenRow[];
+}
+
+export interface IndexDeltaParams {
+  /** The version of the index the client holds (0 for none). */
+  since: number;
+  /** The server's `epoch` the client's version came from; another one means start again. */
+  epoch?: string;
+}
+
+/**
+ * The files whose part changed since `since`, and the files gone: the whole
+ * index is 28 MB of JSON at 11,000 environment files, and one edit changes
+ * one file's part. `full`: every file is in `files` and the client starts
+ * from nothing.
+ */
+export interface IndexDelta {
+  version: number;
+  epoch: string;
+  full: boolean;
+  files: IndexFilePart[];
+  removed: string[];
+}
+
+/** What changed in the index since a version the client holds (client -> server). */
+export const IndexDeltaRequest = new RequestType<IndexDeltaParams, IndexDelta, void>('hudStudio/indexDelta');
+
 export interface IndexChangedParams {
   version: number;
 }

@@ -23,6 +23,8 @@ import { join, sep } from 'node:path';
 import { Analyzer, decodeText, type FileContent, type PhaseTimes } from '../../server/src/analysis/analyzer';
 import { listIndexableFiles, readFiles } from '../../server/src/analysis/scan';
 import { createPythonParser } from '../../server/src/analysis/treeSitter';
+import { IndexReplica } from '../../common/indexParts';
+import type { IndexDelta } from '../../common/lspMessages';
 import { SERVER_V8_FLAGS } from '../../server/src/v8Flags';
 import { machineInfo } from '../support/machine';
 import { helperThreadsCpuMs } from '../support/threads';
@@ -187,6 +189,10 @@ async function measureTime(root: string) {
   // Each phase of the cold index over the same run's floor: they sum to the ratio, less what is not in a phase.
   const phase = (cpu: (r: (typeof runs)[number]) => number) =>
     Math.round(median(runs.map((r) => cpu(r) / r.floor.cpu)) * 1000) / 1000;
+  const refresh = measureIndexRefresh(
+    analyzer!,
+    contents.map(([p]) => p),
+  );
   const edits = measureEdits(
     analyzer!,
     contents.map(([p]) => p),
@@ -211,7 +217,48 @@ async function measureTime(root: string) {
       link: phase((r) => r.phases.link),
       rest: phase((r) => r.cold.cpu - r.phases.parse - r.phases.extract - r.phases.link),
     },
+    ...refresh,
     ...edits,
+  };
+}
+
+/**
+ * What the extension's copy of the index costs after one edit: the delta it
+ * asks for (serialised by the server, parsed and folded into the replica,
+ * common/indexParts.ts) against the whole index it used to fetch
+ * (serialised and parsed), alternately, 20 edits of one environment file.
+ */
+function measureIndexRefresh(a: Analyzer, files: string[]) {
+  const target = files.find((f) => f.endsWith(`${sep}env_3.py`))!;
+  const replica = new IndexReplica();
+  replica.apply(JSON.parse(JSON.stringify(a.workspace.indexSince(0, undefined))) as IndexDelta);
+  const delta: number[] = [];
+  const whole: number[] = [];
+  let deltaBytes = 0;
+  let wholeBytes = 0;
+  for (let i = 0; i < 20; i++) {
+    a.setFile(target, envFile(3).replace('level=3)', `level=${i})`));
+    const t0 = performance.now();
+    const { since, epoch } = replica.next();
+    const d = JSON.stringify(a.workspace.indexSince(since, epoch));
+    const index = replica.apply(JSON.parse(d) as IndexDelta);
+    const t1 = performance.now();
+    const w = JSON.stringify(a.workspace.index());
+    JSON.parse(w);
+    const t2 = performance.now();
+    if (index.tasks.length !== a.workspace.index().tasks.length) throw new Error('the replica lost tasks');
+    delta.push(t1 - t0);
+    whole.push(t2 - t1);
+    deltaBytes = d.length;
+    wholeBytes = w.length;
+  }
+  return {
+    indexRefreshAfterEdit: {
+      deltaMs: round(median(delta)),
+      wholeIndexMs: round(median(whole)),
+      deltaBytes,
+      wholeIndexBytes: wholeBytes,
+    },
   };
 }
 

@@ -29,7 +29,13 @@ import { sdkHover } from './features/sdkHover';
 import { definition, references } from './features/navigation';
 import { documentSymbols, workspaceSymbols } from './features/symbols';
 import { parseInitOptions } from './initOptions';
-import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../common/lspMessages';
+import {
+  IndexChangedNotification,
+  IndexDeltaRequest,
+  IndexRequest,
+  type IndexDelta,
+  type WorkspaceIndex,
+} from '../../common/lspMessages';
 
 const INDEX_NOTIFY_DELAY_MS = 150;
 /** An open document whose analysis took this long has its next edits wait EDITS_SETTLE_MS for more. */
@@ -302,6 +308,12 @@ export function startServer(connection: Connection): void {
     IndexRequest,
     safe('index', emptyIndex, async () => (await withAnalyzer()).workspace.index()),
   );
+  // What the extension asks for: the parts that changed since the version it holds (common/indexParts.ts).
+  connection.onRequest(IndexDeltaRequest, async ({ since, epoch }) => {
+    // On a failure the client keeps what it has (an answer that says nothing changed) and the log says why.
+    const unchanged: IndexDelta = { version: since, epoch: epoch ?? '', full: false, files: [], removed: [] };
+    return safe('indexDelta', unchanged, async () => (await withAnalyzer()).workspace.indexSince(since, epoch))();
+  });
 
   connection.onCodeLens(
     safe('codeLens', [], async ({ textDocument }) => {

@@ -20,7 +20,8 @@ import {
 } from 'vscode-languageclient/node';
 import type { ServerInitOptions } from '../../../server/src/initOptions';
 import { SERVER_V8_FLAGS } from '../../../server/src/v8Flags';
-import { IndexChangedNotification, IndexRequest, type WorkspaceIndex } from '../../../common/lspMessages';
+import { IndexReplica } from '../../../common/indexParts';
+import { IndexChangedNotification, IndexDeltaRequest, type WorkspaceIndex } from '../../../common/lspMessages';
 import { ServerRestarts } from '../serverRestarts';
 
 export const RESTART_SERVER_COMMAND = 'hudStudio.restartServer';
@@ -31,6 +32,8 @@ const EMPTY: WorkspaceIndex = { version: 0, environments: [], templates: [], tas
 export class IndexClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private current: WorkspaceIndex = EMPTY;
+  /** The server's index, kept up to date by deltas (common/indexParts.ts). */
+  private readonly replica = new IndexReplica();
   private readonly emitter = new vscode.EventEmitter<WorkspaceIndex>();
   readonly onDidChange = this.emitter.event;
   private fetching: Promise<void> | undefined;
@@ -130,7 +133,9 @@ export class IndexClient implements vscode.Disposable {
         this.again = false;
         if (!this.client) return;
         try {
-          const index = await this.client.sendRequest(IndexRequest, {});
+          // Only the files that changed travel: the whole index is tens of MB in a large workspace.
+          const delta = await this.client.sendRequest(IndexDeltaRequest, this.replica.next());
+          const index = this.replica.apply(delta);
           this.current = index;
           this.emitter.fire(index);
         } catch (err) {

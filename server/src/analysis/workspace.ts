@@ -3,14 +3,10 @@
  * them and the reverse dependencies that decide what to re-link when a file
  * changes. Holds no syntax trees and no file text, so memory stays small.
  */
+import { randomUUID } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import type {
-  IndexedEnvironment,
-  IndexedGoldenRow,
-  IndexedTask,
-  IndexedTemplate,
-  WorkspaceIndex,
-} from '../../../common/lspMessages';
+import { flattenParts } from '../../../common/indexParts';
+import type { IndexDelta, IndexFilePart, WorkspaceIndex } from '../../../common/lspMessages';
 import { envFileFor } from '../../../common/golden/rows';
 import { HARBOR_GOLDEN_DIR, readHarborGolden } from '../../../common/golden/solutions';
 import type { FileFacts, FileProblem, TemplateFacts } from './facts';
@@ -37,9 +33,14 @@ interface FileRecord {
   deps: string[];
   /** `env\0id` of each template this file defines. */
   templateKeys: string[];
+  /** The workspace version at which its part of the index last changed (indexSince). */
+  changedAt: number;
 }
 
 const templateKey = (env: string, id: string) => `tmpl:${env}\0${id}`;
+
+/** Removed files remembered for indexSince; past this many, a client that is behind gets the whole index. */
+const MAX_REMEMBERED_REMOVALS = 10_000;
 
 export class Workspace {
   private readonly records = new Map<string, FileRecord>();
@@ -47,6 +48,12 @@ export class Workspace {
   private readonly definers = new StringMultimap();
   private readonly uris = new Map<string, string>();
   private cachedIndex: WorkspaceIndex | undefined;
+  /** Files removed from the index, and the version at which each went (indexSince). */
+  private readonly removedAt = new Map<string, number>();
+  /** Removals up to this version were forgotten (removedAt is bounded): a client from before gets everything. */
+  private removalsForgottenAt = 0;
+  /** Tells this model's versions from another's: a restarted server counts from 0 again. */
+  readonly epoch = randomUUID();
   // Made once rather than per linked file.
   private readonly uriOfPath = (p: string): string => this.uriOf(p);
   private readonly relOfPath = (p: string): string => this.relOf(p);
@@ -61,7 +68,10 @@ export class Workspace {
   setUri(path: string, uri: string): void {
     this.uris.set(path, uri);
     const rec = this.records.get(path);
-    if (rec) rec.uri = uri;
+    if (rec && rec.uri !== uri) {
+      rec.uri = uri;
+      rec.changedAt = ++this.version;
+    }
   }
 
   uriOf(path: string): string {
@@ -108,8 +118,10 @@ export class Workspace {
         link: old?.link ?? EMPTY_LINK,
         deps: old?.deps ?? [],
         templateKeys: [],
+        changedAt: this.version,
       };
       this.records.set(path, rec);
+      this.removedAt.delete(path);
       // Keys need the record in place: a template's environment is resolved through this file's facts.
       const templateKeys = facts.kind === 'python' ? this.templateKeysOf(path, facts.templates) : [];
       this.retarget(path, old?.templateKeys ?? [], templateKeys);
@@ -132,6 +144,11 @@ export class Workspace {
     this.collectDependents(path, old.templateKeys, [], affected);
     affected.delete(path);
     this.relink(affected);
+    if (this.removedAt.size >= MAX_REMEMBERED_REMOVALS) {
+      this.removedAt.clear();
+      this.removalsForgottenAt = this.version;
+    }
+    this.removedAt.set(path, this.version);
     affected.add(path);
     return affected;
   }
@@ -153,22 +170,40 @@ export class Workspace {
 
   index(): WorkspaceIndex {
     if (this.cachedIndex?.version === this.version) return this.cachedIndex;
-    const environments: IndexedEnvironment[] = [];
-    const templates: IndexedTemplate[] = [];
-    const tasks: IndexedTask[] = [];
-    const golden: IndexedGoldenRow[] = [];
-    const sorted = [...this.records.values()].sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-    for (const rec of sorted) {
-      if (rec.facts.kind === 'python' && rec.facts.importsHud) {
-        for (const e of rec.facts.environments)
-          environments.push({ name: e.name, variable: e.variable, uri: rec.uri, range: e.range });
-      }
-      templates.push(...rec.link.templates);
-      tasks.push(...rec.link.tasks);
-      if (rec.link.golden) golden.push(...rec.link.golden);
-    }
-    this.cachedIndex = { version: this.version, environments, templates, tasks, golden };
+    this.cachedIndex = flattenParts(
+      [...this.records.values()].map((rec) => this.partOf(rec)),
+      this.version,
+    );
     return this.cachedIndex;
+  }
+
+  /**
+   * The parts of the index that changed after version `since`, and the files
+   * removed since then; everything when `epoch` is not this model's (a
+   * client of an earlier server, or one that holds nothing yet).
+   */
+  indexSince(since: number, epoch: string | undefined): IndexDelta {
+    const full = epoch !== this.epoch || since > this.version || since < this.removalsForgottenAt;
+    const files: IndexFilePart[] = [];
+    for (const rec of this.records.values()) if (full || rec.changedAt > since) files.push(this.partOf(rec));
+    const removed: string[] = [];
+    if (!full) for (const [path, at] of this.removedAt) if (at > since) removed.push(path);
+    return { version: this.version, epoch: this.epoch, full, files, removed };
+  }
+
+  private partOf(rec: FileRecord): IndexFilePart {
+    const facts = rec.facts;
+    return {
+      key: rec.path,
+      rel: rec.rel,
+      environments:
+        facts.kind === 'python' && facts.importsHud
+          ? facts.environments.map((e) => ({ name: e.name, variable: e.variable, uri: rec.uri, range: e.range }))
+          : [],
+      templates: rec.link.templates,
+      tasks: rec.link.tasks,
+      golden: rec.link.golden ?? [],
+    };
   }
 
   private templateKeysOf(path: string, templates: TemplateFacts[]): string[] {
@@ -197,7 +232,7 @@ export class Workspace {
     rec.deps = deps;
   }
 
-  private relink(paths: Iterable<string>): void {
+  private relink(paths: ReadonlySet<string>): void {
     const modules: ModuleCache = new Map();
     // Golden files last: they read the tasks their env.py links to.
     const golden: FileRecord[] = [];
@@ -208,6 +243,10 @@ export class Workspace {
     }
     for (const rec of golden) this.linkOne(rec, modules);
     this.version++;
+    for (const path of paths) {
+      const rec = this.records.get(path);
+      if (rec) rec.changedAt = this.version;
+    }
   }
 
   private linkOne(rec: FileRecord, modules: ModuleCache): void {
