@@ -255,7 +255,9 @@ export function startServer(connection: Connection): void {
     safeNotification('didSave', async ({ textDocument }) => {
       const a = await withAnalyzer();
       const path = pathOf(textDocument.uri);
-      if (path && a.isOpen(path)) publish(a.retryDocument(path));
+      const affected = path && a.isOpen(path) ? a.retryDocument(path) : undefined;
+      // Most saves retry nothing: they must not announce an index change.
+      if (affected?.size) publish(affected);
     }),
   );
   connection.onDidCloseTextDocument(
