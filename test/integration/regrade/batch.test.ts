@@ -76,6 +76,15 @@ describe('regrade batch on Docker', () => {
   test("the next run's container is made while one grades; one container per rollout, none left after", async () => {
     const cwd = tempDir('regrade-batch');
     cpSync(join(FIXTURES, 'judged'), join(cwd, 'judged'), { recursive: true });
+    // The verifier takes a second to grade: longer than making a container on a loaded machine (CI once
+    // saw one made 8 ms after the rollout that asked for it ended), so the witness below measures the
+    // engine's overlap and not the machine's load.
+    const env = join(cwd, 'judged', 'env.py');
+    const slow = readFileSync(env, 'utf8')
+      .replace('from hud import Environment', 'import asyncio\nfrom hud import Environment')
+      .replace('    passed = ', '    await asyncio.sleep(1)\n    passed = ');
+    assert.ok(slow.includes('await asyncio.sleep(1)\n    passed = '));
+    writeFileSync(env, slow);
     const right = await stored(cwd, 'secret');
     const wrong = await stored(cwd, 'hidden');
     const traces = [right, wrong, right, wrong];
