@@ -10,21 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToUri } from '../../../server/src/analysis/paths';
-import { ENV_HEADER, py } from './helpers';
+import { SOLVE_ENV } from './helpers';
 import { startServer, type LspClient } from './lspClient';
 
 const TASKS = 20_000;
-const TEXT =
-  ENV_HEADER +
-  py`
-
-    @env.template()
-    async def solve(level: int):
-        yield "go"
-        yield 1.0
-
-  ` +
-  `tasks = [${Array.from({ length: TASKS }, (_, i) => `solve(level=${i})`).join(', ')}]\n`;
+const TEXT = SOLVE_ENV + `tasks = [${Array.from({ length: TASKS }, (_, i) => `solve(level=${i})`).join(', ')}]\n`;
 const LINE = TEXT.split('\n').findIndex((l) => l.startsWith('tasks = ['));
 /** The first call's keyword, `level`, as a range of the document. */
 const KEYWORD = { start: { line: LINE, character: 15 }, end: { line: LINE, character: 20 } };

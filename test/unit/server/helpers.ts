@@ -42,3 +42,15 @@ export function py(strings: TemplateStringsArray, ...values: unknown[]): string 
 }
 
 export const ENV_HEADER = 'from hud import Environment\n\nenv = Environment("workspace")\n';
+
+/** An environment with one template, `solve(level: int)`, that prompts and scores 1.0; tests add their tasks. */
+export const SOLVE_ENV =
+  ENV_HEADER +
+  py`
+
+    @env.template()
+    async def solve(level: int):
+        yield "go"
+        yield 1.0
+
+  `;

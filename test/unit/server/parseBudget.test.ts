@@ -14,20 +14,10 @@ import { after, before, describe, test } from 'node:test';
 import { DidSaveTextDocumentNotification } from 'vscode-languageserver-protocol';
 import { pathToUri } from '../../../server/src/analysis/paths';
 import { DEFAULT_PARSE_BUDGET, parseWithin, createPythonParser } from '../../../server/src/analysis/treeSitter';
-import { ENV_HEADER, py, workspace } from './helpers';
+import { SOLVE_ENV, workspace } from './helpers';
 import { startServer, type LspClient } from './lspClient';
 
-const ENV =
-  ENV_HEADER +
-  py`
-
-    @env.template()
-    async def solve(level: int):
-        yield "go"
-        yield 1.0
-
-    task = solve(level=1)
-  `;
+const ENV = `${SOLVE_ENV}task = solve(level=1)\n`;
 
 /** A module whose assignment runs over `lines` backslash-continued lines, starting on line 2. */
 const continued = (lines: number) => `import os\nx = 1 ${'\\\n'.repeat(lines)}+ 2\n`;
