@@ -100,7 +100,14 @@ export function checkArgs(
   const keywords = call.keywords;
   for (let i = 0; i < keywords.length; i++) {
     const kw = keywords[i]!;
-    if (!hasVarkw && !isNamed(params, kw)) {
+    if (!hasVarkw && kw === 'verifier' && !isNamed(params, kw)) {
+      // Not a typo of a parameter: the SDK's Task has a verifier field, but a template's call binds only its
+      // own parameters.
+      (out ??= []).push({
+        keyword: kw,
+        message: `${templateName}() got an unexpected keyword argument "verifier": calling a template binds only its own parameters, so the SDK raises TypeError when the module is imported (fix: bind the task to a name, then set \`name.verifier = ...\` on the next line)`,
+      });
+    } else if (!hasVarkw && !isNamed(params, kw)) {
       const known = [
         ...new Set(params.filter((p) => p.kind === 'positional' || p.kind === 'keyword').map((p) => p.name)),
       ];

@@ -18,10 +18,6 @@ export interface CallFacts {
   positionalLiterals?: { index: number; literal: LiteralArg; range: Range }[];
   /** `*args` / `**kwargs` at the call site: argument checks cannot be exact. */
   hasSplat: boolean;
-  /** The `verifier=` keyword, kept apart from the template's arguments. */
-  verifier?: VerifierValue;
-  /** The whole `verifier=...` argument with the comma before it: what removing it deletes. */
-  verifierArgRange?: Range;
   /** Where a new keyword argument goes: just before the closing parenthesis. */
   closeParen?: Position;
 }
@@ -44,6 +40,11 @@ export interface TaskCandidate {
   index?: number;
   call: CallFacts;
   range: Range;
+}
+
+export interface ShadowedCall {
+  call: CallFacts;
+  role: 'task' | 'verifier';
 }
 
 export interface VerifierAssignment {
@@ -116,6 +117,8 @@ export interface PythonFacts {
   v5Scenarios: { envVariable: string; functionName: string; range: Range }[];
   serviceAccess: Range[];
   hasSyntaxErrors: boolean;
+  /** Calls of tasks and verifiers bound over by a later binding (rebinding.ts): not tasks, but they run on import. */
+  shadowedCalls?: ShadowedCall[];
   /** What the HUD SDK itself would reject on import (sdkChecks.ts). */
   sdkProblems?: FileProblem[];
   /** Why Python could not import this file (syntax, NUL bytes, encoding, nesting), if so. */

@@ -43,9 +43,8 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
     uses.push(use(cand.call.calleeRange, 'task', target));
     argProblems(cand.call, target.template, problems);
     const assigned = verifierFor?.get(label);
-    const verifierValue = assigned ? assigned.value : cand.call.verifier;
-    const link = verifierValue
-      ? linkVerifier(file, facts, target, verifierValue, (assigned ?? verifierValue).range, resolver, problems, uses)
+    const link = assigned
+      ? linkVerifier(file, facts, target, assigned.value, assigned.range, resolver, problems, uses)
       : undefined;
     const ref = `${file.rel}::${label}`;
     const templateUri = file.uriOf(target.path);
@@ -61,6 +60,12 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
     };
     if (link) task.verifier = link;
     tasks.push(task);
+  }
+  for (const { call, role } of facts.shadowedCalls ?? []) {
+    const target = resolveTemplate(file, call, resolver);
+    if (!target) continue;
+    uses.push(use(call.calleeRange, role, target));
+    argProblems(call, target.template, problems);
   }
   for (const r of facts.v5Scenarios) {
     problems.push(
@@ -199,7 +204,7 @@ function argProblems(call: CallFacts, template: TemplateFacts, out: FileProblem[
         kind: 'add-keyword',
         name: p.missing,
         at: call.closeParen,
-        leadingComma: call.positional > 0 || call.keywords.length > 0 || !!call.verifier,
+        leadingComma: call.positional > 0 || call.keywords.length > 0,
       };
     }
     out.push(found);
@@ -265,15 +270,12 @@ function linkVerifier(
   uses: TemplateUse[],
 ): IndexedVerifierLink | undefined {
   let call: CallFacts | undefined;
-  let nested = false;
-  /** Where the inner verifier is written, for the quick fix that removes it. */
+  /** Where the verifier's own verifier is set, if it has one (for the quick fix that removes it). */
   let inner: { uri: string; range: Range } | undefined;
   let nameRange = value.range;
   if (value.kind === 'call') {
     call = value.call;
     nameRange = call.calleeRange;
-    nested = !!call.verifier;
-    if (call.verifierArgRange) inner = { uri: file.uri, range: call.verifierArgRange };
   } else {
     const r = resolver.lookup(file.path, value.name);
     if (r.kind === 'task') {
@@ -281,9 +283,7 @@ function linkVerifier(
       const ownFacts = r.path === file.path ? facts : resolver.pythonFacts(r.path);
       const name = r.task.name;
       const assignment = ownFacts?.verifierAssignments.find((a) => a.target === name && a.index === undefined);
-      nested = !!call.verifier || !!assignment;
-      if (call.verifierArgRange) inner = { uri: file.uriOf(r.path), range: call.verifierArgRange };
-      else if (assignment) inner = { uri: file.uriOf(r.path), range: wholeLines(assignment.range) };
+      if (assignment) inner = { uri: file.uriOf(r.path), range: wholeLines(assignment.range) };
     } else if (r.kind === 'external') {
       return undefined;
     } else {
@@ -301,13 +301,13 @@ function linkVerifier(
     uses.push(use(call.calleeRange, 'verifier', target));
     argProblems(call, target.template, problems);
   }
-  if (nested) {
+  if (inner) {
     const found = problem(
       'verifier-nested',
       nameRange,
       `this verifier (${target.env}/${target.template.id}) has a verifier of its own; nested verifier tasks are rejected (fix: remove the inner verifier, or make it the task's verifier instead)`,
     );
-    if (inner) found.fix = { kind: 'delete', ...inner, title: 'Remove the inner verifier' };
+    found.fix = { kind: 'delete', ...inner, title: 'Remove the inner verifier' };
     problems.push(found);
   }
   problems.push(...checkVerifier(actor, target, range));

@@ -31,6 +31,7 @@ import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import { expressionEnd, matchBracket, scanTo, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
+import { applyRebinding, type Binds } from './rebinding';
 import { sdkProblems } from './sdkChecks';
 import { readBody, readParams } from './templateBody';
 import type { SyntaxNode, Tree } from './treeSitter';
@@ -56,7 +57,13 @@ interface Statement extends Span {
   kind: StatementKind;
   /** A simple statement's assignment, read once (see extractPythonFacts). */
   parsed: ParsedAssignment | undefined;
+  /** The module-level names it binds (rebinding.ts). */
+  binds: Binds;
 }
+
+/** Which statement made each task candidate and verifier assignment of the module being read (rebinding.ts). */
+const statementOfTask: number[] = [];
+const statementOfAssignment: number[] = [];
 
 const DEFINITION_NAME = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/;
 
@@ -116,17 +123,33 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   if (hasSyntaxErrors) {
     const spans: Span[] = nodes.map((n, i) => ({ start: n.startIndex, end: nodes[i + 1]?.startIndex ?? text.length }));
     for (const sp of recoverStatements(spans, nodes, text))
-      statements.push({ start: sp.start, end: sp.end, kind: kindOf(text, sp.start), parsed: undefined });
+      statements.push({
+        start: sp.start,
+        end: sp.end,
+        kind: kindOf(text, sp.start),
+        parsed: undefined,
+        binds: undefined,
+      });
   } else {
     for (let i = 0; i < nodes.length; i++) {
       const start = nodes[i]!.startIndex;
       const end = i + 1 < nodes.length ? nodes[i + 1]!.startIndex : text.length;
-      statements.push({ start, end, kind: kindOf(text, start), parsed: undefined });
+      statements.push({ start, end, kind: kindOf(text, start), parsed: undefined, binds: undefined });
     }
   }
 
-  for (const st of statements)
-    if (st.kind === 'import') readImport(text.slice(st.start, expressionEnd(text, st.start, st.end)), facts, ctx.hud);
+  for (const st of statements) {
+    if (st.kind !== 'import') continue;
+    const first = facts.imports.length;
+    readImport(text.slice(st.start, expressionEnd(text, st.start, st.end)), facts, ctx.hud);
+    const bound = facts.imports.length - first;
+    st.binds =
+      bound === 1
+        ? facts.imports[first]!.local
+        : bound > 1
+          ? facts.imports.slice(first).map((i) => i.local)
+          : undefined;
+  }
   // Each simple statement is read once: environments must be known before the decorators that use them.
   for (const st of statements) if (st.kind === 'simple') st.parsed = parseAssignment(ctx, st);
   const envVars = new Set<string>();
@@ -141,13 +164,25 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   }
   const imported = new Set<string>();
   for (const i of facts.imports) imported.add(i.local);
-  for (const st of statements) {
-    if (st.kind === 'decorated') readDecorated(ctx, st, envVars, imported);
+  statementOfTask.length = 0;
+  statementOfAssignment.length = 0;
+  for (let k = 0; k < statements.length; k++) {
+    const st = statements[k]!;
+    if (st.kind === 'decorated') st.binds = readDecorated(ctx, st, envVars, imported);
     else if (st.kind === 'definition') {
       const name = DEFINITION_NAME.exec(text.slice(st.start, st.start + 200));
-      if (name) facts.plainDefinitions.push(name[1]!);
-    } else if (st.parsed) readAssignment(ctx, st.parsed);
+      if (name) facts.plainDefinitions.push((st.binds = intern(name[1]!)));
+    } else if (st.parsed) {
+      readAssignment(ctx, st.parsed);
+      if (st.parsed.kind === 'name') st.binds = st.parsed.name;
+      while (statementOfTask.length < facts.tasks.length) statementOfTask.push(k);
+      while (statementOfAssignment.length < facts.verifierAssignments.length) statementOfAssignment.push(k);
+    } else if (st.kind === 'simple') {
+      const assigned = matchAt(NAME_TARGET, text, st.start, st.end);
+      if (assigned) st.binds = intern(assigned[1]!);
+    }
   }
+  applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
   if (facts.importsHud) {
     const sdk = sdkProblems(text, ctx.lines, new Set(facts.environments.map((e) => e.variable)));
@@ -347,29 +382,16 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
     closeParen: lines.positionAt(close),
   };
   const args: ArgSpan[] = [];
-  const spans = splitTopLevel(text, open + 1, close);
-  spans.forEach((a, i) => {
+  for (const a of splitTopLevel(text, open + 1, close)) {
     if (text[a.start] === '*') {
       facts.hasSplat = true;
       args.push({ splat: true, span: a, value: a });
-      return;
+      continue;
     }
     const kw = matchAt(KEYWORD_ARG, text, a.start, a.end);
     if (kw) {
       const value = { start: a.start + kw[0].length, end: a.end };
       args.push({ keyword: kw[1]!, splat: false, span: a, value });
-      if (kw[1] === 'verifier') {
-        const v = verifierValue(ctx, value);
-        if (v) {
-          facts.verifier = v;
-          const prev = spans[i - 1];
-          const next = spans[i + 1];
-          facts.verifierArgRange = prev
-            ? lines.rangeAt(prev.end, a.end)
-            : lines.rangeAt(a.start, next ? next.start : a.end);
-        }
-        return;
-      }
       const name = intern(kw[1]!);
       const range = lines.rangeAt(a.start, a.start + kw[1]!.length);
       const literal = literalArg(text, value);
@@ -388,7 +410,7 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
         });
       facts.positional++;
     }
-  });
+  }
   facts.keywords = fitted(facts.keywords);
   if (facts.positionalLiterals) facts.positionalLiterals = fitted(facts.positionalLiterals);
   return { facts, args };
@@ -458,7 +480,8 @@ function pushElements(ctx: Ctx, items: Span[], name: string): void {
 
 const DECORATOR = /^@\s*([A-Za-z_]\w*)\s*\.\s*(template|scenario)\b\s*/;
 
-function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<string>): void {
+/** Reads a decorated `def` or `class`; returns the name it binds. */
+function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<string>): string | undefined {
   const { text, facts, lines } = ctx;
   const decorators: Span[] = [];
   let at = st.start;
@@ -468,7 +491,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
     at = skipSpaceAndComments(text, end, st.end);
   }
   const defHead = /^(async\s+)?(def|class)\s+([A-Za-z_]\w*)\s*/.exec(text.slice(at, at + 300));
-  if (!defHead) return;
+  if (!defHead) return undefined;
   const functionName = intern(defHead[3]!);
   const defStart = at;
   let found = false;
@@ -526,6 +549,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
     found = true;
   }
   if (!found) facts.plainDefinitions.push(functionName);
+  return functionName;
 }
 
 function trimEndOf(text: string, from: number, end: number): number {

@@ -85,8 +85,9 @@ describe('diagnostics: each code fires and has a near miss', () => {
   });
 
   test('verifier-nested', async () => {
+    // A template call takes no verifier= (the SDK raises TypeError): that is a bad argument, not a nested verifier.
     const inline = await codesFor('t = solve(1)\nt.verifier = verify(verifier=verify())\n');
-    assert.ok(inline.codes.includes('verifier-nested'));
+    assert.ok(inline.codes.includes('task-bad-args') && !inline.codes.includes('verifier-nested'), inline.codes.join());
     const byName = await codesFor('v = verify()\nv.verifier = verify()\nt = solve(1)\nt.verifier = v\n');
     assert.ok(byName.codes.includes('verifier-nested'));
     const ok = await codesFor('v = verify()\nt = solve(1)\nt.verifier = v\n');

@@ -84,7 +84,7 @@ describe('index', () => {
     assert.equal(task.env, 'workspace');
     assert.equal(task.verifier?.templateId, 'check');
     assert.equal(task.verifier?.sameEnvironment, true);
-    assert.equal(tasks[2]!.verifier?.templateId, 'check', 'verifier= keyword');
+    assert.equal(tasks[2]!.verifier, undefined, 'verifier= is an argument like any other (here it goes to **kw)');
     assert.equal(tasks[1]!.verifier, undefined);
     assert.deepEqual(ws.codes('envs/env.py'), []);
   });

@@ -32,17 +32,27 @@ const MODULE =
     first = check(level=1)
     twice = check(level=2)
     twice = solve(level=3)
-    by_task = solve(level=4, verifier=first)
-    by_list = solve(level=5, verifier=suite)
-    by_env = solve(level=6, verifier=env)
-    by_def = solve(level=7, verifier=helper)
-    by_import = solve(level=8, verifier=thing)
-    by_unknown = solve(level=9, verifier=nothing)
-    by_twice = solve(level=10, verifier=twice)
-    by_template = solve(level=11, verifier=check(level=1))
-    by_shadowed = solve(level=12, verifier=solve)
+    by_task = solve(level=4)
+    by_task.verifier = first
+    by_list = solve(level=5)
+    by_list.verifier = suite
+    by_env = solve(level=6)
+    by_env.verifier = env
+    by_def = solve(level=7)
+    by_def.verifier = helper
+    by_import = solve(level=8)
+    by_import.verifier = thing
+    by_unknown = solve(level=9)
+    by_unknown.verifier = nothing
+    by_twice = solve(level=10)
+    by_twice.verifier = twice
+    by_template = solve(level=11)
+    by_template.verifier = check(level=1)
+    by_shadowed = solve(level=12)
+    by_shadowed.verifier = solve
     tasks = [check(level=2)]
-    tasks_user = solve(level=13, verifier=tasks)
+    tasks_user = solve(level=13)
+    tasks_user.verifier = tasks
   `;
 
 test('a module past the size of the name map links as it does when its lists are scanned', async () => {
@@ -60,7 +70,7 @@ test('a module past the size of the name map links as it does when its lists are
   assert.equal(verifiers.get('by_import'), undefined);
   const problems = small.problems('env.py').map((p) => `${p.code}@${p.range.start.line}`);
   for (const name of ['by_list', 'by_env', 'by_def', 'by_unknown', 'by_shadowed', 'tasks_user']) {
-    const line = MODULE.split('\n').findIndex((l) => l.startsWith(`${name} =`));
+    const line = MODULE.split('\n').findIndex((l) => l.startsWith(`${name}.verifier =`));
     assert.ok(
       problems.some((p) => p.endsWith(`@${line}`)),
       `${name} (line ${line + 1}) has a problem: ${problems.join(', ')}`,

@@ -1,0 +1,77 @@
+/**
+ * A module-level name bound twice holds its last value once the module has
+ * run, and that is what the SDK's discovery finds (server/README.md, "Names bound more
+ * than once"). So of the task candidates only those of a
+ * name's last binding are tasks, a `task.verifier = ...` made before `task`
+ * is bound again sets the verifier of an object nobody discovers, and a
+ * verifier given by name is the value that name had where it is used. The
+ * calls of what was bound over still run on import, so they are kept apart
+ * for their argument checks.
+ *
+ * Statements are numbered in module order, each with the names it binds.
+ * Unless some name is bound twice this is one pass over them.
+ */
+import type { PythonFacts, ShadowedCall, TaskCandidate, VerifierValue } from './facts';
+
+/** The names one module-level statement binds (`from m import a, b` binds two). */
+export type Binds = string | readonly string[] | undefined;
+
+function bindsName(binds: Binds, name: string): boolean {
+  return typeof binds === 'string' ? binds === name : !!binds?.includes(name);
+}
+
+/** Statement number of each name's last binding; shared by every call (one module at a time), cleared on entry. */
+const lastBinding = new Map<string, number>();
+
+/**
+ * Applies last-binding-wins to `facts`. `statementOfTask[i]` is the statement
+ * that made `facts.tasks[i]`, `statementOfAssignment[i]` the one that made
+ * `facts.verifierAssignments[i]`.
+ */
+export function applyRebinding(
+  facts: PythonFacts,
+  statements: readonly { binds: Binds }[],
+  statementOfTask: readonly number[],
+  statementOfAssignment: readonly number[],
+): void {
+  lastBinding.clear();
+  let rebound = false;
+  const bind = (name: string, k: number) => {
+    if (lastBinding.has(name)) rebound = true;
+    lastBinding.set(name, k);
+  };
+  for (let k = 0; k < statements.length; k++) {
+    const b = statements[k]!.binds;
+    if (typeof b === 'string') bind(b, k);
+    else if (b) for (const name of b) bind(name, k);
+  }
+  if (!rebound) return;
+
+  // The candidate's call a verifier named `name` had at statement `at`.
+  const valueAt = (value: VerifierValue, at: number): VerifierValue => {
+    if (value.kind !== 'name' || (lastBinding.get(value.name) ?? -1) < at) return value;
+    let bound = -1;
+    for (let k = at - 1; k >= 0 && bound < 0; k--) if (bindsName(statements[k]!.binds, value.name)) bound = k;
+    const task = facts.tasks.find(
+      (t, i) => statementOfTask[i] === bound && t.name === value.name && t.index === undefined,
+    );
+    return task ? { kind: 'call', call: task.call, range: value.range } : value;
+  };
+  facts.verifierAssignments.forEach((a, i) => {
+    a.value = valueAt(a.value, statementOfAssignment[i]!);
+  });
+
+  // Their calls still run when the module is imported, and a bad argument still fails the import.
+  const shadowed: ShadowedCall[] = [];
+  facts.tasks = facts.tasks.filter((t: TaskCandidate, i) => {
+    const kept = lastBinding.get(t.name) === statementOfTask[i];
+    if (!kept) shadowed.push({ call: t.call, role: 'task' });
+    return kept;
+  });
+  facts.verifierAssignments = facts.verifierAssignments.filter((a, i) => {
+    const kept = (lastBinding.get(a.target) ?? -1) <= statementOfAssignment[i]!;
+    if (!kept && a.value.kind === 'call') shadowed.push({ call: a.value.call, role: 'verifier' });
+    return kept;
+  });
+  if (shadowed.length) facts.shadowedCalls = shadowed;
+}

@@ -1,0 +1,218 @@
+/**
+ * A module-level name bound more than once: the index lists what the module
+ * holds once it has run, which is what discovery finds. Each module here is
+ * also executed by the bundled runtime (`python3 -m hud_studio.discover`),
+ * and the index must list the same task references with the same templates
+ * and verifiers.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ENV_HEADER, py, workspace } from './helpers';
+
+const RUNTIME = join(__dirname, '..', '..', '..', 'runtime', 'python');
+
+const TEMPLATES =
+  ENV_HEADER +
+  py`
+
+    @env.template()
+    async def solve(level: int):
+        yield "go"
+        yield {"score": 1.0, "answer": "x"}
+
+
+    @env.template()
+    async def check(expected: str):
+        r = yield ""
+        yield 1.0 if r["answer"] == expected else 0.0
+
+
+    @env.template()
+    async def audit(expected: str):
+        r = yield ""
+        yield 1.0 if r["answer"] == expected else 0.0
+
+  `;
+
+interface Row {
+  ref: string;
+  templateId: string | undefined;
+  verifier: string | null;
+}
+
+/** The bundled runtime's discovery report for `source` as env.py. */
+function discover(source: string): {
+  tasks: { ref: string; id: string; verifier: { id: string } | null }[];
+  error: { message: string } | null;
+} {
+  const dir = mkdtempSync(join(tmpdir(), 'hud-rebind-'));
+  try {
+    writeFileSync(join(dir, 'env.py'), source);
+    const r = spawnSync('python3', ['-m', 'hud_studio.discover', 'env.py', '--json'], {
+      cwd: dir,
+      env: { ...process.env, PYTHONPATH: RUNTIME },
+      encoding: 'utf8',
+    });
+    return JSON.parse(r.stdout) as ReturnType<typeof discover>;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What discovery finds when the module runs: refs, template ids and verifier ids. */
+function discovered(source: string): Row[] {
+  const report = discover(source);
+  assert.equal(report.error, null);
+  return report.tasks.map((t) => ({ ref: t.ref, templateId: t.id, verifier: t.verifier?.id ?? null }));
+}
+
+/** Why the module fails to import under the runtime. */
+function runtimeError(source: string): string {
+  const report = discover(source);
+  assert.notEqual(report.error, null, 'the runtime imports the module');
+  return report.error!.message;
+}
+
+async function indexed(source: string) {
+  const ws = await workspace({ 'env.py': source });
+  const tasks = ws.analyzer.workspace.index().tasks;
+  return {
+    rows: tasks.map((t) => ({
+      ref: t.ref.replace(/^.*::/, ''),
+      templateId: t.templateId,
+      verifier: t.verifier?.templateId ?? null,
+    })),
+    lines: Object.fromEntries(tasks.map((t) => [t.label, t.range.start.line])),
+    problems: ws.problems('env.py'),
+  };
+}
+
+const byRef = (rows: Row[]) => [...rows].sort((a, b) => a.ref.localeCompare(b.ref));
+
+async function agrees(source: string): Promise<Awaited<ReturnType<typeof indexed>>> {
+  const found = await indexed(source);
+  assert.deepEqual(byRef(found.rows), byRef(discovered(source)));
+  return found;
+}
+
+test('a task bound twice is the last binding, with the verifier set after it', async () => {
+  const source =
+    TEMPLATES +
+    py`
+      task = solve(level=1)
+      task.verifier = check(expected="first")
+      task = solve(level=2)
+      task.verifier = audit(expected="second")
+    `;
+  const { rows, lines } = await agrees(source);
+  assert.deepEqual(rows, [{ ref: 'task', templateId: 'solve', verifier: 'audit' }]);
+  const lastLine = source.split('\n').findIndex((l) => l.startsWith('task = solve(level=2)'));
+  assert.equal(lines['task'], lastLine, 'the task (and its CodeLens) sits on the binding that counts');
+});
+
+test('a verifier set before its task is bound again belongs to an object nobody discovers', async () => {
+  const { rows } = await agrees(
+    TEMPLATES +
+      py`
+        task = solve(level=1)
+        task.verifier = check(expected="lost")
+        task = solve(level=2)
+      `,
+  );
+  assert.deepEqual(rows, [{ ref: 'task', templateId: 'solve', verifier: null }]);
+});
+
+test('a verifier named by a variable is what the variable held there, not at the end', async () => {
+  const { rows, problems } = await agrees(
+    TEMPLATES +
+      py`
+        grader = check(expected="a")
+        task = solve(level=1)
+        task.verifier = grader
+        grader = audit(expected="b")
+        other = solve(level=2)
+        other.verifier = grader
+      `,
+  );
+  assert.deepEqual(byRef(rows), [
+    { ref: 'grader', templateId: 'audit', verifier: null },
+    { ref: 'other', templateId: 'solve', verifier: 'audit' },
+    { ref: 'task', templateId: 'solve', verifier: 'check' },
+  ]);
+  assert.deepEqual(
+    problems.map((p) => p.code),
+    [],
+  );
+});
+
+test('a template call takes no verifier= keyword: the index links none and says why the import fails', async () => {
+  const source =
+    TEMPLATES +
+    py`
+      task = solve(level=1, verifier=check(expected="a"))
+    `;
+  const { rows, problems } = await indexed(source);
+  assert.deepEqual(rows, [{ ref: 'task', templateId: 'solve', verifier: null }]);
+  assert.deepEqual(
+    problems.map((p) => p.code),
+    ['task-bad-args'],
+  );
+  assert.match(problems[0]!.message, /unexpected keyword argument "verifier".*`name\.verifier = \.\.\.`/);
+  assert.equal(problems[0]!.fix, undefined, 'no rename to another parameter is offered');
+  assert.match(runtimeError(source), /unexpected argument\(s\) 'verifier'/);
+});
+
+test('lists, Tasksets and plain values bound over tasks leave only the last binding', async () => {
+  const { rows } = await agrees(
+    TEMPLATES +
+      py`
+        from hud import Taskset
+
+        suite = [solve(level=1), solve(level=2)]
+        suite = [solve(level=3)]
+        single = solve(level=4)
+        single = [solve(level=5), check(expected="x")]
+        gone = solve(level=6)
+        gone = None
+        mod = solve(level=7)
+        from os import path as mod
+        fn = solve(level=8)
+        def fn():
+            return 1
+        kept = Taskset("kept", [solve(level=9)])
+      `,
+  );
+  assert.deepEqual(
+    byRef(rows).map((r) => r.ref),
+    ['kept[0]', 'single[0]', 'single[1]', 'suite[0]'],
+  );
+});
+
+test('the call of a task bound over still runs on import, so its bad arguments are still reported', async () => {
+  const source =
+    TEMPLATES +
+    py`
+      task = solve(levels=1)
+      task = solve(level=2)
+      task.verifier = check(expect="x")
+      task = solve(level=3)
+    `;
+  const { rows, problems } = await indexed(source);
+  assert.deepEqual(rows, [{ ref: 'task', templateId: 'solve', verifier: null }]);
+  const lines = source.split('\n');
+  // Each call has two: the unknown keyword and the missing parameter.
+  assert.deepEqual(
+    problems.map((p) => [p.code, lines[p.range.start.line]]),
+    [
+      ['task-bad-args', 'task = solve(levels=1)'],
+      ['task-bad-args', 'task = solve(levels=1)'],
+      ['task-bad-args', 'task.verifier = check(expect="x")'],
+      ['task-bad-args', 'task.verifier = check(expect="x")'],
+    ],
+  );
+  assert.match(runtimeError(source), /unexpected argument\(s\) 'levels'/);
+});
