@@ -13,6 +13,7 @@ export const SEVERITY = {
   'verifier-field-missing': 'warning',
   'result-missing-score': 'error',
   'task-bad-args': 'error',
+  'task-unknown-template': 'warning',
   'task-file-malformed': 'error',
   'task-file-other-folder': 'warning',
   'task-args-into-varargs': 'error',

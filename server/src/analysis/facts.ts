@@ -18,8 +18,23 @@ export interface CallFacts {
   positionalLiterals?: { index: number; literal: LiteralArg; range: Range }[];
   /** `*args` / `**kwargs` at the call site: argument checks cannot be exact. */
   hasSplat: boolean;
+  /** Set when the call is the SDK's `Task(env=..., id=...)` with both written as literals. */
+  explicit?: ExplicitTask;
   /** Where a new keyword argument goes: just before the closing parenthesis. */
   closeParen?: Position;
+}
+
+/**
+ * `Task(env="e", id="t", args={...}, verifier=...)`: a task written out by
+ * hand names its template by environment and id instead of calling it.
+ */
+export interface ExplicitTask {
+  env: string;
+  id: string;
+  /** The keys of `args=` when it is a dict display with literal keys; undefined when they cannot be known. */
+  argKeys?: string[];
+  /** The `verifier=` field, which the Task model takes (a template's call does not). */
+  verifier?: VerifierValue;
 }
 
 /** A plain literal argument: the only values whose type is known without running anything. */

@@ -1,6 +1,6 @@
 /** What linking one file against the rest of the workspace produces. */
 import type { IndexedGoldenRow, IndexedTask, IndexedTemplate, Range } from '../../../common/lspMessages';
-import type { FileProblem } from './facts';
+import type { FileProblem, TemplateFacts } from './facts';
 
 /** A call site that names a template: drives go-to-definition and references. */
 export interface TemplateUse {
@@ -18,6 +18,12 @@ export interface LinkResult {
   uses: TemplateUse[];
   /** Rows of a golden answer file. */
   golden?: IndexedGoldenRow[];
+}
+
+/** Templates by environment name and id, across the workspace (sorted by path). */
+export interface TemplateRegistry {
+  /** Templates with this environment name and id; records the lookup as a dependency. */
+  find(env: string, id: string): { path: string; template: TemplateFacts }[];
 }
 
 export const EMPTY_LINK: LinkResult = { templates: [], tasks: [], problems: [], uses: [] };

@@ -9,15 +9,10 @@ import type { IndexedTask } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import type { FileProblem, JsonTaskFacts, Range, TemplateFacts } from './facts';
 import { problem } from './diagnostics';
-import type { LinkResult, TemplateUse } from './link';
+import type { LinkResult, TemplateRegistry, TemplateUse } from './link';
 import type { FileIdentity } from './linkPython';
 import { isUnder } from './paths';
 import { checkVerifier, type TemplateSide } from './verifierChecks';
-
-export interface TemplateRegistry {
-  /** Templates with this environment name and id; records the lookup as a dependency. */
-  find(env: string, id: string): { path: string; template: TemplateFacts }[];
-}
 
 export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: TemplateRegistry): LinkResult {
   const problems: FileProblem[] = [];

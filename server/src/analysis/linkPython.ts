@@ -8,9 +8,18 @@ import { intern } from './intern';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs } from './argsCheck';
 import { literalMismatch } from './argTypes';
-import type { CallFacts, FileProblem, LiteralArg, PythonFacts, Range, TemplateFacts, VerifierValue } from './facts';
+import type {
+  CallFacts,
+  ExplicitTask,
+  FileProblem,
+  LiteralArg,
+  PythonFacts,
+  Range,
+  TemplateFacts,
+  VerifierValue,
+} from './facts';
 import { problem } from './diagnostics';
-import type { LinkResult, TemplateUse } from './link';
+import type { LinkResult, TemplateRegistry, TemplateUse } from './link';
 import type { Resolver } from './resolver';
 import { checkVerifier, type TemplateSide } from './verifierChecks';
 
@@ -24,7 +33,13 @@ export interface FileIdentity {
 
 type Target = TemplateSide & { path: string };
 
-export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Resolver): LinkResult {
+export function linkPython(
+  file: FileIdentity,
+  facts: PythonFacts,
+  resolver: Resolver,
+  registry: TemplateRegistry,
+): LinkResult {
+  const resolve = (call: CallFacts) => resolveTemplate(file, call, resolver, registry);
   const problems: FileProblem[] = [];
   const uses: TemplateUse[] = [];
   const templates = facts.templates.map((t) => indexTemplate(file, t, resolver.envName(file.path, t.envVariable)));
@@ -37,32 +52,36 @@ export function linkPython(file: FileIdentity, facts: PythonFacts, resolver: Res
     (verifierFor ??= new Map()).set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
 
   for (const cand of facts.tasks) {
-    const target = resolveTemplate(file, cand.call, resolver);
-    if (!target) continue;
+    const explicit = cand.call.explicit;
+    const target = resolve(cand.call);
+    if (!target && !explicit) continue;
     const label = cand.index === undefined ? cand.name : intern(`${cand.name}[${cand.index}]`);
-    uses.push(use(cand.call.calleeRange, 'task', target));
-    argProblems(cand.call, target.template, problems);
+    if (target) {
+      uses.push(use(cand.call.calleeRange, 'task', target));
+      argProblems(cand.call, target.template, problems);
+    } else problems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
     const assigned = verifierFor?.get(label);
-    const link = assigned
-      ? linkVerifier(file, facts, target, assigned.value, assigned.range, resolver, problems, uses)
+    // A later `task.verifier = ...` replaces the one the Task was made with.
+    const verifier = assigned ?? (explicit?.verifier && { value: explicit.verifier, range: explicit.verifier.range });
+    const actorEnv = target?.env ?? explicit!.env;
+    const link = verifier
+      ? linkVerifier(file, facts, { side: target, env: actorEnv }, verifier, resolve, resolver, problems, uses)
       : undefined;
-    const ref = `${file.rel}::${label}`;
-    const templateUri = file.uriOf(target.path);
     const task: IndexedTask = {
-      ref,
+      ref: `${file.rel}::${label}`,
       kind: 'hud',
       label,
       uri: file.uri,
       range: cand.range,
-      env: target.env,
-      templateId: target.template.id,
-      templateUri,
+      env: actorEnv,
+      templateId: target?.template.id ?? explicit!.id,
     };
+    if (target) task.templateUri = file.uriOf(target.path);
     if (link) task.verifier = link;
     tasks.push(task);
   }
   for (const { call, role } of facts.shadowedCalls ?? []) {
-    const target = resolveTemplate(file, call, resolver);
+    const target = resolve(call);
     if (!target) continue;
     uses.push(use(call.calleeRange, role, target));
     argProblems(call, target.template, problems);
@@ -178,7 +197,20 @@ function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: F
   });
 }
 
-function resolveTemplate(file: FileIdentity, call: CallFacts, resolver: Resolver): Target | undefined {
+function resolveTemplate(
+  file: FileIdentity,
+  call: CallFacts,
+  resolver: Resolver,
+  registry: TemplateRegistry,
+): Target | undefined {
+  if (call.explicit) {
+    const { env, id } = call.explicit;
+    const found = registry.find(env, id);
+    const pick = found.find((f) => f.path === file.path) ?? found[0];
+    return (
+      pick && { template: pick.template, env, path: pick.path, rel: file.relOf(pick.path), uri: file.uriOf(pick.path) }
+    );
+  }
   const r = resolver.callee(file.path, call.callee);
   if (r.kind !== 'template') return undefined;
   return { template: r.template, env: r.env, path: r.path, rel: file.relOf(r.path), uri: file.uriOf(r.path) };
@@ -190,6 +222,10 @@ function use(range: Range, role: TemplateUse['role'], t: Target): TemplateUse {
 
 /** Appends what is wrong with the arguments of `call` to `out`. */
 function argProblems(call: CallFacts, template: TemplateFacts, out: FileProblem[]): void {
+  if (call.explicit) {
+    explicitArgProblems(call, call.explicit, template, out);
+    return;
+  }
   const shape = { positional: call.positional, keywords: call.keywords.map((k) => k.name), hasSplat: call.hasSplat };
   for (const p of checkArgs(template.functionName, template.params, shape)) {
     const kw = p.keyword === undefined ? undefined : call.keywords.find((k) => k.name === p.keyword);
@@ -210,6 +246,28 @@ function argProblems(call: CallFacts, template: TemplateFacts, out: FileProblem[
     out.push(found);
   }
   literalTypeProblems(call, template, out);
+}
+
+/** `Task(..., args={...})`: the keys are the template's keyword arguments (the SDK binds them when the task runs). */
+function explicitArgProblems(call: CallFacts, explicit: ExplicitTask, template: TemplateFacts, out: FileProblem[]) {
+  if (!explicit.argKeys) return;
+  const range = call.keywords.find((k) => k.name === 'args')?.range ?? call.calleeRange;
+  const shape = { positional: 0, keywords: explicit.argKeys, hasSplat: false };
+  for (const p of checkArgs(template.functionName, template.params, shape))
+    out.push(problem(p.varargs ? 'task-args-into-varargs' : 'task-bad-args', range, `args=: ${p.message}`));
+}
+
+/** A `Task(env=..., id=...)` whose template no workspace file defines. */
+function unknownExplicit(
+  explicit: ExplicitTask,
+  range: Range,
+  code: 'task-unknown-template' | 'verifier-unknown-template',
+): FileProblem {
+  return problem(
+    code,
+    range,
+    `Task(env="${explicit.env}", id="${explicit.id}"): no template "${explicit.id}" in environment "${explicit.env}" in this workspace (fix: correct env= and id=, or define it with @<environment>.template(id="${explicit.id}") on Environment("${explicit.env}"))`,
+  );
 }
 
 const RECEIVED: Record<LiteralArg['kind'], string> = {
@@ -259,12 +317,17 @@ function literalTypeProblem(
   out.push(found);
 }
 
+/**
+ * Links a task's verifier (`{value, range}`: what is assigned and where).
+ * `actor.side` is undefined for a `Task(env=..., id=...)` whose template
+ * is not in the workspace.
+ */
 function linkVerifier(
   file: FileIdentity,
   facts: PythonFacts,
-  actor: Target,
-  value: VerifierValue,
-  range: Range,
+  actor: { side: Target | undefined; env: string },
+  { value, range }: { value: VerifierValue; range: Range },
+  resolve: (call: CallFacts) => Target | undefined,
   resolver: Resolver,
   problems: FileProblem[],
   uses: TemplateUse[],
@@ -291,8 +354,12 @@ function linkVerifier(
       return undefined;
     }
   }
-  const target = resolveTemplate(file, call, resolver);
+  const target = resolve(call);
   if (!target) {
+    if (call.explicit) {
+      problems.push(unknownExplicit(call.explicit, call.calleeRange, 'verifier-unknown-template'));
+      return undefined;
+    }
     const r = resolver.callee(file.path, call.callee);
     if (r.kind !== 'external') problems.push(unknownTemplate(call.callee.join('.'), call.calleeRange, r.kind));
     return undefined;
@@ -301,16 +368,16 @@ function linkVerifier(
     uses.push(use(call.calleeRange, 'verifier', target));
     argProblems(call, target.template, problems);
   }
-  if (inner) {
+  if (inner || call.explicit?.verifier) {
     const found = problem(
       'verifier-nested',
       nameRange,
       `this verifier (${target.env}/${target.template.id}) has a verifier of its own; nested verifier tasks are rejected (fix: remove the inner verifier, or make it the task's verifier instead)`,
     );
-    found.fix = { kind: 'delete', ...inner, title: 'Remove the inner verifier' };
+    if (inner) found.fix = { kind: 'delete', ...inner, title: 'Remove the inner verifier' };
     problems.push(found);
   }
-  problems.push(...checkVerifier(actor, target, range));
+  problems.push(...checkVerifier(actor.side, target, range));
   return {
     env: target.env,
     templateId: target.template.id,

@@ -20,6 +20,7 @@ import { fitted } from './fitted';
 import type {
   CallFacts,
   EnvironmentFacts,
+  ExplicitTask,
   ImportBinding,
   PythonFacts,
   Range,
@@ -41,6 +42,7 @@ interface HudNames {
   modules: Set<string>;
   environment: Set<string>;
   taskset: Set<string>;
+  task: Set<string>;
 }
 
 interface Ctx {
@@ -115,7 +117,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     text,
     lines: new LineMap(text),
     root,
-    hud: { modules: new Set(), environment: new Set(), taskset: new Set() },
+    hud: { modules: new Set(), environment: new Set(), taskset: new Set(), task: new Set() },
     facts,
   };
   // A statement's extent: from its start to the next statement's start.
@@ -260,6 +262,7 @@ function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
       if (isHud) {
         if (name === 'Environment') hud.environment.add(local);
         else if (name === 'Taskset') hud.taskset.add(local);
+        else if (name === 'Task') hud.task.add(local);
         else if (name !== '*') hud.modules.add(local); // `from hud import environment`
       }
     }
@@ -413,7 +416,43 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
   }
   facts.keywords = fitted(facts.keywords);
   if (facts.positionalLiterals) facts.positionalLiterals = fitted(facts.positionalLiterals);
+  if (ctx.hud.task.size || ctx.hud.modules.size) {
+    const explicit = isHudName(callee, ctx.hud, ctx.hud.task, 'Task') ? explicitTask(ctx, args) : undefined;
+    if (explicit) facts.explicit = explicit;
+  }
   return { facts, args };
+}
+
+/** The fields of `Task(...)` that say which template it runs; undefined unless env and id are literals. */
+function explicitTask(ctx: Ctx, args: ArgSpan[]): ExplicitTask | undefined {
+  const { text } = ctx;
+  const field = (name: string) => args.find((a) => a.keyword === name)?.value;
+  const literal = (span: Span | undefined) => (span ? literalString(text.slice(span.start, span.end)) : undefined);
+  const env = literal(field('env'));
+  const id = literal(field('id'));
+  if (env === undefined || id === undefined) return undefined;
+  const out: ExplicitTask = { env: intern(env, true), id: intern(id, true) };
+  const argsSpan = field('args');
+  const keys = argsSpan ? literalKeys(text, argsSpan) : [];
+  if (keys) out.argKeys = keys;
+  const verifierSpan = field('verifier');
+  const verifier = verifierSpan && verifierValue(ctx, verifierSpan);
+  if (verifier) out.verifier = verifier;
+  return out;
+}
+
+/** The keys of a dict display whose keys are all string literals (`{"a": 1, 'b': x}`). */
+function literalKeys(text: string, span: Span): string[] | undefined {
+  if (text[span.start] !== '{' || matchBracket(text, span.start, span.end) !== span.end - 1) return undefined;
+  const keys: string[] = [];
+  for (const item of splitTopLevel(text, span.start + 1, span.end - 1)) {
+    const colon = scanTo(text, item.start, item.end, ':');
+    if (colon >= item.end) return undefined; // `**other`, or not a dict display
+    const key = literalString(text.slice(item.start, colon).trim());
+    if (key === undefined) return undefined;
+    keys.push(intern(key));
+  }
+  return keys;
 }
 
 function verifierValue(ctx: Ctx, span: Span): VerifierValue | undefined {

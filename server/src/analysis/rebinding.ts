@@ -60,12 +60,18 @@ export function applyRebinding(
   facts.verifierAssignments.forEach((a, i) => {
     a.value = valueAt(a.value, statementOfAssignment[i]!);
   });
+  facts.tasks.forEach((t, i) => {
+    const explicit = t.call.explicit;
+    if (explicit?.verifier) explicit.verifier = valueAt(explicit.verifier, statementOfTask[i]!);
+  });
 
   // Their calls still run when the module is imported, and a bad argument still fails the import.
   const shadowed: ShadowedCall[] = [];
   facts.tasks = facts.tasks.filter((t: TaskCandidate, i) => {
     const kept = lastBinding.get(t.name) === statementOfTask[i];
     if (!kept) shadowed.push({ call: t.call, role: 'task' });
+    const verifier = t.call.explicit?.verifier;
+    if (!kept && verifier?.kind === 'call') shadowed.push({ call: verifier.call, role: 'verifier' });
     return kept;
   });
   facts.verifierAssignments = facts.verifierAssignments.filter((a, i) => {

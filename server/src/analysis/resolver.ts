@@ -157,10 +157,7 @@ export class Resolver {
     let namedTask = false;
     for (const task of facts.tasks) {
       if (task.name !== name) continue;
-      if (task.index === undefined) {
-        const target = this.callee(path, task.call.callee, depth + 1);
-        return target.kind === 'template' ? { kind: 'task', path, task } : OTHER;
-      }
+      if (task.index === undefined) return this.taskOrOther(path, task, depth);
       namedTask = true;
     }
     if (facts.plainDefinitions.includes(name)) return OTHER;
@@ -184,14 +181,17 @@ export class Resolver {
         template: bound.template,
         env: this.envName(path, bound.template.envVariable, depth + 1),
       };
-    if (bound?.task) {
-      const target = this.callee(path, bound.task.call.callee, depth + 1);
-      return target.kind === 'template' ? { kind: 'task', path, task: bound.task } : OTHER;
-    }
+    if (bound?.task) return this.taskOrOther(path, bound.task, depth);
     if (bound?.definition) return OTHER;
     if (bound?.environment) return { kind: 'environment', path, env: bound.environment };
     if (bound?.taskList) return OTHER;
     return this.imported(path, facts, bound?.binding, name, depth);
+  }
+
+  /** A name bound to a call: a task if it calls a template or is `Task(env=..., id=...)`. */
+  private taskOrOther(path: string, task: TaskCandidate, depth: number): Resolved {
+    if (task.call.explicit) return { kind: 'task', path, task };
+    return this.callee(path, task.call.callee, depth + 1).kind === 'template' ? { kind: 'task', path, task } : OTHER;
   }
 
   /** What `name` is through the module's imports: its own binding, else a star import. */

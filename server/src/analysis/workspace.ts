@@ -12,7 +12,7 @@ import { HARBOR_GOLDEN_DIR, readHarborGolden } from '../../../common/golden/solu
 import type { FileFacts, FileProblem, TemplateFacts } from './facts';
 import { linkGolden } from './golden';
 import { linkHarbor } from './harborTask';
-import { EMPTY_LINK, type LinkResult } from './link';
+import { EMPTY_LINK, type LinkResult, type TemplateRegistry } from './link';
 import { linkJson } from './linkJson';
 import { linkPython, type FileIdentity } from './linkPython';
 import { pathToUri, workspaceRelative } from './paths';
@@ -249,6 +249,25 @@ export class Workspace {
     }
   }
 
+  /** Templates by environment name and id; each lookup becomes a dependency of the file being linked. */
+  private registry(deps: Set<string>): TemplateRegistry {
+    return {
+      find: (env, id) => {
+        const key = templateKey(env, id);
+        deps.add(key);
+        const out: { path: string; template: TemplateFacts }[] = [];
+        for (const p of this.definers.get(key)) {
+          const f = this.records.get(p)?.facts;
+          if (f?.kind !== 'python') continue;
+          const idx = this.records.get(p)!.templateKeys.indexOf(key);
+          const t = f.templates[idx];
+          if (t) out.push({ path: p, template: t });
+        }
+        return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+      },
+    };
+  }
+
   private linkOne(rec: FileRecord, modules: ModuleCache): void {
     const deps = new Set<string>();
     const identity: FileIdentity = {
@@ -262,24 +281,10 @@ export class Workspace {
     try {
       switch (facts.kind) {
         case 'python':
-          rec.link = linkPython(identity, facts, new Resolver(this, this.roots, deps, modules));
+          rec.link = linkPython(identity, facts, new Resolver(this, this.roots, deps, modules), this.registry(deps));
           break;
         case 'json-tasks':
-          rec.link = linkJson(identity, facts, {
-            find: (env, id) => {
-              const key = templateKey(env, id);
-              deps.add(key);
-              const out: { path: string; template: TemplateFacts }[] = [];
-              for (const p of this.definers.get(key)) {
-                const f = this.records.get(p)?.facts;
-                if (f?.kind !== 'python') continue;
-                const idx = this.records.get(p)!.templateKeys.indexOf(key);
-                const t = f.templates[idx];
-                if (t) out.push({ path: p, template: t });
-              }
-              return out.sort((a, b) => (a.path < b.path ? -1 : 1));
-            },
-          });
+          rec.link = linkJson(identity, facts, this.registry(deps));
           break;
         case 'harbor':
           rec.link = linkHarbor(identity, facts, {

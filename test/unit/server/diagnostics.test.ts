@@ -84,6 +84,14 @@ describe('diagnostics: each code fires and has a near miss', () => {
     assert.ok(!external.codes.includes('verifier-unknown-template'), 'names from outside the workspace are not judged');
   });
 
+  test('task-unknown-template', async () => {
+    const fired = await codesFor('from hud import Task\nt = Task(env="workspace", id="slove")\n');
+    assert.deepEqual(fired.codes, ['task-unknown-template']);
+    assert.match(fired.messages[0]!, /fix:/);
+    const ok = await codesFor('from hud import Task\nt = Task(env="workspace", id="solve", args={"level": 1})\n');
+    assert.deepEqual(ok.codes, []);
+  });
+
   test('verifier-nested', async () => {
     // A template call takes no verifier= (the SDK raises TypeError): that is a bad argument, not a nested verifier.
     const inline = await codesFor('t = solve(1)\nt.verifier = verify(verifier=verify())\n');

@@ -6,102 +6,13 @@
  * and verifiers.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { ENV_HEADER, py, workspace } from './helpers';
-
-const RUNTIME = join(__dirname, '..', '..', '..', 'runtime', 'python');
-
-const TEMPLATES =
-  ENV_HEADER +
-  py`
-
-    @env.template()
-    async def solve(level: int):
-        yield "go"
-        yield {"score": 1.0, "answer": "x"}
-
-
-    @env.template()
-    async def check(expected: str):
-        r = yield ""
-        yield 1.0 if r["answer"] == expected else 0.0
-
-
-    @env.template()
-    async def audit(expected: str):
-        r = yield ""
-        yield 1.0 if r["answer"] == expected else 0.0
-
-  `;
-
-interface Row {
-  ref: string;
-  templateId: string | undefined;
-  verifier: string | null;
-}
-
-/** The bundled runtime's discovery report for `source` as env.py. */
-function discover(source: string): {
-  tasks: { ref: string; id: string; verifier: { id: string } | null }[];
-  error: { message: string } | null;
-} {
-  const dir = mkdtempSync(join(tmpdir(), 'hud-rebind-'));
-  try {
-    writeFileSync(join(dir, 'env.py'), source);
-    const r = spawnSync('python3', ['-m', 'hud_studio.discover', 'env.py', '--json'], {
-      cwd: dir,
-      env: { ...process.env, PYTHONPATH: RUNTIME },
-      encoding: 'utf8',
-    });
-    return JSON.parse(r.stdout) as ReturnType<typeof discover>;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** What discovery finds when the module runs: refs, template ids and verifier ids. */
-function discovered(source: string): Row[] {
-  const report = discover(source);
-  assert.equal(report.error, null);
-  return report.tasks.map((t) => ({ ref: t.ref, templateId: t.id, verifier: t.verifier?.id ?? null }));
-}
-
-/** Why the module fails to import under the runtime. */
-function runtimeError(source: string): string {
-  const report = discover(source);
-  assert.notEqual(report.error, null, 'the runtime imports the module');
-  return report.error!.message;
-}
-
-async function indexed(source: string) {
-  const ws = await workspace({ 'env.py': source });
-  const tasks = ws.analyzer.workspace.index().tasks;
-  return {
-    rows: tasks.map((t) => ({
-      ref: t.ref.replace(/^.*::/, ''),
-      templateId: t.templateId,
-      verifier: t.verifier?.templateId ?? null,
-    })),
-    lines: Object.fromEntries(tasks.map((t) => [t.label, t.range.start.line])),
-    problems: ws.problems('env.py'),
-  };
-}
-
-const byRef = (rows: Row[]) => [...rows].sort((a, b) => a.ref.localeCompare(b.ref));
-
-async function agrees(source: string): Promise<Awaited<ReturnType<typeof indexed>>> {
-  const found = await indexed(source);
-  assert.deepEqual(byRef(found.rows), byRef(discovered(source)));
-  return found;
-}
+import { agrees, byRef, indexed, runtimeError, VERIFIABLE_ENV } from './discovery';
+import { py } from './helpers';
 
 test('a task bound twice is the last binding, with the verifier set after it', async () => {
   const source =
-    TEMPLATES +
+    VERIFIABLE_ENV +
     py`
       task = solve(level=1)
       task.verifier = check(expected="first")
@@ -116,7 +27,7 @@ test('a task bound twice is the last binding, with the verifier set after it', a
 
 test('a verifier set before its task is bound again belongs to an object nobody discovers', async () => {
   const { rows } = await agrees(
-    TEMPLATES +
+    VERIFIABLE_ENV +
       py`
         task = solve(level=1)
         task.verifier = check(expected="lost")
@@ -128,7 +39,7 @@ test('a verifier set before its task is bound again belongs to an object nobody 
 
 test('a verifier named by a variable is what the variable held there, not at the end', async () => {
   const { rows, problems } = await agrees(
-    TEMPLATES +
+    VERIFIABLE_ENV +
       py`
         grader = check(expected="a")
         task = solve(level=1)
@@ -151,7 +62,7 @@ test('a verifier named by a variable is what the variable held there, not at the
 
 test('a template call takes no verifier= keyword: the index links none and says why the import fails', async () => {
   const source =
-    TEMPLATES +
+    VERIFIABLE_ENV +
     py`
       task = solve(level=1, verifier=check(expected="a"))
     `;
@@ -168,7 +79,7 @@ test('a template call takes no verifier= keyword: the index links none and says 
 
 test('lists, Tasksets and plain values bound over tasks leave only the last binding', async () => {
   const { rows } = await agrees(
-    TEMPLATES +
+    VERIFIABLE_ENV +
       py`
         from hud import Taskset
 
@@ -194,7 +105,7 @@ test('lists, Tasksets and plain values bound over tasks leave only the last bind
 
 test('the call of a task bound over still runs on import, so its bad arguments are still reported', async () => {
   const source =
-    TEMPLATES +
+    VERIFIABLE_ENV +
     py`
       task = solve(levels=1)
       task = solve(level=2)

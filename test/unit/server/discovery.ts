@@ -1,0 +1,113 @@
+/**
+ * The bundled runtime's discovery (`python3 -m hud_studio.discover`), run in
+ * the real python3: what a module holds once it has run, to compare the
+ * static index with.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ENV_HEADER, py, workspace } from './helpers';
+
+const RUNTIME = join(__dirname, '..', '..', '..', 'runtime', 'python');
+
+export interface DiscoveryReport {
+  tasks: { ref: string; env: string; id: string; verifier: { id: string } | null }[];
+  error: { message: string } | null;
+}
+
+/** Discovery of the module at `path`, run from `cwd` (its imports resolve from there). */
+export function discoverFile(path: string, cwd: string): DiscoveryReport {
+  const r = spawnSync('python3', ['-m', 'hud_studio.discover', path, '--json'], {
+    cwd,
+    env: { ...process.env, PYTHONPATH: RUNTIME },
+    encoding: 'utf8',
+  });
+  assert.ok(r.stdout.trim(), `discovery printed nothing for ${path}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as DiscoveryReport;
+}
+
+/** Discovery of `source` written out as env.py in a folder of its own. */
+export function discover(source: string): DiscoveryReport {
+  const dir = mkdtempSync(join(tmpdir(), 'hud-discover-'));
+  try {
+    writeFileSync(join(dir, 'env.py'), source);
+    return discoverFile('env.py', dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A task as both sides can name it: reference, template id and verifier template id. */
+export interface Row {
+  ref: string;
+  templateId: string | undefined;
+  verifier: string | null;
+}
+
+/** What discovery finds in `source`, which must import. */
+export function discovered(source: string): Row[] {
+  const report = discover(source);
+  assert.equal(report.error, null);
+  return rowsOf(report);
+}
+
+export function rowsOf(report: DiscoveryReport): Row[] {
+  return report.tasks.map((t) => ({ ref: t.ref, templateId: t.id, verifier: t.verifier?.id ?? null }));
+}
+
+/** Why `source` fails to import under the runtime. */
+export function runtimeError(source: string): string {
+  const report = discover(source);
+  assert.notEqual(report.error, null, 'the runtime imports the module');
+  return report.error!.message;
+}
+
+export const byRef = (rows: Row[]): Row[] => [...rows].sort((a, b) => a.ref.localeCompare(b.ref));
+
+/** An environment with an actor template `solve(level)` and two verifiers, `check` and `audit(expected)`. */
+export const VERIFIABLE_ENV =
+  ENV_HEADER +
+  py`
+
+    @env.template()
+    async def solve(level: int):
+        yield "go"
+        yield {"score": 1.0, "answer": "x"}
+
+
+    @env.template()
+    async def check(expected: str):
+        r = yield ""
+        yield 1.0 if r["answer"] == expected else 0.0
+
+
+    @env.template()
+    async def audit(expected: str):
+        r = yield ""
+        yield 1.0 if r["answer"] == expected else 0.0
+
+  `;
+
+/** The static index of `source` as env.py: its tasks as rows, their lines, its problems. */
+export async function indexed(source: string) {
+  const ws = await workspace({ 'env.py': source });
+  const tasks = ws.analyzer.workspace.index().tasks;
+  return {
+    rows: tasks.map((t) => ({
+      ref: t.ref.replace(/^.*::/, ''),
+      templateId: t.templateId,
+      verifier: t.verifier?.templateId ?? null,
+    })),
+    lines: Object.fromEntries(tasks.map((t) => [t.label, t.range.start.line])),
+    problems: ws.problems('env.py'),
+  };
+}
+
+/** The index of `source`, after asserting that it lists what discovery finds. */
+export async function agrees(source: string): Promise<Awaited<ReturnType<typeof indexed>>> {
+  const found = await indexed(source);
+  assert.deepEqual(byRef(found.rows), byRef(discovered(source)));
+  return found;
+}
