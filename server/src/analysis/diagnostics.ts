@@ -20,6 +20,7 @@ export const SEVERITY = {
   'python-unimportable': 'error',
   'template-not-async-generator': 'error',
   'template-duplicate-id': 'error',
+  'template-annotation-unresolved': 'error',
   'template-single-yield': 'warning',
   'task-arg-type': 'warning',
   'grade-not-awaited': 'error',

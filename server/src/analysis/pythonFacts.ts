@@ -21,10 +21,12 @@ import type {
   CallFacts,
   EnvironmentFacts,
   ExplicitTask,
+  FileProblem,
   ImportBinding,
   PythonFacts,
   Range,
   TaskCandidate,
+  TemplateParam,
   VerifierValue,
 } from './facts';
 import { intern, internDotted } from './intern';
@@ -32,6 +34,7 @@ import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import { expressionEnd, matchBracket, scanTo, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
+import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
 import { sdkProblems } from './sdkChecks';
 import { readBody, readParams } from './templateBody';
@@ -51,7 +54,16 @@ interface Ctx {
   root: SyntaxNode;
   hud: HudNames;
   facts: PythonFacts;
+  /** Names bound by the module-level statements read so far (annotations.ts). */
+  bound: Set<string>;
+  /** `from __future__ import annotations`: annotations are evaluated from their text. */
+  futureAnnotations: boolean;
+  /** What annotations.ts found wrong with the templates' annotations. */
+  annotationProblems: FileProblem[] | undefined;
 }
+
+/** Ctx.bound, reused from module to module (one at a time). */
+const boundSoFar = new Set<string>();
 
 type StatementKind = 'import' | 'decorated' | 'definition' | 'simple' | 'other';
 
@@ -119,7 +131,11 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     root,
     hud: { modules: new Set(), environment: new Set(), taskset: new Set(), task: new Set() },
     facts,
+    bound: boundSoFar,
+    futureAnnotations: false,
+    annotationProblems: undefined,
   };
+  boundSoFar.clear();
   // A statement's extent: from its start to the next statement's start.
   const statements: Statement[] = [];
   if (hasSyntaxErrors) {
@@ -165,7 +181,10 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     }
   }
   const imported = new Set<string>();
-  for (const i of facts.imports) imported.add(i.local);
+  for (const i of facts.imports) {
+    imported.add(i.local);
+    if (i.module === '__future__' && i.name === 'annotations') ctx.futureAnnotations = true;
+  }
   statementOfTask.length = 0;
   statementOfAssignment.length = 0;
   for (let k = 0; k < statements.length; k++) {
@@ -183,11 +202,15 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       const assigned = matchAt(NAME_TARGET, text, st.start, st.end);
       if (assigned) st.binds = intern(assigned[1]!);
     }
+    const b = st.binds;
+    if (typeof b === 'string') boundSoFar.add(b);
+    else if (b) for (const name of b) boundSoFar.add(name);
   }
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
   if (facts.importsHud) {
     const sdk = sdkProblems(text, ctx.lines, new Set(facts.environments.map((e) => e.variable)));
+    if (ctx.annotationProblems) sdk.push(...ctx.annotationProblems);
     if (sdk.length) facts.sdkProblems = sdk;
   }
   facts.imports = fitted(facts.imports);
@@ -566,6 +589,8 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
     const nameAt = defStart + defHead[0].trimEnd().length - functionName.length;
     const paramsOpen = defStart + defHead[0].length;
     const paramsClose = text[paramsOpen] === '(' ? matchBracket(text, paramsOpen, st.end) : -1;
+    const params = paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [];
+    checkAnnotations(ctx, functionName, defStart, params, paramsOpen, paramsClose);
     facts.templates.push({
       id: id ?? functionName,
       envVariable,
@@ -574,7 +599,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
       range: lines.rangeAt(defStart, trimEndOf(text, defStart, st.end)),
       nameRange: lines.rangeAt(nameAt, nameAt + functionName.length),
       decoratorRange: decRange,
-      params: paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [],
+      params,
       isAsync: !!defHead[1],
       ...readBody(
         ctx.root,
@@ -589,6 +614,25 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
   }
   if (!found) facts.plainDefinitions.push(functionName);
   return functionName;
+}
+
+const RETURN_ANNOTATION = /[ \t]*->[ \t]*([^:\n]+?)[ \t]*:/y;
+
+/** Collects the problems of a template's annotations that name nothing when it registers (annotations.ts). */
+function checkAnnotations(
+  ctx: Ctx,
+  functionName: string,
+  defStart: number,
+  params: readonly TemplateParam[],
+  paramsOpen: number,
+  paramsClose: number,
+): void {
+  const returns = paramsClose > 0 ? matchAt(RETURN_ANNOTATION, ctx.text, paramsClose + 1, ctx.text.length) : null;
+  if (!returns && !params.some((p) => p.annotation)) return;
+  const t: AnnotatedTemplate = { functionName, defStart, params, paramsFrom: paramsOpen, paramsTo: paramsClose };
+  if (returns) t.returns = returns[1]!;
+  const found = annotationProblems(ctx.text, ctx.lines, t, ctx.bound, ctx.futureAnnotations);
+  if (found.length) (ctx.annotationProblems ??= []).push(...found);
 }
 
 function trimEndOf(text: string, from: number, end: number): number {
