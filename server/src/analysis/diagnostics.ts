@@ -9,6 +9,8 @@ export const DIAGNOSTIC_SOURCE = 'hud-studio';
 export const SEVERITY = {
   'verifier-unknown-template': 'error',
   'verifier-nested': 'error',
+  'verifier-on-list': 'error',
+  'verifier-on-taskset': 'warning',
   'verifier-not-agentless': 'warning',
   'verifier-field-missing': 'warning',
   'result-missing-score': 'error',

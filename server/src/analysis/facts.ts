@@ -44,15 +44,24 @@ export interface LiteralArg {
   value: string;
 }
 
-/** A verifier is a template call or the name of a module-level task. */
+/**
+ * A verifier is a template call or the name of a module-level task; `None`
+ * takes it away. `opaque`: a name bound where the index does not follow
+ * (inside an `if` or `try`), whose value it cannot judge.
+ */
 export type VerifierValue =
-  { kind: 'call'; call: CallFacts; range: Range } | { kind: 'name'; name: string; range: Range };
+  | { kind: 'call'; call: CallFacts; range: Range }
+  | { kind: 'name'; name: string; range: Range }
+  | { kind: 'none'; range: Range }
+  | { kind: 'opaque'; range: Range };
 
 export interface TaskCandidate {
   /** Variable the task is bound to. */
   name: string;
   /** Set for elements of a list, tuple or Taskset. */
   index?: number;
+  /** The element is in a Taskset (which, unlike a list, takes any attribute). */
+  inTaskset?: true;
   call: CallFacts;
   range: Range;
 }
@@ -129,6 +138,8 @@ export interface PythonFacts {
   verifierAssignments: VerifierAssignment[];
   /** Names defined at module level by `def`/`class` that are not templates. */
   plainDefinitions: string[];
+  /** Names bound at module level to values the index does not read (`x = None`, `x = a.b`). */
+  otherBindings?: string[];
   v5Scenarios: { envVariable: string; functionName: string; range: Range }[];
   serviceAccess: Range[];
   hasSyntaxErrors: boolean;

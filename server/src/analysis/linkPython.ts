@@ -15,12 +15,14 @@ import type {
   LiteralArg,
   PythonFacts,
   Range,
+  TaskCandidate,
   TemplateFacts,
+  VerifierAssignment,
   VerifierValue,
 } from './facts';
 import { problem } from './diagnostics';
 import type { LinkResult, TemplateRegistry, TemplateUse } from './link';
-import type { Resolver } from './resolver';
+import type { Resolved, Resolver } from './resolver';
 import { checkVerifier, type TemplateSide } from './verifierChecks';
 
 export interface FileIdentity {
@@ -50,17 +52,18 @@ export function linkPython(
   let verifierFor: Map<string, { value: VerifierValue; range: Range }> | undefined;
   for (const a of facts.verifierAssignments)
     (verifierFor ??= new Map()).set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
+  const verifierOf = verifierFor && verifiersByObject(facts, verifierFor);
 
   for (const cand of facts.tasks) {
     const explicit = cand.call.explicit;
     const target = resolve(cand.call);
     if (!target && !explicit) continue;
-    const label = cand.index === undefined ? cand.name : intern(`${cand.name}[${cand.index}]`);
+    const label = labelOf(cand);
     if (target) {
       uses.push(use(cand.call.calleeRange, 'task', target));
       argProblems(cand.call, target.template, problems);
     } else problems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
-    const assigned = verifierFor?.get(label);
+    const assigned = verifierOf?.get(cand.call);
     // A later `task.verifier = ...` replaces the one the Task was made with.
     const verifier = assigned ?? (explicit?.verifier && { value: explicit.verifier, range: explicit.verifier.range });
     const actorEnv = target?.env ?? explicit!.env;
@@ -80,6 +83,7 @@ export function linkPython(
     if (link) task.verifier = link;
     tasks.push(task);
   }
+  if (verifierFor) containerVerifierProblems(facts, verifierFor, problems);
   for (const { call, role } of facts.shadowedCalls ?? []) {
     const target = resolve(call);
     if (!target) continue;
@@ -106,6 +110,70 @@ export function linkPython(
     );
   }
   return { templates, tasks: fitted(tasks), problems: fitted(problems), uses: fitted(uses) };
+}
+
+const labelOf = (t: TaskCandidate) => (t.index === undefined ? t.name : intern(`${t.name}[${t.index}]`));
+
+/**
+ * Verifier assignments by the task object they set: `a = b = solve()` binds
+ * two names to one Task (both share the call's facts), so `b.verifier = v`
+ * is `a`'s verifier too, and the later of two assignments wins.
+ */
+function verifiersByObject<A extends { range: Range }>(
+  facts: PythonFacts,
+  byLabel: ReadonlyMap<string, A>,
+): Map<CallFacts, A> {
+  const out = new Map<CallFacts, A>();
+  for (const t of facts.tasks) {
+    const a = byLabel.get(labelOf(t));
+    if (!a) continue;
+    const prev = out.get(t.call);
+    if (!prev || isBefore(prev.range.start, a.range.start)) out.set(t.call, a);
+  }
+  return out;
+}
+
+function isBefore(a: Range['start'], b: Range['start']): boolean {
+  return a.line < b.line || (a.line === b.line && a.character < b.character);
+}
+
+/**
+ * `suite.verifier = ...` where `suite` holds a list or Taskset of tasks: a
+ * list has no such attribute (the import fails), and a Taskset keeps it
+ * without passing it to its tasks.
+ */
+function containerVerifierProblems(
+  facts: PythonFacts,
+  verifierFor: ReadonlyMap<string, { range: Range }>,
+  out: FileProblem[],
+): void {
+  for (const [target, assignment] of verifierFor) {
+    if (target.endsWith(']')) continue;
+    let element: TaskCandidate | undefined;
+    for (const t of facts.tasks) {
+      if (t.name !== target) continue;
+      if (t.index === undefined) {
+        element = undefined;
+        break;
+      }
+      element ??= t;
+    }
+    if (!element) continue;
+    const fix = `fix: set it on each task, e.g. \`${target}[0].verifier = ...\`, or on a task before it goes in`;
+    out.push(
+      element.inTaskset
+        ? problem(
+            'verifier-on-taskset',
+            assignment.range,
+            `${target} is a Taskset, which keeps this verifier without giving it to any of its tasks, so none of them is verified by it (${fix})`,
+          )
+        : problem(
+            'verifier-on-list',
+            assignment.range,
+            `${target} holds a list of tasks, and a list has no verifier attribute: this line fails the import with AttributeError (${fix})`,
+          ),
+    );
+  }
 }
 
 function indexTemplate(file: FileIdentity, t: TemplateFacts, env: string): IndexedTemplate {
@@ -332,6 +400,8 @@ function linkVerifier(
   problems: FileProblem[],
   uses: TemplateUse[],
 ): IndexedVerifierLink | undefined {
+  // None takes the verifier away; an opaque value is judged only by running the module.
+  if (value.kind === 'none' || value.kind === 'opaque') return undefined;
   let call: CallFacts | undefined;
   /** Where the verifier's own verifier is set, if it has one (for the quick fix that removes it). */
   let inner: { uri: string; range: Range } | undefined;
@@ -345,9 +415,13 @@ function linkVerifier(
       call = r.task.call;
       const ownFacts = r.path === file.path ? facts : resolver.pythonFacts(r.path);
       const name = r.task.name;
-      const assignment = ownFacts?.verifierAssignments.find((a) => a.target === name && a.index === undefined);
-      if (assignment) inner = { uri: file.uriOf(r.path), range: wholeLines(assignment.range) };
-    } else if (r.kind === 'external') {
+      // The last one counts: `x.verifier = None` takes the verifier away again.
+      let assignment: VerifierAssignment | undefined;
+      for (const a of ownFacts?.verifierAssignments ?? [])
+        if (a.target === name && a.index === undefined) assignment = a;
+      if (assignment && assignment.value.kind !== 'none')
+        inner = { uri: file.uriOf(r.path), range: wholeLines(assignment.range) };
+    } else if (r.kind === 'external' || r.kind === 'value') {
       return undefined;
     } else {
       problems.push(unknownTemplate(value.name, value.range, r.kind));
@@ -360,8 +434,10 @@ function linkVerifier(
       problems.push(unknownExplicit(call.explicit, call.calleeRange, 'verifier-unknown-template'));
       return undefined;
     }
+    // What a function or a class returns is known only by running it (a factory may return a Task); an undefined
+    // name fails the import.
     const r = resolver.callee(file.path, call.callee);
-    if (r.kind !== 'external') problems.push(unknownTemplate(call.callee.join('.'), call.calleeRange, r.kind));
+    if (r.kind === 'unknown') problems.push(unknownTemplate(call.callee.join('.'), call.calleeRange, r.kind));
     return undefined;
   }
   if (value.kind === 'call') {
@@ -388,8 +464,14 @@ function linkVerifier(
   };
 }
 
-function unknownTemplate(name: string, range: Range, kind: string): FileProblem {
-  const why = kind === 'unknown' ? 'is not defined or imported in this workspace' : 'is not a template (@env.template)';
+function unknownTemplate(name: string, range: Range, kind: Resolved['kind']): FileProblem {
+  if (kind === 'template')
+    return problem(
+      'verifier-unknown-template',
+      range,
+      `verifier "${name}" is the template itself, not a task: the SDK accepts only a Task there, so the import fails (fix: call it, \`${name}(...)\`)`,
+    );
+  const why = kind === 'unknown' ? 'is not defined or imported in this workspace' : 'is not a task';
   return problem(
     'verifier-unknown-template',
     range,

@@ -36,6 +36,7 @@ import { expressionEnd, matchBracket, scanTo, skipSpaceAndComments, splitTopLeve
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
+import { writtenBefore } from './writtenNames';
 import { sdkProblems } from './sdkChecks';
 import { readBody, readParams } from './templateBody';
 import type { SyntaxNode, Tree } from './treeSitter';
@@ -195,12 +196,25 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       if (name) facts.plainDefinitions.push((st.binds = intern(name[1]!)));
     } else if (st.parsed) {
       readAssignment(ctx, st.parsed);
-      if (st.parsed.kind === 'name') st.binds = st.parsed.name;
-      while (statementOfTask.length < facts.tasks.length) statementOfTask.push(k);
-      while (statementOfAssignment.length < facts.verifierAssignments.length) statementOfAssignment.push(k);
+      if (st.parsed.kind === 'name') st.binds = st.parsed.more ? [st.parsed.name, ...st.parsed.more] : st.parsed.name;
+      while (statementOfTask.length < facts.tasks.length) {
+        const explicit = facts.tasks[statementOfTask.length]!.call.explicit;
+        if (explicit?.verifier) explicit.verifier = followed(ctx, explicit.verifier, st.start);
+        statementOfTask.push(k);
+      }
+      while (statementOfAssignment.length < facts.verifierAssignments.length) {
+        const a = facts.verifierAssignments[statementOfAssignment.length]!;
+        a.value = followed(ctx, a.value, st.start);
+        statementOfAssignment.push(k);
+      }
     } else if (st.kind === 'simple') {
-      const assigned = matchAt(NAME_TARGET, text, st.start, st.end);
-      if (assigned) st.binds = intern(assigned[1]!);
+      const assigned = simpleAssignment(text, st);
+      if (assigned) {
+        const other = (facts.otherBindings ??= []);
+        other.push(assigned.name);
+        if (assigned.more) other.push(...assigned.more);
+        st.binds = assigned.more ? [assigned.name, ...assigned.more] : assigned.name;
+      }
     }
     const b = st.binds;
     if (typeof b === 'string') boundSoFar.add(b);
@@ -219,6 +233,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.tasks = fitted(facts.tasks);
   facts.verifierAssignments = fitted(facts.verifierAssignments);
   facts.plainDefinitions = fitted(facts.plainDefinitions);
+  if (facts.otherBindings) facts.otherBindings = fitted(facts.otherBindings);
   facts.v5Scenarios = fitted(facts.v5Scenarios);
   facts.serviceAccess = fitted(facts.serviceAccess);
   return facts;
@@ -324,12 +339,18 @@ const VERIFIER_TARGET = /([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*\.\s*verifier\s
 const CALL_HEAD = /([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/y;
 const KEYWORD_ARG = /([A-Za-z_]\w*)\s*=(?!=)\s*/y;
 
-/** `name = <rhs>`: the variable and where the right-hand side starts and ends. */
-function simpleAssignment(text: string, st: Span): { name: string; rhs: Span } | undefined {
+/** `name = <rhs>` or `a = b = <rhs>`: the variables and where the right-hand side starts and ends. */
+function simpleAssignment(text: string, st: Span): { name: string; more?: string[]; rhs: Span } | undefined {
   const m = matchAt(NAME_TARGET, text, st.start, st.end);
   if (!m) return undefined;
-  const start = st.start + m[0].length;
-  return { name: intern(m[1]!), rhs: { start, end: expressionEnd(text, start, st.end) } };
+  let start = st.start + m[0].length;
+  let more: string[] | undefined;
+  for (let next = matchAt(NAME_TARGET, text, start, st.end); next; next = matchAt(NAME_TARGET, text, start, st.end)) {
+    (more ??= []).push(intern(next[1]!));
+    start += next[0].length;
+  }
+  const rhs = { start, end: expressionEnd(text, start, st.end) };
+  return more ? { name: intern(m[1]!), more, rhs } : { name: intern(m[1]!), rhs };
 }
 
 type ParsedCall = { facts: CallFacts; args: ArgSpan[] };
@@ -337,7 +358,16 @@ type ParsedCall = { facts: CallFacts; args: ArgSpan[] };
 /** A module-level `name = rhs` or `target.verifier = value`, read once. */
 type ParsedAssignment =
   | { kind: 'verifier'; target: string; index?: number; value: VerifierValue; range: Range }
-  | { kind: 'name'; name: string; rhs: Span; statement: Span; call?: ParsedCall; items?: Span[] };
+  | {
+      kind: 'name';
+      name: string;
+      /** The other targets of a chained assignment (`a = b = solve()`), which all hold the same value. */
+      more: string[] | undefined;
+      rhs: Span;
+      statement: Span;
+      call?: ParsedCall;
+      items?: Span[];
+    };
 
 function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   const { text } = ctx;
@@ -358,9 +388,10 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   const assign = simpleAssignment(text, st);
   if (!assign) return undefined;
   const items = sequenceItems(text, assign.rhs);
-  if (items) return { kind: 'name', name: assign.name, rhs: assign.rhs, statement: st, items };
-  const call = parseCall(ctx, assign.rhs);
-  return call ? { kind: 'name', name: assign.name, rhs: assign.rhs, statement: st, call } : undefined;
+  const { name, more, rhs } = assign;
+  if (items) return { kind: 'name', name, more, rhs, statement: st, items };
+  const call = parseCall(ctx, rhs);
+  return call ? { kind: 'name', name, more, rhs, statement: st, call } : undefined;
 }
 
 function readEnvironment(ctx: Ctx, parsed: ParsedAssignment): EnvironmentFacts | undefined {
@@ -480,6 +511,7 @@ function literalKeys(text: string, span: Span): string[] | undefined {
 
 function verifierValue(ctx: Ctx, span: Span): VerifierValue | undefined {
   const source = ctx.text.slice(span.start, span.end);
+  if (source === 'None') return { kind: 'none', range: ctx.lines.rangeAt(span.start, span.end) };
   if (/^[A-Za-z_]\w*$/.test(source))
     return { kind: 'name', name: intern(source), range: ctx.lines.rangeAt(span.start, span.end) };
   const call = parseCall(ctx, span);
@@ -493,6 +525,14 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
     facts.verifierAssignments.push(assignment);
     return;
   }
+  if (parsed.more) {
+    // Each target of `a = b = ...` is a task reference of its own (discovery lists both).
+    const { more, ...rest } = parsed;
+    const first = { ...rest, more: undefined };
+    readAssignment(ctx, first);
+    for (const name of more) readAssignment(ctx, { ...first, name, more: undefined });
+    return;
+  }
   if (parsed.items) {
     pushElements(ctx, parsed.items, parsed.name);
     return;
@@ -503,7 +543,7 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
     const list =
       call.args.find((a) => a.keyword === 'tasks') ?? call.args.filter((a) => a.keyword === undefined && !a.splat)[1];
     const listItems = list ? sequenceItems(text, list.value) : undefined;
-    if (listItems) pushElements(ctx, listItems, parsed.name);
+    if (listItems) pushElements(ctx, listItems, parsed.name, true);
     return;
   }
   facts.tasks.push({
@@ -533,10 +573,13 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
   return items.length > 1 ? items : undefined;
 }
 
-function pushElements(ctx: Ctx, items: Span[], name: string): void {
+function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false): void {
   items.forEach((item, index) => {
     const call = parseCall(ctx, item);
-    if (call) ctx.facts.tasks.push({ name, index, call: call.facts, range: call.facts.range } satisfies TaskCandidate);
+    if (!call) return;
+    const task: TaskCandidate = { name, index, call: call.facts, range: call.facts.range };
+    if (inTaskset) task.inTaskset = true;
+    ctx.facts.tasks.push(task);
   });
 }
 
@@ -614,6 +657,17 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
   }
   if (!found) facts.plainDefinitions.push(functionName);
   return functionName;
+}
+
+/**
+ * A verifier named by a variable that no module-level statement above binds:
+ * if the name is written above anyway (bound in an `if` or a `try`), the
+ * index cannot say what it holds; if it is not, the import fails with
+ * NameError, and the name is left for the linker to report.
+ */
+function followed(ctx: Ctx, value: VerifierValue, at: number): VerifierValue {
+  if (value.kind !== 'name' || ctx.bound.has(value.name) || ctx.bound.has('*')) return value;
+  return writtenBefore(ctx.text, value.name, at) >= 0 ? { kind: 'opaque', range: value.range } : value;
 }
 
 const RETURN_ANNOTATION = /[ \t]*->[ \t]*([^:\n]+?)[ \t]*:/y;

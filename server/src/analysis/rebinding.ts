@@ -47,15 +47,20 @@ export function applyRebinding(
   }
   if (!rebound) return;
 
-  // The candidate's call a verifier named `name` had at statement `at`.
+  /** The task `name` held at statement `at` (its binding before it), and that binding's statement (-1: none). */
+  const heldAt = (name: string, at: number): { bound: number; task: TaskCandidate | undefined } => {
+    let bound = -1;
+    for (let k = at - 1; k >= 0 && bound < 0; k--) if (bindsName(statements[k]!.binds, name)) bound = k;
+    const task = facts.tasks.find((t, i) => statementOfTask[i] === bound && t.name === name && t.index === undefined);
+    return { bound, task };
+  };
+  // The call a verifier named `name` had at statement `at`, when the name is bound again later.
   const valueAt = (value: VerifierValue, at: number): VerifierValue => {
     if (value.kind !== 'name' || (lastBinding.get(value.name) ?? -1) < at) return value;
-    let bound = -1;
-    for (let k = at - 1; k >= 0 && bound < 0; k--) if (bindsName(statements[k]!.binds, value.name)) bound = k;
-    const task = facts.tasks.find(
-      (t, i) => statementOfTask[i] === bound && t.name === value.name && t.index === undefined,
-    );
-    return task ? { kind: 'call', call: task.call, range: value.range } : value;
+    const { bound, task } = heldAt(value.name, at);
+    if (task) return { kind: 'call', call: task.call, range: value.range };
+    // Bound there to something else (None, a list, an import): what it held is not a task this module made.
+    return bound >= 0 ? { kind: 'opaque', range: value.range } : value;
   };
   facts.verifierAssignments.forEach((a, i) => {
     a.value = valueAt(a.value, statementOfAssignment[i]!);
@@ -65,19 +70,29 @@ export function applyRebinding(
     if (explicit?.verifier) explicit.verifier = valueAt(explicit.verifier, statementOfTask[i]!);
   });
 
+  const kept = facts.tasks.filter((t, i) => lastBinding.get(t.name) === statementOfTask[i]);
+  const keptCalls = new Set(kept.map((t) => t.call));
   // Their calls still run when the module is imported, and a bad argument still fails the import.
   const shadowed: ShadowedCall[] = [];
-  facts.tasks = facts.tasks.filter((t: TaskCandidate, i) => {
-    const kept = lastBinding.get(t.name) === statementOfTask[i];
-    if (!kept) shadowed.push({ call: t.call, role: 'task' });
+  for (const t of facts.tasks) {
+    if (keptCalls.has(t.call)) continue; // still held, maybe under another name (`a = b = solve()`)
+    shadowed.push({ call: t.call, role: 'task' });
     const verifier = t.call.explicit?.verifier;
-    if (!kept && verifier?.kind === 'call') shadowed.push({ call: verifier.call, role: 'verifier' });
-    return kept;
-  });
+    if (verifier?.kind === 'call') shadowed.push({ call: verifier.call, role: 'verifier' });
+  }
   facts.verifierAssignments = facts.verifierAssignments.filter((a, i) => {
-    const kept = (lastBinding.get(a.target) ?? -1) <= statementOfAssignment[i]!;
-    if (!kept && a.value.kind === 'call') shadowed.push({ call: a.value.call, role: 'verifier' });
-    return kept;
+    const at = statementOfAssignment[i]!;
+    if ((lastBinding.get(a.target) ?? -1) <= at) return true;
+    // The name was bound again, but the object it held then may live on under another name.
+    const held = a.index === undefined ? heldAt(a.target, at).task : undefined;
+    const alias = held && kept.find((t) => t.call === held.call);
+    if (alias) {
+      a.target = alias.name;
+      return true;
+    }
+    if (a.value.kind === 'call') shadowed.push({ call: a.value.call, role: 'verifier' });
+    return false;
   });
+  facts.tasks = kept;
   if (shadowed.length) facts.shadowedCalls = shadowed;
 }

@@ -15,6 +15,8 @@ export type Resolved =
   | { kind: 'environment'; path: string; env: EnvironmentFacts }
   /** Defined, but not something the index understands (a function, a list...). */
   | { kind: 'other' }
+  /** Bound to a value only running the module tells (what a function returns, a literal...). */
+  | { kind: 'value' }
   /** Comes from outside the workspace (an installed package): nothing can be said. */
   | { kind: 'external' }
   | { kind: 'unknown' };
@@ -26,6 +28,7 @@ export interface FactsLookup {
 const MAX_DEPTH = 12;
 
 const OTHER: Resolved = Object.freeze({ kind: 'other' });
+const VALUE: Resolved = Object.freeze({ kind: 'value' });
 
 /** What a module binds to one name, the first of each kind in the order lookup() asks. */
 interface Bound {
@@ -36,6 +39,7 @@ interface Bound {
   taskList?: boolean;
   definition?: boolean;
   environment?: EnvironmentFacts;
+  value?: boolean;
   binding?: ImportBinding;
 }
 
@@ -72,6 +76,7 @@ function nameMap(facts: PythonFacts): Map<string, Bound> | undefined {
   }
   for (const d of facts.plainDefinitions) at(d).definition = true;
   for (const e of facts.environments) at(e.variable).environment ??= e;
+  for (const v of facts.otherBindings ?? []) at(v).value = true;
   for (const i of facts.imports) at(i.local).binding ??= i;
   nameMaps.set(facts, map);
   return map;
@@ -163,6 +168,7 @@ export class Resolver {
     if (facts.plainDefinitions.includes(name)) return OTHER;
     for (const env of facts.environments) if (env.variable === name) return { kind: 'environment', path, env };
     if (namedTask) return OTHER;
+    if (facts.otherBindings?.includes(name)) return VALUE;
     let binding: (typeof facts.imports)[number] | undefined;
     for (const i of facts.imports)
       if (i.local === name) {
@@ -185,13 +191,14 @@ export class Resolver {
     if (bound?.definition) return OTHER;
     if (bound?.environment) return { kind: 'environment', path, env: bound.environment };
     if (bound?.taskList) return OTHER;
+    if (bound?.value) return VALUE;
     return this.imported(path, facts, bound?.binding, name, depth);
   }
 
-  /** A name bound to a call: a task if it calls a template or is `Task(env=..., id=...)`. */
+  /** A name bound to a call: a task if it calls a template or is `Task(env=..., id=...)`, else the call's value. */
   private taskOrOther(path: string, task: TaskCandidate, depth: number): Resolved {
     if (task.call.explicit) return { kind: 'task', path, task };
-    return this.callee(path, task.call.callee, depth + 1).kind === 'template' ? { kind: 'task', path, task } : OTHER;
+    return this.callee(path, task.call.callee, depth + 1).kind === 'template' ? { kind: 'task', path, task } : VALUE;
   }
 
   /** What `name` is through the module's imports: its own binding, else a star import. */
@@ -249,7 +256,7 @@ export class Resolver {
       if (r.kind === 'module') {
         const next = this.lookup(r.path, part, depth + 1);
         r = next.kind === 'unknown' ? (this.submodule(r.path, part) ?? next) : next;
-      } else if (r.kind === 'external' || r.kind === 'unknown') {
+      } else if (r.kind === 'external' || r.kind === 'unknown' || r.kind === 'value') {
         return r;
       } else {
         return { kind: 'other' };

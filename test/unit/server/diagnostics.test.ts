@@ -76,12 +76,33 @@ describe('diagnostics: each code fires and has a near miss', () => {
       fired.messages.find((m) => m.includes('verfy'))!,
       /fix:/,
     );
-    const plain = await codesFor('def helper():\n    return None\n\nt = solve(1)\nt.verifier = helper()\n');
-    assert.ok(plain.codes.includes('verifier-unknown-template'), 'a plain function is not a template');
+    const plain = await codesFor('def helper():\n    return None\n\nt = solve(1)\nt.verifier = helper\n');
+    assert.ok(plain.codes.includes('verifier-unknown-template'), 'a plain function is not a task');
+    const bare = await codesFor('t = solve(1)\nt.verifier = verify\n');
+    assert.match(bare.messages.join(), /the template itself, not a task.*fix: call it, `verify\(\.\.\.\)`/);
+    // What a function returns is known only by running it: a factory may well return a Task.
+    const factory = await codesFor(
+      'def make():\n    return verify(expected="x")\n\nt = solve(1)\nt.verifier = make()\nu = solve(2)\nmade = make()\nu.verifier = made\n',
+    );
+    assert.deepEqual(factory.codes, []);
+    const cleared = await codesFor('t = solve(1)\nt.verifier = verify()\nt.verifier = None\n');
+    assert.deepEqual(cleared.codes, []);
     const ok = await codesFor('t = solve(1)\nt.verifier = verify(expected="x")\n');
     assert.ok(!ok.codes.includes('verifier-unknown-template'));
     const external = await codesFor('from somewhere_else import checker\nt = solve(1)\nt.verifier = checker()\n');
     assert.ok(!external.codes.includes('verifier-unknown-template'), 'names from outside the workspace are not judged');
+  });
+
+  test('verifier-on-list and verifier-on-taskset', async () => {
+    const list = await codesFor('suite = [solve(1), solve(2)]\nsuite.verifier = verify()\n');
+    assert.deepEqual(list.codes, ['verifier-on-list']);
+    assert.match(list.messages[0]!, /AttributeError.*fix: set it on each task, e\.g\. `suite\[0\]\.verifier = \.\.\.`/);
+    const taskset = await codesFor(
+      'from hud import Taskset\nsuite = Taskset("s", [solve(1)])\nsuite.verifier = verify()\n',
+    );
+    assert.deepEqual(taskset.codes, ['verifier-on-taskset']);
+    const ok = await codesFor('suite = [solve(1), solve(2)]\nsuite[0].verifier = verify()\n');
+    assert.deepEqual(ok.codes, []);
   });
 
   test('task-unknown-template', async () => {

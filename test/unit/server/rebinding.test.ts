@@ -103,6 +103,41 @@ test('lists, Tasksets and plain values bound over tasks leave only the last bind
   );
 });
 
+test("a = b = solve(): two names for one Task, so a verifier set through either is both names' verifier", async () => {
+  const { rows, problems } = await agrees(
+    VERIFIABLE_ENV +
+      py`
+        first = second = solve(level=1)
+        second.verifier = check(expected="x")
+        second = None
+        third = fourth = solve(level=2)
+        third.verifier = check(expected="y")
+        fourth.verifier = audit(expected="z")
+      `,
+  );
+  assert.deepEqual(byRef(rows), [
+    { ref: 'first', templateId: 'solve', verifier: 'check' },
+    { ref: 'fourth', templateId: 'solve', verifier: 'audit' },
+    { ref: 'third', templateId: 'solve', verifier: 'audit' },
+  ]);
+  assert.deepEqual(problems, []);
+});
+
+test('a verifier set on a list fails the import, and the index says so', async () => {
+  const source =
+    VERIFIABLE_ENV +
+    py`
+      suite = [solve(level=1), solve(level=2)]
+      suite.verifier = check(expected="x")
+    `;
+  const { problems } = await indexed(source);
+  assert.deepEqual(
+    problems.map((p) => p.code),
+    ['verifier-on-list'],
+  );
+  assert.match(runtimeError(source), /'list' object has no attribute 'verifier'/);
+});
+
 test('the call of a task bound over still runs on import, so its bad arguments are still reported', async () => {
   const source =
     VERIFIABLE_ENV +

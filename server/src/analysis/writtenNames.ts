@@ -1,0 +1,36 @@
+/**
+ * Whether a name is written in a module's text before some point, outside
+ * `if TYPE_CHECKING:` blocks (which do not run). The index follows only
+ * module-level statements; a name bound inside an `if`, a `try` or a loop
+ * is found here instead, conservatively: any occurrence counts, even one in
+ * a comment, so that what the index cannot follow is never reported.
+ */
+
+const TYPE_CHECKING_BLOCK = /^[ \t]*if[ \t]+(?:typing\.)?TYPE_CHECKING[ \t]*:/;
+
+/** Whether the line at `at` sits in an `if TYPE_CHECKING:` block (climbing the blocks by indentation). */
+function underTypeChecking(text: string, at: number): boolean {
+  let lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  let indent = /^[ \t]*/.exec(text.slice(lineStart, at + 1))![0].length;
+  while (indent > 0 && lineStart > 0) {
+    const prevStart = text.lastIndexOf('\n', lineStart - 2) + 1;
+    const line = text.slice(prevStart, lineStart - 1);
+    lineStart = prevStart;
+    const lead = /^[ \t]*/.exec(line)![0].length;
+    if (lead === line.length || line[lead] === '#' || lead >= indent) continue; // blank, comment, same block
+    if (TYPE_CHECKING_BLOCK.test(line)) return true;
+    indent = lead;
+  }
+  return false;
+}
+
+/** Where `name` is written before `end` outside TYPE_CHECKING blocks; -1 if nowhere, -2 if only under one. */
+export function writtenBefore(text: string, name: string, end: number): number {
+  const re = new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'g');
+  let typeCheckingOnly = false;
+  for (let m = re.exec(text); m && m.index < end; m = re.exec(text)) {
+    if (!underTypeChecking(text, m.index)) return m.index;
+    typeCheckingOnly = true;
+  }
+  return typeCheckingOnly ? -2 : -1;
+}

@@ -1,0 +1,91 @@
+/**
+ * Fuzz: random modules of template calls, lists, tuples, `Task(...)`s,
+ * names bound again and verifiers set by assignment (by call, by name, to
+ * None). Each is imported by the bundled runtime's discovery. Where it
+ * imports, the index must list the same tasks with the same templates and
+ * verifiers, and report no error; where it does not, nothing is asserted
+ * (some import failures, like setting a verifier on None, are not caught
+ * statically).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import fc from 'fast-check';
+import { byRef, rowsOf, VERIFIABLE_ENV, type DiscoveryReport } from '../server/discovery';
+import { workspace } from '../server/helpers';
+import { SEED } from './arbitraries';
+
+const RUNTIME = join(__dirname, '..', '..', '..', 'runtime', 'python');
+const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-fuzz-discovery-'));
+after(() => rmSync(SCRATCH, { recursive: true, force: true }));
+
+// Every name starts out bound to a task, so that most modules import; `c` and `suite` are one Task under two names.
+const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}a = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
+const NAMES = ['a', 'b', 'c', 'suite'];
+const name = fc.constantFrom(...NAMES);
+const level = fc.integer({ min: 0, max: 9 });
+const verifierCall = fc.constantFrom('check(expected="v")', 'audit(expected="w")');
+const explicit = fc.constantFrom(
+  'Task(env="workspace", id="solve", args={"level": 1})',
+  'Task(env="workspace", id="check", args={"expected": "e"})',
+  'Task(env="workspace", id="audit", args={"expected": "e"}, verifier=check(expected="v"))',
+);
+
+const statement = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = solve(level=${l})`) },
+  { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = [solve(level=${l}), check(expected="x")]`) },
+  { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = (solve(level=${l}),)`) },
+  { weight: 2, arbitrary: fc.tuple(name, explicit).map(([n, t]) => `${n} = ${t}`) },
+  { weight: 2, arbitrary: name.map((n) => `${n} = check(expected="q")`) },
+  { weight: 1, arbitrary: name.map((n) => `${n} = None`) },
+  { weight: 2, arbitrary: fc.tuple(name, verifierCall).map(([n, v]) => `${n}.verifier = ${v}`) },
+  { weight: 2, arbitrary: fc.tuple(name, name).map(([n, v]) => `${n}.verifier = ${v}`) },
+  { weight: 1, arbitrary: name.map((n) => `${n}.verifier = None`) },
+);
+
+test('the index agrees with discovery on random modules that import', () => {
+  const modules = fc.sample(fc.array(statement, { minLength: 2, maxLength: 10 }), { seed: SEED, numRuns: 300 });
+  const paths = modules.map((lines, i) => {
+    const dir = join(SCRATCH, `m${i}`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'env.py'), `${HEADER}${lines.join('\n')}\n`);
+    return join(dir, 'env.py');
+  });
+  const r = spawnSync('python3', [join(__dirname, 'discover_many.py')], {
+    input: JSON.stringify(paths),
+    env: { ...process.env, PYTHONPATH: RUNTIME },
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const reports = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as DiscoveryReport);
+  assert.equal(reports.length, modules.length);
+  let imported = 0;
+  return (async () => {
+    for (const [i, report] of reports.entries()) {
+      if (report.error) continue;
+      imported++;
+      const source = `${HEADER}${modules[i]!.join('\n')}\n`;
+      const ws = await workspace({ 'env.py': source });
+      const rows = ws.analyzer.workspace.index().tasks.map((t) => ({
+        ref: t.label,
+        templateId: t.templateId,
+        verifier: t.verifier?.templateId ?? null,
+      }));
+      const where = `module ${i}:\n${modules[i]!.join('\n')}`;
+      assert.deepEqual(byRef(rows), byRef(rowsOf(report)), where);
+      assert.deepEqual(
+        ws.problems('env.py').filter((p) => p.severity === 'error'),
+        [],
+        where,
+      );
+    }
+    assert.ok(imported >= 100, `only ${imported} of ${modules.length} modules imported`);
+  })();
+});
