@@ -49,10 +49,8 @@ export function linkPython(
 
   const tasks: IndexedTask[] = [];
   // Most files assign no verifier after the fact: no map for them.
-  let verifierFor: Map<string, { value: VerifierValue; range: Range }> | undefined;
-  for (const a of facts.verifierAssignments)
-    (verifierFor ??= new Map()).set(a.index === undefined ? a.target : `${a.target}[${a.index}]`, a);
-  const verifierOf = verifierFor && verifiersByObject(facts, verifierFor);
+  const byName = facts.verifierAssignments.length ? candidatesByName(facts) : undefined;
+  const verifierOf = byName && verifiersByObject(facts, byName);
 
   for (const cand of facts.tasks) {
     const explicit = cand.call.explicit;
@@ -83,7 +81,7 @@ export function linkPython(
     if (link) task.verifier = link;
     tasks.push(task);
   }
-  if (verifierFor) containerVerifierProblems(facts, verifierFor, problems);
+  if (byName) containerVerifierProblems(facts, byName, problems);
   for (const { call, role } of facts.shadowedCalls ?? []) {
     const target = resolve(call);
     if (!target) continue;
@@ -114,27 +112,31 @@ export function linkPython(
 
 const labelOf = (t: TaskCandidate) => (t.index === undefined ? t.name : intern(`${t.name}[${t.index}]`));
 
+/** Candidates named `name`: all of them in a small module (callers compare names), a map's list in a large one. */
+type ByName = (name: string) => readonly TaskCandidate[];
+
+function candidatesByName(facts: PythonFacts): ByName {
+  // A scan is quadratic in a module of many tasks and verifier assignments; in a small one it allocates nothing.
+  if (facts.tasks.length * facts.verifierAssignments.length <= 1024) return () => facts.tasks;
+  const map = new Map<string, TaskCandidate[]>();
+  for (const t of facts.tasks) {
+    const list = map.get(t.name);
+    if (list) list.push(t);
+    else map.set(t.name, [t]);
+  }
+  return (name) => map.get(name) ?? [];
+}
+
 /**
  * Verifier assignments by the task object they set: `a = b = solve()` binds
  * two names to one Task (both share the call's facts), so `b.verifier = v`
- * is `a`'s verifier too, and the later of two assignments wins.
+ * is `a`'s verifier too. Assignments come in module order: the last wins.
  */
-function verifiersByObject<A extends { range: Range }>(
-  facts: PythonFacts,
-  byLabel: ReadonlyMap<string, A>,
-): Map<CallFacts, A> {
-  const out = new Map<CallFacts, A>();
-  for (const t of facts.tasks) {
-    const a = byLabel.get(labelOf(t));
-    if (!a) continue;
-    const prev = out.get(t.call);
-    if (!prev || isBefore(prev.range.start, a.range.start)) out.set(t.call, a);
-  }
+function verifiersByObject(facts: PythonFacts, byName: ByName): Map<CallFacts, VerifierAssignment> {
+  const out = new Map<CallFacts, VerifierAssignment>();
+  for (const a of facts.verifierAssignments)
+    for (const t of byName(a.target)) if (t.name === a.target && t.index === a.index) out.set(t.call, a);
   return out;
-}
-
-function isBefore(a: Range['start'], b: Range['start']): boolean {
-  return a.line < b.line || (a.line === b.line && a.character < b.character);
 }
 
 /**
@@ -142,15 +144,11 @@ function isBefore(a: Range['start'], b: Range['start']): boolean {
  * list has no such attribute (the import fails), and a Taskset keeps it
  * without passing it to its tasks.
  */
-function containerVerifierProblems(
-  facts: PythonFacts,
-  verifierFor: ReadonlyMap<string, { range: Range }>,
-  out: FileProblem[],
-): void {
-  for (const [target, assignment] of verifierFor) {
-    if (target.endsWith(']')) continue;
+function containerVerifierProblems(facts: PythonFacts, byName: ByName, out: FileProblem[]): void {
+  for (const { target, index, range } of facts.verifierAssignments) {
+    if (index !== undefined) continue;
     let element: TaskCandidate | undefined;
-    for (const t of facts.tasks) {
+    for (const t of byName(target)) {
       if (t.name !== target) continue;
       if (t.index === undefined) {
         element = undefined;
@@ -164,12 +162,12 @@ function containerVerifierProblems(
       element.inTaskset
         ? problem(
             'verifier-on-taskset',
-            assignment.range,
+            range,
             `${target} is a Taskset, which keeps this verifier without giving it to any of its tasks, so none of them is verified by it (${fix})`,
           )
         : problem(
             'verifier-on-list',
-            assignment.range,
+            range,
             `${target} holds a list of tasks, and a list has no verifier attribute: this line fails the import with AttributeError (${fix})`,
           ),
     );

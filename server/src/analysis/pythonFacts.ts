@@ -32,7 +32,15 @@ import type {
 import { intern, internDotted } from './intern';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
-import { expressionEnd, matchBracket, scanTo, skipSpaceAndComments, splitTopLevel, type Span } from './pyScan';
+import {
+  expressionEnd,
+  matchBracket,
+  scanTo,
+  skipSpaceAndComments,
+  splitTopLevel,
+  trimStart,
+  type Span,
+} from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
@@ -345,12 +353,23 @@ function simpleAssignment(text: string, st: Span): { name: string; more?: string
   if (!m) return undefined;
   let start = st.start + m[0].length;
   let more: string[] | undefined;
-  for (let next = matchAt(NAME_TARGET, text, start, st.end); next; next = matchAt(NAME_TARGET, text, start, st.end)) {
+  while (mayBeTarget(text, start, st.end)) {
+    const next = matchAt(NAME_TARGET, text, start, st.end);
+    if (!next) break;
     (more ??= []).push(intern(next[1]!));
     start += next[0].length;
   }
   const rhs = { start, end: expressionEnd(text, start, st.end) };
   return more ? { name: intern(m[1]!), more, rhs } : { name: intern(m[1]!), rhs };
+}
+
+/** Whether a name at `at` is followed by `=` or `:` (a chained target), without a regular expression for `f(...)`. */
+function mayBeTarget(text: string, at: number, end: number): boolean {
+  let i = at;
+  while (i < end && /\w/.test(text[i]!)) i++;
+  if (i === at) return false;
+  while (i < end && (text[i] === ' ' || text[i] === '\t')) i++;
+  return text[i] === '=' || text[i] === ':';
 }
 
 type ParsedCall = { facts: CallFacts; args: ArgSpan[] };
@@ -681,13 +700,24 @@ function checkAnnotations(
   paramsOpen: number,
   paramsClose: number,
 ): void {
-  const returns = paramsClose > 0 ? matchAt(RETURN_ANNOTATION, ctx.text, paramsClose + 1, ctx.text.length) : null;
-  if (!returns && !params.some((p) => p.annotation)) return;
+  const returns =
+    paramsClose > 0 && ctx.text.startsWith('->', trimStart(ctx.text, paramsClose + 1, ctx.text.length))
+      ? matchAt(RETURN_ANNOTATION, ctx.text, paramsClose + 1, ctx.text.length)
+      : null;
+  if (!returns && knownAnnotations.has(params)) return;
   const t: AnnotatedTemplate = { functionName, defStart, params, paramsFrom: paramsOpen, paramsTo: paramsClose };
   if (returns) t.returns = returns[1]!;
   const found = annotationProblems(ctx.text, ctx.lines, t, ctx.bound, ctx.futureAnnotations);
   if (found.length) (ctx.annotationProblems ??= []).push(...found);
+  // Parameter lists are shared between files (readParams); one that names builtins only is never checked again.
+  else if (!returns && params.every((p) => !p.annotation || BUILTIN_ANNOTATION.test(p.annotation)))
+    knownAnnotations.add(params);
 }
+
+/** Annotations that are one builtin type: nothing to look up, in any module. */
+const BUILTIN_ANNOTATION = /^(?:int|str|float|bool|bytes|dict|list|tuple|set|object|None)$/;
+/** Parameter lists whose annotations are all builtins (the shared, frozen lists of readParams). */
+const knownAnnotations = new WeakSet<readonly TemplateParam[]>();
 
 function trimEndOf(text: string, from: number, end: number): number {
   let e = end;

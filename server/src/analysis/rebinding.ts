@@ -9,7 +9,7 @@
  * for their argument checks.
  *
  * Statements are numbered in module order, each with the names it binds.
- * Unless some name is bound twice this is one pass over them.
+ * Unless some name is bound twice this is one pass over them, with no map.
  */
 import type { PythonFacts, ShadowedCall, TaskCandidate, VerifierValue } from './facts';
 
@@ -20,8 +20,18 @@ function bindsName(binds: Binds, name: string): boolean {
   return typeof binds === 'string' ? binds === name : !!binds?.includes(name);
 }
 
-/** Statement number of each name's last binding; shared by every call (one module at a time), cleared on entry. */
+/** Every binding of the module being read, in order, and its statement; shared by every call (one module at a time). */
+const boundNames: string[] = [];
+const boundAt: number[] = [];
+/** Statement number of each name's last binding, made only when some name is bound twice. */
 const lastBinding = new Map<string, number>();
+
+/** Whether a name repeats; names are interned, so a few dozen compare faster than they hash. */
+function boundTwice(names: readonly string[]): boolean {
+  if (names.length > 32) return new Set(names).size < names.length;
+  for (let i = 1; i < names.length; i++) for (let j = 0; j < i; j++) if (names[i] === names[j]) return true;
+  return false;
+}
 
 /**
  * Applies last-binding-wins to `facts`. `statementOfTask[i]` is the statement
@@ -34,18 +44,22 @@ export function applyRebinding(
   statementOfTask: readonly number[],
   statementOfAssignment: readonly number[],
 ): void {
-  lastBinding.clear();
-  let rebound = false;
-  const bind = (name: string, k: number) => {
-    if (lastBinding.has(name)) rebound = true;
-    lastBinding.set(name, k);
-  };
+  boundNames.length = 0;
+  boundAt.length = 0;
   for (let k = 0; k < statements.length; k++) {
     const b = statements[k]!.binds;
-    if (typeof b === 'string') bind(b, k);
-    else if (b) for (const name of b) bind(name, k);
+    if (typeof b === 'string') {
+      boundNames.push(b);
+      boundAt.push(k);
+    } else if (b)
+      for (const name of b) {
+        boundNames.push(name);
+        boundAt.push(k);
+      }
   }
-  if (!rebound) return;
+  if (!boundTwice(boundNames)) return;
+  lastBinding.clear();
+  for (let i = 0; i < boundNames.length; i++) lastBinding.set(boundNames[i]!, boundAt[i]!);
 
   /** The task `name` held at statement `at` (its binding before it), and that binding's statement (-1: none). */
   const heldAt = (name: string, at: number): { bound: number; task: TaskCandidate | undefined } => {
