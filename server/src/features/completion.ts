@@ -1,5 +1,6 @@
 /**
- * Keyword-argument completion inside a template call. The enclosing call is
+ * Keyword-argument completion inside a template call, and verifier completion
+ * after `task.verifier =` or in `Task(..., verifier=`. The enclosing call is
  * found by scanning the text backwards (not the tree), so it also works
  * while the line being typed does not parse yet.
  */
@@ -39,13 +40,15 @@ export function enclosingCall(text: string, offset: number): EnclosingCall | und
   return undefined;
 }
 
-/** `task.verifier = ve|` or `verifier=ve|` inside a call: what is being typed, if anything. */
-const VERIFIER_SLOT = /(?:\.\s*verifier\s*=|[(,]\s*verifier\s*=)\s*([A-Za-z_]\w*)?$/;
+/** `task.verifier = ve|`, or `verifier=ve|` inside a call: what is being typed, if anything. */
+const VERIFIER_SLOT = /(?:(\.)\s*verifier\s*=|[(,]\s*verifier\s*=)\s*([A-Za-z_]\w*)?$/;
 
 export function complete(ws: Workspace, path: string, text: string, offset: number): CompletionItem[] {
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
   const slot = VERIFIER_SLOT.exec(text.slice(Math.max(lineStart, offset - 200), offset));
-  if (slot) return completeVerifiers(ws, path, text);
+  // As a keyword only the SDK's Task(...) takes a verifier; a template's call would fail on import.
+  if (slot && (slot[1] || enclosingCall(text, offset)?.callee.at(-1) === 'Task'))
+    return completeVerifiers(ws, path, text);
   return completeKeywords(ws, path, text, offset);
 }
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { codeLenses } from '../../../server/src/features/codeLens';
-import { completeKeywords, enclosingCall } from '../../../server/src/features/completion';
+import { complete, completeKeywords, enclosingCall } from '../../../server/src/features/completion';
 import { hover } from '../../../server/src/features/hover';
 import { definition, references } from '../../../server/src/features/navigation';
 import { documentSymbols, workspaceSymbols } from '../../../server/src/features/symbols';
@@ -140,6 +140,11 @@ describe('editor features', () => {
     );
     assert.deepEqual(completeKeywords(ws.analyzer.workspace, env, 'print(', 6), [], 'not a template');
     assert.deepEqual(enclosingCall('f(a, [1, 2], g(x), ', 19)?.callee, ['f']);
+    // verifier= is the SDK's Task field: completed there, not in a template's call (which rejects it on import).
+    const labels = (t: string) => complete(ws.analyzer.workspace, env, t, t.length).map((i) => i.label);
+    assert.deepEqual(labels(`${ENV}t = Task(env="workspace", id="solve", verifier=`), ['verify(…)']);
+    assert.deepEqual(labels(`${ENV}t.verifier = `), ['verify(…)']);
+    assert.ok(!labels(`${ENV}t = solve(1, verifier=`).includes('verify(…)'));
     assert.equal(enclosingCall('f(a) + ', 7), undefined);
   });
 });
