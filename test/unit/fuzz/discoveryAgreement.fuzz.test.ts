@@ -14,8 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import fc from 'fast-check';
-import { byRef, rowsOf, VERIFIABLE_ENV, type DiscoveryReport } from '../server/discovery';
-import { workspace } from '../server/helpers';
+import { byRef, indexed, rowsOf, VERIFIABLE_ENV, type DiscoveryReport } from '../server/discovery';
 import { SEED } from './arbitraries';
 
 const RUNTIME = join(__dirname, '..', '..', '..', 'runtime', 'python');
@@ -72,16 +71,11 @@ test('the index agrees with discovery on random modules that import', () => {
       if (report.error) continue;
       imported++;
       const source = `${HEADER}${modules[i]!.join('\n')}\n`;
-      const ws = await workspace({ 'env.py': source });
-      const rows = ws.analyzer.workspace.index().tasks.map((t) => ({
-        ref: t.label,
-        templateId: t.templateId,
-        verifier: t.verifier?.templateId ?? null,
-      }));
+      const { rows, problems } = await indexed(source);
       const where = `module ${i}:\n${modules[i]!.join('\n')}`;
       assert.deepEqual(byRef(rows), byRef(rowsOf(report)), where);
       assert.deepEqual(
-        ws.problems('env.py').filter((p) => p.severity === 'error'),
+        problems.filter((p) => p.severity === 'error'),
         [],
         where,
       );

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IndexedTask } from '../../../common/lspMessages';
 import { ENV_HEADER, py, workspace } from './helpers';
 
 const RUNTIME = join(__dirname, '..', '..', '..', 'runtime', 'python');
@@ -53,6 +54,11 @@ export function discovered(source: string): Row[] {
   return rowsOf(report);
 }
 
+/** A task of the index as a row: its reference within its file is its label (`task`, `suite[0]`). */
+export function indexRowOf(t: IndexedTask): Row {
+  return { ref: t.label, templateId: t.templateId, verifier: t.verifier?.templateId ?? null };
+}
+
 export function rowsOf(report: DiscoveryReport): Row[] {
   return report.tasks.map((t) => ({ ref: t.ref, templateId: t.id, verifier: t.verifier?.id ?? null }));
 }
@@ -95,11 +101,7 @@ export async function indexed(source: string) {
   const ws = await workspace({ 'env.py': source });
   const tasks = ws.analyzer.workspace.index().tasks;
   return {
-    rows: tasks.map((t) => ({
-      ref: t.ref.replace(/^.*::/, ''),
-      templateId: t.templateId,
-      verifier: t.verifier?.templateId ?? null,
-    })),
+    rows: tasks.map(indexRowOf),
     lines: Object.fromEntries(tasks.map((t) => [t.label, t.range.start.line])),
     problems: ws.problems('env.py'),
   };

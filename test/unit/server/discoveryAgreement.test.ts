@@ -12,7 +12,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { Analyzer } from '../../../server/src/analysis/analyzer';
 import { listIndexableFiles, readFiles } from '../../../server/src/analysis/scan';
-import { byRef, discoverFile, rowsOf, type Row } from './discovery';
+import { byRef, discoverFile, indexRowOf, rowsOf } from './discovery';
 
 const REPO = join(__dirname, '..', '..', '..');
 const FOLDERS = [
@@ -48,14 +48,10 @@ test('the index lists what discovery finds in every env file of the repository t
     try {
       analyzer.setFiles(await readFiles(await listIndexableFiles([root])));
       const prefix = `${relative(root, file)}::`;
-      const indexed: Row[] = analyzer.workspace
+      const indexed = analyzer.workspace
         .index()
         .tasks.filter((t) => t.ref.startsWith(prefix))
-        .map((t) => ({
-          ref: t.ref.slice(prefix.length),
-          templateId: t.templateId,
-          verifier: t.verifier?.templateId ?? null,
-        }));
+        .map(indexRowOf);
       assert.deepEqual(byRef(indexed), byRef(rowsOf(report)), relative(REPO, file));
     } finally {
       analyzer.dispose();
