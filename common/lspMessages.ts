@@ -44,7 +44,7 @@ export interface IndexedTemplate {
   range: Range;
   /** Line of the grading (second) yield, where inline results are shown. */
   gradeYieldRange?: Range;
-  params: TemplateParam[];
+  params: readonly TemplateParam[];
   /** First-yield prompt text when it is a literal. */
   promptPreview?: string;
   /** True when the first yield is empty (`""`, `None`) - agent-less. */

@@ -51,8 +51,7 @@ const membersCache = new BoundedCache<string, readonly string[]>(10_000);
 
 function membersOf(annotation: string): readonly string[] {
   return (
-    membersCache.get(annotation) ??
-    membersCache.add(annotation, Object.freeze(unionMembers(stripTyping(annotation.trim())) ?? []))
+    membersCache.get(annotation) ?? membersCache.add(annotation, unionMembers(stripTyping(annotation.trim())) ?? [])
   );
 }
 

@@ -64,7 +64,7 @@ function passedBefore(keywords: readonly string[], index: number, name: string):
   return false;
 }
 
-const NO_PROBLEMS: readonly ArgsProblem[] = Object.freeze([]);
+const NO_PROBLEMS: readonly ArgsProblem[] = [];
 
 export function checkArgs(
   templateName: string,

@@ -9,7 +9,8 @@ export type { Range, Position, TemplateParam } from '../../../common/lspMessages
 
 /** A callee written as a dotted name: `solve`, `j.verify`, `envs.judge.verify`. */
 export interface CallFacts {
-  callee: string[];
+  /** Shared by every call of the same dotted name (intern.ts). */
+  callee: readonly string[];
   range: Range;
   calleeRange: Range;
   positional: number;
@@ -104,7 +105,7 @@ export interface BodyFacts {
   result?: ResultShape;
   readsKeys: { key: string; range: Range }[];
   /** Calls yielded without `await` (`yield combine(...)`): linking decides which are coroutines. */
-  unawaitedCalls?: { callee: string[]; range: Range }[];
+  unawaitedCalls?: { callee: readonly string[]; range: Range }[];
 }
 
 export interface TemplateFacts extends BodyFacts {
@@ -116,7 +117,8 @@ export interface TemplateFacts extends BodyFacts {
   range: Range;
   nameRange: Range;
   decoratorRange: Range;
-  params: TemplateParam[];
+  /** Shared by every template with the same parameter text (templateBody.ts). */
+  params: readonly TemplateParam[];
   isAsync: boolean;
 }
 

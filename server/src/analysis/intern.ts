@@ -34,16 +34,17 @@ export function intern(s: string, owned = false): string {
   return pool.add(own, own);
 }
 
-const paths = new BoundedCache<string, string[]>(20_000);
+const paths = new BoundedCache<string, readonly string[]>(20_000);
 
 /**
- * One shared, frozen array per dotted name as written (`solve`,
+ * One shared array per dotted name as written (`solve`,
  * `envs.judge.verify`): a call's callee, kept by every call of the same
- * name in any file. Nothing changes a callee once read.
+ * name in any file. Nothing changes a callee once read, which its type
+ * says; it is not frozen (fitted.ts says why).
  */
-export function internDotted(dotted: string): string[] {
+export function internDotted(dotted: string): readonly string[] {
   const known = paths.get(dotted);
   if (known !== undefined) return known;
   const own = dotted.indexOf('.') < 0 ? [intern(dotted)] : dotted.split('.').map((s) => intern(s.trim()));
-  return paths.add(intern(dotted), Object.freeze(own) as string[]);
+  return paths.add(intern(dotted), own);
 }

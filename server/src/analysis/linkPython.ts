@@ -483,7 +483,7 @@ function wholeLines(range: Range): Range {
 }
 
 /** `combine(...)` and `SomeGrader.grade(...)` from `hud.graders` are async; the rest of the graders are not. */
-function isCoroutineCall(facts: PythonFacts, callee: string[]): boolean {
+function isCoroutineCall(facts: PythonFacts, callee: readonly string[]): boolean {
   const head = callee[0]!;
   const last = callee[callee.length - 1]!;
   const binding = facts.imports.find((i) => i.local === head);

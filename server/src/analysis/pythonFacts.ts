@@ -336,7 +336,7 @@ function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
   }
 }
 
-function isHudName(callee: string[] | undefined, hud: HudNames, set: Set<string>, name: string): boolean {
+function isHudName(callee: readonly string[] | undefined, hud: HudNames, set: Set<string>, name: string): boolean {
   if (!callee) return false;
   if (callee.length === 1) return set.has(callee[0]!);
   return hud.modules.has(callee[0]!) && callee[callee.length - 1] === name;

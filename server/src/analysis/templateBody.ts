@@ -124,7 +124,7 @@ function yieldedCall(
   text: string,
   yieldAt: number,
   limit: number,
-): { callee: string[]; start: number; length: number } | undefined {
+): { callee: readonly string[]; start: number; length: number } | undefined {
   const start = trimStart(text, yieldAt + 5, limit);
   YIELDED_CALL.lastIndex = start;
   const m = YIELDED_CALL.exec(text);
@@ -277,20 +277,21 @@ function keyReads(
  * Parameter lists read before, by their text: templates repeat their
  * signatures from file to file (`level: int = 1`), and each list cost one
  * array and an object per parameter kept for as long as the file is
- * indexed. Shared lists are frozen, like the positions and ranges they sit
- * beside (lines.ts); a cache that starts again when full.
+ * indexed. A shared list is read-only by its type and its parameters are
+ * frozen, like the positions and ranges they sit beside (lines.ts); the
+ * list itself is not (fitted.ts says why). A cache that starts again when full.
  */
-const paramLists = new BoundedCache<string, TemplateParam[]>(20_000);
+const paramLists = new BoundedCache<string, readonly TemplateParam[]>(20_000);
 
 /** Parameters of `def f(<from..to>)`. */
-export function readParams(text: string, from: number, to: number): TemplateParam[] {
+export function readParams(text: string, from: number, to: number): readonly TemplateParam[] {
   const source = text.slice(from, to);
   const known = paramLists.get(source);
   if (known !== undefined) return known;
   const parsed = parseParams(text, from, to);
   for (const p of parsed) Object.freeze(p);
   // The key would otherwise keep the whole file's text alive (intern.ts).
-  return paramLists.add(ownString(source), Object.freeze(fitted(parsed)) as TemplateParam[]);
+  return paramLists.add(ownString(source), fitted(parsed));
 }
 
 function parseParams(text: string, from: number, to: number): TemplateParam[] {

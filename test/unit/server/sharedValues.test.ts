@@ -1,11 +1,24 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { Analyzer } from '../../../server/src/analysis/analyzer';
 import { BoundedCache } from '../../../server/src/analysis/boundedCache';
+import type { PythonFacts } from '../../../server/src/analysis/facts';
+import { fitted } from '../../../server/src/analysis/fitted';
 import { internDotted } from '../../../server/src/analysis/intern';
 import { LineMap, positionOf, sharedRange } from '../../../server/src/analysis/lines';
 import { literalArg } from '../../../server/src/analysis/literalArg';
 import { StringMultimap } from '../../../server/src/analysis/multimap';
+import { listIndexableFiles, readFiles } from '../../../server/src/analysis/scan';
 import { readParams } from '../../../server/src/analysis/templateBody';
+import { codeLenses } from '../../../server/src/features/codeLens';
+import { hover } from '../../../server/src/features/hover';
+import { definition, references } from '../../../server/src/features/navigation';
+import { documentSymbols, workspaceSymbols } from '../../../server/src/features/symbols';
+
+const REPO = join(__dirname, '..', '..', '..');
+const ROOTS = ['examples', 'test/conformance/envs', 'test/fixtures'].map((f) => join(REPO, f));
 
 describe('values the index shares between files', () => {
   it('a multimap keeps values in the order added, once each, and forgets a key with no value left', () => {
@@ -92,7 +105,7 @@ describe('values the index shares between files', () => {
       assert.notDeepEqual(other, base);
   });
 
-  it('parameter lists with the same text are one frozen list, whatever file they sit in', () => {
+  it('parameter lists with the same text are one list of frozen parameters, whatever file they sit in', () => {
     const one = 'async def solve(level: int = 1, *, target: str = "out.txt"):';
     const two = `# another file\n\n${one}`;
     const params = (text: string) => {
@@ -105,18 +118,18 @@ describe('values the index shares between files', () => {
       { name: 'target', kind: 'keyword', annotation: 'str', default: '"out.txt"' },
     ]);
     assert.equal(params(two), a);
-    assert.ok(Object.isFrozen(a) && Object.isFrozen(a[0]));
-    assert.throws(() => (a as unknown[]).push(a[0]), TypeError);
+    assert.ok(Object.isFrozen(a[0]));
+    assert.throws(() => ((a[0] as { name: string }).name = 'x'), TypeError);
     assert.deepEqual(params('def f(level: int = 2):'), [
       { name: 'level', kind: 'positional', annotation: 'int', default: '2' },
     ]);
     assert.deepEqual(params('def f():'), []);
   });
 
-  it('callees and literal arguments are shared, frozen, and read the same as before', () => {
+  it('callees and literal arguments are shared and read the same as before', () => {
     assert.equal(internDotted('envs . judge.verify'), internDotted('envs . judge.verify'));
     assert.deepEqual(internDotted('envs . judge.verify'), ['envs', 'judge', 'verify']);
-    assert.ok(Object.isFrozen(internDotted('solve')));
+    assert.ok(Object.isFrozen(literalArg('f(3)', { start: 2, end: 3 })));
     const text = 'f(3, "maths", 3, True, 1_000)';
     const three = literalArg(text, { start: 2, end: 3 });
     assert.deepEqual(three, { kind: 'int', value: '3' });
@@ -127,4 +140,55 @@ describe('values the index shares between files', () => {
     const long = `"${'p'.repeat(100)}"`;
     assert.deepEqual(literalArg(long, { start: 0, end: long.length }), { kind: 'str', value: 'p'.repeat(100) });
   });
+
+  it("shared arrays are plain arrays, and nothing the index or its features do over the repository's workspaces changes them", async () => {
+    const empty = fitted<string>([]);
+    const callee = internDotted('envs.judge.verify');
+    const params = readParams('(level: int = 1)', 1, 15);
+    const analyzer = await Analyzer.create({ roots: ROOTS });
+    try {
+      analyzer.setFiles(await readFiles(await listIndexableFiles(ROOTS)));
+      const ws = analyzer.workspace;
+      const index = ws.index();
+      assert.ok(index.tasks.length > 50, `only ${index.tasks.length} tasks indexed`);
+      workspaceSymbols(ws, '');
+      let python = 0;
+      for (const path of [...ws.paths()]) {
+        ws.problems(path);
+        const facts = ws.facts(path);
+        if (facts?.kind !== 'python') continue;
+        python++;
+        codeLenses(ws, path);
+        documentSymbols(ws, path);
+        for (const at of positionsOf(facts)) {
+          hover(ws, path, at);
+          definition(ws, path, at);
+          references(ws, path, at, true);
+        }
+        // An edit relinks the file and everything that depends on it.
+        analyzer.openDocument(path, `${readFileSync(path, 'utf8')}\n# edited\n`);
+      }
+      assert.ok(python > 30, `only ${python} Python files`);
+    } finally {
+      analyzer.dispose();
+    }
+    assert.equal(empty.length, 0);
+    assert.strictEqual(fitted<string>([]), empty, 'fitted([]) is one shared array');
+    assert.deepEqual(callee, ['envs', 'judge', 'verify']);
+    assert.deepEqual(
+      params.map((p) => p.name),
+      ['level'],
+    );
+    for (const shared of [empty, callee, params])
+      assert.ok(!Object.isFrozen(shared) && !Object.isSealed(shared), 'a shared array is a plain array');
+  });
 });
+
+/** Where the features have something to say: every task, template and verifier assignment. */
+function positionsOf(facts: PythonFacts) {
+  return [
+    ...facts.tasks.flatMap((t) => [t.range.start, t.call.calleeRange.start]),
+    ...facts.templates.flatMap((t) => [t.nameRange.start, t.decoratorRange.start]),
+    ...facts.verifierAssignments.map((a) => a.value.range.start),
+  ];
+}
