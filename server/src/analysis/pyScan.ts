@@ -40,6 +40,13 @@ export function skipString(text: string, at: number): number {
 }
 
 /**
+ * The closers scanTo expects, by depth: one array for every scan, since a
+ * scan calls nothing that scans (a new stack per bracketed scan was most of
+ * what the scanner allocated).
+ */
+const closers: number[] = [];
+
+/**
  * The first offset in [from, to) holding one of `stops` (at most three
  * characters, never quotes or brackets) at bracket depth 0 relative to
  * `from`; strings, comments and nested brackets are skipped. Stops as well
@@ -52,8 +59,6 @@ export function scanTo(text: string, from: number, to: number, stops: string): n
   const s1 = stops.length > 1 ? stops.charCodeAt(1) : -1;
   const s2 = stops.length > 2 ? stops.charCodeAt(2) : -1;
   let depth = 0;
-  // Most scans never meet a bracket: the stack of expected closers is made on the first one.
-  let stack: number[] | undefined;
   for (let i = from; i < to; i++) {
     const code = text.charCodeAt(i);
     if (depth === 0 && (code === s0 || code === s1 || code === s2)) return i;
@@ -68,11 +73,9 @@ export function scanTo(text: string, from: number, to: number, stops: string): n
     } else if (code === BACKSLASH && text.charCodeAt(i + 1) === NEWLINE) {
       i++;
     } else if (code === 40 || code === 91 || code === 123) {
-      (stack ??= []).push(code === 40 ? 41 : code + 2);
-      depth++;
+      closers[depth++] = code === 40 ? 41 : code + 2;
     } else if (code === 41 || code === 93 || code === 125) {
-      if (depth === 0 || stack!.pop() !== code) return i;
-      depth--;
+      if (depth === 0 || closers[--depth] !== code) return i;
     }
   }
   return to;

@@ -71,8 +71,15 @@ interface Ctx {
   annotationProblems: FileProblem[] | undefined;
 }
 
-/** Ctx.bound, reused from module to module (one at a time). */
+/**
+ * Ctx.bound and the other per-module sets, reused from module to module
+ * (one at a time): none of them outlives the extraction, and seven new
+ * sets a file were a share of what the collector had to sweep.
+ */
 const boundSoFar = new Set<string>();
+const hudNames: HudNames = { modules: new Set(), environment: new Set(), taskset: new Set(), task: new Set() };
+const envVars = new Set<string>();
+const imported = new Set<string>();
 
 type StatementKind = 'import' | 'decorated' | 'definition' | 'simple' | 'other';
 
@@ -138,13 +145,19 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     text,
     lines: new LineMap(text),
     root,
-    hud: { modules: new Set(), environment: new Set(), taskset: new Set(), task: new Set() },
+    hud: hudNames,
     facts,
     bound: boundSoFar,
     futureAnnotations: false,
     annotationProblems: undefined,
   };
   boundSoFar.clear();
+  envVars.clear();
+  imported.clear();
+  hudNames.modules.clear();
+  hudNames.environment.clear();
+  hudNames.taskset.clear();
+  hudNames.task.clear();
   // A statement's extent: from its start to the next statement's start.
   const statements: Statement[] = [];
   if (hasSyntaxErrors) {
@@ -179,7 +192,6 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   }
   // Each simple statement is read once: environments must be known before the decorators that use them.
   for (const st of statements) if (st.kind === 'simple') st.parsed = parseAssignment(ctx, st);
-  const envVars = new Set<string>();
   if (facts.importsHud) {
     for (const st of statements) {
       const env = st.parsed && readEnvironment(ctx, st.parsed);
@@ -189,7 +201,6 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       }
     }
   }
-  const imported = new Set<string>();
   for (const i of facts.imports) {
     imported.add(i.local);
     if (i.module === '__future__' && i.name === 'annotations') ctx.futureAnnotations = true;
@@ -231,7 +242,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
   if (facts.importsHud) {
-    const sdk = sdkProblems(text, ctx.lines, new Set(facts.environments.map((e) => e.variable)));
+    const sdk = sdkProblems(text, ctx.lines, envVars);
     if (ctx.annotationProblems) sdk.push(...ctx.annotationProblems);
     if (sdk.length) facts.sdkProblems = sdk;
   }
