@@ -236,8 +236,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       }
     }
     const b = st.binds;
-    if (typeof b === 'string') boundSoFar.add(b);
-    else if (b) for (const name of b) boundSoFar.add(name);
+    if (typeof b === 'string') ctx.bound.add(b);
+    else if (b) for (const name of b) ctx.bound.add(name);
   }
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
