@@ -63,7 +63,7 @@ interface Ctx {
   root: SyntaxNode;
   hud: HudNames;
   facts: PythonFacts;
-  /** Names bound by the module-level statements read so far (annotations.ts). */
+  /** Names bound by the module-level statements read so far (annotations.ts, followed()). */
   bound: Set<string>;
   /** `from __future__ import annotations`: annotations are evaluated from their text. */
   futureAnnotations: boolean;
@@ -215,7 +215,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       if (name) facts.plainDefinitions.push((st.binds = intern(name[1]!)));
     } else if (st.parsed) {
       readAssignment(ctx, st.parsed);
-      if (st.parsed.kind === 'name') st.binds = st.parsed.more ? [st.parsed.name, ...st.parsed.more] : st.parsed.name;
+      if (st.parsed.kind === 'name') st.binds = bindsOf(st.parsed);
       while (statementOfTask.length < facts.tasks.length) {
         const explicit = facts.tasks[statementOfTask.length]!.call.explicit;
         if (explicit?.verifier) explicit.verifier = followed(ctx, explicit.verifier, st.start);
@@ -232,7 +232,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         const other = (facts.otherBindings ??= []);
         other.push(assigned.name);
         if (assigned.more) other.push(...assigned.more);
-        st.binds = assigned.more ? [assigned.name, ...assigned.more] : assigned.name;
+        st.binds = bindsOf(assigned);
       }
     }
     const b = st.binds;
@@ -373,6 +373,9 @@ function simpleAssignment(text: string, st: Span): { name: string; more?: string
   const rhs = { start, end: expressionEnd(text, start, st.end) };
   return more ? { name: intern(m[1]!), more, rhs } : { name: intern(m[1]!), rhs };
 }
+
+/** The names an assignment binds: one, or each target of `a = b = ...`. */
+const bindsOf = (a: { name: string; more?: string[] | undefined }): Binds => (a.more ? [a.name, ...a.more] : a.name);
 
 /** Whether a name at `at` is followed by `=` or `:` (a chained target), without a regular expression for `f(...)`. */
 function mayBeTarget(text: string, at: number, end: number): boolean {
@@ -727,7 +730,7 @@ function checkAnnotations(
 
 /** Annotations that are one builtin type: nothing to look up, in any module. */
 const BUILTIN_ANNOTATION = /^(?:int|str|float|bool|bytes|dict|list|tuple|set|object|None)$/;
-/** Parameter lists whose annotations are all builtins (the shared, frozen lists of readParams). */
+/** Parameter lists whose annotations are all builtins (the lists readParams shares between files). */
 const knownAnnotations = new WeakSet<readonly TemplateParam[]>();
 
 function trimEndOf(text: string, from: number, end: number): number {
