@@ -8,7 +8,8 @@
 //   node scripts/test.mjs --only unit     one layer (lint|python|unit|browser|integration|e2e)
 //   node scripts/test.mjs --skip-setup    do not install anything
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -70,14 +71,31 @@ if (layers.some((l) => l !== 'lint')) timed('build', () => must('node', ['script
 
 const tally = { passed: 0, failed: 0 };
 let failed = false;
-for (const layer of layers) timed(`${layer} tests`, () => runLayer(layer));
+for (const layer of layers) timed(`${layer} tests`, () => withScratchTmp((env) => runLayer(layer, env)));
 
-function runLayer(layer) {
+// Every layer gets a temporary folder of its own as TMPDIR, removed when the layer ends: a test that
+// fails, is cancelled or simply forgets its cleanup leaves nothing behind in the machine's /tmp (runs
+// on a developer's machine had left some 1,700 folders there).
+function withScratchTmp(fn) {
+  const dir = mkdtempSync(join(tmpdir(), 'hud-studio-tests-'));
+  try {
+    return fn({ ...process.env, TMPDIR: dir });
+  } finally {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch (e) {
+      console.error(`[test] could not remove the tests' temporary folder ${dir}: ${e.message}`);
+    }
+  }
+}
+
+function runLayer(layer, env) {
   console.log(`\n=== ${layer} tests ===`);
   if (layer === 'lint') {
     // The type check of every layer's tsconfig (the boundaries), then ESLint and Prettier: counted as one test.
     const clean =
-      run('npm', ['run', '--silent', 'typecheck']) === 0 && run(process.execPath, ['scripts/lint.mjs']) === 0;
+      run('npm', ['run', '--silent', 'typecheck'], { env }) === 0 &&
+      run(process.execPath, ['scripts/lint.mjs'], { env }) === 0;
     tally[clean ? 'passed' : 'failed'] += 1;
     if (!clean) failed = true;
     return;
@@ -86,7 +104,7 @@ function runLayer(layer) {
     const r = spawnSync('python3', ['-m', 'unittest', 'discover', '-s', 'test/python', '-t', '.', '-p', 'test_*.py'], {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, PYTHONPATH: join(root, 'runtime', 'python'), PYTHONDONTWRITEBYTECODE: '1' },
+      env: { ...env, PYTHONPATH: join(root, 'runtime', 'python'), PYTHONDONTWRITEBYTECODE: '1' },
     });
     process.stdout.write(r.stdout);
     process.stderr.write(r.stderr);
@@ -114,7 +132,7 @@ function runLayer(layer) {
     {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, HUD_STUDIO_TEST_LAYER: layer },
+      env: { ...env, HUD_STUDIO_TEST_LAYER: layer },
       maxBuffer: 512 * 1024 * 1024,
     },
   );
