@@ -63,6 +63,11 @@ export interface TaskCandidate {
   index?: number;
   /** The element is in a Taskset (which, unlike a list, takes any attribute). */
   inTaskset?: true;
+  /**
+   * An element of a list comprehension after the first: the first one's call
+   * made again, whose argument problems and template use the first reports.
+   */
+  repeated?: true;
   call: CallFacts;
   range: Range;
 }

@@ -57,16 +57,28 @@ export function linkPython(
     const target = resolve(cand.call);
     if (!target && !explicit) continue;
     const label = labelOf(cand);
+    // A comprehension's later elements repeat the first one's call: what it says is said once, by the first.
+    const callProblems = cand.repeated ? [] : problems;
+    const callUses = cand.repeated ? [] : uses;
     if (target) {
-      uses.push(use(cand.call.calleeRange, 'task', target));
-      argProblems(cand.call, target.template, problems);
-    } else problems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
+      callUses.push(use(cand.call.calleeRange, 'task', target));
+      argProblems(cand.call, target.template, callProblems);
+    } else callProblems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
     const assigned = verifierOf?.get(cand.call);
     // A later `task.verifier = ...` replaces the one the Task was made with.
     const verifier = assigned ?? (explicit?.verifier && { value: explicit.verifier, range: explicit.verifier.range });
     const actorEnv = target?.env ?? explicit!.env;
     const link = verifier
-      ? linkVerifier(file, facts, { side: target, env: actorEnv }, verifier, resolve, resolver, problems, uses)
+      ? linkVerifier(
+          file,
+          facts,
+          { side: target, env: actorEnv },
+          verifier,
+          resolve,
+          resolver,
+          assigned ? problems : callProblems,
+          assigned ? uses : callUses,
+        )
       : undefined;
     const task: IndexedTask = {
       ref: `${file.rel}::${label}`,

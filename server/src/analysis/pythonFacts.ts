@@ -42,6 +42,7 @@ import {
   type Span,
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
+import { countedComprehension } from './comprehension';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
 import { writtenBefore } from './writtenNames';
@@ -593,10 +594,12 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
     const close = matchBracket(text, span.start, span.end);
     if (close === span.end - 1) {
       const items = splitTopLevel(text, span.start + 1, close);
-      const inner = text.slice(span.start + 1, close);
+      if (items.length !== 1) return items;
       // `(call())` is the call itself, not a tuple.
-      if (first === '(' && items.length === 1 && !/,\s*$/.test(inner)) return undefined;
-      return items;
+      if (first === '(' && !/,\s*$/.test(text.slice(span.start + 1, close))) return undefined;
+      // `[solve(word=w) for w in ("a", "b")]`: one element expression, as many times as the loop runs.
+      const comprehension = first === '[' ? countedComprehension(text, span.start, close) : undefined;
+      return comprehension ? new Array<Span>(comprehension.count).fill(comprehension.element) : items;
     }
   }
   // Most right-hand sides are a single expression: one scan for a comma at depth 0 decides, without the list.
@@ -607,11 +610,17 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
 }
 
 function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false): void {
+  let previous: CallFacts | undefined;
   items.forEach((item, index) => {
-    const call = parseCall(ctx, item);
+    // A comprehension's elements are one span, repeated (sequenceItems): read once, and each element gets
+    // a call of its own, since a verifier set through `tasks[1]` is that element's alone.
+    const repeated = index > 0 && item === items[index - 1];
+    const call = repeated ? previous && { ...previous } : parseCall(ctx, item)?.facts;
+    previous = call;
     if (!call) return;
-    const task: TaskCandidate = { name, index, call: call.facts, range: call.facts.range };
+    const task: TaskCandidate = { name, index, call, range: call.range };
     if (inTaskset) task.inTaskset = true;
+    if (repeated) task.repeated = true;
     ctx.facts.tasks.push(task);
   });
 }

@@ -1,7 +1,7 @@
 /**
- * Fuzz: random modules of template calls, lists, tuples, `Task(...)`s,
- * names bound again and verifiers set by assignment (by call, by name, to
- * None). Each is imported by the bundled runtime's discovery. Where it
+ * Fuzz: random modules of template calls, lists, tuples, comprehensions,
+ * `Task(...)`s, names bound again and verifiers set by assignment (by call,
+ * by name, to None, on a list's element). Each is imported by the bundled runtime's discovery. Where it
  * imports, the index must list the same tasks with the same templates and
  * verifiers, and report no error; where it does not, nothing is asserted
  * (some import failures, like setting a verifier on None, are not caught
@@ -27,6 +27,8 @@ const NAMES = ['a', 'b', 'c', 'suite'];
 const name = fc.constantFrom(...NAMES);
 const level = fc.integer({ min: 0, max: 9 });
 const verifierCall = fc.constantFrom('check(expected="v")', 'audit(expected="w")');
+// Comprehensions whose length the index can count (a display, a literal range).
+const iterable = fc.constantFrom('(1, 2)', '[3]', 'range(3)', 'range(1, 3)', 'range(0)', '(4, 5, 6)');
 const explicit = fc.constantFrom(
   'Task(env="workspace", id="solve", args={"level": 1})',
   'Task(env="workspace", id="check", args={"expected": "e"})',
@@ -37,6 +39,14 @@ const statement = fc.oneof(
   { weight: 3, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = solve(level=${l})`) },
   { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = [solve(level=${l}), check(expected="x")]`) },
   { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = (solve(level=${l}),)`) },
+  { weight: 1, arbitrary: fc.tuple(name, iterable).map(([n, it]) => `${n} = [solve(level=x) for x in ${it}]`) },
+  { weight: 1, arbitrary: fc.tuple(name, iterable).map(([n, it]) => `${n} = [check(expected=str(x)) for x in ${it}]`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(name, fc.integer({ min: 0, max: 2 }), verifierCall)
+      .map(([n, i, v]) => `${n}[${i}].verifier = ${v}`),
+  },
   { weight: 2, arbitrary: fc.tuple(name, explicit).map(([n, t]) => `${n} = ${t}`) },
   { weight: 2, arbitrary: name.map((n) => `${n} = check(expected="q")`) },
   { weight: 1, arbitrary: name.map((n) => `${n} = None`) },

@@ -1,0 +1,99 @@
+/**
+ * List comprehensions at module level (`tasks = [solve(word=w) for w in
+ * ("a", "b")]`, the SDK's own quickstart): how many elements one makes, when
+ * that is known without running the module. Only a single `for` clause
+ * without a filter, over a tuple or list display or a `range(...)` of integer
+ * literals, is counted; anything else is left to discovery (server/README.md).
+ */
+import { literalArg } from './literalArg';
+import { matchBracket, scanTo, skipSpaceAndComments, splitTopLevel, trimEnd, type Span } from './pyScan';
+
+/** More elements than this are not listed: a `range(10**6)`-sized suite would swamp the index. */
+export const MAX_COMPREHENSION_ELEMENTS = 2000;
+
+export interface Comprehension {
+  /** The expression each element is made from. */
+  element: Span;
+  /** How many elements the list has. */
+  count: number;
+}
+
+/**
+ * The comprehension written between the brackets at `open` and `close`
+ * (`[... for ... in ...]`), or undefined when that is a plain list or a
+ * comprehension whose length is not known statically.
+ */
+export function countedComprehension(text: string, open: number, close: number): Comprehension | undefined {
+  const first = nextKeyword(text, open + 1, close);
+  if (!first || first.word !== 'for') return undefined;
+  const inAt = nextKeyword(text, first.at + 3, close);
+  if (!inAt || inAt.word !== 'in') return undefined;
+  // A second `for` or an `if` filter: how many elements remain depends on values.
+  if (nextKeyword(text, inAt.at + 2, close)) return undefined;
+  // A comment after the element (`solve(level=n)  # one per level`) is not part of it.
+  const element = trimmed(text, open + 1, scanTo(text, open + 1, first.at, '#'));
+  const count = iterableLength(text, trimmed(text, inAt.at + 2, close));
+  if (element.end <= element.start || count === undefined || count > MAX_COMPREHENSION_ELEMENTS) return undefined;
+  return { element, count };
+}
+
+const RANGE_CALL = /^range[ \t]*\(/;
+
+/** How many items iterating the expression in `span` yields, when it is a display or a literal `range`. */
+function iterableLength(text: string, span: Span): number | undefined {
+  const { start, end } = span;
+  const c = text.charCodeAt(start);
+  if ((c === 40 || c === 91) && matchBracket(text, start, end) === end - 1) {
+    const items = splitTopLevel(text, start + 1, end - 1);
+    // `(x)` is x itself, not a one-element tuple.
+    if (c === 40 && items.length === 1 && text.charCodeAt(trimEnd(text, start + 1, end - 1) - 1) !== 44)
+      return iterableLength(text, items[0]!);
+    for (const item of items) if (text.charCodeAt(item.start) === 42) return undefined; // `*rest`
+    return items.length;
+  }
+  if (!RANGE_CALL.test(text.slice(start, Math.min(end, start + 16)))) return undefined;
+  const paren = text.indexOf('(', start);
+  if (matchBracket(text, paren, end) !== end - 1) return undefined;
+  const bounds: number[] = [];
+  for (const arg of splitTopLevel(text, paren + 1, end - 1)) {
+    const lit = literalArg(text, arg);
+    if (lit?.kind !== 'int') return undefined;
+    bounds.push(Number(lit.value));
+  }
+  const [a, b, step] =
+    bounds.length === 1 ? [0, bounds[0]!, 1] : bounds.length === 2 ? [bounds[0]!, bounds[1]!, 1] : bounds;
+  if (bounds.length > 3 || a === undefined || b === undefined || !step) return undefined; // range(x, y, 0) raises
+  return Math.max(0, Math.ceil((b - a) / step));
+}
+
+const KEYWORDS = ['for', 'in', 'if', 'async'] as const;
+
+/** The next `for`, `in`, `if` or `async` at bracket depth 0 in [from, to), outside strings and comments. */
+function nextKeyword(text: string, from: number, to: number): { at: number; word: string } | undefined {
+  for (let at = from; at < to;) {
+    const i = scanTo(text, at, to, 'fia');
+    if (i >= to || !'fia'.includes(text[i]!)) return undefined;
+    if (!isNameCode(text.charCodeAt(i - 1)))
+      for (const word of KEYWORDS)
+        if (text.startsWith(word, i) && !isNameCode(text.charCodeAt(i + word.length))) return { at: i, word };
+    at = i + 1;
+  }
+  return undefined;
+}
+
+/** A character that can continue a Python name (non-ASCII ones included), or a `.` before an attribute. */
+function isNameCode(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 95 ||
+    code === 46 ||
+    code > 127
+  );
+}
+
+function trimmed(text: string, from: number, to: number): Span {
+  const start = skipSpaceAndComments(text, from, to);
+  return { start, end: trimEnd(text, start, to) };
+}

@@ -1,0 +1,164 @@
+/**
+ * Task lists made by a list comprehension, the way the SDK's own examples
+ * write a suite: the index lists one task per element when the number of
+ * elements is known without running the module, and each module here is
+ * also run by the bundled runtime's discovery, which must find the same.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Commands } from '../../../common/lspMessages';
+import { countedComprehension, MAX_COMPREHENSION_ELEMENTS } from '../../../server/src/analysis/comprehension';
+import { codeLenses } from '../../../server/src/features/codeLens';
+import { references } from '../../../server/src/features/navigation';
+import { agrees, discovered, indexed, VERIFIABLE_ENV } from './discovery';
+import { py, workspace } from './helpers';
+
+/** countedComprehension on `text`, which is one bracketed list. */
+const counted = (text: string) => {
+  const c = countedComprehension(text, 0, text.length - 1);
+  return c && { element: text.slice(c.element.start, c.element.end), count: c.count };
+};
+
+describe('what a comprehension counts to', () => {
+  test('a display or a literal range, with one for clause and no filter', () => {
+    assert.deepEqual(counted('[solve(level=n) for n in (1, 2, 3)]'), { element: 'solve(level=n)', count: 3 });
+    assert.deepEqual(counted('[solve(level=n) for n in [4, 5]]'), { element: 'solve(level=n)', count: 2 });
+    assert.deepEqual(counted('[solve(level=n) for n in (7,)]')?.count, 1);
+    assert.deepEqual(counted('[solve(level=n) for n in ((7))]')?.count, undefined, '(7) is 7, not a tuple');
+    assert.equal(counted('[solve(level=n) for n in range(4)]')?.count, 4);
+    assert.equal(counted('[solve(level=n) for n in range(1, 6)]')?.count, 5);
+    assert.equal(counted('[solve(level=n) for n in range(2, 7, 2)]')?.count, 3);
+    assert.equal(counted('[solve(level=n) for n in range(5, 0, -2)]')?.count, 3);
+    assert.equal(counted('[solve(level=n) for n in range(-3)]')?.count, 0);
+    assert.equal(counted('[solve(level=a) for a, b in ((1, 2), (3, 4))]')?.count, 2);
+    assert.deepEqual(
+      counted('[\n    solve(level=n)  # one per level\n    for n in (\n        1,  # low\n        2,\n    )\n]'),
+      { element: 'solve(level=n)', count: 2 },
+    );
+  });
+
+  test('keywords inside strings, brackets and names are not clauses', () => {
+    assert.equal(counted('[solve(note="for x in y if z") for n in (1, 2)]')?.count, 2);
+    assert.equal(counted('[solve(level=[m for m in n]) for n in ((1,), (2,))]')?.count, 2);
+    assert.equal(counted('[form(info=n) for n in (1, 2)]')?.count, 2);
+    assert.equal(counted('[solve(level=n) for n in (f"for {1}", "if")]')?.count, 2);
+  });
+
+  test('anything whose length needs the module to run is not counted', () => {
+    for (const text of [
+      '[solve(level=1), solve(level=2)]',
+      '[solve(level=1)]',
+      '[solve(level=n) for n in LEVELS]',
+      '[solve(level=n) for n in range(count)]',
+      '[solve(level=n) for n in range(10**3)]',
+      '[solve(level=n) for n in range(1, 5, 0)]',
+      '[solve(level=n) for n in (*low, 9)]',
+      '[solve(level=n) for n in (1, 2, 3) if n > 1]',
+      '[solve(level=n) for m in (1, 2) for n in (3, 4)]',
+      '[solve(level=n) if n else None for n in (1, 2)]',
+      '[solve(level=n) async for n in levels()]',
+      '[solve(level=n) for n in "abc"]',
+      `[solve(level=n) for n in range(${MAX_COMPREHENSION_ELEMENTS + 1})]`,
+    ])
+      assert.equal(counted(text), undefined, text);
+    assert.equal(counted(`[solve(level=n) for n in range(${MAX_COMPREHENSION_ELEMENTS})]`)?.count, 2000);
+  });
+});
+
+describe('comprehension tasks in the index', () => {
+  test('one task per element, as discovery finds them, each with its own verifier', async () => {
+    const { rows, lines } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          tasks = [solve(level=n) for n in (1, 2, 3)]
+          tasks[1].verifier = check(expected="two")
+          graded = [
+              solve(level=n)
+              for n in range(2, 7, 2)
+          ]
+          none = [solve(level=n) for n in range(0)]
+        `,
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.ref, r.verifier]),
+      [
+        ['tasks[0]', null],
+        ['tasks[1]', 'check'],
+        ['tasks[2]', null],
+        ['graded[0]', null],
+        ['graded[1]', null],
+        ['graded[2]', null],
+      ],
+    );
+    assert.equal(lines['tasks[2]'], lines['tasks[0]'], 'every element sits on the comprehension');
+  });
+
+  test('Task(...) elements, and a verifier set on an element of a list bound again, as discovery says', async () => {
+    await agrees(
+      VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task') +
+        py`
+          suite = [Task(env="workspace", id="solve", args={"level": n}, verifier=check(expected="v")) for n in (1, 2)]
+          tasks = [solve(level=n) for n in (1, 2)]
+          tasks[0].verifier = audit(expected="old")
+          tasks = [check(expected=e) for e in ("a", "b", "c")]
+        `,
+    );
+  });
+
+  test('a comprehension whose length is not known lists nothing, and is no error', async () => {
+    const source =
+      VERIFIABLE_ENV +
+      py`
+        LEVELS = (1, 2)
+        tasks = [solve(level=n) for n in LEVELS]
+        picked = [solve(level=n) for n in (1, 2, 3) if n != 2]
+      `;
+    assert.equal(discovered(source).length, 4, 'the runtime finds them by running the module');
+    const { rows, problems } = await indexed(source);
+    assert.deepEqual(rows, []);
+    assert.deepEqual(problems, []);
+  });
+
+  test("an element's argument problem is reported once, and the call is one reference", async () => {
+    const source =
+      VERIFIABLE_ENV +
+      py`
+        tasks = [solve(levl=n) for n in (1, 2, 3)]
+        later = [solve(level=n) for n in range(3)]
+      `;
+    const ws = await workspace({ 'env.py': source });
+    const problems = ws.problems('env.py');
+    assert.equal(problems.filter((p) => p.message.includes('levl')).length, 1, JSON.stringify(problems));
+    const line = source.split('\n').findIndex((l) => l.startsWith('async def solve'));
+    const refs = references(ws.analyzer.workspace, ws.path('env.py'), { line, character: 12 }, false);
+    const laterLine = source.split('\n').findIndex((l) => l.startsWith('later ='));
+    assert.equal(refs.filter((r) => r.range.start.line === laterLine).length, 1, JSON.stringify(refs));
+  });
+
+  test('CodeLens names each task of a crowded line, and sends the rest to the Testing view', async () => {
+    const source =
+      VERIFIABLE_ENV +
+      py`
+        pair = [solve(level=n) for n in (1, 2)]
+        many = [solve(level=n) for n in range(40)]
+      `;
+    const ws = await workspace({ 'env.py': source });
+    const lenses = codeLenses(ws.analyzer.workspace, ws.path('env.py'));
+    const titles = (line: number) => lenses.filter((l) => l.range.start.line === line).map((l) => l.command!.title);
+    const lineOf = (prefix: string) => source.split('\n').findIndex((l) => l.startsWith(prefix));
+    assert.deepEqual(titles(lineOf('pair =')), ['▶ Run task pair[0]', '▶ Run task pair[1]']);
+    assert.deepEqual(titles(lineOf('many =')), [
+      '▶ Run task many[0]',
+      '▶ Run task many[1]',
+      '▶ Run task many[2]',
+      '▶ Run task many[3]',
+      '▶ Run task many[4]',
+      '35 more tasks in the Testing view',
+    ]);
+    const refs = lenses
+      .filter((l) => l.command?.command === Commands.runTask)
+      .map((l) => (l.command!.arguments![0] as Commands.RunTaskArgs).ref);
+    assert.deepEqual(refs.slice(0, 3), ['env.py::pair[0]', 'env.py::pair[1]', 'env.py::many[0]']);
+    assert.equal((await indexed(source)).rows.length, 42);
+  });
+});
