@@ -125,6 +125,16 @@ class EnvironmentTest(unittest.TestCase):
             env.scenario("x")
         self.assertIn("@old.template", str(caught.exception))
 
+    def test_gym_says_it_is_not_covered_and_what_serves_it(self):
+        env = Environment("robots")
+        with self.assertRaises(AttributeError) as caught:
+            env.gym("CartPole-v1", num_envs=4)
+        self.assertIn("not covered by HUD Studio's bundled runtime", str(caught.exception))
+        self.assertIn("--sdk auto", str(caught.exception))
+        with self.assertRaises(AttributeError) as other:
+            env.gymm
+        self.assertEqual(str(other.exception), "'Environment' object has no attribute 'gymm'")
+
 
 class TaskTest(unittest.TestCase):
     def setUp(self):

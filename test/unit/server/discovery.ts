@@ -18,11 +18,14 @@ export interface DiscoveryReport {
   error: { message: string } | null;
 }
 
-/** Discovery of the module at `path`, run from `cwd` (its imports resolve from there). */
-export function discoverFile(path: string, cwd: string): DiscoveryReport {
+/**
+ * Discovery of the module at `path`, run from `cwd` (its imports resolve from there); `packages`: a folder
+ * of third-party packages the module imports, put after the runtime on the path.
+ */
+export function discoverFile(path: string, cwd: string, packages?: string): DiscoveryReport {
   const r = spawnSync('python3', ['-m', 'hud_studio.discover', path, '--json'], {
     cwd,
-    env: { ...process.env, PYTHONPATH: RUNTIME },
+    env: { ...process.env, PYTHONPATH: packages ? `${RUNTIME}:${packages}` : RUNTIME },
     encoding: 'utf8',
   });
   assert.ok(r.stdout.trim(), `discovery printed nothing for ${path}: ${r.stderr}`);

@@ -287,6 +287,13 @@ class Environment:
                 "Environment.scenario is the HUD SDK v5 name; v6 renamed it: use @{}.template(...) "
                 "(same async generator, two yields)".format(self.__dict__.get("name", "env"))
             )
+        if attr == "gym":
+            # The SDK has it; a bare AttributeError would read as a typo in the user's env.py.
+            raise AttributeError(
+                "Environment.gym (robot and gym simulations) is not covered by HUD Studio's bundled runtime: "
+                "install hud-python in the environment's image and run with --sdk auto, so that its own SDK "
+                "serves the environment (HUD Studio's docs/sdk-compatibility.md)"
+            )
         raise AttributeError("'Environment' object has no attribute '{}'".format(attr))
 
     def __repr__(self) -> str:
