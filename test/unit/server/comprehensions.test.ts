@@ -93,16 +93,18 @@ describe('comprehension tasks in the index', () => {
     assert.equal(lines['tasks[2]'], lines['tasks[0]'], 'every element sits on the comprehension');
   });
 
-  test('Task(...) elements, and a verifier set on an element of a list bound again, as discovery says', async () => {
-    await agrees(
-      VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task') +
+  test("Task(...) elements, a Taskset's list, a verifier set on a list bound again, as discovery says", async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task, Taskset') +
         py`
           suite = [Task(env="workspace", id="solve", args={"level": n}, verifier=check(expected="v")) for n in (1, 2)]
+          spread = Taskset("spread", [solve(level=s) for s in range(5)])
           tasks = [solve(level=n) for n in (1, 2)]
           tasks[0].verifier = audit(expected="old")
           tasks = [check(expected=e) for e in ("a", "b", "c")]
         `,
     );
+    assert.equal(rows.filter((r) => r.ref.startsWith('spread[')).length, 5);
   });
 
   test('a comprehension whose length is not known lists nothing, and is no error', async () => {
