@@ -3,7 +3,7 @@ import type { Hover } from 'vscode-languageserver';
 import type { IndexedTask, IndexedTemplate, Position } from '../../../common/lspMessages';
 import { signatureText } from '../analysis/argsCheck';
 import type { Workspace } from '../analysis/workspace';
-import { hitAt } from './lookup';
+import { contains, hitAt } from './lookup';
 
 const PREVIEW_CHARS = 400;
 
@@ -42,6 +42,32 @@ export function taskMarkdown(task: IndexedTask): string {
   return lines.join('\n');
 }
 
+/** The elements of one comprehension: tasks made by the same call, on the same range. */
+function comprehensionMarkdown(tasks: IndexedTask[]): string {
+  const first = tasks[0]!;
+  const lines = [
+    `**${tasks.length} tasks** \`${first.ref}\` … \`${tasks.at(-1)!.label}\`, one per element of the comprehension`,
+  ];
+  if (first.env && first.templateId) lines.push('', `Template \`${first.templateId}\` · environment \`${first.env}\``);
+  for (const t of tasks)
+    if (t.verifier) lines.push('', `**Verifier** of \`${t.label}\`: \`${t.verifier.env}/${t.verifier.templateId}\``);
+  return lines.join('\n');
+}
+
+/** What hovering over a task's own text says: all of a comprehension's elements at once. */
+function tasksMarkdown(ws: Workspace, path: string, task: IndexedTask, pos: Position): string {
+  if (!contains(task.range, pos)) return taskMarkdown(task); // on its verifier, set for that one task
+  const { start, end } = task.range;
+  const same = (ws.link(path)?.tasks ?? []).filter(
+    (t) =>
+      t.range.start.line === start.line &&
+      t.range.start.character === start.character &&
+      t.range.end.line === end.line &&
+      t.range.end.character === end.character,
+  );
+  return same.length > 1 ? comprehensionMarkdown(same) : taskMarkdown(task);
+}
+
 export function hover(ws: Workspace, path: string, pos: Position): Hover | null {
   const hit = hitAt(ws, path, pos);
   if (!hit) return null;
@@ -51,7 +77,7 @@ export function hover(ws: Workspace, path: string, pos: Position): Hover | null 
     case 'use':
       value = [
         hit.template ? templateMarkdown(hit.template) : `Template \`${hit.use.env}/${hit.use.templateId}\``,
-        ...(hit.task ? ['', '---', '', taskMarkdown(hit.task)] : []),
+        ...(hit.task ? ['', '---', '', tasksMarkdown(ws, path, hit.task, pos)] : []),
       ].join('\n');
       range = hit.use.range;
       break;
@@ -60,7 +86,7 @@ export function hover(ws: Workspace, path: string, pos: Position): Hover | null 
       range = hit.template.range;
       break;
     case 'task':
-      value = taskMarkdown(hit.task);
+      value = tasksMarkdown(ws, path, hit.task, pos);
       range = hit.task.range;
       break;
   }

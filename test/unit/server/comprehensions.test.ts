@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { Commands } from '../../../common/lspMessages';
 import { countedComprehension, MAX_COMPREHENSION_ELEMENTS } from '../../../server/src/analysis/comprehension';
 import { codeLenses } from '../../../server/src/features/codeLens';
+import { hover } from '../../../server/src/features/hover';
 import { references } from '../../../server/src/features/navigation';
 import { agrees, discovered, indexed, VERIFIABLE_ENV } from './discovery';
 import { py, workspace } from './helpers';
@@ -135,6 +136,27 @@ describe('comprehension tasks in the index', () => {
     const refs = references(ws.analyzer.workspace, ws.path('env.py'), { line, character: 12 }, false);
     const laterLine = source.split('\n').findIndex((l) => l.startsWith('later ='));
     assert.equal(refs.filter((r) => r.range.start.line === laterLine).length, 1, JSON.stringify(refs));
+  });
+
+  test("hover on the element's call speaks of every element, and on an element's verifier of that one", async () => {
+    const source =
+      VERIFIABLE_ENV +
+      py`
+        tasks = [solve(level=n) for n in (1, 2, 3)]
+        tasks[1].verifier = check(expected="two")
+        single = [solve(level=n) for n in [4]]
+      `;
+    const ws = await workspace({ 'env.py': source });
+    const lineOf = (prefix: string) => source.split('\n').findIndex((l) => l.startsWith(prefix));
+    const at = (line: number, character: number) =>
+      (hover(ws.analyzer.workspace, ws.path('env.py'), { line, character })?.contents as { value: string }).value;
+    const onCall = at(lineOf('tasks ='), 'tasks = [so'.length);
+    assert.match(onCall, /\*\*3 tasks\*\* `env\.py::tasks\[0\]` … `tasks\[2\]`, one per element of the comprehension/);
+    assert.match(onCall, /\*\*Verifier\*\* of `tasks\[1\]`: `workspace\/check`/);
+    assert.doesNotMatch(onCall, /of `tasks\[0\]`/);
+    const onVerifier = at(lineOf('tasks[1].verifier'), 'tasks[1].verifier = ch'.length);
+    assert.match(onVerifier, /\*\*Task\*\* `env\.py::tasks\[1\]`/);
+    assert.match(at(lineOf('single ='), 'single = [so'.length), /\*\*Task\*\* `env\.py::single\[0\]`/);
   });
 
   test('CodeLens names each task of a crowded line, and sends the rest to the Testing view', async () => {
