@@ -2,8 +2,10 @@
  * List comprehensions at module level (`tasks = [solve(word=w) for w in
  * ("a", "b")]`, the SDK's own quickstart): how many elements one makes, when
  * that is known without running the module. Only a single `for` clause
- * without a filter, over a tuple or list display or a `range(...)` of integer
- * literals, is counted; anything else is left to discovery (server/README.md).
+ * without a filter, over a tuple or list display, a `range(...)` of integer
+ * literals, or a module-level name bound to one of those and touched nowhere
+ * else before, is counted; anything else is left to discovery
+ * (server/README.md).
  */
 import { literalArg } from './literalArg';
 import { matchBracket, scanTo, skipSpaceAndComments, splitTopLevel, trimEnd, type Span } from './pyScan';
@@ -14,40 +16,61 @@ export const MAX_COMPREHENSION_ELEMENTS = 2000;
 export interface Comprehension {
   /** The expression each element is made from. */
   element: Span;
-  /** How many elements the list has. */
-  count: number;
+  /** How many elements the list has; undefined when only running the module can tell. */
+  count: number | undefined;
 }
 
 /**
  * The comprehension written between the brackets at `open` and `close`
- * (`[... for ... in ...]`), or undefined when that is a plain list or a
- * comprehension whose length is not known statically.
+ * (`[... for ... in ...]`), or undefined when that is a plain list.
  */
-export function countedComprehension(text: string, open: number, close: number): Comprehension | undefined {
+export function readComprehension(
+  text: string,
+  open: number,
+  close: number,
+  lengthOfName?: (name: string) => number | undefined,
+): Comprehension | undefined {
   const first = nextKeyword(text, open + 1, close);
-  if (!first || first.word !== 'for') return undefined;
-  const inAt = nextKeyword(text, first.at + 3, close);
-  if (!inAt || inAt.word !== 'in') return undefined;
-  // A second `for` or an `if` filter: how many elements remain depends on values.
-  if (nextKeyword(text, inAt.at + 2, close)) return undefined;
+  // Before its `for`, a comprehension's element may hold no keyword of these at depth 0 but a conditional's `if`.
+  let forAt = first;
+  if (first?.word === 'if') {
+    forAt = nextKeyword(text, first.at + 2, close);
+    while (forAt && forAt.word !== 'for') forAt = nextKeyword(text, forAt.at + forAt.word.length, close);
+  }
+  if (!forAt || forAt.word !== 'for') return undefined;
   // A comment after the element (`solve(level=n)  # one per level`) is not part of it.
-  const element = trimmed(text, open + 1, scanTo(text, open + 1, first.at, '#'));
-  const count = iterableLength(text, trimmed(text, inAt.at + 2, close));
-  if (element.end <= element.start || count === undefined || count > MAX_COMPREHENSION_ELEMENTS) return undefined;
+  const element = trimmed(text, open + 1, scanTo(text, open + 1, forAt.at, '#'));
+  const uncounted = { element, count: undefined };
+  if (first !== forAt) return uncounted; // `a if c else b for ...`: elements that may not be tasks
+  const inAt = nextKeyword(text, forAt.at + 3, close);
+  if (!inAt || inAt.word !== 'in') return uncounted;
+  // A second `for` or an `if` filter: how many elements remain depends on values.
+  if (nextKeyword(text, inAt.at + 2, close)) return uncounted;
+  const count = iterableLength(text, trimmed(text, inAt.at + 2, close), lengthOfName);
+  if (element.end <= element.start || count === undefined || count > MAX_COMPREHENSION_ELEMENTS) return uncounted;
   return { element, count };
 }
 
 const RANGE_CALL = /^range[ \t]*\(/;
+const NAME = /^[A-Za-z_]\w*$/;
 
-/** How many items iterating the expression in `span` yields, when it is a display or a literal `range`. */
-function iterableLength(text: string, span: Span): number | undefined {
+/**
+ * How many items iterating the expression in `span` yields, when it is a
+ * display, a literal `range`, or a name `lengthOfName` knows the length of.
+ */
+export function iterableLength(
+  text: string,
+  span: Span,
+  lengthOfName?: (name: string) => number | undefined,
+): number | undefined {
   const { start, end } = span;
   const c = text.charCodeAt(start);
+  if (lengthOfName && NAME.test(text.slice(start, end))) return lengthOfName(text.slice(start, end));
   if ((c === 40 || c === 91) && matchBracket(text, start, end) === end - 1) {
     const items = splitTopLevel(text, start + 1, end - 1);
     // `(x)` is x itself, not a one-element tuple.
     if (c === 40 && items.length === 1 && text.charCodeAt(trimEnd(text, start + 1, end - 1) - 1) !== 44)
-      return iterableLength(text, items[0]!);
+      return iterableLength(text, items[0]!, lengthOfName);
     for (const item of items) if (text.charCodeAt(item.start) === 42) return undefined; // `*rest`
     return items.length;
   }

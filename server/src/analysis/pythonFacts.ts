@@ -42,7 +42,7 @@ import {
   type Span,
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
-import { countedComprehension } from './comprehension';
+import { iterableLength, readComprehension } from './comprehension';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
 import { writtenBefore } from './writtenNames';
@@ -81,6 +81,38 @@ const boundSoFar = new Set<string>();
 const hudNames: HudNames = { modules: new Set(), environment: new Set(), taskset: new Set(), task: new Set() };
 const envVars = new Set<string>();
 const imported = new Set<string>();
+
+/**
+ * Module-level names bound to a display or a literal range: how many items
+ * it has, and where the binding starts. `lengthBefore` is the statement being
+ * read, which such a name's length is asked for.
+ */
+const knownLengths = new Map<string, { count: number; at: number }>();
+let lengthBefore = 0;
+let lengthText = '';
+
+/** Whether a display has a `*rest` item, whose length is not known. */
+function hasStarred(text: string, items: Span[]): boolean {
+  for (const item of items) if (text.charCodeAt(item.start) === 42) return true;
+  return false;
+}
+
+/**
+ * The length of what `name` holds at `lengthBefore`, when it was bound to a
+ * display or range and named nowhere else before but after `in` (`for x in
+ * NAME`, `x in NAME`, which only read it). Any other occurrence, even in a
+ * comment (a rebinding in a block, an `append`, a call that may mutate it),
+ * leaves it unknown.
+ */
+function lengthOfName(name: string): number | undefined {
+  const known = knownLengths.get(name);
+  if (!known || known.at >= lengthBefore) return undefined;
+  const re = new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'g');
+  for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText))
+    if (m.index !== known.at && !AFTER_IN.test(lengthText.slice(Math.max(0, m.index - 8), m.index))) return undefined;
+  return known.count;
+}
+const AFTER_IN = /(?:^|[^\w.])in[ \t]+$/;
 
 type StatementKind = 'import' | 'decorated' | 'definition' | 'simple' | 'other';
 
@@ -153,6 +185,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     annotationProblems: undefined,
   };
   boundSoFar.clear();
+  knownLengths.clear();
+  lengthText = text;
   envVars.clear();
   imported.clear();
   hudNames.modules.clear();
@@ -256,6 +290,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   if (facts.otherBindings) facts.otherBindings = fitted(facts.otherBindings);
   facts.v5Scenarios = fitted(facts.v5Scenarios);
   facts.serviceAccess = fitted(facts.serviceAccess);
+  lengthText = ''; // the module's text is not kept past its extraction
   return facts;
 }
 
@@ -421,11 +456,21 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   }
   const assign = simpleAssignment(text, st);
   if (!assign) return undefined;
+  lengthBefore = st.start;
   const items = sequenceItems(text, assign.rhs);
   const { name, more, rhs } = assign;
-  if (items) return { kind: 'name', name, more, rhs, statement: st, items };
+  if (items) {
+    if (!more && items !== UNCOUNTED && !hasStarred(text, items))
+      knownLengths.set(name, { count: items.length, at: st.start });
+    return { kind: 'name', name, more, rhs, statement: st, items };
+  }
   const call = parseCall(ctx, rhs);
-  return call ? { kind: 'name', name, more, rhs, statement: st, call } : undefined;
+  if (!call) return undefined;
+  if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
+    const count = iterableLength(text, rhs);
+    if (count !== undefined) knownLengths.set(name, { count, at: st.start });
+  }
+  return { kind: 'name', name, more, rhs, statement: st, call };
 }
 
 function readEnvironment(ctx: Ctx, parsed: ParsedAssignment): EnvironmentFacts | undefined {
@@ -576,6 +621,7 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
   if (isHudName(call.facts.callee, ctx.hud, ctx.hud.taskset, 'Taskset')) {
     const list =
       call.args.find((a) => a.keyword === 'tasks') ?? call.args.filter((a) => a.keyword === undefined && !a.splat)[1];
+    lengthBefore = parsed.statement.start;
     const listItems = list ? sequenceItems(text, list.value) : undefined;
     if (listItems) pushElements(ctx, listItems, parsed.name, true);
     return;
@@ -586,6 +632,9 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
     range: ctx.lines.rangeAt(parsed.statement.start, parsed.rhs.end),
   });
 }
+
+/** What sequenceItems gives for a list comprehension it cannot count: a list, of no element the index knows. */
+const UNCOUNTED: Span[] = [];
 
 /** Items of a list/tuple display (`[a, b]`, `(a, b)`, `a, b`), or undefined when `span` is not one. */
 function sequenceItems(text: string, span: Span): Span[] | undefined {
@@ -598,8 +647,10 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
       // `(call())` is the call itself, not a tuple.
       if (first === '(' && !/,\s*$/.test(text.slice(span.start + 1, close))) return undefined;
       // `[solve(word=w) for w in ("a", "b")]`: one element expression, as many times as the loop runs.
-      const comprehension = first === '[' ? countedComprehension(text, span.start, close) : undefined;
-      return comprehension ? new Array<Span>(comprehension.count).fill(comprehension.element) : items;
+      const comprehension = first === '[' ? readComprehension(text, span.start, close, lengthOfName) : undefined;
+      if (!comprehension) return items;
+      const { element, count } = comprehension;
+      return count === undefined ? UNCOUNTED : new Array<Span>(count).fill(element);
     }
   }
   // Most right-hand sides are a single expression: one scan for a comma at depth 0 decides, without the list.

@@ -22,13 +22,13 @@ const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-fuzz-discovery-'));
 after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 // Every name starts out bound to a task, so that most modules import; `c` and `suite` are one Task under two names.
-const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}a = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
+const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}LEVELS = (1, 2)\nSPAN = range(2, 5)\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
 const NAMES = ['a', 'b', 'c', 'suite'];
 const name = fc.constantFrom(...NAMES);
 const level = fc.integer({ min: 0, max: 9 });
 const verifierCall = fc.constantFrom('check(expected="v")', 'audit(expected="w")');
 // Comprehensions whose length the index can count (a display, a literal range).
-const iterable = fc.constantFrom('(1, 2)', '[3]', 'range(3)', 'range(1, 3)', 'range(0)', '(4, 5, 6)');
+const iterable = fc.constantFrom('(1, 2)', '[3]', 'range(3)', 'range(1, 3)', 'range(0)', '(4, 5, 6)', 'LEVELS', 'SPAN');
 const explicit = fc.constantFrom(
   'Task(env="workspace", id="solve", args={"level": 1})',
   'Task(env="workspace", id="check", args={"expected": "e"})',

@@ -7,17 +7,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Commands } from '../../../common/lspMessages';
-import { countedComprehension, MAX_COMPREHENSION_ELEMENTS } from '../../../server/src/analysis/comprehension';
+import { MAX_COMPREHENSION_ELEMENTS, readComprehension } from '../../../server/src/analysis/comprehension';
 import { codeLenses } from '../../../server/src/features/codeLens';
 import { hover } from '../../../server/src/features/hover';
 import { references } from '../../../server/src/features/navigation';
 import { agrees, discovered, indexed, VERIFIABLE_ENV } from './discovery';
 import { py, workspace } from './helpers';
 
-/** countedComprehension on `text`, which is one bracketed list. */
+/** readComprehension on `text`, which is one bracketed list: its element and count when it is counted. */
 const counted = (text: string) => {
-  const c = countedComprehension(text, 0, text.length - 1);
-  return c && { element: text.slice(c.element.start, c.element.end), count: c.count };
+  const c = readComprehension(text, 0, text.length - 1);
+  return c?.count === undefined ? undefined : { element: text.slice(c.element.start, c.element.end), count: c.count };
 };
 
 describe('what a comprehension counts to', () => {
@@ -108,18 +108,55 @@ describe('comprehension tasks in the index', () => {
     assert.equal(rows.filter((r) => r.ref.startsWith('spread[')).length, 5);
   });
 
+  test('over a module-level name bound to a display or a range, and only iterated over before', async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          WORDS = ("a", "b")
+          LEVELS: range = range(1, 4)
+          checks = [check(expected=w) for w in WORDS]
+          levels = [solve(level=n) for n in LEVELS]
+          again = [audit(expected="x") for c in checks]
+          has_z = "z" in WORDS
+          for n in LEVELS:
+              pass
+          once_more = [audit(expected=w) for w in WORDS]
+          WORDS = ("c",)
+        `,
+    );
+    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
+    assert.deepEqual([count('checks'), count('levels'), count('again'), count('once_more')], [2, 3, 2, 2]);
+  });
+
   test('a comprehension whose length is not known lists nothing, and is no error', async () => {
     const source =
       VERIFIABLE_ENV +
       py`
-        LEVELS = (1, 2)
+        import os
+        LEVELS = [1, 2]
+        LEVELS.append(3)
         tasks = [solve(level=n) for n in LEVELS]
+        if os.sep:
+            WORDS = ("a", "b")
+        WORDS = ("a",)
+        checks = [check(expected=w) for w in WORDS]
+        BOTH = (1, 2)
+        mixed = [solve(level=n) for n in BOTH]  # BOTH: counted; the next one is not, BOTH is read in between
         picked = [solve(level=n) for n in (1, 2, 3) if n != 2]
+        chosen = [solve(level=n) if n else check(expected="x") for n in (0, 1)]
+        unknown = [solve(level=n) for n in range(len(BOTH))]
+        after = [solve(level=n) for n in BOTH]
       `;
-    assert.equal(discovered(source).length, 4, 'the runtime finds them by running the module');
+    assert.equal(discovered(source).length, 3 + 1 + 2 + 2 + 2 + 2 + 2, 'the runtime finds them by running the module');
     const { rows, problems } = await indexed(source);
-    assert.deepEqual(rows, []);
+    assert.deepEqual(
+      rows.map((r) => r.ref),
+      ['mixed[0]', 'mixed[1]'],
+    );
     assert.deepEqual(problems, []);
+    assert.equal(readComprehension('[solve(level=1), solve(level=2)]', 0, 31), undefined, 'a plain list');
+    const uncounted = readComprehension('[solve(level=n) for n in LEVELS]', 0, 31);
+    assert.deepEqual(uncounted && { ...uncounted, element: undefined }, { element: undefined, count: undefined });
   });
 
   test("an element's argument problem is reported once, and the call is one reference", async () => {
