@@ -38,15 +38,19 @@ export class TraceLens implements vscode.CodeLensProvider, vscode.Disposable {
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const uri = document.uri.toString();
     const out: vscode.CodeLens[] = [];
-    for (const t of this.index.tasks) {
-      if (vscode.Uri.parse(t.uri).toString() !== uri) continue;
+    const here = this.index.tasks.filter((t) => vscode.Uri.parse(t.uri).toString() === uri);
+    // On a line of several tasks (a list, a comprehension) each lens says whose run it opens.
+    const perLine = new Map<number, number>();
+    for (const t of here) perLine.set(t.range.start.line, (perLine.get(t.range.start.line) ?? 0) + 1);
+    for (const t of here) {
       const run = this.last.get(t.ref);
       if (!run) continue;
       const range = new vscode.Range(t.range.start.line, 0, t.range.start.line, 0);
       const stale = this.staleNote(run.rolloutId);
+      const whose = perLine.get(t.range.start.line)! > 1 ? `${t.label}: ` : '';
       out.push(
         new vscode.CodeLens(range, {
-          title: `$(open-preview) ${inlineText(run.outcome)}${stale ? ` · stale (${stale})` : ''}`,
+          title: `$(open-preview) ${whose}${inlineText(run.outcome)}${stale ? ` · stale (${stale})` : ''}`,
           tooltip: 'Open this run in the trace explorer',
           command: 'hudStudio.openTrace',
           arguments: [{ rolloutId: run.rolloutId }],
