@@ -3,8 +3,8 @@
  * ("a", "b")]`, the SDK's own quickstart): how many elements one makes, when
  * that is known without running the module. Only a single `for` clause
  * without a filter, over a tuple or list display, a `range(...)` of integer
- * literals, or a module-level name bound to one of those and touched nowhere
- * else before, is counted; anything else is left to discovery
+ * literals, or a module-level name bound to one of those (the caller says
+ * which: pythonFacts.ts), is counted; anything else is left to discovery
  * (server/README.md).
  */
 import { literalArg } from './literalArg';
