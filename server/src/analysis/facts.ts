@@ -64,8 +64,10 @@ export interface TaskCandidate {
   /** The element is in a Taskset (which, unlike a list, takes any attribute). */
   inTaskset?: true;
   /**
-   * An element of a list comprehension after the first: the first one's call
-   * made again, whose argument problems and template use the first reports.
+   * An element whose call another candidate stands for: a comprehension's
+   * later elements (the first one's call made again), or a list item naming
+   * a task (that task's own call, the same object). The other one reports
+   * the call's argument problems and template use.
    */
   repeated?: true;
   call: CallFacts;

@@ -45,7 +45,7 @@ import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, readComprehension } from './comprehension';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
-import { writtenBefore } from './writtenNames';
+import { mentionsOf, writtenBefore } from './writtenNames';
 import { sdkProblems } from './sdkChecks';
 import { readBody, readParams } from './templateBody';
 import type { SyntaxNode, Tree } from './treeSitter';
@@ -70,6 +70,8 @@ interface Ctx {
   futureAnnotations: boolean;
   /** What annotations.ts found wrong with the templates' annotations. */
   annotationProblems: FileProblem[] | undefined;
+  /** The plain task each module-level name holds after the statements read so far, where the index knows it. */
+  taskOf: Map<string, TaskCandidate>;
 }
 
 /**
@@ -81,6 +83,7 @@ const boundSoFar = new Set<string>();
 const hudNames: HudNames = { modules: new Set(), environment: new Set(), taskset: new Set(), task: new Set() };
 const envVars = new Set<string>();
 const imported = new Set<string>();
+const taskOfName = new Map<string, TaskCandidate>();
 
 /**
  * Module-level names bound to a display or a literal range: how many items
@@ -107,7 +110,7 @@ function hasStarred(text: string, items: Span[]): boolean {
 function lengthOfName(name: string): number | undefined {
   const known = knownLengths.get(name);
   if (!known || known.at >= lengthBefore) return undefined;
-  const re = new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'g');
+  const re = mentionsOf(name);
   for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText))
     if (m.index !== known.at && !AFTER_IN.test(lengthText.slice(Math.max(0, m.index - 8), m.index))) return undefined;
   return known.count;
@@ -183,8 +186,10 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     bound: boundSoFar,
     futureAnnotations: false,
     annotationProblems: undefined,
+    taskOf: taskOfName,
   };
   boundSoFar.clear();
+  taskOfName.clear();
   knownLengths.clear();
   lengthText = text;
   envVars.clear();
@@ -244,6 +249,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   statementOfAssignment.length = 0;
   for (let k = 0; k < statements.length; k++) {
     const st = statements[k]!;
+    const firstTask = facts.tasks.length;
     if (st.kind === 'decorated') st.binds = readDecorated(ctx, st, envVars, imported);
     else if (st.kind === 'definition') {
       const name = DEFINITION_NAME.exec(text.slice(st.start, st.start + 200));
@@ -273,6 +279,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     const b = st.binds;
     if (typeof b === 'string') ctx.bound.add(b);
     else if (b) for (const name of b) ctx.bound.add(name);
+    noteTasksHeld(ctx, st, firstTask);
   }
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
@@ -633,6 +640,34 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
   });
 }
 
+const COMPOUND_HEAD = /(?:if|for|while|try|with|match|async)\b/y;
+
+/**
+ * Keeps Ctx.taskOf true after statement `st`, whose candidates start at
+ * `firstTask`: a name it binds holds the plain task it made for that name, or
+ * nothing the index follows. A compound statement (`if`, `for`, `try`,
+ * `with`) may bind any name it mentions, which is then no longer known.
+ */
+function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
+  const { taskOf, facts } = ctx;
+  const b = st.binds;
+  if (!b) {
+    if (taskOf.size && (st.kind === 'other' || headIs(COMPOUND_HEAD, ctx.text, st.start)))
+      for (const name of taskOf.keys())
+        if (mentionsOf(name).test(ctx.text.slice(st.start, st.end))) taskOf.delete(name);
+    return;
+  }
+  for (const name of typeof b === 'string' ? [b] : b) {
+    let made: TaskCandidate | undefined;
+    for (let i = firstTask; i < facts.tasks.length; i++) {
+      const t = facts.tasks[i]!;
+      if (t.index === undefined && t.name === name) made = t;
+    }
+    if (made) taskOf.set(name, made);
+    else taskOf.delete(name);
+  }
+}
+
 /** What sequenceItems gives for a list comprehension it cannot count: a list, of no element the index knows. */
 const UNCOUNTED: Span[] = [];
 
@@ -663,17 +698,40 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
 function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false): void {
   let previous: CallFacts | undefined;
   items.forEach((item, index) => {
+    // A name that holds a task puts that very Task in the list: one object, so one call (and one verifier).
+    const held = heldTask(ctx, item);
     // A comprehension's elements are one span, repeated (sequenceItems): read once, and each element gets
     // a call of its own, since a verifier set through `tasks[1]` is that element's alone.
     const repeated = index > 0 && item === items[index - 1];
-    const call = repeated ? previous && { ...previous } : parseCall(ctx, item)?.facts;
+    const call = held ? held.call : repeated ? previous && { ...previous } : parseCall(ctx, item)?.facts;
     previous = call;
     if (!call) return;
-    const task: TaskCandidate = { name, index, call, range: call.range };
+    const task: TaskCandidate = {
+      name,
+      index,
+      call,
+      range: held ? ctx.lines.rangeAt(item.start, item.end) : call.range,
+    };
     if (inTaskset) task.inTaskset = true;
-    if (repeated) task.repeated = true;
+    if (repeated || held) task.repeated = true;
     ctx.facts.tasks.push(task);
   });
+}
+
+/** The plain task a list item names (`suite = [task, ...]`), when the index knows what that name holds. */
+function heldTask(ctx: Ctx, item: Span): TaskCandidate | undefined {
+  if (ctx.taskOf.size === 0 || !mayBeName(ctx.text, item)) return undefined;
+  return ctx.taskOf.get(ctx.text.slice(item.start, item.end));
+}
+
+/** Whether `span` is one identifier, read without slicing it. */
+function mayBeName(text: string, span: Span): boolean {
+  for (let i = span.start; i < span.end; i++) {
+    const c = text.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c > 127;
+    if (!letter && (i === span.start || c < 48 || c > 57)) return false;
+  }
+  return span.end > span.start;
 }
 
 const DECORATOR = /^@\s*([A-Za-z_]\w*)\s*\.\s*(template|scenario)\b\s*/;

@@ -61,11 +61,14 @@ export function applyRebinding(
   lastBinding.clear();
   for (let i = 0; i < boundNames.length; i++) lastBinding.set(boundNames[i]!, boundAt[i]!);
 
-  /** The task `name` held at statement `at` (its binding before it), and that binding's statement (-1: none). */
-  const heldAt = (name: string, at: number): { bound: number; task: TaskCandidate | undefined } => {
+  /**
+   * The task `name` (or its element `index`) held at statement `at` (its binding before it), and that
+   * binding's statement (-1: none).
+   */
+  const heldAt = (name: string, at: number, index?: number): { bound: number; task: TaskCandidate | undefined } => {
     let bound = -1;
     for (let k = at - 1; k >= 0 && bound < 0; k--) if (bindsName(statements[k]!.binds, name)) bound = k;
-    const task = facts.tasks.find((t, i) => statementOfTask[i] === bound && t.name === name && t.index === undefined);
+    const task = facts.tasks.find((t, i) => statementOfTask[i] === bound && t.name === name && t.index === index);
     return { bound, task };
   };
   // The call a verifier named `name` had at statement `at`, when the name is bound again later.
@@ -99,10 +102,12 @@ export function applyRebinding(
     const at = statementOfAssignment[i]!;
     if ((lastBinding.get(a.target) ?? -1) <= at) return true;
     // The name was bound again, but the object it held then may live on under another name.
-    const held = a.index === undefined ? heldAt(a.target, at).task : undefined;
+    const held = heldAt(a.target, at, a.index).task;
     const alias = held && kept.find((t) => t.call === held.call);
     if (alias) {
       a.target = alias.name;
+      if (alias.index === undefined) delete a.index;
+      else a.index = alias.index;
       return true;
     }
     if (a.value.kind === 'call') shadowed.push({ call: a.value.call, role: 'verifier' });

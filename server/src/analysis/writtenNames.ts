@@ -24,9 +24,14 @@ function underTypeChecking(text: string, at: number): boolean {
   return false;
 }
 
+/** Every mention of the identifier `name` as a name of its own (not an attribute, not part of a longer name). */
+export function mentionsOf(name: string): RegExp {
+  return new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'g');
+}
+
 /** Where `name` is written before `end` outside TYPE_CHECKING blocks; -1 if nowhere, -2 if only under one. */
 export function writtenBefore(text: string, name: string, end: number): number {
-  const re = new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'g');
+  const re = mentionsOf(name);
   let typeCheckingOnly = false;
   for (let m = re.exec(text); m && m.index < end; m = re.exec(text)) {
     if (!underTypeChecking(text, m.index)) return m.index;

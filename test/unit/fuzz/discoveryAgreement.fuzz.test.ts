@@ -1,6 +1,6 @@
 /**
- * Fuzz: random modules of template calls, lists, tuples, comprehensions,
- * `Task(...)`s, names bound again and verifiers set by assignment (by call,
+ * Fuzz: random modules of template calls, lists, tuples (of calls and of
+ * names that hold tasks), comprehensions, `Task(...)`s, names bound again and verifiers set by assignment (by call,
  * by name, to None, on a list's element). Each is imported by the bundled runtime's discovery. Where it
  * imports, the index must list the same tasks with the same templates and
  * verifiers, and report no error; where it does not, nothing is asserted
@@ -39,6 +39,8 @@ const statement = fc.oneof(
   { weight: 3, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = solve(level=${l})`) },
   { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = [solve(level=${l}), check(expected="x")]`) },
   { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = (solve(level=${l}),)`) },
+  { weight: 1, arbitrary: fc.tuple(name, name).map(([n, m]) => `${n} = [${m}, solve(level=1)]`) },
+  { weight: 1, arbitrary: fc.tuple(name, name).map(([n, m]) => `${n} = (check(expected="t"), ${m})`) },
   { weight: 1, arbitrary: fc.tuple(name, iterable).map(([n, it]) => `${n} = [solve(level=x) for x in ${it}]`) },
   { weight: 1, arbitrary: fc.tuple(name, iterable).map(([n, it]) => `${n} = [check(expected=str(x)) for x in ${it}]`) },
   {
