@@ -16,6 +16,8 @@ export const SEVERITY = {
   'result-missing-score': 'error',
   'task-bad-args': 'error',
   'task-unknown-template': 'warning',
+  'task-duplicate-slug': 'warning',
+  'taskset-duplicate-slug': 'error',
   'task-file-malformed': 'error',
   'task-file-other-folder': 'warning',
   'task-args-into-varargs': 'error',

@@ -24,6 +24,7 @@ import { problem } from './diagnostics';
 import type { LinkResult, TemplateRegistry, TemplateUse } from './link';
 import type { Resolved, Resolver } from './resolver';
 import { checkVerifier, type TemplateSide } from './verifierChecks';
+import { duplicateSlugProblems, type SluggedTask } from './duplicateSlugs';
 
 export interface FileIdentity {
   path: string;
@@ -48,6 +49,7 @@ export function linkPython(
   templateProblems(facts, templates, problems);
 
   const tasks: IndexedTask[] = [];
+  const slugged: SluggedTask[] = [];
   // Most files assign no verifier after the fact: no map for them.
   const byName = facts.verifierAssignments.length ? candidatesByName(facts) : undefined;
   const verifierOf = byName && verifiersByObject(facts, byName);
@@ -92,7 +94,9 @@ export function linkPython(
     if (target) task.templateUri = file.uriOf(target.path);
     if (link) task.verifier = link;
     tasks.push(task);
+    slugged.push({ candidate: cand, label, templateId: task.templateId, params: target?.template.params });
   }
+  if (slugged.length > 1) duplicateSlugProblems(slugged, problems);
   if (byName) containerVerifierProblems(facts, byName, problems);
   for (const { call, role } of facts.shadowedCalls ?? []) {
     const target = resolve(call);

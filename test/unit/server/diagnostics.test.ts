@@ -105,6 +105,17 @@ describe('diagnostics: each code fires and has a near miss', () => {
     assert.deepEqual(ok.codes, []);
   });
 
+  test('task-duplicate-slug and taskset-duplicate-slug', async () => {
+    const twice = await codesFor('a = solve(1)\nb = solve(level=1)\n');
+    assert.deepEqual(twice.codes, ['task-duplicate-slug']);
+    assert.match(twice.messages[0]!, /hud eval.*duplicate task slugs.*fix:/);
+    const inTaskset = await codesFor('from hud import Taskset\nts = Taskset("s", [solve(1), solve(1)])\n');
+    assert.deepEqual(inTaskset.codes, ['taskset-duplicate-slug']);
+    assert.equal(SEVERITY['taskset-duplicate-slug'], 'error');
+    const ok = await codesFor('a = solve(1)\nb = solve(2)\n_c = solve(1)\n');
+    assert.deepEqual(ok.codes, []);
+  });
+
   test('task-unknown-template', async () => {
     const fired = await codesFor('from hud import Task\nt = Task(env="workspace", id="slove")\n');
     assert.deepEqual(fired.codes, ['task-unknown-template']);

@@ -1,0 +1,102 @@
+/**
+ * Two references to one task slug. The SDK keys a taskset by slug (the
+ * template id, plus a hash of the arguments when there are any) and refuses
+ * two tasks with the same one: a Taskset made with both fails the import,
+ * and `hud eval` of the module (which gathers every task of its public
+ * names) stops before running anything. HUD Studio runs each reference on
+ * its own, so without this the SDK's failure would first show up outside
+ * the editor. Only what is certain is reported: one Task object under two
+ * references, or one template called with the same literal arguments.
+ */
+import type { TemplateParam } from '../../../common/lspMessages';
+import { problem } from './diagnostics';
+import type { CallFacts, FileProblem, LiteralArg, TaskCandidate } from './facts';
+
+/** A task the module lists, with what its slug is made of. */
+export interface SluggedTask {
+  candidate: TaskCandidate;
+  label: string;
+  /** The template's id, which starts the slug; undefined when the template is not known. */
+  templateId: string | undefined;
+  /** The template's parameters, which name positional arguments; undefined for `Task(...)`. */
+  params: readonly TemplateParam[] | undefined;
+}
+
+export function duplicateSlugProblems(tasks: readonly SluggedTask[], out: FileProblem[]): void {
+  for (let j = 1; j < tasks.length; j++) {
+    const b = tasks[j]!;
+    // A repeat inside one Taskset fails the import, which says more than what `hud eval` would do later.
+    let inEval: { earlier: SluggedTask; same: boolean } | undefined;
+    let inTaskset: { earlier: SluggedTask; same: boolean } | undefined;
+    for (let i = 0; i < j && !inTaskset; i++) {
+      const a = tasks[i]!;
+      const same = a.candidate.call === b.candidate.call;
+      if (!same && !sameTemplateCall(a, b)) continue;
+      if (a.candidate.inTaskset && b.candidate.inTaskset && a.candidate.name === b.candidate.name)
+        inTaskset = { earlier: a, same };
+      // `hud eval` gathers public names only: `_draft` and a task it shares a slug with do not meet there.
+      else if (!inEval && !a.candidate.name.startsWith('_') && !b.candidate.name.startsWith('_'))
+        inEval = { earlier: a, same };
+    }
+    const what = (m: { earlier: SluggedTask; same: boolean }) =>
+      m.same ? `the same Task object as ${m.earlier.label}` : `the same template and arguments as ${m.earlier.label}`;
+    if (inTaskset)
+      out.push(
+        problem(
+          'taskset-duplicate-slug',
+          b.candidate.range,
+          `${b.label} is ${what(inTaskset)}, so the Taskset holds one slug twice and the import fails with ValueError "duplicate task slugs" (fix: leave one of them out, or give them different arguments)`,
+        ),
+      );
+    else if (inEval)
+      out.push(
+        problem(
+          'task-duplicate-slug',
+          b.candidate.range,
+          `${b.label} is ${what(inEval)}: one slug twice, so the SDK's \`hud eval\` of this file stops before running anything, with "duplicate task slugs" (HUD Studio runs each reference on its own) (fix: keep one of the two references, e.g. name the task a list holds only through the list, or give them different arguments)`,
+        ),
+      );
+  }
+}
+
+/** Both call one template with the same literal arguments, by parameter name. */
+function sameTemplateCall(a: SluggedTask, b: SluggedTask): boolean {
+  if (a.templateId === undefined || a.templateId !== b.templateId || !a.params || !b.params) return false;
+  const x = a.candidate.call;
+  const y = b.candidate.call;
+  if (!literalOnly(x) || !literalOnly(y) || x.positional + x.keywords.length !== y.positional + y.keywords.length)
+    return false;
+  for (let k = 0; k < x.positional + x.keywords.length; k++) {
+    const name = argName(x, a.params, k);
+    if (name === undefined) return false;
+    const there = argNamed(y, b.params, name);
+    if (!there || there.kind !== argLiteral(x, k)!.kind || there.value !== argLiteral(x, k)!.value) return false;
+  }
+  return true;
+}
+
+/** No splat, and every argument a literal: what the slug's hash is taken of is known. */
+function literalOnly(call: CallFacts): boolean {
+  if (call.hasSplat || (call.positionalLiterals?.length ?? 0) !== call.positional) return false;
+  for (const k of call.keywords) if (!k.literal) return false;
+  return true;
+}
+
+/** The parameter the k-th argument binds (positionals first, then keywords); undefined past plain positionals. */
+function argName(call: CallFacts, params: readonly TemplateParam[], k: number): string | undefined {
+  if (k >= call.positional) return call.keywords[k - call.positional]!.name;
+  const p = params[k];
+  return p?.kind === 'positional' ? p.name : undefined;
+}
+
+function argLiteral(call: CallFacts, k: number): LiteralArg | undefined {
+  if (k >= call.positional) return call.keywords[k - call.positional]!.literal;
+  for (const p of call.positionalLiterals ?? []) if (p.index === k) return p.literal;
+  return undefined;
+}
+
+function argNamed(call: CallFacts, params: readonly TemplateParam[], name: string): LiteralArg | undefined {
+  for (let k = 0; k < call.positional + call.keywords.length; k++)
+    if (argName(call, params, k) === name) return argLiteral(call, k);
+  return undefined;
+}
