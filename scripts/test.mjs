@@ -8,7 +8,7 @@
 //   node scripts/test.mjs --only unit     one layer (lint|python|unit|browser|integration|e2e)
 //   node scripts/test.mjs --skip-setup    do not install anything
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,9 @@ for (const layer of layers) timed(`${layer} tests`, () => withScratchTmp((env) =
 // on a developer's machine had left some 1,700 folders there).
 function withScratchTmp(fn) {
   const dir = mkdtempSync(join(tmpdir(), 'hud-studio-tests-'));
+  // /tmp's own mode: tests run some processes as another user (the sandbox's agent, a CLI under setpriv),
+  // and those write their temporary files here too.
+  chmodSync(dir, 0o1777);
   try {
     return fn({ ...process.env, TMPDIR: dir });
   } finally {
