@@ -54,7 +54,7 @@ async def explore(topic: str, *, depth: int = 2):
     yield {"score": min(1.0, words / 100.0)}
 
 
-task = solve(level=${i % 5})
+task = solve(level=${(i % 5) + 2})
 task.verifier = verify(expected="secret-${i}")
 suite = [solve(level=1), explore("history", depth=3), explore(topic="maths")]
 `;
