@@ -64,12 +64,17 @@ export interface TaskCandidate {
   /** The element is in a Taskset (which, unlike a list, takes any attribute). */
   inTaskset?: true;
   /**
-   * An element whose call another candidate stands for: a comprehension's
-   * later elements (the first one's call made again), or a list item naming
-   * a task (that task's own call, the same object). The other one reports
-   * the call's argument problems and template use.
+   * A comprehension's element after the first: the first one's call made
+   * again (a copy, since each element is a Task of its own), whose argument
+   * problems and template use the first reports.
    */
   repeated?: true;
+  /**
+   * The call is an earlier candidate's, the same object: the second name of
+   * `a = b = solve()`, a list item naming a task. Its problems and use are
+   * reported once, by the first candidate still listed that holds it.
+   */
+  sharedCall?: true;
   call: CallFacts;
   range: Range;
 }

@@ -54,14 +54,16 @@ export function linkPython(
   const byName = facts.verifierAssignments.length ? candidatesByName(facts) : undefined;
   const verifierOf = byName && verifiersByObject(facts, byName);
 
-  for (const cand of facts.tasks) {
+  for (let c = 0; c < facts.tasks.length; c++) {
+    const cand = facts.tasks[c]!;
     const explicit = cand.call.explicit;
     const target = resolve(cand.call);
     if (!target && !explicit) continue;
     const label = labelOf(cand);
-    // A comprehension's later elements repeat the first one's call: what it says is said once, by the first.
-    const callProblems = cand.repeated ? [] : problems;
-    const callUses = cand.repeated ? [] : uses;
+    // What a call says is said once: by a comprehension's first element, by the first name holding a Task.
+    const echo = cand.repeated || (cand.sharedCall && heldEarlier(facts.tasks, c));
+    const callProblems = echo ? [] : problems;
+    const callUses = echo ? [] : uses;
     if (target) {
       callUses.push(use(cand.call.calleeRange, 'task', target));
       argProblems(cand.call, target.template, callProblems);
@@ -124,6 +126,12 @@ export function linkPython(
     );
   }
   return { templates, tasks: fitted(tasks), problems: fitted(problems), uses: fitted(uses) };
+}
+
+/** Whether a candidate listed before `c` holds the same call object. */
+function heldEarlier(tasks: readonly TaskCandidate[], c: number): boolean {
+  for (let i = 0; i < c; i++) if (tasks[i]!.call === tasks[c]!.call) return true;
+  return false;
 }
 
 const labelOf = (t: TaskCandidate) => (t.index === undefined ? t.name : intern(`${t.name}[${t.index}]`));

@@ -616,7 +616,11 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
     const { more, ...rest } = parsed;
     const first = { ...rest, more: undefined };
     readAssignment(ctx, first);
+    const others = facts.tasks.length;
     for (const name of more) readAssignment(ctx, { ...first, name, more: undefined });
+    // The other names hold the first one's Task: its call, the same object (a list is read again, so not).
+    for (let i = others; i < facts.tasks.length; i++)
+      if (facts.tasks[i]!.index === undefined) facts.tasks[i]!.sharedCall = true;
     return;
   }
   if (parsed.items) {
@@ -713,7 +717,8 @@ function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false):
       range: held ? ctx.lines.rangeAt(item.start, item.end) : call.range,
     };
     if (inTaskset) task.inTaskset = true;
-    if (repeated || held) task.repeated = true;
+    if (held) task.sharedCall = true;
+    else if (repeated) task.repeated = true;
     ctx.facts.tasks.push(task);
   });
 }

@@ -94,6 +94,7 @@ export function applyRebinding(
   for (const t of facts.tasks) {
     if (keptCalls.has(t.call)) continue; // still held, maybe under another name (`a = b = solve()`)
     if (t.repeated) continue; // the first element of its comprehension stands for the call
+    keptCalls.add(t.call); // reported once, however many names held it
     shadowed.push({ call: t.call, role: 'task' });
     const verifier = t.call.explicit?.verifier;
     if (verifier?.kind === 'call') shadowed.push({ call: verifier.call, role: 'verifier' });

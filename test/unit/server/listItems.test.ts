@@ -86,14 +86,23 @@ test('a name a compound statement may rebind first is not followed, and is no er
   assert.deepEqual(problems, []);
 });
 
-test("the task's argument problem is reported once, not again for the list naming it", async () => {
+test("a call's argument problem is reported once, by whichever name still holds its Task", async () => {
   const ws = await workspace({
     'env.py':
       VERIFIABLE_ENV +
       py`
         task = solve(levl=1)
         suite = [task, task]
+        a = b = solve(lvl=2)
+        held = solve(lev=3)
+        group = [held]
+        held = None
       `,
   });
-  assert.equal(ws.problems('env.py').filter((p) => p.message.includes('levl')).length, 1);
+  const count = (word: string) => ws.problems('env.py').filter((p) => p.message.includes(`"${word}"`)).length;
+  assert.deepEqual(
+    ['levl', 'lvl', 'lev'].map(count),
+    [1, 1, 1],
+    JSON.stringify(ws.problems('env.py').map((p) => p.message)),
+  );
 });
