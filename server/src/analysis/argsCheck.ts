@@ -42,6 +42,13 @@ export function signatureText(name: string, params: readonly TemplateParam[]): s
   return `${name}(${parts.join(', ')})`;
 }
 
+/** The parameter a call's positional argument `index` binds, when a plain positional parameter takes it. */
+export function positionalParam(params: readonly TemplateParam[], index: number): TemplateParam | undefined {
+  let seen = 0;
+  for (const p of params) if (p.kind === 'positional' && seen++ === index) return p;
+  return undefined;
+}
+
 function isNamed(params: readonly TemplateParam[], name: string): boolean {
   for (const p of params) if ((p.kind === 'positional' || p.kind === 'keyword') && p.name === name) return true;
   return false;

@@ -8,7 +8,17 @@
  * (server/README.md).
  */
 import { literalArg } from './literalArg';
-import { matchBracket, scanTo, skipSpaceAndComments, splitTopLevel, trimEnd, type Span } from './pyScan';
+import {
+  hasStarred,
+  isName,
+  isNameCode,
+  matchBracket,
+  scanTo,
+  skipSpaceAndComments,
+  splitTopLevel,
+  trimEnd,
+  type Span,
+} from './pyScan';
 
 /** More elements than this are not listed: a `range(10**6)`-sized suite would swamp the index. */
 export const MAX_COMPREHENSION_ELEMENTS = 2000;
@@ -52,7 +62,6 @@ export function readComprehension(
 }
 
 const RANGE_CALL = /^range[ \t]*\(/;
-const NAME = /^[A-Za-z_]\w*$/;
 
 /**
  * How many items iterating the expression in `span` yields, when it is a
@@ -65,14 +74,13 @@ export function iterableLength(
 ): number | undefined {
   const { start, end } = span;
   const c = text.charCodeAt(start);
-  if (lengthOfName && NAME.test(text.slice(start, end))) return lengthOfName(text.slice(start, end));
+  if (lengthOfName && isName(text, span)) return lengthOfName(text.slice(start, end));
   if ((c === 40 || c === 91) && matchBracket(text, start, end) === end - 1) {
     const items = splitTopLevel(text, start + 1, end - 1);
     // `(x)` is x itself, not a one-element tuple.
     if (c === 40 && items.length === 1 && text.charCodeAt(trimEnd(text, start + 1, end - 1) - 1) !== 44)
       return iterableLength(text, items[0]!, lengthOfName);
-    for (const item of items) if (text.charCodeAt(item.start) === 42) return undefined; // `*rest`
-    return items.length;
+    return hasStarred(text, items) ? undefined : items.length;
   }
   if (!RANGE_CALL.test(text.slice(start, Math.min(end, start + 16)))) return undefined;
   const paren = text.indexOf('(', start);
@@ -96,24 +104,17 @@ function nextKeyword(text: string, from: number, to: number): { at: number; word
   for (let at = from; at < to;) {
     const i = scanTo(text, at, to, 'fia');
     if (i >= to || !'fia'.includes(text[i]!)) return undefined;
-    if (!isNameCode(text.charCodeAt(i - 1)))
+    if (!continuesName(text.charCodeAt(i - 1)))
       for (const word of KEYWORDS)
-        if (text.startsWith(word, i) && !isNameCode(text.charCodeAt(i + word.length))) return { at: i, word };
+        if (text.startsWith(word, i) && !continuesName(text.charCodeAt(i + word.length))) return { at: i, word };
     at = i + 1;
   }
   return undefined;
 }
 
-/** A character that can continue a Python name (non-ASCII ones included), or a `.` before an attribute. */
-function isNameCode(code: number): boolean {
-  return (
-    (code >= 48 && code <= 57) ||
-    (code >= 65 && code <= 90) ||
-    (code >= 97 && code <= 122) ||
-    code === 95 ||
-    code === 46 ||
-    code > 127
-  );
+/** A name's character, or a `.` before an attribute: either way not the start or end of a keyword. */
+function continuesName(code: number): boolean {
+  return isNameCode(code) || code === 46;
 }
 
 function trimmed(text: string, from: number, to: number): Span {

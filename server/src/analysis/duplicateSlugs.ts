@@ -9,6 +9,7 @@
  * references, or one template called with the same literal arguments.
  */
 import type { TemplateParam } from '../../../common/lspMessages';
+import { positionalParam } from './argsCheck';
 import { problem } from './diagnostics';
 import type { CallFacts, FileProblem, LiteralArg, TaskCandidate } from './facts';
 
@@ -84,9 +85,7 @@ function literalOnly(call: CallFacts): boolean {
 
 /** The parameter the k-th argument binds (positionals first, then keywords); undefined past plain positionals. */
 function argName(call: CallFacts, params: readonly TemplateParam[], k: number): string | undefined {
-  if (k >= call.positional) return call.keywords[k - call.positional]!.name;
-  const p = params[k];
-  return p?.kind === 'positional' ? p.name : undefined;
+  return k >= call.positional ? call.keywords[k - call.positional]!.name : positionalParam(params, k)?.name;
 }
 
 function argLiteral(call: CallFacts, k: number): LiteralArg | undefined {

@@ -6,7 +6,7 @@
 import { fitted } from './fitted';
 import { intern } from './intern';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
-import { checkArgs } from './argsCheck';
+import { checkArgs, positionalParam } from './argsCheck';
 import { literalMismatch } from './argTypes';
 import type {
   CallFacts,
@@ -372,12 +372,9 @@ const RECEIVED: Record<LiteralArg['kind'], string> = {
 function literalTypeProblems(call: CallFacts, template: TemplateFacts, out: FileProblem[]): void {
   for (const k of call.keywords)
     if (k.literal && k.valueRange) literalTypeProblem(template, k.name, k.literal, k.valueRange, out);
-  if (call.positionalLiterals) {
-    const positional = template.params.filter((p) => p.kind === 'positional');
-    for (const p of call.positionalLiterals) {
-      const param = positional[p.index];
-      if (param) literalTypeProblem(template, param.name, p.literal, p.range, out);
-    }
+  for (const p of call.positionalLiterals ?? []) {
+    const param = positionalParam(template.params, p.index);
+    if (param) literalTypeProblem(template, param.name, p.literal, p.range, out);
   }
 }
 

@@ -95,6 +95,28 @@ export function expressionEnd(text: string, from: number, limit = text.length): 
   return trimEnd(text, from, scanTo(text, from, limit, '\n;#'));
 }
 
+/** Whether the code unit can continue a Python name: ASCII letters, digits, `_`, and anything past ASCII. */
+export function isNameCode(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code > 127
+  );
+}
+
+/** Whether `span` is exactly one name, read without slicing it. */
+export function isName(text: string, span: Span): boolean {
+  if (span.end <= span.start) return false;
+  const first = text.charCodeAt(span.start);
+  if (first >= 48 && first <= 57) return false;
+  for (let i = span.start; i < span.end; i++) if (!isNameCode(text.charCodeAt(i))) return false;
+  return true;
+}
+
+/** Whether a display's items include a `*rest`, whose length is not known. */
+export function hasStarred(text: string, items: readonly Span[]): boolean {
+  for (const item of items) if (text.charCodeAt(item.start) === 42) return true;
+  return false;
+}
+
 /** Whether the code unit is whitespace for `/\s/` (ASCII answered without a regular expression). */
 export function isSpaceCode(code: number): boolean {
   if (code < 128) return code === 32 || (code >= 9 && code <= 13);

@@ -34,6 +34,8 @@ import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import {
   expressionEnd,
+  hasStarred,
+  isName,
   matchBracket,
   scanTo,
   skipSpaceAndComments,
@@ -93,12 +95,6 @@ const taskOfName = new Map<string, TaskCandidate>();
 const knownLengths = new Map<string, { count: number; at: number }>();
 let lengthBefore = 0;
 let lengthText = '';
-
-/** Whether a display has a `*rest` item, whose length is not known. */
-function hasStarred(text: string, items: Span[]): boolean {
-  for (const item of items) if (text.charCodeAt(item.start) === 42) return true;
-  return false;
-}
 
 /**
  * The length of what `name` holds at `lengthBefore`, when it was bound to a
@@ -653,7 +649,7 @@ const COMPOUND_HEAD = /(?:if|for|while|try|with|match|async)\b/y;
  * `with`) may bind any name it mentions, which is then no longer known.
  */
 function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
-  const { taskOf, facts } = ctx;
+  const { taskOf } = ctx;
   const b = st.binds;
   if (!b) {
     if (taskOf.size && (st.kind === 'other' || headIs(COMPOUND_HEAD, ctx.text, st.start)))
@@ -661,15 +657,19 @@ function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
         if (mentionsOf(name).test(ctx.text.slice(st.start, st.end))) taskOf.delete(name);
     return;
   }
-  for (const name of typeof b === 'string' ? [b] : b) {
-    let made: TaskCandidate | undefined;
-    for (let i = firstTask; i < facts.tasks.length; i++) {
-      const t = facts.tasks[i]!;
-      if (t.index === undefined && t.name === name) made = t;
-    }
-    if (made) taskOf.set(name, made);
-    else taskOf.delete(name);
+  // Most statements bind one name: no array for it (this runs for every module-level binding).
+  if (typeof b === 'string') noteTaskHeld(ctx, b, firstTask);
+  else for (const name of b) noteTaskHeld(ctx, name, firstTask);
+}
+
+function noteTaskHeld({ taskOf, facts }: Ctx, name: string, firstTask: number): void {
+  let made: TaskCandidate | undefined;
+  for (let i = firstTask; i < facts.tasks.length; i++) {
+    const t = facts.tasks[i]!;
+    if (t.index === undefined && t.name === name) made = t;
   }
+  if (made) taskOf.set(name, made);
+  else taskOf.delete(name);
 }
 
 /** What sequenceItems gives for a list comprehension it cannot count: a list, of no element the index knows. */
@@ -725,18 +725,8 @@ function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false):
 
 /** The plain task a list item names (`suite = [task, ...]`), when the index knows what that name holds. */
 function heldTask(ctx: Ctx, item: Span): TaskCandidate | undefined {
-  if (ctx.taskOf.size === 0 || !mayBeName(ctx.text, item)) return undefined;
+  if (ctx.taskOf.size === 0 || !isName(ctx.text, item)) return undefined;
   return ctx.taskOf.get(ctx.text.slice(item.start, item.end));
-}
-
-/** Whether `span` is one identifier, read without slicing it. */
-function mayBeName(text: string, span: Span): boolean {
-  for (let i = span.start; i < span.end; i++) {
-    const c = text.charCodeAt(i);
-    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c > 127;
-    if (!letter && (i === span.start || c < 48 || c > 57)) return false;
-  }
-  return span.end > span.start;
 }
 
 const DECORATOR = /^@\s*([A-Za-z_]\w*)\s*\.\s*(template|scenario)\b\s*/;

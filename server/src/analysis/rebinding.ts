@@ -88,13 +88,14 @@ export function applyRebinding(
   });
 
   const kept = facts.tasks.filter((t, i) => lastBinding.get(t.name) === statementOfTask[i]);
-  const keptCalls = new Set(kept.map((t) => t.call));
+  // Calls a kept task still holds (maybe under another name: `a = b = solve()`), or already reported shadowed.
+  const accounted = new Set(kept.map((t) => t.call));
   // Their calls still run when the module is imported, and a bad argument still fails the import.
   const shadowed: ShadowedCall[] = [];
   for (const t of facts.tasks) {
-    if (keptCalls.has(t.call)) continue; // still held, maybe under another name (`a = b = solve()`)
+    if (accounted.has(t.call)) continue;
     if (t.repeated) continue; // the first element of its comprehension stands for the call
-    keptCalls.add(t.call); // reported once, however many names held it
+    accounted.add(t.call); // reported once, however many names held it
     shadowed.push({ call: t.call, role: 'task' });
     const verifier = t.call.explicit?.verifier;
     if (verifier?.kind === 'call') shadowed.push({ call: verifier.call, role: 'verifier' });
