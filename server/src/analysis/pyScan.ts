@@ -182,7 +182,7 @@ function isPrefixLetter(code: number): boolean {
 }
 
 /** Whether the string whose opening quote is at `quote` has an `f` among its prefix letters. */
-function isFormatString(text: string, quote: number): boolean {
+export function isFormatString(text: string, quote: number): boolean {
   for (let i = quote - 1; i >= quote - 2 && i >= 0; i--) {
     const code = text.charCodeAt(i);
     if (!isPrefixLetter(code)) return false;
@@ -196,9 +196,11 @@ function isFormatString(text: string, quote: number): boolean {
  * the quote that closed it for skipString) really ends there. Since Python
  * 3.12 a replacement field may hold the string's own quote, which
  * skipString takes for the end: the field is then still open at that
- * quote. Fields holding any quote are not vouched for.
+ * quote. A field may hold strings of the other quote (of either, in a
+ * triple-quoted string); one holding a single-quoted string's own quote,
+ * or a string that does not close, is not vouched for.
  */
-function fStringEndsAt(text: string, open: number, end: number): boolean {
+export function fStringEndsAt(text: string, open: number, end: number): boolean {
   const q = text.charCodeAt(open);
   const triple = text.charCodeAt(open + 1) === q && text.charCodeAt(open + 2) === q;
   const bodyEnd = end - (triple ? 3 : 1);
@@ -212,7 +214,13 @@ function fStringEndsAt(text: string, open: number, end: number): boolean {
     } else if (code === CLOSE_BRACE) {
       if (depth > 0) depth--;
       else if (text.charCodeAt(i + 1) === CLOSE_BRACE) i++;
-    } else if (depth > 0 && (code === QUOTE1 || code === QUOTE2)) return false;
+    } else if (depth > 0 && (code === QUOTE1 || code === QUOTE2)) {
+      // A string inside a field (`f"{d['k']}"`, `f"""{d["k"]}"""`) is skipped whole, braces and all.
+      if (code === q && !triple) return false;
+      const close = skipString(text, i);
+      if (close < 0 || close > bodyEnd) return false;
+      i = close - 1;
+    }
   }
   return depth === 0;
 }

@@ -45,6 +45,7 @@ import {
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, readComprehension } from './comprehension';
+import { moduleStatementStarts } from './moduleLayout';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
 import { mentionsOf, writtenBefore } from './writtenNames';
@@ -86,6 +87,11 @@ const hudNames: HudNames = { modules: new Set(), environment: new Set(), taskset
 const envVars = new Set<string>();
 const imported = new Set<string>();
 const taskOfName = new Map<string, TaskCandidate>();
+
+/** Empties a reused set or map. `clear()` allocates a new table even for an empty one, and most stay empty. */
+function emptied(c: Set<unknown> | Map<unknown, unknown>): void {
+  if (c.size > 0) c.clear();
+}
 
 /**
  * Module-level names bound to a display or a literal range: how many items
@@ -158,8 +164,6 @@ function kindOf(text: string, at: number): StatementKind {
 export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   const root = tree.rootNode;
   const hasSyntaxErrors = root.hasError;
-  const nodes: SyntaxNode[] = [];
-  for (const n of root.namedChildren) if (n) nodes.push(n);
   const facts: PythonFacts = {
     kind: 'python',
     importsHud: false,
@@ -184,19 +188,20 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     annotationProblems: undefined,
     taskOf: taskOfName,
   };
-  boundSoFar.clear();
-  taskOfName.clear();
-  knownLengths.clear();
+  emptied(boundSoFar);
+  emptied(taskOfName);
+  emptied(knownLengths);
   lengthText = text;
-  envVars.clear();
-  imported.clear();
-  hudNames.modules.clear();
-  hudNames.environment.clear();
-  hudNames.taskset.clear();
-  hudNames.task.clear();
+  emptied(envVars);
+  emptied(imported);
+  emptied(hudNames.modules);
+  emptied(hudNames.environment);
+  emptied(hudNames.taskset);
+  emptied(hudNames.task);
   // A statement's extent: from its start to the next statement's start.
   const statements: Statement[] = [];
   if (hasSyntaxErrors) {
+    const nodes = moduleChildren(root);
     const spans: Span[] = nodes.map((n, i) => ({ start: n.startIndex, end: nodes[i + 1]?.startIndex ?? text.length }));
     for (const sp of recoverStatements(spans, nodes, text))
       statements.push({
@@ -207,9 +212,12 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         binds: undefined,
       });
   } else {
-    for (let i = 0; i < nodes.length; i++) {
-      const start = nodes[i]!.startIndex;
-      const end = i + 1 < nodes.length ? nodes[i + 1]!.startIndex : text.length;
+    // The text says where statements start (moduleLayout.ts); the tree's count vouches for it.
+    let starts = moduleStatementStarts(text);
+    if (!starts || starts.length !== root.namedChildCount) starts = moduleChildren(root).map((n) => n.startIndex);
+    for (let i = 0; i < starts.length; i++) {
+      const start = starts[i]!;
+      const end = i + 1 < starts.length ? starts[i + 1]! : text.length;
       statements.push({ start, end, kind: kindOf(text, start), parsed: undefined, binds: undefined });
     }
   }
@@ -295,6 +303,12 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.serviceAccess = fitted(facts.serviceAccess);
   lengthText = ''; // the module's text is not kept past its extraction
   return facts;
+}
+
+function moduleChildren(root: SyntaxNode): SyntaxNode[] {
+  const nodes: SyntaxNode[] = [];
+  for (const n of root.namedChildren) if (n) nodes.push(n);
+  return nodes;
 }
 
 /**

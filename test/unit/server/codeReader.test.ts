@@ -33,9 +33,15 @@ describe('telling code from text without the syntax tree', () => {
     assert.deepEqual(answers("F'{a:{w}}' ^y"), [true]);
   });
 
-  it('gives up past an f-string whose field holds a quote (Python 3.12 lets it be its own)', () => {
+  it('gives up past an f-string whose field holds its own quote (Python 3.12 allows it), not the other one', () => {
     assert.deepEqual(answers('f"{d["k"]}" ^y'), [undefined]);
-    assert.deepEqual(answers('f"{d[\'k\']}" ^y'), [undefined]);
+    // A string of the other quote in a field is read whole, braces and all.
+    assert.deepEqual(answers('f"{d[\'k\']}" ^y'), [true]);
+    assert.deepEqual(answers('f"{\'}\'}" ^y'), [true]);
+    // In a triple-quoted f-string, a field may hold strings of either quote.
+    assert.deepEqual(answers('f"""{d["k"]}""" ^y'), [true]);
+    // A quote as a format spec's fill character opens no string: not vouched for.
+    assert.deepEqual(answers('f"{x:\'>10}" ^y'), [undefined]);
   });
 
   it('gives no answer for an unclosed string or an offset before one asked earlier', () => {
