@@ -27,13 +27,11 @@ const SEMICOLON = 59;
 const QUOTE2 = 34;
 const QUOTE1 = 39;
 
-/** Words that continue the compound statement above them when they start a line. */
-const CLAUSES = ['else', 'elif', 'except', 'finally'];
-/** Heads of compound statements, whose `;` belongs to their body. */
-const COMPOUND = ['if', 'for', 'while', 'try', 'with', 'def', 'class', 'async'];
-
+/** What a line's first word makes of it. */
 const enum Head {
+  /** `else`, `elif`, `except`, `finally`: the compound statement above goes on. */
   Clause,
+  /** `if`, `for`, `while`, `try`, `with`, `def`, `class`, `async`: a `;` on the line belongs to its body. */
   Compound,
   /** `match`, a soft keyword: the statement may be either kind. */
   Match,
@@ -47,12 +45,30 @@ function wordIs(text: string, at: number, word: string): boolean {
 
 /** What the word a line starts with at `at` makes of the line. */
 function headAt(text: string, at: number): Head {
-  const c = text.charCodeAt(at);
-  // Every keyword here starts with one of a, c, d, e, f, i, m, t, w.
-  if (c < 97 || c > 119) return Head.Other;
-  for (const w of CLAUSES) if (wordIs(text, at, w)) return Head.Clause;
-  for (const w of COMPOUND) if (wordIs(text, at, w)) return Head.Compound;
-  return wordIs(text, at, 'match') ? Head.Match : Head.Other;
+  switch (text.charCodeAt(at)) {
+    case 97: // a
+      return wordIs(text, at, 'async') ? Head.Compound : Head.Other;
+    case 99: // c
+      return wordIs(text, at, 'class') ? Head.Compound : Head.Other;
+    case 100: // d
+      return wordIs(text, at, 'def') ? Head.Compound : Head.Other;
+    case 101: // e
+      return wordIs(text, at, 'else') || wordIs(text, at, 'elif') || wordIs(text, at, 'except')
+        ? Head.Clause
+        : Head.Other;
+    case 102: // f
+      return wordIs(text, at, 'finally') ? Head.Clause : wordIs(text, at, 'for') ? Head.Compound : Head.Other;
+    case 105: // i
+      return wordIs(text, at, 'if') ? Head.Compound : Head.Other;
+    case 109: // m
+      return wordIs(text, at, 'match') ? Head.Match : Head.Other;
+    case 116: // t
+      return wordIs(text, at, 'try') ? Head.Compound : Head.Other;
+    case 119: // w
+      return wordIs(text, at, 'while') || wordIs(text, at, 'with') ? Head.Compound : Head.Other;
+    default:
+      return Head.Other;
+  }
 }
 
 /**

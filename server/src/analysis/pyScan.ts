@@ -203,9 +203,19 @@ export function isFormatString(text: string, quote: number): boolean {
 export function fStringEndsAt(text: string, open: number, end: number): boolean {
   const q = text.charCodeAt(open);
   const triple = text.charCodeAt(open + 1) === q && text.charCodeAt(open + 2) === q;
-  const bodyEnd = end - (triple ? 3 : 1);
+  return fieldDepthAt(text, open, end - (triple ? 3 : 1)) === 0;
+}
+
+/**
+ * How many replacement fields are open at `until` in the f-string whose
+ * opening quote is at `open` (0: its literal text), or -1 where a quote
+ * leaves that unsure (see fStringEndsAt).
+ */
+function fieldDepthAt(text: string, open: number, until: number): number {
+  const q = text.charCodeAt(open);
+  const triple = text.charCodeAt(open + 1) === q && text.charCodeAt(open + 2) === q;
   let depth = 0;
-  for (let i = open + (triple ? 3 : 1); i < bodyEnd; i++) {
+  for (let i = open + (triple ? 3 : 1); i < until; i++) {
     const code = text.charCodeAt(i);
     if (code === BACKSLASH) i++;
     else if (code === OPEN_BRACE) {
@@ -216,13 +226,13 @@ export function fStringEndsAt(text: string, open: number, end: number): boolean 
       else if (text.charCodeAt(i + 1) === CLOSE_BRACE) i++;
     } else if (depth > 0 && (code === QUOTE1 || code === QUOTE2)) {
       // A string inside a field (`f"{d['k']}"`, `f"""{d["k"]}"""`) is skipped whole, braces and all.
-      if (code === q && !triple) return false;
+      if (code === q && !triple) return -1;
       const close = skipString(text, i);
-      if (close < 0 || close > bodyEnd) return false;
+      if (close < 0 || close > until) return -1;
       i = close - 1;
     }
   }
-  return depth === 0;
+  return depth;
 }
 
 const OPEN_BRACE = 123;
@@ -267,7 +277,8 @@ export class CodeReader {
         const end = skipString(text, i);
         const format = isFormatString(text, i);
         if (end < 0 || (format && !fStringEndsAt(text, i, end))) return ((this.lost = true), undefined);
-        if (offset < end) return ((this.at = i), format ? undefined : false);
+        // Inside an f-string: its literal text is text; a field is code, which the caller asks the tree about.
+        if (offset < end) return ((this.at = i), format && fieldDepthAt(text, i, offset) !== 0 ? undefined : false);
         i = end;
       } else i++;
     }

@@ -794,7 +794,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
     const paramsClose = text[paramsOpen] === '(' ? matchBracket(text, paramsOpen, st.end) : -1;
     const params = paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [];
     checkAnnotations(ctx, functionName, defStart, params, paramsOpen, paramsClose);
-    facts.templates.push({
+    const template = {
       id: id ?? functionName,
       envVariable,
       functionName,
@@ -804,15 +804,11 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
       decoratorRange: decRange,
       params,
       isAsync: !!defHead[1],
-      ...readBody(
-        ctx.root,
-        text,
-        lines,
-        { start: defStart, end: st.end },
-        Math.max(paramsClose, paramsOpen),
-        !facts.hasSyntaxErrors,
-      ),
-    });
+    };
+    const body = { start: defStart, end: st.end };
+    facts.templates.push(
+      readBody(ctx.root, text, lines, body, Math.max(paramsClose, paramsOpen), !facts.hasSyntaxErrors, template),
+    );
     found = true;
   }
   if (!found) facts.plainDefinitions.push(functionName);

@@ -41,7 +41,30 @@ const LOOPS = new Set([
 const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
 const YIELD = /\byield\b/g;
 /** Words that can put a yield in a loop or another scope; without them no climbing in the tree is needed. */
-const NESTING = /\b(?:for|while|def|lambda|class)\b/;
+const NESTING = /\b(?:for|while|def|lambda|class)\b/g;
+const STRINGS = /("""|'''|"|')(?:\\.|(?!\1)[^\\])*\1/g;
+
+/**
+ * Whether a word of NESTING is written as code in the body [from, to).
+ * Strings and comments may say "for" or "class": in a file without errors
+ * each occurrence is asked of a CodeReader; where the reader is unsure (an
+ * f-string), or the file has errors, the body's strings are blanked out and
+ * the text searched again.
+ */
+function mayNest(text: string, from: number, to: number, errorFree: boolean): boolean {
+  const reader = errorFree ? new CodeReader(text, from) : undefined;
+  NESTING.lastIndex = from;
+  for (let m = NESTING.exec(text); m && m.index < to; m = NESTING.exec(text)) {
+    const inCode = reader?.isCode(m.index);
+    if (inCode === true) return true;
+    if (inCode === undefined) {
+      const blanked = text.slice(from, to).replace(STRINGS, '""');
+      NESTING.lastIndex = 0;
+      return NESTING.test(blanked);
+    }
+  }
+  return false;
+}
 
 /** Where a yield sits relative to its template, found by climbing the tree to the `def`. */
 function placeOf(node: SyntaxNode, defStart: number): { own: boolean; inLoop: boolean } {
@@ -58,20 +81,20 @@ function placeOf(node: SyntaxNode, defStart: number): { own: boolean; inLoop: bo
 /**
  * `errorFree`: the parser found no error in the file, so its strings can be
  * told from code by reading the text (CodeReader) instead of asking the
- * tree at each candidate.
+ * tree at each candidate. The facts are written into `into` (the
+ * template's own object), which is returned: spreading a separate object
+ * into the template cost more than reading the yields.
  */
-export function readBody(
+export function readBody<T extends object>(
   root: SyntaxNode,
   text: string,
   lines: LineMap,
   def: Span,
   bodyFrom: number,
   errorFree: boolean,
-): BodyFacts {
-  // Strings may say "for" or "class"; only code decides whether a yield can sit in a loop or a nested scope.
-  // Blanking strings only matters when the raw text has such a word at all (blanking never adds one).
-  const body = text.slice(bodyFrom, def.end);
-  const nested = NESTING.test(body) && NESTING.test(body.replace(/("""|'''|"|')(?:\\.|(?!\1)[^\\])*\1/g, '""'));
+  into: T,
+): T & BodyFacts {
+  const nested = mayNest(text, bodyFrom, def.end, errorFree);
   const yields: number[] = [];
   let yieldInLoop = false;
   // A yield in a nested scope or a loop is placed by climbing the tree, so only other bodies are read as text.
@@ -95,7 +118,10 @@ export function readBody(
     }
     yields.push(m.index);
   }
-  const facts: BodyFacts = { yieldCount: yields.length, yieldInLoop, readsKeys: [] };
+  const facts = into as T & BodyFacts;
+  facts.yieldCount = yields.length;
+  facts.yieldInLoop = yieldInLoop;
+  facts.readsKeys = NO_KEYS;
   for (const at of yields) {
     const call = yieldedCall(text, at, def.end);
     if (call)
@@ -116,6 +142,9 @@ export function readBody(
   if (second !== undefined) facts.result = resultShape(text, lines, second, def.end);
   return facts;
 }
+
+/** The keys read by a body that reads none: one array for all of them (fitted.ts says why it is not frozen). */
+const NO_KEYS = fitted<BodyFacts['readsKeys'][number]>([]);
 
 const YIELDED_CALL = /([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/y;
 

@@ -27,9 +27,11 @@ describe('telling code from text without the syntax tree', () => {
     assert.deepEqual(answers('x[^"k"] ^# c'), [true, true]);
   });
 
-  it('gives no answer inside an f-string, whose fields are code, and reads on past one it can delimit', () => {
+  it('gives no answer inside the fields of an f-string, which are code, and reads on past one it can delimit', () => {
     assert.deepEqual(answers('f"{^x}" ^y'), [undefined, true]);
-    assert.deepEqual(answers("rf'{{^}}' ^y"), [undefined, true]);
+    // Its literal text, doubled braces included, is text.
+    assert.deepEqual(answers("rf'{{^}}' ^y"), [false, true]);
+    assert.deepEqual(answers('f"a ^for {x} ^b {y:>{^w}}" ^y'), [false, false, undefined, true]);
     assert.deepEqual(answers("F'{a:{w}}' ^y"), [true]);
   });
 
@@ -58,6 +60,11 @@ describe('telling code from text without the syntax tree', () => {
       '"""Docstring that says yield twice: yield."""\n    r = yield f"level {level}: yield"\n    s = "yield"\n    yield 1.0 if r["a"] and r.get(\'b\') else 0.0',
       'r = yield \'\'\'multi\n    line yield\'\'\'\n    # r["commented"]\n    t = "r[\'quoted\']"\n    yield {"score": float(r[r"raw"] == 1), "x": f"{r[\'in_field\']}"}',
       'r = yield "a"\n    msg = f"{(yield)}"\n    yield {"score": 0.5, "k": r["k"]}',
+      // "for" as text (an f-string's literal part, a comment) and as code: a loop, and a nested scope.
+      'r = yield f"go for {level} in a loop"\n    # for each\n    yield {"score": 1.0, "x": r["x"]}',
+      'r = yield "a"\n    for k in r:\n        yield 0.5\n    yield {"score": 0.0}',
+      'r = yield "a"\n    def inner():\n        yield "not the template\'s"\n    yield {"score": 1.0}',
+      'r = yield f"{[x for x in (1, 2)]} yield"\n    yield {"score": 1.0}',
       "r = yield 'it\\'s'\n    x = r[\"a\"]  # r['b']\n    yield x",
     ];
     try {
@@ -70,7 +77,7 @@ describe('telling code from text without the syntax tree', () => {
           const bodyFrom = text.indexOf(')', defStart);
           const def = { start: defStart, end: text.length };
           const read = (errorFree: boolean) =>
-            readBody(tree.rootNode, text, new LineMap(text), def, bodyFrom, errorFree);
+            readBody(tree.rootNode, text, new LineMap(text), def, bodyFrom, errorFree, {});
           const fromText = read(true);
           assert.deepEqual(fromText, read(false), body);
           assert.ok(fromText.yieldCount >= 2, body);
