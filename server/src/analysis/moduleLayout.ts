@@ -1,11 +1,11 @@
 /**
  * Where each module-level statement starts, read from the text of a file
  * the parser found free of errors: the offsets the root node's named
- * children start at (statements and column-0 comments), without asking the
- * tree for them. Building a node object per child cost more than the rest
- * of a statement's reading (bench/index/README.md); the tree then only
- * confirms the count (pythonFacts.ts), and where the reading is unsure or
- * the count differs, the tree's own children are used.
+ * children start at (statements, and the comments tree-sitter counts among
+ * them), without asking the tree for them: building a node object per child
+ * was an eighth of an environment file's extraction (bench/index/README.md).
+ * The tree only confirms the count (pythonFacts.ts); where the reading is
+ * unsure or the count differs, the tree's own children are used.
  *
  * Python's layout decides: a statement starts at column 0 of a line that no
  * bracket, string or backslash carries over from the line before, except
@@ -19,7 +19,7 @@ const NEWLINE = 10;
 const RETURN = 13;
 const SPACE = 32;
 const TAB = 9;
-const FORM_FEED = 12;
+const BYTE_ORDER_MARK = 0xfeff;
 const HASH = 35;
 const AT = 64;
 const BACKSLASH = 92;
@@ -43,40 +43,39 @@ function wordIs(text: string, at: number, word: string): boolean {
   return text.startsWith(word, at) && !isNameCode(text.charCodeAt(at + word.length));
 }
 
+const HEAD_WORDS: readonly (readonly [string, Head])[] = [
+  ['else', Head.Clause],
+  ['elif', Head.Clause],
+  ['except', Head.Clause],
+  ['finally', Head.Clause],
+  ['if', Head.Compound],
+  ['for', Head.Compound],
+  ['while', Head.Compound],
+  ['try', Head.Compound],
+  ['with', Head.Compound],
+  ['def', Head.Compound],
+  ['class', Head.Compound],
+  ['async', Head.Compound],
+  ['match', Head.Match],
+];
+/** The head words by their first character's code, so that a line is compared with three at most. */
+const HEADS_BY_FIRST: (readonly [string, Head])[][] = [];
+for (const entry of HEAD_WORDS) (HEADS_BY_FIRST[entry[0].charCodeAt(0)] ??= []).push(entry);
+
 /** What the word a line starts with at `at` makes of the line. */
 function headAt(text: string, at: number): Head {
-  switch (text.charCodeAt(at)) {
-    case 97: // a
-      return wordIs(text, at, 'async') ? Head.Compound : Head.Other;
-    case 99: // c
-      return wordIs(text, at, 'class') ? Head.Compound : Head.Other;
-    case 100: // d
-      return wordIs(text, at, 'def') ? Head.Compound : Head.Other;
-    case 101: // e
-      return wordIs(text, at, 'else') || wordIs(text, at, 'elif') || wordIs(text, at, 'except')
-        ? Head.Clause
-        : Head.Other;
-    case 102: // f
-      return wordIs(text, at, 'finally') ? Head.Clause : wordIs(text, at, 'for') ? Head.Compound : Head.Other;
-    case 105: // i
-      return wordIs(text, at, 'if') ? Head.Compound : Head.Other;
-    case 109: // m
-      return wordIs(text, at, 'match') ? Head.Match : Head.Other;
-    case 116: // t
-      return wordIs(text, at, 'try') ? Head.Compound : Head.Other;
-    case 119: // w
-      return wordIs(text, at, 'while') || wordIs(text, at, 'with') ? Head.Compound : Head.Other;
-    default:
-      return Head.Other;
-  }
+  const words = HEADS_BY_FIRST[text.charCodeAt(at)];
+  if (words) for (const [word, head] of words) if (wordIs(text, at, word)) return head;
+  return Head.Other;
 }
 
 /**
  * The start offsets of the module's statements, in order, or undefined
  * where the text says something this reading does not vouch for: an
- * f-string whose fields hold quotes, a lone carriage return, a `;` after
- * `match` (a soft keyword, so the statement may be either kind). Only for
- * text tree-sitter parsed without errors.
+ * f-string whose field holds its own quote, a lone carriage return, a line
+ * starting with a control character, a `;` after `match` (a soft keyword,
+ * so the statement may be either kind). Only for text tree-sitter parsed
+ * without errors.
  */
 export function moduleStatementStarts(text: string): number[] | undefined {
   const starts: number[] = [];
@@ -92,16 +91,18 @@ export function moduleStatementStarts(text: string): number[] | undefined {
   let matchLine = false;
   /** The current statement may have an indented block (a compound statement, or `match`). */
   let block = false;
-  let i = 0;
+  // A byte order mark is no statement's first character.
+  let i = text.charCodeAt(0) === BYTE_ORDER_MARK ? 1 : 0;
   while (i < n) {
     const c = text.charCodeAt(i);
     if (lineStart) {
       lineStart = false;
-      if (c === SPACE || c === TAB || c === FORM_FEED) {
-        // An indented line belongs to the statement above, but for a comment below a simple statement.
-        if (!block && !decorators && starts.length > 0 && text.charCodeAt(skipIndent(text, i)) === HASH)
-          starts.push(skipIndent(text, i));
+      if (c === SPACE || c === TAB) {
+        // An indented line belongs to the statement above, but for a comment below a simple statement (or none).
+        if (!block && !decorators && text.charCodeAt(skipIndent(text, i)) === HASH) starts.push(skipIndent(text, i));
         simpleLine = matchLine = false;
+      } else if (c < SPACE && c !== NEWLINE && c !== RETURN) {
+        return undefined; // a form feed or another control character: tree-sitter's idea of it is not this reading's
       } else if (c === HASH) {
         // A comment in column 0 inside a compound statement stays in it when indented code or a clause follows.
         if (!decorators && !(block && continuesStatement(text, i))) {
@@ -177,7 +178,7 @@ function nextSpecial(text: string, at: number): number {
 
 function skipIndent(text: string, at: number): number {
   let i = at;
-  for (let c = text.charCodeAt(i); c === SPACE || c === TAB || c === FORM_FEED; c = text.charCodeAt(++i));
+  for (let c = text.charCodeAt(i); c === SPACE || c === TAB; c = text.charCodeAt(++i));
   return i;
 }
 

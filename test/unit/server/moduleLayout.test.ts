@@ -119,6 +119,52 @@ const LAYOUTS: Record<string, string> = {
   ].join('\n'),
 };
 
+/** Pieces of modules for the differential test: each alone, and the traps where they meet. */
+const PIECES = [
+  'x = 1',
+  'y = f(a,\nb)',
+  'from a import (b,\n c)',
+  '@dec',
+  '@env.template("t")  # c',
+  'def f():\n    pass',
+  'async def g():\n    yield 1',
+  'class C:\n    x = 1',
+  'class D: pass; x = 1',
+  'if a:\n    b = 1',
+  'if a: b; c',
+  'else:\n    c = 2',
+  'elif d:\n    e = 3',
+  'try:\n    pass',
+  'except E:\n    pass',
+  'finally:\n    pass',
+  'for i in r:\n    pass',
+  'while x: a; b',
+  'with o as p:\n    pass',
+  'match v:\n    case 1:\n        pass',
+  'match = 2',
+  '# comment',
+  '    # indented comment',
+  'def h():\n    x = 1\n  # shallow comment\n    y = 2',
+  'if x:\n    pass\n# c\nelse:\n    pass',
+  'a = 1; b = 2',
+  'a = 1;',
+  'c = 3  # trailing; not a statement',
+  's = """doc\nx = 1\n"""',
+  "t = '''\n# not a comment\n'''",
+  'u = "a\\"b # c"',
+  'v = f"{w[\'k\']} {x!r:>{n}}"',
+  'w = f"""{d["k"]}\n"""',
+  'z = 1 + \\\n2',
+  'q = [\n1,\n# c\n2,\n]',
+  '',
+  '\f',
+  '\v',
+  'café = 1',
+  '"docstring"',
+  '(a, b) = 1, 2',
+  'type X = int',
+];
+
 describe('module layout read from the text', () => {
   it('finds every module-level statement where the tree does, for each layout with a trap', async () => {
     const parser = await createPythonParser();
@@ -141,6 +187,32 @@ describe('module layout read from the text', () => {
     // `match` with a `;` on its line may be either kind of statement.
     assert.equal(moduleStatementStarts('match x: pass; y\n'), undefined);
     assert.equal(moduleStatementStarts('a = "never closed\n'), undefined);
+  });
+
+  it('never has the count of the tree with other starts, over modules made of random pieces', async () => {
+    // The index trusts the reading whenever its count is the tree's: this is the property it relies on.
+    const parser = await createPythonParser();
+    let seed = 20261203;
+    const random = () => (seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff;
+    let read = 0;
+    try {
+      for (let k = 0; k < 3000; k++) {
+        const pieces = Array.from(
+          { length: 1 + Math.floor(random() * 7) },
+          () => PIECES[Math.floor(random() * PIECES.length)],
+        );
+        let text = pieces.join(random() < 0.2 ? '\r\n' : '\n') + (random() < 0.5 ? '\n' : '');
+        if (random() < 0.05) text = '\uFEFF' + text;
+        const tree = treeStarts(parser, text);
+        const starts = moduleStatementStarts(text);
+        if (!tree || !starts || starts.length !== tree.count) continue;
+        assert.deepEqual(starts, tree.starts, JSON.stringify(text));
+        read++;
+      }
+    } finally {
+      parser.delete();
+    }
+    assert.ok(read > 1000, `only ${read} of the 3000 modules were read`);
   });
 
   it('agrees with the tree on every Python file of the repository, or counts differently from it', async () => {
