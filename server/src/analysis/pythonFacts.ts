@@ -40,6 +40,7 @@ import {
   scanTo,
   skipSpaceAndComments,
   splitTopLevel,
+  trimEnd,
   trimStart,
   type Span,
 } from './pyScan';
@@ -689,11 +690,15 @@ function noteTaskHeld({ taskOf, facts }: Ctx, name: string, firstTask: number): 
 /** What sequenceItems gives for a list comprehension it cannot count: a list, of no element the index knows. */
 const UNCOUNTED: Span[] = [];
 
-/** Items of a list/tuple display (`[a, b]`, `(a, b)`, `a, b`), or undefined when `span` is not one. */
+/**
+ * Items of a list/tuple display (`[a, b]`, `(a, b)`, `a, b`), or of displays
+ * joined with `+`, or undefined when `span` is none of these.
+ */
 function sequenceItems(text: string, span: Span): Span[] | undefined {
   const first = text[span.start];
   if (first === '[' || first === '(') {
     const close = matchBracket(text, span.start, span.end);
+    if (close > 0 && close < span.end - 1) return joinedItems(text, span, first);
     if (close === span.end - 1) {
       const items = splitTopLevel(text, span.start + 1, close);
       if (items.length !== 1) return items;
@@ -711,6 +716,28 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
   if (comma >= span.end || text.charCodeAt(comma) !== 44) return undefined;
   const items = splitTopLevel(text, span.start, span.end);
   return items.length > 1 ? items : undefined;
+}
+
+/**
+ * `[a] + [b for x in (1, 2)]` or `(a,) + (b,)`: the items of each display in
+ * turn, when every term between the `+` signs is a display of the first
+ * one's kind (a list and a tuple do not add up); UNCOUNTED when a term's
+ * length is not known.
+ */
+function joinedItems(text: string, span: Span, bracket: string): Span[] | undefined {
+  const out: Span[] = [];
+  for (let from = span.start; from < span.end;) {
+    const plus = scanTo(text, from, span.end, '+');
+    if (plus < span.end && text.charCodeAt(plus) !== 43) return undefined; // an unmatched closer
+    const term = { start: trimStart(text, from, plus), end: trimEnd(text, from, plus) };
+    if (text[term.start] !== bracket || matchBracket(text, term.start, term.end) !== term.end - 1) return undefined;
+    const items = sequenceItems(text, term);
+    if (!items) return undefined;
+    if (items === UNCOUNTED) return UNCOUNTED;
+    out.push(...items);
+    from = plus + 1;
+  }
+  return out;
 }
 
 function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false): void {

@@ -46,6 +46,13 @@ const statement = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
+      .tuple(name, name, iterable)
+      .map(([n, m, it]) => `${n} = [solve(level=1)] + [audit(expected=str(x)) for x in ${it}] + [${m}]`),
+  },
+  { weight: 1, arbitrary: fc.tuple(name, name).map(([n, m]) => `${n} = (${m},) + (check(expected="p"),)`) },
+  {
+    weight: 1,
+    arbitrary: fc
       .tuple(name, fc.integer({ min: 0, max: 2 }), verifierCall)
       .map(([n, i, v]) => `${n}[${i}].verifier = ${v}`),
   },

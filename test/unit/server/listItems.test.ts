@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { agrees, discovered, indexed, VERIFIABLE_ENV } from './discovery';
+import { agrees, discover, discovered, indexed, VERIFIABLE_ENV } from './discovery';
 import { py, workspace } from './helpers';
 
 test('a list item naming a task is that task, under a second reference', async () => {
@@ -105,4 +105,53 @@ test("a call's argument problem is reported once, by whichever name still holds 
     [1, 1, 1],
     JSON.stringify(ws.problems('env.py').map((p) => p.message)),
   );
+});
+
+test('displays joined with + are one list, and anything else added to a list is not followed', async () => {
+  const { rows } = await agrees(
+    VERIFIABLE_ENV +
+      py`
+        task = solve(level=9)
+        suite = [solve(level=1)] + [solve(level=n) for n in (2, 3)] + [task]
+        suite[2].verifier = check(expected="three")
+        pair = (check(expected="a"),) + (
+            check(expected="b"),
+        )
+      `,
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.ref, r.verifier]),
+    [
+      ['task', null],
+      ['suite[0]', null],
+      ['suite[1]', null],
+      ['suite[2]', 'check'],
+      ['suite[3]', null],
+      ['pair[0]', null],
+      ['pair[1]', null],
+    ],
+  );
+  // A length that needs the module to run, or a list times a number: the runtime finds these, the index does
+  // not follow them (server/README.md) and lists nothing rather than a guess.
+  const unknown =
+    VERIFIABLE_ENV +
+    py`
+      LEVELS = [1, 2]
+      LEVELS.append(3)
+      more = [solve(level=1)] + [solve(level=n) for n in LEVELS]
+      twice = [solve(level=1)] * 2
+    `;
+  assert.deepEqual(
+    discovered(unknown).map((r) => r.ref),
+    ['more[0]', 'more[1]', 'more[2]', 'more[3]', 'twice[0]', 'twice[1]'],
+  );
+  assert.deepEqual((await indexed(unknown)).rows, []);
+  // A list and a tuple do not add up: the module stops importing, and the index lists nothing for it.
+  const mixed =
+    VERIFIABLE_ENV +
+    py`
+    mixed = [solve(level=1)] + (solve(level=2),)
+  `;
+  assert.match(discover(mixed).error?.message ?? '', /TypeError: can only concatenate list/);
+  assert.deepEqual((await indexed(mixed)).rows, []);
 });
