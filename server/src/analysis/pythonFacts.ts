@@ -698,18 +698,9 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
   const first = text[span.start];
   if (first === '[' || first === '(') {
     const close = matchBracket(text, span.start, span.end);
-    if (close > 0 && close < span.end - 1) return joinedItems(text, span, first);
-    if (close === span.end - 1) {
-      const items = splitTopLevel(text, span.start + 1, close);
-      if (items.length !== 1) return items;
-      // `(call())` is the call itself, not a tuple.
-      if (first === '(' && !/,\s*$/.test(text.slice(span.start + 1, close))) return undefined;
-      // `[solve(word=w) for w in ("a", "b")]`: one element expression, as many times as the loop runs.
-      const comprehension = first === '[' ? readComprehension(text, span.start, close, lengthOfName) : undefined;
-      if (!comprehension) return items;
-      const { element, count } = comprehension;
-      return count === undefined ? UNCOUNTED : new Array<Span>(count).fill(element);
-    }
+    if (close === span.end - 1) return displayItems(text, span, close);
+    const joined = close > 0 ? joinedItems(text, span, first) : undefined;
+    if (joined) return joined;
   }
   // Most right-hand sides are a single expression: one scan for a comma at depth 0 decides, without the list.
   const comma = scanTo(text, span.start, span.end, ',');
@@ -718,11 +709,25 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
   return items.length > 1 ? items : undefined;
 }
 
+/** Items of the display `span`, whose opening bracket closes at `close`, its last character. */
+function displayItems(text: string, span: Span, close: number): Span[] | undefined {
+  const items = splitTopLevel(text, span.start + 1, close);
+  if (items.length !== 1) return items;
+  const first = text[span.start];
+  // `(call())` is the call itself, not a tuple.
+  if (first === '(' && !/,\s*$/.test(text.slice(span.start + 1, close))) return undefined;
+  // `[solve(word=w) for w in ("a", "b")]`: one element expression, as many times as the loop runs.
+  const comprehension = first === '[' ? readComprehension(text, span.start, close, lengthOfName) : undefined;
+  if (!comprehension) return items;
+  const { element, count } = comprehension;
+  return count === undefined ? UNCOUNTED : new Array<Span>(count).fill(element);
+}
+
 /**
  * `[a] + [b for x in (1, 2)]` or `(a,) + (b,)`: the items of each display in
  * turn, when every term between the `+` signs is a display of the first
  * one's kind (a list and a tuple do not add up); UNCOUNTED when a term's
- * length is not known.
+ * length is not known; undefined when `span` is no such sum.
  */
 function joinedItems(text: string, span: Span, bracket: string): Span[] | undefined {
   const out: Span[] = [];
@@ -730,8 +735,10 @@ function joinedItems(text: string, span: Span, bracket: string): Span[] | undefi
     const plus = scanTo(text, from, span.end, '+');
     if (plus < span.end && text.charCodeAt(plus) !== 43) return undefined; // an unmatched closer
     const term = { start: trimStart(text, from, plus), end: trimEnd(text, from, plus) };
-    if (text[term.start] !== bracket || matchBracket(text, term.start, term.end) !== term.end - 1) return undefined;
-    const items = sequenceItems(text, term);
+    if (text[term.start] !== bracket) return undefined;
+    const close = matchBracket(text, term.start, term.end);
+    if (close !== term.end - 1) return undefined;
+    const items = displayItems(text, term, close);
     if (!items) return undefined;
     if (items === UNCOUNTED) return UNCOUNTED;
     out.push(...items);

@@ -117,6 +117,8 @@ test('displays joined with + are one list, and anything else added to a list is 
         pair = (check(expected="a"),) + (
             check(expected="b"),
         )
+        # A tuple that only starts with a bracket is no sum, and is read as before.
+        mixed = [solve(level=5)], check(expected="d")
       `,
   );
   assert.deepEqual(
@@ -129,6 +131,7 @@ test('displays joined with + are one list, and anything else added to a list is 
       ['suite[3]', null],
       ['pair[0]', null],
       ['pair[1]', null],
+      ['mixed[1]', null],
     ],
   );
   // A length that needs the module to run, or a list times a number: the runtime finds these, the index does
