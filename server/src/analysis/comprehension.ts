@@ -1,11 +1,12 @@
 /**
  * List comprehensions at module level (`tasks = [solve(word=w) for w in
  * ("a", "b")]`, the SDK's own quickstart): how many elements one makes, when
- * that is known without running the module. Only a single `for` clause
- * without a filter, over a tuple or list display, a `range(...)` of integer
- * literals, or a module-level name bound to one of those (the caller says
- * which: pythonFacts.ts), is counted; anything else is left to discovery
- * (server/README.md).
+ * that is known without running the module. Its `for` clauses, without a
+ * filter, must each run over a tuple or list display, a `range(...)` whose
+ * arguments are integer literals, names bound to one or `len(...)` of a
+ * name of known length, or a module-level name bound to one of those (the
+ * caller says which names it knows: pythonFacts.ts); the count is their
+ * product. Anything else is left to discovery (server/README.md).
  */
 import { literalArg } from './literalArg';
 import {
@@ -23,6 +24,14 @@ import {
 /** More elements than this are not listed: a `range(10**6)`-sized suite would swamp the index. */
 export const MAX_COMPREHENSION_ELEMENTS = 2000;
 
+/** What the module knows of names bound at its top level, as of the statement being read. */
+export interface KnownNames {
+  /** How many items the name's value has (a display, a counted comprehension, a literal range). */
+  lengthOf(name: string): number | undefined;
+  /** The integer the name is bound to (`COUNT = 10`). */
+  intOf(name: string): number | undefined;
+}
+
 export interface Comprehension {
   /** The expression each element is made from. */
   element: Span;
@@ -38,7 +47,7 @@ export function readComprehension(
   text: string,
   open: number,
   close: number,
-  lengthOfName?: (name: string) => number | undefined,
+  known?: KnownNames,
 ): Comprehension | undefined {
   const first = nextKeyword(text, open + 1, close);
   // Before its `for`, a comprehension's element may hold no keyword of these at depth 0 but a conditional's `if`.
@@ -51,35 +60,55 @@ export function readComprehension(
   // A comment after the element (`solve(level=n)  # one per level`) is not part of it.
   const element = trimmed(text, open + 1, scanTo(text, open + 1, forAt.at, '#'));
   const uncounted = { element, count: undefined };
-  if (first !== forAt) return uncounted; // `a if c else b for ...`: elements that may not be tasks
-  const inAt = nextKeyword(text, forAt.at + 3, close);
-  if (!inAt || inAt.word !== 'in') return uncounted;
-  // A second `for` or an `if` filter: how many elements remain depends on values.
-  if (nextKeyword(text, inAt.at + 2, close)) return uncounted;
-  const count = iterableLength(text, trimmed(text, inAt.at + 2, close), lengthOfName);
-  if (element.end <= element.start || count === undefined || count > MAX_COMPREHENSION_ELEMENTS) return uncounted;
+  // `a if c else b for ...`: elements that may not be tasks.
+  if (first !== forAt || element.end <= element.start) return uncounted;
+  let count = 1;
+  // Names the clauses bind: a later clause's iterable sees them, not the module's.
+  let bound: string[] | undefined;
+  for (let clause: Keyword | undefined = forAt; clause;) {
+    const inAt = nextKeyword(text, clause.at + 3, close);
+    if (!inAt || inAt.word !== 'in') return uncounted;
+    const next = nextKeyword(text, inAt.at + 2, close);
+    // An `if` filter: how many elements remain depends on values.
+    if (next && next.word !== 'for') return uncounted;
+    const span = trimmed(text, inAt.at + 2, next?.at ?? close);
+    const n = iterableLength(text, span, bound && known ? shadowed(known, bound) : known);
+    if (n === undefined) return uncounted;
+    count *= n;
+    if (count > MAX_COMPREHENSION_ELEMENTS) return uncounted;
+    if (next) (bound ??= []).push(...(text.slice(clause.at + 3, inAt.at).match(NAMES) ?? []));
+    clause = next;
+  }
   return { element, count };
 }
 
+const IDENTIFIER = String.raw`[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*`;
+/** Every identifier in a `for` target (`a`, `(a, b)`, `a, *rest`). */
+const NAMES = new RegExp(IDENTIFIER, 'gu');
+
+function shadowed(known: KnownNames, names: readonly string[]): KnownNames {
+  return {
+    lengthOf: (name) => (names.includes(name) ? undefined : known.lengthOf(name)),
+    intOf: (name) => (names.includes(name) ? undefined : known.intOf(name)),
+  };
+}
+
 const RANGE_CALL = /^range[ \t]*\(/;
+const LEN_OF_NAME = new RegExp(String.raw`^len[ \t]*\([ \t]*(${IDENTIFIER})[ \t]*\)$`, 'u');
 
 /**
  * How many items iterating the expression in `span` yields, when it is a
- * display, a literal `range`, or a name `lengthOfName` knows the length of.
+ * display, a `range` of known integers, or a name `known` knows the length of.
  */
-export function iterableLength(
-  text: string,
-  span: Span,
-  lengthOfName?: (name: string) => number | undefined,
-): number | undefined {
+export function iterableLength(text: string, span: Span, known?: KnownNames): number | undefined {
   const { start, end } = span;
   const c = text.charCodeAt(start);
-  if (lengthOfName && isName(text, span)) return lengthOfName(text.slice(start, end));
+  if (known && isName(text, span)) return known.lengthOf(text.slice(start, end));
   if ((c === 40 || c === 91) && matchBracket(text, start, end) === end - 1) {
     const items = splitTopLevel(text, start + 1, end - 1);
     // `(x)` is x itself, not a one-element tuple.
     if (c === 40 && items.length === 1 && text.charCodeAt(trimEnd(text, start + 1, end - 1) - 1) !== 44)
-      return iterableLength(text, items[0]!, lengthOfName);
+      return iterableLength(text, items[0]!, known);
     return hasStarred(text, items) ? undefined : items.length;
   }
   if (!RANGE_CALL.test(text.slice(start, Math.min(end, start + 16)))) return undefined;
@@ -87,9 +116,9 @@ export function iterableLength(
   if (matchBracket(text, paren, end) !== end - 1) return undefined;
   const bounds: number[] = [];
   for (const arg of splitTopLevel(text, paren + 1, end - 1)) {
-    const lit = literalArg(text, arg);
-    if (lit?.kind !== 'int') return undefined;
-    bounds.push(Number(lit.value));
+    const n = knownInt(text, arg, known);
+    if (n === undefined) return undefined;
+    bounds.push(n);
   }
   const [a, b, step] =
     bounds.length === 1 ? [0, bounds[0]!, 1] : bounds.length === 2 ? [bounds[0]!, bounds[1]!, 1] : bounds;
@@ -97,10 +126,25 @@ export function iterableLength(
   return Math.max(0, Math.ceil((b - a) / step));
 }
 
+/** A `range` argument's value: an integer literal, a name bound to one, or `len(name)` of a known length. */
+function knownInt(text: string, arg: Span, known: KnownNames | undefined): number | undefined {
+  const lit = literalArg(text, arg);
+  if (lit) return lit.kind === 'int' ? Number(lit.value) : undefined;
+  if (!known) return undefined;
+  if (isName(text, arg)) return known.intOf(text.slice(arg.start, arg.end));
+  const len = LEN_OF_NAME.exec(text.slice(arg.start, arg.end));
+  return len ? known.lengthOf(len[1]!) : undefined;
+}
+
 const KEYWORDS = ['for', 'in', 'if', 'async'] as const;
 
+interface Keyword {
+  at: number;
+  word: string;
+}
+
 /** The next `for`, `in`, `if` or `async` at bracket depth 0 in [from, to), outside strings and comments. */
-function nextKeyword(text: string, from: number, to: number): { at: number; word: string } | undefined {
+function nextKeyword(text: string, from: number, to: number): Keyword | undefined {
   for (let at = from; at < to;) {
     const i = scanTo(text, at, to, 'fia');
     if (i >= to || !'fia'.includes(text[i]!)) return undefined;

@@ -45,7 +45,7 @@ import {
   type Span,
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
-import { iterableLength, readComprehension } from './comprehension';
+import { iterableLength, readComprehension, type KnownNames } from './comprehension';
 import { moduleStatementStarts } from './moduleLayout';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
@@ -95,30 +95,51 @@ function emptied(c: Set<unknown> | Map<unknown, unknown>): void {
 }
 
 /**
- * Module-level names bound to a display or a literal range: how many items
- * it has, and where the binding starts. `lengthBefore` is the statement being
- * read, which such a name's length is asked for.
+ * Module-level names bound to a display, a literal range or an integer
+ * literal: how many items the value has, or which integer it is, and where
+ * the binding starts. `lengthBefore` is the statement being read, which
+ * such a name is asked about.
  */
-const knownLengths = new Map<string, { count: number; at: number }>();
+const knownValues = new Map<string, { at: number; count?: number; int?: number }>();
 let lengthBefore = 0;
 let lengthText = '';
 
 /**
- * The length of what `name` holds at `lengthBefore`, when it was bound to a
- * display or range and named nowhere else before but after `in` (`for x in
- * NAME`, `x in NAME`, which only read it). Any other occurrence, even in a
- * comment (a rebinding in a block, an `append`, a call that may mutate it),
- * leaves it unknown.
+ * What `name` holds at `lengthBefore`, when it was bound to a known value
+ * and named nowhere else before but where `reads` says the mention only
+ * reads it. Any other occurrence, even in a comment (a rebinding in a
+ * block, an `append`, a call that may mutate it), leaves it unknown.
  */
-function lengthOfName(name: string): number | undefined {
-  const known = knownLengths.get(name);
+function knownValue(name: string, reads: (at: number, end: number) => boolean) {
+  const known = knownValues.get(name);
   if (!known || known.at >= lengthBefore) return undefined;
   const re = mentionsOf(name);
   for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText))
-    if (m.index !== known.at && !AFTER_IN.test(lengthText.slice(Math.max(0, m.index - 8), m.index))) return undefined;
-  return known.count;
+    if (m.index !== known.at && !reads(m.index, m.index + name.length)) return undefined;
+  return known;
+}
+
+/** A sequence is only read after `in` (`for x in NAME`, `x in NAME`) and by `len(NAME)`. */
+function readsSequence(at: number, end: number): boolean {
+  const before = lengthText.slice(Math.max(0, at - 12), at);
+  return AFTER_IN.test(before) || (IN_LEN.test(before) && CLOSES.test(lengthText.slice(end, end + 8)));
 }
 const AFTER_IN = /(?:^|[^\w.])in[ \t]+$/;
+const IN_LEN = /(?:^|[^\w.])len[ \t]*\([ \t]*$/;
+const CLOSES = /^[ \t]*\)/;
+
+/** An integer can only be bound again: a mention as an argument of a one-line `range(...)` cannot. */
+function isRangeArgument(at: number, end: number): boolean {
+  const lineStart = lengthText.lastIndexOf('\n', at) + 1;
+  return IN_RANGE.test(lengthText.slice(lineStart, at)) && ENDS_ARGUMENT.test(lengthText.slice(end, end + 8));
+}
+const IN_RANGE = /(?:^|[^\w.])range[ \t]*\([^()\n]*$/;
+const ENDS_ARGUMENT = /^[ \t]*[,)]/;
+
+const knownNames: KnownNames = {
+  lengthOf: (name) => knownValue(name, readsSequence)?.count,
+  intOf: (name) => knownValue(name, isRangeArgument)?.int,
+};
 
 type StatementKind = 'import' | 'decorated' | 'definition' | 'simple' | 'other';
 
@@ -191,7 +212,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   };
   emptied(boundSoFar);
   emptied(taskOfName);
-  emptied(knownLengths);
+  emptied(knownValues);
   lengthText = text;
   emptied(envVars);
   emptied(imported);
@@ -479,14 +500,18 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   const { name, more, rhs } = assign;
   if (items) {
     if (!more && items !== UNCOUNTED && !hasStarred(text, items))
-      knownLengths.set(name, { count: items.length, at: st.start });
+      knownValues.set(name, { count: items.length, at: st.start });
     return { kind: 'name', name, more, rhs, statement: st, items };
   }
   const call = parseCall(ctx, rhs);
-  if (!call) return undefined;
+  if (!call) {
+    const lit = more ? undefined : literalArg(text, rhs);
+    if (lit?.kind === 'int') knownValues.set(name, { int: Number(lit.value), at: st.start });
+    return undefined;
+  }
   if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
-    const count = iterableLength(text, rhs);
-    if (count !== undefined) knownLengths.set(name, { count, at: st.start });
+    const count = iterableLength(text, rhs, knownNames);
+    if (count !== undefined) knownValues.set(name, { count, at: st.start });
   }
   return { kind: 'name', name, more, rhs, statement: st, call };
 }
@@ -717,7 +742,7 @@ function displayItems(text: string, span: Span, close: number): Span[] | undefin
   // `(call())` is the call itself, not a tuple.
   if (first === '(' && !/,\s*$/.test(text.slice(span.start + 1, close))) return undefined;
   // `[solve(word=w) for w in ("a", "b")]`: one element expression, as many times as the loop runs.
-  const comprehension = first === '[' ? readComprehension(text, span.start, close, lengthOfName) : undefined;
+  const comprehension = first === '[' ? readComprehension(text, span.start, close, knownNames) : undefined;
   if (!comprehension) return items;
   const { element, count } = comprehension;
   return count === undefined ? UNCOUNTED : new Array<Span>(count).fill(element);

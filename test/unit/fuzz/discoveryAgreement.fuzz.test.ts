@@ -22,13 +22,25 @@ const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-fuzz-discovery-'));
 after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 // Every name starts out bound to a task, so that most modules import; `c` and `suite` are one Task under two names.
-const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}LEVELS = (1, 2)\nSPAN = range(2, 5)\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
+const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}LEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
 const NAMES = ['a', 'b', 'c', 'suite'];
 const name = fc.constantFrom(...NAMES);
 const level = fc.integer({ min: 0, max: 9 });
 const verifierCall = fc.constantFrom('check(expected="v")', 'audit(expected="w")');
-// Comprehensions whose length the index can count (a display, a literal range).
-const iterable = fc.constantFrom('(1, 2)', '[3]', 'range(3)', 'range(1, 3)', 'range(0)', '(4, 5, 6)', 'LEVELS', 'SPAN');
+// Comprehensions whose length the index can count (a display, a range of known integers, a name of known length).
+const iterable = fc.constantFrom(
+  '(1, 2)',
+  '[3]',
+  'range(3)',
+  'range(1, 3)',
+  'range(0)',
+  '(4, 5, 6)',
+  'LEVELS',
+  'SPAN',
+  'range(COUNT)',
+  'range(1, COUNT)',
+  'range(len(LEVELS))',
+);
 const explicit = fc.constantFrom(
   'Task(env="workspace", id="solve", args={"level": 1})',
   'Task(env="workspace", id="check", args={"expected": "e"})',
@@ -43,6 +55,12 @@ const statement = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(name, name).map(([n, m]) => `${n} = (check(expected="t"), ${m})`) },
   { weight: 1, arbitrary: fc.tuple(name, iterable).map(([n, it]) => `${n} = [solve(level=x) for x in ${it}]`) },
   { weight: 1, arbitrary: fc.tuple(name, iterable).map(([n, it]) => `${n} = [check(expected=str(x)) for x in ${it}]`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(name, iterable, iterable)
+      .map(([n, it, more]) => `${n} = [audit(expected=f"{x}-{y}") for x in ${it} for y in ${more}]`),
+  },
   {
     weight: 1,
     arbitrary: fc

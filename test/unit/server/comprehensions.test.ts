@@ -7,7 +7,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Commands } from '../../../common/lspMessages';
-import { MAX_COMPREHENSION_ELEMENTS, readComprehension } from '../../../server/src/analysis/comprehension';
+import {
+  MAX_COMPREHENSION_ELEMENTS,
+  readComprehension,
+  type KnownNames,
+} from '../../../server/src/analysis/comprehension';
 import { codeLenses } from '../../../server/src/features/codeLens';
 import { hover } from '../../../server/src/features/hover';
 import { references } from '../../../server/src/features/navigation';
@@ -15,8 +19,8 @@ import { agrees, discovered, indexed, VERIFIABLE_ENV } from './discovery';
 import { py, workspace } from './helpers';
 
 /** readComprehension on `text`, which is one bracketed list: its element and count when it is counted. */
-const counted = (text: string) => {
-  const c = readComprehension(text, 0, text.length - 1);
+const counted = (text: string, known?: KnownNames) => {
+  const c = readComprehension(text, 0, text.length - 1, known);
   return c?.count === undefined ? undefined : { element: text.slice(c.element.start, c.element.end), count: c.count };
 };
 
@@ -38,6 +42,32 @@ describe('what a comprehension counts to', () => {
     );
   });
 
+  test('clauses after the first multiply the count, unless they run over what an earlier one binds', () => {
+    assert.deepEqual(counted('[solve(level=n) for m in (1, 2) for n in (3, 4)]'), {
+      element: 'solve(level=n)',
+      count: 4,
+    });
+    assert.equal(counted('[f(a, b) for a in range(3) for b in ("x", "y")]')?.count, 6);
+    assert.equal(counted('[f(a, b, c) for a in (1, 2)\n for b in [1, 2]\n for c in range(2)]')?.count, 8);
+    assert.equal(counted('[f(a) for a in (1, 2) for b in ()]')?.count, 0);
+    const known: KnownNames = {
+      lengthOf: (name) => ({ WORDS: 2, m: 7 })[name],
+      intOf: (name) => ({ COUNT: 3, N: 4 })[name],
+    };
+    assert.equal(counted('[f(n) for n in range(COUNT)]', known)?.count, 3);
+    assert.equal(counted('[f(n) for n in range(1, N)]', known)?.count, 3);
+    assert.equal(counted('[f(i) for i in range(len(WORDS))]', known)?.count, 2);
+    assert.equal(counted('[f(i) for i in range( len( WORDS ) )]', known)?.count, 2);
+    assert.equal(counted('[f(w, n) for w in WORDS for n in range(COUNT)]', known)?.count, 6);
+    // A later clause's names are the earlier clauses' loop variables, whatever the module binds to them.
+    assert.equal(counted('[f(n) for m in (1, 2) for n in m]', known), undefined);
+    assert.equal(counted('[f(n) for N in (1, 2) for n in range(N)]', known), undefined);
+    assert.equal(counted('[f(n) for (a, WORDS) in ((1, 2),) for n in range(len(WORDS))]', known), undefined);
+    assert.equal(counted('[f(n) for n in range(len(LEVELS))]', known), undefined);
+    assert.equal(counted('[f(n) for n in range(COUNT + 1)]', known), undefined);
+    assert.equal(counted('[f(n) for n in range(WORDS)]', known), undefined, 'WORDS is no integer');
+  });
+
   test('keywords inside strings, brackets and names are not clauses', () => {
     assert.equal(counted('[solve(note="for x in y if z") for n in (1, 2)]')?.count, 2);
     assert.equal(counted('[solve(level=[m for m in n]) for n in ((1,), (2,))]')?.count, 2);
@@ -55,7 +85,10 @@ describe('what a comprehension counts to', () => {
       '[solve(level=n) for n in range(1, 5, 0)]',
       '[solve(level=n) for n in (*low, 9)]',
       '[solve(level=n) for n in (1, 2, 3) if n > 1]',
-      '[solve(level=n) for m in (1, 2) for n in (3, 4)]',
+      '[solve(level=n) for m in (1, 2) for n in (3, 4) if n]',
+      '[solve(level=n) for m in ((1, 2), (3,)) for n in m]',
+      '[solve(level=n) for m in range(100) for n in range(100)]',
+      '[solve(level=n) for m in () for n in range(count)]',
       '[solve(level=n) if n else None for n in (1, 2)]',
       '[solve(level=n) async for n in levels()]',
       '[solve(level=n) for n in "abc"]',
@@ -128,6 +161,23 @@ describe('comprehension tasks in the index', () => {
     assert.deepEqual([count('checks'), count('levels'), count('again'), count('once_more')], [2, 3, 2, 2]);
   });
 
+  test('over integers bound at module level, len(...) of a known name, and several clauses', async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          COUNT = 3
+          WORDS = ("a", "b")
+          grid = [audit(expected=w * n) for n in range(COUNT) for w in WORDS]
+          by_index = [check(expected=str(i)) for i in range(len(WORDS))]
+          steps = [solve(level=n) for n in range(1, COUNT)]
+          sized = len(WORDS)
+          still = [check(expected=w) for w in WORDS for k in range(2)]
+        `,
+    );
+    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
+    assert.deepEqual([count('grid'), count('by_index'), count('steps'), count('still')], [6, 2, 2, 4]);
+  });
+
   test('a comprehension whose length is not known lists nothing, and is no error', async () => {
     const source =
       VERIFIABLE_ENV +
@@ -144,10 +194,25 @@ describe('comprehension tasks in the index', () => {
         mixed = [solve(level=n) for n in BOTH]  # BOTH: counted; the next one is not, BOTH is read in between
         picked = [solve(level=n) for n in (1, 2, 3) if n != 2]
         chosen = [solve(level=n) if n else check(expected="x") for n in (0, 1)]
-        unknown = [solve(level=n) for n in range(len(BOTH))]
+        ordered = sorted(BOTH)
         after = [solve(level=n) for n in BOTH]
+        COUNT = 2
+        if os.sep:
+            COUNT = 3
+        counted = [solve(level=n) for n in range(COUNT)]
+        SIZE = 2
+        shown = f"{SIZE}"
+        sized = [solve(level=n) for n in range(SIZE)]
+        START = 1
+        START += 1
+        started = [solve(level=n) for n in range(START, 4)]
+        grid = [solve(level=n) for n in (1, 2) for m in range(n)]
       `;
-    assert.equal(discovered(source).length, 3 + 1 + 2 + 2 + 2 + 2 + 2, 'the runtime finds them by running the module');
+    assert.equal(
+      discovered(source).length,
+      3 + 1 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 3,
+      'the runtime finds them by running the module',
+    );
     const { rows, problems } = await indexed(source);
     assert.deepEqual(
       rows.map((r) => r.ref),
