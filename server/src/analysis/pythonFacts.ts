@@ -16,6 +16,7 @@
  * Environments and templates count only in files that import `hud`, so an
  * unrelated `.template` decorator is ignored.
  */
+import { BoundedCache } from './boundedCache';
 import { fitted } from './fitted';
 import type {
   CallFacts,
@@ -45,7 +46,8 @@ import {
   type Span,
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
-import { iterableLength, readComprehension, type KnownNames } from './comprehension';
+import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
+import { growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { moduleStatementStarts } from './moduleLayout';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
@@ -213,6 +215,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(boundSoFar);
   emptied(taskOfName);
   emptied(knownValues);
+  emptied(knownLists);
+  reorderedLists.length = 0;
   lengthText = text;
   emptied(envVars);
   emptied(imported);
@@ -276,6 +280,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   for (let k = 0; k < statements.length; k++) {
     const st = statements[k]!;
     const firstTask = facts.tasks.length;
+    let grew = false;
     if (st.kind === 'decorated') st.binds = readDecorated(ctx, st, envVars, imported);
     else if (st.kind === 'definition') {
       const name = DEFINITION_NAME.exec(text.slice(st.start, st.start + 200));
@@ -283,11 +288,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     } else if (st.parsed) {
       readAssignment(ctx, st.parsed);
       if (st.parsed.kind === 'name') st.binds = bindsOf(st.parsed);
-      while (statementOfTask.length < facts.tasks.length) {
-        const explicit = facts.tasks[statementOfTask.length]!.call.explicit;
-        if (explicit?.verifier) explicit.verifier = followed(ctx, explicit.verifier, st.start);
-        statementOfTask.push(k);
-      }
+      claimTasks(ctx, st.start, k);
       while (statementOfAssignment.length < facts.verifierAssignments.length) {
         const a = facts.verifierAssignments[statementOfAssignment.length]!;
         a.value = followed(ctx, a.value, st.start);
@@ -300,13 +301,15 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         other.push(assigned.name);
         if (assigned.more) other.push(...assigned.more);
         st.binds = bindsOf(assigned);
-      }
+      } else if (knownLists.size) grew = growsKnownList(ctx, st);
     }
+    if (knownLists.size || st.parsed?.kind === 'name') trackLists(ctx, st, k, grew);
     const b = st.binds;
     if (typeof b === 'string') ctx.bound.add(b);
     else if (b) for (const name of b) ctx.bound.add(name);
     noteTasksHeld(ctx, st, firstTask);
   }
+  if (reorderedLists.length) dropReordered(facts);
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
   if (facts.importsHud) {
@@ -772,20 +775,27 @@ function joinedItems(text: string, span: Span, bracket: string): Span[] | undefi
   return out;
 }
 
-function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false): void {
-  let previous: CallFacts | undefined;
-  items.forEach((item, index) => {
+/**
+ * Task candidates for the items of list `name`, numbered from `firstIndex`.
+ * `period`: the items are a loop body's, one pass after another, so item
+ * `i` is item `i - period` made again.
+ */
+function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false, firstIndex = 0, period = 0): void {
+  const calls: (CallFacts | undefined)[] = [];
+  items.forEach((item, i) => {
     // A name that holds a task puts that very Task in the list: one object, so one call (and one verifier).
     const held = heldTask(ctx, item);
-    // A comprehension's elements are one span, repeated (sequenceItems): read once, and each element gets
-    // a call of its own, since a verifier set through `tasks[1]` is that element's alone.
-    const repeated = index > 0 && item === items[index - 1];
-    const call = held ? held.call : repeated ? previous && { ...previous } : parseCall(ctx, item)?.facts;
-    previous = call;
+    // A comprehension's elements are one span, repeated (sequenceItems), as are a loop's: read once, and each
+    // element gets a call of its own, since a verifier set through `tasks[1]` is that element's alone.
+    const source = i > 0 && item === items[i - 1] ? i - 1 : period && i >= period ? i - period : -1;
+    const repeated = source >= 0;
+    const first = repeated ? calls[source] : undefined;
+    const call = held ? held.call : repeated ? first && { ...first } : parseCall(ctx, item)?.facts;
+    calls.push(call);
     if (!call) return;
     const task: TaskCandidate = {
       name,
-      index,
+      index: firstIndex + i,
       call,
       range: held ? ctx.lines.rangeAt(item.start, item.end) : call.range,
     };
@@ -794,6 +804,143 @@ function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false):
     else if (repeated) task.repeated = true;
     ctx.facts.tasks.push(task);
   });
+}
+
+/**
+ * Lists bound at module level to a display whose length is known, as of the
+ * statement being read: the statement that bound each, and how many items
+ * it holds by now (listGrowth.ts).
+ */
+const knownLists = new Map<string, { statement: number; length: number }>();
+
+function mentionsList(text: string, span: Span): boolean {
+  for (const name of knownLists.keys()) if (mentionedIn(text, name, span)) return true;
+  return false;
+}
+
+/** Whether `name` is mentioned in `span` (anywhere but at `skip`), a quick search first. */
+function mentionedIn(text: string, name: string, span: Span, skip = -1): boolean {
+  const at = text.indexOf(name, span.start);
+  if (at < 0 || at >= span.end) return false;
+  const re = mentionsOf(name);
+  re.lastIndex = at;
+  for (let m = re.exec(text); m && m.index < span.end; m = re.exec(text)) if (m.index !== skip) return true;
+  return false;
+}
+
+/**
+ * Gives the tasks made since the last call to `statement` (statementOfTask),
+ * and follows the verifiers they name as of offset `at`.
+ */
+function claimTasks(ctx: Ctx, at: number, statement: number): void {
+  const { tasks } = ctx.facts;
+  while (statementOfTask.length < tasks.length) {
+    const explicit = tasks[statementOfTask.length]!.call.explicit;
+    if (explicit?.verifier) explicit.verifier = followed(ctx, explicit.verifier, at);
+    statementOfTask.push(statement);
+  }
+}
+
+/** Follows `st` when it is a growth step on a known list, or a `for` loop of nothing else (listGrowth.ts). */
+function growsKnownList(ctx: Ctx, st: Statement): boolean {
+  const { text } = ctx;
+  const step = growthStep(text, st.start, expressionEnd(text, st.start, st.end));
+  if (step) return growLists(ctx, [step], 1, st);
+  const loop = growingLoop(text, st);
+  if (!loop || mentionsList(text, loop.iterable) || loop.targets.some((t) => knownLists.has(t))) return false;
+  lengthBefore = st.start;
+  const passes = iterableLength(text, loop.iterable, knownNames);
+  return passes !== undefined && growLists(ctx, loop.steps, passes, st);
+}
+
+/**
+ * Adds what `steps` add to known lists, `passes` times over (a loop's body,
+ * or one statement). False, adding nothing, when a list is not known, when
+ * what an `extend` adds is not, or when a value mentions a known list (it
+ * may take from it: `a.append(b.pop())`).
+ */
+function growLists(ctx: Ctx, steps: readonly GrowthStep[], passes: number, st: Statement): boolean {
+  const { text } = ctx;
+  const added = new Map<string, Span[]>();
+  lengthBefore = st.start;
+  for (const step of steps) {
+    if (!knownLists.has(step.list) || mentionsList(text, step.value)) return false;
+    const items = step.kind === 'append' ? [step.value] : sequenceItems(text, step.value);
+    if (!items || items === UNCOUNTED || hasStarred(text, items)) return false;
+    const pass = added.get(step.list);
+    if (pass) pass.push(...items);
+    else added.set(step.list, [...items]);
+  }
+  for (const [name, pass] of added) {
+    const list = knownLists.get(name)!;
+    if (list.length + pass.length * passes > MAX_COMPREHENSION_ELEMENTS) return false;
+  }
+  for (const [name, pass] of added) {
+    const list = knownLists.get(name)!;
+    const items: Span[] = [];
+    for (let p = 0; p < passes; p++) items.push(...pass);
+    pushElements(ctx, items, name, false, list.length, pass.length);
+    list.length += items.length;
+    // The items belong to the list's binding: bound again later, the list and all it grew to are gone.
+    claimTasks(ctx, st.start, list.statement);
+  }
+  return true;
+}
+
+/**
+ * Keeps knownLists true after statement `k`: binding a name to a list
+ * display makes it known; any other mention of a known list (a call that
+ * may change it, an `insert`, a binding, even a comment) makes it unknown,
+ * except the growth just followed and `tasks[1].verifier = ...`.
+ */
+function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
+  const { text } = ctx;
+  const p = st.parsed;
+  if (!grew && knownLists.size) {
+    const skip = p?.kind === 'verifier' ? st.start : -1;
+    for (const [name, list] of [...knownLists])
+      if (mentionedIn(text, name, st, skip)) {
+        knownLists.delete(name);
+        if (reorders(name).test(text.slice(st.start, st.end))) reorderedLists.push(list.statement);
+      }
+  }
+  if (p?.kind === 'name' && !p.more && p.items && p.items !== UNCOUNTED && text[p.rhs.start] === '[')
+    if (!hasStarred(text, p.items)) knownLists.set(p.name, { statement: k, length: p.items.length });
+}
+
+/**
+ * Binding statements of known lists that something may reorder or shrink
+ * after (`tasks.insert(0, t)`, `tasks.pop()`, `del tasks[0]`,
+ * `tasks[0] = t`, `shuffle(tasks)`): which task is at which index is then
+ * known only by running the module, so the index lists none of their items.
+ */
+const reorderedLists: number[] = [];
+
+function reorders(name: string): RegExp {
+  return (
+    reorderPatterns.get(name) ??
+    reorderPatterns.add(
+      name,
+      new RegExp(
+        String.raw`(?<![\w.])${name}\s*(?:\.\s*(?:insert|pop|remove|clear|sort|reverse)\s*\(|\[[^\]]*\]\s*=(?!=)|\*=)` +
+          String.raw`|\bdel\s+${name}\b|\bshuffle\s*\(\s*${name}\s*\)`,
+      ),
+    )
+  );
+}
+const reorderPatterns = new BoundedCache<string, RegExp>(1000);
+
+function dropReordered(facts: PythonFacts): void {
+  let kept = 0;
+  for (let i = 0; i < facts.tasks.length; i++) {
+    const t = facts.tasks[i]!;
+    if (t.index !== undefined && reorderedLists.includes(statementOfTask[i]!)) continue;
+    facts.tasks[kept] = t;
+    statementOfTask[kept++] = statementOfTask[i]!;
+  }
+  facts.tasks.length = kept;
+  statementOfTask.length = kept;
+  reorderedLists.length = 0;
 }
 
 /** The plain task a list item names (`suite = [task, ...]`), when the index knows what that name holds. */

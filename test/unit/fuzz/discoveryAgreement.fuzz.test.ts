@@ -1,6 +1,7 @@
 /**
  * Fuzz: random modules of template calls, lists, tuples (of calls and of
- * names that hold tasks), comprehensions, `Task(...)`s, names bound again and verifiers set by assignment (by call,
+ * names that hold tasks), comprehensions, lists grown by `append`, `extend`, `+=` and loops, `Task(...)`s,
+ * names bound again and verifiers set by assignment (by call,
  * by name, to None, on a list's element). Each is imported by the bundled runtime's discovery. Where it
  * imports, the index must list the same tasks with the same templates and
  * verifiers, and report no error; where it does not, nothing is asserted
@@ -22,9 +23,11 @@ const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-fuzz-discovery-'));
 after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 // Every name starts out bound to a task, so that most modules import; `c` and `suite` are one Task under two names.
-const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}LEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
+const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}LEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\nL = []\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
 const NAMES = ['a', 'b', 'c', 'suite'];
 const name = fc.constantFrom(...NAMES);
+// Lists grown in place: `L` starts out empty; appending to a name that holds a Task fails the import.
+const listName = fc.constantFrom('L', 'L', ...NAMES);
 const level = fc.integer({ min: 0, max: 9 });
 const verifierCall = fc.constantFrom('check(expected="v")', 'audit(expected="w")');
 // Comprehensions whose length the index can count (a display, a range of known integers, a name of known length).
@@ -74,6 +77,23 @@ const statement = fc.oneof(
       .tuple(name, fc.integer({ min: 0, max: 2 }), verifierCall)
       .map(([n, i, v]) => `${n}[${i}].verifier = ${v}`),
   },
+  { weight: 1, arbitrary: fc.tuple(listName, level).map(([n, l]) => `${n}.append(solve(level=${l}))`) },
+  { weight: 1, arbitrary: listName.map((n) => `${n} += [check(expected="g"), audit(expected="h")]`) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(listName, iterable).map(([n, it]) => `${n}.extend([solve(level=x) for x in ${it}])`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(listName, iterable)
+      .map(([n, it]) => `for x in ${it}:\n    ${n}.append(audit(expected=str(x)))\n    ${n} += [check(expected="l")]`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.integer({ min: 0, max: 3 }), verifierCall).map(([i, v]) => `L[${i}].verifier = ${v}`),
+  },
+  { weight: 1, arbitrary: level.map((l) => `L = [solve(level=${l})]`) },
   { weight: 2, arbitrary: fc.tuple(name, explicit).map(([n, t]) => `${n} = ${t}`) },
   { weight: 2, arbitrary: name.map((n) => `${n} = check(expected="q")`) },
   { weight: 1, arbitrary: name.map((n) => `${n} = None`) },

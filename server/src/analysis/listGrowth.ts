@@ -1,0 +1,80 @@
+/**
+ * Module-level statements that grow a list in place: `tasks.append(x)`,
+ * `tasks.extend(xs)`, `tasks += xs`, and a `for` loop whose body does only
+ * that (`for n in range(3): tasks.append(solve(level=n))`). Discovery sees
+ * the list as it is once the module has run, so the index adds what these
+ * statements add. Only their shapes are read here; which lists the index
+ * knows the length of, and how often a loop runs, are pythonFacts.ts's
+ * (server/README.md, "Lists grown in place").
+ */
+import { expressionEnd, matchBracket, scanTo, skipSpaceAndComments, trimEnd, trimStart, type Span } from './pyScan';
+
+export interface GrowthStep {
+  /** The list's name. */
+  list: string;
+  /** `append`: the expression is one item; `extend` (and `+=`): the expression is an iterable of items. */
+  kind: 'append' | 'extend';
+  value: Span;
+}
+
+const METHOD_CALL = /([A-Za-z_]\w*)[ \t]*\.[ \t]*(append|extend)[ \t]*\(/y;
+const AUGMENTED = /([A-Za-z_]\w*)[ \t]*\+=[ \t]*/y;
+
+/** The step that the simple statement in [from, to) is, as a whole; undefined for any other statement. */
+export function growthStep(text: string, from: number, to: number): GrowthStep | undefined {
+  METHOD_CALL.lastIndex = from;
+  const call = METHOD_CALL.exec(text);
+  if (call) {
+    const open = from + call[0].length - 1;
+    const close = matchBracket(text, open, to);
+    if (close < 0 || trimStart(text, close + 1, to) < to) return undefined; // `tasks.append(x).y`
+    const value = { start: skipSpaceAndComments(text, open + 1, close), end: trimEnd(text, open + 1, close) };
+    // One positional argument: `append(a, b)` and `append(*a)` fail, `append()` too.
+    if (value.end <= value.start || text[value.start] === '*' || scanTo(text, value.start, value.end, ',') < value.end)
+      return undefined;
+    return { list: call[1]!, kind: call[2] as 'append' | 'extend', value };
+  }
+  AUGMENTED.lastIndex = from;
+  const augmented = AUGMENTED.exec(text);
+  if (!augmented) return undefined;
+  const start = from + augmented[0].length;
+  return start < to ? { list: augmented[1]!, kind: 'extend', value: { start, end: to } } : undefined;
+}
+
+export interface GrowingLoop {
+  /** The names the loop binds (its target), which keep the last item's value after it. */
+  targets: string[];
+  iterable: Span;
+  /** What one pass through the body adds, in order. */
+  steps: GrowthStep[];
+}
+
+const FOR_HEAD = /for[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*,?[ \t]+in[ \t]+/y;
+
+/**
+ * The `for` statement in `st` when its target is one or more plain names
+ * and its body only grows lists (no `else`, no nested block, no other
+ * statement); undefined otherwise.
+ */
+export function growingLoop(text: string, st: Span): GrowingLoop | undefined {
+  FOR_HEAD.lastIndex = st.start;
+  const head = FOR_HEAD.exec(text);
+  if (!head) return undefined;
+  const iterableStart = st.start + head[0].length;
+  const colon = scanTo(text, iterableStart, st.end, ':');
+  if (colon >= st.end || text.charCodeAt(colon) !== 58) return undefined;
+  const iterable = { start: iterableStart, end: trimEnd(text, iterableStart, colon) };
+  if (iterable.end <= iterable.start) return undefined;
+  const steps: GrowthStep[] = [];
+  // Everything up to the next module-level statement is the body: each piece of code in it must be a step.
+  for (let at = skipSpaceAndComments(text, colon + 1, st.end); at < st.end;) {
+    const end = expressionEnd(text, at, st.end);
+    const step = growthStep(text, at, end);
+    if (!step) return undefined;
+    steps.push(step);
+    at = skipSpaceAndComments(text, end, st.end);
+    if (text.charCodeAt(at) === 59 /* ; */) at = skipSpaceAndComments(text, at + 1, st.end);
+  }
+  if (steps.length === 0) return undefined;
+  return { targets: head[1]!.split(',').map((t) => t.trim()), iterable, steps };
+}

@@ -1,0 +1,182 @@
+/**
+ * Lists grown in place at module level (`tasks.append(...)`, `extend`,
+ * `+=`, and `for` loops doing only that): the index lists what discovery
+ * finds once the module has run, and where it cannot follow a list it adds
+ * nothing to it and reports no error. Each module that the index follows is
+ * also run by the bundled runtime's discovery, which must find the same.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { growingLoop, growthStep } from '../../../server/src/analysis/listGrowth';
+import { codeLenses } from '../../../server/src/features/codeLens';
+import { agrees, discovered, indexed, VERIFIABLE_ENV } from './discovery';
+import { py, workspace } from './helpers';
+
+const step = (text: string) => {
+  const s = growthStep(text, 0, text.length);
+  return s && { list: s.list, kind: s.kind, value: text.slice(s.value.start, s.value.end) };
+};
+const loop = (text: string) => {
+  const l = growingLoop(text, { start: 0, end: text.length });
+  return l && { targets: l.targets, iterable: text.slice(l.iterable.start, l.iterable.end), steps: l.steps.length };
+};
+
+describe('the shapes of growth', () => {
+  test('append, extend and += of one list, as whole statements', () => {
+    assert.deepEqual(step('tasks.append(solve(level=1))'), { list: 'tasks', kind: 'append', value: 'solve(level=1)' });
+    assert.deepEqual(step('tasks .append( \n  solve(level=1),\n)'), undefined, 'a trailing comma is not followed');
+    assert.deepEqual(step('tasks.extend([a, b])'), { list: 'tasks', kind: 'extend', value: '[a, b]' });
+    assert.deepEqual(step('tasks += [a, b]'), { list: 'tasks', kind: 'extend', value: '[a, b]' });
+    for (const text of [
+      'tasks.append(a, b)',
+      'tasks.append(*more)',
+      'tasks.append()',
+      'tasks.append(a).b',
+      'tasks.insert(0, a)',
+      'tasks.pop()',
+      'tasks = [a]',
+      'tasks -= [a]',
+      'x.tasks.append(a)',
+    ])
+      assert.equal(step(text), undefined, text);
+  });
+
+  test('a for loop over names whose body only grows lists', () => {
+    assert.deepEqual(loop('for n in range(3):\n    tasks.append(solve(level=n))\n'), {
+      targets: ['n'],
+      iterable: 'range(3)',
+      steps: 1,
+    });
+    assert.deepEqual(loop('for a, b in ((1, 2),): x.append(a); y += [b]  # both\n'), {
+      targets: ['a', 'b'],
+      iterable: '((1, 2),)',
+      steps: 2,
+    });
+    assert.deepEqual(loop('for w in WORDS[1:]:\n    # a comment\n\n    t.append(w)\n')?.iterable, 'WORDS[1:]');
+    for (const text of [
+      'for n in range(3):\n    tasks.append(n)\nelse:\n    tasks.append(0)\n',
+      'for n in range(3):\n    if n:\n        tasks.append(n)\n',
+      'for n in range(3):\n    print(n)\n    tasks.append(n)\n',
+      'for (a, b) in pairs:\n    tasks.append(a)\n',
+      'for t.x in pairs:\n    tasks.append(t)\n',
+      'for n in range(3):\n    pass\n',
+      'while True:\n    tasks.append(1)\n',
+    ])
+      assert.equal(loop(text), undefined, text);
+  });
+});
+
+describe('lists grown in place, in the index', () => {
+  test('appends, extends and loops, with verifiers set on their elements, as discovery finds them', async () => {
+    const { rows, lines } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          COUNT = 3
+          tasks = []
+          for n in range(COUNT):
+              tasks.append(solve(level=n))
+          tasks[1].verifier = check(expected="x")
+          more = [solve(level=1)]
+          more.append(solve(level=2))
+          more += [check(expected="y")]
+          more.extend([audit(expected=str(k)) for k in (1, 2)])
+          for w in ("a", "b"): more.append(check(expected=w)); more.append(audit(expected=w))
+          more[6].verifier = check(expected="q")
+          grid = []
+          for w in ("a", "b"):
+              # one of each per word
+              grid.append(check(expected=w))
+              grid.extend((solve(level=len(w)), audit(expected=w)))
+          again = [solve(level=7)]
+          again.append(solve(level=8))
+          again = [check(expected="new")]
+          again.append(audit(expected="newer"))
+        `,
+    );
+    const refs = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).map((r) => r.ref);
+    assert.equal(refs('tasks').length, 3);
+    assert.equal(refs('more').length, 9);
+    assert.equal(refs('grid').length, 6);
+    assert.deepEqual(refs('again'), ['again[0]', 'again[1]']);
+    assert.equal(rows.find((r) => r.ref === 'more[6]')?.verifier, 'check');
+    assert.equal(lines['tasks[2]'], lines['tasks[0]'], "a loop's elements sit on its append");
+  });
+
+  test("an element's argument problem is reported once for the loop, and each element has a lens", async () => {
+    const source =
+      VERIFIABLE_ENV +
+      py`
+        tasks = []
+        for n in range(3):
+            tasks.append(solve(levl=n))
+      `;
+    const ws = await workspace({ 'env.py': source });
+    const problems = ws.problems('env.py');
+    assert.equal(problems.filter((p) => p.message.includes('levl')).length, 1, JSON.stringify(problems));
+    const appendLine = source.split('\n').findIndex((l) => l.includes('tasks.append'));
+    const titles = codeLenses(ws.analyzer.workspace, ws.path('env.py'))
+      .filter((l) => l.range.start.line === appendLine)
+      .map((l) => l.command?.title);
+    assert.deepEqual(titles.length, 3, JSON.stringify(titles));
+  });
+
+  test('a list the index cannot follow gets nothing added, one reordered lists nothing, and no error', async () => {
+    const source =
+      VERIFIABLE_ENV +
+      py`
+        import os
+        inserted = [solve(level=1)]
+        inserted.insert(0, check(expected="a"))
+        inserted.append(audit(expected="b"))
+        guarded = []
+        if os.sep:
+            guarded.append(solve(level=2))
+        guarded.append(solve(level=3))
+        looped = []
+        for n in range(len(os.sep)):
+            looped.append(solve(level=n))
+        looped.append(check(expected="c"))
+        busy = []
+        for n in (1, 2):
+            print(n)
+            busy.append(solve(level=n))
+        taken = [solve(level=4), solve(level=5)]
+        given = []
+        given.append(taken.pop())
+        taken.append(check(expected="d"))
+        rebound = []
+        rebound.append(solve(level=6))
+        rebound = solve(level=7)
+        extended = []
+        extended.extend(os.sep)
+        extended.append(solve(level=8))
+        popped = [solve(level=1), check(expected="e")]
+        popped.pop(0)
+        sorted_later = [solve(level=2)]
+        def later():
+            sorted_later.sort()
+        replaced = [solve(level=3)]
+        replaced[0] = check(expected="f")
+        deleted = [solve(level=4), check(expected="g")]
+        del deleted[0]
+        read = [solve(level=5)]
+        print(len(read))
+        read.append(check(expected="h"))
+      `;
+    assert.equal(
+      discovered(source).length,
+      3 + 2 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 2,
+      'the runtime finds them all',
+    );
+    const { rows, problems } = await indexed(source);
+    // An append the index cannot follow only adds at the end: what it listed before keeps its index (`read`).
+    assert.deepEqual(
+      rows.map((r) => r.ref),
+      ['rebound', 'read[0]'],
+    );
+    assert.deepEqual(
+      problems.filter((p) => p.severity === 'error'),
+      [],
+    );
+  });
+});
