@@ -296,7 +296,19 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       }
     } else if (st.kind === 'simple') {
       const assigned = simpleAssignment(text, st);
-      if (assigned) {
+      const alias = assigned && heldTask(ctx, assigned.rhs);
+      if (alias) {
+        // `b = a`: a second name for the very Task `a` holds (discovery lists both).
+        for (const name of [assigned.name, ...(assigned.more ?? [])])
+          facts.tasks.push({
+            name,
+            call: alias.call,
+            sharedCall: true,
+            range: ctx.lines.rangeAt(st.start, assigned.rhs.end),
+          });
+        claimTasks(ctx, st.start, k);
+        st.binds = bindsOf(assigned);
+      } else if (assigned) {
         const other = (facts.otherBindings ??= []);
         other.push(assigned.name);
         if (assigned.more) other.push(...assigned.more);

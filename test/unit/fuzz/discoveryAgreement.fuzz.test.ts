@@ -23,7 +23,7 @@ const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-fuzz-discovery-'));
 after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 // Every name starts out bound to a task, so that most modules import; `c` and `suite` are one Task under two names.
-const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}LEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\nL = []\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
+const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}LEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\nL = []\nt0 = solve(level=5)\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
 const NAMES = ['a', 'b', 'c', 'suite'];
 const name = fc.constantFrom(...NAMES);
 // Lists grown in place: `L` starts out empty; appending to a name that holds a Task fails the import.
@@ -97,6 +97,8 @@ const statement = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(name, explicit).map(([n, t]) => `${n} = ${t}`) },
   { weight: 2, arbitrary: name.map((n) => `${n} = check(expected="q")`) },
   { weight: 1, arbitrary: name.map((n) => `${n} = None`) },
+  // A second name for a Task (`t0` is never bound again); a name of a list is not followed as one.
+  { weight: 1, arbitrary: name.map((n) => `${n} = t0`) },
   { weight: 2, arbitrary: fc.tuple(name, verifierCall).map(([n, v]) => `${n}.verifier = ${v}`) },
   { weight: 2, arbitrary: fc.tuple(name, name).map(([n, v]) => `${n}.verifier = ${v}`) },
   { weight: 1, arbitrary: name.map((n) => `${n}.verifier = None`) },

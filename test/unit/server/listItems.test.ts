@@ -158,3 +158,32 @@ test('displays joined with + are one list, and anything else added to a list is 
   assert.match(discover(mixed).error?.message ?? '', /TypeError: can only concatenate list/);
   assert.deepEqual((await indexed(mixed)).rows, []);
 });
+
+test("b = a is a second name for a's Task: verifiers through either, lists naming it, a again later", async () => {
+  const { rows, problems } = await agrees(
+    VERIFIABLE_ENV +
+      py`
+        a = solve(level=1)
+        b = a
+        b.verifier = check(expected="x")
+        c = d = b
+        a = solve(level=2)
+        suite = [c, audit(expected="y")]
+        unknown = some_name = None
+        other = unknown
+      `,
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.ref, r.verifier]),
+    [
+      ['b', 'check'],
+      ['c', 'check'],
+      ['d', 'check'],
+      ['a', null],
+      ['suite[0]', 'check'],
+      ['suite[1]', null],
+    ],
+  );
+  // One Task under four public names (`a` holds another by the end): `hud eval` of this file stops, as the index says.
+  assert.equal(problems.filter((p) => p.code === 'task-duplicate-slug').length, 3, JSON.stringify(problems));
+});
