@@ -665,13 +665,11 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
   if (parsed.more) {
     // Each target of `a = b = ...` is a task reference of its own (discovery lists both).
     const { more, ...rest } = parsed;
-    const first = { ...rest, more: undefined };
-    readAssignment(ctx, first);
-    const others = facts.tasks.length;
-    for (const name of more) readAssignment(ctx, { ...first, name, more: undefined });
-    // The other names hold the first one's Task: its call, the same object (a list is read again, so not).
-    for (let i = others; i < facts.tasks.length; i++)
-      if (facts.tasks[i]!.index === undefined) facts.tasks[i]!.sharedCall = true;
+    const made = facts.tasks.length;
+    readAssignment(ctx, { ...rest, more: undefined });
+    const end = facts.tasks.length;
+    // The other names hold the very object the first holds: its Task, or its list and so each element's Task.
+    shareCandidates(facts, made, end, uniqueOthers(rest.name, more));
     return;
   }
   if (parsed.items) {
@@ -823,7 +821,31 @@ function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false, 
  * statement being read: the statement that bound each, and how many items
  * it holds by now (listGrowth.ts).
  */
-const knownLists = new Map<string, { statement: number; length: number }>();
+const knownLists = new Map<string, KnownList>();
+
+interface KnownList {
+  statement: number;
+  length: number;
+  /** Every name it is bound to (`a = b = []`); the first one's candidates are made, the others share their calls. */
+  names: readonly string[];
+}
+
+/** The names of `a = b = ...` other than the first, each once (`a = a = ...` binds `a` once). */
+function uniqueOthers(first: string, more: readonly string[]): string[] {
+  return more.filter((name, k) => name !== first && more.indexOf(name) === k);
+}
+
+/** Candidates for `names` holding the very objects the candidates [from, to) hold (sharedCall). */
+function shareCandidates(facts: PythonFacts, from: number, to: number, names: readonly string[]): void {
+  for (const name of names)
+    for (let i = from; i < to; i++) {
+      const t = facts.tasks[i]!;
+      const copy: TaskCandidate = { name, call: t.call, range: t.range, sharedCall: true };
+      if (t.index !== undefined) copy.index = t.index;
+      if (t.inTaskset) copy.inTaskset = true;
+      facts.tasks.push(copy);
+    }
+}
 
 function mentionsList(text: string, span: Span): boolean {
   for (const name of knownLists.keys()) if (mentionedIn(text, name, span)) return true;
@@ -872,26 +894,25 @@ function growsKnownList(ctx: Ctx, st: Statement): boolean {
  * may take from it: `a.append(b.pop())`).
  */
 function growLists(ctx: Ctx, steps: readonly GrowthStep[], passes: number, st: Statement): boolean {
-  const { text } = ctx;
-  const added = new Map<string, Span[]>();
+  const { text, facts } = ctx;
+  const added = new Map<KnownList, Span[]>();
   lengthBefore = st.start;
   for (const step of steps) {
-    if (!knownLists.has(step.list) || mentionsList(text, step.value)) return false;
+    const list = knownLists.get(step.list);
+    if (!list || mentionsList(text, step.value)) return false;
     const items = step.kind === 'append' ? [step.value] : sequenceItems(text, step.value);
     if (!items || items === UNCOUNTED || hasStarred(text, items)) return false;
-    const pass = added.get(step.list);
+    const pass = added.get(list);
     if (pass) pass.push(...items);
-    else added.set(step.list, [...items]);
+    else added.set(list, [...items]);
   }
-  for (const [name, pass] of added) {
-    const list = knownLists.get(name)!;
-    if (list.length + pass.length * passes > MAX_COMPREHENSION_ELEMENTS) return false;
-  }
-  for (const [name, pass] of added) {
-    const list = knownLists.get(name)!;
+  for (const [list, pass] of added) if (list.length + pass.length * passes > MAX_COMPREHENSION_ELEMENTS) return false;
+  for (const [list, pass] of added) {
     const items: Span[] = [];
     for (let p = 0; p < passes; p++) items.push(...pass);
-    pushElements(ctx, items, name, false, list.length, pass.length);
+    const made = facts.tasks.length;
+    pushElements(ctx, items, list.names[0]!, false, list.length, pass.length);
+    shareCandidates(facts, made, facts.tasks.length, list.names.slice(1));
     list.length += items.length;
     // The items belong to the list's binding: bound again later, the list and all it grew to are gone.
     claimTasks(ctx, st.start, list.statement);
@@ -900,10 +921,11 @@ function growLists(ctx: Ctx, steps: readonly GrowthStep[], passes: number, st: S
 }
 
 /**
- * Keeps knownLists true after statement `k`: binding a name to a list
- * display makes it known; any other mention of a known list (a call that
- * may change it, an `insert`, a binding, even a comment) makes it unknown,
- * except the growth just followed and `tasks[1].verifier = ...`.
+ * Keeps knownLists true after statement `k`: binding names to a list
+ * display makes it known; any other mention of a known list under any of
+ * its names (a call that may change it, an `insert`, a binding, even a
+ * comment) makes it unknown, except the growth just followed and
+ * `tasks[1].verifier = ...`.
  */
 function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
   const { text } = ctx;
@@ -911,13 +933,21 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
   if (!grew && knownLists.size) {
     const skip = p?.kind === 'verifier' ? st.start : -1;
     for (const [name, list] of [...knownLists])
-      if (mentionedIn(text, name, st, skip)) {
-        knownLists.delete(name);
-        if (reorders(name).test(text.slice(st.start, st.end))) reorderedLists.push(list.statement);
+      if (knownLists.has(name) && mentionedIn(text, name, st, skip)) {
+        for (const alias of list.names) knownLists.delete(alias);
+        if (list.names.some((n) => reorders(n).test(text.slice(st.start, st.end)))) reorderedLists.push(list.statement);
       }
   }
-  if (p?.kind === 'name' && !p.more && p.items && p.items !== UNCOUNTED && text[p.rhs.start] === '[')
-    if (!hasStarred(text, p.items)) knownLists.set(p.name, { statement: k, length: p.items.length });
+  if (
+    p?.kind === 'name' &&
+    p.items &&
+    p.items !== UNCOUNTED &&
+    text[p.rhs.start] === '[' &&
+    !hasStarred(text, p.items)
+  ) {
+    const list = { statement: k, length: p.items.length, names: [p.name, ...uniqueOthers(p.name, p.more ?? [])] };
+    for (const name of list.names) knownLists.set(name, list);
+  }
 }
 
 /**

@@ -55,6 +55,10 @@ const statement = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = [solve(level=${l}), check(expected="x")]`) },
   { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = (solve(level=${l}),)`) },
   { weight: 1, arbitrary: fc.tuple(name, name).map(([n, m]) => `${n} = [${m}, solve(level=1)]`) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(name, name, level).map(([n, m, l]) => `${n} = ${m} = [solve(level=${l}), check(expected="z")]`),
+  },
   { weight: 1, arbitrary: fc.tuple(name, name).map(([n, m]) => `${n} = (check(expected="t"), ${m})`) },
   { weight: 1, arbitrary: fc.tuple(name, iterable).map(([n, it]) => `${n} = [solve(level=x) for x in ${it}]`) },
   { weight: 1, arbitrary: fc.tuple(name, iterable).map(([n, it]) => `${n} = [check(expected=str(x)) for x in ${it}]`) },
@@ -105,7 +109,7 @@ const statement = fc.oneof(
 );
 
 test('the index agrees with discovery on random modules that import', async () => {
-  const modules = fc.sample(fc.array(statement, { minLength: 2, maxLength: 10 }), { seed: SEED, numRuns: 300 });
+  const modules = fc.sample(fc.array(statement, { minLength: 2, maxLength: 10 }), { seed: SEED, numRuns: 400 });
   const paths = modules.map((lines, i) => {
     const dir = join(SCRATCH, `m${i}`);
     mkdirSync(dir);

@@ -91,6 +91,9 @@ describe('lists grown in place, in the index', () => {
           again.append(solve(level=8))
           again = [check(expected="new")]
           again.append(audit(expected="newer"))
+          pair = both = [solve(level=9)]
+          both.append(check(expected="p"))
+          pair[1].verifier = audit(expected="q")
         `,
     );
     const refs = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).map((r) => r.ref);
@@ -99,6 +102,11 @@ describe('lists grown in place, in the index', () => {
     assert.equal(refs('grid').length, 6);
     assert.deepEqual(refs('again'), ['again[0]', 'again[1]']);
     assert.equal(rows.find((r) => r.ref === 'more[6]')?.verifier, 'check');
+    // One list under two names: grown through one, its element's verifier set through the other.
+    assert.deepEqual(
+      rows.filter((r) => /^(pair|both)\[1\]$/.test(r.ref)).map((r) => r.verifier),
+      ['audit', 'audit'],
+    );
     assert.equal(lines['tasks[2]'], lines['tasks[0]'], "a loop's elements sit on its append");
   });
 
