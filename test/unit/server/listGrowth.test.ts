@@ -94,6 +94,7 @@ describe('lists grown in place, in the index', () => {
           pair = both = [solve(level=9)]
           both.append(check(expected="p"))
           pair[1].verifier = audit(expected="q")
+          both[0].verifier = check(expected="r")
         `,
     );
     const refs = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).map((r) => r.ref);
@@ -102,10 +103,15 @@ describe('lists grown in place, in the index', () => {
     assert.equal(refs('grid').length, 6);
     assert.deepEqual(refs('again'), ['again[0]', 'again[1]']);
     assert.equal(rows.find((r) => r.ref === 'more[6]')?.verifier, 'check');
-    // One list under two names: grown through one, its element's verifier set through the other.
+    // One list under two names: grown through one, its elements' verifiers set through either.
     assert.deepEqual(
-      rows.filter((r) => /^(pair|both)\[1\]$/.test(r.ref)).map((r) => r.verifier),
-      ['audit', 'audit'],
+      rows.filter((r) => /^(pair|both)\[/.test(r.ref)).map((r) => [r.ref, r.verifier]),
+      [
+        ['pair[0]', 'check'],
+        ['both[0]', 'check'],
+        ['pair[1]', 'audit'],
+        ['both[1]', 'audit'],
+      ],
     );
     assert.equal(lines['tasks[2]'], lines['tasks[0]'], "a loop's elements sit on its append");
   });
