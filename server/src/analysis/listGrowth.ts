@@ -57,8 +57,7 @@ const FOR_HEAD = /for[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*,?[
  * statement); undefined otherwise.
  */
 export function growingLoop(text: string, st: Span): GrowingLoop | undefined {
-  FOR_HEAD.lastIndex = st.start;
-  const head = FOR_HEAD.exec(text);
+  const head = forHead(text, st.start);
   if (!head) return undefined;
   const iterableStart = st.start + head[0].length;
   const colon = scanTo(text, iterableStart, st.end, ':');
@@ -76,5 +75,18 @@ export function growingLoop(text: string, st: Span): GrowingLoop | undefined {
     if (text.charCodeAt(at) === 59 /* ; */) at = skipSpaceAndComments(text, at + 1, st.end);
   }
   if (steps.length === 0) return undefined;
-  return { targets: head[1]!.split(',').map((t) => t.trim()), iterable, steps };
+  return { targets: namesOf(head), iterable, steps };
 }
+
+/** The names a module-level `for` statement at `at` binds, when its target is plain names. */
+export function forTargets(text: string, at: number): string[] | undefined {
+  const head = forHead(text, at);
+  return head ? namesOf(head) : undefined;
+}
+
+function forHead(text: string, at: number): RegExpExecArray | null {
+  FOR_HEAD.lastIndex = at;
+  return FOR_HEAD.exec(text);
+}
+
+const namesOf = (head: RegExpExecArray): string[] => head[1]!.split(',').map((t) => t.trim());

@@ -47,7 +47,7 @@ import {
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
-import { growingLoop, growthStep, type GrowthStep } from './listGrowth';
+import { forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { moduleStatementStarts } from './moduleLayout';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, type Binds } from './rebinding';
@@ -151,6 +151,8 @@ interface Statement extends Span {
   parsed: ParsedAssignment | undefined;
   /** The module-level names it binds (rebinding.ts). */
   binds: Binds;
+  /** A `for` loop, whose targets (its binds) hold values known only by running the module. */
+  loop?: true;
 }
 
 /** Which statement made each task candidate and verifier assignment of the module being read (rebinding.ts). */
@@ -216,6 +218,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(taskOfName);
   emptied(knownValues);
   emptied(knownLists);
+  emptied(loopBound);
   reorderedLists.length = 0;
   lengthText = text;
   emptied(envVars);
@@ -313,12 +316,19 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         other.push(assigned.name);
         if (assigned.more) other.push(...assigned.more);
         st.binds = bindsOf(assigned);
-      } else if (knownLists.size) grew = growsKnownList(ctx, st);
+      } else {
+        if (knownLists.size) grew = growsKnownList(ctx, st);
+        const targets = forTargets(text, st.start);
+        if (targets) {
+          st.binds = targets.length === 1 ? intern(targets[0]!) : targets.map((t) => intern(t));
+          st.loop = true;
+        }
+      }
     }
     if (knownLists.size || st.parsed?.kind === 'name') trackLists(ctx, st, k, grew);
     const b = st.binds;
-    if (typeof b === 'string') ctx.bound.add(b);
-    else if (b) for (const name of b) ctx.bound.add(name);
+    if (typeof b === 'string') bind(ctx, b, st);
+    else if (b) for (const name of b) bind(ctx, name, st);
     noteTasksHeld(ctx, st, firstTask);
   }
   if (reorderedLists.length) dropReordered(facts);
@@ -704,12 +714,9 @@ const COMPOUND_HEAD = /(?:if|for|while|try|with|match|async)\b/y;
 function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
   const { taskOf } = ctx;
   const b = st.binds;
-  if (!b) {
-    if (taskOf.size && (st.kind === 'other' || headIs(COMPOUND_HEAD, ctx.text, st.start)))
-      for (const name of taskOf.keys())
-        if (mentionsOf(name).test(ctx.text.slice(st.start, st.end))) taskOf.delete(name);
-    return;
-  }
+  if (taskOf.size && (st.kind === 'other' || (!b && headIs(COMPOUND_HEAD, ctx.text, st.start)) || st.loop))
+    for (const name of taskOf.keys()) if (mentionsOf(name).test(ctx.text.slice(st.start, st.end))) taskOf.delete(name);
+  if (!b) return;
   // Most statements bind one name: no array for it (this runs for every module-level binding).
   if (typeof b === 'string') noteTaskHeld(ctx, b, firstTask);
   else for (const name of b) noteTaskHeld(ctx, name, firstTask);
@@ -758,7 +765,9 @@ function displayItems(text: string, span: Span, close: number): Span[] | undefin
   const comprehension = first === '[' ? readComprehension(text, span.start, close, knownNames) : undefined;
   if (!comprehension) return items;
   const { element, count } = comprehension;
-  return count === undefined ? UNCOUNTED : new Array<Span>(count).fill(element);
+  // `[t for t in ...]`: a bare name is most likely the loop's variable, whatever the module binds to it.
+  if (count === undefined || isName(text, element)) return UNCOUNTED;
+  return new Array<Span>(count).fill(element);
 }
 
 /**
@@ -863,6 +872,19 @@ function mentionedIn(text: string, name: string, span: Span, skip = -1): boolean
 }
 
 /**
+ * Names whose latest module-level binding is a `for` loop's target: what
+ * they hold is the last item, known only by running the module.
+ */
+const loopBound = new Set<string>();
+
+/** Records that statement `st` binds `name`: a verifier named by it follows what it holds (`followed`). */
+function bind(ctx: Ctx, name: string, st: Statement): void {
+  ctx.bound.add(name);
+  if (st.loop) loopBound.add(name);
+  else loopBound.delete(name);
+}
+
+/**
  * Gives the tasks made since the last call to `statement` (statementOfTask),
  * and follows the verifiers they name as of offset `at`.
  */
@@ -881,7 +903,9 @@ function growsKnownList(ctx: Ctx, st: Statement): boolean {
   const step = growthStep(text, st.start, expressionEnd(text, st.start, st.end));
   if (step) return growLists(ctx, [step], 1, st);
   const loop = growingLoop(text, st);
-  if (!loop || mentionsList(text, loop.iterable) || loop.targets.some((t) => knownLists.has(t))) return false;
+  // A target that names a known list or task: inside the loop it holds the items instead.
+  if (!loop || mentionsList(text, loop.iterable) || loop.targets.some((t) => knownLists.has(t) || ctx.taskOf.has(t)))
+    return false;
   lengthBefore = st.start;
   const passes = iterableLength(text, loop.iterable, knownNames);
   return passes !== undefined && growLists(ctx, loop.steps, passes, st);
@@ -1070,7 +1094,9 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
  * NameError, and the name is left for the linker to report.
  */
 function followed(ctx: Ctx, value: VerifierValue, at: number): VerifierValue {
-  if (value.kind !== 'name' || ctx.bound.has(value.name) || ctx.bound.has('*')) return value;
+  if (value.kind !== 'name') return value;
+  if (loopBound.has(value.name)) return { kind: 'opaque', range: value.range };
+  if (ctx.bound.has(value.name) || ctx.bound.has('*')) return value;
   return writtenBefore(ctx.text, value.name, at) >= 0 ? { kind: 'opaque', range: value.range } : value;
 }
 

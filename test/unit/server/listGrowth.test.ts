@@ -194,3 +194,35 @@ describe('lists grown in place, in the index', () => {
     );
   });
 });
+
+test("a for loop's targets hold its items: what they held before is no task, nor what a loop appends through them", async () => {
+  const source =
+    VERIFIABLE_ENV +
+    py`
+      a = solve(level=2)
+      comp = [a for a in (3, 4)]
+      more = []
+      for a in (1, 2):
+          more.append(a)
+      b = check(expected="b")
+      for b, c in ((solve(level=1), 2),):
+          pass
+      t = audit(expected="t")
+      t.verifier = b
+    `;
+  const found = discovered(source);
+  assert.deepEqual(
+    found.map((r) => [r.ref, r.verifier]),
+    [
+      ['b', null],
+      ['t', 'solve'],
+    ],
+  );
+  const { rows, problems } = await indexed(source);
+  // `b` holds a Task only the running module knows of, so the index leaves it and `t`'s verifier alone.
+  assert.deepEqual(
+    rows.map((r) => [r.ref, r.verifier]),
+    [['t', null]],
+  );
+  assert.deepEqual(problems, []);
+});
