@@ -49,7 +49,7 @@ export interface GrowingLoop {
   steps: GrowthStep[];
 }
 
-const FOR_HEAD = /for[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*,?[ \t]+in[ \t]+/y;
+const FOR_HEAD = /for[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*,?[ \t]+in(?!\w)[ \t]*/y;
 
 /**
  * The `for` statement in `st` when its target is one or more plain names

@@ -53,6 +53,8 @@ describe('the shapes of growth', () => {
       steps: 2,
     });
     assert.deepEqual(loop('for w in WORDS[1:]:\n    # a comment\n\n    t.append(w)\n')?.iterable, 'WORDS[1:]');
+    assert.deepEqual(loop('for w in("a", "b"):\n    t.append(w)\n')?.iterable, '("a", "b")');
+    assert.equal(loop('for w in_list:\n    t.append(w)\n'), undefined);
     for (const text of [
       'for n in range(3):\n    tasks.append(n)\nelse:\n    tasks.append(0)\n',
       'for n in range(3):\n    if n:\n        tasks.append(n)\n',
