@@ -886,13 +886,15 @@ function bind(ctx: Ctx, name: string, st: Statement): void {
 
 /**
  * Gives the tasks made since the last call to `statement` (statementOfTask),
- * and follows the verifiers they name as of offset `at`.
+ * and follows the verifiers their new calls name as of offset `at`. A shared
+ * call was followed where it was made: what a name held there is its verifier.
  */
 function claimTasks(ctx: Ctx, at: number, statement: number): void {
   const { tasks } = ctx.facts;
   while (statementOfTask.length < tasks.length) {
-    const explicit = tasks[statementOfTask.length]!.call.explicit;
-    if (explicit?.verifier) explicit.verifier = followed(ctx, explicit.verifier, at);
+    const task = tasks[statementOfTask.length]!;
+    const explicit = task.call.explicit;
+    if (explicit?.verifier && !task.sharedCall) explicit.verifier = followed(ctx, explicit.verifier, at);
     statementOfTask.push(statement);
   }
 }

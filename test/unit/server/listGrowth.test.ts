@@ -228,3 +228,25 @@ test("a for loop's targets hold its items: what they held before is no task, nor
   );
   assert.deepEqual(problems, []);
 });
+
+test('a second name for a Task keeps the verifier its call named where it was made, whatever that name holds later', async () => {
+  const { rows } = await agrees(
+    VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task') +
+      py`
+        v = check(expected="v")
+        a = Task(env="workspace", id="solve", args={"level": 1}, verifier=v)
+        for v in (1, 2):
+            pass
+        b = a
+        suite = [a]
+      `,
+  );
+  assert.deepEqual(
+    rows.map((r) => [r.ref, r.verifier]),
+    [
+      ['a', 'check'],
+      ['b', 'check'],
+      ['suite[0]', 'check'],
+    ],
+  );
+});
