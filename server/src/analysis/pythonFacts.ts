@@ -302,13 +302,10 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       const alias = assigned && heldTask(ctx, assigned.rhs);
       if (alias) {
         // `b = a`: a second name for the very Task `a` holds (discovery lists both).
-        for (const name of [assigned.name, ...(assigned.more ?? [])])
-          facts.tasks.push({
-            name,
-            call: alias.call,
-            sharedCall: true,
-            range: ctx.lines.rangeAt(st.start, assigned.rhs.end),
-          });
+        const made = facts.tasks.length;
+        const range = ctx.lines.rangeAt(st.start, assigned.rhs.end);
+        facts.tasks.push({ name: assigned.name, call: alias.call, sharedCall: true, range });
+        shareCandidates(facts, made, made + 1, uniqueOthers(assigned.name, assigned.more ?? []));
         claimTasks(ctx, st.start, k);
         st.binds = bindsOf(assigned);
       } else if (assigned) {
@@ -715,7 +712,7 @@ function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
   const { taskOf } = ctx;
   const b = st.binds;
   if (taskOf.size && (st.kind === 'other' || (!b && headIs(COMPOUND_HEAD, ctx.text, st.start)) || st.loop))
-    for (const name of taskOf.keys()) if (mentionsOf(name).test(ctx.text.slice(st.start, st.end))) taskOf.delete(name);
+    for (const name of taskOf.keys()) if (mentionedIn(ctx.text, name, st)) taskOf.delete(name);
   if (!b) return;
   // Most statements bind one name: no array for it (this runs for every module-level binding).
   if (typeof b === 'string') noteTaskHeld(ctx, b, firstTask);
