@@ -93,7 +93,7 @@ function topLevel(t: string, sep: ',' | '|'): string[] {
 }
 
 function judge(type: string, v: LiteralArg): 'ok' | 'unknown' | TypeMismatch {
-  const literal = /^Literal\s*\[(.*)\]$/s.exec(type);
+  const literal = type.startsWith('Literal') ? /^Literal\s*\[(.*)\]$/s.exec(type) : null;
   if (literal) return judgeLiteral(topLevel(literal[1]!, ','), v);
   switch (type) {
     case 'None':

@@ -3,7 +3,7 @@
  * `None`, `-1`): the only argument values whose type is known statically.
  */
 import type { LiteralArg } from './facts';
-import type { Span } from './pyScan';
+import { stringPrefixLength, type Span } from './pyScan';
 import { intern } from './intern';
 import { literalString } from './syntax';
 
@@ -38,18 +38,26 @@ function literal(kind: LiteralArg['kind'], value: string, owned = false): Litera
 const INT = /^[-+]?(?:0|[1-9](?:_?\d)*)$/;
 const FLOAT = /^[-+]?(?:\d(?:_?\d)*)?(?:\.\d(?:_?\d)*|\d\.)(?:[eE][-+]?\d+)?$|^[-+]?\d(?:_?\d)*[eE][-+]?\d+$/;
 
+const withoutUnderscores = (digits: string): string => (digits.includes('_') ? digits.replace(/_/g, '') : digits);
+
 export function literalArg(text: string, span: Span): LiteralArg | undefined {
-  const source = text.slice(span.start, span.end);
-  const c = source.charCodeAt(0);
-  // A quote or a string prefix letter: only then is it worth reading as a string.
-  if (c === 34 || c === 39 || /^[rRbBuU]{1,2}["']/.test(source)) {
-    if (/^[bB]|^[rR][bB]/.test(source)) return undefined; // bytes are not str
-    const value = literalString(source);
+  const prefix = stringPrefixLength(text, span.start);
+  if (prefix >= 0) {
+    // Bytes are not str, and an f-string is not a literal here.
+    for (let i = span.start; i < span.start + prefix; i++) {
+      const letter = text.charCodeAt(i) | 0x20;
+      if (letter === 0x62 /* b */ || letter === 0x66 /* f */) return undefined;
+    }
+    const value = literalString(text.slice(span.start, span.end));
     return value === undefined ? undefined : literal('str', value, true);
   }
+  const c = text.charCodeAt(span.start);
+  // Only a digit, a sign, a dot or a capital can start the other literals.
+  if (!((c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 84 || c === 70 || c === 78)) return undefined;
+  const source = text.slice(span.start, span.end);
   if (source === 'True' || source === 'False') return literal('bool', source);
   if (source === 'None') return literal('none', source);
-  if (INT.test(source)) return literal('int', source.replace(/_/g, ''));
-  if (FLOAT.test(source)) return literal('float', source.replace(/_/g, ''));
+  if (INT.test(source)) return literal('int', withoutUnderscores(source));
+  if (FLOAT.test(source)) return literal('float', withoutUnderscores(source));
   return undefined;
 }

@@ -181,6 +181,39 @@ function isPrefixLetter(code: number): boolean {
   return lower === 0x72 || lower === 0x62 || lower === 0x75 || lower === 0x66;
 }
 
+/**
+ * How many prefix letters (up to two of r, b, u, f in either case) stand
+ * before a quote at `at`, or -1 when no quote follows them: what
+ * `/[rRbBuUfF]{0,2}(?=["'])/y` matches, without a match array. Every
+ * literal argument and dict key asks it.
+ */
+export function stringPrefixLength(text: string, at: number): number {
+  let i = at;
+  while (i < at + 2 && isPrefixLetter(text.charCodeAt(i))) i++;
+  const c = text.charCodeAt(i);
+  return c === QUOTE1 || c === QUOTE2 ? i - at : -1;
+}
+
+/** Whether the code unit is in `\w` as regular expressions without the `u` flag read it (ASCII only). */
+export function isWordCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+}
+
+/** Where the ASCII identifier (`[A-Za-z_]\w*`) starting at `at` ends; `at` itself when none starts there. */
+export function identifierEnd(text: string, at: number): number {
+  const first = text.charCodeAt(at);
+  if (!((first >= 65 && first <= 90) || (first >= 97 && first <= 122) || first === 95)) return at;
+  let i = at + 1;
+  while (isWordCode(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Skips whitespace as `\s*` reads it, without a bound (sticky patterns read past a span's end too). */
+export function skipSpaces(text: string, at: number): number {
+  while (isSpaceCode(text.charCodeAt(at))) at++;
+  return at;
+}
+
 /** Whether the string whose opening quote is at `quote` has an `f` among its prefix letters. */
 export function isFormatString(text: string, quote: number): boolean {
   for (let i = quote - 1; i >= quote - 2 && i >= 0; i--) {
@@ -286,3 +319,61 @@ export class CodeReader {
     return true;
   }
 }
+
+/*
+ * Heads of statements and arguments read without a regular expression:
+ * extraction asks these a few dozen times per file, and a sticky pattern's
+ * exec allocated a match array and its captures each time (about a sixth
+ * of what a cold index allocated; bench/index/README.md).
+ */
+
+/** After `name =` (not `==`) at `at`: where the value starts, or -1. What `([A-Za-z_]\w*)\s*=(?!=)\s*` matches. */
+export function keywordValueAt(text: string, at: number): number {
+  const nameEnd = identifierEnd(text, at);
+  if (nameEnd === at) return -1;
+  const eq = skipSpaces(text, nameEnd);
+  if (text.charCodeAt(eq) !== EQUALS || text.charCodeAt(eq + 1) === EQUALS) return -1;
+  return skipSpaces(text, eq + 1);
+}
+
+/**
+ * After an assignment target `name =` or `name: annotation =` at `at`
+ * (never `==`): where the value starts, or -1. What
+ * `([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)\s*` matches.
+ */
+export function assignedValueAt(text: string, at: number): number {
+  const nameEnd = identifierEnd(text, at);
+  if (nameEnd === at) return -1;
+  let eq = skipSpaces(text, nameEnd);
+  if (text.charCodeAt(eq) === COLON) {
+    eq++;
+    for (let c = text.charCodeAt(eq); eq < text.length && c !== EQUALS && c !== NEWLINE; c = text.charCodeAt(++eq));
+  }
+  if (text.charCodeAt(eq) !== EQUALS || text.charCodeAt(eq + 1) === EQUALS) return -1;
+  return skipSpaces(text, eq + 1);
+}
+
+/**
+ * The end of the dotted name of a call starting at `at` (`a.b (`), or -1
+ * when no `(` follows it. What the capture of
+ * `([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(` matches; the `(` is the
+ * next non-space after it.
+ */
+export function calleeEndAt(text: string, at: number): number {
+  let end = identifierEnd(text, at);
+  if (end === at) return -1;
+  for (;;) {
+    const dot = skipSpaces(text, end);
+    if (text.charCodeAt(dot) !== DOT) break;
+    const nameAt = skipSpaces(text, dot + 1);
+    const nameEnd = identifierEnd(text, nameAt);
+    if (nameEnd === nameAt) break;
+    end = nameEnd;
+  }
+  return text.charCodeAt(skipSpaces(text, end)) === OPEN_PAREN ? end : -1;
+}
+
+const EQUALS = 61;
+const COLON = 58;
+const DOT = 46;
+const OPEN_PAREN = 40;

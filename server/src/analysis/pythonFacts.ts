@@ -34,12 +34,19 @@ import { intern, internDotted } from './intern';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import {
+  assignedValueAt,
+  calleeEndAt,
   expressionEnd,
   hasStarred,
+  identifierEnd,
   isName,
+  isSpaceCode,
+  isWordCode,
+  keywordValueAt,
   matchBracket,
   scanTo,
   skipSpaceAndComments,
+  skipSpaces,
   splitTopLevel,
   trimEnd,
   trimStart,
@@ -161,14 +168,15 @@ const statementOfAssignment: number[] = [];
 
 const DEFINITION_NAME = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/;
 
-const IMPORT_HEAD = /(?:import|from)\s/y;
-const DEFINITION_HEAD = /(?:def|class|async)\s/y;
-const NAME_HEAD = /[A-Za-z_]/y;
-
 /** Whether the sticky `re` matches `text` at `at` (no slice of the statement). */
 function headIs(re: RegExp, text: string, at: number): boolean {
   re.lastIndex = at;
   return re.test(text);
+}
+
+/** Whether the keyword `word` followed by whitespace starts at `at`. */
+function keywordAt(text: string, at: number, word: string): boolean {
+  return text.startsWith(word, at) && isSpaceCode(text.charCodeAt(at + word.length));
 }
 
 /** The sticky `re` matched at `at`, if the match ends by `limit` (no slice of the text). */
@@ -180,10 +188,10 @@ function matchAt(re: RegExp, text: string, at: number, limit: number): RegExpExe
 
 /** Classifies a module-level statement by its first characters (no call into wasm). */
 function kindOf(text: string, at: number): StatementKind {
-  if (headIs(IMPORT_HEAD, text, at)) return 'import';
+  if (keywordAt(text, at, 'import') || keywordAt(text, at, 'from')) return 'import';
   if (text.charCodeAt(at) === 64 /* @ */) return 'decorated';
-  if (headIs(DEFINITION_HEAD, text, at)) return 'definition';
-  if (headIs(NAME_HEAD, text, at)) return 'simple';
+  if (keywordAt(text, at, 'def') || keywordAt(text, at, 'class') || keywordAt(text, at, 'async')) return 'definition';
+  if (identifierEnd(text, at) > at) return 'simple';
   return 'other';
 }
 
@@ -450,25 +458,22 @@ function isHudName(callee: readonly string[] | undefined, hud: HudNames, set: Se
   return hud.modules.has(callee[0]!) && callee[callee.length - 1] === name;
 }
 
-const NAME_TARGET = /([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)\s*/y;
 const VERIFIER_TARGET = /([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*\.\s*verifier\s*=(?!=)\s*/y;
-const CALL_HEAD = /([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/y;
-const KEYWORD_ARG = /([A-Za-z_]\w*)\s*=(?!=)\s*/y;
 
 /** `name = <rhs>` or `a = b = <rhs>`: the variables and where the right-hand side starts and ends. */
 function simpleAssignment(text: string, st: Span): { name: string; more?: string[]; rhs: Span } | undefined {
-  const m = matchAt(NAME_TARGET, text, st.start, st.end);
-  if (!m) return undefined;
-  let start = st.start + m[0].length;
+  let start = assignedValueAt(text, st.start);
+  if (start < 0 || start > st.end) return undefined;
+  const name = intern(text.slice(st.start, identifierEnd(text, st.start)));
   let more: string[] | undefined;
   while (mayBeTarget(text, start, st.end)) {
-    const next = matchAt(NAME_TARGET, text, start, st.end);
-    if (!next) break;
-    (more ??= []).push(intern(next[1]!));
-    start += next[0].length;
+    const next = assignedValueAt(text, start);
+    if (next < 0 || next > st.end) break;
+    (more ??= []).push(intern(text.slice(start, identifierEnd(text, start))));
+    start = next;
   }
   const rhs = { start, end: expressionEnd(text, start, st.end) };
-  return more ? { name: intern(m[1]!), more, rhs } : { name: intern(m[1]!), rhs };
+  return more ? { name, more, rhs } : { name, rhs };
 }
 
 /** The names an assignment binds: one, or each target of `a = b = ...`. */
@@ -477,7 +482,7 @@ const bindsOf = (a: { name: string; more?: string[] | undefined }): Binds => (a.
 /** Whether a name at `at` is followed by `=` or `:` (a chained target), without a regular expression for `f(...)`. */
 function mayBeTarget(text: string, at: number, end: number): boolean {
   let i = at;
-  while (i < end && /\w/.test(text[i]!)) i++;
+  while (i < end && isWordCode(text.charCodeAt(i))) i++;
   if (i === at) return false;
   while (i < end && (text[i] === ' ' || text[i] === '\t')) i++;
   return text[i] === '=' || text[i] === ':';
@@ -565,14 +570,13 @@ interface ArgSpan {
 /** A call written as `dotted.name(args)` spanning exactly `span`. */
 function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
   const { text, lines } = ctx;
-  const head = matchAt(CALL_HEAD, text, span.start, span.end);
-  if (!head) return undefined;
-  const open = span.start + head[0].length - 1;
+  const calleeEnd = calleeEndAt(text, span.start);
+  if (calleeEnd < 0) return undefined;
+  const open = skipSpaces(text, calleeEnd);
+  if (open >= span.end) return undefined;
   const close = matchBracket(text, open, span.end);
   if (close !== span.end - 1) return undefined; // `f(x).g`, `f(x) + 1`: not a plain call
-  const dotted = head[1]!;
-  const callee = internDotted(dotted);
-  const calleeEnd = span.start + head[1]!.length;
+  const callee = internDotted(text.slice(span.start, calleeEnd));
   const facts: CallFacts = {
     callee,
     range: lines.rangeAt(span.start, span.end),
@@ -589,12 +593,13 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
       args.push({ splat: true, span: a, value: a });
       continue;
     }
-    const kw = matchAt(KEYWORD_ARG, text, a.start, a.end);
-    if (kw) {
-      const value = { start: a.start + kw[0].length, end: a.end };
-      args.push({ keyword: kw[1]!, splat: false, span: a, value });
-      const name = intern(kw[1]!);
-      const range = lines.rangeAt(a.start, a.start + kw[1]!.length);
+    const valueStart = keywordValueAt(text, a.start);
+    if (valueStart >= 0 && valueStart <= a.end) {
+      const value = { start: valueStart, end: a.end };
+      const nameEnd = identifierEnd(text, a.start);
+      const name = intern(text.slice(a.start, nameEnd));
+      args.push({ keyword: name, splat: false, span: a, value });
+      const range = lines.rangeAt(a.start, nameEnd);
       const literal = literalArg(text, value);
       // Every field in the literal: one added later goes to a separate property store.
       facts.keywords.push(
@@ -1133,9 +1138,10 @@ function trimEndOf(text: string, from: number, end: number): number {
   let e = end;
   // drop trailing blank lines and comments that belong to no statement
   for (;;) {
-    while (e > from && /\s/.test(text[e - 1]!)) e--;
+    e = trimEnd(text, from, e);
     const lineStart = text.lastIndexOf('\n', e - 1) + 1;
-    if (lineStart > from && /^\s*#/.test(text.slice(lineStart, e))) e = lineStart;
+    const first = trimStart(text, lineStart, e);
+    if (lineStart > from && first < e && text.charCodeAt(first) === 35 /* # */) e = lineStart;
     else return e;
   }
 }

@@ -162,10 +162,43 @@ export function sdkProblems(text: string, lines: LineMap, envVariables: Readonly
   return out;
 }
 
-const IMPORT = /^[ \t]*from[ \t]+(hud(?:\.[A-Za-z_]\w*)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*(?:\\\n[^\n#]*)*)/gm;
+/**
+ * Where the line holding `at` starts, if only spaces and tabs stand before
+ * `at` on it; else -1. Lines end where `^` in a multiline pattern says.
+ */
+function indentStart(text: string, at: number): number {
+  let i = at;
+  for (let c = text.charCodeAt(i - 1); c === 32 || c === 9; c = text.charCodeAt(--i - 1));
+  const before = text.charCodeAt(i - 1);
+  return i === 0 || before === 10 || before === 13 || before === 0x2028 || before === 0x2029 ? i : -1;
+}
+
+/**
+ * The matches of the sticky multiline `re` at the starts of the lines on
+ * which `word` is the first thing after the indentation: a file's few
+ * candidate lines, found by indexOf, instead of a pattern tried at every
+ * line of every file.
+ */
+export function* linesStartingWith(text: string, word: string, re: RegExp): Generator<RegExpExecArray> {
+  for (let at = text.indexOf(word); at >= 0;) {
+    const lineStart = indentStart(text, at);
+    let next = at + word.length;
+    if (lineStart >= 0) {
+      re.lastIndex = lineStart;
+      const m = re.exec(text);
+      if (m) {
+        yield m;
+        next = Math.max(next, lineStart + m[0].length);
+      }
+    }
+    at = text.indexOf(word, next);
+  }
+}
+
+const IMPORT = /[ \t]*from[ \t]+(hud(?:\.[A-Za-z_]\w*)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*(?:\\\n[^\n#]*)*)/my;
 
 function importProblems(text: string, lines: LineMap, out: FileProblem[]): void {
-  for (const m of text.matchAll(IMPORT)) {
+  for (const m of linesStartingWith(text, 'from', IMPORT)) {
     const exported = SDK_EXPORTS[m[1]!];
     if (!exported) continue;
     const listStart = m.index + m[0].length - m[2]!.length;
@@ -186,13 +219,15 @@ function importProblems(text: string, lines: LineMap, out: FileProblem[]): void 
   }
 }
 
+const BARE_TEMPLATE = /[ \t]*@([A-Za-z_]\w*)\.template[ \t]*(?:#[^\n]*)?$/my;
+
 function bareTemplateProblems(
   text: string,
   lines: LineMap,
   envVariables: ReadonlySet<string>,
   out: FileProblem[],
 ): void {
-  for (const m of text.matchAll(/^[ \t]*@([A-Za-z_]\w*)\.template[ \t]*(?:#[^\n]*)?$/gm)) {
+  for (const m of linesStartingWith(text, '@', BARE_TEMPLATE)) {
     if (!envVariables.has(m[1]!)) continue;
     const at = m.index + m[0].indexOf('@');
     out.push(

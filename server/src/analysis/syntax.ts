@@ -12,6 +12,7 @@
 import type { Range } from './facts';
 import { ownString, intern } from './intern';
 import { positionOf, sharedRange } from './lines';
+import { stringPrefixLength } from './pyScan';
 import type { SyntaxNode } from './treeSitter';
 
 export function rangeOf(node: SyntaxNode): Range {
@@ -29,7 +30,6 @@ export function identifierAt(text: string, at: number): string {
   return m ? intern(m[0]) : '';
 }
 
-const STRING_START = /^([rRbBuUfF]{0,2})("""|'''|"|')/;
 const ESCAPES: Record<string, string> = {
   n: '\n',
   t: '\t',
@@ -46,18 +46,22 @@ const ESCAPES: Record<string, string> = {
  * (f-strings with interpolation, implicit concatenation, anything else).
  */
 export function literalString(source: string): string | undefined {
-  const m = STRING_START.exec(source);
-  if (!m) return undefined;
-  const prefix = m[1]!.toLowerCase();
-  const quote = m[2]!;
-  const raw = prefix.includes('r');
-  const bodyEnd = source.length - quote.length;
-  if (bodyEnd < m[0].length || !source.endsWith(quote)) return undefined;
-  const isF = prefix.includes('f');
-  const q = quote.charCodeAt(0);
+  const prefixLength = stringPrefixLength(source, 0);
+  if (prefixLength < 0) return undefined;
+  const q = source.charCodeAt(prefixLength);
+  const quoteLength = source.charCodeAt(prefixLength + 1) === q && source.charCodeAt(prefixLength + 2) === q ? 3 : 1;
+  // Prefix letters by their lower-case code: r 0x72, f 0x66.
+  const p0 = prefixLength > 0 ? source.charCodeAt(0) | 0x20 : 0;
+  const p1 = prefixLength > 1 ? source.charCodeAt(1) | 0x20 : 0;
+  const raw = p0 === 0x72 || p1 === 0x72;
+  const isF = p0 === 0x66 || p1 === 0x66;
+  const opened = prefixLength + quoteLength;
+  const bodyEnd = source.length - quoteLength;
+  if (bodyEnd < opened || !endsWithQuote(source, q, quoteLength)) return undefined;
+  const quote = quoteLength === 3 ? source.slice(prefixLength, opened) : '';
   // Copies runs of plain characters at once: one string per run rather than one per character.
   let out = '';
-  let run = m[0].length;
+  let run = opened;
   for (let i = run; i < bodyEnd; i++) {
     const c = source.charCodeAt(i);
     if (c === BACKSLASH) {
@@ -67,10 +71,18 @@ export function literalString(source: string): string | undefined {
       run = i + 1;
       continue;
     }
-    if (c === q && source.startsWith(quote, i)) return undefined; // the literal ended early: `"a" "b"`, `"a" + x`
+    // the literal ended early: `"a" "b"`, `"a" + x`
+    if (c === q && (quoteLength === 1 || source.startsWith(quote, i))) return undefined;
     if (isF && (c === OPEN_BRACE || c === CLOSE_BRACE)) return undefined;
   }
   return ownString(run < bodyEnd ? out + source.slice(run, bodyEnd) : out);
+}
+
+/** Whether `source` ends with `length` (1 or 3) quotes `q`. */
+function endsWithQuote(source: string, q: number, length: number): boolean {
+  const n = source.length;
+  if (source.charCodeAt(n - 1) !== q) return false;
+  return length === 1 || (source.charCodeAt(n - 2) === q && source.charCodeAt(n - 3) === q);
 }
 
 const BACKSLASH = 92;

@@ -23,6 +23,7 @@ import {
   matchBracket,
   skipString,
   splitTopLevel,
+  stringPrefixLength,
   trimEnd,
   trimStart,
   type Span,
@@ -178,8 +179,6 @@ function boundVariable(text: string, yieldAt: number): string | undefined {
   return /(?:^|[\n;])\s*([A-Za-z_]\w*)\s*(?::[^=\n]*)?=\s*\(?\s*$/.exec(before)?.[1];
 }
 
-const STRING_PREFIX = /[rRbBuUfF]{0,2}(?=["'])/y;
-
 /** The value of a literal (or implicitly concatenated literals, maybe parenthesized) in `span`. */
 function literalIn(text: string, span: Span): string | undefined {
   let { start, end } = span;
@@ -190,10 +189,9 @@ function literalIn(text: string, span: Span): string | undefined {
   let out = '';
   let i = start;
   while (i < end) {
-    STRING_PREFIX.lastIndex = i;
-    const prefix = STRING_PREFIX.exec(text);
-    if (!prefix) return undefined;
-    const close = skipString(text, i + prefix[0].length);
+    const prefix = stringPrefixLength(text, i);
+    if (prefix < 0) return undefined;
+    const close = skipString(text, i + prefix);
     if (close < 0 || close > end) return undefined;
     const v = literalString(text.slice(i, close));
     if (v === undefined) return undefined;
