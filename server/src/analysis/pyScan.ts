@@ -199,18 +199,26 @@ export function isWordCode(code: number): boolean {
   return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
 }
 
-/** Where the ASCII identifier (`[A-Za-z_]\w*`) starting at `at` ends; `at` itself when none starts there. */
-export function identifierEnd(text: string, at: number): number {
+/**
+ * Where the ASCII identifier (`[A-Za-z_]\w*`) starting at `at` ends, read
+ * no further than `limit`; `at` itself when none starts there.
+ */
+export function identifierEnd(text: string, at: number, limit = text.length): number {
+  if (at >= limit) return at;
   const first = text.charCodeAt(at);
   if (!((first >= 65 && first <= 90) || (first >= 97 && first <= 122) || first === 95)) return at;
   let i = at + 1;
-  while (isWordCode(text.charCodeAt(i))) i++;
+  while (i < limit && isWordCode(text.charCodeAt(i))) i++;
   return i;
 }
 
-/** Skips whitespace as `\s*` reads it, without a bound (sticky patterns read past a span's end too). */
-export function skipSpaces(text: string, at: number): number {
-  while (isSpaceCode(text.charCodeAt(at))) at++;
+/**
+ * Skips whitespace as `\s*` reads it, no further than `limit`. Sticky
+ * patterns over the whole text read past a span's end: their readers here
+ * take no limit and their callers compare the end with the span's.
+ */
+export function skipSpaces(text: string, at: number, limit = text.length): number {
+  while (at < limit && isSpaceCode(text.charCodeAt(at))) at++;
   return at;
 }
 
@@ -327,13 +335,17 @@ export class CodeReader {
  * of what a cold index allocated; bench/index/README.md).
  */
 
-/** After `name =` (not `==`) at `at`: where the value starts, or -1. What `([A-Za-z_]\w*)\s*=(?!=)\s*` matches. */
-export function keywordValueAt(text: string, at: number): number {
-  const nameEnd = identifierEnd(text, at);
+/**
+ * After `name =` (not `==`) at `at`, read no further than `limit`: where
+ * the value starts, or -1. What `([A-Za-z_]\w*)\s*=(?!=)\s*` matches.
+ */
+export function keywordValueAt(text: string, at: number, limit = text.length): number {
+  const nameEnd = identifierEnd(text, at, limit);
   if (nameEnd === at) return -1;
-  const eq = skipSpaces(text, nameEnd);
-  if (text.charCodeAt(eq) !== EQUALS || text.charCodeAt(eq + 1) === EQUALS) return -1;
-  return skipSpaces(text, eq + 1);
+  const eq = skipSpaces(text, nameEnd, limit);
+  if (eq >= limit || text.charCodeAt(eq) !== EQUALS || (eq + 1 < limit && text.charCodeAt(eq + 1) === EQUALS))
+    return -1;
+  return skipSpaces(text, eq + 1, limit);
 }
 
 /**
@@ -371,6 +383,66 @@ export function calleeEndAt(text: string, at: number): number {
     end = nameEnd;
   }
   return text.charCodeAt(skipSpaces(text, end)) === OPEN_PAREN ? end : -1;
+}
+
+/** A `def` or `class` head: `async def name` and what follows it up to the next non-space. */
+export interface DefinitionHead {
+  isAsync: boolean;
+  isClass: boolean;
+  nameAt: number;
+  nameEnd: number;
+  /** Just past the whitespace after the name: the `(` of a function's parameters. */
+  end: number;
+}
+
+/**
+ * The `def` or `class` head at `at`, read no further than `limit`: what
+ * `^(async\s+)?(def|class)\s+([A-Za-z_]\w*)\s*` matches in the text
+ * from `at` to `limit`.
+ */
+export function definitionHeadAt(text: string, at: number, limit: number): DefinitionHead | undefined {
+  let i = at;
+  const isAsync = wordThenSpace(text, i, 'async', limit);
+  if (isAsync) i = skipSpaces(text, i + 5, limit);
+  const isClass = wordThenSpace(text, i, 'class', limit);
+  if (!isClass && !wordThenSpace(text, i, 'def', limit)) return undefined;
+  const nameAt = skipSpaces(text, i + (isClass ? 5 : 3), limit);
+  const nameEnd = identifierEnd(text, nameAt, limit);
+  if (nameEnd === nameAt) return undefined;
+  return { isAsync, isClass, nameAt, nameEnd, end: skipSpaces(text, nameEnd, limit) };
+}
+
+/** `word` at `at` followed by at least one whitespace, all before `limit`. */
+function wordThenSpace(text: string, at: number, word: string, limit: number): boolean {
+  const after = at + word.length;
+  return after < limit && text.startsWith(word, at) && isSpaceCode(text.charCodeAt(after));
+}
+
+/**
+ * `@env.template` or `@env.scenario` at `at` (its `@`), read no further
+ * than `limit`: what `^@\s*([A-Za-z_]\w*)\s*\.\s*(template|scenario)\b\s*`
+ * matches in the text from `at` to `limit`.
+ */
+export function envDecoratorAt(
+  text: string,
+  at: number,
+  limit: number,
+): { nameAt: number; nameEnd: number; kind: 'template' | 'scenario'; end: number } | undefined {
+  if (text.charCodeAt(at) !== 64 /* @ */) return undefined;
+  const nameAt = skipSpaces(text, at + 1, limit);
+  const nameEnd = identifierEnd(text, nameAt, limit);
+  if (nameEnd === nameAt) return undefined;
+  const dot = skipSpaces(text, nameEnd, limit);
+  if (dot >= limit || text.charCodeAt(dot) !== DOT) return undefined;
+  const wordAt = skipSpaces(text, dot + 1, limit);
+  const kind = text.startsWith('template', wordAt)
+    ? 'template'
+    : text.startsWith('scenario', wordAt)
+      ? 'scenario'
+      : undefined;
+  const wordEnd = wordAt + 8;
+  if (!kind || wordEnd > limit || (wordEnd < limit && isWordCode(text.charCodeAt(wordEnd)))) return undefined;
+  return { nameAt, nameEnd, kind, end: skipSpaces(text, wordEnd, limit) };
 }
 
 const EQUALS = 61;

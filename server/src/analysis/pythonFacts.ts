@@ -36,6 +36,8 @@ import { LineMap } from './lines';
 import {
   assignedValueAt,
   calleeEndAt,
+  definitionHeadAt,
+  envDecoratorAt,
   expressionEnd,
   hasStarred,
   identifierEnd,
@@ -166,8 +168,6 @@ interface Statement extends Span {
 const statementOfTask: number[] = [];
 const statementOfAssignment: number[] = [];
 
-const DEFINITION_NAME = /^(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/;
-
 /** Whether the sticky `re` matches `text` at `at` (no slice of the statement). */
 function headIs(re: RegExp, text: string, at: number): boolean {
   re.lastIndex = at;
@@ -294,8 +294,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     let grew = false;
     if (st.kind === 'decorated') st.binds = readDecorated(ctx, st, envVars, imported);
     else if (st.kind === 'definition') {
-      const name = DEFINITION_NAME.exec(text.slice(st.start, st.start + 200));
-      if (name) facts.plainDefinitions.push((st.binds = intern(name[1]!)));
+      const head = definitionHeadAt(text, st.start, Math.min(text.length, st.start + 200));
+      if (head) facts.plainDefinitions.push((st.binds = intern(text.slice(head.nameAt, head.nameEnd))));
     } else if (st.parsed) {
       readAssignment(ctx, st.parsed);
       if (st.parsed.kind === 'name') st.binds = bindsOf(st.parsed);
@@ -1019,8 +1019,6 @@ function heldTask(ctx: Ctx, item: Span): TaskCandidate | undefined {
   return ctx.taskOf.get(ctx.text.slice(item.start, item.end));
 }
 
-const DECORATOR = /^@\s*([A-Za-z_]\w*)\s*\.\s*(template|scenario)\b\s*/;
-
 /** Reads a decorated `def` or `class`; returns the name it binds. */
 function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<string>): string | undefined {
   const { text, facts, lines } = ctx;
@@ -1031,42 +1029,48 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
     decorators.push({ start: at, end });
     at = skipSpaceAndComments(text, end, st.end);
   }
-  const defHead = /^(async\s+)?(def|class)\s+([A-Za-z_]\w*)\s*/.exec(text.slice(at, at + 300));
+  const defHead = definitionHeadAt(text, at, Math.min(text.length, at + 300));
   if (!defHead) return undefined;
-  const functionName = intern(defHead[3]!);
+  const functionName = intern(text.slice(defHead.nameAt, defHead.nameEnd));
   const defStart = at;
   let found = false;
   for (const dec of decorators) {
     if (!facts.importsHud) break;
-    const decText = text.slice(dec.start, dec.end);
-    const m = DECORATOR.exec(decText);
+    const m = envDecoratorAt(text, dec.start, dec.end);
     if (!m) continue;
-    const envVariable = intern(m[1]!);
+    const envVariable = intern(text.slice(m.nameAt, m.nameEnd));
     if (!envVars.has(envVariable) && !imported.has(envVariable)) continue;
     const decRange = lines.rangeAt(dec.start, dec.end);
-    if (m[2] === 'scenario') {
+    if (m.kind === 'scenario') {
       facts.v5Scenarios.push({ envVariable, functionName, range: decRange });
       continue;
     }
-    if (defHead[2] !== 'def' || found) continue;
-    const afterName = dec.start + m[0].length;
+    if (defHead.isClass || found) continue;
+    const afterName = m.end;
     let id: string | undefined;
     let description: string | undefined;
     if (text[afterName] === '(') {
       const close = matchBracket(text, afterName, dec.end);
       if (close > 0) {
         splitTopLevel(text, afterName + 1, close).forEach((a, i) => {
-          const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*/.exec(text.slice(a.start, a.end));
-          const value = literalString(text.slice(kw ? a.start + kw[0].length : a.start, a.end));
-          const key = kw ? kw[1] : i === 0 ? 'id' : i === 1 ? 'description' : undefined;
+          const valueAt = keywordValueAt(text, a.start, a.end);
+          const value = literalString(text.slice(valueAt < 0 ? a.start : valueAt, a.end));
+          const key =
+            valueAt >= 0
+              ? text.slice(a.start, identifierEnd(text, a.start))
+              : i === 0
+                ? 'id'
+                : i === 1
+                  ? 'description'
+                  : undefined;
           if (value === undefined) return;
           if (key === 'id') id = intern(value, true);
           else if (key === 'description') description = value;
         });
       }
     }
-    const nameAt = defStart + defHead[0].trimEnd().length - functionName.length;
-    const paramsOpen = defStart + defHead[0].length;
+    const nameAt = defHead.nameAt;
+    const paramsOpen = defHead.end;
     const paramsClose = text[paramsOpen] === '(' ? matchBracket(text, paramsOpen, st.end) : -1;
     const params = paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [];
     checkAnnotations(ctx, functionName, defStart, params, paramsOpen, paramsClose);
@@ -1079,7 +1083,7 @@ function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<s
       nameRange: lines.rangeAt(nameAt, nameAt + functionName.length),
       decoratorRange: decRange,
       params,
-      isAsync: !!defHead[1],
+      isAsync: defHead.isAsync,
     };
     const body = { start: defStart, end: st.end };
     facts.templates.push(

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import {
   assignedValueAt,
   calleeEndAt,
+  definitionHeadAt,
+  envDecoratorAt,
   identifierEnd,
   keywordValueAt,
   stringPrefixLength,
@@ -56,6 +58,11 @@ const PIECES = [
   'hud',
   'env',
   '.template',
+  'template',
+  'scenario',
+  'async',
+  'def',
+  'class',
 ];
 
 function randomTexts(count: number, seed: number): string[] {
@@ -67,6 +74,8 @@ function randomTexts(count: number, seed: number): string[] {
 
 const TEXTS = [
   ...randomTexts(4000, 20261204),
+  // Decorator-shaped ones, which pieces at random rarely make.
+  ...randomTexts(1500, 12).map((t, i) => `@${' '.repeat(i % 2)}env${i % 3 ? ' . ' : '.'}${t}`),
   'env . solve (x)',
   'a.b.c(',
   'a . (',
@@ -112,6 +121,36 @@ describe('reading heads of statements without regular expressions', () => {
           compared++;
         }
     assert.ok(compared > 100_000);
+  });
+
+  it('reads bounded heads as the patterns did on the text cut at the bound', () => {
+    const matched = { kw: 0, def: 0, dec: 0 };
+    for (const text of TEXTS)
+      for (let at = 0; at <= text.length; at++)
+        for (const limit of [text.length, Math.min(text.length, at + 3), Math.min(text.length, at + 9)]) {
+          const cut = text.slice(at, limit);
+          const where = `at ${at}, limit ${limit} of ${JSON.stringify(text)}`;
+          const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*/.exec(cut);
+          assert.equal(keywordValueAt(text, at, limit), kw ? at + kw[0].length : -1, `keywordValueAt ${where}`);
+          const def = /^(async\s+)?(def|class)\s+([A-Za-z_]\w*)\s*/.exec(cut);
+          const head = definitionHeadAt(text, at, limit);
+          assert.deepEqual(
+            head && [head.isAsync, head.isClass, text.slice(head.nameAt, head.nameEnd), head.end],
+            def ? [!!def[1], def[2] === 'class', def[3], at + def[0].length] : undefined,
+            `definitionHeadAt ${where}`,
+          );
+          const dec = /^@\s*([A-Za-z_]\w*)\s*\.\s*(template|scenario)\b\s*/.exec(cut);
+          const found = envDecoratorAt(text, at, limit);
+          assert.deepEqual(
+            found && [text.slice(found.nameAt, found.nameEnd), found.kind, found.end],
+            dec ? [dec[1], dec[2], at + dec[0].length] : undefined,
+            `envDecoratorAt ${where}`,
+          );
+          if (kw) matched.kw++;
+          if (def) matched.def++;
+          if (dec) matched.dec++;
+        }
+    assert.ok(matched.kw > 500 && matched.def > 50 && matched.dec > 50, JSON.stringify(matched));
   });
 
   it('reads string and other literals as the patterns did', () => {
@@ -200,6 +239,6 @@ describe('reading heads of statements without regular expressions', () => {
         assert.deepEqual(now, old, JSON.stringify(text));
         found += now.length;
       }
-    assert.ok(found > 300, `${found} lines found`);
+    assert.ok(found > 150, `${found} lines found`);
   });
 });
