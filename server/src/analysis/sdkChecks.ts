@@ -6,8 +6,10 @@
  * Syntax errors are importability.ts's. The text is only scanned when it
  * mentions what is checked.
  */
+import { BoundedCache } from './boundedCache';
 import { problem } from './diagnostics';
 import type { FileProblem } from './facts';
+import { ownString } from './intern';
 import type { LineMap } from './lines';
 import { closestName } from './names';
 
@@ -197,10 +199,18 @@ export function* linesStartingWith(text: string, word: string, re: RegExp): Gene
 
 const IMPORT = /[ \t]*from[ \t]+(hud(?:\.[A-Za-z_]\w*)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*(?:\\\n[^\n#]*)*)/my;
 
+/**
+ * Import lines found to name only what the SDK exports. The same line
+ * (`from hud import Environment`) heads file after file, and its names
+ * were read again in each.
+ */
+const cleanImports = new BoundedCache<string, true>(1000);
+
 function importProblems(text: string, lines: LineMap, out: FileProblem[]): void {
   for (const m of linesStartingWith(text, 'from', IMPORT)) {
     const exported = SDK_EXPORTS[m[1]!];
-    if (!exported) continue;
+    if (!exported || cleanImports.get(m[0]) !== undefined) continue;
+    const found = out.length;
     const listStart = m.index + m[0].length - m[2]!.length;
     for (const name of m[2]!.matchAll(/[A-Za-z_]\w*/g)) {
       const before = m[2]!.slice(0, name.index);
@@ -216,6 +226,7 @@ function importProblems(text: string, lines: LineMap, out: FileProblem[]): void 
         ),
       );
     }
+    if (out.length === found) cleanImports.add(ownString(m[0]), true);
   }
 }
 
