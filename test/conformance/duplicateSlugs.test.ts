@@ -32,6 +32,19 @@ const CASES: { body: string; statically: boolean }[] = [
   { body: py`f = check(expected="1")\ng = audit(expected="1")`, statically: true },
   { body: py`levels = [solve(level=n) for n in (5, 6)]\nmore = [solve(level=n) for n in range(2)]`, statically: true },
   { body: py`LEVEL = 1\nd = solve(level=LEVEL)\ne = solve(level=LEVEL)`, statically: false },
+  // A loop that sets verifiers leaves its target holding the last task; private, or deleted, it is no reference.
+  {
+    body: py`suite = [solve(level=1), solve(level=2)]\nfor t in suite:\n    t.verifier = check(expected="a")`,
+    statically: true,
+  },
+  {
+    body: py`suite = [solve(level=1), solve(level=2)]\nfor _t in suite:\n    _t.verifier = check(expected="a")`,
+    statically: true,
+  },
+  {
+    body: py`suite = [solve(level=1), solve(level=2)]\nfor t in suite:\n    t.verifier = check(expected="a")\ndel t`,
+    statically: true,
+  },
 ];
 
 function sdkRefuses(dir: string): boolean {

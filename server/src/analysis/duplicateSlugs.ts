@@ -54,13 +54,21 @@ export function duplicateSlugProblems(tasks: readonly SluggedTask[], out: FilePr
         problem(
           'task-duplicate-slug',
           b.candidate.range,
-          `${b.label} is ${what(inEval)}: one slug twice, so the SDK's \`hud eval\` of this file stops before running anything, with "duplicate task slugs" (HUD Studio runs each reference on its own) (fix: keep one of the two references, e.g. name the task a list holds only through the list, or give them different arguments)`,
+          `${b.label} is ${what(inEval)}: one slug twice, so the SDK's \`hud eval\` of this file stops before running anything, with "duplicate task slugs" (HUD Studio runs each reference on its own) (fix: ${fixOf(b)})`,
         ),
       );
   }
 }
 
 /** Both call one template with the same literal arguments, by parameter name. */
+function fixOf(b: SluggedTask): string {
+  const name = b.candidate.name;
+  // `hud eval` skips private names, and a deleted name is no reference at all.
+  if (b.candidate.loopTarget)
+    return `the loop leaves ${name} holding its last task: name it _${name}, or add \`del ${name}\` after the loop`;
+  return 'keep one of the two references, e.g. name the task a list holds only through the list, or give them different arguments';
+}
+
 function sameTemplateCall(a: SluggedTask, b: SluggedTask): boolean {
   if (a.templateId === undefined || a.templateId !== b.templateId || !a.params || !b.params) return false;
   const x = a.candidate.call;

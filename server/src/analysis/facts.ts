@@ -75,6 +75,8 @@ export interface TaskCandidate {
    * reported once, by the first candidate still listed that holds it.
    */
   sharedCall?: true;
+  /** A module-level `for` loop's target, which still holds the last task it went over. */
+  loopTarget?: true;
   call: CallFacts;
   range: Range;
 }

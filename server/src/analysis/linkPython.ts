@@ -54,6 +54,8 @@ export function linkPython(
   const byName = facts.verifierAssignments.length ? candidatesByName(facts) : undefined;
   const verifierOf = byName && verifiersByObject(facts, byName);
 
+  /** Verifier values already linked for a task (a loop sets one value on several). */
+  let linkedValues: Set<VerifierValue> | undefined;
   for (let c = 0; c < facts.tasks.length; c++) {
     const cand = facts.tasks[c]!;
     const explicit = cand.call.explicit;
@@ -72,6 +74,10 @@ export function linkPython(
     // A later `task.verifier = ...` replaces the one the Task was made with.
     const verifier = assigned ?? (explicit?.verifier && { value: explicit.verifier, range: explicit.verifier.range });
     const actorEnv = target?.env ?? explicit!.env;
+    // One line of a loop sets the verifier of several tasks: what it says is said once, unless it says it of one.
+    const again = assigned !== undefined && (linkedValues ??= new Set()).has(assigned.value);
+    if (assigned) linkedValues!.add(assigned.value);
+    const verifierProblems = again ? [] : assigned ? problems : callProblems;
     const link = verifier
       ? linkVerifier(
           file,
@@ -80,10 +86,11 @@ export function linkPython(
           verifier,
           resolve,
           resolver,
-          assigned ? problems : callProblems,
-          assigned ? uses : callUses,
+          verifierProblems,
+          again ? [] : assigned ? uses : callUses,
         )
       : undefined;
+    if (again) for (const p of verifierProblems) if (!problems.some((q) => sameProblem(p, q))) problems.push(p);
     const task: IndexedTask = {
       ref: `${file.rel}::${label}`,
       kind: 'hud',
@@ -126,6 +133,17 @@ export function linkPython(
     );
   }
   return { templates, tasks: fitted(tasks), problems: fitted(problems), uses: fitted(uses) };
+}
+
+function sameProblem(a: FileProblem, b: FileProblem): boolean {
+  return (
+    a.code === b.code &&
+    a.message === b.message &&
+    a.range.start.line === b.range.start.line &&
+    a.range.start.character === b.range.start.character &&
+    a.range.end.line === b.range.end.line &&
+    a.range.end.character === b.range.end.character
+  );
 }
 
 /** Whether a candidate listed before `c` holds the same call object. */

@@ -51,12 +51,24 @@ export interface GrowingLoop {
 
 const FOR_HEAD = /for[ \t]+([A-Za-z_]\w*(?:[ \t]*,[ \t]*[A-Za-z_]\w*)*)[ \t]*,?[ \t]+in(?!\w)[ \t]*/y;
 
+/** A module-level `for` statement whose target is plain names, read as its parts. */
+export interface ForLoop {
+  /** The names the loop binds, which keep the last item's value after it. */
+  targets: string[];
+  iterable: Span;
+  /** Where the head ends (its `:`). */
+  colon: number;
+  /** Each simple statement of the body, in order (the body of a `for` without `else` or a nested block). */
+  body: Span[];
+}
+
 /**
  * The `for` statement in `st` when its target is one or more plain names
- * and its body only grows lists (no `else`, no nested block, no other
- * statement); undefined otherwise.
+ * and its body is simple statements only (no `else`, no nested block:
+ * those are read as statements the loop's parts cannot express, and the
+ * caller gets undefined).
  */
-export function growingLoop(text: string, st: Span): GrowingLoop | undefined {
+export function forLoop(text: string, st: Span, isSimple: (from: number, to: number) => boolean): ForLoop | undefined {
   const head = forHead(text, st.start);
   if (!head) return undefined;
   const iterableStart = st.start + head[0].length;
@@ -64,18 +76,32 @@ export function growingLoop(text: string, st: Span): GrowingLoop | undefined {
   if (colon >= st.end || text.charCodeAt(colon) !== 58) return undefined;
   const iterable = { start: iterableStart, end: trimEnd(text, iterableStart, colon) };
   if (iterable.end <= iterable.start) return undefined;
-  const steps: GrowthStep[] = [];
-  // Everything up to the next module-level statement is the body: each piece of code in it must be a step.
+  const body: Span[] = [];
+  // Everything up to the next module-level statement is the body: each piece of code in it must be simple.
   for (let at = skipSpaceAndComments(text, colon + 1, st.end); at < st.end;) {
     const end = expressionEnd(text, at, st.end);
-    const step = growthStep(text, at, end);
-    if (!step) return undefined;
-    steps.push(step);
+    if (!isSimple(at, end)) return undefined;
+    body.push({ start: at, end });
     at = skipSpaceAndComments(text, end, st.end);
     if (text.charCodeAt(at) === 59 /* ; */) at = skipSpaceAndComments(text, at + 1, st.end);
   }
-  if (steps.length === 0) return undefined;
-  return { targets: namesOf(head), iterable, steps };
+  if (body.length === 0) return undefined;
+  return { targets: namesOf(head), iterable, colon, body };
+}
+
+/**
+ * The `for` statement in `st` when its target is one or more plain names
+ * and its body only grows lists (no `else`, no nested block, no other
+ * statement); undefined otherwise.
+ */
+export function growingLoop(text: string, st: Span): GrowingLoop | undefined {
+  const steps: GrowthStep[] = [];
+  const loop = forLoop(text, st, (from, to) => {
+    const step = growthStep(text, from, to);
+    if (step) steps.push(step);
+    return step !== undefined;
+  });
+  return loop && { targets: loop.targets, iterable: loop.iterable, steps };
 }
 
 /** The names a module-level `for` statement at `at` binds, when its target is plain names. */

@@ -28,6 +28,7 @@ import type {
   Range,
   TaskCandidate,
   TemplateParam,
+  VerifierAssignment,
   VerifierValue,
 } from './facts';
 import { intern, internDotted } from './intern';
@@ -56,10 +57,10 @@ import {
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
-import { forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
+import { forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { moduleStatementStarts } from './moduleLayout';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
-import { applyRebinding, type Binds } from './rebinding';
+import { applyRebinding, bindsName, type Binds } from './rebinding';
 import { mentionsOf, writtenBefore } from './writtenNames';
 import { sdkProblems } from './sdkChecks';
 import { readBody, readParams } from './templateBody';
@@ -87,6 +88,8 @@ interface Ctx {
   annotationProblems: FileProblem[] | undefined;
   /** The plain task each module-level name holds after the statements read so far, where the index knows it. */
   taskOf: Map<string, TaskCandidate>;
+  /** The module-level statements, in order. */
+  statements: Statement[];
 }
 
 /**
@@ -221,6 +224,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     futureAnnotations: false,
     annotationProblems: undefined,
     taskOf: taskOfName,
+    statements: [],
   };
   emptied(boundSoFar);
   emptied(taskOfName);
@@ -237,6 +241,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(hudNames.task);
   // A statement's extent: from its start to the next statement's start.
   const statements: Statement[] = [];
+  ctx.statements = statements;
   if (hasSyntaxErrors) {
     const nodes = moduleChildren(root);
     const spans: Span[] = nodes.map((n, i) => ({ start: n.startIndex, end: nodes[i + 1]?.startIndex ?? text.length }));
@@ -300,11 +305,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       readAssignment(ctx, st.parsed);
       if (st.parsed.kind === 'name') st.binds = bindsOf(st.parsed);
       claimTasks(ctx, st.start, k);
-      while (statementOfAssignment.length < facts.verifierAssignments.length) {
-        const a = facts.verifierAssignments[statementOfAssignment.length]!;
-        a.value = followed(ctx, a.value, st.start);
-        statementOfAssignment.push(k);
-      }
+      claimAssignments(ctx, st.start, k);
     } else if (st.kind === 'simple') {
       const assigned = simpleAssignment(text, st);
       const alias = assigned && heldTask(ctx, assigned.rhs);
@@ -323,11 +324,12 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         st.binds = bindsOf(assigned);
       } else {
         if (knownLists.size) grew = growsKnownList(ctx, st);
+        if (!grew) grew = setsVerifiers(ctx, st, k);
         const targets = forTargets(text, st.start);
-        if (targets) {
-          st.binds = targets.length === 1 ? intern(targets[0]!) : targets.map((t) => intern(t));
-          st.loop = true;
-        }
+        const deleted = targets ? undefined : deletedNames(text, st);
+        if (targets) st.loop = true;
+        const names = targets ?? deleted;
+        if (names) st.binds = names.length === 1 ? intern(names[0]!) : names.map((t) => intern(t));
       }
     }
     if (knownLists.size || st.parsed?.kind === 'name') trackLists(ctx, st, k, grew);
@@ -837,7 +839,10 @@ const knownLists = new Map<string, KnownList>();
 interface KnownList {
   statement: number;
   length: number;
-  /** Every name it is bound to (`a = b = []`); the first one's candidates are made, the others share their calls. */
+  /**
+   * Every name it is bound to (`a = b = []`) and still held by; the first
+   * one's candidates are made, the others share their calls.
+   */
   names: readonly string[];
 }
 
@@ -901,6 +906,149 @@ function claimTasks(ctx: Ctx, at: number, statement: number): void {
   }
 }
 
+/**
+ * The names `del a, b` unbinds at module level, when it names plain names
+ * only: for the rebinding rules it binds them to nothing, so what they held
+ * before is no task discovery finds.
+ */
+function deletedNames(text: string, st: Span): string[] | undefined {
+  if (!keywordAt(text, st.start, 'del')) return undefined;
+  const end = expressionEnd(text, st.start, st.end);
+  const items = splitTopLevel(text, st.start + 4, end);
+  if (items.length === 0 || !items.every((item) => isName(text, item))) return undefined;
+  return items.map((item) => text.slice(item.start, item.end));
+}
+
+/** Gives the verifier assignments made since the last call to `statement`, following their values as of `at`. */
+function claimAssignments(ctx: Ctx, at: number, statement: number): void {
+  const assignments = ctx.facts.verifierAssignments;
+  while (statementOfAssignment.length < assignments.length) {
+    const a = assignments[statementOfAssignment.length]!;
+    a.value = followed(ctx, a.value, at);
+    statementOfAssignment.push(statement);
+  }
+}
+
+/**
+ * `for t in suite: t.verifier = check(...)`: a loop whose body only sets
+ * its target's verifier sets that of each task the iterable yields, and
+ * its target holds the last of them after it, as discovery sees the
+ * module. The iterable is a known list, `enumerate` of one (`for i, t in
+ * enumerate(suite)`), or a display of names holding tasks (`for t in (a,
+ * b)`); every item must be a task the index knows, or nothing is read.
+ */
+function setsVerifiers(ctx: Ctx, st: Statement, k: number): boolean {
+  const { text, facts } = ctx;
+  const mention = text.indexOf('.verifier', st.start);
+  if (mention < 0 || mention >= st.end) return false;
+  const lines: { target: string; value: Span; range: Range }[] = [];
+  const loop = forLoop(text, st, (from, to) => {
+    const v = matchAt(VERIFIER_TARGET, text, from, to);
+    if (!v || v[2] !== undefined) return false;
+    const value = { start: from + v[0].length, end: to };
+    if (value.end <= value.start) return false;
+    lines.push({ target: v[1]!, value, range: ctx.lines.rangeAt(from, to) });
+    return true;
+  });
+  if (!loop) return false;
+  let iterable = loop.iterable;
+  let taskVariable = loop.targets[0]!;
+  if (loop.targets.length === 2) {
+    const inner = enumerated(ctx, iterable);
+    if (!inner) return false;
+    iterable = inner;
+    taskVariable = loop.targets[1]!;
+  } else if (loop.targets.length !== 1) return false;
+  if (lines.some((l) => l.target !== taskVariable)) return false;
+  const items = itemsOf(ctx, iterable, k);
+  if (!items) return false;
+  const values: VerifierValue[] = [];
+  for (const line of lines) {
+    const value = verifierValue(ctx, line.value);
+    if (!value || (value.kind === 'name' && loop.targets.includes(value.name))) return false;
+    values.push(followed(ctx, value, st.start));
+  }
+  for (const item of items)
+    lines.forEach((line, i) => {
+      const assignment: VerifierAssignment = { target: item.name, value: values[i]!, range: line.range };
+      if (item.index !== undefined) assignment.index = item.index;
+      facts.verifierAssignments.push(assignment);
+    });
+  const last = items[items.length - 1];
+  if (last) {
+    const range = ctx.lines.rangeAt(st.start, loop.colon);
+    facts.tasks.push({ name: intern(taskVariable), call: last.call, sharedCall: true, loopTarget: true, range });
+    claimTasks(ctx, st.start, k);
+  }
+  claimAssignments(ctx, st.start, k);
+  return true;
+}
+
+/** The single argument X of `enumerate(X)`, when the builtin is not shadowed. */
+function enumerated(ctx: Ctx, span: Span): Span | undefined {
+  const { text } = ctx;
+  const calleeEnd = calleeEndAt(text, span.start);
+  if (calleeEnd !== span.start + 'enumerate'.length || !text.startsWith('enumerate', span.start)) return undefined;
+  if (ctx.bound.has('enumerate') || ctx.bound.has('*')) return undefined;
+  const open = skipSpaces(text, calleeEnd);
+  if (matchBracket(text, open, span.end) !== span.end - 1) return undefined;
+  const args = splitTopLevel(text, open + 1, span.end - 1);
+  return args.length === 1 && text.charCodeAt(args[0]!.start) !== 42 /* * */ ? args[0] : undefined;
+}
+
+/**
+ * The tasks a loop's iterable yields, in order, as the names and indexes
+ * verifiers are assigned through: each item of a known list, or each name
+ * of a display that holds a task. Undefined when any item is not a task
+ * the index knows.
+ */
+function itemsOf(ctx: Ctx, span: Span, k: number): { name: string; index?: number; call: CallFacts }[] | undefined {
+  const { text, facts } = ctx;
+  if (isName(text, span)) {
+    const list = knownLists.get(text.slice(span.start, span.end));
+    if (!list) return tupleItems(ctx, intern(text.slice(span.start, span.end)), k);
+    const name = list.names[0]!;
+    const out: { name: string; index: number; call: CallFacts }[] = [];
+    for (let index = 0; index < list.length; index++) {
+      const held = facts.tasks.find((t) => t.name === name && t.index === index);
+      if (!held) return undefined;
+      out.push({ name, index, call: held.call });
+    }
+    return out;
+  }
+  lengthBefore = span.start;
+  const items = sequenceItems(text, span);
+  if (!items || items === UNCOUNTED) return undefined;
+  const out: { name: string; call: CallFacts }[] = [];
+  for (const item of items) {
+    const held = heldTask(ctx, item);
+    if (!held) return undefined;
+    out.push({ name: intern(text.slice(item.start, item.end)), call: held.call });
+  }
+  return out;
+}
+
+/**
+ * The tasks of the tuple `name` holds at statement `k`: its latest binding
+ * before `k` is a tuple display (immutable, so its items are those it was
+ * made with) and the index made a task of each of its items.
+ */
+function tupleItems(ctx: Ctx, name: string, k: number): { name: string; index: number; call: CallFacts }[] | undefined {
+  const { text, facts, statements } = ctx;
+  let bound = k - 1;
+  while (bound >= 0 && !bindsName(statements[bound]!.binds, name)) bound--;
+  const parsed = bound >= 0 ? statements[bound]!.parsed : undefined;
+  if (parsed?.kind !== 'name' || !parsed.items || parsed.items === UNCOUNTED || text[parsed.rhs.start] === '[')
+    return undefined;
+  const out: { name: string; index: number; call: CallFacts }[] = [];
+  for (let i = 0; i < facts.tasks.length; i++) {
+    const t = facts.tasks[i]!;
+    if (statementOfTask[i] === bound && t.name === name && t.index === out.length)
+      out.push({ name, index: t.index, call: t.call });
+  }
+  return out.length === parsed.items.length ? out : undefined;
+}
+
 /** Follows `st` when it is a growth step on a known list, or a `for` loop of nothing else (listGrowth.ts). */
 function growsKnownList(ctx: Ctx, st: Statement): boolean {
   const { text } = ctx;
@@ -962,6 +1110,14 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
     const skip = p?.kind === 'verifier' ? st.start : -1;
     for (const [name, list] of [...knownLists])
       if (knownLists.has(name) && mentionedIn(text, name, st, skip)) {
+        // `c = solve()` or `del c` where `c = suite = [...]`: the list is still known by its other names.
+        const rebound = reboundOnly(ctx, st, list);
+        if (rebound) {
+          for (const alias of rebound) knownLists.delete(alias);
+          const names = list.names.filter((n) => !rebound.includes(n));
+          if (names.length) list.names = names;
+          continue;
+        }
         for (const alias of list.names) knownLists.delete(alias);
         if (list.names.some((n) => reorders(n).test(text.slice(st.start, st.end)))) reorderedLists.push(list.statement);
       }
@@ -976,6 +1132,26 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
     const list = { statement: k, length: p.items.length, names: [p.name, ...uniqueOthers(p.name, p.more ?? [])] };
     for (const name of list.names) knownLists.set(name, list);
   }
+}
+
+/**
+ * The names of `list` that `st` only binds again (`c = solve()`, `del c`),
+ * when it mentions the list nowhere else: the list itself is untouched.
+ * Undefined for any other mention.
+ */
+function reboundOnly(ctx: Ctx, st: Statement, list: KnownList): string[] | undefined {
+  const { text } = ctx;
+  if (st.loop || !st.binds) return undefined;
+  const bound = typeof st.binds === 'string' ? [st.binds] : st.binds;
+  const names = list.names.filter((n) => bound.includes(n));
+  if (names.length === 0) return undefined;
+  const p = st.parsed;
+  let rest: Span | undefined;
+  if (p?.kind === 'name') rest = p.rhs;
+  else if (keywordAt(text, st.start, 'del')) rest = { start: st.end, end: st.end };
+  else rest = simpleAssignment(text, st)?.rhs;
+  if (!rest || rest.end < trimEnd(text, st.start, st.end)) return undefined;
+  return list.names.some((n) => mentionedIn(text, n, rest)) ? undefined : names;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { PythonFacts, ShadowedCall, TaskCandidate, VerifierValue } from './
 /** The names one module-level statement binds (`from m import a, b` binds two). */
 export type Binds = string | readonly string[] | undefined;
 
-function bindsName(binds: Binds, name: string): boolean {
+export function bindsName(binds: Binds, name: string): boolean {
   return typeof binds === 'string' ? binds === name : !!binds?.includes(name);
 }
 

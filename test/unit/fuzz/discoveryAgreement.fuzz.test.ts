@@ -1,8 +1,8 @@
 /**
  * Fuzz: random modules of template calls, lists, tuples (of calls and of
  * names that hold tasks), comprehensions, lists grown by `append`, `extend`, `+=` and loops, `Task(...)`s,
- * names bound again and verifiers set by assignment (by call,
- * by name, to None, on a list's element). Each is imported by the bundled runtime's discovery. Where it
+ * names bound again, names deleted, and verifiers set by assignment (by call,
+ * by name, to None, on a list's element, in a loop). Each is imported by the bundled runtime's discovery. Where it
  * imports, the index must list the same tasks with the same templates and
  * verifiers, and report no error; where it does not, nothing is asserted
  * (some import failures, like setting a verifier on None, are not caught
@@ -106,6 +106,18 @@ const statement = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(name, verifierCall).map(([n, v]) => `${n}.verifier = ${v}`) },
   { weight: 2, arbitrary: fc.tuple(name, name).map(([n, v]) => `${n}.verifier = ${v}`) },
   { weight: 1, arbitrary: name.map((n) => `${n}.verifier = None`) },
+  // Verifiers set in a loop, over a list, names or enumerate of a list; the loop's target keeps the last task.
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('L', '(a, b)', '[c, t0]', ...NAMES), fc.constantFrom('t', '_t'), verifierCall)
+      .map(([it, t, v]) => `for ${t} in ${it}:\n    ${t}.verifier = ${v}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(listName, verifierCall).map(([n, v]) => `for i, t in enumerate(${n}): t.verifier = ${v}`),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('del t', 'del a', 'del L', 'del b, c') },
 );
 
 test('the index agrees with discovery on random modules that import', async () => {

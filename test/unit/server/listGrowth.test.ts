@@ -250,3 +250,28 @@ test('a second name for a Task keeps the verifier its call named where it was ma
     ],
   );
 });
+
+test('a list bound to two names stays known by one when the other is bound again or deleted', async () => {
+  for (const unbind of ['c = solve(level=9)', 'del c', 'c = None']) {
+    const found = await agrees(
+      VERIFIABLE_ENV +
+        `c = suite = [solve(level=1)]\n${unbind}\nsuite.append(solve(level=2))\nsuite += [check(expected="x")]\nsuite[1].verifier = audit(expected="y")\n`,
+    );
+    assert.deepEqual(
+      found.rows.filter((r) => r.ref.startsWith('suite')).map((r) => [r.ref, r.templateId, r.verifier]),
+      [
+        ['suite[0]', 'solve', null],
+        ['suite[1]', 'solve', 'audit'],
+        ['suite[2]', 'check', null],
+      ],
+      unbind,
+    );
+  }
+  // Bound again to something made from the list, or changed beside the binding: not followed.
+  for (const other of ['c = c + [solve(level=9)]', 'c = solve(level=9); suite.pop()']) {
+    const found = await indexed(
+      VERIFIABLE_ENV + `c = suite = [solve(level=1)]\n${other}\nsuite.append(solve(level=2))\n`,
+    );
+    assert.ok(!found.rows.some((r) => r.ref === 'suite[1]'), other);
+  }
+});

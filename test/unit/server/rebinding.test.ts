@@ -166,3 +166,25 @@ test('the call of a task bound over still runs on import, so its bad arguments a
   );
   assert.match(runtimeError(source), /unexpected argument\(s\) 'levels'/);
 });
+
+test('del unbinds: a task or list deleted at module level is nothing discovery finds, and bound again it is', async () => {
+  const source =
+    VERIFIABLE_ENV +
+    py`
+      task = solve(level=1)
+      keep = solve(level=2)
+      suite = [solve(level=3), solve(level=4)]
+      del task, suite
+      again = solve(level=5)
+      del again
+      again = solve(level=6)
+    `;
+  const found = await agrees(source);
+  assert.deepEqual(
+    byRef(found.rows).map((r) => r.ref),
+    ['again', 'keep'],
+  );
+  // `del suite[0]` deletes an item, not the name: the list's order is then unknown, and it lists nothing.
+  const item = await indexed(VERIFIABLE_ENV + 'suite = [solve(level=3), solve(level=4)]\ndel suite[0]\n');
+  assert.deepEqual(item.rows, []);
+});

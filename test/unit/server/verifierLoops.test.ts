@@ -1,0 +1,94 @@
+/**
+ * Verifiers set in a module-level loop (`for t in suite: t.verifier =
+ * check(...)`): the index links each task the loop goes over, lists the
+ * loop's target (which still holds the last task, as discovery sees), says
+ * once what is wrong with the verifier, and warns that the target makes
+ * `hud eval` see one slug twice. Each module the index follows is also run
+ * by the bundled runtime's discovery, which must find the same.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { agrees, indexed, VERIFIABLE_ENV } from './discovery';
+
+const env = (body: string) => VERIFIABLE_ENV + body;
+const codes = (problems: { code: string }[]) => problems.map((p) => p.code);
+
+describe('verifiers set in a loop', () => {
+  test('over a list, a comprehension, names, and enumerate of a list', async () => {
+    for (const body of [
+      'suite = [solve(level=1), solve(level=2)]\nfor t in suite:\n    t.verifier = check(expected="a")\n',
+      'suite = [solve(level=i) for i in range(3)]\nfor t in suite: t.verifier = audit(expected="x")\n',
+      'a = solve(level=1)\nb = solve(level=2)\nfor t in (a, b):\n    t.verifier = check(expected="b")\n',
+      'suite = [solve(level=1), solve(level=2)]\nfor i, t in enumerate(suite):\n    t.verifier = audit(expected=str(i))\n',
+      // Two lines: the last one wins for every task.
+      'suite = [solve(level=1), solve(level=2)]\nfor t in suite:\n    t.verifier = check(expected="a")\n    t.verifier = audit(expected="b")\n',
+    ]) {
+      const found = await agrees(env(body));
+      const verified = found.rows.filter((r) => r.verifier !== null);
+      assert.equal(verified.length, found.rows.length, body);
+      assert.ok(
+        found.rows.some((r) => r.ref === 't'),
+        `the loop's target is listed: ${body}`,
+      );
+    }
+  });
+
+  test("the loop's target is a second reference to the last task: hud eval would stop, and the fix says how", async () => {
+    const found = await agrees(
+      env('suite = [solve(level=1), solve(level=2)]\nfor t in suite:\n    t.verifier = check(expected="a")\n'),
+    );
+    const slug = found.problems.filter((p) => p.code === 'task-duplicate-slug');
+    assert.equal(slug.length, 1);
+    assert.match(slug[0]!.message, /t is the same Task object as suite\[1\]/);
+    assert.match(slug[0]!.message, /name it _t, or add `del t` after the loop/);
+    assert.equal(slug[0]!.range.start.line, found.lines['t']);
+
+    for (const fixed of [
+      'suite = [solve(level=1), solve(level=2)]\nfor _t in suite:\n    _t.verifier = check(expected="a")\n',
+      'suite = [solve(level=1), solve(level=2)]\nfor t in suite:\n    t.verifier = check(expected="a")\ndel t\n',
+    ]) {
+      const after = await agrees(env(fixed));
+      assert.deepEqual(codes(after.problems), [], fixed);
+      assert.equal(after.rows.filter((r) => r.ref.startsWith('suite')).length, 2);
+    }
+  });
+
+  test('a wrong verifier call is reported once, not once per task', async () => {
+    const found = await indexed(
+      env(
+        'suite = [solve(level=1), solve(level=2), solve(level=3)]\nfor _t in suite:\n    _t.verifier = check(expectd="a")\n',
+      ),
+    );
+    const bad = found.problems.filter((p) => p.code === 'task-bad-args');
+    assert.ok(bad.length > 0);
+    const keys = bad.map((p) => `${p.range.start.line}:${p.range.start.character}:${p.message}`);
+    assert.equal(new Set(keys).size, keys.length, keys.join('\n'));
+    assert.deepEqual(
+      codes(
+        (
+          await indexed(
+            env('suite = [solve(level=1), solve(level=2)]\nfor _t in suite:\n    _t.verifier = nothere()\n'),
+          )
+        ).problems,
+      ),
+      ['verifier-unknown-template'],
+    );
+  });
+
+  test('what it cannot follow, it links nothing for and reports nothing about', async () => {
+    for (const body of [
+      // Another statement in the body, an item that is no task the index knows, a target other than the loop's,
+      // an enumerate that is not the builtin.
+      'suite = [solve(level=1)]\nfor _t in suite:\n    print(_t)\n    _t.verifier = check(expected="a")\n',
+      'suite = [solve(level=1), other]\nfor _t in suite:\n    _t.verifier = check(expected="a")\n',
+      'suite = [solve(level=1)]\nx = solve(level=2)\nfor _t in suite:\n    x.verifier = check(expected="a")\n',
+      'def enumerate(s):\n    return s\nsuite = [solve(level=1)]\nfor _i, _t in enumerate(suite):\n    _t.verifier = check(expected="a")\n',
+    ]) {
+      const found = await indexed(env(body.replace('other', 'solve')));
+      const suite = found.rows.filter((r) => r.ref.startsWith('suite['));
+      assert.ok(suite.length > 0, body);
+      for (const r of suite) assert.equal(r.verifier, null, body);
+      assert.deepEqual(codes(found.problems), [], body);
+    }
+  });
+});
