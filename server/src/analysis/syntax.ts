@@ -30,7 +30,8 @@ export function identifierAt(text: string, at: number): string {
   return m ? intern(m[0]) : '';
 }
 
-const ESCAPES: Record<string, string> = {
+/** What a backslash and the character after it stand for in a string that is not raw (the rest stay as written). */
+export const ESCAPES: Readonly<Record<string, string>> = {
   n: '\n',
   t: '\t',
   r: '\r',

@@ -10,7 +10,7 @@ import {
   stringPrefixLength,
 } from '../../../server/src/analysis/pyScan';
 import { literalArg } from '../../../server/src/analysis/literalArg';
-import { literalString } from '../../../server/src/analysis/syntax';
+import { ESCAPES, literalString } from '../../../server/src/analysis/syntax';
 import { linesStartingWith } from '../../../server/src/analysis/sdkChecks';
 
 /*
@@ -155,16 +155,6 @@ describe('reading heads of statements without regular expressions', () => {
 
   it('reads string and other literals as the patterns did', () => {
     // The reading before it used a pattern for the prefix and quote (kept here as the reference).
-    const ESCAPES: Record<string, string> = {
-      n: '\n',
-      t: '\t',
-      r: '\r',
-      '\\': '\\',
-      "'": "'",
-      '"': '"',
-      '0': '\0',
-      '\n': '',
-    };
     const reference = (source: string): string | undefined => {
       const m = /^([rRbBuUfF]{0,2})("""|'''|"|')/.exec(source);
       if (!m) return undefined;
