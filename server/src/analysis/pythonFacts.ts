@@ -960,6 +960,8 @@ function setsVerifiers(ctx: Ctx, st: Statement, k: number): boolean {
     taskVariable = loop.targets[1]!;
   } else if (loop.targets.length !== 1) return false;
   if (lines.some((l) => l.target !== taskVariable)) return false;
+  // A target naming a known list binds it to an item; a value mentioning one may change it (`pick(suite.pop())`).
+  if (loop.targets.some((t) => knownLists.has(t)) || lines.some((l) => mentionsList(text, l.value))) return false;
   const items = itemsOf(ctx, iterable, k);
   if (!items) return false;
   const values: VerifierValue[] = [];
@@ -1007,14 +1009,15 @@ function itemsOf(ctx: Ctx, span: Span, k: number): { name: string; index?: numbe
   if (isName(text, span)) {
     const list = knownLists.get(text.slice(span.start, span.end));
     if (!list) return tupleItems(ctx, intern(text.slice(span.start, span.end)), k);
+    // Its elements as of its binding and growth: an earlier binding of the same name may have made others.
     const name = list.names[0]!;
     const out: { name: string; index: number; call: CallFacts }[] = [];
-    for (let index = 0; index < list.length; index++) {
-      const held = facts.tasks.find((t) => t.name === name && t.index === index);
-      if (!held) return undefined;
-      out.push({ name, index, call: held.call });
+    for (let i = 0; i < facts.tasks.length; i++) {
+      const t = facts.tasks[i]!;
+      if (statementOfTask[i] === list.statement && t.name === name && t.index === out.length)
+        out.push({ name, index: t.index, call: t.call });
     }
-    return out;
+    return out.length === list.length ? out : undefined;
   }
   lengthBefore = span.start;
   const items = sequenceItems(text, span);
