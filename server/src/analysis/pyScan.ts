@@ -402,18 +402,18 @@ export interface DefinitionHead {
  */
 export function definitionHeadAt(text: string, at: number, limit: number): DefinitionHead | undefined {
   let i = at;
-  const isAsync = wordThenSpace(text, i, 'async', limit);
+  const isAsync = keywordAt(text, i, 'async', limit);
   if (isAsync) i = skipSpaces(text, i + 5, limit);
-  const isClass = wordThenSpace(text, i, 'class', limit);
-  if (!isClass && !wordThenSpace(text, i, 'def', limit)) return undefined;
+  const isClass = keywordAt(text, i, 'class', limit);
+  if (!isClass && !keywordAt(text, i, 'def', limit)) return undefined;
   const nameAt = skipSpaces(text, i + (isClass ? 5 : 3), limit);
   const nameEnd = identifierEnd(text, nameAt, limit);
   if (nameEnd === nameAt) return undefined;
   return { isAsync, isClass, nameAt, nameEnd, end: skipSpaces(text, nameEnd, limit) };
 }
 
-/** `word` at `at` followed by at least one whitespace, all before `limit`. */
-function wordThenSpace(text: string, at: number, word: string, limit: number): boolean {
+/** Whether the keyword `word` followed by at least one whitespace starts at `at`, all before `limit`. */
+export function keywordAt(text: string, at: number, word: string, limit = text.length): boolean {
   const after = at + word.length;
   return after < limit && text.startsWith(word, at) && isSpaceCode(text.charCodeAt(after));
 }

@@ -43,8 +43,8 @@ import {
   hasStarred,
   identifierEnd,
   isName,
-  isSpaceCode,
   isWordCode,
+  keywordAt,
   keywordValueAt,
   matchBracket,
   scanTo,
@@ -175,11 +175,6 @@ const statementOfAssignment: number[] = [];
 function headIs(re: RegExp, text: string, at: number): boolean {
   re.lastIndex = at;
   return re.test(text);
-}
-
-/** Whether the keyword `word` followed by whitespace starts at `at`. */
-function keywordAt(text: string, at: number, word: string): boolean {
-  return text.startsWith(word, at) && isSpaceCode(text.charCodeAt(at + word.length));
 }
 
 /** The sticky `re` matched at `at`, if the match ends by `limit` (no slice of the text). */
@@ -1010,13 +1005,7 @@ function itemsOf(ctx: Ctx, span: Span, k: number): { name: string; index?: numbe
     const list = knownLists.get(text.slice(span.start, span.end));
     if (!list) return tupleItems(ctx, intern(text.slice(span.start, span.end)), k);
     // Its elements as of its binding and growth: an earlier binding of the same name may have made others.
-    const name = list.names[0]!;
-    const out: { name: string; index: number; call: CallFacts }[] = [];
-    for (let i = 0; i < facts.tasks.length; i++) {
-      const t = facts.tasks[i]!;
-      if (statementOfTask[i] === list.statement && t.name === name && t.index === out.length)
-        out.push({ name, index: t.index, call: t.call });
-    }
+    const out = elementsMadeAt(facts, list.statement, list.names[0]!);
     return out.length === list.length ? out : undefined;
   }
   lengthBefore = span.start;
@@ -1043,13 +1032,23 @@ function tupleItems(ctx: Ctx, name: string, k: number): { name: string; index: n
   const parsed = bound >= 0 ? statements[bound]!.parsed : undefined;
   if (parsed?.kind !== 'name' || !parsed.items || parsed.items === UNCOUNTED || text[parsed.rhs.start] === '[')
     return undefined;
+  const out = elementsMadeAt(facts, bound, name);
+  return out.length === parsed.items.length ? out : undefined;
+}
+
+/** The elements `name[0]`, `name[1]`, ... that `statement` made (its binding, and growth claimed by it), in order. */
+function elementsMadeAt(
+  facts: PythonFacts,
+  statement: number,
+  name: string,
+): { name: string; index: number; call: CallFacts }[] {
   const out: { name: string; index: number; call: CallFacts }[] = [];
   for (let i = 0; i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
-    if (statementOfTask[i] === bound && t.name === name && t.index === out.length)
+    if (statementOfTask[i] === statement && t.name === name && t.index === out.length)
       out.push({ name, index: t.index, call: t.call });
   }
-  return out.length === parsed.items.length ? out : undefined;
+  return out;
 }
 
 /** Follows `st` when it is a growth step on a known list, or a `for` loop of nothing else (listGrowth.ts). */
