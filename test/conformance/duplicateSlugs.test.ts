@@ -45,6 +45,19 @@ const CASES: { body: string; statically: boolean }[] = [
     body: py`suite = [solve(level=1), solve(level=2)]\nfor t in suite:\n    t.verifier = check(expected="a")\ndel t`,
     statically: true,
   },
+  // A loop that builds the list one task at a time: the name it binds holds the last one after it.
+  {
+    body: py`suite = []\nfor n in range(3):\n    t = solve(level=n)\n    t.verifier = check(expected=str(n))\n    suite.append(t)`,
+    statically: true,
+  },
+  {
+    body: py`suite = []\nfor n in range(3):\n    t = solve(level=n)\n    suite.append(t)\ndel t`,
+    statically: true,
+  },
+  {
+    body: py`suite = []\nfor n in range(3):\n    t = solve(level=n)\n    suite += [t, solve(level=7)]\ndel t`,
+    statically: true,
+  },
 ];
 
 function sdkRefuses(dir: string): boolean {

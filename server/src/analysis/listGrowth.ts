@@ -7,7 +7,18 @@
  * knows the length of, and how often a loop runs, are pythonFacts.ts's
  * (server/README.md, "Lists grown in place").
  */
-import { expressionEnd, matchBracket, scanTo, skipSpaceAndComments, trimEnd, trimStart, type Span } from './pyScan';
+import {
+  expressionEnd,
+  identifierEnd,
+  keywordValueAt,
+  matchBracket,
+  scanTo,
+  skipSpaceAndComments,
+  skipSpaces,
+  trimEnd,
+  trimStart,
+  type Span,
+} from './pyScan';
 
 export interface GrowthStep {
   /** The list's name. */
@@ -102,6 +113,74 @@ export function growingLoop(text: string, st: Span): GrowingLoop | undefined {
     return step !== undefined;
   });
   return loop && { targets: loop.targets, iterable: loop.iterable, steps };
+}
+
+/** `name = value` in a loop's body: a name bound again on each pass. */
+export interface LoopBinding {
+  name: string;
+  value: Span;
+}
+
+/** `name.verifier = value` in a loop's body. */
+export interface LoopVerifier {
+  target: string;
+  value: Span;
+  /** The whole line. */
+  line: Span;
+}
+
+/** A `for` loop that makes tasks: its body binds names, sets their verifiers and grows lists, in its order. */
+export interface BuildingLoop extends GrowingLoop {
+  colon: number;
+  bindings: LoopBinding[];
+  verifiers: LoopVerifier[];
+}
+
+/**
+ * The `for` statement in `st` when its target is plain names and its body
+ * is made of plain bindings (`t = solve(level=n)`), verifiers set on a
+ * name (`t.verifier = check(...)`) and list growth (`tasks.append(t)`),
+ * with at least one binding: the loop that builds a taskset one task at a
+ * time. Undefined for any other statement. Which of these the index can
+ * follow (what the names hold, how often the loop runs) is pythonFacts.ts's.
+ */
+export function buildingLoop(text: string, st: Span): BuildingLoop | undefined {
+  const steps: GrowthStep[] = [];
+  const bindings: LoopBinding[] = [];
+  const verifiers: LoopVerifier[] = [];
+  const loop = forLoop(text, st, (from, to) => {
+    const step = growthStep(text, from, to);
+    if (step) {
+      steps.push(step);
+      return true;
+    }
+    const verifier = verifierLine(text, from, to);
+    if (verifier) {
+      verifiers.push(verifier);
+      return true;
+    }
+    const valueAt = keywordValueAt(text, from, to);
+    // One name, one value: `a = b = x` and `a, b = x` are not read.
+    if (valueAt < 0 || valueAt >= to || keywordValueAt(text, valueAt, to) >= 0) return false;
+    bindings.push({ name: text.slice(from, identifierEnd(text, from, to)), value: { start: valueAt, end: to } });
+    return true;
+  });
+  if (!loop || bindings.length === 0) return undefined;
+  return { targets: loop.targets, iterable: loop.iterable, steps, colon: loop.colon, bindings, verifiers };
+}
+
+/** `name.verifier = value` filling [from, to), the value not empty. */
+function verifierLine(text: string, from: number, to: number): LoopVerifier | undefined {
+  const nameEnd = identifierEnd(text, from, to);
+  if (nameEnd === from) return undefined;
+  const dot = skipSpaces(text, nameEnd, to);
+  if (text.charCodeAt(dot) !== 46 /* . */) return undefined;
+  const word = skipSpaces(text, dot + 1, to);
+  if (!text.startsWith('verifier', word) || identifierEnd(text, word, to) !== word + 'verifier'.length)
+    return undefined;
+  const valueAt = keywordValueAt(text, word, to);
+  if (valueAt < 0 || valueAt >= to) return undefined;
+  return { target: text.slice(from, nameEnd), value: { start: valueAt, end: to }, line: { start: from, end: to } };
 }
 
 /** The names a module-level `for` statement at `at` binds, when its target is plain names. */

@@ -57,7 +57,7 @@ import {
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
-import { forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
+import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { moduleStatementStarts } from './moduleLayout';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, bindsName, type Binds } from './rebinding';
@@ -116,6 +116,8 @@ function emptied(c: Set<unknown> | Map<unknown, unknown>): void {
  */
 const knownValues = new Map<string, { at: number; count?: number; int?: number }>();
 let lengthBefore = 0;
+/** Set by the readers of a module-level `for` loop that found it goes over nothing (see extractPythonFacts). */
+let loopNeverRuns = false;
 let lengthText = '';
 
 /**
@@ -165,6 +167,8 @@ interface Statement extends Span {
   binds: Binds;
   /** A `for` loop, whose targets (its binds) hold values known only by running the module. */
   loop?: true;
+  /** A loop read whole (its binds are all it binds), whose mentions of other names change nothing. */
+  exact?: true;
 }
 
 /** Which statement made each task candidate and verifier assignment of the module being read (rebinding.ts). */
@@ -318,11 +322,19 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         if (assigned.more) other.push(...assigned.more);
         st.binds = bindsOf(assigned);
       } else {
-        if (knownLists.size) grew = growsKnownList(ctx, st);
+        loopNeverRuns = overNothing(ctx, st);
+        grew = loopNeverRuns;
+        if (!grew && knownLists.size) grew = growsKnownList(ctx, st);
         if (!grew) grew = setsVerifiers(ctx, st, k);
-        const targets = forTargets(text, st.start);
+        const built = grew ? undefined : buildsTasks(ctx, st, k);
+        if (built) grew = true;
+        // A loop over nothing binds nothing: its names keep what they held.
+        const loopTargets = loopNeverRuns ? [] : forTargets(text, st.start);
+        const targets = built && loopTargets ? [...loopTargets, ...built] : loopTargets;
         const deleted = targets ? undefined : deletedNames(text, st);
-        if (targets) st.loop = true;
+        if (targets?.length) st.loop = true;
+        // A loop read whole binds its names and changes nothing else it mentions.
+        if (grew && targets) st.exact = true;
         const names = targets ?? deleted;
         if (names) st.binds = names.length === 1 ? intern(names[0]!) : names.map((t) => intern(t));
       }
@@ -713,7 +725,10 @@ const COMPOUND_HEAD = /(?:if|for|while|try|with|match|async)\b/y;
 function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
   const { taskOf } = ctx;
   const b = st.binds;
-  if (taskOf.size && (st.kind === 'other' || (!b && headIs(COMPOUND_HEAD, ctx.text, st.start)) || st.loop))
+  if (
+    taskOf.size &&
+    (st.kind === 'other' || (!b && headIs(COMPOUND_HEAD, ctx.text, st.start)) || (st.loop && !st.exact))
+  )
     for (const name of taskOf.keys()) if (mentionedIn(ctx.text, name, st)) taskOf.delete(name);
   if (!b) return;
   // Most statements bind one name: no array for it (this runs for every module-level binding).
@@ -972,6 +987,7 @@ function setsVerifiers(ctx: Ctx, st: Statement, k: number): boolean {
       facts.verifierAssignments.push(assignment);
     });
   const last = items[items.length - 1];
+  loopNeverRuns = last === undefined;
   if (last) {
     const range = ctx.lines.rangeAt(st.start, loop.colon);
     facts.tasks.push({ name: intern(taskVariable), call: last.call, sharedCall: true, loopTarget: true, range });
@@ -979,6 +995,138 @@ function setsVerifiers(ctx: Ctx, st: Statement, k: number): boolean {
   }
   claimAssignments(ctx, st.start, k);
   return true;
+}
+
+/**
+ * Whether `st` is a `for` loop without `else` over an iterable known to be
+ * empty: its body never runs, so it binds and changes nothing.
+ */
+function overNothing(ctx: Ctx, st: Statement): boolean {
+  const { text } = ctx;
+  if (!keywordAt(text, st.start, 'for')) return false;
+  const loop = forLoop(text, st, () => true);
+  if (!loop) return false;
+  for (let at = text.indexOf('\nelse', st.start); at >= 0 && at < st.end; at = text.indexOf('\nelse', at + 1))
+    if (!isWordCode(text.charCodeAt(at + 5))) return false;
+  lengthBefore = st.start;
+  return iterableLength(text, loop.iterable, knownNames) === 0;
+}
+
+/**
+ * The loop that builds a taskset one task at a time:
+ *
+ *     for n in range(3):
+ *         t = solve(level=n)
+ *         t.verifier = check(expected=str(n))
+ *         tasks.append(t)
+ *
+ * Each pass makes a new task for each name bound to a template call, sets
+ * the verifiers written on those names, and appends or extends known lists
+ * with them, in the body's order; after the loop each name still holds
+ * its last pass's task, as discovery sees the module. Returns the names
+ * the body binds when it is read; undefined, reading nothing, when the
+ * index cannot follow it: an iterable it cannot count, a name bound twice
+ * or used before its binding, a task put in a list twice, a value that
+ * mentions a known list, a verifier set on anything but a name the body
+ * bound to a task.
+ */
+function buildsTasks(ctx: Ctx, st: Statement, k: number): string[] | undefined {
+  const { text, facts } = ctx;
+  const loop = buildingLoop(text, st);
+  if (!loop) return undefined;
+  const { targets, bindings, verifiers, steps } = loop;
+  // A target naming a known list or task binds it to an item; an iterable mentioning a list may be the one grown.
+  if (mentionsList(text, loop.iterable) || targets.some((t) => knownLists.has(t) || ctx.taskOf.has(t)))
+    return undefined;
+  const bindingOf = new Map<string, LoopBindingRead>();
+  for (const b of bindings) {
+    const name = b.name;
+    if (bindingOf.has(name) || targets.includes(name) || knownLists.has(name)) return undefined;
+    if (mentionsList(text, b.value)) return undefined;
+    const call = parseCall(ctx, b.value)?.facts;
+    bindingOf.set(name, { span: b.value, call, placed: undefined, verifiers: [] });
+  }
+  // A name used before the body binds it holds the previous pass's value (or raises NameError on the first).
+  const boundBefore = (name: string, at: number) => {
+    const b = bindingOf.get(name);
+    return b !== undefined && b.span.end <= at;
+  };
+  for (const v of verifiers) {
+    const b = bindingOf.get(v.target);
+    if (!b?.call || !boundBefore(v.target, v.line.start) || mentionsList(text, v.value)) return undefined;
+    const value = verifierValue(ctx, v.value);
+    if (!value || (value.kind === 'name' && (targets.includes(value.name) || bindingOf.has(value.name))))
+      return undefined;
+    b.verifiers.push({ value: followed(ctx, value, st.start), range: ctx.lines.rangeAt(v.line.start, v.line.end) });
+  }
+  // Where each bound name goes in each list's pass: a name put in a list is that very task, once per pass.
+  const passLength = new Map<KnownList, number>();
+  for (const step of steps) {
+    const list = knownLists.get(step.list);
+    if (!list) return undefined;
+    const items = step.kind === 'append' ? [step.value] : sequenceItems(text, step.value);
+    if (!items || items === UNCOUNTED) return undefined;
+    let position = passLength.get(list) ?? 0;
+    for (const item of items) {
+      const name = isName(text, item) ? text.slice(item.start, item.end) : undefined;
+      const b = name === undefined ? undefined : bindingOf.get(name);
+      if (b) {
+        if (b.placed || !boundBefore(name!, item.start)) return undefined;
+        b.placed = { list, position, start: list.length };
+      } else for (const other of bindingOf.keys()) if (mentionedIn(text, other, item)) return undefined;
+      position++;
+    }
+    passLength.set(list, position);
+  }
+  lengthBefore = st.start;
+  const passes = iterableLength(text, loop.iterable, knownNames);
+  // A loop over nothing is overNothing's.
+  if (!passes) return undefined;
+  const itemOf = (item: Span) => (isName(text, item) && bindingOf.get(text.slice(item.start, item.end))?.span) || item;
+  if (steps.length && !growLists(ctx, steps, passes, st, itemOf)) return undefined;
+  const head = ctx.lines.rangeAt(st.start, loop.colon);
+  for (const [name, b] of bindingOf) {
+    if (!b.call) continue;
+    const placed = b.placed;
+    if (!placed) {
+      // Kept by nothing else: only the last pass's task is left, under this name.
+      facts.tasks.push({ name: intern(name), call: b.call, range: ctx.lines.rangeAt(b.span.start, b.span.end) });
+      for (const v of b.verifiers) facts.verifierAssignments.push({ target: intern(name), ...v });
+      continue;
+    }
+    const list = placed.list;
+    const period = passLength.get(list)!;
+    const listName = list.names[0]!;
+    let last: TaskCandidate | undefined;
+    for (let p = 0; p < passes; p++) {
+      const index = placed.start + p * period + placed.position;
+      for (const v of b.verifiers) facts.verifierAssignments.push({ target: listName, index, ...v });
+      if (p === passes - 1) last = elementAt(facts, listName, index);
+    }
+    if (last)
+      facts.tasks.push({ name: intern(name), call: last.call, sharedCall: true, loopTarget: true, range: head });
+  }
+  claimTasks(ctx, st.start, k);
+  claimAssignments(ctx, st.start, k);
+  return [...bindingOf.keys()];
+}
+
+interface LoopBindingRead {
+  span: Span;
+  /** The template call it is bound to, if it is one. */
+  call: CallFacts | undefined;
+  /** The list it is put in, where in each pass, and the list's length before the loop. */
+  placed: { list: KnownList; position: number; start: number } | undefined;
+  verifiers: { value: VerifierValue; range: Range }[];
+}
+
+/** The candidate made last for element `index` of the list `name`. */
+function elementAt(facts: PythonFacts, name: string, index: number): TaskCandidate | undefined {
+  for (let i = facts.tasks.length - 1; i >= 0; i--) {
+    const t = facts.tasks[i]!;
+    if (t.name === name && t.index === index) return t;
+  }
+  return undefined;
 }
 
 /** The single argument X of `enumerate(X)`, when the builtin is not shadowed. */
@@ -1071,7 +1219,14 @@ function growsKnownList(ctx: Ctx, st: Statement): boolean {
  * what an `extend` adds is not, or when a value mentions a known list (it
  * may take from it: `a.append(b.pop())`).
  */
-function growLists(ctx: Ctx, steps: readonly GrowthStep[], passes: number, st: Statement): boolean {
+function growLists(
+  ctx: Ctx,
+  steps: readonly GrowthStep[],
+  passes: number,
+  st: Statement,
+  /** What an item stands for: a loop's name for the value it was bound to on the same pass (buildsTasks). */
+  itemOf: (item: Span) => Span = (item) => item,
+): boolean {
   const { text, facts } = ctx;
   const added = new Map<KnownList, Span[]>();
   lengthBefore = st.start;
@@ -1081,8 +1236,8 @@ function growLists(ctx: Ctx, steps: readonly GrowthStep[], passes: number, st: S
     const items = step.kind === 'append' ? [step.value] : sequenceItems(text, step.value);
     if (!items || items === UNCOUNTED || hasStarred(text, items)) return false;
     const pass = added.get(list);
-    if (pass) pass.push(...items);
-    else added.set(list, [...items]);
+    if (pass) pass.push(...items.map(itemOf));
+    else added.set(list, items.map(itemOf));
   }
   for (const [list, pass] of added) if (list.length + pass.length * passes > MAX_COMPREHENSION_ELEMENTS) return false;
   for (const [list, pass] of added) {

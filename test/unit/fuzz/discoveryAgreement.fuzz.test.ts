@@ -1,8 +1,9 @@
 /**
  * Fuzz: random modules of template calls, lists, tuples (of calls and of
  * names that hold tasks), comprehensions, lists grown by `append`, `extend`, `+=` and loops, `Task(...)`s,
- * names bound again, names deleted, and verifiers set by assignment (by call,
- * by name, to None, on a list's element, in a loop). Each is imported by the bundled runtime's discovery. Where it
+ * names bound again, names deleted, loops that build tasks one at a time, and
+ * verifiers set by assignment (by call, by name, to None, on a list's element,
+ * in a loop). Each is imported by the bundled runtime's discovery. Where it
  * imports, the index must list the same tasks with the same templates and
  * verifiers, and report no error; where it does not, nothing is asserted
  * (some import failures, like setting a verifier on None, are not caught
@@ -118,6 +119,27 @@ const statement = fc.oneof(
     arbitrary: fc.tuple(listName, verifierCall).map(([n, v]) => `for i, t in enumerate(${n}): t.verifier = ${v}`),
   },
   { weight: 1, arbitrary: fc.constantFrom('del t', 'del a', 'del L', 'del b, c') },
+  // A loop that builds tasks one at a time: bound to a name, given a verifier, put in a list (or not).
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        iterable,
+        fc.constantFrom('t', 'u', '_t'),
+        fc.constantFrom('solve(level=x)', 'check(expected=str(x))'),
+        fc.option(verifierCall),
+        fc.constantFrom('append', '+=', 'keep'),
+        listName,
+      )
+      .map(([it, t, call, v, grow, n]) =>
+        [
+          `for x in ${it}:`,
+          `    ${t} = ${call}`,
+          ...(v ? [`    ${t}.verifier = ${v}`] : []),
+          ...(grow === 'append' ? [`    ${n}.append(${t})`] : grow === '+=' ? [`    ${n} += [${t}]`] : []),
+        ].join('\n'),
+      ),
+  },
 );
 
 test('the index agrees with discovery on random modules that import', async () => {

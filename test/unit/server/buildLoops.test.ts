@@ -1,0 +1,162 @@
+/**
+ * The loop that builds a taskset one task at a time (`for n in range(3):`
+ * `t = solve(level=n)`, `t.verifier = check(...)`, `tasks.append(t)`): the
+ * index lists each pass's task with its verifier, and the name the body
+ * binds as discovery leaves it, holding the last one. Each module the index
+ * follows is also run by the bundled runtime's discovery, which must find
+ * the same; a loop it cannot follow lists nothing and reports nothing.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { agrees, indexed, VERIFIABLE_ENV } from './discovery';
+
+const env = (body: string) => VERIFIABLE_ENV + body;
+const codes = (problems: { code: string }[]) => problems.map((p) => p.code);
+const rowsOf = (found: Awaited<ReturnType<typeof indexed>>) =>
+  found.rows.map((r) => [r.ref, r.templateId, r.verifier]).sort();
+
+describe('loops that build a taskset', () => {
+  test("each pass's task, its verifier, and the name that holds the last one", async () => {
+    const found = await agrees(
+      env(
+        'tasks = []\nfor n in range(1, 4):\n    t = solve(level=n)\n    t.verifier = check(expected=str(n))\n    tasks.append(t)\n',
+      ),
+    );
+    assert.deepEqual(rowsOf(found), [
+      ['t', 'solve', 'check'],
+      ['tasks[0]', 'solve', 'check'],
+      ['tasks[1]', 'solve', 'check'],
+      ['tasks[2]', 'solve', 'check'],
+    ]);
+    // `hud eval` refuses the module (conformance/duplicateSlugs.test.ts): the warning says why and how to fix it.
+    const slug = found.problems.filter((p) => p.code === 'task-duplicate-slug');
+    assert.equal(slug.length, 1);
+    assert.match(slug[0]!.message, /t is the same Task object as tasks\[2\]/);
+    assert.match(slug[0]!.message, /name it _t, or add `del t` after the loop/);
+  });
+
+  test('two names, two lists, a verifier set after the append, and lists that held tasks before', async () => {
+    const found = await agrees(
+      env(
+        [
+          'tasks = [solve(level=0)]',
+          'other = []',
+          'for n in range(2):',
+          '    label = str(n)',
+          '    t = solve(level=n)',
+          '    u = solve(level=n + 5)',
+          '    u.verifier = audit(expected=label)',
+          '    tasks.append(t)',
+          '    other += [u, check(expected="x")]',
+          '    t.verifier = check(expected="t")',
+          'del t, u',
+          'tasks.append(solve(level=9))',
+          '',
+        ].join('\n'),
+      ),
+    );
+    assert.deepEqual(rowsOf(found), [
+      ['other[0]', 'solve', 'audit'],
+      ['other[1]', 'check', null],
+      ['other[2]', 'solve', 'audit'],
+      ['other[3]', 'check', null],
+      ['tasks[0]', 'solve', null],
+      ['tasks[1]', 'solve', 'check'],
+      ['tasks[2]', 'solve', 'check'],
+      ['tasks[3]', 'solve', null],
+    ]);
+    // check(expected="x") twice is one slug twice, and only that.
+    assert.deepEqual(codes(found.problems), ['task-duplicate-slug']);
+    assert.match(found.problems[0]!.message, /other\[3\] is the same template and arguments as other\[1\]/);
+  });
+
+  test("a name put in no list leaves the last pass's task; a loop that never runs leaves nothing", async () => {
+    const kept = await agrees(
+      env('for n in range(3):\n    t = solve(level=n)\n    t.verifier = check(expected="a")\n'),
+    );
+    assert.deepEqual(rowsOf(kept), [['t', 'solve', 'check']]);
+    assert.deepEqual(kept.problems, []);
+
+    const none = await agrees(env('tasks = []\nfor n in range(0):\n    t = solve(level=n)\n    tasks.append(t)\n'));
+    assert.deepEqual(none.rows, []);
+  });
+
+  test('the name bound again after the loop holds that task instead', async () => {
+    const found = await agrees(
+      env('tasks = []\nfor n in range(2):\n    t = solve(level=n)\n    tasks.append(t)\nt = solve(level=7)\n'),
+    );
+    assert.deepEqual(rowsOf(found), [
+      ['t', 'solve', null],
+      ['tasks[0]', 'solve', null],
+      ['tasks[1]', 'solve', null],
+    ]);
+    assert.deepEqual(found.problems, []);
+  });
+
+  test('a wrong verifier is said once, not once per pass', async () => {
+    const found = await indexed(
+      env(
+        'tasks = []\nfor n in range(3):\n    t = solve(level=n)\n    t.verifier = audit(wrong=1)\n    tasks.append(t)\ndel t\n',
+      ),
+    );
+    assert.equal(found.rows.length, 3);
+    // Two things are wrong with the one call: each is said once.
+    assert.deepEqual(
+      found.problems.map((p) => [p.code, p.message.split(';')[0]]),
+      [
+        ['task-bad-args', 'audit() got an unexpected keyword argument "wrong"'],
+        ['task-bad-args', 'audit() is missing the required argument "expected" (str) (fix: pass expected=...)'],
+      ],
+    );
+  });
+
+  test('a loop over nothing changes nothing; a loop read whole changes only the names it binds', async () => {
+    const dead = await agrees(
+      env(
+        'x = solve(level=1)\ntasks = [solve(level=2)]\nfor n in range(0):\n    x = None\n    tasks.sort()\nsuite = [x]\ntasks.append(solve(level=3))\n',
+      ),
+    );
+    assert.deepEqual(rowsOf(dead), [
+      ['suite[0]', 'solve', null],
+      ['tasks[0]', 'solve', null],
+      ['tasks[1]', 'solve', null],
+      ['x', 'solve', null],
+    ]);
+    // An `else` clause runs when the loop ends, even after no pass: not read as nothing.
+    const orElse = await indexed(
+      env('x = solve(level=1)\nfor n in range(0):\n    pass\nelse:\n    x = None\nsuite = [x]\n'),
+    );
+    assert.ok(!orElse.rows.some((r) => r.ref === 'suite[0]'), "x may hold None: suite's item is not a task it knows");
+    // Its iterable names `a` and `b`, which still hold their tasks after it.
+    const whole = await agrees(
+      env(
+        'a = solve(level=1)\nb = solve(level=2)\nfor t in (a, b):\n    t.verifier = check(expected="x")\ndel t\nboth = [a, b]\n',
+      ),
+    );
+    assert.deepEqual(rowsOf(whole), [
+      ['a', 'solve', 'check'],
+      ['b', 'solve', 'check'],
+      ['both[0]', 'solve', 'check'],
+      ['both[1]', 'solve', 'check'],
+    ]);
+  });
+
+  test('what the index cannot follow, it lists nothing of and says nothing about', async () => {
+    for (const body of [
+      // the same task put in the list twice
+      'tasks = []\nfor n in range(2):\n    t = solve(level=n)\n    tasks.append(t)\n    tasks.append(t)\n',
+      // used before the body binds it: the previous pass's task, or NameError
+      'tasks = []\nt = None\nfor n in range(2):\n    tasks.append(t)\n    t = solve(level=n)\n',
+      // an iterable the index cannot count
+      'tasks = []\nfor n in sorted({1, 2}):\n    t = solve(level=n)\n    tasks.append(t)\n',
+      // a value that may change a known list
+      'tasks = []\nfor n in range(2):\n    t = solve(level=len(tasks))\n    tasks.append(t)\n',
+      // a verifier set on the loop's target
+      'tasks = []\nfor n in range(2):\n    t = solve(level=n)\n    n.verifier = check(expected="a")\n    tasks.append(t)\n',
+    ]) {
+      const found = await indexed(env(body));
+      assert.deepEqual(found.rows, [], body);
+      assert.deepEqual(found.problems, [], body);
+    }
+  });
+});
