@@ -58,6 +58,10 @@ const CASES: { body: string; statically: boolean }[] = [
     body: py`suite = []\nfor n in range(3):\n    t = solve(level=n)\n    suite += [t, solve(level=7)]\ndel t`,
     statically: true,
   },
+  // A function that makes a task: each call is a task of its own, with the arguments its body gives.
+  { body: py`def make():\n    return solve(level=1)\n\nfirst = make()\nsecond = make()`, statically: true },
+  { body: py`def make(n):\n    return solve(level=n)\n\nfirst = make(1)\nsecond = make(2)`, statically: true },
+  { body: py`def make(n):\n    return solve(level=n)\n\nfirst = make(1)\nsecond = make(1)`, statically: false },
 ];
 
 function sdkRefuses(dir: string): boolean {

@@ -23,6 +23,10 @@ export interface CallFacts {
   explicit?: ExplicitTask;
   /** Where a new keyword argument goes: just before the closing parenthesis. */
   closeParen?: Position;
+  /** The verifier a factory sets on the task it makes (factories.ts); a later `task.verifier = ...` replaces it. */
+  verifier?: VerifierValue;
+  /** A factory's call made again by a later use: what is wrong with it, its first use says (factories.ts). */
+  echo?: true;
 }
 
 /**

@@ -63,7 +63,7 @@ export function linkPython(
     if (!target && !explicit) continue;
     const label = labelOf(cand);
     // What a call says is said once: by a comprehension's first element, by the first name holding a Task.
-    const echo = cand.repeated || (cand.sharedCall && heldEarlier(facts.tasks, c));
+    const echo = cand.repeated || cand.call.echo || (cand.sharedCall && heldEarlier(facts.tasks, c));
     const callProblems = echo ? [] : problems;
     const callUses = echo ? [] : uses;
     if (target) {
@@ -71,8 +71,9 @@ export function linkPython(
       argProblems(cand.call, target.template, callProblems);
     } else callProblems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
     const assigned = verifierOf?.get(cand.call);
-    // A later `task.verifier = ...` replaces the one the Task was made with.
-    const verifier = assigned ?? (explicit?.verifier && { value: explicit.verifier, range: explicit.verifier.range });
+    // A later `task.verifier = ...` replaces the one the Task was made with (by `Task(verifier=...)` or a factory).
+    const madeWith = explicit?.verifier ?? cand.call.verifier;
+    const verifier = assigned ?? (madeWith && { value: madeWith, range: madeWith.range });
     const actorEnv = target?.env ?? explicit!.env;
     // One line of a loop sets the verifier of several tasks: what it says is said once, unless it says it of one.
     const again = assigned !== undefined && (linkedValues ??= new Set()).has(assigned.value);
@@ -481,7 +482,7 @@ function linkVerifier(
     uses.push(use(call.calleeRange, 'verifier', target));
     argProblems(call, target.template, problems);
   }
-  if (inner || call.explicit?.verifier) {
+  if (inner || call.explicit?.verifier || call.verifier) {
     const found = problem(
       'verifier-nested',
       nameRange,

@@ -87,17 +87,30 @@ export function forLoop(text: string, st: Span, isSimple: (from: number, to: num
   if (colon >= st.end || text.charCodeAt(colon) !== 58) return undefined;
   const iterable = { start: iterableStart, end: trimEnd(text, iterableStart, colon) };
   if (iterable.end <= iterable.start) return undefined;
+  const body = simpleBody(text, colon + 1, st.end, isSimple);
+  return body && { targets: namesOf(head), iterable, colon, body };
+}
+
+/**
+ * The pieces of code in [from, end) (a block's body up to the next
+ * module-level statement), each of which `isSimple` accepts; undefined when
+ * one is not, or when there is none.
+ */
+export function simpleBody(
+  text: string,
+  from: number,
+  end: number,
+  isSimple: (from: number, to: number) => boolean,
+): Span[] | undefined {
   const body: Span[] = [];
-  // Everything up to the next module-level statement is the body: each piece of code in it must be simple.
-  for (let at = skipSpaceAndComments(text, colon + 1, st.end); at < st.end;) {
-    const end = expressionEnd(text, at, st.end);
-    if (!isSimple(at, end)) return undefined;
-    body.push({ start: at, end });
-    at = skipSpaceAndComments(text, end, st.end);
-    if (text.charCodeAt(at) === 59 /* ; */) at = skipSpaceAndComments(text, at + 1, st.end);
+  for (let at = skipSpaceAndComments(text, from, end); at < end;) {
+    const to = expressionEnd(text, at, end);
+    if (!isSimple(at, to)) return undefined;
+    body.push({ start: at, end: to });
+    at = skipSpaceAndComments(text, to, end);
+    if (text.charCodeAt(at) === 59 /* ; */) at = skipSpaceAndComments(text, at + 1, end);
   }
-  if (body.length === 0) return undefined;
-  return { targets: namesOf(head), iterable, colon, body };
+  return body.length ? body : undefined;
 }
 
 /**
@@ -115,14 +128,14 @@ export function growingLoop(text: string, st: Span): GrowingLoop | undefined {
   return loop && { targets: loop.targets, iterable: loop.iterable, steps };
 }
 
-/** `name = value` in a loop's body: a name bound again on each pass. */
-export interface LoopBinding {
+/** `name = value` in a block's body (a loop's: bound again on each pass). */
+export interface BodyBinding {
   name: string;
   value: Span;
 }
 
-/** `name.verifier = value` in a loop's body. */
-export interface LoopVerifier {
+/** `name.verifier = value` in a block's body. */
+export interface BodyVerifier {
   target: string;
   value: Span;
   /** The whole line. */
@@ -132,8 +145,8 @@ export interface LoopVerifier {
 /** A `for` loop that makes tasks: its body binds names, sets their verifiers and grows lists, in its order. */
 export interface BuildingLoop extends GrowingLoop {
   colon: number;
-  bindings: LoopBinding[];
-  verifiers: LoopVerifier[];
+  bindings: BodyBinding[];
+  verifiers: BodyVerifier[];
 }
 
 /**
@@ -146,8 +159,8 @@ export interface BuildingLoop extends GrowingLoop {
  */
 export function buildingLoop(text: string, st: Span): BuildingLoop | undefined {
   const steps: GrowthStep[] = [];
-  const bindings: LoopBinding[] = [];
-  const verifiers: LoopVerifier[] = [];
+  const bindings: BodyBinding[] = [];
+  const verifiers: BodyVerifier[] = [];
   const loop = forLoop(text, st, (from, to) => {
     const step = growthStep(text, from, to);
     if (step) {
@@ -155,22 +168,24 @@ export function buildingLoop(text: string, st: Span): BuildingLoop | undefined {
       return true;
     }
     const verifier = verifierLine(text, from, to);
-    if (verifier) {
-      verifiers.push(verifier);
-      return true;
-    }
-    const valueAt = keywordValueAt(text, from, to);
-    // One name, one value: `a = b = x` and `a, b = x` are not read.
-    if (valueAt < 0 || valueAt >= to || keywordValueAt(text, valueAt, to) >= 0) return false;
-    bindings.push({ name: text.slice(from, identifierEnd(text, from, to)), value: { start: valueAt, end: to } });
-    return true;
+    if (verifier) verifiers.push(verifier);
+    const binding = verifier ? undefined : bindingLine(text, from, to);
+    if (binding) bindings.push(binding);
+    return verifier !== undefined || binding !== undefined;
   });
   if (!loop || bindings.length === 0) return undefined;
   return { targets: loop.targets, iterable: loop.iterable, steps, colon: loop.colon, bindings, verifiers };
 }
 
+/** `name = value` filling [from, to): one name, one value (`a = b = x` and `a, b = x` are not read). */
+export function bindingLine(text: string, from: number, to: number): BodyBinding | undefined {
+  const valueAt = keywordValueAt(text, from, to);
+  if (valueAt < 0 || valueAt >= to || keywordValueAt(text, valueAt, to) >= 0) return undefined;
+  return { name: text.slice(from, identifierEnd(text, from, to)), value: { start: valueAt, end: to } };
+}
+
 /** `name.verifier = value` filling [from, to), the value not empty. */
-function verifierLine(text: string, from: number, to: number): LoopVerifier | undefined {
+export function verifierLine(text: string, from: number, to: number): BodyVerifier | undefined {
   const nameEnd = identifierEnd(text, from, to);
   if (nameEnd === from) return undefined;
   const dot = skipSpaces(text, nameEnd, to);

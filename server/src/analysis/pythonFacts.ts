@@ -58,6 +58,7 @@ import {
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
+import { factoryShape } from './factories';
 import { moduleStatementStarts } from './moduleLayout';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, bindsName, type Binds } from './rebinding';
@@ -116,6 +117,21 @@ function emptied(c: Set<unknown> | Map<unknown, unknown>): void {
  */
 const knownValues = new Map<string, { at: number; count?: number; int?: number }>();
 let lengthBefore = 0;
+/**
+ * Module-level functions that make a task (factories.ts) of the module being
+ * read, by name: a call of one below its `def` is the task it makes.
+ */
+const factories = new Map<string, Factory>();
+
+interface Factory {
+  /** Where its `def` starts: a call above it raises NameError. */
+  defined: number;
+  call: ParsedCall;
+  verifier: VerifierValue | undefined;
+  /** Whether a call of it was read already: its problems are said once. */
+  used: boolean;
+}
+
 /** Set by the readers of a module-level `for` loop that found it goes over nothing (see extractPythonFacts). */
 let loopNeverRuns = false;
 let lengthText = '';
@@ -230,6 +246,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(knownValues);
   emptied(knownLists);
   emptied(loopBound);
+  emptied(factories);
   reorderedLists.length = 0;
   lengthText = text;
   emptied(envVars);
@@ -275,6 +292,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
           ? facts.imports.slice(first).map((i) => i.local)
           : undefined;
   }
+  // Factories before the assignments, whose calls of them are the tasks they make.
+  if (facts.importsHud) for (const st of statements) if (st.kind === 'definition') readFactory(ctx, st);
   // Each simple statement is read once: environments must be known before the decorators that use them.
   for (const st of statements) if (st.kind === 'simple') st.parsed = parseAssignment(ctx, st);
   if (facts.importsHud) {
@@ -586,6 +605,10 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
   const close = matchBracket(text, open, span.end);
   if (close !== span.end - 1) return undefined; // `f(x).g`, `f(x) + 1`: not a plain call
   const callee = internDotted(text.slice(span.start, calleeEnd));
+  if (factories.size && callee.length === 1) {
+    const factory = factories.get(callee[0]!);
+    if (factory && factory.defined < span.start) return madeBy(factory, lines.rangeAt(span.start, span.end));
+  }
   const facts: CallFacts = {
     callee,
     range: lines.rangeAt(span.start, span.end),
@@ -633,6 +656,62 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
     if (explicit) facts.explicit = explicit;
   }
   return { facts, args };
+}
+
+/**
+ * Reads the plain `def` in `st` as a factory when its body makes a task and
+ * returns it: `return solve(...)`, or `t = solve(...)`, `t.verifier =
+ * check(...)` (or `None`), `return t`. A verifier named by a variable is
+ * read when the function runs, so such a function is not read; nor is a
+ * name defined twice or bound by an assignment too.
+ */
+function readFactory(ctx: Ctx, st: Statement): void {
+  const { text } = ctx;
+  const returnAt = text.indexOf('return', st.start);
+  if (returnAt < 0 || returnAt >= st.end) return;
+  const shape = factoryShape(text, st);
+  if (!shape) return;
+  const name = shape.name;
+  if (factories.has(name) || assignedAtModuleLevel(text, name)) {
+    factories.delete(name);
+    return;
+  }
+  const { returned } = shape;
+  let made: Span = returned;
+  let verifier: VerifierValue | undefined;
+  if (isName(text, returned)) {
+    const local = text.slice(returned.start, returned.end);
+    const bound = shape.bindings.filter((b) => b.name === local);
+    if (bound.length !== 1) return;
+    made = bound[0]!.value;
+    for (const v of shape.verifiers) {
+      if (v.target !== local) continue;
+      if (v.line.start < made.end) return; // set before the task is made
+      const value = verifierValue(ctx, v.value);
+      if (value?.kind !== 'call' && value?.kind !== 'none') return;
+      verifier = value.kind === 'none' ? undefined : value;
+    }
+  }
+  const call = parseCall(ctx, made);
+  if (call) factories.set(name, { defined: st.start, call, verifier, used: false });
+}
+
+/** Whether a module-level statement binds `name` with `=` (`make = other`). */
+function assignedAtModuleLevel(text: string, name: string): boolean {
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    if (at > 0 && text.charCodeAt(at - 1) !== 10 /* \n */) continue;
+    if (keywordValueAt(text, at) >= 0 && identifierEnd(text, at) === at + name.length) return true;
+  }
+  return false;
+}
+
+/** A call of `factory` at `range`: a task of its own, made as the factory's body makes it. */
+function madeBy(factory: Factory, range: Range): ParsedCall {
+  const facts: CallFacts = { ...factory.call.facts, range };
+  if (factory.verifier) facts.verifier = factory.verifier;
+  if (factory.used) facts.echo = true;
+  factory.used = true;
+  return { facts, args: factory.call.args };
 }
 
 /** The fields of `Task(...)` that say which template it runs; undefined unless env and id are literals. */
@@ -1266,7 +1345,7 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
   if (!grew && knownLists.size) {
     const skip = p?.kind === 'verifier' ? st.start : -1;
     for (const [name, list] of [...knownLists])
-      if (knownLists.has(name) && mentionedIn(text, name, st, skip)) {
+      if (knownLists.has(name) && mentionedIn(text, name, st, skip) && !heldAsItem(ctx, st, name, list)) {
         // `c = solve()` or `del c` where `c = suite = [...]`: the list is still known by its other names.
         const rebound = reboundOnly(ctx, st, list);
         if (rebound) {
@@ -1289,6 +1368,26 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
     const list = { statement: k, length: p.items.length, names: [p.name, ...uniqueOthers(p.name, p.more ?? [])] };
     for (const name of list.names) knownLists.set(name, list);
   }
+}
+
+/**
+ * Whether `st` only puts the list in a display (`pair = (suite, other)`,
+ * `more = [suite] + [x]`): every mention of `name` in it is a whole item of
+ * the display it binds to another name. That takes nothing from the list
+ * and changes nothing in it, so what it holds is still known.
+ */
+function heldAsItem(ctx: Ctx, st: Statement, name: string, list: KnownList): boolean {
+  const p = st.parsed;
+  if (p?.kind !== 'name' || !p.items || p.items === UNCOUNTED) return false;
+  for (const alias of list.names) if (bindsName(st.binds, alias)) return false;
+  const { text } = ctx;
+  const re = mentionsOf(name);
+  re.lastIndex = st.start;
+  for (let m = re.exec(text); m && m.index < st.end; m = re.exec(text)) {
+    const at = m.index;
+    if (!p.items.some((item) => item.start === at && item.end === at + name.length)) return false;
+  }
+  return true;
 }
 
 /**

@@ -94,10 +94,10 @@ export function applyRebinding(
   const shadowed: ShadowedCall[] = [];
   for (const t of facts.tasks) {
     if (accounted.has(t.call)) continue;
-    if (t.repeated) continue; // the first element of its comprehension stands for the call
+    if (t.repeated || t.call.echo) continue; // the first element of its comprehension, or a factory's first use
     accounted.add(t.call); // reported once, however many names held it
     shadowed.push({ call: t.call, role: 'task' });
-    const verifier = t.call.explicit?.verifier;
+    const verifier = t.call.explicit?.verifier ?? t.call.verifier;
     if (verifier?.kind === 'call') shadowed.push({ call: verifier.call, role: 'verifier' });
   }
   facts.verifierAssignments = facts.verifierAssignments.filter((a, i) => {

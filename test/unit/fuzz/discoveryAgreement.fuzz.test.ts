@@ -1,7 +1,8 @@
 /**
  * Fuzz: random modules of template calls, lists, tuples (of calls and of
  * names that hold tasks), comprehensions, lists grown by `append`, `extend`, `+=` and loops, `Task(...)`s,
- * names bound again, names deleted, loops that build tasks one at a time, and
+ * names bound again, names deleted, loops that build tasks one at a time, tasks
+ * made by a function, and
  * verifiers set by assignment (by call, by name, to None, on a list's element,
  * in a loop). Each is imported by the bundled runtime's discovery. Where it
  * imports, the index must list the same tasks with the same templates and
@@ -24,7 +25,7 @@ const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-fuzz-discovery-'));
 after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 // Every name starts out bound to a task, so that most modules import; `c` and `suite` are one Task under two names.
-const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}LEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\nL = []\nt0 = solve(level=5)\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
+const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}def mk(n):\n    t = solve(level=n)\n    t.verifier = check(expected="f")\n    return t\n\nLEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\nL = []\nt0 = solve(level=5)\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
 const NAMES = ['a', 'b', 'c', 'suite'];
 const name = fc.constantFrom(...NAMES);
 // Lists grown in place: `L` starts out empty; appending to a name that holds a Task fails the import.
@@ -119,6 +120,9 @@ const statement = fc.oneof(
     arbitrary: fc.tuple(listName, verifierCall).map(([n, v]) => `for i, t in enumerate(${n}): t.verifier = ${v}`),
   },
   { weight: 1, arbitrary: fc.constantFrom('del t', 'del a', 'del L', 'del b, c') },
+  // Tasks made by a function, which sets their verifier.
+  { weight: 1, arbitrary: fc.tuple(name, level).map(([n, l]) => `${n} = mk(${l})`) },
+  { weight: 1, arbitrary: fc.tuple(listName, level).map(([n, l]) => `${n}.append(mk(${l}))`) },
   // A loop that builds tasks one at a time: bound to a name, given a verifier, put in a list (or not).
   {
     weight: 2,

@@ -8,12 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { agrees, indexed, VERIFIABLE_ENV } from './discovery';
+import { agrees, indexed, taskTriples, VERIFIABLE_ENV } from './discovery';
 
 const env = (body: string) => VERIFIABLE_ENV + body;
 const codes = (problems: { code: string }[]) => problems.map((p) => p.code);
-const rowsOf = (found: Awaited<ReturnType<typeof indexed>>) =>
-  found.rows.map((r) => [r.ref, r.templateId, r.verifier]).sort();
 
 describe('loops that build a taskset', () => {
   test("each pass's task, its verifier, and the name that holds the last one", async () => {
@@ -22,7 +20,7 @@ describe('loops that build a taskset', () => {
         'tasks = []\nfor n in range(1, 4):\n    t = solve(level=n)\n    t.verifier = check(expected=str(n))\n    tasks.append(t)\n',
       ),
     );
-    assert.deepEqual(rowsOf(found), [
+    assert.deepEqual(taskTriples(found), [
       ['t', 'solve', 'check'],
       ['tasks[0]', 'solve', 'check'],
       ['tasks[1]', 'solve', 'check'],
@@ -55,7 +53,7 @@ describe('loops that build a taskset', () => {
         ].join('\n'),
       ),
     );
-    assert.deepEqual(rowsOf(found), [
+    assert.deepEqual(taskTriples(found), [
       ['other[0]', 'solve', 'audit'],
       ['other[1]', 'check', null],
       ['other[2]', 'solve', 'audit'],
@@ -74,7 +72,7 @@ describe('loops that build a taskset', () => {
     const kept = await agrees(
       env('for n in range(3):\n    t = solve(level=n)\n    t.verifier = check(expected="a")\n'),
     );
-    assert.deepEqual(rowsOf(kept), [['t', 'solve', 'check']]);
+    assert.deepEqual(taskTriples(kept), [['t', 'solve', 'check']]);
     assert.deepEqual(kept.problems, []);
 
     const none = await agrees(env('tasks = []\nfor n in range(0):\n    t = solve(level=n)\n    tasks.append(t)\n'));
@@ -85,7 +83,7 @@ describe('loops that build a taskset', () => {
     const found = await agrees(
       env('tasks = []\nfor n in range(2):\n    t = solve(level=n)\n    tasks.append(t)\nt = solve(level=7)\n'),
     );
-    assert.deepEqual(rowsOf(found), [
+    assert.deepEqual(taskTriples(found), [
       ['t', 'solve', null],
       ['tasks[0]', 'solve', null],
       ['tasks[1]', 'solve', null],
@@ -116,7 +114,7 @@ describe('loops that build a taskset', () => {
         'x = solve(level=1)\ntasks = [solve(level=2)]\nfor n in range(0):\n    x = None\n    tasks.sort()\nsuite = [x]\ntasks.append(solve(level=3))\n',
       ),
     );
-    assert.deepEqual(rowsOf(dead), [
+    assert.deepEqual(taskTriples(dead), [
       ['suite[0]', 'solve', null],
       ['tasks[0]', 'solve', null],
       ['tasks[1]', 'solve', null],
@@ -133,7 +131,7 @@ describe('loops that build a taskset', () => {
         'a = solve(level=1)\nb = solve(level=2)\nfor t in (a, b):\n    t.verifier = check(expected="x")\ndel t\nboth = [a, b]\n',
       ),
     );
-    assert.deepEqual(rowsOf(whole), [
+    assert.deepEqual(taskTriples(whole), [
       ['a', 'solve', 'check'],
       ['b', 'solve', 'check'],
       ['both[0]', 'solve', 'check'],

@@ -110,6 +110,11 @@ export async function indexed(source: string) {
   };
 }
 
+/** The index's tasks as sorted `[ref, template id, verifier id]` triples, for asserting exact lists. */
+export function taskTriples(found: { rows: Row[] }): (string | null | undefined)[][] {
+  return found.rows.map((r) => [r.ref, r.templateId, r.verifier]).sort();
+}
+
 /** The index of `source`, after asserting that it lists what discovery finds. */
 export async function agrees(source: string): Promise<Awaited<ReturnType<typeof indexed>>> {
   const found = await indexed(source);

@@ -275,3 +275,16 @@ test('a list bound to two names stays known by one when the other is bound again
     assert.ok(!found.rows.some((r) => r.ref === 'suite[1]'), other);
   }
 });
+
+test('a list put whole in a display is still followed: that takes nothing from it and changes nothing in it', async () => {
+  const found = await agrees(
+    VERIFIABLE_ENV +
+      py`
+        suite = [solve(level=1)]
+        pair = (suite, check(expected="p"))
+        more = [suite] + [audit(expected="m")]
+        suite.append(solve(level=2))
+      `,
+  );
+  assert.deepEqual(found.rows.map((r) => r.ref).sort(), ['more[1]', 'pair[1]', 'suite[0]', 'suite[1]']);
+});
