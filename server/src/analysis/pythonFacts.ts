@@ -58,7 +58,7 @@ import {
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
-import { factoryShape } from './factories';
+import { factoryShape, type FactoryShape } from './factories';
 import { moduleStatementStarts } from './moduleLayout';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, bindsName, type Binds } from './rebinding';
@@ -293,7 +293,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
           : undefined;
   }
   // Factories before the assignments, whose calls of them are the tasks they make.
-  if (facts.importsHud) for (const st of statements) if (st.kind === 'definition') readFactory(ctx, st);
+  if (facts.importsHud) readFactories(ctx, statements);
   // Each simple statement is read once: environments must be known before the decorators that use them.
   for (const st of statements) if (st.kind === 'simple') st.parsed = parseAssignment(ctx, st);
   if (facts.importsHud) {
@@ -665,44 +665,54 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
  * read when the function runs, so such a function is not read; nor is a
  * name defined twice or bound by an assignment too.
  */
-function readFactory(ctx: Ctx, st: Statement): void {
+function readFactories(ctx: Ctx, statements: readonly Statement[]): void {
   const { text } = ctx;
-  const returnAt = text.indexOf('return', st.start);
-  if (returnAt < 0 || returnAt >= st.end) return;
-  const shape = factoryShape(text, st);
-  if (!shape) return;
-  const name = shape.name;
-  if (factories.has(name) || assignedAtModuleLevel(text, name)) {
-    factories.delete(name);
-    return;
+  const defined = new Set<string>();
+  for (const st of statements) {
+    if (st.kind !== 'definition') continue;
+    // Within the def only (V8 slices without copying): a search from its start could run on to the module's end.
+    const shape = text.slice(st.start, st.end).includes('return') ? factoryShape(text, st) : undefined;
+    if (!shape) continue;
+    // Defined twice: which one a call meets depends on where it is.
+    if (defined.has(shape.name)) factories.delete(shape.name);
+    else if (readFactory(ctx, st, shape)) defined.add(shape.name);
   }
+  if (!factories.size) return;
+  // `make = other` or another `def make` anywhere at module level: what a call makes depends on where it is.
+  for (const st of statements) {
+    if (st.kind === 'simple' && keywordValueAt(text, st.start, st.end) >= 0)
+      factories.delete(text.slice(st.start, identifierEnd(text, st.start, st.end)));
+    else if (st.kind === 'definition') {
+      const head = definitionHeadAt(text, st.start, Math.min(st.end, st.start + 300));
+      const factory = head && factories.get(text.slice(head.nameAt, head.nameEnd));
+      if (factory && factory.defined !== st.start) factories.delete(text.slice(head.nameAt, head.nameEnd));
+    }
+  }
+}
+
+/** Reads one factory; false when its body makes no task the index can name. */
+function readFactory(ctx: Ctx, st: Statement, shape: FactoryShape): boolean {
+  const { text } = ctx;
+  const name = shape.name;
   const { returned } = shape;
   let made: Span = returned;
   let verifier: VerifierValue | undefined;
   if (isName(text, returned)) {
     const local = text.slice(returned.start, returned.end);
     const bound = shape.bindings.filter((b) => b.name === local);
-    if (bound.length !== 1) return;
+    if (bound.length !== 1) return false;
     made = bound[0]!.value;
     for (const v of shape.verifiers) {
       if (v.target !== local) continue;
-      if (v.line.start < made.end) return; // set before the task is made
+      if (v.line.start < made.end) return false; // set before the task is made
       const value = verifierValue(ctx, v.value);
-      if (value?.kind !== 'call' && value?.kind !== 'none') return;
+      if (value?.kind !== 'call' && value?.kind !== 'none') return false;
       verifier = value.kind === 'none' ? undefined : value;
     }
   }
   const call = parseCall(ctx, made);
   if (call) factories.set(name, { defined: st.start, call, verifier, used: false });
-}
-
-/** Whether a module-level statement binds `name` with `=` (`make = other`). */
-function assignedAtModuleLevel(text: string, name: string): boolean {
-  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
-    if (at > 0 && text.charCodeAt(at - 1) !== 10 /* \n */) continue;
-    if (keywordValueAt(text, at) >= 0 && identifierEnd(text, at) === at + name.length) return true;
-  }
-  return false;
+  return true;
 }
 
 /** A call of `factory` at `range`: a task of its own, made as the factory's body makes it. */

@@ -94,6 +94,8 @@ describe('task factories', () => {
       'def make(level):\n    if level:\n        return solve(level=level)\n    return solve(level=0)\n\nx = make(1)\n',
       // the name bound again
       'def make(level):\n    return solve(level=level)\n\ndef other(level):\n    return None\n\nmake = other\nx = make(1)\n',
+      // defined again, as a function that makes nothing
+      'def make(level):\n    return solve(level=level)\n\ndef make(level):\n    pass\n\nx = make(1)\n',
       // called above its def: NameError
       'x = make(1)\n\ndef make(level):\n    return solve(level=level)\n',
       // the verifier set before the task is made: UnboundLocalError
