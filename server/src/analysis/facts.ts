@@ -148,6 +148,15 @@ export interface ImportBinding {
   name?: string;
 }
 
+/** A module-level function that makes a task and returns it (factories.ts), as other modules may import it. */
+export interface FactoryFacts {
+  name: string;
+  /** The template call its body makes. */
+  call: CallFacts;
+  /** The verifier its body sets on that task. */
+  verifier?: VerifierValue;
+}
+
 export interface PythonFacts {
   kind: 'python';
   importsHud: boolean;
@@ -158,6 +167,8 @@ export interface PythonFacts {
   verifierAssignments: VerifierAssignment[];
   /** Names defined at module level by `def`/`class` that are not templates. */
   plainDefinitions: string[];
+  /** The plain definitions that make a task and return it, for modules that import them. */
+  factories?: FactoryFacts[];
   /** Names bound at module level to values the index does not read (`x = None`, `x = a.b`). */
   otherBindings?: string[];
   v5Scenarios: { envVariable: string; functionName: string; range: Range }[];

@@ -59,17 +59,20 @@ export function linkPython(
   for (let c = 0; c < facts.tasks.length; c++) {
     const cand = facts.tasks[c]!;
     const explicit = cand.call.explicit;
-    const target = resolve(cand.call);
+    const made = explicit ? undefined : importedFactory(file, cand.call, resolver, registry);
+    const target = made ? made.target : resolve(cand.call);
     if (!target && !explicit) continue;
     const label = labelOf(cand);
     // What a call says is said once: by a comprehension's first element, by the first name holding a Task.
     const echo = cand.repeated || cand.call.echo || (cand.sharedCall && heldEarlier(facts.tasks, c));
     const callProblems = echo ? [] : problems;
     const callUses = echo ? [] : uses;
-    if (target) {
+    // An imported factory's call passes the factory's arguments and names the factory, not the template: the
+    // factory's module checks and links the call its body makes.
+    if (!made && target) {
       callUses.push(use(cand.call.calleeRange, 'task', target));
       argProblems(cand.call, target.template, callProblems);
-    } else callProblems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
+    } else if (!made) callProblems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
     const assigned = verifierOf?.get(cand.call);
     // A later `task.verifier = ...` replaces the one the Task was made with (by `Task(verifier=...)` or a factory).
     const madeWith = explicit?.verifier ?? cand.call.verifier;
@@ -79,8 +82,9 @@ export function linkPython(
     const again = assigned !== undefined && (linkedValues ??= new Set()).has(assigned.value);
     if (assigned) linkedValues!.add(assigned.value);
     const verifierProblems = again ? [] : assigned ? problems : callProblems;
-    const link = verifier
-      ? linkVerifier(
+    const link = !verifier
+      ? made?.verifier
+      : linkVerifier(
           file,
           facts,
           { side: target, env: actorEnv },
@@ -89,8 +93,7 @@ export function linkPython(
           resolver,
           verifierProblems,
           again ? [] : assigned ? uses : callUses,
-        )
-      : undefined;
+        );
     if (again) for (const p of verifierProblems) if (!problems.some((q) => sameProblem(p, q))) problems.push(p);
     const task: IndexedTask = {
       ref: `${file.rel}::${label}`,
@@ -104,7 +107,8 @@ export function linkPython(
     if (target) task.templateUri = file.uriOf(target.path);
     if (link) task.verifier = link;
     tasks.push(task);
-    slugged.push({ candidate: cand, label, templateId: task.templateId, params: target?.template.params });
+    // Which arguments reach the template is the factory's body's: no slug to compare.
+    if (!made) slugged.push({ candidate: cand, label, templateId: task.templateId, params: target?.template.params });
   }
   if (slugged.length > 1) duplicateSlugProblems(slugged, problems);
   if (byName) containerVerifierProblems(facts, byName, problems);
@@ -304,6 +308,41 @@ function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: F
       );
     }
   });
+}
+
+/**
+ * A call of a factory another module defines (factories.ts): the template
+ * its body calls and the verifier its body sets, each resolved where the
+ * factory is written. What is wrong there is that module's to say.
+ */
+function importedFactory(
+  file: FileIdentity,
+  call: CallFacts,
+  resolver: Resolver,
+  registry: TemplateRegistry,
+): { target: Target; verifier: IndexedVerifierLink | undefined } | undefined {
+  const r = resolver.callee(file.path, call.callee);
+  if (r.kind !== 'factory' || r.path === file.path) return undefined;
+  const there: FileIdentity = { ...file, path: r.path, uri: file.uriOf(r.path), rel: file.relOf(r.path) };
+  const resolveThere = (c: CallFacts) => resolveTemplate(there, c, resolver, registry);
+  const target = resolveThere(r.factory.call);
+  if (!target) return undefined;
+  const value = r.factory.verifier;
+  const factsThere = resolver.pythonFacts(r.path);
+  const verifier =
+    value && factsThere
+      ? linkVerifier(
+          there,
+          factsThere,
+          { side: target, env: target.env },
+          { value, range: value.range },
+          resolveThere,
+          resolver,
+          [],
+          [],
+        )
+      : undefined;
+  return { target, verifier };
 }
 
 function resolveTemplate(

@@ -20,6 +20,7 @@ import { BoundedCache } from './boundedCache';
 import { fitted } from './fitted';
 import type {
   CallFacts,
+  FactoryFacts,
   EnvironmentFacts,
   ExplicitTask,
   FileProblem,
@@ -292,8 +293,9 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
           ? facts.imports.slice(first).map((i) => i.local)
           : undefined;
   }
-  // Factories before the assignments, whose calls of them are the tasks they make.
-  if (facts.importsHud) readFactories(ctx, statements);
+  // Factories before the assignments, whose calls of them are the tasks they make; in any module, since a helper
+  // module of factories may import its templates from the environment's module and nothing from hud.
+  readFactories(ctx, statements);
   // Each simple statement is read once: environments must be known before the decorators that use them.
   for (const st of statements) if (st.kind === 'simple') st.parsed = parseAssignment(ctx, st);
   if (facts.importsHud) {
@@ -379,6 +381,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.verifierAssignments = fitted(facts.verifierAssignments);
   facts.plainDefinitions = fitted(facts.plainDefinitions);
   if (facts.otherBindings) facts.otherBindings = fitted(facts.otherBindings);
+  if (factories.size) facts.factories = factoryFacts();
   facts.v5Scenarios = fitted(facts.v5Scenarios);
   facts.serviceAccess = fitted(facts.serviceAccess);
   lengthText = ''; // the module's text is not kept past its extraction
@@ -713,6 +716,17 @@ function readFactory(ctx: Ctx, st: Statement, shape: FactoryShape): boolean {
   const call = parseCall(ctx, made);
   if (call) factories.set(name, { defined: st.start, call, verifier, used: false });
   return true;
+}
+
+/** The module's factories as its facts keep them, for modules that import them. */
+function factoryFacts(): FactoryFacts[] {
+  const out: FactoryFacts[] = [];
+  for (const [name, f] of factories) {
+    const kept: FactoryFacts = { name: intern(name), call: f.call.facts };
+    if (f.verifier) kept.verifier = f.verifier;
+    out.push(kept);
+  }
+  return out;
 }
 
 /** A call of `factory` at `range`: a task of its own, made as the factory's body makes it. */

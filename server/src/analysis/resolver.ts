@@ -5,7 +5,15 @@
  * them re-links the files that asked.
  */
 import { basename, dirname, join, sep } from 'node:path';
-import type { EnvironmentFacts, FileFacts, ImportBinding, PythonFacts, TaskCandidate, TemplateFacts } from './facts';
+import type {
+  EnvironmentFacts,
+  FactoryFacts,
+  FileFacts,
+  ImportBinding,
+  PythonFacts,
+  TaskCandidate,
+  TemplateFacts,
+} from './facts';
 import { isUnder } from './paths';
 
 export type Resolved =
@@ -13,6 +21,8 @@ export type Resolved =
   | { kind: 'task'; path: string; task: TaskCandidate }
   | { kind: 'module'; path: string }
   | { kind: 'environment'; path: string; env: EnvironmentFacts }
+  /** A function that makes a task (factories.ts): a call of it is that task. */
+  | { kind: 'factory'; path: string; factory: FactoryFacts }
   /** Defined, but not something the index understands (a function, a list...). */
   | { kind: 'other' }
   /** Bound to a value only running the module tells (what a function returns, a literal...). */
@@ -38,6 +48,7 @@ interface Bound {
   /** The name holds a list or Taskset of tasks. */
   taskList?: boolean;
   definition?: boolean;
+  factory?: FactoryFacts;
   environment?: EnvironmentFacts;
   value?: boolean;
   binding?: ImportBinding;
@@ -75,6 +86,7 @@ function nameMap(facts: PythonFacts): Map<string, Bound> | undefined {
     else b.task ??= t;
   }
   for (const d of facts.plainDefinitions) at(d).definition = true;
+  for (const f of facts.factories ?? []) at(f.name).factory ??= f;
   for (const e of facts.environments) at(e.variable).environment ??= e;
   for (const v of facts.otherBindings ?? []) at(v).value = true;
   for (const i of facts.imports) at(i.local).binding ??= i;
@@ -165,6 +177,7 @@ export class Resolver {
       if (task.index === undefined) return this.taskOrOther(path, task, depth);
       namedTask = true;
     }
+    for (const factory of facts.factories ?? []) if (factory.name === name) return { kind: 'factory', path, factory };
     if (facts.plainDefinitions.includes(name)) return OTHER;
     for (const env of facts.environments) if (env.variable === name) return { kind: 'environment', path, env };
     if (namedTask) return OTHER;
@@ -188,6 +201,7 @@ export class Resolver {
         env: this.envName(path, bound.template.envVariable, depth + 1),
       };
     if (bound?.task) return this.taskOrOther(path, bound.task, depth);
+    if (bound?.factory) return { kind: 'factory', path, factory: bound.factory };
     if (bound?.definition) return OTHER;
     if (bound?.environment) return { kind: 'environment', path, env: bound.environment };
     if (bound?.taskList) return OTHER;

@@ -6,8 +6,13 @@
  * discovery, which must find the same.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { agrees, indexed, taskTriples, VERIFIABLE_ENV } from './discovery';
+import { pathToUri } from '../../../server/src/analysis/paths';
+import { agrees, byRef, discoverFile, indexed, indexRowOf, rowsOf, taskTriples, VERIFIABLE_ENV } from './discovery';
+import { py, workspace } from './helpers';
 
 const env = (body: string) => VERIFIABLE_ENV + body;
 
@@ -106,4 +111,54 @@ describe('task factories', () => {
       assert.deepEqual(found.problems, [], body);
     }
   });
+});
+
+test('a factory imported from another module: its calls are tasks with the template and verifier its body names', async () => {
+  const files = {
+    'env.py': VERIFIABLE_ENV,
+    'helpers.py': py`
+      from env import audit, check, solve
+
+      def make(level):
+          t = solve(level=level)
+          t.verifier = check(expected=str(level))
+          return t
+    `,
+    'tasks.py': py`
+      import helpers
+      from helpers import make
+
+      easy = make(1)
+      hard = helpers.make(5)
+      hard.verifier = None
+      suite = [make(n) for n in range(2)]
+    `,
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'hs-factories-'));
+  try {
+    for (const [rel, text] of Object.entries(files)) writeFileSync(join(dir, rel), text);
+    const ws = await workspace(files);
+    const uri = pathToUri(ws.path('tasks.py'));
+    const rows = () =>
+      ws.analyzer.workspace
+        .index()
+        .tasks.filter((t) => t.uri === uri)
+        .map(indexRowOf);
+    assert.deepEqual(byRef(rows()), byRef(rowsOf(discoverFile('tasks.py', dir))));
+    assert.deepEqual(taskTriples({ rows: rows() }), [
+      ['easy', 'solve', 'check'],
+      ['hard', 'solve', null],
+      ['suite[0]', 'solve', 'check'],
+      ['suite[1]', 'solve', 'check'],
+    ]);
+    assert.deepEqual(ws.problems('tasks.py'), []);
+    // An edit of the factory's module reaches the tasks its calls make.
+    ws.analyzer.setFile(ws.path('helpers.py'), files['helpers.py'].replace('check(expected', 'audit(expected'));
+    assert.deepEqual(
+      rows().map((r) => r.verifier),
+      ['audit', null, 'audit', 'audit'],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
