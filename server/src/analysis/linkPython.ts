@@ -59,8 +59,10 @@ export function linkPython(
   for (let c = 0; c < facts.tasks.length; c++) {
     const cand = facts.tasks[c]!;
     const explicit = cand.call.explicit;
-    const made = explicit ? undefined : importedFactory(file, cand.call, resolver, registry);
-    const target = made ? made.target : resolve(cand.call);
+    const called = resolve(cand.call);
+    // Not a template's call: maybe a factory's, whose body calls one (asked only then: most calls are templates').
+    const made = called || explicit ? undefined : importedFactory(file, cand.call, resolver, registry);
+    const target = called ?? made?.target;
     if (!target && !explicit) continue;
     const label = labelOf(cand);
     // What a call says is said once: by a comprehension's first element, by the first name holding a Task.
