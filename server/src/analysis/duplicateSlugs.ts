@@ -60,7 +60,7 @@ export function duplicateSlugProblems(tasks: readonly SluggedTask[], out: FilePr
   }
 }
 
-/** Both call one template with the same literal arguments, by parameter name. */
+/** How to keep one reference of the two. */
 function fixOf(b: SluggedTask): string {
   const name = b.candidate.name;
   // `hud eval` skips private names, and a deleted name is no reference at all.
@@ -69,6 +69,7 @@ function fixOf(b: SluggedTask): string {
   return 'keep one of the two references, e.g. name the task a list holds only through the list, or give them different arguments';
 }
 
+/** Both call one template with the same literal arguments, by parameter name. */
 function sameTemplateCall(a: SluggedTask, b: SluggedTask): boolean {
   if (a.templateId === undefined || a.templateId !== b.templateId || !a.params || !b.params) return false;
   const x = a.candidate.call;

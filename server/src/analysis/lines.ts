@@ -37,6 +37,16 @@ export function sharedRange(start: Position, end: Position): Range {
   return ranges.get(key) ?? ranges.add(key, Object.freeze({ start, end }));
 }
 
+/** Whether two ranges cover the same text (ranges are shared, but not all of them: compared by value). */
+export function sameRange(a: Range, b: Range): boolean {
+  return (
+    a.start.line === b.start.line &&
+    a.start.character === b.start.character &&
+    a.end.line === b.end.line &&
+    a.end.character === b.end.character
+  );
+}
+
 export class LineMap {
   private readonly starts: number[] = [0];
   /** The line of the last answer: extraction asks in nearly ascending order, mostly on that line or the next. */

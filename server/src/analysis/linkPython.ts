@@ -5,6 +5,7 @@
  */
 import { fitted } from './fitted';
 import { intern } from './intern';
+import { sameRange } from './lines';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs, positionalParam } from './argsCheck';
 import { literalMismatch } from './argTypes';
@@ -143,14 +144,7 @@ export function linkPython(
 }
 
 function sameProblem(a: FileProblem, b: FileProblem): boolean {
-  return (
-    a.code === b.code &&
-    a.message === b.message &&
-    a.range.start.line === b.range.start.line &&
-    a.range.start.character === b.range.start.character &&
-    a.range.end.line === b.range.end.line &&
-    a.range.end.character === b.range.end.character
-  );
+  return a.code === b.code && a.message === b.message && sameRange(a.range, b.range);
 }
 
 /** Whether a candidate listed before `c` holds the same call object. */

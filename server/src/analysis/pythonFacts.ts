@@ -670,31 +670,28 @@ function parseCall(ctx: Ctx, span: Span): ParsedCall | undefined {
  */
 function readFactories(ctx: Ctx, statements: readonly Statement[]): void {
   const { text } = ctx;
-  const defined = new Set<string>();
   for (const st of statements) {
     if (st.kind !== 'definition') continue;
     // Within the def only (V8 slices without copying): a search from its start could run on to the module's end.
     const shape = text.slice(st.start, st.end).includes('return') ? factoryShape(text, st) : undefined;
-    if (!shape) continue;
-    // Defined twice: which one a call meets depends on where it is.
-    if (defined.has(shape.name)) factories.delete(shape.name);
-    else if (readFactory(ctx, st, shape)) defined.add(shape.name);
+    if (shape) readFactory(ctx, st, shape);
   }
   if (!factories.size) return;
-  // `make = other` or another `def make` anywhere at module level: what a call makes depends on where it is.
+  // `make = other` or a second `def make` anywhere at module level: what a call makes depends on where it is.
   for (const st of statements) {
+    let name: string | undefined;
     if (st.kind === 'simple' && keywordValueAt(text, st.start, st.end) >= 0)
-      factories.delete(text.slice(st.start, identifierEnd(text, st.start, st.end)));
+      name = text.slice(st.start, identifierEnd(text, st.start, st.end));
     else if (st.kind === 'definition') {
       const head = definitionHeadAt(text, st.start, Math.min(st.end, st.start + 300));
-      const factory = head && factories.get(text.slice(head.nameAt, head.nameEnd));
-      if (factory && factory.defined !== st.start) factories.delete(text.slice(head.nameAt, head.nameEnd));
+      if (head) name = text.slice(head.nameAt, head.nameEnd);
     }
+    if (name !== undefined && factories.get(name)?.defined !== st.start) factories.delete(name);
   }
 }
 
-/** Reads one factory; false when its body makes no task the index can name. */
-function readFactory(ctx: Ctx, st: Statement, shape: FactoryShape): boolean {
+/** Reads one factory, when its body makes a task the index can name. */
+function readFactory(ctx: Ctx, st: Statement, shape: FactoryShape): void {
   const { text } = ctx;
   const name = shape.name;
   const { returned } = shape;
@@ -703,19 +700,18 @@ function readFactory(ctx: Ctx, st: Statement, shape: FactoryShape): boolean {
   if (isName(text, returned)) {
     const local = text.slice(returned.start, returned.end);
     const bound = shape.bindings.filter((b) => b.name === local);
-    if (bound.length !== 1) return false;
+    if (bound.length !== 1) return;
     made = bound[0]!.value;
     for (const v of shape.verifiers) {
       if (v.target !== local) continue;
-      if (v.line.start < made.end) return false; // set before the task is made
+      if (v.line.start < made.end) return; // set before the task is made
       const value = verifierValue(ctx, v.value);
-      if (value?.kind !== 'call' && value?.kind !== 'none') return false;
+      if (value?.kind !== 'call' && value?.kind !== 'none') return;
       verifier = value.kind === 'none' ? undefined : value;
     }
   }
   const call = parseCall(ctx, made);
   if (call) factories.set(name, { defined: st.start, call, verifier, used: false });
-  return true;
 }
 
 /** The module's factories as its facts keep them, for modules that import them. */
@@ -1163,30 +1159,23 @@ function buildsTasks(ctx: Ctx, st: Statement, k: number): string[] | undefined {
     b.verifiers.push({ value: followed(ctx, value, st.start), range: ctx.lines.rangeAt(v.line.start, v.line.end) });
   }
   // Where each bound name goes in each list's pass: a name put in a list is that very task, once per pass.
-  const passLength = new Map<KnownList, number>();
-  for (const step of steps) {
-    const list = knownLists.get(step.list);
-    if (!list) return undefined;
-    const items = step.kind === 'append' ? [step.value] : sequenceItems(text, step.value);
-    if (!items || items === UNCOUNTED) return undefined;
-    let position = passLength.get(list) ?? 0;
-    for (const item of items) {
+  const added = passItems(ctx, steps, st.start);
+  if (!added) return undefined;
+  for (const [list, pass] of added)
+    for (let position = 0; position < pass.length; position++) {
+      const item = pass[position]!;
       const name = isName(text, item) ? text.slice(item.start, item.end) : undefined;
       const b = name === undefined ? undefined : bindingOf.get(name);
       if (b) {
         if (b.placed || !boundBefore(name!, item.start)) return undefined;
         b.placed = { list, position, start: list.length };
+        pass[position] = b.span; // what the list gets is the value the name was bound to on the same pass
       } else for (const other of bindingOf.keys()) if (mentionedIn(text, other, item)) return undefined;
-      position++;
     }
-    passLength.set(list, position);
-  }
   lengthBefore = st.start;
   const passes = iterableLength(text, loop.iterable, knownNames);
   // A loop over nothing is overNothing's.
-  if (!passes) return undefined;
-  const itemOf = (item: Span) => (isName(text, item) && bindingOf.get(text.slice(item.start, item.end))?.span) || item;
-  if (steps.length && !growLists(ctx, steps, passes, st, itemOf)) return undefined;
+  if (!passes || !addPasses(ctx, added, passes, st)) return undefined;
   const head = ctx.lines.rangeAt(st.start, loop.colon);
   for (const [name, b] of bindingOf) {
     if (!b.call) continue;
@@ -1198,7 +1187,7 @@ function buildsTasks(ctx: Ctx, st: Statement, k: number): string[] | undefined {
       continue;
     }
     const list = placed.list;
-    const period = passLength.get(list)!;
+    const period = added.get(list)!.length;
     const listName = list.names[0]!;
     let last: TaskCandidate | undefined;
     for (let p = 0; p < passes; p++) {
@@ -1322,26 +1311,34 @@ function growsKnownList(ctx: Ctx, st: Statement): boolean {
  * what an `extend` adds is not, or when a value mentions a known list (it
  * may take from it: `a.append(b.pop())`).
  */
-function growLists(
-  ctx: Ctx,
-  steps: readonly GrowthStep[],
-  passes: number,
-  st: Statement,
-  /** What an item stands for: a loop's name for the value it was bound to on the same pass (buildsTasks). */
-  itemOf: (item: Span) => Span = (item) => item,
-): boolean {
-  const { text, facts } = ctx;
+function growLists(ctx: Ctx, steps: readonly GrowthStep[], passes: number, st: Statement): boolean {
+  const added = passItems(ctx, steps, st.start);
+  return added !== undefined && addPasses(ctx, added, passes, st);
+}
+
+/**
+ * What one pass of `steps` at `at` adds to each known list, in order, read
+ * without adding anything; undefined when growLists would add nothing.
+ */
+function passItems(ctx: Ctx, steps: readonly GrowthStep[], at: number): Map<KnownList, Span[]> | undefined {
+  const { text } = ctx;
   const added = new Map<KnownList, Span[]>();
-  lengthBefore = st.start;
+  lengthBefore = at;
   for (const step of steps) {
     const list = knownLists.get(step.list);
-    if (!list || mentionsList(text, step.value)) return false;
+    if (!list || mentionsList(text, step.value)) return undefined;
     const items = step.kind === 'append' ? [step.value] : sequenceItems(text, step.value);
-    if (!items || items === UNCOUNTED || hasStarred(text, items)) return false;
+    if (!items || items === UNCOUNTED || hasStarred(text, items)) return undefined;
     const pass = added.get(list);
-    if (pass) pass.push(...items.map(itemOf));
-    else added.set(list, items.map(itemOf));
+    if (pass) pass.push(...items);
+    else added.set(list, [...items]);
   }
+  return added;
+}
+
+/** Adds each list's pass `passes` times over; false, adding nothing, when a list would grow past the bound. */
+function addPasses(ctx: Ctx, added: ReadonlyMap<KnownList, readonly Span[]>, passes: number, st: Statement): boolean {
+  const { facts } = ctx;
   for (const [list, pass] of added) if (list.length + pass.length * passes > MAX_COMPREHENSION_ELEMENTS) return false;
   for (const [list, pass] of added) {
     const items: Span[] = [];

@@ -2,6 +2,7 @@
 import type { Hover } from 'vscode-languageserver';
 import type { IndexedTask, IndexedTemplate, Position } from '../../../common/lspMessages';
 import { signatureText } from '../analysis/argsCheck';
+import { sameRange } from '../analysis/lines';
 import type { Workspace } from '../analysis/workspace';
 import { contains, hitAt } from './lookup';
 
@@ -57,14 +58,7 @@ function comprehensionMarkdown(tasks: IndexedTask[]): string {
 /** What hovering over a task's own text says: all of a comprehension's elements at once. */
 function tasksMarkdown(ws: Workspace, path: string, task: IndexedTask, pos: Position): string {
   if (!contains(task.range, pos)) return taskMarkdown(task); // on its verifier, set for that one task
-  const { start, end } = task.range;
-  const same = (ws.link(path)?.tasks ?? []).filter(
-    (t) =>
-      t.range.start.line === start.line &&
-      t.range.start.character === start.character &&
-      t.range.end.line === end.line &&
-      t.range.end.character === end.character,
-  );
+  const same = (ws.link(path)?.tasks ?? []).filter((t) => sameRange(t.range, task.range));
   return same.length > 1 ? comprehensionMarkdown(same) : taskMarkdown(task);
 }
 

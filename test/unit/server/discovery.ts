@@ -115,6 +115,13 @@ export function taskTriples(found: { rows: Row[] }): (string | null | undefined)
   return found.rows.map((r) => [r.ref, r.templateId, r.verifier]).sort();
 }
 
+/** Asserts that the index lists no task of `source` and says nothing about it: what it cannot follow. */
+export async function indexesNothing(source: string): Promise<void> {
+  const found = await indexed(source);
+  assert.deepEqual(found.rows, [], source);
+  assert.deepEqual(found.problems, [], source);
+}
+
 /** The index of `source`, after asserting that it lists what discovery finds. */
 export async function agrees(source: string): Promise<Awaited<ReturnType<typeof indexed>>> {
   const found = await indexed(source);
