@@ -14,6 +14,7 @@
  * a `;` of a simple statement written at column 0.
  */
 import { fStringEndsAt, isFormatString, isNameCode, skipString } from './pyScan';
+import { completeMap, noteBracket, noteComment, noteString, startMap } from './textMap';
 
 const NEWLINE = 10;
 const RETURN = 13;
@@ -75,9 +76,11 @@ function headAt(text: string, at: number): Head {
  * f-string whose field holds its own quote, a lone carriage return, a line
  * starting with a control character, a `;` after `match` (a soft keyword,
  * so the statement may be either kind). Only for text tree-sitter parsed
- * without errors.
+ * without errors. The same pass maps the text's brackets, strings and
+ * comments for the scanners (textMap.ts).
  */
 export function moduleStatementStarts(text: string): number[] | undefined {
+  startMap(text);
   const starts: number[] = [];
   const n = text.length;
   let depth = 0;
@@ -133,13 +136,17 @@ export function moduleStatementStarts(text: string): number[] | undefined {
       i++;
     } else if (s === QUOTE2 || s === QUOTE1) {
       const end = skipString(text, i);
-      if (end < 0 || (isFormatString(text, i) && !fStringEndsAt(text, i, end))) return undefined;
+      const format = isFormatString(text, i);
+      if (end < 0 || (format && !fStringEndsAt(text, i, end))) return undefined;
+      noteString(i, end, format);
       i = end;
     } else if (s === HASH) {
       // A comment after a simple statement at column 0 is a statement of the module's in the tree.
       if (simpleLine && depth === 0) starts.push(i);
       const nl = text.indexOf('\n', i);
-      i = nl < 0 ? n : nl;
+      const lineEnd = nl < 0 ? n : nl;
+      noteComment(i, lineEnd);
+      i = lineEnd;
     } else if (s === BACKSLASH) {
       // A backslash before the line's end carries the logical line on; elsewhere it is inside a token.
       i += text.charCodeAt(i + 1) === RETURN ? 3 : 2;
@@ -153,13 +160,21 @@ export function moduleStatementStarts(text: string): number[] | undefined {
       if (j < n && next !== NEWLINE && next !== RETURN && next !== HASH && next !== BACKSLASH) starts.push(j);
       i = j;
     } else {
-      if (s === 40 || s === 91 || s === 123) depth++;
-      else if ((s === 41 || s === 93 || s === 125) && --depth < 0) return undefined;
+      if (s === 40 || s === 91 || s === 123) {
+        openBrackets[depth++] = i;
+      } else if (s === 41 || s === 93 || s === 125) {
+        if (--depth < 0) return undefined;
+        noteBracket(openBrackets[depth]!, i);
+      }
       i++;
     }
   }
+  if (depth === 0) completeMap(text);
   return starts;
 }
+
+/** The opening brackets the layout is inside, by depth: one array for every file, written before it is read. */
+const openBrackets: number[] = [];
 
 /** Characters the layout reads: line ends, quotes, `#`, brackets, `\\` and `;`. */
 const SPECIAL = new Uint8Array(128);

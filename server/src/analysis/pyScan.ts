@@ -5,8 +5,11 @@
  * avoids one call into wasm per node, which made extraction slower than
  * parsing. Code is told from text by reading (CodeReader) only in files the
  * parser found free of errors, and the tree answers wherever that reading
- * is unsure (see templateBody.ts).
+ * is unsure (see templateBody.ts). While a module is extracted, the
+ * layout's map of its text (textMap.ts) answers where a bracket, string or
+ * comment ends, and whether an offset is code, without reading again.
  */
+import { Kind, mapOf, type TextMap } from './textMap';
 
 export interface Span {
   start: number;
@@ -23,6 +26,8 @@ const NEWLINE = 10;
 export function skipString(text: string, at: number): number {
   // Character codes rather than one-character strings: this loop sees most of the text of every statement.
   const q = text.charCodeAt(at);
+  const map = mapOf(text);
+  if (map !== undefined && (q === QUOTE2 || q === QUOTE1) && map.kinds[at] === Kind.Code) return map.ends[at]!;
   const n = text.length;
   const triple = text.charCodeAt(at + 1) === q && text.charCodeAt(at + 2) === q;
   for (let i = at + (triple ? 3 : 1); i < n; i++) {
@@ -58,6 +63,8 @@ export function scanTo(text: string, from: number, to: number, stops: string): n
   const s0 = stops.length > 0 ? stops.charCodeAt(0) : -1;
   const s1 = stops.length > 1 ? stops.charCodeAt(1) : -1;
   const s2 = stops.length > 2 ? stops.charCodeAt(2) : -1;
+  // From code, every bracket, quote and `#` met is in code: the map says where each ends.
+  const map = mapOf(text);
   let depth = 0;
   for (let i = from; i < to; i++) {
     const code = text.charCodeAt(i);
@@ -73,6 +80,13 @@ export function scanTo(text: string, from: number, to: number, stops: string): n
     } else if (code === BACKSLASH && text.charCodeAt(i + 1) === NEWLINE) {
       i++;
     } else if (code === 40 || code === 91 || code === 123) {
+      if (map !== undefined && map.kinds[i] === Kind.Code) {
+        // The group is skipped whole, so the scan stays at depth 0.
+        const close = map.ends[i]!;
+        if (close >= to) return to;
+        i = close;
+        continue;
+      }
       closers[depth++] = code === 40 ? 41 : code + 2;
     } else if (code === 41 || code === 93 || code === 125) {
       if (depth === 0 || closers[--depth] !== code) return i;
@@ -86,6 +100,11 @@ export function matchBracket(text: string, at: number, limit = text.length): num
   const open = text.charCodeAt(at);
   // `)` follows `(`; `]` and `}` are two code points after `[` and `{`.
   const close = open === 40 ? 41 : open === 91 || open === 123 ? open + 2 : -1;
+  const map = mapOf(text);
+  if (map !== undefined && close > 0 && map.kinds[at] === Kind.Code) {
+    const end = map.ends[at]!;
+    return end < limit ? end : -1;
+  }
   const end = scanTo(text, at + 1, limit, '');
   return end < limit && text.charCodeAt(end) === close ? end : -1;
 }
@@ -290,12 +309,16 @@ const CLOSE_BRACE = 125;
  */
 export class CodeReader {
   private lost = false;
+  /** The layout's map of the text, which answers at once (textMap.ts). */
+  private readonly map: TextMap | undefined;
 
   constructor(
     private readonly text: string,
     /** An offset in code, outside any string or comment. */
     private at: number,
-  ) {}
+  ) {
+    this.map = mapOf(text);
+  }
 
   /**
    * Whether `offset` is reached in code (a string or comment starting
@@ -305,6 +328,13 @@ export class CodeReader {
    */
   isCode(offset: number): boolean | undefined {
     const text = this.text;
+    const map = this.map;
+    if (map !== undefined) {
+      const kind = map.kinds[offset];
+      if (kind === Kind.Code) return true;
+      if (kind === Kind.Text) return false;
+      return fieldDepthAt(text, map.opens[offset]!, offset) !== 0 ? undefined : false;
+    }
     let i = this.at;
     if (this.lost || offset < i) return undefined;
     while (i < offset) {

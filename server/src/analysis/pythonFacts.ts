@@ -61,6 +61,7 @@ import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type Kno
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { factoryShape, type FactoryShape } from './factories';
 import { moduleStatementStarts } from './moduleLayout';
+import { dropMap } from './textMap';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, bindsName, type Binds } from './rebinding';
 import { mentionsOf, writtenBefore } from './writtenNames';
@@ -242,6 +243,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     taskOf: taskOfName,
     statements: [],
   };
+  dropMap(); // a map left by an extraction that threw
   emptied(boundSoFar);
   emptied(taskOfName);
   emptied(knownValues);
@@ -271,9 +273,13 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         binds: undefined,
       });
   } else {
-    // The text says where statements start (moduleLayout.ts); the tree's count vouches for it.
+    // The text says where statements start (moduleLayout.ts); the tree's count vouches for it, and for the map
+    // of the text the same pass made (textMap.ts).
     let starts = moduleStatementStarts(text);
-    if (!starts || starts.length !== root.namedChildCount) starts = moduleChildren(root).map((n) => n.startIndex);
+    if (!starts || starts.length !== root.namedChildCount) {
+      dropMap();
+      starts = moduleChildren(root).map((n) => n.startIndex);
+    }
     for (let i = 0; i < starts.length; i++) {
       const start = starts[i]!;
       const end = i + 1 < starts.length ? starts[i + 1]! : text.length;
@@ -385,6 +391,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.v5Scenarios = fitted(facts.v5Scenarios);
   facts.serviceAccess = fitted(facts.serviceAccess);
   lengthText = ''; // the module's text is not kept past its extraction
+  dropMap();
   return facts;
 }
 
