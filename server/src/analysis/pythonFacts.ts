@@ -32,7 +32,7 @@ import type {
   VerifierAssignment,
   VerifierValue,
 } from './facts';
-import { intern, internDotted } from './intern';
+import { intern, internDotted, ownString } from './intern';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import {
@@ -439,7 +439,44 @@ const isHudModule = (module: string) => module === 'hud' || module.startsWith('h
 /** Comments, continuations, parentheses, whitespace other than single spaces: the import needs normalising first. */
 const IMPORT_NOISE = /[#\\()]|[^\S ]| {2}/;
 
+/** What one import statement binds: its bindings, and which of `hud`'s names each one is. */
+interface ImportReading {
+  importsHud: boolean;
+  bindings: readonly ImportBinding[];
+  roles: readonly (HudRole | undefined)[];
+}
+
+type HudRole = keyof HudNames;
+
+/**
+ * Import statements read before, by their text: the same few lines (`from
+ * hud import Environment`, a shared judge module's import) head file after
+ * file, and each was parsed again with regular expressions. Their bindings
+ * are shared and frozen, like the positions beside them (lines.ts).
+ */
+const importReadings = new BoundedCache<string, ImportReading>(5000);
+
 function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
+  // The key would otherwise keep the whole file's text alive (intern.ts).
+  const reading = importReadings.get(source) ?? importReadings.add(ownString(source), parseImport(source));
+  if (reading.importsHud) facts.importsHud = true;
+  const { bindings, roles } = reading;
+  for (let i = 0; i < bindings.length; i++) {
+    const binding = bindings[i]!;
+    facts.imports.push(binding);
+    const role = roles[i];
+    if (role) hud[role].add(binding.local);
+  }
+}
+
+function parseImport(source: string): ImportReading {
+  const bindings: ImportBinding[] = [];
+  const roles: (HudRole | undefined)[] = [];
+  const bind = (binding: ImportBinding, role: HudRole | undefined) => {
+    bindings.push(Object.freeze(binding));
+    roles.push(role);
+  };
+  const reading = (importsHud: boolean): ImportReading => ({ importsHud, bindings: fitted(bindings), roles });
   const clean = IMPORT_NOISE.test(source)
     ? source
         .replace(/#[^\n]*/g, '')
@@ -452,42 +489,43 @@ function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
   if (from) {
     const module = intern(from[1]!.replace(/\s+/g, ''));
     const isHud = isHudModule(module);
-    if (isHud) facts.importsHud = true;
     for (const part of from[2]!.split(',')) {
       const m = /^\s*([A-Za-z_*][\w]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
       if (!m) continue;
       const name = intern(m[1]!);
       const local = m[2] === undefined ? name : intern(m[2]);
-      facts.imports.push({ local, module, name } satisfies ImportBinding);
-      if (isHud) {
-        if (name === 'Environment') hud.environment.add(local);
-        else if (name === 'Taskset') hud.taskset.add(local);
-        else if (name === 'Task') hud.task.add(local);
-        else if (name !== '*') hud.modules.add(local); // `from hud import environment`
-      }
+      bind({ local, module, name } satisfies ImportBinding, isHud ? hudRole(name) : undefined);
     }
-    return;
+    return reading(isHud);
   }
   const imp = /^import (.+)$/.exec(clean);
-  if (!imp) return;
+  if (!imp) return reading(false);
+  let importsHud = false;
   for (const part of imp[1]!.split(',')) {
     const m = /^\s*([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
     if (!m) continue;
     const module = intern(m[1]!);
     const isHud = isHudModule(module);
-    if (isHud) facts.importsHud = true;
+    if (isHud) importsHud = true;
     if (m[2]) {
-      const local = intern(m[2]);
-      facts.imports.push({ local, module });
-      if (isHud) hud.modules.add(local);
+      bind({ local: intern(m[2]), module }, isHud ? 'modules' : undefined);
     } else {
       // `import a.b` binds `a`; attribute access walks the rest.
       const head = intern(module.split('.')[0]!);
-      facts.imports.push({ local: head, module: head });
-      if (isHud) hud.modules.add(head);
-      if (module !== head) facts.imports.push({ local: module, module });
+      bind({ local: head, module: head }, isHud ? 'modules' : undefined);
+      if (module !== head) bind({ local: module, module }, undefined);
     }
   }
+  return reading(importsHud);
+}
+
+/** What a name imported from `hud` (or a module of it) is to the index. */
+function hudRole(name: string): HudRole | undefined {
+  if (name === 'Environment') return 'environment';
+  if (name === 'Taskset') return 'taskset';
+  if (name === 'Task') return 'task';
+  // `from hud import environment`: a module of hud's, as far as the index tells.
+  return name === '*' ? undefined : 'modules';
 }
 
 function isHudName(callee: readonly string[] | undefined, hud: HudNames, set: Set<string>, name: string): boolean {
