@@ -1286,6 +1286,11 @@ function enumerated(ctx: Ctx, span: Span): Span | undefined {
  */
 function itemsOf(ctx: Ctx, span: Span, k: number): { name: string; index?: number; call: CallFacts }[] | undefined {
   const { text, facts } = ctx;
+  const slice = sliceAt(text, span);
+  if (slice) {
+    const whole = itemsOf(ctx, slice.of, k);
+    return whole && sliced(whole, slice);
+  }
   if (isName(text, span)) {
     const list = knownLists.get(text.slice(span.start, span.end));
     if (!list) return tupleItems(ctx, intern(text.slice(span.start, span.end)), k);
@@ -1301,6 +1306,55 @@ function itemsOf(ctx: Ctx, span: Span, k: number): { name: string; index?: numbe
     const held = heldTask(ctx, item);
     if (!held) return undefined;
     out.push({ name: intern(text.slice(item.start, item.end)), call: held.call });
+  }
+  return out;
+}
+
+/** `name[start:stop:step]` with each bound an integer literal or left out. */
+interface SliceAt {
+  of: Span;
+  start: number | undefined;
+  stop: number | undefined;
+  step: number | undefined;
+}
+
+const SLICE_BOUND = /^[ \t]*(?:([-+]?[ \t]*\d+)[ \t]*)?$/;
+
+/** `span` as a slice of a name by integer literals (`suite[1:]`, `suite[:-1]`, `suite[::2]`), else undefined. */
+function sliceAt(text: string, span: Span): SliceAt | undefined {
+  const nameEnd = identifierEnd(text, span.start, span.end);
+  if (nameEnd === span.start || text.charCodeAt(nameEnd) !== 91 /* [ */) return undefined;
+  const close = matchBracket(text, nameEnd, span.end);
+  if (close !== span.end - 1) return undefined;
+  const parts = text.slice(nameEnd + 1, close).split(':');
+  if (parts.length < 2 || parts.length > 3) return undefined;
+  const bounds: (number | undefined)[] = [];
+  for (const part of parts) {
+    const m = SLICE_BOUND.exec(part);
+    if (!m) return undefined;
+    bounds.push(m[1] === undefined ? undefined : Number(m[1].replace(/[ \t]/g, '')));
+  }
+  // A zero step raises ValueError when the module runs: there is nothing to read.
+  if (bounds[2] === 0) return undefined;
+  return { of: { start: span.start, end: nameEnd }, start: bounds[0], stop: bounds[1], step: bounds[2] };
+}
+
+/** The items a slice takes, as Python's `slice.indices` picks them. */
+function sliced<T>(items: readonly T[], slice: SliceAt): T[] {
+  const n = items.length;
+  const step = slice.step ?? 1;
+  const clamp = (bound: number | undefined, low: number, high: number, fallback: number): number => {
+    if (bound === undefined) return fallback;
+    const at = bound < 0 ? bound + n : bound;
+    return at < low ? low : at > high ? high : at;
+  };
+  const out: T[] = [];
+  if (step > 0) {
+    const stop = clamp(slice.stop, 0, n, n);
+    for (let i = clamp(slice.start, 0, n, 0); i < stop; i += step) out.push(items[i]!);
+  } else {
+    const stop = clamp(slice.stop, -1, n - 1, -1);
+    for (let i = clamp(slice.start, -1, n - 1, n - 1); i > stop; i += step) out.push(items[i]!);
   }
   return out;
 }
@@ -1421,7 +1475,10 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
           continue;
         }
         for (const alias of list.names) knownLists.delete(alias);
-        if (list.names.some((n) => reorders(n).test(text.slice(st.start, st.end)))) reorderedLists.push(list.statement);
+        // Which items a statement the index does not read gives a verifier is known only by running it.
+        const source = text.slice(st.start, st.end);
+        if (mayGiveVerifiers(st, source, list) || list.names.some((n) => reorders(n).test(source)))
+          reorderedLists.push(list.statement);
       }
   }
   if (
@@ -1435,6 +1492,27 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
     for (const name of list.names) knownLists.set(name, list);
   }
 }
+
+/**
+ * Whether a statement the index does not read may give items of `list` a
+ * verifier: it sets the verifier of a name it binds (a loop's target over
+ * some of the items) or of an item (`suite[i].verifier = ...`).
+ */
+function mayGiveVerifiers(st: Statement, source: string, list: KnownList): boolean {
+  if (st.parsed?.kind === 'verifier') return false; // read: its target is known
+  for (let m = SETS_VERIFIER.exec(source); m; m = SETS_VERIFIER.exec(source)) {
+    const target = m[1]!;
+    const bracket = target.indexOf('[');
+    const name = bracket < 0 ? target : target.slice(0, bracket).trimEnd();
+    if (bracket < 0 ? bindsName(st.binds, name) : list.names.includes(name)) {
+      SETS_VERIFIER.lastIndex = 0;
+      return true;
+    }
+  }
+  return false;
+}
+/** `name.verifier = ...` or `name[...].verifier = ...` (not `==`), the target captured. */
+const SETS_VERIFIER = /(?<![\w.])([A-Za-z_]\w*(?:\s*\[[^\]\n]*\])?)\s*\.\s*verifier\s*=(?!=)/g;
 
 /**
  * Whether `st` only puts the list in a display (`pair = (suite, other)`,

@@ -108,11 +108,16 @@ const statement = fc.oneof(
   { weight: 2, arbitrary: fc.tuple(name, verifierCall).map(([n, v]) => `${n}.verifier = ${v}`) },
   { weight: 2, arbitrary: fc.tuple(name, name).map(([n, v]) => `${n}.verifier = ${v}`) },
   { weight: 1, arbitrary: name.map((n) => `${n}.verifier = None`) },
-  // Verifiers set in a loop, over a list, names or enumerate of a list; the loop's target keeps the last task.
+  // Verifiers set in a loop, over a list, a slice of one, names or enumerate of a list; the loop's target keeps the
+  // last task.
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.constantFrom('L', '(a, b)', '[c, t0]', ...NAMES), fc.constantFrom('t', '_t'), verifierCall)
+      .tuple(
+        fc.constantFrom('L', 'L[1:]', 'L[::-2]', 'L[:-1]', '(a, b)', '[c, t0]', ...NAMES),
+        fc.constantFrom('t', '_t'),
+        verifierCall,
+      )
       .map(([it, t, v]) => `for ${t} in ${it}:\n    ${t}.verifier = ${v}`),
   },
   {

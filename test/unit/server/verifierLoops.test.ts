@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { agrees, indexed, VERIFIABLE_ENV } from './discovery';
+import { agrees, discover, indexed, rowsOf, VERIFIABLE_ENV } from './discovery';
 
 const env = (body: string) => VERIFIABLE_ENV + body;
 const codes = (problems: { code: string }[]) => problems.map((p) => p.code);
@@ -87,19 +87,41 @@ describe('verifiers set in a loop', () => {
     );
   });
 
+  test('over a slice of a list or tuple by integer literals, as Python slices it', async () => {
+    const suite = 'suite = [solve(level=1), solve(level=2), solve(level=3)]\n';
+    for (const [body, verified] of [
+      [`${suite}for t in suite[1:]:\n    t.verifier = check(expected="a")\n`, ['suite[1]', 'suite[2]', 't']],
+      [`${suite}for t in suite[:-1]:\n    t.verifier = check(expected="a")\n`, ['suite[0]', 'suite[1]', 't']],
+      [`${suite}for t in suite[::-2]:\n    t.verifier = check(expected="a")\n`, ['suite[0]', 'suite[2]', 't']],
+      [`${suite}for t in suite[- 2 : 5 : 1]:\n    t.verifier = check(expected="a")\n`, ['suite[1]', 'suite[2]', 't']],
+      [
+        'pair = (solve(level=1), solve(level=2))\nfor t in pair[:1]:\n    t.verifier = check(expected="a")\n',
+        ['pair[0]', 't'],
+      ],
+      // Past either end: the loop never runs, and binds nothing.
+      [`${suite}for t in suite[5:]:\n    t.verifier = check(expected="a")\n`, []],
+      [`${suite}for t in suite[-5::-1]:\n    t.verifier = check(expected="a")\n`, []],
+    ] as const) {
+      const found = await agrees(env(body));
+      assert.deepEqual(
+        found.rows
+          .filter((r) => r.verifier !== null)
+          .map((r) => r.ref)
+          .sort(),
+        verified,
+        body,
+      );
+    }
+  });
+
   test('what it cannot follow, it links nothing for and reports nothing about', async () => {
     for (const body of [
-      // Another statement in the body, an item that is no task the index knows, a target other than the loop's,
-      // an enumerate that is not the builtin.
-      'suite = [solve(level=1)]\nfor _t in suite:\n    print(_t)\n    _t.verifier = check(expected="a")\n',
-      'suite = [solve(level=1), other]\nfor _t in suite:\n    _t.verifier = check(expected="a")\n',
+      // A target other than the loop's, a target naming the list, a value that may change it.
       'suite = [solve(level=1)]\nx = solve(level=2)\nfor _t in suite:\n    x.verifier = check(expected="a")\n',
-      'def enumerate(s):\n    return s\nsuite = [solve(level=1)]\nfor _i, _t in enumerate(suite):\n    _t.verifier = check(expected="a")\n',
-      // The target names the list, or the value may change it.
       'suite = [solve(level=1)]\nfor suite in suite:\n    suite.verifier = check(expected="a")\n',
       'suite = [solve(level=1), solve(level=2)]\nfor _t in suite:\n    _t.verifier = pick(suite.pop())\n',
     ]) {
-      const found = await indexed(env(body.replace('other', 'solve')));
+      const found = await indexed(env(body));
       // A loop binding `suite` leaves it holding what only running the module says; a pop reorders the list,
       // which then lists none of its elements.
       if (!body.includes('for suite') && !body.includes('pop'))
@@ -110,5 +132,39 @@ describe('verifiers set in a loop', () => {
       for (const r of found.rows) assert.equal(r.verifier, null, body);
       assert.deepEqual(codes(found.problems), [], body);
     }
+  });
+
+  test("a loop it cannot read that may give the list's items a verifier: it lists none of them, not them unverified", async () => {
+    for (const body of [
+      // Another statement in the body, an item that is no task, a value it cannot read, an iterable it cannot
+      // read, items set by index, an enumerate that is not the builtin.
+      'suite = [solve(level=1)]\nfor _t in suite:\n    print(_t)\n    _t.verifier = check(expected="a")\n',
+      'suite = [solve(level=1), solve]\nfor _t in suite:\n    _t.verifier = check(expected="a")\n',
+      'suite = [solve(level=1)]\nfor _t in suite:\n    _t.verifier = check(expected="a") if _t else None\n',
+      'suite = [solve(level=1), solve(level=2)]\nfor _t in sorted(suite, key=id):\n    _t.verifier = check(expected="a")\n',
+      'suite = [solve(level=1), solve(level=2)]\nfor i in range(len(suite)):\n    suite[i].verifier = check(expected="a")\n',
+      'def enumerate(s):\n    return s\nsuite = [solve(level=1)]\nfor _i, _t in enumerate(suite):\n    _t.verifier = check(expected="a")\n',
+    ]) {
+      const found = await indexed(env(body));
+      assert.deepEqual(
+        found.rows.filter((r) => r.ref.startsWith('suite[')),
+        [],
+        body,
+      );
+      assert.deepEqual(codes(found.problems), [], body);
+    }
+    // What discovery finds there: the items verified, which the index would have denied by listing them.
+    const report = discover(
+      env(
+        'suite = [solve(level=1), solve(level=2)]\nfor i in range(len(suite)):\n    suite[i].verifier = check(expected="a")\n',
+      ),
+    );
+    assert.deepEqual(
+      rowsOf(report).map((r) => [r.ref, r.verifier]),
+      [
+        ['suite[0]', 'check'],
+        ['suite[1]', 'check'],
+      ],
+    );
   });
 });
