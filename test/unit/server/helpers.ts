@@ -1,4 +1,5 @@
 /** In-memory workspaces for the language-server tests (no disk, no VS Code). */
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Analyzer, type AnalyzerOptions } from '../../../server/src/analysis/analyzer';
 import type { FileProblem } from '../../../server/src/analysis/facts';
@@ -54,3 +55,18 @@ export const SOLVE_ENV =
         yield 1.0
 
   `;
+
+/** The repository's own folder, whose Python files (examples, the runtime, fixtures) tests read as a corpus. */
+export const REPO = join(__dirname, '..', '..', '..');
+
+/** Every `.py` file under `dir` (under 400 KB), skipping dependencies and build output. */
+export function pythonFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === '.git' || name === 'dist' || name.startsWith('.hud-studio')) continue;
+    const path = join(dir, name);
+    const st = statSync(path);
+    if (st.isDirectory()) pythonFiles(path, out);
+    else if (name.endsWith('.py') && st.size < 400_000) out.push(path);
+  }
+  return out;
+}

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { moduleStatementStarts } from '../../../server/src/analysis/moduleLayout';
+import { pythonFiles, REPO } from './helpers';
 import { createPythonParser, type Parser } from '../../../server/src/analysis/treeSitter';
-
-const repo = join(__dirname, '..', '..', '..');
 
 /** Where the module's named children start, as tree-sitter parses `text`; undefined for a file with errors. */
 function treeStarts(parser: Parser, text: string): { starts: number[]; count: number } | undefined {
@@ -16,18 +14,6 @@ function treeStarts(parser: Parser, text: string): { starts: number[]; count: nu
   } finally {
     tree.delete();
   }
-}
-
-/** Every `.py` file under `dir`, skipping dependencies and build output. */
-function pythonFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === '.git' || name === 'dist' || name.startsWith('.hud-studio')) continue;
-    const path = join(dir, name);
-    const st = statSync(path);
-    if (st.isDirectory()) pythonFiles(path, out);
-    else if (name.endsWith('.py') && st.size < 400_000) out.push(path);
-  }
-  return out;
 }
 
 /** Modules whose layout has a trap: each is read, and read as the tree says. */
@@ -222,7 +208,7 @@ describe('module layout read from the text', () => {
     let read = 0;
     let files = 0;
     try {
-      for (const path of pythonFiles(repo)) {
+      for (const path of pythonFiles(REPO)) {
         const text = readFileSync(path, 'utf8');
         const tree = treeStarts(parser, text);
         if (!tree) continue;

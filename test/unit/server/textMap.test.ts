@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { moduleStatementStarts } from '../../../server/src/analysis/moduleLayout';
 import { CodeReader, expressionEnd, matchBracket, scanTo, skipString } from '../../../server/src/analysis/pyScan';
 import { dropMap, mapOf } from '../../../server/src/analysis/textMap';
+import { pythonFiles, REPO } from './helpers';
 import { createPythonParser, type Parser } from '../../../server/src/analysis/treeSitter';
-
-const repo = join(__dirname, '..', '..', '..');
-
-function pythonFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === '.git' || name === 'dist' || name.startsWith('.hud-studio')) continue;
-    const path = join(dir, name);
-    const st = statSync(path);
-    if (st.isDirectory()) pythonFiles(path, out);
-    else if (name.endsWith('.py') && st.size < 400_000) out.push(path);
-  }
-  return out;
-}
 
 /** Every answer the scanners give on `text` at the offsets worth asking, read from the text or from the map. */
 function answers(text: string, mapped: boolean): string[] {
@@ -62,7 +49,7 @@ describe("the layout's map of a module's text", () => {
     const parser = await createPythonParser();
     let compared = 0;
     try {
-      for (const path of pythonFiles(repo)) {
+      for (const path of pythonFiles(REPO)) {
         const text = readFileSync(path, 'utf8');
         if (!errorFree(parser, text)) continue;
         dropMap();
