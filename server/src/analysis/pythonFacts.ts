@@ -1477,7 +1477,7 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
         for (const alias of list.names) knownLists.delete(alias);
         // Which items a statement the index does not read gives a verifier is known only by running it.
         const source = text.slice(st.start, st.end);
-        if (mayGiveVerifiers(st, source, list) || list.names.some((n) => reorders(n).test(source)))
+        if (mayGiveVerifiers(ctx, st, source, list) || list.names.some((n) => reorders(n).test(source)))
           reorderedLists.push(list.statement);
       }
   }
@@ -1496,10 +1496,12 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
 /**
  * Whether a statement the index does not read may give items of `list` a
  * verifier: it sets the verifier of a name it binds (a loop's target over
- * some of the items) or of an item (`suite[i].verifier = ...`).
+ * some of the items) or of an item (`suite[i].verifier = ...`), or it passes
+ * the list to a function of this module that sets a verifier (`attach(suite)`).
  */
-function mayGiveVerifiers(st: Statement, source: string, list: KnownList): boolean {
+function mayGiveVerifiers(ctx: Ctx, st: Statement, source: string, list: KnownList): boolean {
   if (st.parsed?.kind === 'verifier') return false; // read: its target is known
+  if (passedToVerifyingFunction(ctx, source, list)) return true;
   for (let m = SETS_VERIFIER.exec(source); m; m = SETS_VERIFIER.exec(source)) {
     const target = m[1]!;
     const bracket = target.indexOf('[');
@@ -1511,6 +1513,36 @@ function mayGiveVerifiers(st: Statement, source: string, list: KnownList): boole
   }
   return false;
 }
+/**
+ * Whether `source` passes the list whole to a function this module defines
+ * whose body sets a verifier (`attach(suite)`, `attach(tasks=suite)`).
+ */
+function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): boolean {
+  const { text, statements } = ctx;
+  for (let m = CALLED_NAME.exec(source); m; m = CALLED_NAME.exec(source)) {
+    const name = m[1]!;
+    const open = m.index + m[0].length - 1;
+    const close = matchBracket(source, open);
+    if (close < 0) continue;
+    const passed = splitTopLevel(source, open + 1, close).some((arg) => {
+      const value = keywordValueAt(source, arg.start, arg.end);
+      return list.names.includes(source.slice(value < 0 ? arg.start : value, arg.end));
+    });
+    if (!passed) continue;
+    for (const def of statements)
+      if (
+        (def.kind === 'definition' || def.kind === 'decorated') &&
+        def.binds === name &&
+        text.slice(def.start, def.end).includes('.verifier')
+      ) {
+        CALLED_NAME.lastIndex = 0;
+        return true;
+      }
+  }
+  return false;
+}
+const CALLED_NAME = /(?<![\w.])([A-Za-z_]\w*)\s*\(/g;
+
 /** `name.verifier = ...` or `name[...].verifier = ...` (not `==`), the target captured. */
 const SETS_VERIFIER = /(?<![\w.])([A-Za-z_]\w*(?:\s*\[[^\]\n]*\])?)\s*\.\s*verifier\s*=(?!=)/g;
 

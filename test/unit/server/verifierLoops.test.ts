@@ -12,6 +12,9 @@ import { agrees, discover, indexed, rowsOf, VERIFIABLE_ENV } from './discovery';
 
 const env = (body: string) => VERIFIABLE_ENV + body;
 const codes = (problems: { code: string }[]) => problems.map((p) => p.code);
+/** A function of the module that gives every task of a list a verifier. */
+const ATTACH =
+  'def attach(tasks, expected="x"):\n    for t in tasks:\n        t.verifier = check(expected=expected)\n\n';
 
 describe('verifiers set in a loop', () => {
   test('the tasks a list holds where the loop runs, not those an earlier binding of its name made', async () => {
@@ -134,7 +137,7 @@ describe('verifiers set in a loop', () => {
     }
   });
 
-  test("a loop it cannot read that may give the list's items a verifier: it lists none of them, not them unverified", async () => {
+  test("a statement it cannot read that may give the list's items a verifier: it lists none of them, not them unverified", async () => {
     for (const body of [
       // Another statement in the body, an item that is no task, a value it cannot read, an iterable it cannot
       // read, items set by index, an enumerate that is not the builtin.
@@ -144,6 +147,9 @@ describe('verifiers set in a loop', () => {
       'suite = [solve(level=1), solve(level=2)]\nfor _t in sorted(suite, key=id):\n    _t.verifier = check(expected="a")\n',
       'suite = [solve(level=1), solve(level=2)]\nfor i in range(len(suite)):\n    suite[i].verifier = check(expected="a")\n',
       'def enumerate(s):\n    return s\nsuite = [solve(level=1)]\nfor _i, _t in enumerate(suite):\n    _t.verifier = check(expected="a")\n',
+      // The list passed whole to a function of the module that sets verifiers.
+      `${ATTACH}suite = [solve(level=1), solve(level=2)]\nattach(suite)\n`,
+      `${ATTACH}suite = [solve(level=1), solve(level=2)]\nattach(tasks=suite, expected="b")\n`,
     ]) {
       const found = await indexed(env(body));
       assert.deepEqual(
@@ -152,6 +158,14 @@ describe('verifiers set in a loop', () => {
         body,
       );
       assert.deepEqual(codes(found.problems), [], body);
+    }
+    // Passed to anything else, or such a function called without it: the list is still listed as it is.
+    for (const body of [
+      `${ATTACH}suite = [solve(level=1), solve(level=2)]\nprint(len(suite))\n`,
+      `${ATTACH}suite = [solve(level=1), solve(level=2)]\nn = attach([]) or len(suite)\n`,
+    ]) {
+      const found = await agrees(env(body));
+      assert.equal(found.rows.filter((r) => r.ref.startsWith('suite[')).length, 2, body);
     }
     // What discovery finds there: the items verified, which the index would have denied by listing them.
     const report = discover(
