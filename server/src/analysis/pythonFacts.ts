@@ -288,9 +288,16 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   }
 
   for (const st of statements) {
-    if (st.kind !== 'import') continue;
+    let imports: Span[] | undefined;
+    if (st.kind === 'import') imports = [{ start: st.start, end: expressionEnd(text, st.start, st.end) }];
+    else if (st.kind === 'simple' && text.startsWith('try', st.start)) {
+      imports = tryImports(text, st);
+      // Read as what it binds, an import: nothing else in it is the index's.
+      if (imports) st.kind = 'import';
+    }
+    if (!imports) continue;
     const first = facts.imports.length;
-    readImport(text.slice(st.start, expressionEnd(text, st.start, st.end)), facts, ctx.hud);
+    for (const i of imports) readImport(text.slice(i.start, i.end), facts, ctx.hud);
     const bound = facts.imports.length - first;
     st.binds =
       bound === 1
@@ -438,6 +445,46 @@ const isHudModule = (module: string) => module === 'hud' || module.startsWith('h
 
 /** Comments, continuations, parentheses, whitespace other than single spaces: the import needs normalising first. */
 const IMPORT_NOISE = /[#\\()]|[^\S ]| {2}/;
+
+/**
+ * The imports of a `try:` whose body only imports (`try: from hud import
+ * Environment` / `except ImportError: ...`). Where the module runs under the
+ * SDK those imports succeed, so the names are bound as the body binds them,
+ * and what the clauses after it do on failure never happens. Undefined for
+ * any other statement in the body (`pass` and comments aside).
+ */
+function tryImports(text: string, st: Span): Span[] | undefined {
+  if (!headIs(TRY_HEAD, text, st.start)) return undefined;
+  const out: Span[] = [];
+  let line = text.indexOf('\n', st.start) + 1;
+  while (line > 0 && line < st.end) {
+    const first = skipIndentation(text, line);
+    const c = text.charCodeAt(first);
+    if (c === 10 || c === 13 || c === 35 /* # */) {
+      line = text.indexOf('\n', first) + 1; // a blank or comment line
+      continue;
+    }
+    if (first === line) break; // column 0: the `except`, `else` or `finally` clause
+    let end: number;
+    if (keywordAt(text, first, 'import', st.end) || keywordAt(text, first, 'from', st.end)) {
+      end = expressionEnd(text, first, st.end);
+      if (text.charCodeAt(end) === 59 /* ; */) return undefined; // another statement on its line
+      out.push({ start: first, end });
+    } else if (headIs(PASS_LINE, text, first)) end = first + 4;
+    else return undefined;
+    line = text.indexOf('\n', end) + 1;
+  }
+  return out.length ? out : undefined;
+}
+const TRY_HEAD = /try[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n/y;
+const PASS_LINE = /pass[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/y;
+
+/** Past the spaces and tabs at `at`. */
+function skipIndentation(text: string, at: number): number {
+  let i = at;
+  for (let c = text.charCodeAt(i); c === 32 || c === 9; c = text.charCodeAt(++i));
+  return i;
+}
 
 /** What one import statement binds: its bindings, and which of `hud`'s names each one is. */
 interface ImportReading {
