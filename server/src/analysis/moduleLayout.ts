@@ -191,7 +191,8 @@ function nextSpecial(text: string, at: number): number {
   return i;
 }
 
-function skipIndent(text: string, at: number): number {
+/** Past the spaces and tabs at `at`. */
+export function skipIndent(text: string, at: number): number {
   let i = at;
   for (let c = text.charCodeAt(i); c === SPACE || c === TAB; c = text.charCodeAt(++i));
   return i;

@@ -60,7 +60,7 @@ import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { factoryShape, type FactoryShape } from './factories';
-import { moduleStatementStarts } from './moduleLayout';
+import { moduleStatementStarts, skipIndent } from './moduleLayout';
 import { dropMap } from './textMap';
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, bindsName, type Binds } from './rebinding';
@@ -458,7 +458,7 @@ function tryImports(text: string, st: Span): Span[] | undefined {
   const out: Span[] = [];
   let line = text.indexOf('\n', st.start) + 1;
   while (line > 0 && line < st.end) {
-    const first = skipIndentation(text, line);
+    const first = skipIndent(text, line);
     const c = text.charCodeAt(first);
     if (c === 10 || c === 13 || c === 35 /* # */) {
       line = text.indexOf('\n', first) + 1; // a blank or comment line
@@ -478,13 +478,6 @@ function tryImports(text: string, st: Span): Span[] | undefined {
 }
 const TRY_HEAD = /try[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n/y;
 const PASS_LINE = /pass[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/y;
-
-/** Past the spaces and tabs at `at`. */
-function skipIndentation(text: string, at: number): number {
-  let i = at;
-  for (let c = text.charCodeAt(i); c === 32 || c === 9; c = text.charCodeAt(++i));
-  return i;
-}
 
 /** What one import statement binds: its bindings, and which of `hud`'s names each one is. */
 interface ImportReading {

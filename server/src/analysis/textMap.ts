@@ -11,8 +11,8 @@
  * use it only when asked about that very text (`mapOf`), and fall back to
  * reading the text otherwise. The arrays are reused from file to file
  * (a longer text gets its own, given up with the map); only the kinds are
- * cleared per file, and an end is read only where the kinds say a bracket,
- * quote or `#` opens in code, which this file's layout wrote.
+ * cleared per file, and an end is read only where the kinds say a bracket
+ * or quote opens in code, which this file's layout wrote.
  */
 
 /** What an offset holds, for CodeReader. */
@@ -28,10 +28,7 @@ export const enum Kind {
 export interface TextMap {
   /** The kind of each offset. */
   kinds: Uint8Array;
-  /**
-   * At an opening bracket in code: its closer's offset. At a quote opening a
-   * string: just past the string. At `#`: the line's end.
-   */
+  /** At an opening bracket in code: its closer's offset. At a quote opening a string: just past the string. */
   ends: Int32Array;
   /** Inside an f-string: where its opening quote is. */
   opens: Int32Array;
@@ -59,8 +56,8 @@ export function noteString(quote: number, end: number, format: boolean): void {
   }
 }
 
+/** A comment's end is not kept: the scanners find it with `indexOf`, which is as fast. */
 export function noteComment(hash: number, lineEnd: number): void {
-  map.ends[hash] = lineEnd;
   if (lineEnd > hash + 1) map.kinds.fill(Kind.Text, hash + 1, lineEnd);
 }
 
