@@ -81,6 +81,12 @@ export interface TaskCandidate {
   sharedCall?: true;
   /** A module-level `for` loop's target, which still holds the last task it went over. */
   loopTarget?: true;
+  /**
+   * Functions of other modules (dotted as written, `attach`, `helpers.attach`)
+   * the element's list is passed to whole. If one of them sets verifiers, only
+   * running it says which items get one, so the linker lists none of them.
+   */
+  givenTo?: readonly (readonly string[])[];
   call: CallFacts;
   range: Range;
 }
@@ -167,6 +173,8 @@ export interface PythonFacts {
   verifierAssignments: VerifierAssignment[];
   /** Names defined at module level by `def`/`class` that are not templates. */
   plainDefinitions: string[];
+  /** The plain definitions whose body sets a verifier (`t.verifier = ...`), as other modules may pass lists to them. */
+  verifyingDefinitions?: string[];
   /** The plain definitions that make a task and return it, for modules that import them. */
   factories?: FactoryFacts[];
   /** Names bound at module level to values the index does not read (`x = None`, `x = a.b`). */

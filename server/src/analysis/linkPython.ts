@@ -59,6 +59,7 @@ export function linkPython(
   let linkedValues: Set<VerifierValue> | undefined;
   for (let c = 0; c < facts.tasks.length; c++) {
     const cand = facts.tasks[c]!;
+    if (cand.givenTo && givenToVerifying(file, cand.givenTo, resolver)) continue;
     const explicit = cand.call.explicit;
     const called = resolve(cand.call);
     // Not a template's call: maybe a factory's, whose body calls one (asked only then: most calls are templates').
@@ -311,6 +312,19 @@ function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: F
  * its body calls and the verifier its body sets, each resolved where the
  * factory is written. What is wrong there is that module's to say.
  */
+/**
+ * Whether a list element's list is passed to a function of another module
+ * that sets verifiers: which elements get one is known only by running it,
+ * so the element is not listed (as for such a function of the same module).
+ */
+function givenToVerifying(file: FileIdentity, callees: readonly (readonly string[])[], resolver: Resolver): boolean {
+  for (const parts of callees) {
+    const r = resolver.callee(file.path, parts);
+    if (r.kind === 'other' && r.setsVerifiers) return true;
+  }
+  return false;
+}
+
 function importedFactory(
   file: FileIdentity,
   call: CallFacts,

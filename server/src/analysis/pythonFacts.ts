@@ -251,6 +251,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(loopBound);
   emptied(factories);
   reorderedLists.length = 0;
+  givenLists.length = 0;
   lengthText = text;
   emptied(envVars);
   emptied(imported);
@@ -380,6 +381,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     noteTasksHeld(ctx, st, firstTask);
   }
   if (reorderedLists.length) dropReordered(facts);
+  if (givenLists.length) markGiven(facts);
+  if (text.includes('.verifier')) verifyingDefinitions(facts, statements, text);
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
   if (facts.importsHud) {
@@ -393,6 +396,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.tasks = fitted(facts.tasks);
   facts.verifierAssignments = fitted(facts.verifierAssignments);
   facts.plainDefinitions = fitted(facts.plainDefinitions);
+  if (facts.verifyingDefinitions) facts.verifyingDefinitions = fitted(facts.verifyingDefinitions);
   if (facts.otherBindings) facts.otherBindings = fitted(facts.otherBindings);
   if (factories.size) facts.factories = factoryFacts();
   facts.v5Scenarios = fitted(facts.v5Scenarios);
@@ -1555,12 +1559,14 @@ function mayGiveVerifiers(ctx: Ctx, st: Statement, source: string, list: KnownLi
 }
 /**
  * Whether `source` passes the list whole to a function this module defines
- * whose body sets a verifier (`attach(suite)`, `attach(tasks=suite)`).
+ * whose body sets a verifier (`attach(suite)`, `attach(tasks=suite)`). A
+ * function another module defines (`helpers.attach(suite)`) is noted in
+ * givenLists: whether its body sets one is for the linker to ask.
  */
 function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): boolean {
   const { text, statements } = ctx;
-  for (let m = CALLED_NAME.exec(source); m; m = CALLED_NAME.exec(source)) {
-    const name = m[1]!;
+  for (let m = CALLED.exec(source); m; m = CALLED.exec(source)) {
+    const callee = m[1]!;
     const open = m.index + m[0].length - 1;
     const close = matchBracket(source, open);
     if (close < 0) continue;
@@ -1569,19 +1575,61 @@ function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): b
       return list.names.includes(source.slice(value < 0 ? arg.start : value, arg.end));
     });
     if (!passed) continue;
+    const parts = internDotted(callee);
+    if (imported.has(parts[0]!) && !hudImport(ctx.facts, parts[0]!)) {
+      givenLists.push({ statement: list.statement, callee: parts });
+      continue;
+    }
+    if (parts.length > 1) continue;
     for (const def of statements)
       if (
         (def.kind === 'definition' || def.kind === 'decorated') &&
-        def.binds === name &&
-        text.slice(def.start, def.end).includes('.verifier')
+        def.binds === callee &&
+        setsVerifierIn(text, def)
       ) {
-        CALLED_NAME.lastIndex = 0;
+        CALLED.lastIndex = 0;
         return true;
       }
   }
   return false;
 }
-const CALLED_NAME = /(?<![\w.])([A-Za-z_]\w*)\s*\(/g;
+/** A called name, dotted or not, as written before its `(`. */
+const CALLED = /(?<![\w.])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/g;
+
+/** Whether a `def` (or decorated `def`) statement's text sets some verifier. */
+function setsVerifierIn(text: string, def: Span): boolean {
+  const at = text.indexOf('.verifier', def.start);
+  return at >= 0 && at < def.end;
+}
+
+/** Whether `local` is bound by an import of `hud` or one of its modules (which take no task lists to verify). */
+function hudImport(facts: PythonFacts, local: string): boolean {
+  for (const i of facts.imports) if (i.local === local) return i.module === 'hud' || i.module.startsWith('hud.');
+  return false;
+}
+
+/** PythonFacts.verifyingDefinitions: the plain definitions whose body sets a verifier. */
+function verifyingDefinitions(facts: PythonFacts, statements: Statement[], text: string): void {
+  for (const st of statements) {
+    const name = st.binds;
+    if ((st.kind === 'definition' || st.kind === 'decorated') && typeof name === 'string' && setsVerifierIn(text, st))
+      if (facts.plainDefinitions.includes(name)) (facts.verifyingDefinitions ??= []).push(name);
+  }
+}
+
+/** Lists passed whole to another module's function (passedToVerifyingFunction): where bound, and the callee. */
+const givenLists: { statement: number; callee: readonly string[] }[] = [];
+
+/** Marks the tasks of each list in givenLists with the functions it is passed to (TaskCandidate.givenTo). */
+function markGiven(facts: PythonFacts): void {
+  for (let i = 0; i < facts.tasks.length; i++) {
+    const t = facts.tasks[i]!;
+    if (t.index === undefined) continue;
+    const statement = statementOfTask[i];
+    for (const g of givenLists) if (g.statement === statement) t.givenTo = [...(t.givenTo ?? []), g.callee];
+  }
+  givenLists.length = 0;
+}
 
 /** `name.verifier = ...` or `name[...].verifier = ...` (not `==`), the target captured. */
 const SETS_VERIFIER = /(?<![\w.])([A-Za-z_]\w*(?:\s*\[[^\]\n]*\])?)\s*\.\s*verifier\s*=(?!=)/g;

@@ -23,8 +23,11 @@ export type Resolved =
   | { kind: 'environment'; path: string; env: EnvironmentFacts }
   /** A function that makes a task (factories.ts): a call of it is that task. */
   | { kind: 'factory'; path: string; factory: FactoryFacts }
-  /** Defined, but not something the index understands (a function, a list...). */
-  | { kind: 'other' }
+  /**
+   * Defined, but not something the index understands (a function, a list...);
+   * `setsVerifiers`: a function whose body sets a verifier (PythonFacts.verifyingDefinitions).
+   */
+  | { kind: 'other'; setsVerifiers?: true }
   /** Bound to a value only running the module tells (what a function returns, a literal...). */
   | { kind: 'value' }
   /** Comes from outside the workspace (an installed package): nothing can be said. */
@@ -39,6 +42,7 @@ const MAX_DEPTH = 12;
 
 const OTHER: Resolved = Object.freeze({ kind: 'other' });
 const VALUE: Resolved = Object.freeze({ kind: 'value' });
+const VERIFYING: Resolved = Object.freeze({ kind: 'other', setsVerifiers: true });
 
 /** What a module binds to one name, the first of each kind in the order lookup() asks. */
 interface Bound {
@@ -48,6 +52,7 @@ interface Bound {
   /** The name holds a list or Taskset of tasks. */
   taskList?: boolean;
   definition?: boolean;
+  setsVerifiers?: boolean;
   factory?: FactoryFacts;
   environment?: EnvironmentFacts;
   value?: boolean;
@@ -86,6 +91,7 @@ function nameMap(facts: PythonFacts): Map<string, Bound> | undefined {
     else b.task ??= t;
   }
   for (const d of facts.plainDefinitions) at(d).definition = true;
+  for (const d of facts.verifyingDefinitions ?? []) at(d).setsVerifiers = true;
   for (const f of facts.factories ?? []) at(f.name).factory ??= f;
   for (const e of facts.environments) at(e.variable).environment ??= e;
   for (const v of facts.otherBindings ?? []) at(v).value = true;
@@ -178,7 +184,7 @@ export class Resolver {
       namedTask = true;
     }
     for (const factory of facts.factories ?? []) if (factory.name === name) return { kind: 'factory', path, factory };
-    if (facts.plainDefinitions.includes(name)) return OTHER;
+    if (facts.plainDefinitions.includes(name)) return facts.verifyingDefinitions?.includes(name) ? VERIFYING : OTHER;
     for (const env of facts.environments) if (env.variable === name) return { kind: 'environment', path, env };
     if (namedTask) return OTHER;
     if (facts.otherBindings?.includes(name)) return VALUE;
@@ -202,7 +208,7 @@ export class Resolver {
       };
     if (bound?.task) return this.taskOrOther(path, bound.task, depth);
     if (bound?.factory) return { kind: 'factory', path, factory: bound.factory };
-    if (bound?.definition) return OTHER;
+    if (bound?.definition) return bound.setsVerifiers ? VERIFYING : OTHER;
     if (bound?.environment) return { kind: 'environment', path, env: bound.environment };
     if (bound?.taskList) return OTHER;
     if (bound?.value) return VALUE;

@@ -7,8 +7,13 @@
  * by the bundled runtime's discovery, which must find the same.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { agrees, discover, indexed, rowsOf, VERIFIABLE_ENV } from './discovery';
+import { pathToUri } from '../../../server/src/analysis/paths';
+import { agrees, byRef, discover, discoverFile, indexed, indexRowOf, rowsOf, VERIFIABLE_ENV } from './discovery';
+import { py, workspace } from './helpers';
 
 const env = (body: string) => VERIFIABLE_ENV + body;
 const codes = (problems: { code: string }[]) => problems.map((p) => p.code);
@@ -181,4 +186,67 @@ describe('verifiers set in a loop', () => {
       ],
     );
   });
+});
+
+test('a list passed whole to a function of another module that sets verifiers: none of its items is listed', async () => {
+  const files = {
+    'env.py': VERIFIABLE_ENV,
+    'helpers.py': py`
+      def attach(tasks, make, expected="x"):
+          for t in tasks:
+              t.verifier = make(expected=expected)
+
+
+      def count(tasks):
+          return len(tasks)
+    `,
+    'tasks.py': py`
+      import helpers
+      from env import check, solve
+      from helpers import attach, count
+
+      verified = [solve(level=1), solve(level=2)]
+      attach(verified, check)
+      dotted = [solve(level=3)]
+      helpers.attach(tasks=dotted, make=check)
+      counted = [solve(level=4)]
+      count(counted)
+    `,
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'hs-given-'));
+  try {
+    for (const [rel, text] of Object.entries(files)) writeFileSync(join(dir, rel), text);
+    const ws = await workspace(files);
+    const uri = pathToUri(ws.path('tasks.py'));
+    const rows = () =>
+      byRef(
+        ws.analyzer.workspace
+          .index()
+          .tasks.filter((t) => t.uri === uri)
+          .map(indexRowOf),
+      );
+    // Discovery gives the passed items the verifier; the index, which cannot run attach, lists none of them.
+    assert.deepEqual(
+      byRef(rowsOf(discoverFile('tasks.py', dir))).map((r) => [r.ref, r.verifier]),
+      [
+        ['counted[0]', null],
+        ['dotted[0]', 'check'],
+        ['verified[0]', 'check'],
+        ['verified[1]', 'check'],
+      ],
+    );
+    assert.deepEqual(
+      rows().map((r) => [r.ref, r.verifier]),
+      [['counted[0]', null]],
+    );
+    assert.deepEqual(ws.problems('tasks.py'), []);
+    // An edit of the other module reaches the lists passed to it: attach no longer sets verifiers.
+    const plain = files['helpers.py'].replace('t.verifier = make(expected=expected)', 'print(t, make, expected)');
+    ws.analyzer.setFile(ws.path('helpers.py'), plain);
+    writeFileSync(join(dir, 'helpers.py'), plain);
+    assert.deepEqual(rows(), byRef(rowsOf(discoverFile('tasks.py', dir))));
+    assert.equal(rows().length, 4);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
