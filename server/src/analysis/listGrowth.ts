@@ -142,38 +142,45 @@ export interface BodyVerifier {
   line: Span;
 }
 
+/** `name[-1].verifier = value` in a loop's body: the verifier of the item last added to the list `target`. */
+export interface LastItemVerifier extends BodyVerifier {
+  lastItem: true;
+}
+
 /** A `for` loop that makes tasks: its body binds names, sets their verifiers and grows lists, in its order. */
 export interface BuildingLoop extends GrowingLoop {
   colon: number;
   bindings: BodyBinding[];
-  verifiers: BodyVerifier[];
+  /** In the body's order. */
+  verifiers: (BodyVerifier | LastItemVerifier)[];
 }
 
 /**
  * The `for` statement in `st` when its target is plain names and its body
  * is made of plain bindings (`t = solve(level=n)`), verifiers set on a
- * name (`t.verifier = check(...)`) and list growth (`tasks.append(t)`),
- * with at least one binding: the loop that builds a taskset one task at a
- * time. Undefined for any other statement. Which of these the index can
+ * name (`t.verifier = check(...)`) or on the item last added to a list
+ * (`tasks[-1].verifier = ...`) and list growth (`tasks.append(t)`), with at
+ * least one binding or last-item verifier: the loop that builds a taskset
+ * one task at a time. Undefined for any other statement. Which of these the index can
  * follow (what the names hold, how often the loop runs) is pythonFacts.ts's.
  */
 export function buildingLoop(text: string, st: Span): BuildingLoop | undefined {
   const steps: GrowthStep[] = [];
   const bindings: BodyBinding[] = [];
-  const verifiers: BodyVerifier[] = [];
+  const verifiers: (BodyVerifier | LastItemVerifier)[] = [];
   const loop = forLoop(text, st, (from, to) => {
     const step = growthStep(text, from, to);
     if (step) {
       steps.push(step);
       return true;
     }
-    const verifier = verifierLine(text, from, to);
+    const verifier = verifierLine(text, from, to) ?? lastItemVerifierLine(text, from, to);
     if (verifier) verifiers.push(verifier);
     const binding = verifier ? undefined : bindingLine(text, from, to);
     if (binding) bindings.push(binding);
     return verifier !== undefined || binding !== undefined;
   });
-  if (!loop || bindings.length === 0) return undefined;
+  if (!loop || (bindings.length === 0 && !verifiers.some((v) => 'lastItem' in v))) return undefined;
   return { targets: loop.targets, iterable: loop.iterable, steps, colon: loop.colon, bindings, verifiers };
 }
 
@@ -197,6 +204,24 @@ export function verifierLine(text: string, from: number, to: number): BodyVerifi
   if (valueAt < 0 || valueAt >= to) return undefined;
   return { target: text.slice(from, nameEnd), value: { start: valueAt, end: to }, line: { start: from, end: to } };
 }
+
+/** `name[-1].verifier = value` filling [from, to), the value not empty. */
+export function lastItemVerifierLine(text: string, from: number, to: number): LastItemVerifier | undefined {
+  const nameEnd = identifierEnd(text, from, to);
+  if (nameEnd === from) return undefined;
+  LAST_ITEM.lastIndex = nameEnd;
+  const m = LAST_ITEM.exec(text);
+  if (!m || nameEnd + m[0].length > to) return undefined;
+  const valueAt = keywordValueAt(text, nameEnd + m[0].length - 'verifier'.length, to);
+  if (valueAt < 0 || valueAt >= to) return undefined;
+  return {
+    target: text.slice(from, nameEnd),
+    value: { start: valueAt, end: to },
+    line: { start: from, end: to },
+    lastItem: true,
+  };
+}
+const LAST_ITEM = /[ \t]*\[[ \t]*-[ \t]*1[ \t]*\][ \t]*\.[ \t]*verifier(?!\w)/y;
 
 /** The names a module-level `for` statement at `at` binds, when its target is plain names. */
 export function forTargets(text: string, at: number): string[] | undefined {

@@ -251,6 +251,8 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(loopBound);
   emptied(factories);
   reorderedLists.length = 0;
+  verifiedLists.length = 0;
+  emptied(unknowableCalls);
   givenLists.length = 0;
   lengthText = text;
   emptied(envVars);
@@ -380,7 +382,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     else if (b) for (const name of b) bind(ctx, name, st);
     noteTasksHeld(ctx, st, firstTask);
   }
-  if (reorderedLists.length) dropReordered(facts);
+  if (reorderedLists.length || unknowableCalls.size) dropUnknowable(facts);
   if (givenLists.length) markGiven(facts);
   if (text.includes('.verifier')) verifyingDefinitions(facts, statements, text);
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
@@ -916,12 +918,36 @@ function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
   if (
     taskOf.size &&
     (st.kind === 'other' || (!b && headIs(COMPOUND_HEAD, ctx.text, st.start)) || (st.loop && !st.exact))
-  )
+  ) {
+    noteVerifiersSet(ctx, st);
     for (const name of taskOf.keys()) if (mentionedIn(ctx.text, name, st)) taskOf.delete(name);
+  }
   if (!b) return;
   // Most statements bind one name: no array for it (this runs for every module-level binding).
   if (typeof b === 'string') noteTaskHeld(ctx, b, firstTask);
   else for (const name of b) noteTaskHeld(ctx, name, firstTask);
+}
+
+/**
+ * A statement the index does not read that sets the verifier of a name
+ * holding a known task (`if strict: task.verifier = ...`): which verifier
+ * that Task ends with is known only by running the module, so it is listed
+ * under none of its names (dropUnknowable). When it sets the verifier of
+ * anything else (a name it binds, as a loop's target, or an item,
+ * `tasks[-1]`), that may be any task it mentions: all of those are noted.
+ */
+function noteVerifiersSet(ctx: Ctx, st: Statement): void {
+  const source = ctx.text.slice(st.start, st.end);
+  if (!source.includes('.verifier')) return;
+  let indirect = false;
+  for (let m = SETS_VERIFIER.exec(source); m; m = SETS_VERIFIER.exec(source)) {
+    const name = m[1]!;
+    const held = name.includes('[') || bindsName(st.binds, name) ? undefined : ctx.taskOf.get(name);
+    if (held) unknowableCalls.add(held.call);
+    else indirect = true;
+  }
+  if (indirect)
+    for (const [name, held] of ctx.taskOf) if (mentionedIn(ctx.text, name, st)) unknowableCalls.add(held.call);
 }
 
 function noteTaskHeld({ taskOf, facts }: Ctx, name: string, firstTask: number): void {
@@ -1239,13 +1265,30 @@ function buildsTasks(ctx: Ctx, st: Statement, k: number): string[] | undefined {
     const b = bindingOf.get(name);
     return b !== undefined && b.span.end <= at;
   };
+  // `tasks[-1].verifier = ...`: the verifier of what the list's latest step before the line appended.
+  const lastItems: { step: number; value: VerifierValue; range: Range }[] = [];
   for (const v of verifiers) {
-    const b = bindingOf.get(v.target);
-    if (!b?.call || !boundBefore(v.target, v.line.start) || mentionsList(text, v.value)) return undefined;
+    let b: LoopBindingRead | undefined;
+    let step = -1;
+    if ('lastItem' in v) {
+      step = latestStep(steps, v.target, v.line.start);
+      const item = step < 0 || steps[step]!.kind !== 'append' ? undefined : steps[step]!.value;
+      if (!item) return undefined; // an item from an earlier pass or from before the loop
+      if (isName(text, item)) {
+        b = bindingOf.get(text.slice(item.start, item.end));
+        if (!b) return undefined;
+      } else if (!parseCall(ctx, item)) return undefined;
+    } else {
+      b = bindingOf.get(v.target);
+      if (!b || !boundBefore(v.target, v.line.start)) return undefined;
+    }
+    if ((b && !b.call) || mentionsList(text, v.value)) return undefined;
     const value = verifierValue(ctx, v.value);
     if (!value || (value.kind === 'name' && (targets.includes(value.name) || bindingOf.has(value.name))))
       return undefined;
-    b.verifiers.push({ value: followed(ctx, value, st.start), range: ctx.lines.rangeAt(v.line.start, v.line.end) });
+    const read = { value: followed(ctx, value, st.start), range: ctx.lines.rangeAt(v.line.start, v.line.end) };
+    if (b) b.verifiers.push(read);
+    else lastItems.push({ step, ...read });
   }
   // Where each bound name goes in each list's pass: a name put in a list is that very task, once per pass.
   const added = passItems(ctx, steps, st.start);
@@ -1263,8 +1306,18 @@ function buildsTasks(ctx: Ctx, st: Statement, k: number): string[] | undefined {
     }
   lengthBefore = st.start;
   const passes = iterableLength(text, loop.iterable, knownNames);
+  const lengths = new Map<KnownList, number>();
+  for (const list of added.keys()) lengths.set(list, list.length);
   // A loop over nothing is overNothing's.
   if (!passes || !addPasses(ctx, added, passes, st)) return undefined;
+  for (const { step, ...read } of lastItems) {
+    const list = knownLists.get(steps[step]!.list)!;
+    const position = itemsBefore(text, steps, step);
+    for (let p = 0; p < passes; p++) {
+      const index = lengths.get(list)! + p * added.get(list)!.length + position;
+      facts.verifierAssignments.push({ target: list.names[0]!, index, ...read });
+    }
+  }
   const head = ctx.lines.rangeAt(st.start, loop.colon);
   for (const [name, b] of bindingOf) {
     if (!b.call) continue;
@@ -1290,6 +1343,25 @@ function buildsTasks(ctx: Ctx, st: Statement, k: number): string[] | undefined {
   claimTasks(ctx, st.start, k);
   claimAssignments(ctx, st.start, k);
   return [...bindingOf.keys()];
+}
+
+/** The latest of `steps` that grows `list` before `at`, or -1. */
+function latestStep(steps: readonly GrowthStep[], list: string, at: number): number {
+  let found = -1;
+  for (let i = 0; i < steps.length && steps[i]!.value.start < at; i++) if (steps[i]!.list === list) found = i;
+  return found;
+}
+
+/** How many items the steps before `steps[at]` add to its list in one pass (passItems has counted each). */
+function itemsBefore(text: string, steps: readonly GrowthStep[], at: number): number {
+  let n = 0;
+  for (let i = 0; i < at; i++) {
+    const step = steps[i]!;
+    if (step.list !== steps[at]!.list) continue;
+    const items = step.kind === 'append' ? undefined : sequenceItems(text, step.value);
+    n += items === undefined ? 1 : items === UNCOUNTED ? 0 : items.length;
+  }
+  return n;
 }
 
 interface LoopBindingRead {
@@ -1521,8 +1593,10 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
         for (const alias of list.names) knownLists.delete(alias);
         // Which items a statement the index does not read gives a verifier is known only by running it.
         const source = text.slice(st.start, st.end);
-        if (mayGiveVerifiers(ctx, st, source, list) || list.names.some((n) => reorders(n).test(source)))
+        if (mayGiveVerifiers(ctx, st, source, list)) {
           reorderedLists.push(list.statement);
+          verifiedLists.push(list.statement);
+        } else if (list.names.some((n) => reorders(n).test(source))) reorderedLists.push(list.statement);
       }
   }
   if (
@@ -1622,11 +1696,21 @@ const givenLists: { statement: number; callee: readonly string[] }[] = [];
 
 /** Marks the tasks of each list in givenLists with the functions it is passed to (TaskCandidate.givenTo). */
 function markGiven(facts: PythonFacts): void {
+  const given = new Map<CallFacts, (readonly string[])[]>();
   for (let i = 0; i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
     if (t.index === undefined) continue;
-    const statement = statementOfTask[i];
-    for (const g of givenLists) if (g.statement === statement) t.givenTo = [...(t.givenTo ?? []), g.callee];
+    for (const g of givenLists)
+      if (g.statement === statementOfTask[i]) {
+        const callees = given.get(t.call);
+        if (callees) callees.push(g.callee);
+        else given.set(t.call, [g.callee]);
+      }
+  }
+  // A list item naming a Task, or a second name for it, shares its call: each of them is the passed Task.
+  for (const t of facts.tasks) {
+    const callees = given.get(t.call);
+    if (callees) t.givenTo = callees;
   }
   givenLists.length = 0;
 }
@@ -1696,17 +1780,39 @@ function reorders(name: string): RegExp {
 }
 const reorderPatterns = new BoundedCache<string, RegExp>(1000);
 
-function dropReordered(facts: PythonFacts): void {
+/**
+ * Binding statements of known lists whose items a statement the index does
+ * not read may give a verifier (mayGiveVerifiers); also in reorderedLists.
+ * The Tasks they hold are listed under no other name either.
+ */
+const verifiedLists: number[] = [];
+
+/** The calls of Tasks whose verifier only running the module tells (noteVerifiersSet, verifiedLists). */
+const unknowableCalls = new Set<CallFacts>();
+
+/**
+ * Lists none of the elements of reordered lists, nor, under any name, a
+ * Task whose verifier is unknowable: a list item or a second name holding
+ * it shares its call (TaskCandidate.sharedCall).
+ */
+function dropUnknowable(facts: PythonFacts): void {
+  for (let i = 0; verifiedLists.length && i < facts.tasks.length; i++) {
+    const t = facts.tasks[i]!;
+    if (t.index !== undefined && verifiedLists.includes(statementOfTask[i]!)) unknowableCalls.add(t.call);
+  }
   let kept = 0;
   for (let i = 0; i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
     if (t.index !== undefined && reorderedLists.includes(statementOfTask[i]!)) continue;
+    if (unknowableCalls.has(t.call)) continue;
     facts.tasks[kept] = t;
     statementOfTask[kept++] = statementOfTask[i]!;
   }
   facts.tasks.length = kept;
   statementOfTask.length = kept;
   reorderedLists.length = 0;
+  verifiedLists.length = 0;
+  unknowableCalls.clear();
 }
 
 /** The plain task a list item names (`suite = [task, ...]`), when the index knows what that name holds. */

@@ -139,6 +139,58 @@ describe('loops that build a taskset', () => {
     ]);
   });
 
+  test("`tasks[-1].verifier = ...`: the verifier of the item the list's latest step appended", async () => {
+    const appended = await agrees(
+      env(
+        'tasks = []\nfor n in range(3):\n    tasks.append(solve(level=n))\n    tasks[-1].verifier = check(expected=str(n))\n',
+      ),
+    );
+    assert.deepEqual(taskTriples(appended), [
+      ['tasks[0]', 'solve', 'check'],
+      ['tasks[1]', 'solve', 'check'],
+      ['tasks[2]', 'solve', 'check'],
+    ]);
+    assert.deepEqual(codes(appended.problems), []);
+    // The later of two lines on one task wins, whichever way each names it; the item before the loop keeps none.
+    const named = await agrees(
+      env(
+        'tasks = [solve(level=9)]\nfor n in range(2):\n    t = solve(level=n)\n    tasks.append(t)\n' +
+          '    tasks[ -1 ].verifier = audit(expected="a")\n    t.verifier = check(expected="b")\ndel t\n',
+      ),
+    );
+    assert.deepEqual(taskTriples(named), [
+      ['tasks[0]', 'solve', null],
+      ['tasks[1]', 'solve', 'check'],
+      ['tasks[2]', 'solve', 'check'],
+    ]);
+    // Two appends a pass: the line follows the second, after an extend of two.
+    const second = await agrees(
+      env(
+        'tasks = []\nfor n in range(2):\n    tasks.extend([solve(level=n), solve(level=n + 1)])\n' +
+          '    tasks.append(solve(level=n + 10))\n    tasks[-1].verifier = check(expected="c")\n',
+      ),
+    );
+    assert.deepEqual(
+      taskTriples(second).map(([ref, , verifier]) => [ref, verifier]),
+      [
+        ['tasks[0]', null],
+        ['tasks[1]', null],
+        ['tasks[2]', 'check'],
+        ['tasks[3]', null],
+        ['tasks[4]', null],
+        ['tasks[5]', 'check'],
+      ],
+    );
+    // A wrong verifier call is said once for the loop.
+    const wrong = await indexed(
+      env(
+        'tasks = []\nfor n in range(3):\n    tasks.append(solve(level=n))\n    tasks[-1].verifier = audit(wrong=1)\n',
+      ),
+    );
+    assert.equal(wrong.rows.length, 3);
+    assert.equal(codes(wrong.problems).filter((c) => c === 'task-bad-args').length, 2);
+  });
+
   test('what the index cannot follow, it lists nothing of and says nothing about', async () => {
     for (const body of [
       // the same task put in the list twice
@@ -151,6 +203,13 @@ describe('loops that build a taskset', () => {
       'tasks = []\nfor n in range(2):\n    t = solve(level=len(tasks))\n    tasks.append(t)\n',
       // a verifier set on the loop's target
       'tasks = []\nfor n in range(2):\n    t = solve(level=n)\n    n.verifier = check(expected="a")\n    tasks.append(t)\n',
+      // `[-1]` before the pass appends: the previous pass's item, or on the first an IndexError
+      'tasks = []\nfor n in range(2):\n    tasks[-1].verifier = check(expected="a")\n    tasks.append(solve(level=n))\n',
+      // after an extend, or on a list the loop does not grow
+      'tasks = []\nfor n in range(2):\n    tasks.extend([solve(level=n)])\n    tasks[-1].verifier = check(expected="a")\n',
+      'other = []\ntasks = []\nfor n in range(2):\n    tasks.append(solve(level=n))\n    other[-1].verifier = check(expected="a")\n',
+      // an item that is a name from outside the loop
+      'a = solve(level=1)\ntasks = []\nfor n in range(2):\n    tasks.append(a)\n    tasks[-1].verifier = check(expected="a")\n',
     ])
       await indexesNothing(env(body));
   });

@@ -188,6 +188,53 @@ describe('verifiers set in a loop', () => {
   });
 });
 
+test("a statement it cannot read that sets a known Task's verifier: that Task is listed under none of its names", async () => {
+  const cases: [string, string[]][] = [
+    // set on the name, under an `if`: the alias and the list item are the same Task
+    [
+      'import os\ntask = solve(level=1)\nb = task\nsuite = [task, solve(level=2)]\nif os.sep:\n' +
+        '    task.verifier = check(expected="ok")\nelse:\n    task.verifier = audit(expected="no")\n',
+      ['suite[1]'],
+    ],
+    // in a loop the index does not read
+    [
+      'a = solve(level=1)\nc = solve(level=2)\nfor n in range(2):\n    print(n)\n    a.verifier = check(expected="ok")\n',
+      ['c'],
+    ],
+    // through a target it binds, or an item: any Task the statement mentions
+    [
+      'a = solve(level=1)\nb = solve(level=2)\nc = solve(level=3)\nfor t in sorted([a, b], key=id):\n' +
+        '    t.verifier = check(expected="ok")\ndel t\n',
+      ['c'],
+    ],
+    [
+      'a = solve(level=1)\ntasks = []\nfor n in range(2):\n    tasks.append(a)\n    tasks[-1].verifier = check(expected="ok")\n',
+      [],
+    ],
+    [
+      'a = solve(level=1)\ntasks = [a]\nfor t in sorted(tasks, key=id):\n    t.verifier = check(expected="ok")\ndel t\n',
+      [],
+    ],
+    // one that only mentions the Task leaves it listed
+    ['import os\ntask = solve(level=1)\nif os.sep:\n    print(task)\n', ['task']],
+  ];
+  for (const [body, listed] of cases) {
+    const source = env(body);
+    const found = await indexed(source);
+    assert.deepEqual(found.rows.map((r) => r.ref).sort(), listed, body);
+    // What it lists, discovery finds as it says.
+    const discoveredRows = discover(source);
+    assert.equal(discoveredRows.error, null);
+    for (const row of found.rows)
+      assert.deepEqual(
+        row,
+        rowsOf(discoveredRows).find((r) => r.ref === row.ref),
+        body,
+      );
+    assert.deepEqual(found.problems, [], body);
+  }
+});
+
 test('a list passed whole to a function of another module that sets verifiers: none of its items is listed', async () => {
   const files = {
     'env.py': VERIFIABLE_ENV,
