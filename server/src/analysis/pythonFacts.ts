@@ -1583,7 +1583,7 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
     for (const [name, list] of [...knownLists])
       if (knownLists.has(name) && mentionedIn(text, name, st, skip) && !heldAsItem(ctx, st, name, list)) {
         // `c = solve()` or `del c` where `c = suite = [...]`: the list is still known by its other names.
-        const rebound = reboundOnly(ctx, st, list);
+        const rebound = reboundOnly(ctx, st, list) ?? reboundAndHeld(ctx, st, list);
         if (rebound) {
           for (const alias of rebound) knownLists.delete(alias);
           const names = list.names.filter((n) => !rebound.includes(n));
@@ -1728,14 +1728,32 @@ function heldAsItem(ctx: Ctx, st: Statement, name: string, list: KnownList): boo
   const p = st.parsed;
   if (p?.kind !== 'name' || !p.items || p.items === UNCOUNTED) return false;
   for (const alias of list.names) if (bindsName(st.binds, alias)) return false;
-  const { text } = ctx;
+  return onlyAsItems(ctx.text, name, st, p.items);
+}
+
+/** Whether every mention of `name` in `span` is a whole item of `items`. */
+function onlyAsItems(text: string, name: string, span: Span, items: readonly Span[]): boolean {
   const re = mentionsOf(name);
-  re.lastIndex = st.start;
-  for (let m = re.exec(text); m && m.index < st.end; m = re.exec(text)) {
+  re.lastIndex = span.start;
+  for (let m = re.exec(text); m && m.index < span.end; m = re.exec(text)) {
     const at = m.index;
-    if (!p.items.some((item) => item.start === at && item.end === at + name.length)) return false;
+    if (!items.some((item) => item.start === at && item.end === at + name.length)) return false;
   }
   return true;
+}
+
+/**
+ * The names of `list` that `st` binds again to a display holding the list
+ * whole under its other names (`c = suite = [...]`, then `suite = (x, c)`):
+ * the list itself is untouched and still known by the names not bound.
+ */
+function reboundAndHeld(ctx: Ctx, st: Statement, list: KnownList): string[] | undefined {
+  const p = st.parsed;
+  if (p?.kind !== 'name' || !p.items || p.items === UNCOUNTED) return undefined;
+  const names = list.names.filter((n) => bindsName(st.binds, n));
+  if (names.length === 0 || names.length === list.names.length) return undefined;
+  for (const n of list.names) if (!onlyAsItems(ctx.text, n, p.rhs, p.items)) return undefined;
+  return names;
 }
 
 /**

@@ -287,4 +287,15 @@ test('a list put whole in a display is still followed: that takes nothing from i
       `,
   );
   assert.deepEqual(found.rows.map((r) => r.ref).sort(), ['more[1]', 'pair[1]', 'suite[0]', 'suite[1]']);
+  // One of its names bound again to a display that holds it under another: still known by that one.
+  const held = await agrees(
+    VERIFIABLE_ENV +
+      py`
+        c = suite = [solve(level=1)]
+        suite = (check(expected="t"), c)
+        for n in range(2):
+            c.append(audit(expected=str(n)))
+      `,
+  );
+  assert.deepEqual(held.rows.map((r) => r.ref).sort(), ['c[0]', 'c[1]', 'c[2]', 'suite[0]']);
 });
