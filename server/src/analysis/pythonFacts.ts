@@ -254,6 +254,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   verifiedLists.length = 0;
   emptied(unknowableCalls);
   givenLists.length = 0;
+  emptied(givenTasks);
   lengthText = text;
   emptied(envVars);
   emptied(imported);
@@ -377,13 +378,14 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
       }
     }
     if (knownLists.size || st.parsed?.kind === 'name') trackLists(ctx, st, k, grew);
+    if (ctx.taskOf.size) notePassedTasks(ctx, st);
     const b = st.binds;
     if (typeof b === 'string') bind(ctx, b, st);
     else if (b) for (const name of b) bind(ctx, name, st);
     noteTasksHeld(ctx, st, firstTask);
   }
   if (reorderedLists.length || unknowableCalls.size) dropUnknowable(facts);
-  if (givenLists.length) markGiven(facts);
+  if (givenLists.length || givenTasks.size) markGiven(facts);
   if (text.includes('.verifier')) verifyingDefinitions(facts, statements, text);
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
@@ -1638,34 +1640,88 @@ function mayGiveVerifiers(ctx: Ctx, st: Statement, source: string, list: KnownLi
  * givenLists: whether its body sets one is for the linker to ask.
  */
 function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): boolean {
-  const { text, statements } = ctx;
+  let verifying = false;
+  forEachPassed(
+    ctx,
+    source,
+    (name) => list.names.includes(name),
+    (_, callee, kind) => {
+      if (kind === 'imported') givenLists.push({ statement: list.statement, callee });
+      else verifying = true;
+      return verifying;
+    },
+  );
+  return verifying;
+}
+
+/**
+ * A statement that passes a name holding a known Task whole to a function
+ * whose body sets a verifier (`with_check(task)`): which verifier the Task
+ * ends with is known only by running it, so the Task is listed under none of
+ * its names (dropUnknowable); to a function of another module, the linker
+ * asks that module (givenTasks, as givenLists).
+ */
+function notePassedTasks(ctx: Ctx, st: Statement): void {
+  const { text, taskOf } = ctx;
+  let mentioned = false;
+  for (const name of taskOf.keys()) if ((mentioned = mentionedIn(text, name, st))) break;
+  if (!mentioned) return;
+  forEachPassed(
+    ctx,
+    text.slice(st.start, st.end),
+    (name) => taskOf.has(name),
+    (name, callee, kind) => {
+      const call = taskOf.get(name)!.call;
+      if (kind === 'verifying') unknowableCalls.add(call);
+      else givenTasks.set(call, [...(givenTasks.get(call) ?? []), callee]);
+      return false;
+    },
+  );
+}
+
+/**
+ * Calls `visit` for each argument of a call in `source` that is a name
+ * `passes` accepts, passed whole (positionally or by keyword), when the
+ * callee is imported from a module other than hud's (the linker may ask
+ * it) or is a function of this module whose body sets a verifier; `visit`
+ * returns true to stop.
+ */
+function forEachPassed(
+  ctx: Ctx,
+  source: string,
+  passes: (name: string) => boolean,
+  visit: (name: string, callee: readonly string[], kind: 'imported' | 'verifying') => boolean,
+): void {
   for (let m = CALLED.exec(source); m; m = CALLED.exec(source)) {
-    const callee = m[1]!;
     const open = m.index + m[0].length - 1;
     const close = matchBracket(source, open);
     if (close < 0) continue;
-    const passed = splitTopLevel(source, open + 1, close).some((arg) => {
+    for (const arg of splitTopLevel(source, open + 1, close)) {
       const value = keywordValueAt(source, arg.start, arg.end);
-      return list.names.includes(source.slice(value < 0 ? arg.start : value, arg.end));
-    });
-    if (!passed) continue;
-    const parts = internDotted(callee);
-    if (imported.has(parts[0]!) && !hudImport(ctx.facts, parts[0]!)) {
-      givenLists.push({ statement: list.statement, callee: parts });
-      continue;
-    }
-    if (parts.length > 1) continue;
-    for (const def of statements)
-      if (
-        (def.kind === 'definition' || def.kind === 'decorated') &&
-        def.binds === callee &&
-        setsVerifierIn(text, def)
-      ) {
+      const name = source.slice(value < 0 ? arg.start : value, arg.end);
+      if (!passes(name)) continue;
+      const callee = internDotted(m[1]!);
+      const kind = calleeKind(ctx, callee);
+      if (kind && visit(name, callee, kind)) {
         CALLED.lastIndex = 0;
-        return true;
+        return;
       }
+    }
   }
-  return false;
+}
+
+/** What forEachPassed asks of a callee: imported from outside hud, or a function of this module setting verifiers. */
+function calleeKind(ctx: Ctx, callee: readonly string[]): 'imported' | 'verifying' | undefined {
+  if (imported.has(callee[0]!)) return hudImport(ctx.facts, callee[0]!) ? undefined : 'imported';
+  if (callee.length > 1) return undefined;
+  for (const def of ctx.statements)
+    if (
+      (def.kind === 'definition' || def.kind === 'decorated') &&
+      def.binds === callee[0] &&
+      setsVerifierIn(ctx.text, def)
+    )
+      return 'verifying';
+  return undefined;
 }
 /** A called name, dotted or not, as written before its `(`. */
 const CALLED = /(?<![\w.])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/g;
@@ -1694,10 +1750,17 @@ function verifyingDefinitions(facts: PythonFacts, statements: Statement[], text:
 /** Lists passed whole to another module's function (passedToVerifyingFunction): where bound, and the callee. */
 const givenLists: { statement: number; callee: readonly string[] }[] = [];
 
-/** Marks the tasks of each list in givenLists with the functions it is passed to (TaskCandidate.givenTo). */
+/** Tasks passed whole to a function of another module (notePassedTasks): their call, the callees. */
+const givenTasks = new Map<CallFacts, (readonly string[])[]>();
+
+/**
+ * Marks the Tasks passed to functions of other modules, themselves
+ * (givenTasks) or in a list (givenLists), with those functions
+ * (TaskCandidate.givenTo).
+ */
 function markGiven(facts: PythonFacts): void {
-  const given = new Map<CallFacts, (readonly string[])[]>();
-  for (let i = 0; i < facts.tasks.length; i++) {
+  const given = givenTasks;
+  for (let i = 0; givenLists.length && i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
     if (t.index === undefined) continue;
     for (const g of givenLists)
@@ -1713,6 +1776,7 @@ function markGiven(facts: PythonFacts): void {
     if (callees) t.givenTo = callees;
   }
   givenLists.length = 0;
+  givenTasks.clear();
 }
 
 /** `name.verifier = ...` or `name[...].verifier = ...` (not `==`), the target captured. */

@@ -235,6 +235,32 @@ test("a statement it cannot read that sets a known Task's verifier: that Task is
   }
 });
 
+test('a Task passed whole to a function of the module that sets verifiers is listed under none of its names', async () => {
+  const WITH_CHECK = 'def with_check(t):\n    t.verifier = check(expected="ok")\n    return t\n\n';
+  const cases: [string, string[]][] = [
+    [
+      `${WITH_CHECK}easy = solve(level=1)\nalias = easy\nsuite = [easy]\nwith_check(easy)\nhard = solve(level=2)\n`,
+      ['hard'],
+    ],
+    [`${WITH_CHECK}easy = solve(level=1)\nx = with_check(t=easy)\n`, []],
+    // only mentioned, or passed to a function that sets none: still listed
+    [`${WITH_CHECK}easy = solve(level=1)\nprint(easy)\nn = len([easy])\n`, ['easy']],
+  ];
+  for (const [body, listed] of cases) {
+    const source = env(body);
+    const found = await indexed(source);
+    assert.deepEqual(found.rows.map((r) => r.ref).sort(), listed, body);
+    const report = discover(source);
+    assert.equal(report.error, null);
+    for (const row of found.rows)
+      assert.deepEqual(
+        row,
+        rowsOf(report).find((r) => r.ref === row.ref),
+        body,
+      );
+  }
+});
+
 test('a list passed whole to a function of another module that sets verifiers: none of its items is listed', async () => {
   const files = {
     'env.py': VERIFIABLE_ENV,
@@ -246,11 +272,15 @@ test('a list passed whole to a function of another module that sets verifiers: n
 
       def count(tasks):
           return len(tasks)
+
+
+      def attach_one(task, make):
+          task.verifier = make(expected="y")
     `,
     'tasks.py': py`
       import helpers
       from env import check, solve
-      from helpers import attach, count
+      from helpers import attach, attach_one, count
 
       verified = [solve(level=1), solve(level=2)]
       attach(verified, check)
@@ -258,6 +288,8 @@ test('a list passed whole to a function of another module that sets verifiers: n
       helpers.attach(tasks=dotted, make=check)
       counted = [solve(level=4)]
       count(counted)
+      single = solve(level=5)
+      attach_one(single, check)
     `,
   };
   const dir = mkdtempSync(join(tmpdir(), 'hs-given-'));
@@ -278,6 +310,7 @@ test('a list passed whole to a function of another module that sets verifiers: n
       [
         ['counted[0]', null],
         ['dotted[0]', 'check'],
+        ['single', 'check'],
         ['verified[0]', 'check'],
         ['verified[1]', 'check'],
       ],
@@ -288,11 +321,13 @@ test('a list passed whole to a function of another module that sets verifiers: n
     );
     assert.deepEqual(ws.problems('tasks.py'), []);
     // An edit of the other module reaches the lists passed to it: attach no longer sets verifiers.
-    const plain = files['helpers.py'].replace('t.verifier = make(expected=expected)', 'print(t, make, expected)');
+    const plain = files['helpers.py']
+      .replace('t.verifier = make(expected=expected)', 'print(t, make, expected)')
+      .replace('task.verifier = make(expected="y")', 'print(task, make)');
     ws.analyzer.setFile(ws.path('helpers.py'), plain);
     writeFileSync(join(dir, 'helpers.py'), plain);
     assert.deepEqual(rows(), byRef(rowsOf(discoverFile('tasks.py', dir))));
-    assert.equal(rows().length, 4);
+    assert.equal(rows().length, 5);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
