@@ -83,8 +83,9 @@ export interface TaskCandidate {
   loopTarget?: true;
   /**
    * Functions of other modules (dotted as written, `attach`, `helpers.attach`)
-   * the element's list is passed to whole. If one of them sets verifiers, only
-   * running it says which items get one, so the linker lists none of them.
+   * the Task is passed to whole, itself or in its list. If one of them sets
+   * verifiers, only running it says which verifier the Task ends with, so the
+   * linker does not list it.
    */
   givenTo?: readonly (readonly string[])[];
   call: CallFacts;
@@ -173,7 +174,7 @@ export interface PythonFacts {
   verifierAssignments: VerifierAssignment[];
   /** Names defined at module level by `def`/`class` that are not templates. */
   plainDefinitions: string[];
-  /** The plain definitions whose body sets a verifier (`t.verifier = ...`), as other modules may pass lists to them. */
+  /** The plain definitions whose body sets a verifier (`t.verifier = ...`): other modules may pass them tasks. */
   verifyingDefinitions?: string[];
   /** The plain definitions that make a task and return it, for modules that import them. */
   factories?: FactoryFacts[];

@@ -308,14 +308,10 @@ function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: F
 }
 
 /**
- * A call of a factory another module defines (factories.ts): the template
- * its body calls and the verifier its body sets, each resolved where the
- * factory is written. What is wrong there is that module's to say.
- */
-/**
- * Whether a list element's list is passed to a function of another module
- * that sets verifiers: which elements get one is known only by running it,
- * so the element is not listed (as for such a function of the same module).
+ * Whether a Task is passed, itself or in its list, to a function of another
+ * module that sets verifiers (TaskCandidate.givenTo): which verifier it ends
+ * with is known only by running that function, so it is not listed (as for
+ * such a function of the same module, which extraction has already left out).
  */
 function givenToVerifying(file: FileIdentity, callees: readonly (readonly string[])[], resolver: Resolver): boolean {
   for (const parts of callees) {
@@ -325,6 +321,11 @@ function givenToVerifying(file: FileIdentity, callees: readonly (readonly string
   return false;
 }
 
+/**
+ * A call of a factory another module defines (factories.ts): the template
+ * its body calls and the verifier its body sets, each resolved where the
+ * factory is written. What is wrong there is that module's to say.
+ */
 function importedFactory(
   file: FileIdentity,
   call: CallFacts,

@@ -161,8 +161,9 @@ export interface BuildingLoop extends GrowingLoop {
  * name (`t.verifier = check(...)`) or on the item last added to a list
  * (`tasks[-1].verifier = ...`) and list growth (`tasks.append(t)`), with at
  * least one binding or last-item verifier: the loop that builds a taskset
- * one task at a time. Undefined for any other statement. Which of these the index can
- * follow (what the names hold, how often the loop runs) is pythonFacts.ts's.
+ * one task at a time. Undefined for any other statement. Which of these
+ * the index can follow (what the names hold, how often the loop runs) is
+ * pythonFacts.ts's.
  */
 export function buildingLoop(text: string, st: Span): BuildingLoop | undefined {
   const steps: GrowthStep[] = [];

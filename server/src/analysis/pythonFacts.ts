@@ -1732,7 +1732,7 @@ function setsVerifierIn(text: string, def: Span): boolean {
   return at >= 0 && at < def.end;
 }
 
-/** Whether `local` is bound by an import of `hud` or one of its modules (which take no task lists to verify). */
+/** Whether `local` is bound by an import of `hud` or its modules (which set no verifier on what they are passed). */
 function hudImport(facts: PythonFacts, local: string): boolean {
   for (const i of facts.imports) if (i.local === local) return i.module === 'hud' || i.module.startsWith('hud.');
   return false;
