@@ -88,6 +88,12 @@ export interface TaskCandidate {
    * linker does not list it.
    */
   givenTo?: readonly (readonly string[])[];
+  /**
+   * Its verifier is known only by running the module (set under an `if`, by
+   * a function it is passed to): the linker checks its call but does not
+   * list it. Other statements may still name it (`b.verifier = task`).
+   */
+  unlisted?: true;
   call: CallFacts;
   range: Range;
 }

@@ -59,7 +59,6 @@ export function linkPython(
   let linkedValues: Set<VerifierValue> | undefined;
   for (let c = 0; c < facts.tasks.length; c++) {
     const cand = facts.tasks[c]!;
-    if (cand.givenTo && givenToVerifying(file, cand.givenTo, resolver)) continue;
     const explicit = cand.call.explicit;
     const called = resolve(cand.call);
     // Not a template's call: maybe a factory's, whose body calls one (asked only then: most calls are templates').
@@ -77,6 +76,8 @@ export function linkPython(
       callUses.push(use(cand.call.calleeRange, 'task', target));
       argProblems(cand.call, target.template, callProblems);
     } else if (!made) callProblems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
+    // Its call runs and is checked; which verifier it ends with is known only by running the module.
+    if (cand.unlisted || (cand.givenTo && givenToVerifying(file, cand.givenTo, resolver))) continue;
     const assigned = verifierOf?.get(cand.call);
     // A later `task.verifier = ...` replaces the one the Task was made with (by `Task(verifier=...)` or a factory).
     const madeWith = explicit?.verifier ?? cand.call.verifier;

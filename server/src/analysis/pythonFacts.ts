@@ -59,6 +59,7 @@ import {
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
+import { namesAssignedIn } from './blockBindings';
 import { factoryShape, type FactoryShape } from './factories';
 import { moduleStatementStarts, skipIndent } from './moduleLayout';
 import { dropMap } from './textMap';
@@ -373,12 +374,15 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         if (targets?.length) st.loop = true;
         // A loop read whole binds its names and changes nothing else it mentions.
         if (grew && targets) st.exact = true;
-        const names = targets ?? deleted;
+        let names = targets ?? deleted;
+        // A block the index does not read may bind again any name it assigns: a task's name there holds what
+        // only running the module tells.
+        if (!st.exact && headIs(COMPOUND_HEAD, text, st.start)) names = withTaskNamesAssigned(facts, text, st, names);
         if (names) st.binds = names.length === 1 ? intern(names[0]!) : names.map((t) => intern(t));
       }
     }
     if (knownLists.size || st.parsed?.kind === 'name') trackLists(ctx, st, k, grew);
-    if (ctx.taskOf.size) notePassedTasks(ctx, st);
+    if (facts.tasks.length) notePassedTasks(ctx, st);
     const b = st.binds;
     if (typeof b === 'string') bind(ctx, b, st);
     else if (b) for (const name of b) bind(ctx, name, st);
@@ -908,6 +912,19 @@ function readAssignment(ctx: Ctx, parsed: ParsedAssignment): void {
 
 const COMPOUND_HEAD = /(?:if|for|while|try|with|match|async)\b/y;
 
+/** `names`, and the names of the module's tasks the compound statement `st` assigns in its blocks. */
+function withTaskNamesAssigned(
+  facts: PythonFacts,
+  text: string,
+  st: Statement,
+  names: string[] | undefined,
+): string[] | undefined {
+  let out = names;
+  for (const name of namesAssignedIn(text, st))
+    if (!out?.includes(name) && facts.tasks.some((t) => t.name === name)) (out = out ? [...out] : []).push(name);
+  return out;
+}
+
 /**
  * Keeps Ctx.taskOf true after statement `st`, whose candidates start at
  * `firstTask`: a name it binds holds the plain task it made for that name, or
@@ -948,8 +965,36 @@ function noteVerifiersSet(ctx: Ctx, st: Statement): void {
     if (held) unknowableCalls.add(held.call);
     else indirect = true;
   }
-  if (indirect)
+  if (indirect) {
     for (const [name, held] of ctx.taskOf) if (mentionedIn(ctx.text, name, st)) unknowableCalls.add(held.call);
+    noteElementsMentioned(ctx, st);
+  }
+}
+
+/**
+ * The elements of every tuple or list (known or not) that `st` mentions
+ * by name: a statement that reaches tasks through it (`for t in
+ * sorted(pair): t.verifier = ...`) may reach any of them.
+ */
+function noteElementsMentioned(ctx: Ctx, st: Statement): void {
+  const names = elementNamesIn(ctx, st);
+  if (names.length)
+    for (const t of ctx.facts.tasks) if (t.index !== undefined && names.includes(t.name)) unknowableCalls.add(t.call);
+}
+
+/** The names of tuples or lists of Tasks that `st` mentions (the first one only, with `first`). */
+function elementNamesIn(ctx: Ctx, st: Statement, first = false): string[] {
+  const out: string[] = [];
+  let checked: string | undefined;
+  for (const t of ctx.facts.tasks)
+    if (t.index !== undefined && t.name !== checked) {
+      checked = t.name;
+      if (!out.includes(t.name) && mentionedIn(ctx.text, t.name, st)) {
+        out.push(t.name);
+        if (first) break;
+      }
+    }
+  return out;
 }
 
 function noteTaskHeld({ taskOf, facts }: Ctx, name: string, firstTask: number): void {
@@ -1662,21 +1707,33 @@ function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): b
  * asks that module (givenTasks, as givenLists).
  */
 function notePassedTasks(ctx: Ctx, st: Statement): void {
-  const { text, taskOf } = ctx;
-  let mentioned = false;
-  for (const name of taskOf.keys()) if ((mentioned = mentionedIn(text, name, st))) break;
-  if (!mentioned) return;
+  const { text, taskOf, facts } = ctx;
+  if (!mentionsTasks(ctx, st)) return;
+  /** The Tasks `name` holds: itself, or the elements of a tuple or list (passed whole: `vall(pair)`). */
+  const heldBy = (name: string): CallFacts[] => {
+    const held = taskOf.get(name);
+    if (held) return [held.call];
+    const calls: CallFacts[] = [];
+    for (const t of facts.tasks) if (t.index !== undefined && t.name === name) calls.push(t.call);
+    return calls;
+  };
   forEachPassed(
     ctx,
     text.slice(st.start, st.end),
-    (name) => taskOf.has(name),
+    (name) => heldBy(name).length > 0,
     (name, callee, kind) => {
-      const call = taskOf.get(name)!.call;
-      if (kind === 'verifying') unknowableCalls.add(call);
-      else givenTasks.set(call, [...(givenTasks.get(call) ?? []), callee]);
+      for (const call of heldBy(name))
+        if (kind === 'verifying') unknowableCalls.add(call);
+        else givenTasks.set(call, [...(givenTasks.get(call) ?? []), callee]);
       return false;
     },
   );
+}
+
+/** Whether `st` mentions a name holding a known Task, or a tuple or list of them. */
+function mentionsTasks(ctx: Ctx, st: Statement): boolean {
+  for (const name of ctx.taskOf.keys()) if (mentionedIn(ctx.text, name, st)) return true;
+  return elementNamesIn(ctx, st, true).length > 0;
 }
 
 /**
@@ -1874,8 +1931,8 @@ const unknowableCalls = new Set<CallFacts>();
 
 /**
  * Lists none of the elements of reordered lists, nor, under any name, a
- * Task whose verifier is unknowable: a list item or a second name holding
- * it shares its call (TaskCandidate.sharedCall).
+ * Task whose verifier is unknowable (TaskCandidate.unlisted): a list item
+ * or a second name holding it shares its call (TaskCandidate.sharedCall).
  */
 function dropUnknowable(facts: PythonFacts): void {
   for (let i = 0; verifiedLists.length && i < facts.tasks.length; i++) {
@@ -1885,8 +1942,8 @@ function dropUnknowable(facts: PythonFacts): void {
   let kept = 0;
   for (let i = 0; i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
-    if (t.index !== undefined && reorderedLists.includes(statementOfTask[i]!)) continue;
-    if (unknowableCalls.has(t.call)) continue;
+    if (unknowableCalls.has(t.call)) t.unlisted = true;
+    else if (t.index !== undefined && reorderedLists.includes(statementOfTask[i]!)) continue;
     facts.tasks[kept] = t;
     statementOfTask[kept++] = statementOfTask[i]!;
   }

@@ -215,8 +215,27 @@ test("a statement it cannot read that sets a known Task's verifier: that Task is
       'a = solve(level=1)\ntasks = [a]\nfor t in sorted(tasks, key=id):\n    t.verifier = check(expected="ok")\ndel t\n',
       [],
     ],
+    // through a tuple holding it
+    [
+      'a = solve(level=1)\npair = (check(expected="t"), a)\nfor t in sorted(pair, key=id):\n' +
+        '    t.verifier = audit(expected="ok")\ndel t\n',
+      [],
+    ],
     // one that only mentions the Task leaves it listed
     ['import os\ntask = solve(level=1)\nif os.sep:\n    print(task)\n', ['task']],
+    // a Task left unlisted is still the verifier another line names
+    [
+      'import os\ntask = check(expected="v")\nif not os.sep:\n    task.verifier = check(expected="ok")\n' +
+        'b = solve(level=2)\nb.verifier = task\n',
+      ['b'],
+    ],
+    // a name a block the index does not read assigns holds what only running it tells, before and after
+    [
+      'import os\na = solve(level=1)\nif os.sep:\n    a = check(expected="x")\n' +
+        'L = [solve(level=0)]\nfor t in L: t.verifier = audit(expected="w")\nx = print(L)\n' +
+        'for x in range(1, 3):\n    t = solve(level=x)\nc = solve(level=3)\n',
+      ['L[0]', 'c'],
+    ],
   ];
   for (const [body, listed] of cases) {
     const source = env(body);
@@ -243,6 +262,12 @@ test('a Task passed whole to a function of the module that sets verifiers is lis
       ['hard'],
     ],
     [`${WITH_CHECK}easy = solve(level=1)\nx = with_check(t=easy)\n`, []],
+    // a tuple of Tasks passed to a function that sets the verifier of each
+    [
+      'def each(ts):\n    for t in ts:\n        t.verifier = check(expected="ok")\n\n' +
+        'a = solve(level=1)\npair = (a, solve(level=2))\neach(pair)\nc = solve(level=3)\n',
+      ['c'],
+    ],
     // only mentioned, or passed to a function that sets none: still listed
     [`${WITH_CHECK}easy = solve(level=1)\nprint(easy)\nn = len([easy])\n`, ['easy']],
   ];
