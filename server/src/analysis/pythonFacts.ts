@@ -329,6 +329,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     imported.add(i.local);
     if (i.module === '__future__' && i.name === 'annotations') ctx.futureAnnotations = true;
   }
+  notePassTargets(ctx);
   statementOfTask.length = 0;
   statementOfAssignment.length = 0;
   for (let k = 0; k < statements.length; k++) {
@@ -390,7 +391,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   }
   if (reorderedLists.length || unknowableCalls.size) dropUnknowable(facts);
   if (givenLists.length || givenTasks.size) markGiven(facts);
-  if (text.includes('.verifier')) verifyingDefinitions(facts, statements, text);
+  if (setsVerifierIn(text, { start: 0, end: text.length })) verifyingDefinitions(facts, statements, text);
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
   if (facts.importsHud) {
@@ -410,6 +411,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.v5Scenarios = fitted(facts.v5Scenarios);
   facts.serviceAccess = fitted(facts.serviceAccess);
   lengthText = ''; // the module's text is not kept past its extraction
+  verifierAtText = '';
   dropMap();
   return facts;
 }
@@ -1708,7 +1710,7 @@ function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): b
  */
 function notePassedTasks(ctx: Ctx, st: Statement): void {
   const { text, taskOf, facts } = ctx;
-  if (!mentionsTasks(ctx, st)) return;
+  if (!mentionsPassTarget(st) || !mentionsTasks(ctx, st)) return;
   /** The Tasks `name` holds: itself, or the elements of a tuple or list (passed whole: `vall(pair)`). */
   const heldBy = (name: string): CallFacts[] => {
     const held = taskOf.get(name);
@@ -1728,6 +1730,37 @@ function notePassedTasks(ctx: Ctx, st: Statement): void {
       return false;
     },
   );
+}
+
+/**
+ * The names a call that forEachPassed reports starts with: imports from
+ * outside hud and this module's functions that set verifiers. Most
+ * statements mention none, and are not searched for Tasks passed.
+ */
+const passTargets: string[] = [];
+
+function notePassTargets(ctx: Ctx): void {
+  passTargets.length = 0;
+  passTargetAt.length = 0;
+  for (const i of ctx.facts.imports)
+    if (i.module !== 'hud' && !i.module.startsWith('hud.') && !passTargets.includes(i.local)) passTargets.push(i.local);
+  // Before the statements are read: the name from the text (the `def` after any decorators).
+  if (setsVerifierIn(ctx.text, { start: 0, end: ctx.text.length }))
+    for (const def of ctx.statements)
+      if ((def.kind === 'definition' || def.kind === 'decorated') && setsVerifierIn(ctx.text, def)) {
+        DEFINED_NAME.lastIndex = def.start;
+        const m = DEFINED_NAME.exec(ctx.text);
+        if (m && m.index < def.end) passTargets.push(m[1]!);
+      }
+  for (const name of passTargets) pushOffsets(ctx.text, name, passTargetAt);
+}
+const DEFINED_NAME = /\b(?:def|class)[ \t]+([A-Za-z_]\w*)/g;
+
+/** Where the names of passTargets are written (notePassTargets). */
+const passTargetAt: number[] = [];
+
+function mentionsPassTarget(st: Statement): boolean {
+  return occursIn(passTargetAt, st);
 }
 
 /** Whether `st` mentions a name holding a known Task, or a tuple or list of them. */
@@ -1785,10 +1818,26 @@ const CALLED = /(?<![\w.])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/g;
 
 /** Whether a `def` (or decorated `def`) statement's text sets some verifier. */
 function setsVerifierIn(text: string, def: Span): boolean {
-  const at = text.indexOf('.verifier', def.start);
-  return at >= 0 && at < def.end;
+  if (verifierAtText !== text) {
+    verifierAtText = text;
+    verifierAt.length = 0;
+    pushOffsets(text, '.verifier', verifierAt);
+  }
+  return occursIn(verifierAt, def);
 }
 
+/** Where `.verifier` is written in the module being read: searched once per module, not once per `def`. */
+const verifierAt: number[] = [];
+let verifierAtText = '';
+
+function pushOffsets(text: string, word: string, into: number[]): void {
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + word.length)) into.push(at);
+}
+
+function occursIn(offsets: readonly number[], span: Span): boolean {
+  for (const at of offsets) if (at >= span.start && at < span.end) return true;
+  return false;
+}
 /** Whether `local` is bound by an import of `hud` or its modules (which set no verifier on what they are passed). */
 function hudImport(facts: PythonFacts, local: string): boolean {
   for (const i of facts.imports) if (i.local === local) return i.module === 'hud' || i.module.startsWith('hud.');

@@ -6,6 +6,9 @@
  * a comment, so that what the index cannot follow is never reported.
  */
 
+import { BoundedCache } from './boundedCache';
+import { ownString } from './intern';
+
 const TYPE_CHECKING_BLOCK = /^[ \t]*if[ \t]+(?:typing\.)?TYPE_CHECKING[ \t]*:/;
 
 /** Whether the line at `at` sits in an `if TYPE_CHECKING:` block (climbing the blocks by indentation). */
@@ -24,10 +27,22 @@ function underTypeChecking(text: string, at: number): boolean {
   return false;
 }
 
-/** Every mention of the identifier `name` as a name of its own (not an attribute, not part of a longer name). */
+/**
+ * Every mention of the identifier `name` as a name of its own (not an
+ * attribute, not part of a longer name), from the start of the text. The
+ * expression is shared by every caller, so none may hold it across another
+ * call for the same name; building one per call was most of what asking
+ * for a name cost.
+ */
 export function mentionsOf(name: string): RegExp {
-  return new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'g');
+  const re =
+    mentionPatterns.get(name) ??
+    // A copied key: `name` is often cut from a file's text and would keep it alive (intern.ts).
+    mentionPatterns.add(ownString(name), new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'g'));
+  re.lastIndex = 0;
+  return re;
 }
+const mentionPatterns = new BoundedCache<string, RegExp>(1000);
 
 /** Where `name` is written before `end` outside TYPE_CHECKING blocks; -1 if nowhere, -2 if only under one. */
 export function writtenBefore(text: string, name: string, end: number): number {
