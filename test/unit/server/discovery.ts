@@ -128,3 +128,21 @@ export async function agrees(source: string): Promise<Awaited<ReturnType<typeof 
   assert.deepEqual(byRef(found.rows), byRef(discovered(source)));
   return found;
 }
+
+/**
+ * Asserts that the index of `source` lists exactly `refs` (sorted), each as discovery finds it, and reports
+ * nothing: where only running the module tells some tasks' verifiers, it lists fewer, never a wrong one.
+ */
+export async function listsOnly(source: string, refs: string[]): Promise<void> {
+  const found = await indexed(source);
+  assert.deepEqual(found.rows.map((r) => r.ref).sort(), refs, source);
+  const report = discover(source);
+  assert.equal(report.error, null, source);
+  for (const row of found.rows)
+    assert.deepEqual(
+      row,
+      rowsOf(report).find((r) => r.ref === row.ref),
+      source,
+    );
+  assert.deepEqual(found.problems, [], source);
+}

@@ -12,7 +12,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { pathToUri } from '../../../server/src/analysis/paths';
-import { agrees, byRef, discover, discoverFile, indexed, indexRowOf, rowsOf, VERIFIABLE_ENV } from './discovery';
+import {
+  agrees,
+  byRef,
+  discover,
+  discoverFile,
+  indexed,
+  indexRowOf,
+  listsOnly,
+  rowsOf,
+  VERIFIABLE_ENV,
+} from './discovery';
 import { py, workspace } from './helpers';
 
 const env = (body: string) => VERIFIABLE_ENV + body;
@@ -237,21 +247,7 @@ test("a statement it cannot read that sets a known Task's verifier: that Task is
       ['L[0]', 'c'],
     ],
   ];
-  for (const [body, listed] of cases) {
-    const source = env(body);
-    const found = await indexed(source);
-    assert.deepEqual(found.rows.map((r) => r.ref).sort(), listed, body);
-    // What it lists, discovery finds as it says.
-    const discoveredRows = discover(source);
-    assert.equal(discoveredRows.error, null);
-    for (const row of found.rows)
-      assert.deepEqual(
-        row,
-        rowsOf(discoveredRows).find((r) => r.ref === row.ref),
-        body,
-      );
-    assert.deepEqual(found.problems, [], body);
-  }
+  for (const [body, listed] of cases) await listsOnly(env(body), listed);
 });
 
 test('a Task passed whole to a function of the module that sets verifiers is listed under none of its names', async () => {
@@ -271,19 +267,7 @@ test('a Task passed whole to a function of the module that sets verifiers is lis
     // only mentioned, or passed to a function that sets none: still listed
     [`${WITH_CHECK}easy = solve(level=1)\nprint(easy)\nn = len([easy])\n`, ['easy']],
   ];
-  for (const [body, listed] of cases) {
-    const source = env(body);
-    const found = await indexed(source);
-    assert.deepEqual(found.rows.map((r) => r.ref).sort(), listed, body);
-    const report = discover(source);
-    assert.equal(report.error, null);
-    for (const row of found.rows)
-      assert.deepEqual(
-        row,
-        rowsOf(report).find((r) => r.ref === row.ref),
-        body,
-      );
-  }
+  for (const [body, listed] of cases) await listsOnly(env(body), listed);
 });
 
 test('a list passed whole to a function of another module that sets verifiers: none of its items is listed', async () => {
