@@ -958,8 +958,8 @@ function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
  * `tasks[-1]`), that may be any task it mentions: all of those are noted.
  */
 function noteVerifiersSet(ctx: Ctx, st: Statement): void {
+  if (!setsVerifierIn(ctx.text, st)) return;
   const source = ctx.text.slice(st.start, st.end);
-  if (!source.includes('.verifier')) return;
   let indirect = false;
   for (let m = SETS_VERIFIER.exec(source); m; m = SETS_VERIFIER.exec(source)) {
     const name = m[1]!;
@@ -1743,7 +1743,7 @@ function notePassTargets(ctx: Ctx): void {
   passTargets.length = 0;
   passTargetAt.length = 0;
   for (const i of ctx.facts.imports)
-    if (i.module !== 'hud' && !i.module.startsWith('hud.') && !passTargets.includes(i.local)) passTargets.push(i.local);
+    if (!isHudModule(i.module) && !passTargets.includes(i.local)) passTargets.push(i.local);
   // Before the statements are read: the name from the text (the `def` after any decorators).
   if (setsVerifierIn(ctx.text, { start: 0, end: ctx.text.length }))
     for (const def of ctx.statements)
@@ -1816,14 +1816,14 @@ function calleeKind(ctx: Ctx, callee: readonly string[]): 'imported' | 'verifyin
 /** A called name, dotted or not, as written before its `(`. */
 const CALLED = /(?<![\w.])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/g;
 
-/** Whether a `def` (or decorated `def`) statement's text sets some verifier. */
-function setsVerifierIn(text: string, def: Span): boolean {
+/** Whether `.verifier` is written in `span` of the module being read (a `def`'s body, a statement, the module). */
+function setsVerifierIn(text: string, span: Span): boolean {
   if (verifierAtText !== text) {
     verifierAtText = text;
     verifierAt.length = 0;
     pushOffsets(text, '.verifier', verifierAt);
   }
-  return occursIn(verifierAt, def);
+  return occursIn(verifierAt, span);
 }
 
 /** Where `.verifier` is written in the module being read: searched once per module, not once per `def`. */
@@ -1840,7 +1840,7 @@ function occursIn(offsets: readonly number[], span: Span): boolean {
 }
 /** Whether `local` is bound by an import of `hud` or its modules (which set no verifier on what they are passed). */
 function hudImport(facts: PythonFacts, local: string): boolean {
-  for (const i of facts.imports) if (i.local === local) return i.module === 'hud' || i.module.startsWith('hud.');
+  for (const i of facts.imports) if (i.local === local) return isHudModule(i.module);
   return false;
 }
 
@@ -1865,20 +1865,19 @@ const givenTasks = new Map<CallFacts, (readonly string[])[]>();
  * (TaskCandidate.givenTo).
  */
 function markGiven(facts: PythonFacts): void {
-  const given = givenTasks;
   for (let i = 0; givenLists.length && i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
     if (t.index === undefined) continue;
     for (const g of givenLists)
       if (g.statement === statementOfTask[i]) {
-        const callees = given.get(t.call);
+        const callees = givenTasks.get(t.call);
         if (callees) callees.push(g.callee);
-        else given.set(t.call, [g.callee]);
+        else givenTasks.set(t.call, [g.callee]);
       }
   }
   // A list item naming a Task, or a second name for it, shares its call: each of them is the passed Task.
   for (const t of facts.tasks) {
-    const callees = given.get(t.call);
+    const callees = givenTasks.get(t.call);
     if (callees) t.givenTo = callees;
   }
   givenLists.length = 0;
