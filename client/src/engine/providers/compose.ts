@@ -22,6 +22,7 @@ import { CancelledError, HudStudioError, TimeoutError } from '../errors';
 import { runtimePythonDir } from '../runtimePaths';
 import type { SubstrateInfo } from '../../../../common/trace/schema';
 import { DockerSubstrate, ENV_DIR, RUNTIME_DIR, TOOLS_DIR } from './docker';
+import { skipCopied } from './copySkips';
 import type {
   AcquireOptions,
   EnvironmentSpec,
@@ -38,15 +39,6 @@ const COMPOSE_FILES = ['docker-compose.yaml', 'docker-compose.yml', 'compose.yam
 
 const DEFAULT_STARTUP_MS = 300_000;
 const DEFAULT_STOP_GRACE_MS = 5_000;
-const SKIP_DIRS = new Set([
-  '.git',
-  'node_modules',
-  '.hud-studio',
-  '__pycache__',
-  '.venv',
-  '.mypy_cache',
-  '.pytest_cache',
-]);
 
 export interface ComposeConsent {
   /** The user explicitly allowed mounting the Docker socket into `main`. */
@@ -170,13 +162,12 @@ export class ComposeProvider implements Provider {
       if (plan.serviceAccess)
         opts.log('engine', `warning: ${DOCKER_SOCKET} is mounted into "${MAIN_SERVICE}" (service_access, consented)`);
       const main = await project.service(MAIN_SERVICE);
-      const skip = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
       const runtime = runtimePythonDir();
       await Promise.all([
         spec.useImageSdk
-          ? main.copyIn(join(runtime, 'hud_studio'), `${TOOLS_DIR}/hud_studio`, { skip })
-          : main.copyIn(runtime, RUNTIME_DIR, { skip }),
-        main.copyIn(spec.envDir, ENV_DIR, { skip }),
+          ? main.copyIn(join(runtime, 'hud_studio'), `${TOOLS_DIR}/hud_studio`, { skip: skipCopied })
+          : main.copyIn(runtime, RUNTIME_DIR, { skip: skipCopied }),
+        main.copyIn(spec.envDir, ENV_DIR, { skip: skipCopied }),
       ]);
       if (signal.aborted)
         throw opts.signal?.aborted

@@ -66,6 +66,7 @@ import {
   SDK_PROBE_SCRIPT,
 } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
+import { skipCopied } from './copySkips';
 import { JobCopies } from './jobCopies';
 import {
   CONTENT_ID_FILE,
@@ -88,19 +89,8 @@ const DEFAULT_STARTUP_MS = 120_000;
 const DEFAULT_SERVE_TIMEOUT_MS = 60_000;
 /** How long the server gets after SIGTERM to run its teardown before the container goes. */
 const DEFAULT_STOP_GRACE_MS = 5_000;
-/** Folders never worth copying into a substrate (VCS, caches, our own traces). */
-const SKIP_DIRS = new Set([
-  '.git',
-  'node_modules',
-  '.hud-studio',
-  '__pycache__',
-  '.venv',
-  '.mypy_cache',
-  '.pytest_cache',
-]);
 /** Above this, the environment's folder goes by putArchive, which streams large files faster. */
 const STDIN_COPY_MAX_BYTES = 8 * 1024 * 1024;
-const skipCopied = (rel: string, isDir: boolean): boolean => isDir && SKIP_DIRS.has(rel.split('/').at(-1)!);
 
 /** The bundled runtime with its bytecode (docs/substrate-copy.md). */
 function bundledRuntimeCopy(): Promise<RuntimeCopySource> {

@@ -38,17 +38,7 @@ import { scrubbedEnv } from './scrubbedEnv';
 import { imageServeArgv, serveArgv, waitForServePort } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, sdkChoiceOf, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
-
-/** Folders never worth copying into a substrate (VCS, caches, our own traces). */
-const SKIP_DIRS = new Set([
-  '.git',
-  'node_modules',
-  '.hud-studio',
-  '__pycache__',
-  '.venv',
-  '.mypy_cache',
-  '.pytest_cache',
-]);
+import { isSkippedDirName } from './copySkips';
 
 export interface LocalProviderOptions {
   /** Where substrates' private folders go (default: the OS temp folder). */
@@ -109,7 +99,7 @@ export class LocalProvider implements Provider {
         withheldFrom(opts.phase, relative(spec.envDir, src).split(sep).join('/'));
       cpSync(spec.envDir, work, {
         recursive: true,
-        filter: (src) => src === spec.envDir || (!SKIP_DIRS.has(basename(src)) && !withheld(src)),
+        filter: (src) => src === spec.envDir || (!isSkippedDirName(basename(src)) && !withheld(src)),
       });
       mkdirSync(join(root, 'home'));
       mkdirSync(join(root, 'tmp'));
