@@ -5,6 +5,7 @@
  */
 import { fitted } from './fitted';
 import { intern } from './intern';
+import { isHudModule } from './hudModule';
 import { sameRange } from './lines';
 import type { IndexedTask, IndexedTemplate, IndexedVerifierLink } from '../../../common/lspMessages';
 import { checkArgs, positionalParam } from './argsCheck';
@@ -578,7 +579,7 @@ function isCoroutineCall(facts: PythonFacts, callee: readonly string[]): boolean
   const head = callee[0]!;
   const last = callee[callee.length - 1]!;
   const binding = facts.imports.find((i) => i.local === head);
-  const fromHud = !!binding && (binding.module === 'hud' || binding.module.startsWith('hud.'));
+  const fromHud = !!binding && isHudModule(binding.module);
   if (callee.length === 1) return last === 'combine' && fromHud && binding?.name === 'combine';
   if (last === 'grade') return fromHud || /Grader$/.test(callee[callee.length - 2]!);
   return last === 'combine' && fromHud && binding?.name === undefined;

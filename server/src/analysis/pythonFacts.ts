@@ -60,6 +60,7 @@ import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { namesAssignedIn } from './blockBindings';
+import { isHudModule } from './hudModule';
 import { factoryShape, type FactoryShape } from './factories';
 import { moduleStatementStarts, skipIndent } from './moduleLayout';
 import { dropMap } from './textMap';
@@ -454,8 +455,6 @@ function recoverStatements(spans: Span[], nodes: SyntaxNode[], text: string): Sp
   });
   return out;
 }
-
-const isHudModule = (module: string) => module === 'hud' || module.startsWith('hud.');
 
 /** Comments, continuations, parentheses, whitespace other than single spaces: the import needs normalising first. */
 const IMPORT_NOISE = /[#\\()]|[^\S ]| {2}/;

@@ -7,6 +7,7 @@
  */
 import type { Hover } from 'vscode-languageserver';
 import type { ImportBinding } from '../analysis/facts';
+import { isHudModule } from '../analysis/hudModule';
 import docs from './sdkDocs.json';
 
 interface SdkEntry {
@@ -44,10 +45,6 @@ export function dottedNameAt(
     at = s;
   }
   return { parts, start, end };
-}
-
-function isHudModule(module: string): boolean {
-  return module === 'hud' || module.startsWith('hud.');
 }
 
 export function sdkEntryFor(
