@@ -15,7 +15,7 @@ import { discoverTasks, type DiscoveredTask } from './discover';
 import { HudStudioError, UsageError, errorMessage, fixOf } from './errors';
 import { EventHub, now } from '../../../common/events';
 import { countTokens, summarizeModels, type ModelMatrix, type ModelSummary } from './jobModels';
-import { countRuns, mean, passAtK, passes } from './jobStats';
+import { countRuns, mean, passAtK, passes, type RunTotals } from './jobStats';
 import type { RolloutOutcome } from './outcome';
 import { LocalProvider } from './providers/local';
 import type { Provider } from './providers/provider';
@@ -23,7 +23,7 @@ import type { SelectedProvider } from './providers/select';
 import type { TaskRunRequest } from './runRequest';
 import { runTask } from './runTask';
 import { isHarborDir, resolveTask, taskFileTarget } from './taskLoader';
-import type { ErrorPhase, TokenUsage, Trace } from '../../../common/trace/schema';
+import type { TokenUsage, Trace } from '../../../common/trace/schema';
 import { fileTimestamp, writeFileAtomic } from './trace/store';
 
 export const JOB_FILE_SUFFIX = '.hudjob.json';
@@ -98,7 +98,8 @@ export interface JobTaskSummary {
   passAtK: number;
 }
 
-export interface JobSummary {
+/** A job's figures; `meanReward` is over every run that ran. */
+export interface JobSummary extends RunTotals {
   jobId: string;
   label: string;
   startedAt: string;
@@ -109,15 +110,6 @@ export interface JobSummary {
   /** k of pass@k (the group size). */
   k: number;
   total: number;
-  completed: number;
-  errored: number;
-  cancelled: number;
-  /** Over every run that ran; an errored or cancelled run counts as 0. */
-  meanReward: number | null;
-  /** Mean over tasks. */
-  passAt1: number | null;
-  passAtK: number | null;
-  errorsByPhase: Record<ErrorPhase, number>;
   tasks: JobTaskSummary[];
   /** Files (or tasks) that could not be loaded; the rest of the job still ran. */
   loadErrors: { path: string; message: string }[];

@@ -3,7 +3,7 @@
  * task x model matrix of a job whose runs each name the model that acted.
  */
 import type { EventHub } from '../../../common/events';
-import { countRuns, mean, passAtK, passes } from './jobStats';
+import { countRuns, mean, passAtK, passes, type RunTotals } from './jobStats';
 import type { ErrorPhase, TokenUsage } from '../../../common/trace/schema';
 
 /** What a model summary needs of a run. */
@@ -17,18 +17,10 @@ export interface ModelRun {
   endedAt?: string | undefined;
 }
 
-export interface ModelSummary {
+/** One model's figures, over the runs it acted in. */
+export interface ModelSummary extends RunTotals {
   model: string;
   runs: number;
-  completed: number;
-  errored: number;
-  cancelled: number;
-  /** Errored or cancelled runs count as 0. */
-  meanReward: number | null;
-  /** Means over tasks of that model's per-task pass@1 and pass@k. */
-  passAt1: number | null;
-  passAtK: number | null;
-  errorsByPhase: Record<ErrorPhase, number>;
   tokens: TokenUsage;
   /** From the first of its runs starting to the last one ending. */
   wallMs: number;

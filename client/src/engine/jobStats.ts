@@ -34,6 +34,12 @@ export interface RunCounts {
   errorsByPhase: Record<ErrorPhase, number>;
 }
 
+/** A summary's counts and its pass rates: the means over tasks of each task's pass@1 and pass@k. */
+export interface RunTotals extends RunCounts {
+  passAt1: number | null;
+  passAtK: number | null;
+}
+
 export function countRuns(
   runs: readonly { status: string; reward: number | null; error?: { phase: ErrorPhase } | null | undefined }[],
   setupErrors = 0,
