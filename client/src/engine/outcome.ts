@@ -47,6 +47,39 @@ export function markNoAnswer<O extends RolloutOutcome>(o: O, t: Pick<Trace, 'age
 /** What the engine's run entries resolve with: the outcome and the trace it wrote (or would have). */
 export type FinishedRollout = RolloutOutcome & { trace: Trace };
 
+/** How a run ended, as either engine (env.py's or Harbor's) tells its recorder. */
+export interface RunEnding {
+  status: RolloutStatus;
+  result: GradeResult | null;
+  error: RolloutError | null;
+}
+
+/** What a recorder's end gives back: the trace, where it went (or why it could not), and the reward it holds. */
+export interface RecordedEnd {
+  trace: Trace;
+  tracePath: string | undefined;
+  traceError?: string | undefined;
+  reward: number | null;
+}
+
+/** The run entry's value, from how the run ended and what its recorder wrote; the reference is the trace's. */
+export function finishedRollout(rolloutId: string, ending: RunEnding, recorded: RecordedEnd): FinishedRollout {
+  const { error } = ending;
+  const { trace, tracePath, traceError } = recorded;
+  return {
+    rolloutId,
+    ref: trace.task.ref,
+    status: ending.status,
+    reward: recorded.reward,
+    result: ending.result,
+    // The public error: a phase, a message and a fix (its internal code stays in the trace).
+    error: error ? { phase: error.phase, message: error.message, ...(error.fix ? { fix: error.fix } : {}) } : null,
+    tracePath,
+    ...(traceError ? { traceError } : {}),
+    trace,
+  };
+}
+
 export function outcomeFromTrace(t: Trace, tracePath?: string): RolloutOutcome {
   return markNoAnswer(
     {

@@ -21,7 +21,7 @@ import { Deadline, abortable } from './deadline';
 import { discoverTasks, type DiscoveredTask, type DiscoveredVerifier, type TaskRowError } from './discover';
 import { CancelledError, HudStudioError, ProtocolError, TimeoutError, UsageError, errorMessage, fixOf } from './errors';
 import type { Fix } from '../../../common/fix';
-import type { FinishedRollout } from './outcome';
+import { finishedRollout, type FinishedRollout } from './outcome';
 import { PhaseFailure } from './phaseFailure';
 import { EventHub } from '../../../common/events';
 import type { SdkChoice } from './providers/servingSdk';
@@ -135,26 +135,9 @@ export async function runRollout(opts: RolloutOptions): Promise<FinishedRollout>
   }
 
   if (run.forgeable) recorder.current.forgeable = true;
-  const { trace, tracePath, traceError, reward } = recorder.end(redactor.deep(ending), !usage);
-  const error = ending.error
-    ? {
-        phase: ending.error.phase,
-        message: ending.error.message,
-        ...(ending.error.fix ? { fix: ending.error.fix } : {}),
-      }
-    : null;
+  const recorded = recorder.end(redactor.deep(ending), !usage);
   if (usage) throw usage;
-  return {
-    rolloutId,
-    ref: trace.task.ref,
-    status: ending.status,
-    reward,
-    result: ending.result,
-    error,
-    tracePath,
-    ...(traceError ? { traceError } : {}),
-    trace,
-  };
+  return finishedRollout(rolloutId, ending, recorded);
 }
 
 interface Ending {

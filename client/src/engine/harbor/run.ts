@@ -10,7 +10,7 @@ import { dockerHost } from '../docker/client';
 import { Deadline } from '../deadline';
 import { HudStudioError, UsageError, errorMessage } from '../errors';
 import { EventHub, now } from '../../../../common/events';
-import type { FinishedRollout } from '../outcome';
+import { finishedRollout, type FinishedRollout } from '../outcome';
 import type { HarborRunRequest } from '../runRequest';
 import { TraceRecorder, type RolloutEventInput } from '../trace/builder';
 import { DEFAULT_TRACE_DIR } from '../trace/store';
@@ -129,7 +129,7 @@ export async function runHarborTask(
     agentTimedOut: ending.agentTimedOut,
     ...(ending.forgeable ? { forgeable: true } : {}),
   };
-  const { trace, tracePath, traceError, reward } = recorder.end(
+  const recorded = recorder.end(
     { status: ending.status, result: ending.result, error: ending.error, harbor },
     true,
     (trace, tracePath) => {
@@ -186,19 +186,7 @@ export async function runHarborTask(
       });
     }
   }
-  const error = ending.error ? { phase: ending.error.phase, message: ending.error.message } : null;
-  return {
-    rolloutId,
-    ref,
-    status: ending.status,
-    reward,
-    result: ending.result,
-    error,
-    tracePath,
-    ...(traceError ? { traceError } : {}),
-    trace,
-    trialDir: paths.root,
-  };
+  return { ...finishedRollout(rolloutId, ending, recorded), trialDir: paths.root };
 }
 
 /**
