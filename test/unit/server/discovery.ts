@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IndexedTask } from '../../../common/lspMessages';
+import { pathToUri } from '../../../server/src/analysis/paths';
 import { ENV_HEADER, py, workspace } from './helpers';
 
 const RUNTIME = join(__dirname, '..', '..', '..', 'runtime', 'python');
@@ -145,4 +146,49 @@ export async function listsOnly(source: string, refs: string[]): Promise<void> {
       source,
     );
   assert.deepEqual(found.problems, [], source);
+}
+
+/** A workspace of several modules, indexed and written to disk, as `inModules` hands it to a test. */
+export interface Modules {
+  ws: Awaited<ReturnType<typeof workspace>>;
+  /** The index's tasks of the module under test, sorted by reference. */
+  rows: () => Row[];
+  /** What discovery finds in the module under test as the files on disk stand, sorted by reference. */
+  discovered: () => Row[];
+  /** Changes a module in the index and on disk alike. */
+  edit: (rel: string, text: string) => void;
+}
+
+/**
+ * Runs `body` on `files` (relative paths to texts), indexed as a workspace and written to a folder of their
+ * own, where discovery imports `file` as the runtime would; the folder goes away afterwards.
+ */
+export async function inModules(
+  files: Record<string, string>,
+  file: string,
+  body: (m: Modules) => void | Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hs-modules-'));
+  try {
+    for (const [rel, text] of Object.entries(files)) writeFileSync(join(dir, rel), text);
+    const ws = await workspace(files);
+    const uri = pathToUri(ws.path(file));
+    await body({
+      ws,
+      rows: () =>
+        byRef(
+          ws.analyzer.workspace
+            .index()
+            .tasks.filter((t) => t.uri === uri)
+            .map(indexRowOf),
+        ),
+      discovered: () => byRef(rowsOf(discoverFile(file, dir))),
+      edit: (rel, text) => {
+        ws.analyzer.setFile(ws.path(rel), text);
+        writeFileSync(join(dir, rel), text);
+      },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

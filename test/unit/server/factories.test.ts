@@ -6,23 +6,9 @@
  * discovery, which must find the same.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { pathToUri } from '../../../server/src/analysis/paths';
-import {
-  agrees,
-  byRef,
-  discoverFile,
-  indexed,
-  indexesNothing,
-  indexRowOf,
-  rowsOf,
-  taskTriples,
-  VERIFIABLE_ENV,
-} from './discovery';
-import { py, workspace } from './helpers';
+import { agrees, indexed, inModules, indexesNothing, taskTriples, VERIFIABLE_ENV } from './discovery';
+import { py } from './helpers';
 
 const env = (body: string) => VERIFIABLE_ENV + body;
 
@@ -141,17 +127,8 @@ test('a factory imported from another module: its calls are tasks with the templ
       suite = [make(n) for n in range(2)]
     `,
   };
-  const dir = mkdtempSync(join(tmpdir(), 'hs-factories-'));
-  try {
-    for (const [rel, text] of Object.entries(files)) writeFileSync(join(dir, rel), text);
-    const ws = await workspace(files);
-    const uri = pathToUri(ws.path('tasks.py'));
-    const rows = () =>
-      ws.analyzer.workspace
-        .index()
-        .tasks.filter((t) => t.uri === uri)
-        .map(indexRowOf);
-    assert.deepEqual(byRef(rows()), byRef(rowsOf(discoverFile('tasks.py', dir))));
+  await inModules(files, 'tasks.py', ({ ws, rows, discovered, edit }) => {
+    assert.deepEqual(rows(), discovered());
     assert.deepEqual(taskTriples({ rows: rows() }), [
       ['easy', 'solve', 'check'],
       ['hard', 'solve', null],
@@ -160,12 +137,10 @@ test('a factory imported from another module: its calls are tasks with the templ
     ]);
     assert.deepEqual(ws.problems('tasks.py'), []);
     // An edit of the factory's module reaches the tasks its calls make.
-    ws.analyzer.setFile(ws.path('helpers.py'), files['helpers.py'].replace('check(expected', 'audit(expected'));
+    edit('helpers.py', files['helpers.py'].replace('check(expected', 'audit(expected'));
     assert.deepEqual(
       rows().map((r) => r.verifier),
       ['audit', null, 'audit', 'audit'],
     );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -7,23 +7,9 @@
  * by the bundled runtime's discovery, which must find the same.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { pathToUri } from '../../../server/src/analysis/paths';
-import {
-  agrees,
-  byRef,
-  discover,
-  discoverFile,
-  indexed,
-  indexRowOf,
-  listsOnly,
-  rowsOf,
-  VERIFIABLE_ENV,
-} from './discovery';
-import { py, workspace } from './helpers';
+import { agrees, discover, indexed, inModules, listsOnly, rowsOf, VERIFIABLE_ENV } from './discovery';
+import { py } from './helpers';
 
 const env = (body: string) => VERIFIABLE_ENV + body;
 const codes = (problems: { code: string }[]) => problems.map((p) => p.code);
@@ -301,21 +287,10 @@ test('a list passed whole to a function of another module that sets verifiers: n
       attach_one(single, check)
     `,
   };
-  const dir = mkdtempSync(join(tmpdir(), 'hs-given-'));
-  try {
-    for (const [rel, text] of Object.entries(files)) writeFileSync(join(dir, rel), text);
-    const ws = await workspace(files);
-    const uri = pathToUri(ws.path('tasks.py'));
-    const rows = () =>
-      byRef(
-        ws.analyzer.workspace
-          .index()
-          .tasks.filter((t) => t.uri === uri)
-          .map(indexRowOf),
-      );
+  await inModules(files, 'tasks.py', ({ ws, rows, discovered, edit }) => {
     // Discovery gives the passed items the verifier; the index, which cannot run attach, lists none of them.
     assert.deepEqual(
-      byRef(rowsOf(discoverFile('tasks.py', dir))).map((r) => [r.ref, r.verifier]),
+      discovered().map((r) => [r.ref, r.verifier]),
       [
         ['counted[0]', null],
         ['dotted[0]', 'check'],
@@ -330,14 +305,13 @@ test('a list passed whole to a function of another module that sets verifiers: n
     );
     assert.deepEqual(ws.problems('tasks.py'), []);
     // An edit of the other module reaches the lists passed to it: attach no longer sets verifiers.
-    const plain = files['helpers.py']
-      .replace('t.verifier = make(expected=expected)', 'print(t, make, expected)')
-      .replace('task.verifier = make(expected="y")', 'print(task, make)');
-    ws.analyzer.setFile(ws.path('helpers.py'), plain);
-    writeFileSync(join(dir, 'helpers.py'), plain);
-    assert.deepEqual(rows(), byRef(rowsOf(discoverFile('tasks.py', dir))));
+    edit(
+      'helpers.py',
+      files['helpers.py']
+        .replace('t.verifier = make(expected=expected)', 'print(t, make, expected)')
+        .replace('task.verifier = make(expected="y")', 'print(task, make)'),
+    );
+    assert.deepEqual(rows(), discovered());
     assert.equal(rows().length, 5);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
