@@ -7,7 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Analyzer, decodeText } from '../../../server/src/analysis/analyzer';
-import type { FileFacts, FileProblem, Severity } from '../../../server/src/analysis/facts';
+import type { FileFacts, FileProblem, Range, Severity } from '../../../server/src/analysis/facts';
 import { importProblems } from '../../../server/src/analysis/importability';
 import { createPythonParser, type Parser } from '../../../server/src/analysis/treeSitter';
 import { isUnder } from '../../../server/src/analysis/paths';
@@ -107,40 +107,23 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
         ...analyzer.workspace.problems(path),
         ...(await importabilityOf(path, analyzer.workspace.facts(path), parser)),
       ];
-      for (const p of problems) {
+      const found = (p: { range: Range; message: string }, severity: Severity, code: string) =>
         findings.push({
           file,
           line: p.range.start.line + 1,
           column: p.range.start.character + 1,
-          severity: p.severity,
-          code: p.code,
+          severity,
+          code,
           message: p.message,
         });
-      }
+      for (const p of problems) found(p, p.severity, p.code);
       const content = texts.get(path);
       const tasks = analyzer.workspace.link(path)?.tasks ?? [];
       if (tasks.length && content !== undefined && (typeof content === 'string' || content instanceof Uint8Array)) {
-        for (const g of goldenExposure(file, analyzer.workspace.uriOf(path), decodeText(content), tasks)) {
-          findings.push({
-            file,
-            line: g.range.start.line + 1,
-            column: g.range.start.character + 1,
-            severity: 'warning',
-            code: GOLDEN_CODE,
-            message: g.message,
-          });
-        }
+        for (const g of goldenExposure(file, analyzer.workspace.uriOf(path), decodeText(content), tasks))
+          found(g, 'warning', GOLDEN_CODE);
         const dockerfile = await readFile(join(dirname(path), 'Dockerfile'), 'utf8').catch(() => undefined);
-        for (const g of rootAgentFindings(dockerfile, tasks)) {
-          findings.push({
-            file,
-            line: g.range.start.line + 1,
-            column: g.range.start.character + 1,
-            severity: 'warning',
-            code: ROOT_AGENT_CODE,
-            message: g.message,
-          });
-        }
+        for (const g of rootAgentFindings(dockerfile, tasks)) found(g, 'warning', ROOT_AGENT_CODE);
       }
     }
     return findings.sort((a, b) =>

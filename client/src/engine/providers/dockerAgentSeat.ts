@@ -33,6 +33,8 @@ function takeAgentUid(): number {
 export const ROOT_AGENT_LABEL = 'dev.hud-studio.agent-user';
 
 const SETUP_TIMEOUT_MS = 60_000;
+/** What preparing the agent's seat needs of the image. */
+const TOOLS_HINT = 'the image needs sh, mkdir, chown and chmod (coreutils or busybox)';
 
 /**
  * Run as root before the agent's first command: the workspace root (and
@@ -152,22 +154,12 @@ export class DockerAgentSeat implements AgentSeat {
   async end(): Promise<void> {
     // A privileged agent shares the server's user: killing "its" processes would kill the server too.
     if (!this.used || this.privileged) return;
-    const res = await this.container.exec(['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid)], {
-      user: '0',
-      env: this.container.enginePathEnv,
-      timeoutMs: SETUP_TIMEOUT_MS,
-    });
-    if (res.exitCode !== 0) {
-      throw new HudStudioError(
-        'provider',
-        `could not end the agent's processes: ${res.stderr.trim() || `exit ${res.exitCode}`}`,
-      );
-    }
+    await this.asRoot(['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid)], "ending the agent's processes");
   }
 
   private prepare(): Promise<void> {
     this.prepared ??= this.privileged
-      ? this.asRoot(['mkdir', '-p', WORKSPACE_DIR], "making the agent's workspace")
+      ? this.asRoot(['mkdir', '-p', WORKSPACE_DIR], "making the agent's workspace", TOOLS_HINT)
       : this.asRoot(
           [
             'sh',
@@ -180,11 +172,12 @@ export class DockerAgentSeat implements AgentSeat {
             this.envDir,
           ],
           "preparing the agent's workspace",
+          TOOLS_HINT,
         );
     return this.prepared;
   }
 
-  private async asRoot(argv: string[], what: string): Promise<void> {
+  private async asRoot(argv: string[], what: string, hint?: string): Promise<void> {
     const res = await this.container.exec(argv, {
       user: '0',
       env: this.container.enginePathEnv,
@@ -194,9 +187,7 @@ export class DockerAgentSeat implements AgentSeat {
       throw new HudStudioError(
         'provider',
         `${what} failed: ${(res.stderr || res.stdout).trim() || `exit ${res.exitCode}`}`,
-        {
-          hint: 'the image needs sh, mkdir, chown and chmod (coreutils or busybox)',
-        },
+        hint ? { hint } : {},
       );
     }
   }
