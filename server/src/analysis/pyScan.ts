@@ -479,3 +479,16 @@ const EQUALS = 61;
 const COLON = 58;
 const DOT = 46;
 const OPEN_PAREN = 40;
+
+/** Whether the sticky `re` matches `text` at `at` (no slice of the statement). */
+export function headIs(re: RegExp, text: string, at: number): boolean {
+  re.lastIndex = at;
+  return re.test(text);
+}
+
+/** The sticky `re` matched at `at`, if the match ends by `limit` (no slice of the text). */
+export function matchAt(re: RegExp, text: string, at: number, limit: number): RegExpExecArray | null {
+  re.lastIndex = at;
+  const m = re.exec(text);
+  return m && at + m[0].length <= limit ? m : null;
+}

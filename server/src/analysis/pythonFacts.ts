@@ -23,74 +23,54 @@ import type {
   FactoryFacts,
   EnvironmentFacts,
   ExplicitTask,
-  FileProblem,
-  ImportBinding,
   PythonFacts,
   Range,
   TaskCandidate,
-  TemplateParam,
   VerifierAssignment,
   VerifierValue,
 } from './facts';
-import { intern, internDotted, ownString } from './intern';
+import { intern, internDotted } from './intern';
 import { literalArg } from './literalArg';
 import { LineMap } from './lines';
 import {
   assignedValueAt,
   calleeEndAt,
   definitionHeadAt,
-  envDecoratorAt,
   expressionEnd,
   hasStarred,
+  headIs,
   identifierEnd,
   isName,
   isWordCode,
   keywordAt,
   keywordValueAt,
+  matchAt,
   matchBracket,
   scanTo,
-  skipSpaceAndComments,
   skipSpaces,
   splitTopLevel,
   trimEnd,
   trimStart,
   type Span,
 } from './pyScan';
-import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
+import { literalString } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { namesAssignedIn } from './blockBindings';
 import { isHudModule } from './hudModule';
 import { factoryShape, type FactoryShape } from './factories';
-import { moduleStatementStarts, skipIndent } from './moduleLayout';
+import { moduleStatementStarts } from './moduleLayout';
+import { isHudName, readImport, tryImports, type HudNames } from './pythonImports';
 import { dropMap } from './textMap';
-import { annotationProblems, type AnnotatedTemplate } from './annotations';
 import { applyRebinding, bindsName, type Binds } from './rebinding';
 import { mentionsOf, writtenBefore } from './writtenNames';
 import { sdkProblems } from './sdkChecks';
-import { readBody, readParams } from './templateBody';
+import { findServiceAccess, readDecorated, type TemplateContext } from './pythonTemplates';
 import type { SyntaxNode, Tree } from './treeSitter';
 
-interface HudNames {
-  /** Local names bound to the `hud` package or one of its submodules. */
-  modules: Set<string>;
-  environment: Set<string>;
-  taskset: Set<string>;
-  task: Set<string>;
-}
-
-interface Ctx {
-  text: string;
-  lines: LineMap;
-  root: SyntaxNode;
+/** The module being extracted; `bound` also serves followed(). */
+interface Ctx extends TemplateContext {
   hud: HudNames;
-  facts: PythonFacts;
-  /** Names bound by the module-level statements read so far (annotations.ts, followed()). */
-  bound: Set<string>;
-  /** `from __future__ import annotations`: annotations are evaluated from their text. */
-  futureAnnotations: boolean;
-  /** What annotations.ts found wrong with the templates' annotations. */
-  annotationProblems: FileProblem[] | undefined;
   /** The plain task each module-level name holds after the statements read so far, where the index knows it. */
   taskOf: Map<string, TaskCandidate>;
   /** The module-level statements, in order. */
@@ -194,19 +174,6 @@ interface Statement extends Span {
 /** Which statement made each task candidate and verifier assignment of the module being read (rebinding.ts). */
 const statementOfTask: number[] = [];
 const statementOfAssignment: number[] = [];
-
-/** Whether the sticky `re` matches `text` at `at` (no slice of the statement). */
-function headIs(re: RegExp, text: string, at: number): boolean {
-  re.lastIndex = at;
-  return re.test(text);
-}
-
-/** The sticky `re` matched at `at`, if the match ends by `limit` (no slice of the text). */
-function matchAt(re: RegExp, text: string, at: number, limit: number): RegExpExecArray | null {
-  re.lastIndex = at;
-  const m = re.exec(text);
-  return m && at + m[0].length <= limit ? m : null;
-}
 
 /** Classifies a module-level statement by its first characters (no call into wasm). */
 function kindOf(text: string, at: number): StatementKind {
@@ -454,137 +421,6 @@ function recoverStatements(spans: Span[], nodes: SyntaxNode[], text: string): Sp
     if (pending !== undefined) out.push({ start: pending, end: span.end });
   });
   return out;
-}
-
-/** Comments, continuations, parentheses, whitespace other than single spaces: the import needs normalising first. */
-const IMPORT_NOISE = /[#\\()]|[^\S ]| {2}/;
-
-/**
- * The imports of a `try:` whose body only imports (`try: from hud import
- * Environment` / `except ImportError: ...`). Where the module runs under the
- * SDK those imports succeed, so the names are bound as the body binds them,
- * and what the clauses after it do on failure never happens. Undefined for
- * any other statement in the body (`pass` and comments aside).
- */
-function tryImports(text: string, st: Span): Span[] | undefined {
-  if (!headIs(TRY_HEAD, text, st.start)) return undefined;
-  const out: Span[] = [];
-  let line = text.indexOf('\n', st.start) + 1;
-  while (line > 0 && line < st.end) {
-    const first = skipIndent(text, line);
-    const c = text.charCodeAt(first);
-    if (c === 10 || c === 13 || c === 35 /* # */) {
-      line = text.indexOf('\n', first) + 1; // a blank or comment line
-      continue;
-    }
-    if (first === line) break; // column 0: the `except`, `else` or `finally` clause
-    let end: number;
-    if (keywordAt(text, first, 'import', st.end) || keywordAt(text, first, 'from', st.end)) {
-      end = expressionEnd(text, first, st.end);
-      if (text.charCodeAt(end) === 59 /* ; */) return undefined; // another statement on its line
-      out.push({ start: first, end });
-    } else if (headIs(PASS_LINE, text, first)) end = first + 4;
-    else return undefined;
-    line = text.indexOf('\n', end) + 1;
-  }
-  return out.length ? out : undefined;
-}
-const TRY_HEAD = /try[ \t]*:[ \t]*(?:#[^\n]*)?\r?\n/y;
-const PASS_LINE = /pass[ \t]*(?:#[^\n]*)?(?:\r?\n|$)/y;
-
-/** What one import statement binds: its bindings, and which of `hud`'s names each one is. */
-interface ImportReading {
-  importsHud: boolean;
-  bindings: readonly ImportBinding[];
-  roles: readonly (HudRole | undefined)[];
-}
-
-type HudRole = keyof HudNames;
-
-/**
- * Import statements read before, by their text: the same few lines (`from
- * hud import Environment`, a shared judge module's import) head file after
- * file, and each was parsed again with regular expressions. Their bindings
- * are shared and frozen, like the positions beside them (lines.ts).
- */
-const importReadings = new BoundedCache<string, ImportReading>(5000);
-
-function readImport(source: string, facts: PythonFacts, hud: HudNames): void {
-  // The key would otherwise keep the whole file's text alive (intern.ts).
-  const reading = importReadings.get(source) ?? importReadings.add(ownString(source), parseImport(source));
-  if (reading.importsHud) facts.importsHud = true;
-  const { bindings, roles } = reading;
-  for (let i = 0; i < bindings.length; i++) {
-    const binding = bindings[i]!;
-    facts.imports.push(binding);
-    const role = roles[i];
-    if (role) hud[role].add(binding.local);
-  }
-}
-
-function parseImport(source: string): ImportReading {
-  const bindings: ImportBinding[] = [];
-  const roles: (HudRole | undefined)[] = [];
-  const bind = (binding: ImportBinding, role: HudRole | undefined) => {
-    bindings.push(Object.freeze(binding));
-    roles.push(role);
-  };
-  const reading = (importsHud: boolean): ImportReading => ({ importsHud, bindings: fitted(bindings), roles });
-  const clean = IMPORT_NOISE.test(source)
-    ? source
-        .replace(/#[^\n]*/g, '')
-        .replace(/\\\n/g, ' ')
-        .replace(/[()]/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim()
-    : source.trim();
-  const from = /^from ([.\w ]+?) import (.+)$/.exec(clean);
-  if (from) {
-    const module = intern(from[1]!.replace(/\s+/g, ''));
-    const isHud = isHudModule(module);
-    for (const part of from[2]!.split(',')) {
-      const m = /^\s*([A-Za-z_*][\w]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
-      if (!m) continue;
-      const name = intern(m[1]!);
-      const local = m[2] === undefined ? name : intern(m[2]);
-      bind({ local, module, name } satisfies ImportBinding, isHud ? hudRole(name) : undefined);
-    }
-    return reading(isHud);
-  }
-  const imp = /^import (.+)$/.exec(clean);
-  if (!imp) return reading(false);
-  let importsHud = false;
-  for (const part of imp[1]!.split(',')) {
-    const m = /^\s*([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
-    if (!m) continue;
-    const module = intern(m[1]!);
-    const isHud = isHudModule(module);
-    if (isHud) importsHud = true;
-    if (m[2]) {
-      bind({ local: intern(m[2]), module }, isHud ? 'modules' : undefined);
-    } else {
-      // `import a.b` binds `a`; attribute access walks the rest.
-      const head = intern(module.split('.')[0]!);
-      bind({ local: head, module: head }, isHud ? 'modules' : undefined);
-      if (module !== head) bind({ local: module, module }, undefined);
-    }
-  }
-  return reading(importsHud);
-}
-
-/** What a name imported from `hud` (or a module of it) is to the index. */
-function hudRole(name: string): HudRole | undefined {
-  if (name === 'Environment') return 'environment';
-  if (name === 'Taskset') return 'taskset';
-  if (name === 'Task') return 'task';
-  // `from hud import environment`: a module of hud's, as far as the index tells.
-  return name === '*' ? undefined : 'modules';
-}
-
-function isHudName(callee: readonly string[] | undefined, hud: HudNames, set: Set<string>, name: string): boolean {
-  if (!callee) return false;
-  if (callee.length === 1) return set.has(callee[0]!);
-  return hud.modules.has(callee[0]!) && callee[callee.length - 1] === name;
 }
 
 const VERIFIER_TARGET = /([A-Za-z_]\w*)\s*(?:\[\s*(\d+)\s*\])?\s*\.\s*verifier\s*=(?!=)\s*/y;
@@ -2007,82 +1843,6 @@ function heldTask(ctx: Ctx, item: Span): TaskCandidate | undefined {
   return ctx.taskOf.get(ctx.text.slice(item.start, item.end));
 }
 
-/** Reads a decorated `def` or `class`; returns the name it binds. */
-function readDecorated(ctx: Ctx, st: Span, envVars: Set<string>, imported: Set<string>): string | undefined {
-  const { text, facts, lines } = ctx;
-  const decorators: Span[] = [];
-  let at = st.start;
-  while (text[at] === '@') {
-    const end = expressionEnd(text, at + 1, st.end);
-    decorators.push({ start: at, end });
-    at = skipSpaceAndComments(text, end, st.end);
-  }
-  const defHead = definitionHeadAt(text, at, Math.min(text.length, at + 300));
-  if (!defHead) return undefined;
-  const functionName = intern(text.slice(defHead.nameAt, defHead.nameEnd));
-  const defStart = at;
-  let found = false;
-  for (const dec of decorators) {
-    if (!facts.importsHud) break;
-    const m = envDecoratorAt(text, dec.start, dec.end);
-    if (!m) continue;
-    const envVariable = intern(text.slice(m.nameAt, m.nameEnd));
-    if (!envVars.has(envVariable) && !imported.has(envVariable)) continue;
-    const decRange = lines.rangeAt(dec.start, dec.end);
-    if (m.kind === 'scenario') {
-      facts.v5Scenarios.push({ envVariable, functionName, range: decRange });
-      continue;
-    }
-    if (defHead.isClass || found) continue;
-    const afterName = m.end;
-    let id: string | undefined;
-    let description: string | undefined;
-    if (text[afterName] === '(') {
-      const close = matchBracket(text, afterName, dec.end);
-      if (close > 0) {
-        splitTopLevel(text, afterName + 1, close).forEach((a, i) => {
-          const valueAt = keywordValueAt(text, a.start, a.end);
-          const value = literalString(text.slice(valueAt < 0 ? a.start : valueAt, a.end));
-          const key =
-            valueAt >= 0
-              ? text.slice(a.start, identifierEnd(text, a.start))
-              : i === 0
-                ? 'id'
-                : i === 1
-                  ? 'description'
-                  : undefined;
-          if (value === undefined) return;
-          if (key === 'id') id = intern(value, true);
-          else if (key === 'description') description = value;
-        });
-      }
-    }
-    const nameAt = defHead.nameAt;
-    const paramsOpen = defHead.end;
-    const paramsClose = text[paramsOpen] === '(' ? matchBracket(text, paramsOpen, st.end) : -1;
-    const params = paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [];
-    checkAnnotations(ctx, functionName, defStart, params, paramsOpen, paramsClose);
-    const template = {
-      id: id ?? functionName,
-      envVariable,
-      functionName,
-      description: description ?? '',
-      range: lines.rangeAt(defStart, trimEndOf(text, defStart, st.end)),
-      nameRange: lines.rangeAt(nameAt, nameAt + functionName.length),
-      decoratorRange: decRange,
-      params,
-      isAsync: defHead.isAsync,
-    };
-    const body = { start: defStart, end: st.end };
-    facts.templates.push(
-      readBody(ctx.root, text, lines, body, Math.max(paramsClose, paramsOpen), !facts.hasSyntaxErrors, template),
-    );
-    found = true;
-  }
-  if (!found) facts.plainDefinitions.push(functionName);
-  return functionName;
-}
-
 /**
  * A verifier named by a variable that no module-level statement above binds:
  * if the name is written above anyway (bound in an `if` or a `try`), the
@@ -2094,72 +1854,4 @@ function followed(ctx: Ctx, value: VerifierValue, at: number): VerifierValue {
   if (loopBound.has(value.name)) return { kind: 'opaque', range: value.range };
   if (ctx.bound.has(value.name) || ctx.bound.has('*')) return value;
   return writtenBefore(ctx.text, value.name, at) >= 0 ? { kind: 'opaque', range: value.range } : value;
-}
-
-const RETURN_ANNOTATION = /[ \t]*->[ \t]*([^:\n]+?)[ \t]*:/y;
-
-/** Collects the problems of a template's annotations that name nothing when it registers (annotations.ts). */
-function checkAnnotations(
-  ctx: Ctx,
-  functionName: string,
-  defStart: number,
-  params: readonly TemplateParam[],
-  paramsOpen: number,
-  paramsClose: number,
-): void {
-  const returns =
-    paramsClose > 0 && ctx.text.startsWith('->', trimStart(ctx.text, paramsClose + 1, ctx.text.length))
-      ? matchAt(RETURN_ANNOTATION, ctx.text, paramsClose + 1, ctx.text.length)
-      : null;
-  if (!returns && knownAnnotations.has(params)) return;
-  const t: AnnotatedTemplate = { functionName, defStart, params, paramsFrom: paramsOpen, paramsTo: paramsClose };
-  if (returns) t.returns = returns[1]!;
-  const found = annotationProblems(ctx.text, ctx.lines, t, ctx.bound, ctx.futureAnnotations);
-  if (found.length) (ctx.annotationProblems ??= []).push(...found);
-  // Parameter lists are shared between files (readParams); one that names builtins only is never checked again.
-  else if (!returns && params.every((p) => !p.annotation || BUILTIN_ANNOTATION.test(p.annotation)))
-    knownAnnotations.add(params);
-}
-
-/** Annotations that are one builtin type: nothing to look up, in any module. */
-const BUILTIN_ANNOTATION = /^(?:int|str|float|bool|bytes|dict|list|tuple|set|object|None)$/;
-/** Parameter lists whose annotations are all builtins (the lists readParams shares between files). */
-const knownAnnotations = new WeakSet<readonly TemplateParam[]>();
-
-function trimEndOf(text: string, from: number, end: number): number {
-  let e = end;
-  // drop trailing blank lines and comments that belong to no statement
-  for (;;) {
-    e = trimEnd(text, from, e);
-    const lineStart = text.lastIndexOf('\n', e - 1) + 1;
-    const first = trimStart(text, lineStart, e);
-    if (lineStart > from && first < e && text.charCodeAt(first) === 35 /* # */) e = lineStart;
-    else return e;
-  }
-}
-
-/** `service_access=True` keywords and `"service_access": True` dict entries (rare, so read from the tree). */
-function findServiceAccess(root: SyntaxNode, text: string): Range[] {
-  const out: Range[] = [];
-  for (let at = text.indexOf('service_access'); at >= 0; at = text.indexOf('service_access', at + 1)) {
-    let node: SyntaxNode | null = root.descendantForIndex(at, at + 1);
-    for (let depth = 0; node && depth < 4; depth++, node = node.parent) {
-      const type = node.type;
-      if (type === 'keyword_argument') {
-        if (
-          identifierAt(text, node.startIndex) === 'service_access' &&
-          node.childForFieldName('value')?.type === 'true'
-        )
-          out.push(rangeOf(node));
-        break;
-      }
-      if (type === 'pair') {
-        const key = node.childForFieldName('key');
-        if (key && stringValue(key, text) === 'service_access' && node.childForFieldName('value')?.type === 'true')
-          out.push(rangeOf(node));
-        break;
-      }
-    }
-  }
-  return out;
 }
