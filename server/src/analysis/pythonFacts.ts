@@ -16,7 +16,6 @@
  * Environments and templates count only in files that import `hud`, so an
  * unrelated `.template` decorator is ignored.
  */
-import { BoundedCache } from './boundedCache';
 import { fitted } from './fitted';
 import type {
   CallFacts,
@@ -57,25 +56,36 @@ import { literalString } from './syntax';
 import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { namesAssignedIn } from './blockBindings';
-import { isHudModule } from './hudModule';
 import { factoryShape, type FactoryShape } from './factories';
 import { moduleStatementStarts } from './moduleLayout';
 import { isHudName, readImport, tryImports, type HudNames } from './pythonImports';
 import { dropMap } from './textMap';
 import { applyRebinding, bindsName, type Binds } from './rebinding';
-import { mentionsOf, writtenBefore } from './writtenNames';
+import { mentionedIn, mentionsOf, writtenBefore } from './writtenNames';
 import { sdkProblems } from './sdkChecks';
-import { findServiceAccess, readDecorated, type TemplateContext } from './pythonTemplates';
+import {
+  imported,
+  statementOfAssignment,
+  statementOfTask,
+  UNCOUNTED,
+  type ArgSpan,
+  type Ctx,
+  type KnownList,
+  type ParsedAssignment,
+  type ParsedCall,
+  type Statement,
+  type StatementKind,
+} from './pythonModule';
+import { findServiceAccess, readDecorated } from './pythonTemplates';
+import {
+  noteListTouched,
+  notePassedTasks,
+  notePassTargets,
+  noteVerifiersSet,
+  settleVerifierReach,
+  startVerifierReach,
+} from './verifierReach';
 import type { SyntaxNode, Tree } from './treeSitter';
-
-/** The module being extracted; `bound` also serves followed(). */
-interface Ctx extends TemplateContext {
-  hud: HudNames;
-  /** The plain task each module-level name holds after the statements read so far, where the index knows it. */
-  taskOf: Map<string, TaskCandidate>;
-  /** The module-level statements, in order. */
-  statements: Statement[];
-}
 
 /**
  * Ctx.bound and the other per-module sets, reused from module to module
@@ -85,7 +95,6 @@ interface Ctx extends TemplateContext {
 const boundSoFar = new Set<string>();
 const hudNames: HudNames = { modules: new Set(), environment: new Set(), taskset: new Set(), task: new Set() };
 const envVars = new Set<string>();
-const imported = new Set<string>();
 const taskOfName = new Map<string, TaskCandidate>();
 
 /** Empties a reused set or map. `clear()` allocates a new table even for an empty one, and most stay empty. */
@@ -157,24 +166,6 @@ const knownNames: KnownNames = {
   intOf: (name) => knownValue(name, isRangeArgument)?.int,
 };
 
-type StatementKind = 'import' | 'decorated' | 'definition' | 'simple' | 'other';
-
-interface Statement extends Span {
-  kind: StatementKind;
-  /** A simple statement's assignment, read once (see extractPythonFacts). */
-  parsed: ParsedAssignment | undefined;
-  /** The module-level names it binds (rebinding.ts). */
-  binds: Binds;
-  /** A `for` loop, whose targets (its binds) hold values known only by running the module. */
-  loop?: true;
-  /** A loop read whole (its binds are all it binds), whose mentions of other names change nothing. */
-  exact?: true;
-}
-
-/** Which statement made each task candidate and verifier assignment of the module being read (rebinding.ts). */
-const statementOfTask: number[] = [];
-const statementOfAssignment: number[] = [];
-
 /** Classifies a module-level statement by its first characters (no call into wasm). */
 function kindOf(text: string, at: number): StatementKind {
   if (keywordAt(text, at, 'import') || keywordAt(text, at, 'from')) return 'import';
@@ -219,11 +210,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(knownLists);
   emptied(loopBound);
   emptied(factories);
-  reorderedLists.length = 0;
-  verifiedLists.length = 0;
-  emptied(unknowableCalls);
-  givenLists.length = 0;
-  emptied(givenTasks);
+  startVerifierReach();
   lengthText = text;
   emptied(envVars);
   emptied(imported);
@@ -357,9 +344,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
     else if (b) for (const name of b) bind(ctx, name, st);
     noteTasksHeld(ctx, st, firstTask);
   }
-  if (reorderedLists.length || unknowableCalls.size) dropUnknowable(facts);
-  if (givenLists.length || givenTasks.size) markGiven(facts);
-  if (setsVerifierIn(text, { start: 0, end: text.length })) verifyingDefinitions(facts, statements, text);
+  settleVerifierReach(facts, statements, text);
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);
   if (facts.importsHud && text.includes('service_access')) facts.serviceAccess = findServiceAccess(root, text);
   if (facts.importsHud) {
@@ -379,7 +364,6 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.v5Scenarios = fitted(facts.v5Scenarios);
   facts.serviceAccess = fitted(facts.serviceAccess);
   lengthText = ''; // the module's text is not kept past its extraction
-  verifierAtText = '';
   dropMap();
   return facts;
 }
@@ -453,22 +437,6 @@ function mayBeTarget(text: string, at: number, end: number): boolean {
   return text[i] === '=' || text[i] === ':';
 }
 
-type ParsedCall = { facts: CallFacts; args: ArgSpan[] };
-
-/** A module-level `name = rhs` or `target.verifier = value`, read once. */
-type ParsedAssignment =
-  | { kind: 'verifier'; target: string; index?: number; value: VerifierValue; range: Range }
-  | {
-      kind: 'name';
-      name: string;
-      /** The other targets of a chained assignment (`a = b = solve()`), which all hold the same value. */
-      more: string[] | undefined;
-      rhs: Span;
-      statement: Span;
-      call?: ParsedCall;
-      items?: Span[];
-    };
-
 function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   const { text } = ctx;
   const v = matchAt(VERIFIER_TARGET, text, st.start, st.end);
@@ -523,13 +491,6 @@ function readEnvironment(ctx: Ctx, parsed: ParsedAssignment): EnvironmentFacts |
     name: name === undefined ? parsed.name : intern(name, true),
     range: ctx.lines.rangeAt(parsed.statement.start, parsed.rhs.end),
   };
-}
-
-interface ArgSpan {
-  keyword?: string;
-  splat: boolean;
-  span: Span;
-  value: Span;
 }
 
 /** A call written as `dotted.name(args)` spanning exactly `span`. */
@@ -784,56 +745,6 @@ function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
   else for (const name of b) noteTaskHeld(ctx, name, firstTask);
 }
 
-/**
- * A statement the index does not read that sets the verifier of a name
- * holding a known task (`if strict: task.verifier = ...`): which verifier
- * that Task ends with is known only by running the module, so it is listed
- * under none of its names (dropUnknowable). When it sets the verifier of
- * anything else (a name it binds, as a loop's target, or an item,
- * `tasks[-1]`), that may be any task it mentions: all of those are noted.
- */
-function noteVerifiersSet(ctx: Ctx, st: Statement): void {
-  if (!setsVerifierIn(ctx.text, st)) return;
-  const source = ctx.text.slice(st.start, st.end);
-  let indirect = false;
-  for (let m = SETS_VERIFIER.exec(source); m; m = SETS_VERIFIER.exec(source)) {
-    const name = m[1]!;
-    const held = name.includes('[') || bindsName(st.binds, name) ? undefined : ctx.taskOf.get(name);
-    if (held) unknowableCalls.add(held.call);
-    else indirect = true;
-  }
-  if (indirect) {
-    for (const [name, held] of ctx.taskOf) if (mentionedIn(ctx.text, name, st)) unknowableCalls.add(held.call);
-    noteElementsMentioned(ctx, st);
-  }
-}
-
-/**
- * The elements of every tuple or list (known or not) that `st` mentions
- * by name: a statement that reaches tasks through it (`for t in
- * sorted(pair): t.verifier = ...`) may reach any of them.
- */
-function noteElementsMentioned(ctx: Ctx, st: Statement): void {
-  const names = elementNamesIn(ctx, st);
-  if (names.length)
-    for (const t of ctx.facts.tasks) if (t.index !== undefined && names.includes(t.name)) unknowableCalls.add(t.call);
-}
-
-/** The names of tuples or lists of Tasks that `st` mentions (the first one only, with `first`). */
-function elementNamesIn(ctx: Ctx, st: Statement, first = false): string[] {
-  const out: string[] = [];
-  let checked: string | undefined;
-  for (const t of ctx.facts.tasks)
-    if (t.index !== undefined && t.name !== checked) {
-      checked = t.name;
-      if (!out.includes(t.name) && mentionedIn(ctx.text, t.name, st)) {
-        out.push(t.name);
-        if (first) break;
-      }
-    }
-  return out;
-}
-
 function noteTaskHeld({ taskOf, facts }: Ctx, name: string, firstTask: number): void {
   let made: TaskCandidate | undefined;
   for (let i = firstTask; i < facts.tasks.length; i++) {
@@ -843,9 +754,6 @@ function noteTaskHeld({ taskOf, facts }: Ctx, name: string, firstTask: number): 
   if (made) taskOf.set(name, made);
   else taskOf.delete(name);
 }
-
-/** What sequenceItems gives for a list comprehension it cannot count: a list, of no element the index knows. */
-const UNCOUNTED: Span[] = [];
 
 /**
  * Items of a list/tuple display (`[a, b]`, `(a, b)`, `a, b`), or of displays
@@ -944,16 +852,6 @@ function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false, 
  */
 const knownLists = new Map<string, KnownList>();
 
-interface KnownList {
-  statement: number;
-  length: number;
-  /**
-   * Every name it is bound to (`a = b = []`) and still held by; the first
-   * one's candidates are made, the others share their calls.
-   */
-  names: readonly string[];
-}
-
 /** The names of `a = b = ...` other than the first, each once (`a = a = ...` binds `a` once). */
 function uniqueOthers(first: string, more: readonly string[]): string[] {
   return more.filter((name, k) => name !== first && more.indexOf(name) === k);
@@ -973,16 +871,6 @@ function shareCandidates(facts: PythonFacts, from: number, to: number, names: re
 
 function mentionsList(text: string, span: Span): boolean {
   for (const name of knownLists.keys()) if (mentionedIn(text, name, span)) return true;
-  return false;
-}
-
-/** Whether `name` is mentioned in `span` (anywhere but at `skip`), a quick search first. */
-function mentionedIn(text: string, name: string, span: Span, skip = -1): boolean {
-  const at = text.indexOf(name, span.start);
-  if (at < 0 || at >= span.end) return false;
-  const re = mentionsOf(name);
-  re.lastIndex = at;
-  for (let m = re.exec(text); m && m.index < span.end; m = re.exec(text)) if (m.index !== skip) return true;
   return false;
 }
 
@@ -1477,10 +1365,7 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
         for (const alias of list.names) knownLists.delete(alias);
         // Which items a statement the index does not read gives a verifier is known only by running it.
         const source = text.slice(st.start, st.end);
-        if (mayGiveVerifiers(ctx, st, source, list)) {
-          reorderedLists.push(list.statement);
-          verifiedLists.push(list.statement);
-        } else if (list.names.some((n) => reorders(n).test(source))) reorderedLists.push(list.statement);
+        noteListTouched(ctx, st, source, list);
       }
   }
   if (
@@ -1494,233 +1379,6 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
     for (const name of list.names) knownLists.set(name, list);
   }
 }
-
-/**
- * Whether a statement the index does not read may give items of `list` a
- * verifier: it sets the verifier of a name it binds (a loop's target over
- * some of the items) or of an item (`suite[i].verifier = ...`), or it passes
- * the list to a function of this module that sets a verifier (`attach(suite)`).
- */
-function mayGiveVerifiers(ctx: Ctx, st: Statement, source: string, list: KnownList): boolean {
-  if (st.parsed?.kind === 'verifier') return false; // read: its target is known
-  if (passedToVerifyingFunction(ctx, source, list)) return true;
-  for (let m = SETS_VERIFIER.exec(source); m; m = SETS_VERIFIER.exec(source)) {
-    const target = m[1]!;
-    const bracket = target.indexOf('[');
-    const name = bracket < 0 ? target : target.slice(0, bracket).trimEnd();
-    if (bracket < 0 ? bindsName(st.binds, name) : list.names.includes(name)) {
-      SETS_VERIFIER.lastIndex = 0;
-      return true;
-    }
-  }
-  return false;
-}
-/**
- * Whether `source` passes the list whole to a function this module defines
- * whose body sets a verifier (`attach(suite)`, `attach(tasks=suite)`). A
- * function another module defines (`helpers.attach(suite)`) is noted in
- * givenLists: whether its body sets one is for the linker to ask.
- */
-function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): boolean {
-  let verifying = false;
-  forEachPassed(
-    ctx,
-    source,
-    (name) => list.names.includes(name),
-    (_, callee, kind) => {
-      if (kind === 'imported') givenLists.push({ statement: list.statement, callee });
-      else verifying = true;
-      return verifying;
-    },
-  );
-  return verifying;
-}
-
-/**
- * A statement that passes a name holding a known Task whole to a function
- * whose body sets a verifier (`with_check(task)`): which verifier the Task
- * ends with is known only by running it, so the Task is listed under none of
- * its names (dropUnknowable); to a function of another module, the linker
- * asks that module (givenTasks, as givenLists).
- */
-function notePassedTasks(ctx: Ctx, st: Statement): void {
-  const { text, taskOf, facts } = ctx;
-  if (!mentionsPassTarget(st) || !mentionsTasks(ctx, st)) return;
-  /** The Tasks `name` holds: itself, or the elements of a tuple or list (passed whole: `vall(pair)`). */
-  const heldBy = (name: string): CallFacts[] => {
-    const held = taskOf.get(name);
-    if (held) return [held.call];
-    const calls: CallFacts[] = [];
-    for (const t of facts.tasks) if (t.index !== undefined && t.name === name) calls.push(t.call);
-    return calls;
-  };
-  forEachPassed(
-    ctx,
-    text.slice(st.start, st.end),
-    (name) => heldBy(name).length > 0,
-    (name, callee, kind) => {
-      for (const call of heldBy(name))
-        if (kind === 'verifying') unknowableCalls.add(call);
-        else givenTasks.set(call, [...(givenTasks.get(call) ?? []), callee]);
-      return false;
-    },
-  );
-}
-
-/**
- * The names a call that forEachPassed reports starts with: imports from
- * outside hud and this module's functions that set verifiers. Most
- * statements mention none, and are not searched for Tasks passed.
- */
-const passTargets: string[] = [];
-
-function notePassTargets(ctx: Ctx): void {
-  passTargets.length = 0;
-  passTargetAt.length = 0;
-  for (const i of ctx.facts.imports)
-    if (!isHudModule(i.module) && !passTargets.includes(i.local)) passTargets.push(i.local);
-  // Before the statements are read: the name from the text (the `def` after any decorators).
-  if (setsVerifierIn(ctx.text, { start: 0, end: ctx.text.length }))
-    for (const def of ctx.statements)
-      if ((def.kind === 'definition' || def.kind === 'decorated') && setsVerifierIn(ctx.text, def)) {
-        DEFINED_NAME.lastIndex = def.start;
-        const m = DEFINED_NAME.exec(ctx.text);
-        if (m && m.index < def.end) passTargets.push(m[1]!);
-      }
-  for (const name of passTargets) pushOffsets(ctx.text, name, passTargetAt);
-}
-const DEFINED_NAME = /\b(?:def|class)[ \t]+([A-Za-z_]\w*)/g;
-
-/** Where the names of passTargets are written (notePassTargets). */
-const passTargetAt: number[] = [];
-
-function mentionsPassTarget(st: Statement): boolean {
-  return occursIn(passTargetAt, st);
-}
-
-/** Whether `st` mentions a name holding a known Task, or a tuple or list of them. */
-function mentionsTasks(ctx: Ctx, st: Statement): boolean {
-  for (const name of ctx.taskOf.keys()) if (mentionedIn(ctx.text, name, st)) return true;
-  return elementNamesIn(ctx, st, true).length > 0;
-}
-
-/**
- * Calls `visit` for each argument of a call in `source` that is a name
- * `passes` accepts, passed whole (positionally or by keyword), when the
- * callee is imported from a module other than hud's (the linker may ask
- * it) or is a function of this module whose body sets a verifier; `visit`
- * returns true to stop.
- */
-function forEachPassed(
-  ctx: Ctx,
-  source: string,
-  passes: (name: string) => boolean,
-  visit: (name: string, callee: readonly string[], kind: 'imported' | 'verifying') => boolean,
-): void {
-  for (let m = CALLED.exec(source); m; m = CALLED.exec(source)) {
-    const open = m.index + m[0].length - 1;
-    const close = matchBracket(source, open);
-    if (close < 0) continue;
-    for (const arg of splitTopLevel(source, open + 1, close)) {
-      const value = keywordValueAt(source, arg.start, arg.end);
-      const name = source.slice(value < 0 ? arg.start : value, arg.end);
-      if (!passes(name)) continue;
-      const callee = internDotted(m[1]!);
-      const kind = calleeKind(ctx, callee);
-      if (kind && visit(name, callee, kind)) {
-        CALLED.lastIndex = 0;
-        return;
-      }
-    }
-  }
-}
-
-/** What forEachPassed asks of a callee: imported from outside hud, or a function of this module setting verifiers. */
-function calleeKind(ctx: Ctx, callee: readonly string[]): 'imported' | 'verifying' | undefined {
-  if (imported.has(callee[0]!)) return hudImport(ctx.facts, callee[0]!) ? undefined : 'imported';
-  if (callee.length > 1) return undefined;
-  for (const def of ctx.statements)
-    if (
-      (def.kind === 'definition' || def.kind === 'decorated') &&
-      def.binds === callee[0] &&
-      setsVerifierIn(ctx.text, def)
-    )
-      return 'verifying';
-  return undefined;
-}
-/** A called name, dotted or not, as written before its `(`. */
-const CALLED = /(?<![\w.])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/g;
-
-/** Whether `.verifier` is written in `span` of the module being read (a `def`'s body, a statement, the module). */
-function setsVerifierIn(text: string, span: Span): boolean {
-  if (verifierAtText !== text) {
-    verifierAtText = text;
-    verifierAt.length = 0;
-    pushOffsets(text, '.verifier', verifierAt);
-  }
-  return occursIn(verifierAt, span);
-}
-
-/** Where `.verifier` is written in the module being read: searched once per module, not once per `def`. */
-const verifierAt: number[] = [];
-let verifierAtText = '';
-
-function pushOffsets(text: string, word: string, into: number[]): void {
-  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + word.length)) into.push(at);
-}
-
-function occursIn(offsets: readonly number[], span: Span): boolean {
-  for (const at of offsets) if (at >= span.start && at < span.end) return true;
-  return false;
-}
-/** Whether `local` is bound by an import of `hud` or its modules (which set no verifier on what they are passed). */
-function hudImport(facts: PythonFacts, local: string): boolean {
-  for (const i of facts.imports) if (i.local === local) return isHudModule(i.module);
-  return false;
-}
-
-/** PythonFacts.verifyingDefinitions: the plain definitions whose body sets a verifier. */
-function verifyingDefinitions(facts: PythonFacts, statements: Statement[], text: string): void {
-  for (const st of statements) {
-    const name = st.binds;
-    if ((st.kind === 'definition' || st.kind === 'decorated') && typeof name === 'string' && setsVerifierIn(text, st))
-      if (facts.plainDefinitions.includes(name)) (facts.verifyingDefinitions ??= []).push(name);
-  }
-}
-
-/** Lists passed whole to another module's function (passedToVerifyingFunction): where bound, and the callee. */
-const givenLists: { statement: number; callee: readonly string[] }[] = [];
-
-/** Tasks passed whole to a function of another module (notePassedTasks): their call, the callees. */
-const givenTasks = new Map<CallFacts, (readonly string[])[]>();
-
-/**
- * Marks the Tasks passed to functions of other modules, themselves
- * (givenTasks) or in a list (givenLists), with those functions
- * (TaskCandidate.givenTo).
- */
-function markGiven(facts: PythonFacts): void {
-  for (let i = 0; givenLists.length && i < facts.tasks.length; i++) {
-    const t = facts.tasks[i]!;
-    if (t.index === undefined) continue;
-    for (const g of givenLists)
-      if (g.statement === statementOfTask[i]) {
-        const callees = givenTasks.get(t.call);
-        if (callees) callees.push(g.callee);
-        else givenTasks.set(t.call, [g.callee]);
-      }
-  }
-  // A list item naming a Task, or a second name for it, shares its call: each of them is the passed Task.
-  for (const t of facts.tasks) {
-    const callees = givenTasks.get(t.call);
-    if (callees) t.givenTo = callees;
-  }
-  givenLists.length = 0;
-  givenTasks.clear();
-}
-
-/** `name.verifier = ...` or `name[...].verifier = ...` (not `==`), the target captured. */
-const SETS_VERIFIER = /(?<![\w.])([A-Za-z_]\w*(?:\s*\[[^\]\n]*\])?)\s*\.\s*verifier\s*=(?!=)/g;
 
 /**
  * Whether `st` only puts the list in a display (`pair = (suite, other)`,
@@ -1778,63 +1436,6 @@ function reboundOnly(ctx: Ctx, st: Statement, list: KnownList): string[] | undef
   else rest = simpleAssignment(text, st)?.rhs;
   if (!rest || rest.end < trimEnd(text, st.start, st.end)) return undefined;
   return list.names.some((n) => mentionedIn(text, n, rest)) ? undefined : names;
-}
-
-/**
- * Binding statements of known lists that something may reorder or shrink
- * after (`tasks.insert(0, t)`, `tasks.pop()`, `del tasks[0]`,
- * `tasks[0] = t`, `shuffle(tasks)`): which task is at which index is then
- * known only by running the module, so the index lists none of their items.
- */
-const reorderedLists: number[] = [];
-
-function reorders(name: string): RegExp {
-  return (
-    reorderPatterns.get(name) ??
-    reorderPatterns.add(
-      name,
-      new RegExp(
-        String.raw`(?<![\w.])${name}\s*(?:\.\s*(?:insert|pop|remove|clear|sort|reverse)\s*\(|\[[^\]]*\]\s*=(?!=)|\*=)` +
-          String.raw`|\bdel\s+${name}\b|\bshuffle\s*\(\s*${name}\s*\)`,
-      ),
-    )
-  );
-}
-const reorderPatterns = new BoundedCache<string, RegExp>(1000);
-
-/**
- * Binding statements of known lists whose items a statement the index does
- * not read may give a verifier (mayGiveVerifiers); also in reorderedLists.
- * The Tasks they hold are listed under no other name either.
- */
-const verifiedLists: number[] = [];
-
-/** The calls of Tasks whose verifier only running the module tells (noteVerifiersSet, verifiedLists). */
-const unknowableCalls = new Set<CallFacts>();
-
-/**
- * Lists none of the elements of reordered lists, nor, under any name, a
- * Task whose verifier is unknowable (TaskCandidate.unlisted): a list item
- * or a second name holding it shares its call (TaskCandidate.sharedCall).
- */
-function dropUnknowable(facts: PythonFacts): void {
-  for (let i = 0; verifiedLists.length && i < facts.tasks.length; i++) {
-    const t = facts.tasks[i]!;
-    if (t.index !== undefined && verifiedLists.includes(statementOfTask[i]!)) unknowableCalls.add(t.call);
-  }
-  let kept = 0;
-  for (let i = 0; i < facts.tasks.length; i++) {
-    const t = facts.tasks[i]!;
-    if (unknowableCalls.has(t.call)) t.unlisted = true;
-    else if (t.index !== undefined && reorderedLists.includes(statementOfTask[i]!)) continue;
-    facts.tasks[kept] = t;
-    statementOfTask[kept++] = statementOfTask[i]!;
-  }
-  facts.tasks.length = kept;
-  statementOfTask.length = kept;
-  reorderedLists.length = 0;
-  verifiedLists.length = 0;
-  unknowableCalls.clear();
 }
 
 /** The plain task a list item names (`suite = [task, ...]`), when the index knows what that name holds. */

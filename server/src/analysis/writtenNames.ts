@@ -54,3 +54,13 @@ export function writtenBefore(text: string, name: string, end: number): number {
   }
   return typeCheckingOnly ? -2 : -1;
 }
+
+/** Whether `name` is mentioned in `span` (anywhere but at `skip`), a quick search first. */
+export function mentionedIn(text: string, name: string, span: { start: number; end: number }, skip = -1): boolean {
+  const at = text.indexOf(name, span.start);
+  if (at < 0 || at >= span.end) return false;
+  const re = mentionsOf(name);
+  re.lastIndex = at;
+  for (let m = re.exec(text); m && m.index < span.end; m = re.exec(text)) if (m.index !== skip) return true;
+  return false;
+}
