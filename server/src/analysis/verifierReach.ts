@@ -153,7 +153,7 @@ export function notePassTargets(ctx: Ctx): void {
   // Before the statements are read: the name from the text (the `def` after any decorators).
   if (setsVerifierIn(ctx.text, { start: 0, end: ctx.text.length }))
     for (const def of ctx.statements)
-      if ((def.kind === 'definition' || def.kind === 'decorated') && setsVerifierIn(ctx.text, def)) {
+      if (setsVerifierInDefinition(ctx.text, def)) {
         DEFINED_NAME.lastIndex = def.start;
         const m = DEFINED_NAME.exec(ctx.text);
         if (m && m.index < def.end) passTargets.push(m[1]!);
@@ -211,12 +211,7 @@ function calleeKind(ctx: Ctx, callee: readonly string[]): 'imported' | 'verifyin
   if (imported.has(callee[0]!)) return hudImport(ctx.facts, callee[0]!) ? undefined : 'imported';
   if (callee.length > 1) return undefined;
   for (const def of ctx.statements)
-    if (
-      (def.kind === 'definition' || def.kind === 'decorated') &&
-      def.binds === callee[0] &&
-      setsVerifierIn(ctx.text, def)
-    )
-      return 'verifying';
+    if (def.binds === callee[0] && setsVerifierInDefinition(ctx.text, def)) return 'verifying';
   return undefined;
 }
 /** A called name, dotted or not, as written before its `(`. */
@@ -230,6 +225,11 @@ function setsVerifierIn(text: string, span: Span): boolean {
     pushOffsets(text, '.verifier', verifierAt);
   }
   return occursIn(verifierAt, span);
+}
+
+/** Whether `st` is a `def` or `class` (decorated or not) whose body sets a verifier. */
+function setsVerifierInDefinition(text: string, st: Statement): boolean {
+  return (st.kind === 'definition' || st.kind === 'decorated') && setsVerifierIn(text, st);
 }
 
 /** Where `.verifier` is written in the module being read: searched once per module, not once per `def`. */
@@ -254,8 +254,8 @@ function hudImport(facts: PythonFacts, local: string): boolean {
 function verifyingDefinitions(facts: PythonFacts, statements: readonly Statement[], text: string): void {
   for (const st of statements) {
     const name = st.binds;
-    if ((st.kind === 'definition' || st.kind === 'decorated') && typeof name === 'string' && setsVerifierIn(text, st))
-      if (facts.plainDefinitions.includes(name)) (facts.verifyingDefinitions ??= []).push(name);
+    if (typeof name === 'string' && setsVerifierInDefinition(text, st) && facts.plainDefinitions.includes(name))
+      (facts.verifyingDefinitions ??= []).push(name);
   }
 }
 
