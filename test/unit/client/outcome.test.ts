@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hoverMarkdown, inlineText, score, testMessage, verdict, type ShownOutcome } from '../../../client/src/outcome';
-import { noAnswerOf } from '../../../client/src/engine/outcome';
+import { finishedRollout, noAnswerOf } from '../../../client/src/engine/outcome';
+import { storedTrace } from './traceFixtures';
 import type { SubScoreT } from '../../../common/trace/schema';
 
 const graded = (reward: number, subscores: SubScoreT[] = []): ShownOutcome => ({
@@ -149,5 +150,48 @@ describe('Testing verdicts', () => {
       firstLine(errored),
       'Rollout errored in the verifier phase: verifier grading failed: KeyError: answer',
     );
+  });
+});
+
+describe('what a run entry resolves with', () => {
+  const trace = storedTrace('r1', 0);
+
+  test("either engine's ending gives the same value: the trace's reference, the error's phase, message and fix", () => {
+    // As the engine ends a run: with the error's internal code, which stays in the trace.
+    const ending = {
+      status: 'error' as const,
+      result: null,
+      error: { phase: 'setup' as const, message: 'no image', fix: { kind: 'image' as const }, code: 'image-missing' },
+    };
+    const failed = finishedRollout('r1', ending, {
+      trace,
+      tracePath: '/t/r1.hudtrace.json',
+      traceError: undefined,
+      reward: null,
+    });
+    assert.deepEqual(failed, {
+      rolloutId: 'r1',
+      ref: 'envs/env.py::task',
+      status: 'error',
+      reward: null,
+      result: null,
+      error: { phase: 'setup', message: 'no image', fix: { kind: 'image' } },
+      tracePath: '/t/r1.hudtrace.json',
+      trace,
+    });
+  });
+
+  test('a trace that could not be written says why, and the result still holds', () => {
+    const result = { reward: 1, subscores: [], info: {}, isError: false };
+    const done = finishedRollout(
+      'r1',
+      { status: 'completed', result, error: null },
+      { trace, tracePath: undefined, traceError: 'EROFS: read-only file system', reward: 1 },
+    );
+    assert.equal(done.reward, 1);
+    assert.equal(done.error, null);
+    assert.equal(done.traceError, 'EROFS: read-only file system');
+    assert.equal(done.tracePath, undefined);
+    assert.deepEqual(done.result, result);
   });
 });
