@@ -55,11 +55,14 @@ export function readDecorated(
   const { text, facts, lines } = ctx;
   const decorators: Span[] = [];
   let at = st.start;
-  while (text[at] === '@') {
+  // Within the statement only: a decorator whose bracket never closes runs to its end, where the next
+  // statement (another decorator, a def) is not this one's.
+  while (at < st.end && text[at] === '@') {
     const end = expressionEnd(text, at + 1, st.end);
     decorators.push({ start: at, end });
     at = skipSpaceAndComments(text, end, st.end);
   }
+  if (at >= st.end) return undefined;
   const defHead = definitionHeadAt(text, at, Math.min(text.length, at + 300));
   if (!defHead) return undefined;
   const functionName = intern(text.slice(defHead.nameAt, defHead.nameEnd));

@@ -55,3 +55,25 @@ test('shuffled lines and an open document edited character by character never th
     { ...fresh.analyzer.workspace.index(), version: 0 },
   );
 });
+
+test('a decorator left open above another template: the index keeps the one below while the list is typed', async () => {
+  // Once, the reading of the open decorator ran on into the next statement's and never ended.
+  const head = 'from hud import Environment\nenv = Environment("e")\n\n@env.template(id="a", tags=[';
+  const rest = '\nasync def a():\n    yield "x"\n\n@env.template(id="b")\nasync def b():\n    yield "y"\n';
+  const ws = await workspace({});
+  const path = ws.path('env.py');
+  const ids = () =>
+    ws.analyzer.workspace
+      .index()
+      .templates.map((t) => t.id)
+      .sort();
+  for (const typed of ['', '"', '"x', '"x"', '"x",', '"x", "y"']) {
+    ws.analyzer.setFile(path, head + typed + rest);
+    assert.ok(ids().includes('b'), typed);
+  }
+  ws.analyzer.setFile(path, head + '"x", "y"])' + rest);
+  assert.deepEqual(ids(), ['a', 'b']);
+  // Several decorators, each left open, above a def and above another decorator.
+  ws.analyzer.setFile(path, head + '\n@env.template(id="c", tags=(\n@other\nasync def c():\n    yield "z"\n' + rest);
+  assert.ok(ids().includes('b'));
+});
