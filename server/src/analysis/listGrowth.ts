@@ -8,7 +8,6 @@
  * (server/README.md, "Lists grown in place").
  */
 import {
-  expressionEnd,
   identifierEnd,
   keywordValueAt,
   matchBracket,
@@ -91,6 +90,11 @@ export function forLoop(text: string, st: Span, isSimple: (from: number, to: num
   return body && { targets: namesOf(head), iterable, colon, body };
 }
 
+/** A line break, `;` or `#`: where a piece of a block's body ends (expressionEnd's stops). */
+function endsPiece(code: number): boolean {
+  return code === 10 || code === 59 || code === 35;
+}
+
 /**
  * The pieces of code in [from, end) (a block's body up to the next
  * module-level statement), each of which `isSimple` accepts; undefined when
@@ -104,7 +108,10 @@ export function simpleBody(
 ): Span[] | undefined {
   const body: Span[] = [];
   for (let at = skipSpaceAndComments(text, from, end); at < end;) {
-    const to = expressionEnd(text, at, end);
+    const stop = scanTo(text, at, end, '\n;#');
+    // The scan stops at an unmatched closer too (`f(a,] b)`): no body the index reads, and no step past it.
+    if (stop < end && !endsPiece(text.charCodeAt(stop))) return undefined;
+    const to = trimEnd(text, at, stop);
     if (!isSimple(at, to)) return undefined;
     body.push({ start: at, end: to });
     at = skipSpaceAndComments(text, to, end);

@@ -77,3 +77,26 @@ test('a decorator left open above another template: the index keeps the one belo
   ws.analyzer.setFile(path, head + '\n@env.template(id="c", tags=(\n@other\nasync def c():\n    yield "z"\n' + rest);
   assert.ok(ids().includes('b'));
 });
+
+test('a stray closer in a module-level loop (`f(a,] b)`) is read as nothing, and the rest of the module still is', async () => {
+  // Once, reading the loop's body stopped at the closer and started there again, for ever.
+  const source = [
+    'from hud import Environment',
+    'env = Environment("e")',
+    '',
+    '@env.template(id="solve")',
+    'async def solve():',
+    '    yield "x"',
+    '',
+    'for path in paths:',
+    '    report(format(path,] exists(path)))',
+    '',
+    'task = solve()',
+    '',
+  ].join('\n');
+  const ws = await workspace({ 'env.py': source });
+  assert.deepEqual(
+    ws.analyzer.workspace.index().tasks.map((t) => t.label),
+    ['task'],
+  );
+});
