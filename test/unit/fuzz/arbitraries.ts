@@ -70,5 +70,47 @@ export function mutated(seed: string): fc.Arbitrary<Buffer> {
   );
 }
 
+/**
+ * What a half-typed Python line holds: an open or stray bracket, a quote, a
+ * decorator, a colon, a keyword, a form feed. Each scanner of the index
+ * must step past such a place or stop; one that stays on it never ends.
+ */
+const PYTHON_JUNK = [
+  '[',
+  '(',
+  '{',
+  ')',
+  ']',
+  '}',
+  '"',
+  "'",
+  '"""',
+  '\\',
+  '@',
+  ':',
+  '=',
+  '#',
+  '\t',
+  'f"{',
+  '[\n',
+  '(\n@x',
+  'def ',
+  'for x in ',
+  '.verifier = ',
+  '\x0c',
+  '\r',
+];
+
+/** `source` with one to three pieces of PYTHON_JUNK put in anywhere. */
+export function halfTyped(source: string): fc.Arbitrary<string> {
+  const insertion = fc.tuple(fc.nat({ max: source.length }), fc.constantFrom(...PYTHON_JUNK));
+  return fc.array(insertion, { minLength: 1, maxLength: 3 }).map((edits) =>
+    edits.reduce((text, [at, junk]) => {
+      const i = Math.min(at, text.length);
+      return text.slice(0, i) + junk + text.slice(i);
+    }, source),
+  );
+}
+
 /** Arbitrary JSON values, including wrong types for every field a schema expects. */
 export const anyJson = fc.jsonValue({ maxDepth: 6 });

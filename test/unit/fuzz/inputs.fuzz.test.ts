@@ -18,7 +18,7 @@ import { readTrace } from '../../../client/src/engine/trace/store';
 import { HudStudioError } from '../../../client/src/engine/errors';
 import { loadTrace } from '../../../media/src/explorer/load';
 import { workspace } from '../server/helpers';
-import { anyJson, mutated, params } from './arbitraries';
+import { anyJson, halfTyped, mutated, params } from './arbitraries';
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures');
 const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-fuzz-'));
@@ -27,6 +27,13 @@ after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 const TASK_TOML = readFileSync(join(FIXTURES, 'harbor', 'shared-basic', 'task.toml'), 'utf8');
 const TRACE = readFileSync(join(FIXTURES, 'traces', 'injected.hudtrace.json'), 'utf8');
 const ENV_PY = readFileSync(join(FIXTURES, 'python', 'verifier_two_env', 'env.py'), 'utf8');
+/** Real modules of the shapes the index reads (templates, tasks, loops, verifiers on two environments). */
+const PYTHON_FIXTURES = [
+  'verifier_two_env/env.py',
+  'verifier_same_env/env.py',
+  'protocol/env.py',
+  'sdk_surface/env.py',
+];
 const TASKS_JSONL =
   '{"env": "workspace", "id": "solve", "args": {"x": 1}}\n{"env": "judge", "id": "verify", "args": {}}\n';
 
@@ -112,6 +119,23 @@ test('env.py: any mutation goes through the whole analysis without throwing', as
       ws.analyzer.workspace.index();
     }),
     params(200, 10),
+  );
+});
+
+test('env.py: half-typed lines (open brackets, stray closers, quotes) in any fixture are analysed to the end', async () => {
+  const sources = PYTHON_FIXTURES.map((f) => readFileSync(join(FIXTURES, 'python', f), 'utf8'));
+  const ws = await workspace({});
+  const path = ws.path('env.py');
+  fc.assert(
+    fc.property(
+      fc.nat({ max: sources.length - 1 }).chain((i) => halfTyped(sources[i]!)),
+      (text) => {
+        ws.analyzer.setFile(path, text);
+        ws.analyzer.workspace.problems(path);
+        ws.analyzer.workspace.index();
+      },
+    ),
+    params(400, 15),
   );
 });
 
