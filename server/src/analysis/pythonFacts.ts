@@ -15,6 +15,12 @@
  *
  * Environments and templates count only in files that import `hud`, so an
  * unrelated `.template` decorator is ignored.
+ *
+ * This file reads the statements in order and keeps what names hold; the
+ * readers beside it take their own part: imports (pythonImports.ts),
+ * decorated defs (pythonTemplates.ts), and the Tasks whose verifier only
+ * running the module tells (verifierReach.ts), over the types in
+ * pythonModule.ts.
  */
 import { fitted } from './fitted';
 import type {
