@@ -8,6 +8,7 @@
  * (server/README.md, "Lists grown in place").
  */
 import {
+  closedExpressionEnd,
   identifierEnd,
   keywordValueAt,
   matchBracket,
@@ -90,11 +91,6 @@ export function forLoop(text: string, st: Span, isSimple: (from: number, to: num
   return body && { targets: namesOf(head), iterable, colon, body };
 }
 
-/** A line break, `;` or `#`: where a piece of a block's body ends (expressionEnd's stops). */
-function endsPiece(code: number): boolean {
-  return code === 10 || code === 59 || code === 35;
-}
-
 /**
  * The pieces of code in [from, end) (a block's body up to the next
  * module-level statement), each of which `isSimple` accepts; undefined when
@@ -108,11 +104,9 @@ export function simpleBody(
 ): Span[] | undefined {
   const body: Span[] = [];
   for (let at = skipSpaceAndComments(text, from, end); at < end;) {
-    const stop = scanTo(text, at, end, '\n;#');
-    // The scan stops at an unmatched closer too (`f(a,] b)`): no body the index reads, and no step past it.
-    if (stop < end && !endsPiece(text.charCodeAt(stop))) return undefined;
-    const to = trimEnd(text, at, stop);
-    if (!isSimple(at, to)) return undefined;
+    // A piece cut short by an unmatched closer (`f(a,] b)`): no body the index reads, and no step past it.
+    const to = closedExpressionEnd(text, at, end);
+    if (to < 0 || !isSimple(at, to)) return undefined;
     body.push({ start: at, end: to });
     at = skipSpaceAndComments(text, to, end);
     if (text.charCodeAt(at) === 59 /* ; */) at = skipSpaceAndComments(text, at + 1, end);

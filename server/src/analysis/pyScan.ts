@@ -109,9 +109,23 @@ export function matchBracket(text: string, at: number, limit = text.length): num
   return end < limit && text.charCodeAt(end) === close ? end : -1;
 }
 
+/** What ends an expression at depth 0: a line break, `;` or a comment. */
+const EXPRESSION_STOPS = '\n;#';
+
 /** Where an expression starting at `from` ends: a newline, `;` or comment at depth 0, or an unmatched closer. */
 export function expressionEnd(text: string, from: number, limit = text.length): number {
-  return trimEnd(text, from, scanTo(text, from, limit, '\n;#'));
+  return trimEnd(text, from, scanTo(text, from, limit, EXPRESSION_STOPS));
+}
+
+/**
+ * expressionEnd, or -1 where an unmatched closer (`f(a,] b)`) ends the scan
+ * first: a reader that goes on from the end would start on that closer and
+ * end there again.
+ */
+export function closedExpressionEnd(text: string, from: number, limit: number): number {
+  const stop = scanTo(text, from, limit, EXPRESSION_STOPS);
+  if (stop < limit && !EXPRESSION_STOPS.includes(text[stop]!)) return -1;
+  return trimEnd(text, from, stop);
 }
 
 /** Whether the code unit can continue a Python name: ASCII letters, digits, `_`, and anything past ASCII. */
