@@ -89,7 +89,7 @@ import {
   notePassTargets,
   noteVerifiersSet,
   settleVerifierReach,
-  startVerifierReach,
+  forgetVerifierReach,
 } from './verifierReach';
 import type { SyntaxNode, Tree } from './treeSitter';
 
@@ -216,7 +216,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(knownLists);
   emptied(loopBound);
   emptied(factories);
-  startVerifierReach();
+  forgetVerifierReach();
   lengthText = text;
   emptied(envVars);
   emptied(imported);

@@ -125,17 +125,15 @@ export function notePassedTasks(ctx: Ctx, st: Statement): void {
     for (const t of facts.tasks) if (t.index !== undefined && t.name === name) calls.push(t.call);
     return calls;
   };
-  forEachPassed(
-    ctx,
-    text.slice(st.start, st.end),
-    (name) => heldBy(name).length > 0,
-    (name, callee, kind) => {
-      for (const call of heldBy(name))
-        if (kind === 'verifying') unknowableCalls.add(call);
-        else givenTasks.set(call, [...(givenTasks.get(call) ?? []), callee]);
-      return false;
-    },
-  );
+  // Asked of every argument passed: answered without the array heldBy makes for the few that hold Tasks.
+  const holdsTasks = (name: string): boolean =>
+    taskOf.has(name) || facts.tasks.some((t) => t.index !== undefined && t.name === name);
+  forEachPassed(ctx, text.slice(st.start, st.end), holdsTasks, (name, callee, kind) => {
+    for (const call of heldBy(name))
+      if (kind === 'verifying') unknowableCalls.add(call);
+      else givenTasks.set(call, [...(givenTasks.get(call) ?? []), callee]);
+    return false;
+  });
 }
 
 /**
@@ -286,8 +284,6 @@ function markGiven(facts: PythonFacts): void {
     const callees = givenTasks.get(t.call);
     if (callees) t.givenTo = callees;
   }
-  givenLists.length = 0;
-  givenTasks.clear();
 }
 
 /** `name.verifier = ...` or `name[...].verifier = ...` (not `==`), the target captured. */
@@ -345,18 +341,20 @@ function dropUnknowable(facts: PythonFacts): void {
   }
   facts.tasks.length = kept;
   statementOfTask.length = kept;
-  reorderedLists.length = 0;
-  verifiedLists.length = 0;
-  unknowableCalls.clear();
 }
 
-/** Forgets the module read before: each of the lists above is the module's own. */
-export function startVerifierReach(): void {
+/**
+ * Forgets the module read: after its extraction (settleVerifierReach), and
+ * before the next one, in case an extraction threw half-way. Each of the
+ * lists above is one module's, and its text is not kept past it.
+ */
+export function forgetVerifierReach(): void {
   reorderedLists.length = 0;
   verifiedLists.length = 0;
   if (unknowableCalls.size) unknowableCalls.clear();
   givenLists.length = 0;
   if (givenTasks.size) givenTasks.clear();
+  verifierAtText = '';
 }
 
 /**
@@ -380,5 +378,5 @@ export function settleVerifierReach(facts: PythonFacts, statements: readonly Sta
   if (reorderedLists.length || unknowableCalls.size) dropUnknowable(facts);
   if (givenLists.length || givenTasks.size) markGiven(facts);
   if (setsVerifierIn(text, { start: 0, end: text.length })) verifyingDefinitions(facts, statements, text);
-  verifierAtText = ''; // the module's text is not kept past its extraction
+  forgetVerifierReach();
 }
