@@ -1,12 +1,14 @@
 /**
  * List comprehensions at module level (`tasks = [solve(word=w) for w in
  * ("a", "b")]`, the SDK's own quickstart): how many elements one makes, when
- * that is known without running the module. Its `for` clauses, without a
- * filter, must each run over a tuple or list display, a `range(...)` whose
- * arguments are integer literals, names bound to one or `len(...)` of a
- * name of known length, or a module-level name bound to one of those (the
- * caller says which names it knows: pythonFacts.ts); the count is their
- * product. Anything else is left to discovery (server/README.md).
+ * that is known without running the module. The text says where the
+ * element is and that there is a `for` at all; the count comes from running
+ * the comprehension on the syntax tree, clause by clause, over the values
+ * its loops take (a display, a `range(...)` of known integers, a string, a
+ * module-level name the caller knows: pythonFacts.ts) and through its `if`
+ * filters (staticValue.ts). Anything else is left to discovery
+ * (server/README.md). `iterableLength` counts a module-level `for` loop's
+ * passes from the text.
  */
 import { literalArg } from './literalArg';
 import {
@@ -20,6 +22,8 @@ import {
   trimEnd,
   type Span,
 } from './pyScan';
+import { evaluate, itemsOf, operands, truthy, type PyValue, type ValueScope } from './staticValue';
+import type { SyntaxNode } from './treeSitter';
 
 /** More elements than this are not listed: a `range(10**6)`-sized suite would swamp the index. */
 export const MAX_COMPREHENSION_ELEMENTS = 2000;
@@ -30,7 +34,12 @@ export interface KnownNames {
   lengthOf(name: string): number | undefined;
   /** The integer the name is bound to (`COUNT = 10`). */
   intOf(name: string): number | undefined;
+  /** The value of a name bound to a display or a range, when its items are literals. */
+  valuesOf?(name: string): PyValue | undefined;
 }
+
+/** The node of the module's syntax tree that spans exactly [start, end), when there is one without errors. */
+export type NodeAt = (start: number, end: number) => SyntaxNode | undefined;
 
 export interface Comprehension {
   /** The expression each element is made from. */
@@ -47,7 +56,8 @@ export function readComprehension(
   text: string,
   open: number,
   close: number,
-  known?: KnownNames,
+  known: KnownNames | undefined,
+  nodeAt: NodeAt,
 ): Comprehension | undefined {
   const first = nextKeyword(text, open + 1, close);
   // Before its `for`, a comprehension's element may hold no keyword of these at depth 0 but a conditional's `if`.
@@ -62,37 +72,16 @@ export function readComprehension(
   const uncounted = { element, count: undefined };
   // `a if c else b for ...`: elements that may not be tasks.
   if (first !== forAt || element.end <= element.start) return uncounted;
-  let count = 1;
-  // Names the clauses bind: a later clause's iterable sees them, not the module's.
-  let bound: string[] | undefined;
-  for (let clause: Keyword | undefined = forAt; clause;) {
-    const inAt = nextKeyword(text, clause.at + 3, close);
-    if (!inAt || inAt.word !== 'in') return uncounted;
-    const next = nextKeyword(text, inAt.at + 2, close);
-    // An `if` filter: how many elements remain depends on values.
-    if (next && next.word !== 'for') return uncounted;
-    const span = trimmed(text, inAt.at + 2, next?.at ?? close);
-    const n = iterableLength(text, span, bound && known ? shadowed(known, bound) : known);
-    if (n === undefined) return uncounted;
-    count *= n;
-    if (count > MAX_COMPREHENSION_ELEMENTS) return uncounted;
-    if (next) (bound ??= []).push(...(text.slice(clause.at + 3, inAt.at).match(NAMES) ?? []));
-    clause = next;
-  }
-  return { element, count };
+  const node = nodeAt(open, close + 1);
+  return { element, count: node && countElements(node, known) };
+}
+
+/** Whether `item`, the first comma-separated piece of a list display, holds a `for` or an `if` at depth 0. */
+export function mayBeComprehension(text: string, item: Span): boolean {
+  return nextKeyword(text, item.start, item.end) !== undefined;
 }
 
 const IDENTIFIER = String.raw`[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*`;
-/** Every identifier in a `for` target (`a`, `(a, b)`, `a, *rest`). */
-const NAMES = new RegExp(IDENTIFIER, 'gu');
-
-function shadowed(known: KnownNames, names: readonly string[]): KnownNames {
-  return {
-    lengthOf: (name) => (names.includes(name) ? undefined : known.lengthOf(name)),
-    intOf: (name) => (names.includes(name) ? undefined : known.intOf(name)),
-  };
-}
-
 const RANGE_CALL = /^range[ \t]*\(/;
 const LEN_OF_NAME = new RegExp(String.raw`^len[ \t]*\([ \t]*(${IDENTIFIER})[ \t]*\)$`, 'u');
 
@@ -164,4 +153,116 @@ function continuesName(code: number): boolean {
 function trimmed(text: string, from: number, to: number): Span {
   const start = skipSpaceAndComments(text, from, to);
   return { start, end: trimEnd(text, start, to) };
+}
+
+/** How many combinations of the loops' values the count visits at most before giving up. */
+const MAX_STEPS = 20_000;
+
+/**
+ * The number of elements the comprehension `node` makes, its `for` clauses
+ * run over the values they take and its `if` clauses evaluated on each
+ * (staticValue.ts); undefined when any of that needs the module to run. A
+ * loop whose values are not known still counts by its length (a display of
+ * names, a name of known length) where nothing reads its names.
+ */
+export function countElements(node: SyntaxNode, known: KnownNames | undefined): number | undefined {
+  if (node.type !== 'list_comprehension' || node.hasError) return undefined;
+  const body = node.childForFieldName('body');
+  const clauses = operands(node).filter((c) => c.id !== body?.id);
+  // The names the clauses bind are the comprehension's own from its start: one read before its clause binds it
+  // raises, and none of them is the module's.
+  const targets: (string[] | undefined)[] = clauses.map((c) => {
+    if (c.type !== 'for_in_clause' || c.child(0)?.type === 'async') return undefined;
+    const left = c.childForFieldName('left');
+    return left ? targetNames(left) : undefined;
+  });
+  const bound = new Set<string>();
+  for (const [i, c] of clauses.entries()) {
+    if (c.type === 'if_clause') continue;
+    const names = targets[i];
+    if (!names) return undefined;
+    for (const n of names) bound.add(n);
+  }
+  const values = new Map<string, PyValue | undefined>();
+  const moduleScope: ValueScope = {
+    valueOf: (name) => {
+      const n = known?.intOf(name);
+      return n === undefined ? known?.valuesOf?.(name) : { kind: 'int', value: BigInt(n) };
+    },
+    lengthOf: (name) => known?.lengthOf(name),
+    binds: () => false,
+  };
+  const ownScope: ValueScope = {
+    valueOf: (name) => (bound.has(name) ? values.get(name) : moduleScope.valueOf(name)),
+    lengthOf: (name) => (bound.has(name) ? undefined : moduleScope.lengthOf(name)),
+    binds: (name) => bound.has(name),
+  };
+  let steps = 0;
+  // Depth first, as Python runs the clauses: the count of elements clause `i` and those after it make.
+  const run = (i: number): number | undefined => {
+    if (++steps > MAX_STEPS) return undefined;
+    const clause = clauses[i];
+    if (!clause) return 1;
+    if (clause.type === 'if_clause') {
+      const [condition, ...more] = operands(clause);
+      const v = condition && more.length === 0 ? evaluate(condition, ownScope) : undefined;
+      return v === undefined ? undefined : truthy(v) ? run(i + 1) : 0;
+    }
+    const right = clause.childForFieldName('right');
+    // The first iterable is evaluated in the module's scope, before any of the comprehension's names exist.
+    const scope = i === 0 ? moduleScope : ownScope;
+    const iterable = right ? evaluate(right, scope) : undefined;
+    const items = iterable && itemsOf(iterable, MAX_STEPS);
+    const length = items?.length ?? (!iterable && right ? lengthOnly(right, scope) : undefined);
+    if (length === undefined) return undefined;
+    const names = targets[i]!;
+    let total = 0;
+    for (let k = 0; k < length; k++) {
+      if (!bind(names, items?.[k], values)) return undefined;
+      const n = run(i + 1);
+      if (n === undefined) return undefined;
+      total += n;
+      if (total > MAX_COMPREHENSION_ELEMENTS) return undefined;
+    }
+    for (const n of names) values.delete(n);
+    return total;
+  };
+  return clauses[0]?.type === 'for_in_clause' ? run(0) : undefined;
+}
+
+/** How many items iterating `node` gives, when its items are not known themselves: `(a, b)`, `NAMES`. */
+function lengthOnly(node: SyntaxNode, scope: ValueScope): number | undefined {
+  if (node.type === 'identifier') return scope.lengthOf(node.text);
+  if (node.type !== 'tuple' && node.type !== 'list') return undefined;
+  const items = operands(node);
+  return items.some((i) => i.type === 'list_splat' || i.type === 'parenthesized_list_splat') ? undefined : items.length;
+}
+
+/** The names a `for` target binds: `x`, or `a, b` / `(a, b)` / `[a, b]` of plain names. */
+function targetNames(left: SyntaxNode): string[] | undefined {
+  if (left.type === 'identifier') return [left.text];
+  if (left.type !== 'pattern_list' && left.type !== 'tuple_pattern' && left.type !== 'list_pattern') return undefined;
+  const names: string[] = [];
+  for (const c of operands(left)) {
+    if (c.type !== 'identifier') return undefined;
+    names.push(c.text);
+  }
+  return names;
+}
+
+/**
+ * Binds `names` to `value` the way a `for` target does (unpacking a
+ * sequence into several names); an unknown value leaves them unknown. False
+ * where Python raises (a sequence of another length).
+ */
+function bind(names: readonly string[], value: PyValue | undefined, values: Map<string, PyValue | undefined>): boolean {
+  if (names.length === 1 && value === undefined) values.set(names[0]!, undefined);
+  else if (names.length === 1) values.set(names[0]!, value);
+  else if (value === undefined) for (const n of names) values.set(n, undefined);
+  else {
+    const items = itemsOf(value, names.length);
+    if (!items || items.length !== names.length) return false;
+    names.forEach((n, j) => values.set(n, items[j]));
+  }
+  return true;
 }

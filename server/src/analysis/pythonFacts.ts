@@ -59,7 +59,14 @@ import {
   type Span,
 } from './pyScan';
 import { literalString } from './syntax';
-import { iterableLength, MAX_COMPREHENSION_ELEMENTS, readComprehension, type KnownNames } from './comprehension';
+import {
+  iterableLength,
+  MAX_COMPREHENSION_ELEMENTS,
+  mayBeComprehension,
+  readComprehension,
+  type KnownNames,
+} from './comprehension';
+import { evaluate, type ValueScope } from './staticValue';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { namesAssignedIn } from './blockBindings';
 import { factoryShape, type FactoryShape } from './factories';
@@ -114,7 +121,7 @@ function emptied(c: Set<unknown> | Map<unknown, unknown>): void {
  * the binding starts. `lengthBefore` is the statement being read, which
  * such a name is asked about.
  */
-const knownValues = new Map<string, { at: number; count?: number; int?: number }>();
+const knownValues = new Map<string, { at: number; count?: number; int?: number; value?: Span }>();
 let lengthBefore = 0;
 /**
  * Module-level functions that make a task (factories.ts) of the module being
@@ -134,6 +141,8 @@ interface Factory {
 /** Set by the readers of a module-level `for` loop that found it goes over nothing (see extractPythonFacts). */
 let loopNeverRuns = false;
 let lengthText = '';
+/** The syntax tree of the module being read, for the few readers that evaluate an expression (staticValue.ts). */
+let moduleRoot: SyntaxNode | undefined;
 
 /**
  * What `name` holds at `lengthBefore`, when it was bound to a known value
@@ -167,9 +176,24 @@ function isRangeArgument(at: number, end: number): boolean {
 const IN_RANGE = /(?:^|[^\w.])range[ \t]*\([^()\n]*$/;
 const ENDS_ARGUMENT = /^[ \t]*[,)]/;
 
+/** The node of the module's tree that spans exactly [start, end), if it parsed without errors. */
+function nodeAt(start: number, end: number): SyntaxNode | undefined {
+  const node = moduleRoot?.descendantForIndex(start, end);
+  return node && node.startIndex === start && node.endIndex === end && !node.hasError ? node : undefined;
+}
+
+/** Where a known sequence's items are evaluated: its display names nothing the index would follow. */
+const NO_NAMES: ValueScope = { valueOf: () => undefined, lengthOf: () => undefined, binds: () => false };
+
 const knownNames: KnownNames = {
   lengthOf: (name) => knownValue(name, readsSequence)?.count,
   intOf: (name) => knownValue(name, isRangeArgument)?.int,
+  valuesOf: (name) => {
+    const span = knownValue(name, readsSequence)?.value;
+    const node = span && nodeAt(span.start, span.end);
+    const v = node ? evaluate(node, NO_NAMES) : undefined;
+    return v?.kind === 'tuple' || v?.kind === 'list' || v?.kind === 'range' ? v : undefined;
+  },
 };
 
 /** Classifies a module-level statement by its first characters (no call into wasm). */
@@ -218,6 +242,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(factories);
   forgetVerifierReach();
   lengthText = text;
+  moduleRoot = root;
   emptied(envVars);
   emptied(imported);
   emptied(hudNames.modules);
@@ -370,6 +395,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   facts.v5Scenarios = fitted(facts.v5Scenarios);
   facts.serviceAccess = fitted(facts.serviceAccess);
   lengthText = ''; // the module's text is not kept past its extraction
+  moduleRoot = undefined;
   dropMap();
   return facts;
 }
@@ -466,7 +492,7 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   const { name, more, rhs } = assign;
   if (items) {
     if (!more && items !== UNCOUNTED && !hasStarred(text, items))
-      knownValues.set(name, { count: items.length, at: st.start });
+      knownValues.set(name, { count: items.length, at: st.start, value: rhs });
     return { kind: 'name', name, more, rhs, statement: st, items };
   }
   const call = parseCall(ctx, rhs);
@@ -477,7 +503,7 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   }
   if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
     const count = iterableLength(text, rhs, knownNames);
-    if (count !== undefined) knownValues.set(name, { count, at: st.start });
+    if (count !== undefined) knownValues.set(name, { count, at: st.start, value: rhs });
   }
   return { kind: 'name', name, more, rhs, statement: st, call };
 }
@@ -783,12 +809,14 @@ function sequenceItems(text: string, span: Span): Span[] | undefined {
 /** Items of the display `span`, whose opening bracket closes at `close`, its last character. */
 function displayItems(text: string, span: Span, close: number): Span[] | undefined {
   const items = splitTopLevel(text, span.start + 1, close);
-  if (items.length !== 1) return items;
   const first = text[span.start];
+  // `[f(a) for a, b in pairs]`: the comma of a comprehension's target splits the text too.
+  const commaInFor = items.length > 1 && first === '[' && mayBeComprehension(text, items[0]!);
+  if (items.length !== 1 && !commaInFor) return items;
   // `(call())` is the call itself, not a tuple.
   if (first === '(' && !/,\s*$/.test(text.slice(span.start + 1, close))) return undefined;
   // `[solve(word=w) for w in ("a", "b")]`: one element expression, as many times as the loop runs.
-  const comprehension = first === '[' ? readComprehension(text, span.start, close, knownNames) : undefined;
+  const comprehension = first === '[' ? readComprehension(text, span.start, close, knownNames, nodeAt) : undefined;
   if (!comprehension) return items;
   const { element, count } = comprehension;
   // `[t for t in ...]`: a bare name is most likely the loop's variable, whatever the module binds to it.

@@ -1,6 +1,7 @@
 /**
  * Fuzz: random modules of template calls, lists, tuples (of calls and of
- * names that hold tasks), comprehensions, lists grown by `append`, `extend`, `+=` and loops, `Task(...)`s,
+ * names that hold tasks), comprehensions (with `if` filters too), lists
+ * grown by `append`, `extend`, `+=` and loops, `Task(...)`s,
  * names bound again, names deleted, loops that build tasks one at a time, tasks
  * made by a function, and
  * verifiers set by assignment (by call, by name, to None, on a list's element,
@@ -52,6 +53,27 @@ const iterable = fc.constantFrom(
   'range(1, COUNT)',
   'range(len(LEVELS))',
 );
+// `if` filters the index evaluates (server/src/analysis/staticValue.ts): on the loop's `x`, and on `x` and `y`.
+const filterOfX = fc.constantFrom(
+  'x > 1',
+  'x % 2 == 0',
+  'x != 2',
+  'x in (1, 4)',
+  'not x',
+  'x',
+  '1 < x <= 4',
+  'x * 2 - 1 > 2',
+  'x // 2 == 1',
+  'x not in LEVELS',
+  'x in SPAN',
+  'x is not None',
+  '-x < -1 or x == 0',
+  '(x > 1) == True',
+  'x ** 2 > 3',
+  'x in range(2)',
+  'len(LEVELS) > x',
+);
+const filterOfXY = fc.constantFrom('y != x', 'x + y > 3', 'y in (1, 2)', 'x < y', 'x * y % 2');
 const explicit = fc.constantFrom(
   'Task(env="workspace", id="solve", args={"level": 1})',
   'Task(env="workspace", id="check", args={"expected": "e"})',
@@ -83,6 +105,27 @@ const statement = fc.oneof(
       .map(([n, m, it]) => `${n} = [solve(level=1)] + [audit(expected=str(x)) for x in ${it}] + [${m}]`),
   },
   { weight: 1, arbitrary: fc.tuple(name, name).map(([n, m]) => `${n} = (${m},) + (check(expected="p"),)`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(name, iterable, filterOfX)
+      .map(([n, it, f]) => `${n} = [solve(level=x) for x in ${it} if ${f}]`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(name, iterable, fc.option(filterOfX), iterable, filterOfXY)
+      .map(
+        ([n, it, f, more, g]) =>
+          `${n} = [audit(expected=f"{x}-{y}") for x in ${it}${f ? ` if ${f}` : ''} for y in ${more} if ${g}]`,
+      ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(name, fc.option(fc.constantFrom('q > 2', 'p != q - 1', 'q')))
+      .map(([n, f]) => `${n} = [solve(level=p) for p, q in ((1, 2), (3, 4), (5, 6))${f ? ` if ${f}` : ''}]`),
+  },
   {
     weight: 1,
     arbitrary: fc
@@ -166,6 +209,8 @@ const unknowable = fc.oneof(
   name.map((n) => `x = vset(t=${n})`),
   listName.map((n) => `vall(${n})`),
   name.map((n) => `print(${n})`),
+  // A filter on an integer bound at module level: counted only while nothing but a range(...) mentioned it before.
+  fc.tuple(name, iterable).map(([n, it]) => `${n} = [solve(level=x) for x in ${it} if x < COUNT]`),
   fc.tuple(listName, verifierCall).map(([n, v]) => `for t in sorted(${n}, key=id):\n    t.verifier = ${v}`),
   fc
     .tuple(listName, iterable, verifierCall)

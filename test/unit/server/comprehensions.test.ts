@@ -5,22 +5,41 @@
  * also run by the bundled runtime's discovery, which must find the same.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { Commands } from '../../../common/lspMessages';
 import {
   MAX_COMPREHENSION_ELEMENTS,
   readComprehension,
   type KnownNames,
 } from '../../../server/src/analysis/comprehension';
+import { createPythonParser, type Parser } from '../../../server/src/analysis/treeSitter';
 import { codeLenses } from '../../../server/src/features/codeLens';
 import { hover } from '../../../server/src/features/hover';
 import { references } from '../../../server/src/features/navigation';
 import { agrees, discovered, indexed, VERIFIABLE_ENV } from './discovery';
 import { py, workspace } from './helpers';
 
-/** readComprehension on `text`, which is one bracketed list: its element and count when it is counted. */
+let parser: Parser;
+before(async () => {
+  parser = await createPythonParser();
+});
+
+/** readComprehension on `text`, which is one bracketed list, and its tree. */
+function read(text: string, known?: KnownNames) {
+  const tree = parser.parse(text)!;
+  try {
+    return readComprehension(text, 0, text.length - 1, known, (start, end) => {
+      const node = tree.rootNode.descendantForIndex(start, end);
+      return node?.startIndex === start && node.endIndex === end && !node.hasError ? node : undefined;
+    });
+  } finally {
+    tree.delete();
+  }
+}
+
+/** Its element and count, when it is counted. */
 const counted = (text: string, known?: KnownNames) => {
-  const c = readComprehension(text, 0, text.length - 1, known);
+  const c = read(text, known);
   return c?.count === undefined ? undefined : { element: text.slice(c.element.start, c.element.end), count: c.count };
 };
 
@@ -60,11 +79,15 @@ describe('what a comprehension counts to', () => {
     assert.equal(counted('[f(i) for i in range( len( WORDS ) )]', known)?.count, 2);
     assert.equal(counted('[f(w, n) for w in WORDS for n in range(COUNT)]', known)?.count, 6);
     // A later clause's names are the earlier clauses' loop variables, whatever the module binds to them.
-    assert.equal(counted('[f(n) for m in (1, 2) for n in m]', known), undefined);
-    assert.equal(counted('[f(n) for N in (1, 2) for n in range(N)]', known), undefined);
+    assert.equal(counted('[f(n) for m in (1, 2) for n in m]', known), undefined, 'an int is not iterable');
+    assert.equal(counted('[f(n) for N in (1, 2) for n in range(N)]', known)?.count, 3, '1 + 2');
+    assert.equal(counted('[f(n) for m in ((1, 2), (3,)) for n in m]', known)?.count, 3);
+    assert.equal(counted('[f(n) for m in () for n in range(count)]', known)?.count, 0, 'the second never runs');
+    assert.equal(counted('[f(n) for n in range(COUNT * 2)]', known)?.count, 6);
+    assert.equal(counted('[f(c) for c in "abc"]', known)?.count, 3);
+    assert.equal(counted('[f(n) for n in range(10**3)]', known)?.count, 1000);
     assert.equal(counted('[f(n) for (a, WORDS) in ((1, 2),) for n in range(len(WORDS))]', known), undefined);
     assert.equal(counted('[f(n) for n in range(len(LEVELS))]', known), undefined);
-    assert.equal(counted('[f(n) for n in range(COUNT + 1)]', known), undefined);
     assert.equal(counted('[f(n) for n in range(WORDS)]', known), undefined, 'WORDS is no integer');
   });
 
@@ -81,17 +104,13 @@ describe('what a comprehension counts to', () => {
       '[solve(level=1)]',
       '[solve(level=n) for n in LEVELS]',
       '[solve(level=n) for n in range(count)]',
-      '[solve(level=n) for n in range(10**3)]',
+      '[solve(level=n) for n in (1, 2, 3) if n > count]',
+      '[solve(level=n) for m in (1, 2) for n in (3, 4) if n.real]',
       '[solve(level=n) for n in range(1, 5, 0)]',
       '[solve(level=n) for n in (*low, 9)]',
-      '[solve(level=n) for n in (1, 2, 3) if n > 1]',
-      '[solve(level=n) for m in (1, 2) for n in (3, 4) if n]',
-      '[solve(level=n) for m in ((1, 2), (3,)) for n in m]',
       '[solve(level=n) for m in range(100) for n in range(100)]',
-      '[solve(level=n) for m in () for n in range(count)]',
       '[solve(level=n) if n else None for n in (1, 2)]',
       '[solve(level=n) async for n in levels()]',
-      '[solve(level=n) for n in "abc"]',
       `[solve(level=n) for n in range(${MAX_COMPREHENSION_ELEMENTS + 1})]`,
     ])
       assert.equal(counted(text), undefined, text);
@@ -192,7 +211,7 @@ describe('comprehension tasks in the index', () => {
         checks = [check(expected=w) for w in WORDS]
         BOTH = (1, 2)
         mixed = [solve(level=n) for n in BOTH]  # BOTH: counted; the next one is not, BOTH is read in between
-        picked = [solve(level=n) for n in (1, 2, 3) if n != 2]
+        picked = [solve(level=n) for n in (1, 2, 3) if n != len(os.sep) + 1]
         chosen = [solve(level=n) if n else check(expected="x") for n in (0, 1)]
         ordered = sorted(BOTH)
         after = [solve(level=n) for n in BOTH]
@@ -206,11 +225,10 @@ describe('comprehension tasks in the index', () => {
         START = 1
         START += 1
         started = [solve(level=n) for n in range(START, 4)]
-        grid = [solve(level=n) for n in (1, 2) for m in range(n)]
       `;
     assert.equal(
       discovered(source).length,
-      3 + 1 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 3,
+      3 + 1 + 2 + 2 + 2 + 2 + 3 + 2 + 2,
       'the runtime finds them by running the module',
     );
     const { rows, problems } = await indexed(source);
@@ -219,9 +237,82 @@ describe('comprehension tasks in the index', () => {
       ['mixed[0]', 'mixed[1]'],
     );
     assert.deepEqual(problems, []);
-    assert.equal(readComprehension('[solve(level=1), solve(level=2)]', 0, 31), undefined, 'a plain list');
-    const uncounted = readComprehension('[solve(level=n) for n in LEVELS]', 0, 31);
+    assert.equal(read('[solve(level=1), solve(level=2)]'), undefined, 'a plain list');
+    const uncounted = read('[solve(level=n) for n in LEVELS]');
     assert.deepEqual(uncounted && { ...uncounted, element: undefined }, { element: undefined, count: undefined });
+  });
+
+  test('with if filters: the elements that pass, where the values the filters read need no running', async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          LEVELS = (1, 2, 3, 4)
+          SPAN = range(2, 9)
+          LIMIT = 3
+          evens = [solve(level=n) for n in range(6) if n % 2 == 0]
+          kept = [solve(level=n) for n in LEVELS if n != 2 if n <= LIMIT]
+          words = [check(expected=w) for w in ("a", "bb", "ccc") if len(w) > 1 and w != "ccc"]
+          pairs = [audit(expected=w) for w, n in (("x", 1), ("y", 2)) if n > 1]
+          nested = [solve(level=m) for n in range(4) for m in range(n) if m == n - 1]
+          spanned = [
+              solve(level=n)
+              for n in SPAN  # odd ones
+              if n in (3, 5, 7)
+          ]
+          none_left = [solve(level=n) for n in range(3) if n > 5]
+          unpacked = [solve(level=a) for a, b in ((1, 2), (3, 4))]
+          evens[1].verifier = check(expected="two")
+        `,
+    );
+    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
+    assert.deepEqual(
+      ['evens', 'kept', 'words', 'pairs', 'nested', 'spanned', 'none_left', 'unpacked'].map(count),
+      [3, 2, 1, 1, 3, 3, 0, 2],
+    );
+    assert.equal(rows.find((r) => r.ref === 'evens[1]')?.verifier, 'check');
+  });
+
+  test('a filter that reads what only running the module tells lists nothing', async () => {
+    const source =
+      VERIFIABLE_ENV +
+      py`
+        import os
+        LIMIT = 2
+        print(LIMIT)
+        WORDS = ["a", "b"]
+        WORDS.sort()
+        by_attribute = [solve(level=n) for n in range(3) if n != len(os.sep)]
+        by_call = [solve(level=n) for n in range(3) if abs(n) > 1]
+        by_printed = [solve(level=n) for n in range(3) if n < LIMIT]
+        by_sorted = [check(expected=w) for w in WORDS if w != "a"]
+        by_float = [solve(level=n) for n in range(3) if n / 2 > 0.5]
+        by_walrus = [solve(level=n) for n in range(3) if (m := n) > 0]
+        too_many = [solve(level=n) for n in range(100) for m in range(1000) if m == 0]
+      `;
+    assert.equal(
+      discovered(source).length,
+      2 + 1 + 2 + 1 + 1 + 2 + 100,
+      'the runtime finds them by running the module',
+    );
+    const { rows, problems } = await indexed(source);
+    assert.deepEqual(rows, []);
+    assert.deepEqual(problems, []);
+  });
+
+  test('a filter is read from the tree: a syntax error elsewhere leaves it counted, one inside it not', async () => {
+    const { rows } = await indexed(
+      VERIFIABLE_ENV +
+        py`
+          evens = [solve(level=n) for n in range(4) if n % 2 == 0]
+          broken = [solve(level=n) for n in range(4) if n %% 2]
+          def half(:
+              pass
+        `,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.ref),
+      ['evens[0]', 'evens[1]'],
+    );
   });
 
   test("an element's argument problem is reported once, and the call is one reference", async () => {
