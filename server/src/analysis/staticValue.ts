@@ -62,7 +62,21 @@ export function operands(node: SyntaxNode): SyntaxNode[] {
 /** A Python integer literal: decimal without leading zeros, or hex, octal, binary; underscores between digits. */
 const INTEGER = /^(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|[1-9](?:_?\d)*|0(?:_?0)*)$/;
 
+/** How deep an expression is followed: `-(-(-x))` thousands deep would otherwise exhaust the stack. */
+const MAX_DEPTH = 100;
+let depth = 0;
+
 export function evaluate(node: SyntaxNode, scope: ValueScope): PyValue | undefined {
+  if (depth >= MAX_DEPTH) return undefined;
+  depth++;
+  try {
+    return evaluateNode(node, scope);
+  } finally {
+    depth--;
+  }
+}
+
+function evaluateNode(node: SyntaxNode, scope: ValueScope): PyValue | undefined {
   switch (node.type) {
     case 'integer': {
       const source = node.text;
@@ -238,8 +252,11 @@ function integerOp(op: string, x: bigint, y: bigint): PyValue | undefined {
     case '%':
       return y === 0n ? undefined : int(x - floorDiv(x, y) * y);
     case '**':
-      // A negative exponent makes a float.
-      return y < 0n || y > MAX_BITS ? undefined : int(x ** y);
+      // A negative exponent makes a float; a result past MAX_BITS is refused before it is computed.
+      if (y < 0n) return undefined;
+      // -1, 0 and 1 stay small whatever the exponent: only its parity (and whether it is 0) matters.
+      if (x >= -1n && x <= 1n) return int(x ** (y === 0n ? 0n : 2n - (y % 2n)));
+      return bitLength(x) * y > MAX_BITS ? undefined : int(x ** y);
     case '<<':
       return y < 0n || y > MAX_BITS ? undefined : int(x << y);
     case '>>':
@@ -248,6 +265,10 @@ function integerOp(op: string, x: bigint, y: bigint): PyValue | undefined {
       // `/` makes a float; `@` is no integer operator.
       return undefined;
   }
+}
+
+function bitLength(x: bigint): bigint {
+  return BigInt((x < 0n ? -x : x).toString(2).length);
 }
 
 /** Python's `//`: rounds toward negative infinity (BigInt's `/` truncates toward zero). */

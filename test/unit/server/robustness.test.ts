@@ -100,3 +100,26 @@ test('a stray closer in a module-level loop (`f(a,] b)`) is read as nothing, and
     ['task'],
   );
 });
+
+test('a comprehension filter nested thousands deep is not followed, and the rest of the module still is', async () => {
+  // The filter's evaluator recursed once per level and ran out of stack at about 5,000 (staticValue.ts).
+  const n = 20_000;
+  const filters = ['('.repeat(n) + 'x' + ')'.repeat(n), '-'.repeat(n) + 'x', 'x' + ' + 1'.repeat(n) + ' > 0'];
+  const source = [
+    'from hud import Environment',
+    'env = Environment("e")',
+    '',
+    '@env.template(id="solve")',
+    'async def solve(level: int):',
+    '    yield "x"',
+    '',
+    ...filters.map((f, i) => `deep${i} = [solve(level=x) for x in (1, 2) if ${f}]`),
+    'shallow = [solve(level=x) for x in (1, 2, 3) if -(-x) > 1]',
+    '',
+  ].join('\n');
+  const ws = await workspace({ 'env.py': source });
+  assert.deepEqual(
+    ws.analyzer.workspace.index().tasks.map((t) => t.label),
+    ['shallow[0]', 'shallow[1]'],
+  );
+});
