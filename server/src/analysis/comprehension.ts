@@ -8,25 +8,16 @@
  * module-level name the caller knows: pythonFacts.ts) and through its `if`
  * filters (staticValue.ts). Anything else is left to discovery
  * (server/README.md). `iterableLength` counts a module-level `for` loop's
- * passes from the text.
+ * passes the same way.
  */
-import { literalArg } from './literalArg';
-import {
-  hasStarred,
-  isName,
-  isNameCode,
-  matchBracket,
-  scanTo,
-  skipSpaceAndComments,
-  splitTopLevel,
-  trimEnd,
-  type Span,
-} from './pyScan';
-import { evaluate, itemsOf, operands, truthy, type PyValue, type ValueScope } from './staticValue';
+import { isNameCode, scanTo, skipSpaceAndComments, trimEnd, type Span } from './pyScan';
+import { evaluate, itemsOf, operands, sizeOf, truthy, type PyValue, type ValueScope } from './staticValue';
 import type { SyntaxNode } from './treeSitter';
 
 /** More elements than this are not listed: a `range(10**6)`-sized suite would swamp the index. */
 export const MAX_COMPREHENSION_ELEMENTS = 2000;
+/** How many combinations of the loops' values a count visits at most before giving up. */
+const MAX_STEPS = 20_000;
 
 /** What the module knows of names bound at its top level, as of the statement being read. */
 export interface KnownNames {
@@ -81,48 +72,57 @@ export function mayBeComprehension(text: string, item: Span): boolean {
   return nextKeyword(text, item.start, item.end) !== undefined;
 }
 
-const IDENTIFIER = String.raw`[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*`;
-const RANGE_CALL = /^range[ \t]*\(/;
-const LEN_OF_NAME = new RegExp(String.raw`^len[ \t]*\([ \t]*(${IDENTIFIER})[ \t]*\)$`, 'u');
-
 /**
- * How many items iterating the expression in `span` yields, when it is a
- * display, a `range` of known integers, or a name `known` knows the length of.
+ * How many passes a module-level `for` loop over `node` makes (or how many
+ * items a `range(...)` bound to a name holds), with the module's names as
+ * `known` knows them.
  */
-export function iterableLength(text: string, span: Span, known?: KnownNames): number | undefined {
-  const { start, end } = span;
-  const c = text.charCodeAt(start);
-  if (known && isName(text, span)) return known.lengthOf(text.slice(start, end));
-  if ((c === 40 || c === 91) && matchBracket(text, start, end) === end - 1) {
-    const items = splitTopLevel(text, start + 1, end - 1);
-    // `(x)` is x itself, not a one-element tuple.
-    if (c === 40 && items.length === 1 && text.charCodeAt(trimEnd(text, start + 1, end - 1) - 1) !== 44)
-      return iterableLength(text, items[0]!, known);
-    return hasStarred(text, items) ? undefined : items.length;
-  }
-  if (!RANGE_CALL.test(text.slice(start, Math.min(end, start + 16)))) return undefined;
-  const paren = text.indexOf('(', start);
-  if (matchBracket(text, paren, end) !== end - 1) return undefined;
-  const bounds: number[] = [];
-  for (const arg of splitTopLevel(text, paren + 1, end - 1)) {
-    const n = knownInt(text, arg, known);
-    if (n === undefined) return undefined;
-    bounds.push(n);
-  }
-  const [a, b, step] =
-    bounds.length === 1 ? [0, bounds[0]!, 1] : bounds.length === 2 ? [bounds[0]!, bounds[1]!, 1] : bounds;
-  if (bounds.length > 3 || a === undefined || b === undefined || !step) return undefined; // range(x, y, 0) raises
-  return Math.max(0, Math.ceil((b - a) / step));
+export function iterableLength(node: SyntaxNode | undefined, known: KnownNames | undefined): number | undefined {
+  return node && iteration(node, moduleScope(known))?.length;
 }
 
-/** A `range` argument's value: an integer literal, a name bound to one, or `len(name)` of a known length. */
-function knownInt(text: string, arg: Span, known: KnownNames | undefined): number | undefined {
-  const lit = literalArg(text, arg);
-  if (lit) return lit.kind === 'int' ? Number(lit.value) : undefined;
-  if (!known) return undefined;
-  if (isName(text, arg)) return known.intOf(text.slice(arg.start, arg.end));
-  const len = LEN_OF_NAME.exec(text.slice(arg.start, arg.end));
-  return len ? known.lengthOf(len[1]!) : undefined;
+/** Where the first clause's iterable, and a module-level loop's, is evaluated: the module's names, each asked once. */
+function moduleScope(known: KnownNames | undefined): ValueScope {
+  const asked = new Map<string, PyValue | undefined>();
+  return {
+    valueOf: (name) => {
+      if (asked.has(name)) return asked.get(name);
+      const n = known?.intOf(name);
+      const v: PyValue | undefined = n === undefined ? known?.valuesOf?.(name) : { kind: 'int', value: BigInt(n) };
+      asked.set(name, v);
+      return v;
+    },
+    lengthOf: (name) => known?.lengthOf(name),
+    binds: () => false,
+  };
+}
+
+/**
+ * What iterating `node` gives: its items when they are known and at most
+ * MAX_STEPS, and how many there are. A display of names or a name of known
+ * length has a length and no items.
+ */
+function iteration(
+  node: SyntaxNode,
+  scope: ValueScope,
+): { items?: readonly PyValue[] | undefined; length: number } | undefined {
+  const v = evaluate(node, scope);
+  if (!v) {
+    const length = lengthOnly(node, scope);
+    return length === undefined ? undefined : { length };
+  }
+  const size = sizeOf(v);
+  if (size === undefined || size > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  const length = Number(size);
+  return { items: length <= MAX_STEPS ? itemsOf(v, MAX_STEPS) : undefined, length };
+}
+
+/** How many items iterating `node` gives, when its items are not known themselves: `(a, b)`, `NAMES`. */
+function lengthOnly(node: SyntaxNode, scope: ValueScope): number | undefined {
+  if (node.type === 'identifier') return scope.binds(node.text) ? undefined : scope.lengthOf(node.text);
+  if (node.type !== 'tuple' && node.type !== 'list') return undefined;
+  const items = operands(node);
+  return items.some((i) => i.type === 'list_splat' || i.type === 'parenthesized_list_splat') ? undefined : items.length;
 }
 
 const KEYWORDS = ['for', 'in', 'if', 'async'] as const;
@@ -155,9 +155,6 @@ function trimmed(text: string, from: number, to: number): Span {
   return { start, end: trimEnd(text, start, to) };
 }
 
-/** How many combinations of the loops' values the count visits at most before giving up. */
-const MAX_STEPS = 20_000;
-
 /**
  * The number of elements the comprehension `node` makes, its `for` clauses
  * run over the values they take and its `if` clauses evaluated on each
@@ -184,17 +181,10 @@ export function countElements(node: SyntaxNode, known: KnownNames | undefined): 
     for (const n of names) bound.add(n);
   }
   const values = new Map<string, PyValue | undefined>();
-  const moduleScope: ValueScope = {
-    valueOf: (name) => {
-      const n = known?.intOf(name);
-      return n === undefined ? known?.valuesOf?.(name) : { kind: 'int', value: BigInt(n) };
-    },
-    lengthOf: (name) => known?.lengthOf(name),
-    binds: () => false,
-  };
+  const module = moduleScope(known);
   const ownScope: ValueScope = {
-    valueOf: (name) => (bound.has(name) ? values.get(name) : moduleScope.valueOf(name)),
-    lengthOf: (name) => (bound.has(name) ? undefined : moduleScope.lengthOf(name)),
+    valueOf: (name) => (bound.has(name) ? values.get(name) : module.valueOf(name)),
+    lengthOf: (name) => (bound.has(name) ? undefined : module.lengthOf(name)),
     binds: (name) => bound.has(name),
   };
   let steps = 0;
@@ -210,11 +200,9 @@ export function countElements(node: SyntaxNode, known: KnownNames | undefined): 
     }
     const right = clause.childForFieldName('right');
     // The first iterable is evaluated in the module's scope, before any of the comprehension's names exist.
-    const scope = i === 0 ? moduleScope : ownScope;
-    const iterable = right ? evaluate(right, scope) : undefined;
-    const items = iterable && itemsOf(iterable, MAX_STEPS);
-    const length = items?.length ?? (!iterable && right ? lengthOnly(right, scope) : undefined);
-    if (length === undefined) return undefined;
+    const it = right ? iteration(right, i === 0 ? module : ownScope) : undefined;
+    if (!it) return undefined;
+    const { items, length } = it;
     const names = targets[i]!;
     let total = 0;
     for (let k = 0; k < length; k++) {
@@ -228,14 +216,6 @@ export function countElements(node: SyntaxNode, known: KnownNames | undefined): 
     return total;
   };
   return clauses[0]?.type === 'for_in_clause' ? run(0) : undefined;
-}
-
-/** How many items iterating `node` gives, when its items are not known themselves: `(a, b)`, `NAMES`. */
-function lengthOnly(node: SyntaxNode, scope: ValueScope): number | undefined {
-  if (node.type === 'identifier') return scope.lengthOf(node.text);
-  if (node.type !== 'tuple' && node.type !== 'list') return undefined;
-  const items = operands(node);
-  return items.some((i) => i.type === 'list_splat' || i.type === 'parenthesized_list_splat') ? undefined : items.length;
 }
 
 /** The names a `for` target binds: `x`, or `a, b` / `(a, b)` / `[a, b]` of plain names. */

@@ -502,7 +502,7 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
     return undefined;
   }
   if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
-    const count = iterableLength(text, rhs, knownNames);
+    const count = iterableLength(nodeAt(rhs.start, rhs.end), knownNames);
     if (count !== undefined) knownValues.set(name, { count, at: st.start, value: rhs });
   }
   return { kind: 'name', name, more, rhs, statement: st, call };
@@ -1029,7 +1029,7 @@ function overNothing(ctx: Ctx, st: Statement): boolean {
   for (let at = text.indexOf('\nelse', st.start); at >= 0 && at < st.end; at = text.indexOf('\nelse', at + 1))
     if (!isWordCode(text.charCodeAt(at + 5))) return false;
   lengthBefore = st.start;
-  return iterableLength(text, loop.iterable, knownNames) === 0;
+  return iterableLength(nodeAt(loop.iterable.start, loop.iterable.end), knownNames) === 0;
 }
 
 /**
@@ -1111,7 +1111,7 @@ function buildsTasks(ctx: Ctx, st: Statement, k: number): string[] | undefined {
       } else for (const other of bindingOf.keys()) if (mentionedIn(text, other, item)) return undefined;
     }
   lengthBefore = st.start;
-  const passes = iterableLength(text, loop.iterable, knownNames);
+  const passes = iterableLength(nodeAt(loop.iterable.start, loop.iterable.end), knownNames);
   const lengths = new Map<KnownList, number>();
   for (const list of added.keys()) lengths.set(list, list.length);
   // A loop over nothing is overNothing's.
@@ -1322,7 +1322,7 @@ function growsKnownList(ctx: Ctx, st: Statement): boolean {
   if (!loop || mentionsList(text, loop.iterable) || loop.targets.some((t) => knownLists.has(t) || ctx.taskOf.has(t)))
     return false;
   lengthBefore = st.start;
-  const passes = iterableLength(text, loop.iterable, knownNames);
+  const passes = iterableLength(nodeAt(loop.iterable.start, loop.iterable.end), knownNames);
   return passes !== undefined && growLists(ctx, loop.steps, passes, st);
 }
 

@@ -421,11 +421,18 @@ function call(node: SyntaxNode, scope: ValueScope): PyValue | undefined {
   return step === 0n ? undefined : { kind: 'range', start, stop, step }; // range(a, b, 0) raises
 }
 
+/** `len(v)`: a string's code points, a sequence's items; undefined for what has no length. */
+export function sizeOf(v: PyValue): bigint | undefined {
+  if (v.kind === 'str') return BigInt([...v.value].length);
+  if (v.kind === 'tuple' || v.kind === 'list') return BigInt(v.items.length);
+  if (v.kind === 'range') return rangeLength(v.start, v.stop, v.step);
+  return undefined;
+}
+
 function lengthOf(arg: SyntaxNode, scope: ValueScope): PyValue | undefined {
   const v = evaluate(arg, scope);
-  if (v?.kind === 'str') return int(BigInt([...v.value].length));
-  if (v?.kind === 'tuple' || v?.kind === 'list') return int(BigInt(v.items.length));
-  if (v?.kind === 'range') return int(rangeLength(v.start, v.stop, v.step));
+  const size = v && sizeOf(v);
+  if (size !== undefined) return int(size);
   if (v || arg.type !== 'identifier' || scope.binds(arg.text)) return undefined;
   const n = scope.lengthOf(arg.text);
   return n === undefined ? undefined : int(BigInt(n));

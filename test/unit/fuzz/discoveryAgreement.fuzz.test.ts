@@ -52,6 +52,8 @@ const iterable = fc.constantFrom(
   'range(COUNT)',
   'range(1, COUNT)',
   'range(len(LEVELS))',
+  'range(2 * 2 - 1)',
+  '"ab"',
 );
 // `if` filters the index evaluates (server/src/analysis/staticValue.ts): on the loop's `x`, and on `x` and `y`.
 const filterOfX = fc.constantFrom(

@@ -118,6 +118,30 @@ describe('lists grown in place, in the index', () => {
     assert.equal(lines['tasks[2]'], lines['tasks[0]'], "a loop's elements sit on its append");
   });
 
+  test('a loop over what the index evaluates: arithmetic on known integers, a string, a clause of a comprehension', async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          COUNT = 2
+          SIDES = 3
+          SKIP = 2
+          doubled = []
+          for n in range(COUNT * 2 - 1):
+              doubled.append(solve(level=n))
+          lettered = []
+          for c in "xyz":
+              lettered.append(check(expected=c))
+          for n in range(3) if SIDES > 2 else ():
+              lettered.append(audit(expected="w"))
+          empty = [solve(level=1)]
+          for n in range(SKIP - 2):
+              empty.append(solve(level=n))
+        `,
+    );
+    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
+    assert.deepEqual(['doubled', 'lettered', 'empty'].map(count), [3, 6, 1]);
+  });
+
   test("an element's argument problem is reported once for the loop, and each element has a lens", async () => {
     const source =
       VERIFIABLE_ENV +
