@@ -66,6 +66,7 @@ import {
   readComprehension,
   type KnownNames,
 } from './comprehension';
+import { readsOnly } from './readOnlyMention';
 import { evaluate, type ValueScope } from './staticValue';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { namesAssignedIn } from './blockBindings';
@@ -121,7 +122,17 @@ function emptied(c: Set<unknown> | Map<unknown, unknown>): void {
  * the binding starts. `lengthBefore` is the statement being read, which
  * such a name is asked about.
  */
-const knownValues = new Map<string, { at: number; count?: number; int?: number; value?: Span }>();
+const knownValues = new Map<string, KnownValue>();
+
+interface KnownValue {
+  at: number;
+  count?: number;
+  int?: number;
+  /** The display or `range(...)` the name is bound to. */
+  value?: Span;
+  /** Nothing can change the value in place (an integer, a range, a tuple of literals): only binding the name can. */
+  immutable?: true;
+}
 let lengthBefore = 0;
 /**
  * Module-level functions that make a task (factories.ts) of the module being
@@ -147,15 +158,20 @@ let moduleRoot: SyntaxNode | undefined;
 /**
  * What `name` holds at `lengthBefore`, when it was bound to a known value
  * and named nowhere else before but where `reads` says the mention only
- * reads it. Any other occurrence, even in a comment (a rebinding in a
- * block, an `append`, a call that may mutate it), leaves it unknown.
+ * reads it, or, for a value nothing changes in place, where the tree says
+ * so (readOnlyMention.ts: `N // 2`, `print(N)`, a comment). Any other
+ * occurrence (a rebinding in a block, an `append`, a call that may mutate
+ * a list, the name in a string) leaves it unknown.
  */
 function knownValue(name: string, reads: (at: number, end: number) => boolean) {
   const known = knownValues.get(name);
   if (!known || known.at >= lengthBefore) return undefined;
   const re = mentionsOf(name);
-  for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText))
-    if (m.index !== known.at && !reads(m.index, m.index + name.length)) return undefined;
+  for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText)) {
+    const end = m.index + name.length;
+    if (m.index === known.at || reads(m.index, end)) continue;
+    if (!known.immutable || !moduleRoot || !readsOnly(moduleRoot, m.index, end)) return undefined;
+  }
   return known;
 }
 
@@ -175,6 +191,15 @@ function isRangeArgument(at: number, end: number): boolean {
 }
 const IN_RANGE = /(?:^|[^\w.])range[ \t]*\([^()\n]*$/;
 const ENDS_ARGUMENT = /^[ \t]*[,)]/;
+
+/** `("a", "b")`: one parenthesized display whose items are all literals, so nothing in it can change. */
+function isTupleOfLiterals(text: string, rhs: Span, items: readonly Span[]): boolean {
+  return (
+    text.charCodeAt(rhs.start) === 40 /* ( */ &&
+    matchBracket(text, rhs.start, rhs.end) === rhs.end - 1 &&
+    items.every((i) => literalArg(text, i) !== undefined)
+  );
+}
 
 /** The node of the module's tree that spans exactly [start, end), if it parsed without errors. */
 function nodeAt(start: number, end: number): SyntaxNode | undefined {
@@ -491,19 +516,21 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   const items = sequenceItems(text, assign.rhs);
   const { name, more, rhs } = assign;
   if (items) {
-    if (!more && items !== UNCOUNTED && !hasStarred(text, items))
-      knownValues.set(name, { count: items.length, at: st.start, value: rhs });
+    if (!more && items !== UNCOUNTED && !hasStarred(text, items)) {
+      const known: KnownValue = { count: items.length, at: st.start, value: rhs };
+      knownValues.set(name, isTupleOfLiterals(text, rhs, items) ? { ...known, immutable: true } : known);
+    }
     return { kind: 'name', name, more, rhs, statement: st, items };
   }
   const call = parseCall(ctx, rhs);
   if (!call) {
     const lit = more ? undefined : literalArg(text, rhs);
-    if (lit?.kind === 'int') knownValues.set(name, { int: Number(lit.value), at: st.start });
+    if (lit?.kind === 'int') knownValues.set(name, { int: Number(lit.value), at: st.start, immutable: true });
     return undefined;
   }
   if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
     const count = iterableLength(nodeAt(rhs.start, rhs.end), knownNames);
-    if (count !== undefined) knownValues.set(name, { count, at: st.start, value: rhs });
+    if (count !== undefined) knownValues.set(name, { count, at: st.start, value: rhs, immutable: true });
   }
   return { kind: 'name', name, more, rhs, statement: st, call };
 }

@@ -53,6 +53,7 @@ const iterable = fc.constantFrom(
   'range(1, COUNT)',
   'range(len(LEVELS))',
   'range(2 * 2 - 1)',
+  'range(COUNT * 2)',
   '"ab"',
 );
 // `if` filters the index evaluates (server/src/analysis/staticValue.ts): on the loop's `x`, and on `x` and `y`.
@@ -74,6 +75,8 @@ const filterOfX = fc.constantFrom(
   'x ** 2 > 3',
   'x in range(2)',
   'len(LEVELS) > x',
+  'x < COUNT',
+  'x * COUNT in SPAN',
 );
 const filterOfXY = fc.constantFrom('y != x', 'x + y > 3', 'y in (1, 2)', 'x < y', 'x * y % 2');
 const explicit = fc.constantFrom(
@@ -211,8 +214,6 @@ const unknowable = fc.oneof(
   name.map((n) => `x = vset(t=${n})`),
   listName.map((n) => `vall(${n})`),
   name.map((n) => `print(${n})`),
-  // A filter on an integer bound at module level: counted only while nothing but a range(...) mentioned it before.
-  fc.tuple(name, iterable).map(([n, it]) => `${n} = [solve(level=x) for x in ${it} if x < COUNT]`),
   fc.tuple(listName, verifierCall).map(([n, v]) => `for t in sorted(${n}, key=id):\n    t.verifier = ${v}`),
   fc
     .tuple(listName, iterable, verifierCall)

@@ -209,7 +209,7 @@ describe('comprehension tasks in the index', () => {
             WORDS = ("a", "b")
         WORDS = ("a",)
         checks = [check(expected=w) for w in WORDS]
-        BOTH = (1, 2)
+        BOTH = [1, 2]
         mixed = [solve(level=n) for n in BOTH]  # BOTH: counted; the next one is not, BOTH is read in between
         picked = [solve(level=n) for n in (1, 2, 3) if n != len(os.sep) + 1]
         chosen = [solve(level=n) if n else check(expected="x") for n in (0, 1)]
@@ -220,7 +220,7 @@ describe('comprehension tasks in the index', () => {
             COUNT = 3
         counted = [solve(level=n) for n in range(COUNT)]
         SIZE = 2
-        shown = f"{SIZE}"
+        SIZE, _ = 3, 0
         sized = [solve(level=n) for n in range(SIZE)]
         START = 1
         START += 1
@@ -228,7 +228,7 @@ describe('comprehension tasks in the index', () => {
       `;
     assert.equal(
       discovered(source).length,
-      3 + 1 + 2 + 2 + 2 + 2 + 3 + 2 + 2,
+      3 + 1 + 2 + 2 + 2 + 2 + 3 + 3 + 2,
       'the runtime finds them by running the module',
     );
     const { rows, problems } = await indexed(source);
@@ -278,7 +278,7 @@ describe('comprehension tasks in the index', () => {
       py`
         import os
         LIMIT = 2
-        print(LIMIT)
+        LIMIT += 0
         WORDS = ["a", "b"]
         WORDS.sort()
         by_attribute = [solve(level=n) for n in range(3) if n != len(os.sep)]
@@ -294,6 +294,59 @@ describe('comprehension tasks in the index', () => {
       2 + 1 + 2 + 1 + 1 + 2 + 100,
       'the runtime finds them by running the module',
     );
+    const { rows, problems } = await indexed(source);
+    assert.deepEqual(rows, []);
+    assert.deepEqual(problems, []);
+  });
+
+  test('an integer, a range or a tuple of literals stays known past mentions that only read it', async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          N = 4
+          HALF = N // 2
+          print(N)  # N is the count
+          WORDS = ("a", "b")
+          print(WORDS, len(WORDS))
+          SPAN = range(1, N)
+          shown = f"{N}-{SPAN}"
+          if N > 2:
+              pass
+          by_n = [solve(level=i) for i in range(N) if i >= N // 2]
+          by_words = [check(expected=w) for w in WORDS if w != "a"]
+          by_span = [solve(level=i) for i in SPAN]
+        `,
+    );
+    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
+    assert.deepEqual(['by_n', 'by_words', 'by_span'].map(count), [2, 1, 3]);
+  });
+
+  test('a list, a tuple holding lists, or a name that may be bound again is not known past a mention', async () => {
+    const source =
+      VERIFIABLE_ENV +
+      py`
+        L = ["a", "b"]
+        print(L)
+        T = ([1], [2])
+        T[0].append(3)
+        M = 3
+        def bump():
+            global M
+            M = 5
+        K = 2
+        globals()["K"] = 9
+        P = 2
+        (P) = 3
+        Q = 1
+        [Q, other] = 2, 3
+        by_list = [check(expected=w) for w in L]
+        by_tuple = [solve(level=1) for t in T]
+        by_m = [solve(level=i) for i in range(M)]
+        by_k = [solve(level=i) for i in range(K)]
+        by_p = [solve(level=i) for i in range(P)]
+        by_q = [solve(level=i) for i in range(Q)]
+      `;
+    assert.equal(discovered(source).length, 2 + 2 + 3 + 9 + 3 + 2, 'the runtime finds them by running the module');
     const { rows, problems } = await indexed(source);
     assert.deepEqual(rows, []);
     assert.deepEqual(problems, []);
