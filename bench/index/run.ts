@@ -183,7 +183,6 @@ async function measureTime(root: string) {
       phases,
     });
   }
-  parser.delete();
   const ratios = (k: 'wall' | 'cpu') => runs.map((r) => r.cold[k] / r.floor[k]);
   const best = (side: 'floor' | 'cold', k: 'wall' | 'cpu') => Math.min(...runs.map((r) => r[side][k]));
   // Each phase of the cold index over the same run's floor: they sum to the ratio, less what is not in a phase.
@@ -198,6 +197,7 @@ async function measureTime(root: string) {
     contents.map(([p]) => p),
   );
   analyzer!.dispose();
+  const longModules = await measureLongModules(parser);
   return {
     files: contents.length,
     tasks: taskCount,
@@ -219,7 +219,60 @@ async function measureTime(root: string) {
     },
     ...refresh,
     ...edits,
+    longModules,
   };
+}
+
+/** One module of `n` module-level lists, each a comprehension or a display of two calls. */
+function longModule(shape: 'comprehensions' | 'lists', n: number): string {
+  const line =
+    shape === 'comprehensions'
+      ? (i: number) => `a${i} = [solve(level=x) for x in range(3) if x != ${i % 3}]\n`
+      : (i: number) => `b${i} = [solve(level=1), solve(level=${i})]\n`;
+  return envFile(0) + Array.from({ length: n }, (_, i) => line(i)).join('');
+}
+
+/**
+ * What one long module costs to analyse, against parsing it alone, at two
+ * lengths: a module of n lists took time growing with n squared or cubed
+ * (each statement searched for every list the module knew, each task
+ * compared with every other), 28 s at 2,000 comprehensions. `growth` is the
+ * analysis at twice the statements over the analysis at the base length: 2
+ * when the cost is linear, 4 when quadratic.
+ */
+async function measureLongModules(parser: Awaited<ReturnType<typeof createPythonParser>>) {
+  const cpu = (fn: () => void) => {
+    const c0 = process.cpuUsage();
+    fn();
+    const c = process.cpuUsage(c0);
+    return (c.user + c.system) / 1000;
+  };
+  const out: Record<string, { statements: number; analyseCpuMs: number; overParse: number; growth: number }> = {};
+  for (const shape of ['comprehensions', 'lists'] as const) {
+    const at = async (n: number) => {
+      const text = longModule(shape, n);
+      const analyse: number[] = [];
+      const parse: number[] = [];
+      for (let r = 0; r < 3; r++) {
+        const a = await Analyzer.create({ roots: ['/bench'] });
+        analyse.push(cpu(() => void a.setFile('/bench/env.py', text)));
+        a.dispose();
+        parse.push(cpu(() => parser.parse(text)?.delete()));
+      }
+      return { analyse: median(analyse), parse: median(parse) };
+    };
+    await at(500); // the analysis code's JIT warm-up, which would otherwise weigh on the first length alone
+    const base = await at(2000);
+    const twice = await at(4000);
+    out[shape] = {
+      statements: 4000,
+      analyseCpuMs: round(twice.analyse),
+      overParse: round(twice.analyse / twice.parse),
+      growth: round(twice.analyse / base.analyse),
+    };
+  }
+  parser.delete();
+  return out;
 }
 
 /**
@@ -391,7 +444,7 @@ async function main() {
     `${JSON.stringify(
       {
         machine: machineInfo(),
-        notes: `floor = decode + tree-sitter parse of every file; coldIndex = the same files through Analyzer.setFiles (parse, extract, link, diagnostics) + index; both from pre-read bytes after an untimed warm-up run of both on the whole workspace; ${RUNS} runs, each feeding the cold index in the server's batches of ${BATCH} files with every batch timed beside the floor's parse of the same files (alternating which goes first); ratio = median of the per-run ratios of CPU time (user+system), bestRatio = best cold / best floor, wallRatio the median on wall time; phasesOverFloor = the cold index's CPU time in each phase (parse = decode + parse; extract = facts from the trees + freeing them; link = linking and diagnostics; rest = the final index and problem lists, and everything between phases) over the same run's floor, medians; times are medians. coldIndexWithIoMs = scan + read + index in a fresh process, like the server at start-up.`,
+        notes: `floor = decode + tree-sitter parse of every file; coldIndex = the same files through Analyzer.setFiles (parse, extract, link, diagnostics) + index; both from pre-read bytes after an untimed warm-up run of both on the whole workspace; ${RUNS} runs, each feeding the cold index in the server's batches of ${BATCH} files with every batch timed beside the floor's parse of the same files (alternating which goes first); ratio = median of the per-run ratios of CPU time (user+system), bestRatio = best cold / best floor, wallRatio the median on wall time; phasesOverFloor = the cold index's CPU time in each phase (parse = decode + parse; extract = facts from the trees + freeing them; link = linking and diagnostics; rest = the final index and problem lists, and everything between phases) over the same run's floor, medians; times are medians. coldIndexWithIoMs = scan + read + index in a fresh process, like the server at start-up. longModules = one module of 4,000 list statements (filtered comprehensions, or displays of two calls) analysed alone, median of 3: CPU ms, over parsing it alone, and growth = that cost over the cost at 2,000 statements (2 when linear, 4 when quadratic).`,
         targets,
         results,
         met: {

@@ -23,14 +23,21 @@ export interface SluggedTask {
   params: readonly TemplateParam[] | undefined;
 }
 
+/** Up to this many tasks, each is compared with every earlier one; past it, with those it may share a slug with. */
+const COMPARE_ALL_UP_TO = 64;
+
 export function duplicateSlugProblems(tasks: readonly SluggedTask[], out: FileProblem[]): void {
-  for (let j = 1; j < tasks.length; j++) {
+  // Only tasks of one Task object or of one template and literal arguments can meet. In a long module each is
+  // compared with those alone: comparing every pair took seconds in a module of thousands of tasks.
+  const groups = tasks.length > COMPARE_ALL_UP_TO ? new SlugGroups() : undefined;
+  for (let j = 0; j < tasks.length; j++) {
     const b = tasks[j]!;
+    const earlier = groups?.earlierThan(b, j);
     // A repeat inside one Taskset fails the import, which says more than what `hud eval` would do later.
     let inEval: { earlier: SluggedTask; same: boolean } | undefined;
     let inTaskset: { earlier: SluggedTask; same: boolean } | undefined;
-    for (let i = 0; i < j && !inTaskset; i++) {
-      const a = tasks[i]!;
+    for (let c = 0; c < (earlier ? earlier.length : j); c++) {
+      const a = tasks[earlier ? earlier[c]! : c]!;
       const same = a.candidate.call === b.candidate.call;
       if (!same && !sameTemplateCall(a, b)) continue;
       if (a.candidate.inTaskset && b.candidate.inTaskset && a.candidate.name === b.candidate.name)
@@ -38,6 +45,7 @@ export function duplicateSlugProblems(tasks: readonly SluggedTask[], out: FilePr
       // `hud eval` gathers public names only: `_draft` and a task it shares a slug with do not meet there.
       else if (!inEval && !a.candidate.name.startsWith('_') && !b.candidate.name.startsWith('_'))
         inEval = { earlier: a, same };
+      if (inTaskset || (inEval && !b.candidate.inTaskset)) break;
     }
     const what = (m: { earlier: SluggedTask; same: boolean }) =>
       m.same ? `the same Task object as ${m.earlier.label}` : `the same template and arguments as ${m.earlier.label}`;
@@ -58,6 +66,59 @@ export function duplicateSlugProblems(tasks: readonly SluggedTask[], out: FilePr
         ),
       );
   }
+}
+
+/** The earlier tasks each task may share a slug with: of its Task object, or of its template and literal arguments. */
+class SlugGroups {
+  private readonly byCall = new Map<CallFacts, number[]>();
+  private readonly byArgs = new Map<string, number[]>();
+
+  /** The indices before `j` of tasks that may share `b`'s slug, ascending; `b` (task `j`) joins its groups. */
+  earlierThan(b: SluggedTask, j: number): number[] {
+    const key = slugKey(b);
+    const ofCall = this.byCall.get(b.candidate.call);
+    const ofArgs = key === undefined ? undefined : this.byArgs.get(key);
+    const earlier = merged(ofCall ?? [], ofArgs ?? []);
+    if (ofCall) ofCall.push(j);
+    else this.byCall.set(b.candidate.call, [j]);
+    if (key !== undefined) {
+      if (ofArgs) ofArgs.push(j);
+      else this.byArgs.set(key, [j]);
+    }
+    return earlier;
+  }
+}
+
+/** Two ascending lists of indices as one, each index once. */
+function merged(x: readonly number[], y: readonly number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let k = 0;
+  while (i < x.length || k < y.length) {
+    const next = k >= y.length || (i < x.length && x[i]! <= y[k]!) ? x[i]! : y[k]!;
+    if (x[i] === next) i++;
+    if (y[k] === next) k++;
+    out.push(next);
+  }
+  return out;
+}
+
+/**
+ * What two tasks share when sameTemplateCall holds of them: the template's
+ * id and each argument's parameter and literal value, in parameter order;
+ * undefined when their slug cannot be told from the text.
+ */
+function slugKey(t: SluggedTask): string | undefined {
+  const call = t.candidate.call;
+  if (t.templateId === undefined || !t.params || !literalOnly(call)) return undefined;
+  const args: string[] = [];
+  for (let k = 0; k < call.positional + call.keywords.length; k++) {
+    const name = argName(call, t.params, k);
+    const literal = argLiteral(call, k);
+    if (name === undefined || !literal) return undefined;
+    args.push(`${name}\u0000${literal.kind}\u0000${literal.value}`);
+  }
+  return `${t.templateId}\u0001${args.sort().join('\u0001')}`;
 }
 
 /** How to keep one reference of the two. */

@@ -75,7 +75,7 @@ import { moduleStatementStarts } from './moduleLayout';
 import { isHudName, readImport, tryImports, type HudNames } from './pythonImports';
 import { dropMap } from './textMap';
 import { applyRebinding, bindsName, type Binds } from './rebinding';
-import { mentionedIn, mentionsOf, writtenBefore } from './writtenNames';
+import { asciiNamesIn, isAsciiName, mentionedIn, mentionsOf, writtenBefore } from './writtenNames';
 import { sdkProblems } from './sdkChecks';
 import {
   imported,
@@ -131,8 +131,21 @@ interface KnownValue {
   /** The display or `range(...)` the name is bound to. */
   value?: Span;
   /** Nothing can change the value in place (an integer, a range, a tuple of literals): only binding the name can. */
-  immutable?: true;
+  immutable?: ReadSoFar;
 }
+
+/**
+ * How far the mentions of an immutable value were read (knownValue): each
+ * is asked of the tree once, however many statements ask about the name.
+ */
+interface ReadSoFar {
+  /** Every mention before this offset only reads the name. */
+  readUpTo: number;
+  /** The first mention found that may bind it again. */
+  boundAt: number;
+}
+
+const readSoFar = (): ReadSoFar => ({ readUpTo: 0, boundAt: Number.POSITIVE_INFINITY });
 let lengthBefore = 0;
 /**
  * Module-level functions that make a task (factories.ts) of the module being
@@ -166,12 +179,18 @@ let moduleRoot: SyntaxNode | undefined;
 function knownValue(name: string, reads: (at: number, end: number) => boolean) {
   const known = knownValues.get(name);
   if (!known || known.at >= lengthBefore) return undefined;
+  const read = known.immutable;
+  if (read && read.boundAt < lengthBefore) return undefined;
   const re = mentionsOf(name);
+  if (read) re.lastIndex = read.readUpTo;
   for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText)) {
     const end = m.index + name.length;
     if (m.index === known.at || reads(m.index, end)) continue;
-    if (!known.immutable || !moduleRoot || !readsOnly(moduleRoot, m.index, end)) return undefined;
+    if (read && moduleRoot && readsOnly(moduleRoot, m.index, end)) continue;
+    if (read) read.boundAt = m.index;
+    return undefined;
   }
+  if (read) read.readUpTo = Math.max(read.readUpTo, lengthBefore);
   return known;
 }
 
@@ -263,6 +282,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   emptied(taskOfName);
   emptied(knownValues);
   emptied(knownLists);
+  listNameNotAscii = false;
   emptied(loopBound);
   emptied(factories);
   forgetVerifierReach();
@@ -518,19 +538,19 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   if (items) {
     if (!more && items !== UNCOUNTED && !hasStarred(text, items)) {
       const known: KnownValue = { count: items.length, at: st.start, value: rhs };
-      knownValues.set(name, isTupleOfLiterals(text, rhs, items) ? { ...known, immutable: true } : known);
+      knownValues.set(name, isTupleOfLiterals(text, rhs, items) ? { ...known, immutable: readSoFar() } : known);
     }
     return { kind: 'name', name, more, rhs, statement: st, items };
   }
   const call = parseCall(ctx, rhs);
   if (!call) {
     const lit = more ? undefined : literalArg(text, rhs);
-    if (lit?.kind === 'int') knownValues.set(name, { int: Number(lit.value), at: st.start, immutable: true });
+    if (lit?.kind === 'int') knownValues.set(name, { int: Number(lit.value), at: st.start, immutable: readSoFar() });
     return undefined;
   }
   if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
     const count = iterableLength(nodeAt(rhs.start, rhs.end), knownNames);
-    if (count !== undefined) knownValues.set(name, { count, at: st.start, value: rhs, immutable: true });
+    if (count !== undefined) knownValues.set(name, { count, at: st.start, value: rhs, immutable: readSoFar() });
   }
   return { kind: 'name', name, more, rhs, statement: st, call };
 }
@@ -912,6 +932,8 @@ function pushElements(ctx: Ctx, items: Span[], name: string, inTaskset = false, 
  * it holds by now (listGrowth.ts).
  */
 const knownLists = new Map<string, KnownList>();
+/** Whether a name of `knownLists` has characters other than ASCII letters, digits and `_` (asciiNamesIn misses it). */
+let listNameNotAscii = false;
 
 /** The names of `a = b = ...` other than the first, each once (`a = a = ...` binds `a` once). */
 function uniqueOthers(first: string, more: readonly string[]): string[] {
@@ -1411,7 +1433,7 @@ function addPasses(ctx: Ctx, added: ReadonlyMap<KnownList, readonly Span[]>, pas
 function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
   const { text } = ctx;
   const p = st.parsed;
-  if (!grew && knownLists.size) {
+  if (!grew && knownLists.size && mayNameList(text, st)) {
     const skip = p?.kind === 'verifier' ? st.start : -1;
     for (const [name, list] of [...knownLists])
       if (knownLists.has(name) && mentionedIn(text, name, st, skip) && !heldAsItem(ctx, st, name, list)) {
@@ -1437,8 +1459,23 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
     !hasStarred(text, p.items)
   ) {
     const list = { statement: k, length: p.items.length, names: [p.name, ...uniqueOthers(p.name, p.more ?? [])] };
-    for (const name of list.names) knownLists.set(name, list);
+    for (const name of list.names) {
+      knownLists.set(name, list);
+      if (!isAsciiName(name)) listNameNotAscii = true;
+    }
   }
+}
+
+/**
+ * Whether `st` may name a known list: one of its names is a list's, or a
+ * list's name is not ASCII. Looking its names up in the map, rather than
+ * searching the statement for each list, keeps a module of thousands of
+ * lists linear (test/unit/server/largeModules.test.ts).
+ */
+function mayNameList(text: string, st: Span): boolean {
+  if (listNameNotAscii) return true;
+  for (const name of asciiNamesIn(text, st)) if (knownLists.has(name)) return true;
+  return false;
 }
 
 /**

@@ -92,3 +92,24 @@ test('a Taskset holding one slug twice fails the import, which the runtime confi
   const { problems } = await indexed(source);
   assert.equal(problems.find((p) => p.code === 'taskset-duplicate-slug')?.severity, 'error');
 });
+
+test('a module of more tasks than are compared pair by pair gets the same slug problems', async () => {
+  // Past 64 tasks each is compared only with those of its Task object or its template and arguments.
+  const bodies = [
+    'task = solve(level=1)\nsuite = [task, solve(level=2)]\na = b = audit(expected="c")\n',
+    'first = solve(3)\nsecond = solve(level=3)\nmany = [check(expected="x") for _ in range(3)]\n',
+    'a = solve(level=1)\nb = solve(level=1.0)\nc = solve(level=True)\n_draft = solve(level=1)\nf = check(expected="1")\n',
+    'task = solve(level=1)\nts = Taskset("dup", [task, solve(level=1), solve(level=2), task])\n',
+  ];
+  const padding = Array.from({ length: 70 }, (_, i) => `pad${i} = audit(expected="p${i}")\n`).join('');
+  for (const body of bodies) {
+    const few = await slugProblems(TASKSET_ENV + body);
+    assert.ok(few.length > 0 || body.includes('_draft'), body);
+    assert.deepEqual(await slugProblems(TASKSET_ENV + padding + body), few, body);
+  }
+  // A slug met again far from its first use, under either kind of sameness.
+  assert.deepEqual(await slugProblems(TASKSET_ENV + padding + 'late = audit(expected="p3")\nagain = pad7\n'), [
+    ['task-duplicate-slug', 'late'],
+    ['task-duplicate-slug', 'again'],
+  ]);
+});
