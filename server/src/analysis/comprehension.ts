@@ -236,8 +236,7 @@ function targetNames(left: SyntaxNode): string[] | undefined {
  * where Python raises (a sequence of another length).
  */
 function bind(names: readonly string[], value: PyValue | undefined, values: Map<string, PyValue | undefined>): boolean {
-  if (names.length === 1 && value === undefined) values.set(names[0]!, undefined);
-  else if (names.length === 1) values.set(names[0]!, value);
+  if (names.length === 1) values.set(names[0]!, value);
   else if (value === undefined) for (const n of names) values.set(n, undefined);
   else {
     const items = itemsOf(value, names.length);

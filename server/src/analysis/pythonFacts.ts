@@ -226,6 +226,11 @@ function nodeAt(start: number, end: number): SyntaxNode | undefined {
   return node && node.startIndex === start && node.endIndex === end && !node.hasError ? node : undefined;
 }
 
+/** How many items iterating the expression at `span` gives, as of `lengthBefore` (comprehension.ts). */
+function passesOver(span: Span): number | undefined {
+  return iterableLength(nodeAt(span.start, span.end), knownNames);
+}
+
 /** Where a known sequence's items are evaluated: its display names nothing the index would follow. */
 const NO_NAMES: ValueScope = { valueOf: () => undefined, lengthOf: () => undefined, binds: () => false };
 
@@ -549,7 +554,7 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
     return undefined;
   }
   if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
-    const count = iterableLength(nodeAt(rhs.start, rhs.end), knownNames);
+    const count = passesOver(rhs);
     if (count !== undefined) knownValues.set(name, { count, at: st.start, value: rhs, immutable: readSoFar() });
   }
   return { kind: 'name', name, more, rhs, statement: st, call };
@@ -1078,7 +1083,7 @@ function overNothing(ctx: Ctx, st: Statement): boolean {
   for (let at = text.indexOf('\nelse', st.start); at >= 0 && at < st.end; at = text.indexOf('\nelse', at + 1))
     if (!isWordCode(text.charCodeAt(at + 5))) return false;
   lengthBefore = st.start;
-  return iterableLength(nodeAt(loop.iterable.start, loop.iterable.end), knownNames) === 0;
+  return passesOver(loop.iterable) === 0;
 }
 
 /**
@@ -1160,7 +1165,7 @@ function buildsTasks(ctx: Ctx, st: Statement, k: number): string[] | undefined {
       } else for (const other of bindingOf.keys()) if (mentionedIn(text, other, item)) return undefined;
     }
   lengthBefore = st.start;
-  const passes = iterableLength(nodeAt(loop.iterable.start, loop.iterable.end), knownNames);
+  const passes = passesOver(loop.iterable);
   const lengths = new Map<KnownList, number>();
   for (const list of added.keys()) lengths.set(list, list.length);
   // A loop over nothing is overNothing's.
@@ -1371,7 +1376,7 @@ function growsKnownList(ctx: Ctx, st: Statement): boolean {
   if (!loop || mentionsList(text, loop.iterable) || loop.targets.some((t) => knownLists.has(t) || ctx.taskOf.has(t)))
     return false;
   lengthBefore = st.start;
-  const passes = iterableLength(nodeAt(loop.iterable.start, loop.iterable.end), knownNames);
+  const passes = passesOver(loop.iterable);
   return passes !== undefined && growLists(ctx, loop.steps, passes, st);
 }
 
@@ -1470,7 +1475,7 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
  * Whether `st` may name a known list: one of its names is a list's, or a
  * list's name is not ASCII. Looking its names up in the map, rather than
  * searching the statement for each list, keeps a module of thousands of
- * lists linear (test/unit/server/largeModules.test.ts).
+ * lists linear (bench/index: `longModules`).
  */
 function mayNameList(text: string, st: Span): boolean {
   if (listNameNotAscii) return true;
