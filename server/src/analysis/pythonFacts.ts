@@ -66,7 +66,7 @@ import {
   readComprehension,
   type KnownNames,
 } from './comprehension';
-import { readsOnly } from './readOnlyMention';
+import { inComment, readsOnly } from './readOnlyMention';
 import { evaluate, type ValueScope } from './staticValue';
 import { buildingLoop, forLoop, forTargets, growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { namesAssignedIn } from './blockBindings';
@@ -131,12 +131,13 @@ interface KnownValue {
   /** The display or `range(...)` the name is bound to. */
   value?: Span;
   /** Nothing can change the value in place (an integer, a range, a tuple of literals): only binding the name can. */
-  immutable?: ReadSoFar;
+  immutable: boolean;
+  read: ReadSoFar;
 }
 
 /**
- * How far the mentions of an immutable value were read (knownValue): each
- * is asked of the tree once, however many statements ask about the name.
+ * How far the mentions of a known value were read (knownValue): each is
+ * asked once, however many statements ask about the name.
  */
 interface ReadSoFar {
   /** Every mention before this offset only reads the name. */
@@ -170,27 +171,28 @@ let moduleRoot: SyntaxNode | undefined;
 
 /**
  * What `name` holds at `lengthBefore`, when it was bound to a known value
- * and named nowhere else before but where `reads` says the mention only
- * reads it, or, for a value nothing changes in place, where the tree says
- * so (readOnlyMention.ts: `N // 2`, `print(N)`, a comment). Any other
+ * and named nowhere else before but in a comment, where `reads` says the
+ * mention only reads it, or, for a value nothing changes in place, where
+ * the tree says so (readOnlyMention.ts: `N // 2`, `print(N)`). Any other
  * occurrence (a rebinding in a block, an `append`, a call that may mutate
  * a list, the name in a string) leaves it unknown.
  */
 function knownValue(name: string, reads: (at: number, end: number) => boolean) {
   const known = knownValues.get(name);
   if (!known || known.at >= lengthBefore) return undefined;
-  const read = known.immutable;
-  if (read && read.boundAt < lengthBefore) return undefined;
+  const { read } = known;
+  if (read.boundAt < lengthBefore) return undefined;
   const re = mentionsOf(name);
-  if (read) re.lastIndex = read.readUpTo;
+  re.lastIndex = read.readUpTo;
   for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText)) {
     const end = m.index + name.length;
     if (m.index === known.at || reads(m.index, end)) continue;
-    if (read && moduleRoot && readsOnly(moduleRoot, m.index, end)) continue;
-    if (read) read.boundAt = m.index;
+    if (moduleRoot && (known.immutable ? readsOnly(moduleRoot, m.index, end) : inComment(moduleRoot, m.index)))
+      continue;
+    read.boundAt = m.index;
     return undefined;
   }
-  if (read) read.readUpTo = Math.max(read.readUpTo, lengthBefore);
+  read.readUpTo = Math.max(read.readUpTo, lengthBefore);
   return known;
 }
 
@@ -542,20 +544,22 @@ function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefined {
   const { name, more, rhs } = assign;
   if (items) {
     if (!more && items !== UNCOUNTED && !hasStarred(text, items)) {
-      const known: KnownValue = { count: items.length, at: st.start, value: rhs };
-      knownValues.set(name, isTupleOfLiterals(text, rhs, items) ? { ...known, immutable: readSoFar() } : known);
+      const immutable = isTupleOfLiterals(text, rhs, items);
+      knownValues.set(name, { count: items.length, at: st.start, value: rhs, immutable, read: readSoFar() });
     }
     return { kind: 'name', name, more, rhs, statement: st, items };
   }
   const call = parseCall(ctx, rhs);
   if (!call) {
     const lit = more ? undefined : literalArg(text, rhs);
-    if (lit?.kind === 'int') knownValues.set(name, { int: Number(lit.value), at: st.start, immutable: readSoFar() });
+    if (lit?.kind === 'int')
+      knownValues.set(name, { int: Number(lit.value), at: st.start, immutable: true, read: readSoFar() });
     return undefined;
   }
   if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
     const count = passesOver(rhs);
-    if (count !== undefined) knownValues.set(name, { count, at: st.start, value: rhs, immutable: readSoFar() });
+    if (count !== undefined)
+      knownValues.set(name, { count, at: st.start, value: rhs, immutable: true, read: readSoFar() });
   }
   return { kind: 'name', name, more, rhs, statement: st, call };
 }
@@ -1441,7 +1445,7 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
   if (!grew && knownLists.size && mayNameList(text, st)) {
     const skip = p?.kind === 'verifier' ? st.start : -1;
     for (const [name, list] of [...knownLists])
-      if (knownLists.has(name) && mentionedIn(text, name, st, skip) && !heldAsItem(ctx, st, name, list)) {
+      if (knownLists.has(name) && mentionedInCode(text, name, st, skip) && !heldAsItem(ctx, st, name, list)) {
         // `c = solve()` or `del c` where `c = suite = [...]`: the list is still known by its other names.
         const rebound = reboundOnly(ctx, st, list) ?? reboundAndHeld(ctx, st, list);
         if (rebound) {
@@ -1469,6 +1473,12 @@ function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
       if (!isAsciiName(name)) listNameNotAscii = true;
     }
   }
+}
+
+/** Whether `name` is mentioned in `span` (anywhere but at `skip`) outside comments. */
+function mentionedInCode(text: string, name: string, span: Span, skip: number): boolean {
+  const root = moduleRoot;
+  return mentionedIn(text, name, span, skip, root && ((at) => inComment(root, at)));
 }
 
 /**

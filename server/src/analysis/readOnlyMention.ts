@@ -46,6 +46,11 @@ const READING_FIELDS: Readonly<Record<string, string>> = {
   while_statement: 'condition',
 };
 
+/** Whether the text at `at` is a comment's: a name written there is no mention at all, of a list or of anything. */
+export function inComment(root: SyntaxNode, at: number): boolean {
+  return root.descendantForIndex(at, at + 1)?.type === 'comment';
+}
+
 /** `root`: the module's tree; [at, end): where the name is written. */
 export function readsOnly(root: SyntaxNode, at: number, end: number): boolean {
   if (root.hasError) return false;

@@ -56,18 +56,25 @@ export function writtenBefore(text: string, name: string, end: number): number {
 }
 
 /**
- * Whether `name` is mentioned in `span` (anywhere but at `skip`), a quick
- * search first. The search reads the span only (V8 slices without copying):
+ * Whether `name` is mentioned in `span` (anywhere but at `skip` and where
+ * `ignored` says), a quick search first. The search reads the span only (V8 slices without copying):
  * one from `span.start` through the rest of the text, for each list a long
  * module knows at each of its statements, made a module of 1,000 lists take
  * seconds.
  */
-export function mentionedIn(text: string, name: string, span: { start: number; end: number }, skip = -1): boolean {
+export function mentionedIn(
+  text: string,
+  name: string,
+  span: { start: number; end: number },
+  skip = -1,
+  ignored?: (at: number) => boolean,
+): boolean {
   const found = text.slice(span.start, span.end).indexOf(name);
   if (found < 0) return false;
   const re = mentionsOf(name);
   re.lastIndex = span.start + found;
-  for (let m = re.exec(text); m && m.index < span.end; m = re.exec(text)) if (m.index !== skip) return true;
+  for (let m = re.exec(text); m && m.index < span.end; m = re.exec(text))
+    if (m.index !== skip && !ignored?.(m.index)) return true;
   return false;
 }
 

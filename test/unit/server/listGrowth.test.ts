@@ -118,6 +118,23 @@ describe('lists grown in place, in the index', () => {
     assert.equal(lines['tasks[2]'], lines['tasks[0]'], "a loop's elements sit on its append");
   });
 
+  test('a comment that names a list or a sequence changes nothing: the list is still followed', async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          WORDS = ["a", "b"]
+          tasks = [solve(level=1)]
+          note = 1  # tasks and WORDS are grown below
+          tasks.append(solve(level=2))
+          # every word of WORDS gets a check in tasks
+          checks = [check(expected=w) for w in WORDS]
+          tasks += [audit(expected="z")]
+        `,
+    );
+    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
+    assert.deepEqual(['tasks', 'checks'].map(count), [3, 2]);
+  });
+
   test('a loop over what the index evaluates: arithmetic on known integers, a string, a clause of a comprehension', async () => {
     const { rows } = await agrees(
       VERIFIABLE_ENV +
