@@ -35,7 +35,7 @@ export interface ValueScope {
 const MAX_BITS = 4096n;
 const MAX_LENGTH = 10_000;
 
-export const NONE: PyValue = Object.freeze({ kind: 'none' });
+const NONE: PyValue = Object.freeze({ kind: 'none' });
 const TRUE: PyValue = Object.freeze({ kind: 'bool', value: true });
 const FALSE: PyValue = Object.freeze({ kind: 'bool', value: false });
 const bool = (b: boolean): PyValue => (b ? TRUE : FALSE);
