@@ -5,7 +5,7 @@
  * element is and that there is a `for` at all; the count comes from running
  * the comprehension on the syntax tree, clause by clause, over the values
  * its loops take (a display, a `range(...)` of known integers, a string, a
- * module-level name the caller knows: pythonFacts.ts) and through its `if`
+ * module-level name the caller knows: knownValues.ts) and through its `if`
  * filters (staticValue.ts). Anything else is left to discovery
  * (server/README.md). `iterableLength` counts a module-level `for` loop's
  * passes the same way.

@@ -11,7 +11,7 @@
  * shape is read here: a `def` whose body is an optional docstring, plain
  * bindings, verifiers set on bound names, and a `return` last. What the
  * returned value is (a template call, a name bound to one) is
- * pythonFacts.ts's (server/README.md, "Factories").
+ * moduleFactories.ts's (server/README.md, "Factories").
  */
 import { bindingLine, simpleBody, verifierLine, type BodyBinding, type BodyVerifier } from './listGrowth';
 import { definitionHeadAt, keywordAt, matchBracket, scanTo, skipSpaces, skipString, type Span } from './pyScan';

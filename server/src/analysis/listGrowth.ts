@@ -4,7 +4,7 @@
  * that (`for n in range(3): tasks.append(solve(level=n))`). Discovery sees
  * the list as it is once the module has run, so the index adds what these
  * statements add. Only their shapes are read here; which lists the index
- * knows the length of, and how often a loop runs, are pythonFacts.ts's
+ * knows the length of, and how often a loop runs, are listTracking.ts's
  * (server/README.md, "Lists grown in place").
  */
 import {
@@ -164,7 +164,7 @@ export interface BuildingLoop extends GrowingLoop {
  * least one binding or last-item verifier: the loop that builds a taskset
  * one task at a time. Undefined for any other statement. Which of these
  * the index can follow (what the names hold, how often the loop runs) is
- * pythonFacts.ts's.
+ * moduleLoops.ts's.
  */
 export function buildingLoop(text: string, st: Span): BuildingLoop | undefined {
   const steps: GrowthStep[] = [];

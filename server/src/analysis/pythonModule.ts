@@ -17,6 +17,21 @@ export interface Ctx extends TemplateContext {
   taskOf: Map<string, TaskCandidate>;
   /** The module-level statements, in order. */
   statements: Statement[];
+  /**
+   * The module's functions that make a task (factories.ts), by name: a call
+   * of one below its `def` is the task it makes (moduleFactories.ts).
+   */
+  factories: Map<string, Factory>;
+}
+
+/** A module-level function that makes a task and returns it. */
+export interface Factory {
+  /** Where its `def` starts: a call above it raises NameError. */
+  defined: number;
+  call: ParsedCall;
+  verifier: VerifierValue | undefined;
+  /** Whether a call of it was read already: its problems are said once. */
+  used: boolean;
 }
 
 /** What a module-level statement is, by its first characters. */
@@ -80,3 +95,11 @@ export const UNCOUNTED: Span[] = [];
 
 /** Local names the module's imports bind (from any module). */
 export const imported = new Set<string>();
+
+/**
+ * Empties a set or map the readers reuse from module to module. `clear()`
+ * allocates a new table even for an empty one, and most stay empty.
+ */
+export function emptied(c: Set<unknown> | Map<unknown, unknown>): void {
+  if (c.size > 0) c.clear();
+}

@@ -4,7 +4,7 @@
  * integer, a range, a tuple of literals) keeps that value past such a
  * mention (`HALF = N // 2`, `if n < N`, `print(N)`, a comment): only binding
  * it again could change it. The index asks this of the few names it knows
- * the value of (pythonFacts.ts, `knownValue`).
+ * the value of (knownValues.ts).
  *
  * The places listed below are expressions, whose names Python only reads.
  * Anything else counts as a possible binding: an assignment's or a loop's

@@ -1,0 +1,160 @@
+/**
+ * What the module-level names bound to a known value hold as the statements
+ * are read: a display, a literal `range(...)` or an integer, until a mention
+ * may bind the name again or change the value in place. The comprehension
+ * and loop readers ask through `knownNames` (comprehension.ts); every
+ * question is asked as of the statement `readingAt` names.
+ */
+import { iterableLength, type KnownNames } from './comprehension';
+import { literalArg } from './literalArg';
+import { matchBracket, type Span } from './pyScan';
+import { emptied } from './pythonModule';
+import { inComment, readsOnly } from './readOnlyMention';
+import { evaluate, type ValueScope } from './staticValue';
+import type { SyntaxNode } from './treeSitter';
+import { mentionsOf } from './writtenNames';
+
+/**
+ * Module-level names bound to a display, a literal range or an integer
+ * literal: how many items the value has, or which integer it is, and where
+ * the binding starts. `lengthBefore` is the statement being read, which
+ * such a name is asked about.
+ */
+const knownValues = new Map<string, KnownValue>();
+
+interface KnownValue {
+  at: number;
+  count?: number;
+  int?: number;
+  /** The display or `range(...)` the name is bound to. */
+  value?: Span;
+  /** Nothing can change the value in place (an integer, a range, a tuple of literals): only binding the name can. */
+  immutable: boolean;
+  read: ReadSoFar;
+}
+
+/**
+ * How far the mentions of a known value were read (knownValue): each is
+ * asked once, however many statements ask about the name.
+ */
+interface ReadSoFar {
+  /** Every mention before this offset only reads the name. */
+  readUpTo: number;
+  /** The first mention found that may bind it again. */
+  boundAt: number;
+}
+
+const readSoFar = (): ReadSoFar => ({ readUpTo: 0, boundAt: Number.POSITIVE_INFINITY });
+
+let lengthBefore = 0;
+/** The module's text, whose mentions of a known name knownValue reads. */
+let lengthText = '';
+
+/** The syntax tree of the module being read, for the few readers that evaluate an expression (staticValue.ts). */
+let moduleRoot: SyntaxNode | undefined;
+
+/** Starts on a module: its text and tree, and no name known yet. */
+export function startValues(text: string, root: SyntaxNode): void {
+  emptied(knownValues);
+  lengthText = text;
+  moduleRoot = root;
+}
+
+/** Lets go of the module's text and tree: nothing keeps them past its extraction. */
+export function endValues(): void {
+  lengthText = '';
+  moduleRoot = undefined;
+}
+
+/** The statement being read starts at `at`: what a name holds is asked as of there. */
+export function readingAt(at: number): void {
+  lengthBefore = at;
+}
+
+/** Records that the statement at `value.at` binds `name` to a value the index knows. */
+export function noteKnownValue(name: string, value: Omit<KnownValue, 'read'>): void {
+  knownValues.set(name, { ...value, read: readSoFar() });
+}
+
+/**
+ * What `name` holds at `lengthBefore`, when it was bound to a known value
+ * and named nowhere else before but in a comment, where `reads` says the
+ * mention only reads it, or, for a value nothing changes in place, where
+ * the tree says so (readOnlyMention.ts: `N // 2`, `print(N)`). Any other
+ * occurrence (a rebinding in a block, an `append`, a call that may mutate
+ * a list, the name in a string) leaves it unknown.
+ */
+function knownValue(name: string, reads: (at: number, end: number) => boolean) {
+  const known = knownValues.get(name);
+  if (!known || known.at >= lengthBefore) return undefined;
+  const { read } = known;
+  if (read.boundAt < lengthBefore) return undefined;
+  const re = mentionsOf(name);
+  re.lastIndex = read.readUpTo;
+  for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText)) {
+    const end = m.index + name.length;
+    if (m.index === known.at || reads(m.index, end)) continue;
+    if (moduleRoot && (known.immutable ? readsOnly(moduleRoot, m.index, end) : inComment(moduleRoot, m.index)))
+      continue;
+    read.boundAt = m.index;
+    return undefined;
+  }
+  read.readUpTo = Math.max(read.readUpTo, lengthBefore);
+  return known;
+}
+
+/** A sequence is only read after `in` (`for x in NAME`, `x in NAME`) and by `len(NAME)`. */
+function readsSequence(at: number, end: number): boolean {
+  const before = lengthText.slice(Math.max(0, at - 12), at);
+  return AFTER_IN.test(before) || (IN_LEN.test(before) && CLOSES.test(lengthText.slice(end, end + 8)));
+}
+
+const AFTER_IN = /(?:^|[^\w.])in[ \t]+$/;
+
+const IN_LEN = /(?:^|[^\w.])len[ \t]*\([ \t]*$/;
+
+const CLOSES = /^[ \t]*\)/;
+
+/** An integer can only be bound again: a mention as an argument of a one-line `range(...)` cannot. */
+function isRangeArgument(at: number, end: number): boolean {
+  const lineStart = lengthText.lastIndexOf('\n', at) + 1;
+  return IN_RANGE.test(lengthText.slice(lineStart, at)) && ENDS_ARGUMENT.test(lengthText.slice(end, end + 8));
+}
+
+const IN_RANGE = /(?:^|[^\w.])range[ \t]*\([^()\n]*$/;
+
+const ENDS_ARGUMENT = /^[ \t]*[,)]/;
+
+/** `("a", "b")`: one parenthesized display whose items are all literals, so nothing in it can change. */
+export function isTupleOfLiterals(text: string, rhs: Span, items: readonly Span[]): boolean {
+  return (
+    text.charCodeAt(rhs.start) === 40 /* ( */ &&
+    matchBracket(text, rhs.start, rhs.end) === rhs.end - 1 &&
+    items.every((i) => literalArg(text, i) !== undefined)
+  );
+}
+
+/** The node of the module's tree that spans exactly [start, end), if it parsed without errors. */
+export function nodeAt(start: number, end: number): SyntaxNode | undefined {
+  const node = moduleRoot?.descendantForIndex(start, end);
+  return node && node.startIndex === start && node.endIndex === end && !node.hasError ? node : undefined;
+}
+
+/** How many items iterating the expression at `span` gives, as of `lengthBefore` (comprehension.ts). */
+export function passesOver(span: Span): number | undefined {
+  return iterableLength(nodeAt(span.start, span.end), knownNames);
+}
+
+/** Where a known sequence's items are evaluated: its display names nothing the index would follow. */
+const NO_NAMES: ValueScope = { valueOf: () => undefined, lengthOf: () => undefined, binds: () => false };
+
+export const knownNames: KnownNames = {
+  lengthOf: (name) => knownValue(name, readsSequence)?.count,
+  intOf: (name) => knownValue(name, isRangeArgument)?.int,
+  valuesOf: (name) => {
+    const span = knownValue(name, readsSequence)?.value;
+    const node = span && nodeAt(span.start, span.end);
+    const v = node ? evaluate(node, NO_NAMES) : undefined;
+    return v?.kind === 'tuple' || v?.kind === 'list' || v?.kind === 'range' ? v : undefined;
+  },
+};
