@@ -35,8 +35,9 @@ export function withTaskNamesAssigned(
 export function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void {
   const { taskOf } = ctx;
   const b = st.binds;
+  // With every name forgotten (taskOf empty), a task made before may still be reached through its name.
   if (
-    taskOf.size &&
+    (taskOf.size || ctx.facts.tasks.length) &&
     (st.kind === 'other' || (!b && headIs(COMPOUND_HEAD, ctx.text, st.start)) || (st.loop && !st.exact))
   ) {
     noteVerifiersSet(ctx, st);

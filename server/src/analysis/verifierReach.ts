@@ -36,8 +36,25 @@ export function noteVerifiersSet(ctx: Ctx, st: Statement): void {
   }
   if (indirect) {
     for (const [name, held] of ctx.taskOf) if (mentionedIn(ctx.text, name, st)) unknowableCalls.add(held.call);
+    noteForgottenMentioned(ctx, st);
     noteElementsMentioned(ctx, st);
   }
+}
+
+/**
+ * The plain tasks of names Ctx.taskOf no longer follows (a statement the
+ * index does not read mentioned them: `if debug: print(task)`) that `st`
+ * mentions: the name may still hold the very Task it made, so `st` may set
+ * that Task's verifier as well.
+ */
+function noteForgottenMentioned(ctx: Ctx, st: Statement): void {
+  let checked: string | undefined;
+  for (const t of ctx.facts.tasks)
+    if (t.index === undefined && t.name !== checked && !ctx.taskOf.has(t.name)) {
+      checked = t.name;
+      if (mentionedIn(ctx.text, t.name, st))
+        for (const u of ctx.facts.tasks) if (u.name === t.name) unknowableCalls.add(u.call);
+    }
 }
 
 /**
@@ -51,17 +68,14 @@ function noteElementsMentioned(ctx: Ctx, st: Statement): void {
     for (const t of ctx.facts.tasks) if (t.index !== undefined && names.includes(t.name)) unknowableCalls.add(t.call);
 }
 
-/** The names of tuples or lists of Tasks that `st` mentions (the first one only, with `first`). */
-function elementNamesIn(ctx: Ctx, st: Statement, first = false): string[] {
+/** The names of tuples or lists of Tasks that `st` mentions. */
+function elementNamesIn(ctx: Ctx, st: Statement): string[] {
   const out: string[] = [];
   let checked: string | undefined;
   for (const t of ctx.facts.tasks)
     if (t.index !== undefined && t.name !== checked) {
       checked = t.name;
-      if (!out.includes(t.name) && mentionedIn(ctx.text, t.name, st)) {
-        out.push(t.name);
-        if (first) break;
-      }
+      if (!out.includes(t.name) && mentionedIn(ctx.text, t.name, st)) out.push(t.name);
     }
   return out;
 }
@@ -117,17 +131,19 @@ function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): b
 export function notePassedTasks(ctx: Ctx, st: Statement): void {
   const { text, taskOf, facts } = ctx;
   if (!mentionsPassTarget(st) || !mentionsTasks(ctx, st)) return;
-  /** The Tasks `name` holds: itself, or the elements of a tuple or list (passed whole: `vall(pair)`). */
+  /**
+   * The Tasks `name` may hold: the one taskOf follows; else the elements of a tuple or list (passed whole:
+   * `vall(pair)`), or the tasks made under the name that taskOf no longer follows (noteForgottenMentioned).
+   */
   const heldBy = (name: string): CallFacts[] => {
     const held = taskOf.get(name);
     if (held) return [held.call];
     const calls: CallFacts[] = [];
-    for (const t of facts.tasks) if (t.index !== undefined && t.name === name) calls.push(t.call);
+    for (const t of facts.tasks) if (t.name === name) calls.push(t.call);
     return calls;
   };
   // Asked of every argument passed: answered without the array heldBy makes for the few that hold Tasks.
-  const holdsTasks = (name: string): boolean =>
-    taskOf.has(name) || facts.tasks.some((t) => t.index !== undefined && t.name === name);
+  const holdsTasks = (name: string): boolean => taskOf.has(name) || facts.tasks.some((t) => t.name === name);
   forEachPassed(ctx, text.slice(st.start, st.end), holdsTasks, (name, callee, kind) => {
     for (const call of heldBy(name))
       if (kind === 'verifying') unknowableCalls.add(call);
@@ -167,10 +183,17 @@ function mentionsPassTarget(st: Statement): boolean {
   return occursIn(passTargetAt, st);
 }
 
-/** Whether `st` mentions a name holding a known Task, or a tuple or list of them. */
+/** Whether `st` mentions a name holding a known Task, or a tuple or list of them, or one that may still hold one. */
 function mentionsTasks(ctx: Ctx, st: Statement): boolean {
   for (const name of ctx.taskOf.keys()) if (mentionedIn(ctx.text, name, st)) return true;
-  return elementNamesIn(ctx, st, true).length > 0;
+  // The elements of a tuple or list, and tasks under names taskOf no longer follows.
+  let checked: string | undefined;
+  for (const t of ctx.facts.tasks)
+    if (t.name !== checked && !ctx.taskOf.has(t.name)) {
+      checked = t.name;
+      if (mentionedIn(ctx.text, t.name, st)) return true;
+    }
+  return false;
 }
 
 /**

@@ -232,6 +232,19 @@ test("a statement it cannot read that sets a known Task's verifier: that Task is
         'for x in range(1, 3):\n    t = solve(level=x)\nc = solve(level=3)\n',
       ['L[0]', 'c'],
     ],
+    // a block that only mentions the name (`lambda *a`, `print(a)`) leaves it holding its Task, whose verifier a
+    // later statement the index does not read may set: under an `if`, in a loop, or through a function
+    ['import os\na = solve(level=1)\nif os.sep:\n    print(a)\nif os.sep:\n    a.verifier = check(expected="v")\n', []],
+    [
+      'import os\na = solve(level=1)\nb = solve(level=2)\nif os.sep:\n    f = lambda *a: [1]\n' +
+        'for t in (a, b):\n    t.verifier = check(expected="v")\n',
+      [],
+    ],
+    [
+      'import os\ndef vset(t):\n    t.verifier = audit(expected="s")\n\na = solve(level=1)\nif os.sep:\n    print(a)\n' +
+        'vset(a)\nc = solve(level=3)\n',
+      ['c'],
+    ],
   ];
   for (const [body, listed] of cases) await listsOnly(env(body), listed);
 });
