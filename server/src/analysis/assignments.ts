@@ -8,7 +8,7 @@ import { parseCall, verifierValue } from './callFacts';
 import { sequenceItems } from './displays';
 import type { EnvironmentFacts } from './facts';
 import { intern } from './intern';
-import { isTupleOfLiterals, noteKnownValue, passesOver, readingAt } from './knownValues';
+import { constantInt, isTupleOfLiterals, noteKnownValue, passesOver, readingAt } from './knownValues';
 import { literalArg } from './literalArg';
 import {
   assignedValueAt,
@@ -89,13 +89,20 @@ export function parseAssignment(ctx: Ctx, st: Span): ParsedAssignment | undefine
   }
   const call = parseCall(ctx, rhs);
   if (!call) {
-    const lit = more ? undefined : literalArg(text, rhs);
-    if (lit?.kind === 'int') noteKnownValue(name, { int: Number(lit.value), at: st.start, immutable: true });
+    if (more) return undefined;
+    const lit = literalArg(text, rhs);
+    // `HALF = COUNT // 2`: an integer computed from known ones is as known.
+    const int = lit ? (lit.kind === 'int' ? Number(lit.value) : undefined) : constantInt(rhs);
+    if (int !== undefined) noteKnownValue(name, { int, at: st.start, immutable: true });
     return undefined;
   }
-  if (!more && call.facts.callee.length === 1 && call.facts.callee[0] === 'range') {
+  const callee = !more && call.facts.callee.length === 1 ? call.facts.callee[0] : undefined;
+  if (callee === 'range') {
     const count = passesOver(rhs);
     if (count !== undefined) noteKnownValue(name, { count, at: st.start, value: rhs, immutable: true });
+  } else if (callee === 'len') {
+    const int = constantInt(rhs);
+    if (int !== undefined) noteKnownValue(name, { int, at: st.start, immutable: true });
   }
   return { kind: 'name', name, more, rhs, statement: st, call };
 }

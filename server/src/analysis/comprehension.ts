@@ -27,6 +27,8 @@ export interface KnownNames {
   intOf(name: string): number | undefined;
   /** The value of a name bound to a display or a range, when its items are literals. */
   valuesOf?(name: string): PyValue | undefined;
+  /** Whether `name` (`range`, `len`) is still Python's builtin: the module binds no other value to it. */
+  builtin(name: string): boolean;
 }
 
 /** The node of the module's syntax tree that spans exactly [start, end), when there is one without errors. */
@@ -81,6 +83,11 @@ export function iterableLength(node: SyntaxNode | undefined, known: KnownNames |
   return node && iteration(node, moduleScope(known))?.length;
 }
 
+/** The value of `node` evaluated where the module's names hold what `known` knows (`COUNT // 2`, `len(LEVELS)`). */
+export function moduleValue(node: SyntaxNode, known: KnownNames | undefined): PyValue | undefined {
+  return evaluate(node, moduleScope(known));
+}
+
 /** Where the first clause's iterable, and a module-level loop's, is evaluated: the module's names, each asked once. */
 function moduleScope(known: KnownNames | undefined): ValueScope {
   const asked = new Map<string, PyValue | undefined>();
@@ -94,6 +101,8 @@ function moduleScope(known: KnownNames | undefined): ValueScope {
     },
     lengthOf: (name) => known?.lengthOf(name),
     binds: () => false,
+    // No module (a test's expression alone) binds nothing: each builtin is Python's.
+    builtin: (name) => known?.builtin(name) ?? true,
   };
 }
 
@@ -186,6 +195,7 @@ export function countElements(node: SyntaxNode, known: KnownNames | undefined): 
     valueOf: (name) => (bound.has(name) ? values.get(name) : module.valueOf(name)),
     lengthOf: (name) => (bound.has(name) ? undefined : module.lengthOf(name)),
     binds: (name) => bound.has(name),
+    builtin: (name) => !bound.has(name) && module.builtin(name),
   };
   let steps = 0;
   // Depth first, as Python runs the clauses: the count of elements clause `i` and those after it make.

@@ -5,11 +5,11 @@
  * and loop readers ask through `knownNames` (comprehension.ts); every
  * question is asked as of the statement `readingAt` names.
  */
-import { iterableLength, type KnownNames } from './comprehension';
+import { iterableLength, moduleValue, type KnownNames } from './comprehension';
 import { literalArg } from './literalArg';
 import { matchBracket, type Span } from './pyScan';
 import { emptied } from './pythonModule';
-import { inComment, readsOnly } from './readOnlyMention';
+import { inComment, inProse, readsOnly } from './readOnlyMention';
 import { evaluate, type ValueScope } from './staticValue';
 import type { SyntaxNode } from './treeSitter';
 import { mentionsOf } from './writtenNames';
@@ -56,8 +56,10 @@ let moduleRoot: SyntaxNode | undefined;
 /** Starts on a module: its text and tree, and no name known yet. */
 export function startValues(text: string, root: SyntaxNode): void {
   emptied(knownValues);
+  emptied(builtinReads);
   lengthText = text;
   moduleRoot = root;
+  builtinsUnsure = text.includes('builtins') || STAR_IMPORT.test(text) || RUNS_TEXT.test(text);
 }
 
 /** Lets go of the module's text and tree: nothing keeps them past its extraction. */
@@ -145,16 +147,85 @@ export function passesOver(span: Span): number | undefined {
   return iterableLength(nodeAt(span.start, span.end), knownNames);
 }
 
-/** Where a known sequence's items are evaluated: its display names nothing the index would follow. */
-const NO_NAMES: ValueScope = { valueOf: () => undefined, lengthOf: () => undefined, binds: () => false };
+/**
+ * Where a known sequence's items are evaluated: its display names nothing
+ * the index would follow, and its builtins are what they were where it was
+ * written (`SPAN = range(2, 5)`).
+ */
+function displayScope(at: number): ValueScope {
+  return {
+    valueOf: () => undefined,
+    lengthOf: () => undefined,
+    binds: () => false,
+    builtin: (name) => isBuiltin(name, at),
+  };
+}
 
 export const knownNames: KnownNames = {
   lengthOf: (name) => knownValue(name, readsSequence)?.count,
   intOf: (name) => knownValue(name, isRangeArgument)?.int,
   valuesOf: (name) => {
-    const span = knownValue(name, readsSequence)?.value;
+    const known = knownValue(name, readsSequence);
+    const span = known?.value;
     const node = span && nodeAt(span.start, span.end);
-    const v = node ? evaluate(node, NO_NAMES) : undefined;
+    const v = node ? evaluate(node, displayScope(known.at)) : undefined;
     return v?.kind === 'tuple' || v?.kind === 'list' || v?.kind === 'range' ? v : undefined;
   },
+  builtin: (name) => isBuiltin(name),
 };
+
+/**
+ * How far the mentions of each builtin the index evaluates (`range`,
+ * `len`, `enumerate`) were read, as ReadSoFar: where the first mention that
+ * may bind it again is.
+ */
+const builtinReads = new Map<string, ReadSoFar>();
+/**
+ * The module mentions `builtins` (`builtins.range = ...`), imports `*`
+ * (Python allows that at module level only) or runs code from text
+ * (`exec("range = ...")`), any of which may bind any name: no builtin is
+ * sure to be Python's.
+ */
+let builtinsUnsure = false;
+const STAR_IMPORT = /\bimport[\s\\]*\*/;
+const RUNS_TEXT = /\b(?:exec|eval)\s*\(/;
+
+/**
+ * Whether `name` still holds Python's builtin at `before`: every mention
+ * of it above only reads it, sits in a comment, or is a word of prose in a
+ * string. Anything else may bind it to what only running the module tells:
+ * `def range`, `range = ...` in an `if` block, `global range`, an import
+ * of it, `globals()["range"]`, and, to keep the rule simple, a local of
+ * that name in a function (server/README.md).
+ */
+export function isBuiltin(name: string, before = lengthBefore): boolean {
+  const root = moduleRoot;
+  if (!root || builtinsUnsure) return false;
+  let read = builtinReads.get(name);
+  if (!read) builtinReads.set(name, (read = readSoFar()));
+  if (read.boundAt < before) return false;
+  if (before <= read.readUpTo) return true;
+  const re = mentionsOf(name);
+  re.lastIndex = read.readUpTo;
+  for (let m = re.exec(lengthText); m && m.index < before; m = re.exec(lengthText)) {
+    const end = m.index + name.length;
+    if (readsOnly(root, m.index, end) || inProse(root, m.index, end)) continue;
+    read.boundAt = m.index;
+    return false;
+  }
+  read.readUpTo = before;
+  return true;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The integer the expression at `span` comes to as of `lengthBefore` when
+ * it needs no running (`COUNT // 2`, `len(LEVELS) * 2`, `2 ** 10`), from
+ * the tree (staticValue.ts).
+ */
+export function constantInt(span: Span): number | undefined {
+  const node = nodeAt(span.start, span.end);
+  const v = node && moduleValue(node, knownNames);
+  return v?.kind === 'int' && v.value <= MAX_SAFE && v.value >= -MAX_SAFE ? Number(v.value) : undefined;
+}

@@ -8,7 +8,7 @@ import { parseCall, verifierValue } from './callFacts';
 import { sequenceItems } from './displays';
 import type { CallFacts, PythonFacts, Range, TaskCandidate, VerifierAssignment, VerifierValue } from './facts';
 import { intern } from './intern';
-import { passesOver, readingAt } from './knownValues';
+import { isBuiltin, passesOver, readingAt } from './knownValues';
 import { buildingLoop, forLoop, type GrowthStep } from './listGrowth';
 import { addPasses, knownLists, mentionsList, passItems } from './listTracking';
 import { claimAssignments, claimTasks, followed } from './moduleBindings';
@@ -265,7 +265,8 @@ function enumerated(ctx: Ctx, span: Span): Span | undefined {
   const { text } = ctx;
   const calleeEnd = calleeEndAt(text, span.start);
   if (calleeEnd !== span.start + 'enumerate'.length || !text.startsWith('enumerate', span.start)) return undefined;
-  if (ctx.bound.has('enumerate') || ctx.bound.has('*')) return undefined;
+  readingAt(span.start);
+  if (ctx.bound.has('enumerate') || !isBuiltin('enumerate')) return undefined;
   const open = skipSpaces(text, calleeEnd);
   if (matchBracket(text, open, span.end) !== span.end - 1) return undefined;
   const args = splitTopLevel(text, open + 1, span.end - 1);

@@ -51,6 +51,16 @@ export function inComment(root: SyntaxNode, at: number): boolean {
   return root.descendantForIndex(at, at + 1)?.type === 'comment';
 }
 
+/**
+ * Whether the name written at [at, end) is a word of a string's text that
+ * says more than the name: prose (`"a level in range 1-3"`) binds nothing,
+ * while a string of the name alone may (`globals()["range"] = ...`).
+ */
+export function inProse(root: SyntaxNode, at: number, end: number): boolean {
+  const node = root.descendantForIndex(at, end);
+  return node?.type === 'string_content' && (node.startIndex !== at || node.endIndex !== end);
+}
+
 /** `root`: the module's tree; [at, end): where the name is written. */
 export function readsOnly(root: SyntaxNode, at: number, end: number): boolean {
   if (root.hasError) return false;

@@ -27,8 +27,10 @@ export interface ValueScope {
   valueOf(name: string): PyValue | undefined;
   /** How many items `name` holds when its items are not known themselves (`len(NAME)`). */
   lengthOf(name: string): number | undefined;
-  /** Whether the expression's own scope binds `name` (a comprehension's variable), hiding the builtin of that name. */
+  /** Whether the expression's own scope binds `name` (a comprehension's variable), hiding the module's name. */
   binds(name: string): boolean;
+  /** Whether `name` (`range`, `len`) is still Python's builtin there: bound by neither that scope nor the module. */
+  builtin(name: string): boolean;
 }
 
 /** Integers past this many bits, and strings and sequences past this length, are not followed (`10**10**9`). */
@@ -403,7 +405,7 @@ function identical(a: PyValue, b: PyValue): boolean | undefined {
 function call(node: SyntaxNode, scope: ValueScope): PyValue | undefined {
   const fn = node.childForFieldName('function');
   const args = node.childForFieldName('arguments');
-  if (fn?.type !== 'identifier' || args?.type !== 'argument_list' || scope.binds(fn.text)) return undefined;
+  if (fn?.type !== 'identifier' || args?.type !== 'argument_list' || !scope.builtin(fn.text)) return undefined;
   const given = operands(args);
   // Keywords, `*args` and `**kwargs` are left to Python.
   if (given.some((a) => a.type === 'keyword_argument' || a.type === 'list_splat' || a.type === 'dictionary_splat'))

@@ -27,12 +27,16 @@ after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 const TASK_TOML = readFileSync(join(FIXTURES, 'harbor', 'shared-basic', 'task.toml'), 'utf8');
 const TRACE = readFileSync(join(FIXTURES, 'traces', 'injected.hudtrace.json'), 'utf8');
 const ENV_PY = readFileSync(join(FIXTURES, 'python', 'verifier_two_env', 'env.py'), 'utf8');
-/** Real modules of the shapes the index reads (templates, tasks, loops, verifiers on two environments). */
+/**
+ * Real modules of the shapes the index reads (templates, tasks, loops, verifiers on two environments; every
+ * module-level shape in index_shapes).
+ */
 const PYTHON_FIXTURES = [
   'verifier_two_env/env.py',
   'verifier_same_env/env.py',
   'protocol/env.py',
   'sdk_surface/env.py',
+  'index_shapes/env.py',
 ];
 const TASKS_JSONL =
   '{"env": "workspace", "id": "solve", "args": {"x": 1}}\n{"env": "judge", "id": "verify", "args": {}}\n';

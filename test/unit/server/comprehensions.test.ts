@@ -72,6 +72,7 @@ describe('what a comprehension counts to', () => {
     const known: KnownNames = {
       lengthOf: (name) => ({ WORDS: 2, m: 7 })[name],
       intOf: (name) => ({ COUNT: 3, N: 4 })[name],
+      builtin: () => true,
     };
     assert.equal(counted('[f(n) for n in range(COUNT)]', known)?.count, 3);
     assert.equal(counted('[f(n) for n in range(1, N)]', known)?.count, 3);
@@ -346,6 +347,93 @@ describe('comprehension tasks in the index', () => {
       `;
     assert.equal(discovered(source).length, 2 + 2 + 3 + 9 + 3 + 2, 'the runtime finds them by running the module');
     await indexesNothing(source);
+  });
+
+  test('integers computed from known ones are known: `HALF = COUNT // 2`, `N = len(LEVELS)`', async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          COUNT = 5
+          LEVELS = (1, 2, 3)
+          HALF = COUNT // 2
+          N = len(LEVELS)
+          TOTAL = N * 2 - 1
+          upper = [solve(level=i) for i in range(COUNT) if i > HALF]
+          by_len = [solve(level=i) for i in range(N)]
+          by_total = [solve(level=i) for i in range(TOTAL)]
+        `,
+    );
+    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
+    assert.deepEqual(['upper', 'by_len', 'by_total'].map(count), [2, 3, 5]);
+  });
+
+  // Each module binds the builtin before the comprehension, so discovery finds one task where `range(3)` would
+  // make three: counting it would list two tasks that do not exist.
+  for (const [shape, binding] of [
+    ['a def', 'def range(n):\n    return [0]\n'],
+    ['an if block', 'if True:\n    range = lambda n: [0]\n'],
+    [
+      'a function run at import, through global',
+      'def patch():\n    global range\n    range = lambda n: [0]\n\npatch()\n',
+    ],
+    ['globals()', 'globals()["range"] = lambda n: [0]\n'],
+    ['a star import', 'from shadowing import *\n'],
+    ['builtins', 'import builtins\nbuiltins.len = lambda x: 1\n'],
+  ] as const)
+    test(`a module that binds range itself (${shape}) lists nothing where it calls it`, async () => {
+      const module = VERIFIABLE_ENV + binding + '\ntasks = [solve(level=n) for n in range(3)]\n';
+      if (shape !== 'a star import' && shape !== 'builtins') assert.equal(discovered(module).length, 1, module);
+      await indexesNothing(module);
+    });
+
+  test('len, enumerate and loops that grow a list follow the builtins the module binds too', async () => {
+    await indexesNothing(
+      VERIFIABLE_ENV +
+        py`
+          def len(x):
+              return 1
+          LEVELS = (1, 2, 3)
+          by_len = [solve(level=i) for i in range(len(LEVELS))]
+          N = len(LEVELS)
+          by_n = [solve(level=i) for i in range(N)]
+        `,
+    );
+    const growing =
+      VERIFIABLE_ENV +
+      'def range(n):\n    return [0]\n\ntasks = []\nfor n in range(3):\n    tasks.append(solve(level=n))\n';
+    assert.equal(discovered(growing).length, 1);
+    await indexesNothing(growing);
+    const verifying =
+      VERIFIABLE_ENV +
+      'suite = [solve(level=1), solve(level=2)]\nif True:\n    def enumerate(x):\n        return [(0, x[1])]\n' +
+      'for i, t in enumerate(suite):\n    t.verifier = check(expected="a")\n';
+    // Discovery gives suite[1] the verifier and suite[0] none: the loop is not read, and says nothing wrong.
+    assert.deepEqual(
+      discovered(verifying).map((r) => [r.ref, r.verifier]),
+      [
+        ['suite[0]', null],
+        ['suite[1]', 'check'],
+        ['t', 'check'],
+      ],
+    );
+    assert.ok((await indexed(verifying)).rows.every((r) => r.ref !== 'suite[0]' || r.verifier === null));
+  });
+
+  test('range stays the builtin past prose that names it, a later binding, and its own calls', async () => {
+    const { rows } = await agrees(
+      VERIFIABLE_ENV +
+        py`
+          NOTE = "pick a level in range 0-2"
+          SPAN = range(2, 5)
+          first = [solve(level=n) for n in range(3)]
+          second = [solve(level=n) for n in SPAN if n in range(3, 9)]
+          def later():
+              range = list
+              return range
+        `,
+    );
+    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
+    assert.deepEqual(['first', 'second'].map(count), [3, 2]);
   });
 
   test('a filter is read from the tree: a syntax error elsewhere leaves it counted, one inside it not', async () => {

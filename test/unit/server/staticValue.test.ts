@@ -27,6 +27,7 @@ const scope: ValueScope = {
   valueOf: (name) => KNOWN[name],
   lengthOf: (name) => (name === 'SIZED' ? 4 : undefined),
   binds: (name) => name === 'shadow',
+  builtin: (name) => name !== 'shadow',
 };
 
 /** Evaluated the same by both. */
