@@ -59,7 +59,8 @@ export function startValues(text: string, root: SyntaxNode): void {
   emptied(builtinReads);
   lengthText = text;
   moduleRoot = root;
-  builtinsUnsure = text.includes('builtins') || STAR_IMPORT.test(text) || RUNS_TEXT.test(text);
+  runsText = RUNS_TEXT.test(text);
+  builtinsUnsure = runsText || text.includes('builtins') || STAR_IMPORT.test(text);
 }
 
 /** Lets go of the module's text and tree: nothing keeps them past its extraction. */
@@ -84,7 +85,8 @@ export function noteKnownValue(name: string, value: Omit<KnownValue, 'read'>): v
  * mention only reads it, or, for a value nothing changes in place, where
  * the tree says so (readOnlyMention.ts: `N // 2`, `print(N)`). Any other
  * occurrence (a rebinding in a block, an `append`, a call that may mutate
- * a list, the name in a string) leaves it unknown.
+ * a list, the name alone in a string) leaves it unknown; prose that names
+ * it does not (notAMention).
  */
 function knownValue(name: string, reads: (at: number, end: number) => boolean) {
   const known = knownValues.get(name);
@@ -96,8 +98,7 @@ function knownValue(name: string, reads: (at: number, end: number) => boolean) {
   for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText)) {
     const end = m.index + name.length;
     if (m.index === known.at || reads(m.index, end)) continue;
-    if (moduleRoot && (known.immutable ? readsOnly(moduleRoot, m.index, end) : inComment(moduleRoot, m.index)))
-      continue;
+    if ((known.immutable && moduleRoot && readsOnly(moduleRoot, m.index, end)) || notAMention(m.index, end)) continue;
     read.boundAt = m.index;
     return undefined;
   }
@@ -188,7 +189,20 @@ const builtinReads = new Map<string, ReadSoFar>();
  */
 let builtinsUnsure = false;
 const STAR_IMPORT = /\bimport[\s\\]*\*/;
-const RUNS_TEXT = /\b(?:exec|eval)\s*\(/;
+/** The module runs code from text (`exec`, `eval`, `compile`): its strings may be code. */
+let runsText = false;
+const RUNS_TEXT = /\b(?:exec|eval|compile)\s*\(/;
+
+/**
+ * Whether the name written at [at, end) is no mention of it: in a comment,
+ * or a word of prose in a string (`hint="see the tasks"`), which names
+ * nothing unless the module runs code from text. A string of the name
+ * alone still counts (`globals()["tasks"]`).
+ */
+export function notAMention(at: number, end: number): boolean {
+  const root = moduleRoot;
+  return root !== undefined && (inComment(root, at) || (!runsText && inProse(root, at, end)));
+}
 
 /**
  * Whether `name` still holds Python's builtin at `before`: every mention

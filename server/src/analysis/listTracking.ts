@@ -7,15 +7,13 @@
 import { simpleAssignment } from './assignments';
 import { MAX_COMPREHENSION_ELEMENTS } from './comprehension';
 import { sequenceItems } from './displays';
-import { passesOver, readingAt } from './knownValues';
+import { notAMention, passesOver, readingAt } from './knownValues';
 import { growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { claimTasks } from './moduleBindings';
 import { expressionEnd, hasStarred, keywordAt, trimEnd, type Span } from './pyScan';
 import { emptied, UNCOUNTED, type Ctx, type KnownList, type Statement } from './pythonModule';
-import { inComment } from './readOnlyMention';
 import { bindsName } from './rebinding';
 import { pushElements, shareCandidates, uniqueOthers } from './taskCandidates';
-import type { SyntaxNode } from './treeSitter';
 import { noteListTouched } from './verifierReach';
 import { asciiNamesIn, isAsciiName, mentionedIn, mentionsOf } from './writtenNames';
 
@@ -36,7 +34,7 @@ export function forgetLists(): void {
 }
 
 export function mentionsList(text: string, span: Span): boolean {
-  for (const name of knownLists.keys()) if (mentionedIn(text, name, span)) return true;
+  for (const name of knownLists.keys()) if (mentionedInCode(text, name, span, -1)) return true;
   return false;
 }
 
@@ -120,7 +118,7 @@ export function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): v
   if (!grew && knownLists.size && mayNameList(text, st)) {
     const skip = p?.kind === 'verifier' ? st.start : -1;
     for (const [name, list] of [...knownLists])
-      if (knownLists.has(name) && mentionedInCode(ctx.root, text, name, st, skip) && !heldAsItem(ctx, st, name, list)) {
+      if (knownLists.has(name) && mentionedInCode(text, name, st, skip) && !heldAsItem(ctx, st, name, list)) {
         // `c = solve()` or `del c` where `c = suite = [...]`: the list is still known by its other names.
         const rebound = reboundOnly(ctx, st, list) ?? reboundAndHeld(ctx, st, list);
         if (rebound) {
@@ -150,9 +148,9 @@ export function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): v
   }
 }
 
-/** Whether `name` is mentioned in `span` (anywhere but at `skip`) outside comments. */
-function mentionedInCode(root: SyntaxNode, text: string, name: string, span: Span, skip: number): boolean {
-  return mentionedIn(text, name, span, skip, (at) => inComment(root, at));
+/** Whether `name` is mentioned in `span` (anywhere but at `skip`) outside comments and prose (notAMention). */
+function mentionedInCode(text: string, name: string, span: Span, skip: number): boolean {
+  return mentionedIn(text, name, span, skip, (at) => notAMention(at, at + name.length));
 }
 
 /**

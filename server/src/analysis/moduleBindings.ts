@@ -6,6 +6,7 @@
  */
 import { namesAssignedIn } from './blockBindings';
 import type { PythonFacts, TaskCandidate, VerifierValue } from './facts';
+import { notAMention } from './knownValues';
 import { headIs } from './pyScan';
 import { emptied, statementOfAssignment, statementOfTask, type Ctx, type Statement } from './pythonModule';
 import { noteVerifiersSet } from './verifierReach';
@@ -41,7 +42,8 @@ export function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void 
     (st.kind === 'other' || (!b && headIs(COMPOUND_HEAD, ctx.text, st.start)) || (st.loop && !st.exact))
   ) {
     noteVerifiersSet(ctx, st);
-    for (const name of taskOf.keys()) if (mentionedIn(ctx.text, name, st)) taskOf.delete(name);
+    for (const name of taskOf.keys())
+      if (mentionedIn(ctx.text, name, st, -1, (at) => notAMention(at, at + name.length))) taskOf.delete(name);
   }
   if (!b) return;
   // Most statements bind one name: no array for it (this runs for every module-level binding).

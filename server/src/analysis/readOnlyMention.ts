@@ -1,8 +1,12 @@
 /**
- * Whether a mention of a module-level name only reads it, asked of the
- * syntax tree. A name bound to a value nothing can change in place (an
- * integer, a range, a tuple of literals) keeps that value past such a
- * mention (`HALF = N // 2`, `if n < N`, `print(N)`, a comment): only binding
+ * What a mention of a module-level name does, asked of the syntax tree:
+ * whether it only reads the name (readsOnly), is no mention at all (a
+ * comment, prose in a string), leaves a list as it was (leavesListAlone),
+ * or hands the value to something that may keep it (storesValue).
+ *
+ * A name bound to a value nothing can change in place (an integer, a
+ * range, a tuple of literals) keeps that value past a mention that only
+ * reads it (`HALF = N // 2`, `if n < N`, `print(N)`, a comment): only binding
  * it again could change it. The index asks this of the few names it knows
  * the value of (knownValues.ts).
  *
@@ -76,4 +80,91 @@ export function readsOnly(root: SyntaxNode, at: number, end: number): boolean {
   if (parent.type === 'keyword_argument' && parent.childForFieldName('name')?.id === node.id) return true;
   if (parent.type === 'attribute' && parent.childForFieldName('attribute')?.id === node.id) return true;
   return field !== undefined && parent.childForFieldName(field)?.id === node.id;
+}
+
+/** Methods of a list that leave it as it was. */
+const LIST_QUERIES = new Set(['count', 'index', 'copy']);
+/**
+ * Parents under which a list's name is only read, and shared with nothing
+ * that could change it later; or passed to a call, which the index judges
+ * apart (what the callee may do is verifierReach.ts's and the linker's).
+ */
+const LIST_READING_PARENTS = new Set([
+  'expression_statement',
+  'binary_operator',
+  'comparison_operator',
+  'not_operator',
+  'interpolation',
+  'assert_statement',
+  'subscript',
+  'for_statement',
+  'for_in_clause',
+  'if_statement',
+  'elif_clause',
+  'while_statement',
+  'argument_list',
+  'keyword_argument',
+]);
+
+/**
+ * Whether the mention of a list's name at [at, end) leaves the list as it
+ * was and gives no other name a hold on it: iterated over, indexed,
+ * compared, printed, passed to a call. Binding a name to it (`other =
+ * tasks`, `x = tasks or []`), putting it in a display (`{"t": tasks}`), a
+ * method other than `count`, `index` and `copy`, or the name in a string
+ * (`globals()["tasks"]`) may change its items or their order, now or
+ * through that other hold later. Binding the name to something else
+ * (`tasks = ...`) leaves the list it held as it was.
+ */
+export function leavesListAlone(root: SyntaxNode, at: number, end: number): boolean {
+  if (root.hasError) return false;
+  const node = root.descendantForIndex(at, end);
+  if (!node) return false;
+  if (node.type === 'comment') return true;
+  if (node.type !== 'identifier' || node.startIndex !== at || node.endIndex !== end) return false;
+  const parent = node.parent;
+  if (!parent) return false;
+  if (LIST_READING_PARENTS.has(parent.type)) return true;
+  // `tasks = ...`: the name is bound to something else, and the list it held is as it was.
+  if (parent.type === 'assignment') return parent.childForFieldName('left')?.id === node.id;
+  if (parent.type !== 'attribute') return false;
+  const method = parent.childForFieldName('attribute')?.text;
+  return method !== undefined && LIST_QUERIES.has(method) && parent.parent?.type === 'call';
+}
+
+/** Parents that keep the value of a name written in them: a display, a call's argument, a second name for it. */
+const STORING_PARENTS = new Set([
+  'tuple',
+  'list',
+  'set',
+  'pair',
+  'expression_list',
+  'argument_list',
+  'keyword_argument',
+  'conditional_expression',
+  'boolean_operator',
+  'return_statement',
+  'yield',
+  'lambda',
+]);
+
+/**
+ * Whether the name written at [at, end) hands its value to something that
+ * may keep it (`reg.add(task)`, `{"x": task}`, `other = task`): a verifier
+ * set later through that holder reaches the same Task. Any mention in a
+ * file with a syntax error counts.
+ */
+export function storesValue(root: SyntaxNode, at: number, end: number): boolean {
+  if (root.hasError) return true;
+  let node = root.descendantForIndex(at, end);
+  if (!node || node.type === 'comment' || node.type === 'string_content') return false;
+  let parent = node.parent;
+  while (parent?.type === 'parenthesized_expression') {
+    node = parent;
+    parent = parent.parent;
+  }
+  if (!parent) return false;
+  if (STORING_PARENTS.has(parent.type)) return true;
+  if (parent.type !== 'assignment' && parent.type !== 'augmented_assignment') return false;
+  return parent.childForFieldName('right')?.id === node.id;
 }

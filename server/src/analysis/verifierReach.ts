@@ -14,7 +14,9 @@ import { internDotted } from './intern';
 import { keywordValueAt, matchBracket, splitTopLevel, type Span } from './pyScan';
 import { imported, statementOfTask, type Ctx, type KnownList, type Statement } from './pythonModule';
 import { bindsName } from './rebinding';
-import { mentionedIn } from './writtenNames';
+import { leavesListAlone, storesValue } from './readOnlyMention';
+import { notAMention } from './knownValues';
+import { mentionedIn, mentionsOf } from './writtenNames';
 
 /**
  * A statement the index does not read that sets the verifier of a name
@@ -38,7 +40,31 @@ export function noteVerifiersSet(ctx: Ctx, st: Statement): void {
     for (const [name, held] of ctx.taskOf) if (mentionedIn(ctx.text, name, st)) unknowableCalls.add(held.call);
     noteForgottenMentioned(ctx, st);
     noteElementsMentioned(ctx, st);
+    noteHandedOn(ctx, st);
   }
+}
+
+/**
+ * The plain tasks whose name was handed to something that may keep it
+ * before `st` (`reg.add(task)`, `TASKS = {"x": task}`; storesValue): `st`,
+ * which sets a verifier through something the index does not follow, may
+ * reach them through that holder.
+ */
+function noteHandedOn(ctx: Ctx, st: Statement): void {
+  let checked: string | undefined;
+  for (const t of ctx.facts.tasks)
+    if (t.index === undefined && t.name !== checked) {
+      checked = t.name;
+      if (!unknowableCalls.has(t.call) && handedOnBefore(ctx, t.name, st.start))
+        for (const u of ctx.facts.tasks) if (u.name === t.name) unknowableCalls.add(u.call);
+    }
+}
+
+function handedOnBefore(ctx: Ctx, name: string, before: number): boolean {
+  const re = mentionsOf(name);
+  for (let m = re.exec(ctx.text); m && m.index < before; m = re.exec(ctx.text))
+    if (storesValue(ctx.root, m.index, m.index + name.length)) return true;
+  return false;
 }
 
 /**
@@ -350,15 +376,28 @@ const unknowableCalls = new Set<CallFacts>();
  * or a second name holding it shares its call (TaskCandidate.sharedCall).
  */
 function dropUnknowable(facts: PythonFacts): void {
+  const reordered = (i: number) => facts.tasks[i]!.index !== undefined && reorderedLists.includes(statementOfTask[i]!);
   for (let i = 0; verifiedLists.length && i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
     if (t.index !== undefined && verifiedLists.includes(statementOfTask[i]!)) unknowableCalls.add(t.call);
+  }
+  // A name still holding a reordered list's item (a loop's target) had its verifier through the item's index
+  // (`tasks[1].verifier = ...`, as a verifier loop reads it), which no longer names that item.
+  if (reorderedLists.length) {
+    const dropped = new Set<CallFacts>();
+    const byIndex = facts.verifierAssignments.filter((a) => a.index !== undefined);
+    for (let i = 0; i < facts.tasks.length; i++) {
+      const t = facts.tasks[i]!;
+      if (reordered(i) && byIndex.some((a) => a.target === t.name && a.index === t.index)) dropped.add(t.call);
+    }
+    for (let i = 0; i < facts.tasks.length; i++)
+      if (!reordered(i) && dropped.has(facts.tasks[i]!.call)) unknowableCalls.add(facts.tasks[i]!.call);
   }
   let kept = 0;
   for (let i = 0; i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
     if (unknowableCalls.has(t.call)) t.unlisted = true;
-    else if (t.index !== undefined && reorderedLists.includes(statementOfTask[i]!)) continue;
+    else if (reordered(i)) continue;
     facts.tasks[kept] = t;
     statementOfTask[kept++] = statementOfTask[i]!;
   }
@@ -389,7 +428,27 @@ export function noteListTouched(ctx: Ctx, st: Statement, source: string, list: K
   if (mayGiveVerifiers(ctx, st, source, list)) {
     reorderedLists.push(list.statement);
     verifiedLists.push(list.statement);
-  } else if (list.names.some((n) => reorders(n).test(source))) reorderedLists.push(list.statement);
+  } else if (list.names.some((n) => reorders(n).test(source) || mayChange(ctx, st, n)))
+    reorderedLists.push(list.statement);
+}
+
+/**
+ * Whether `st` mentions the list `name` anywhere it may change it or give
+ * another name a hold on it (`other = tasks`, `{"t": tasks}`,
+ * `globals()["tasks"]`; readOnlyMention.ts, leavesListAlone).
+ */
+function mayChange(ctx: Ctx, st: Statement, name: string): boolean {
+  // A whole item of the display the statement binds (`b = [b, x]`) is held as heldAsItem (listTracking.ts) holds it.
+  const items = st.parsed?.kind === 'name' ? st.parsed.items : undefined;
+  const re = mentionsOf(name);
+  re.lastIndex = st.start;
+  for (let m = re.exec(ctx.text); m && m.index < st.end; m = re.exec(ctx.text)) {
+    const at = m.index;
+    const end = at + name.length;
+    if (items?.some((i) => i.start === at && i.end === end)) continue;
+    if (!notAMention(at, end) && !leavesListAlone(ctx.root, at, end)) return true;
+  }
+  return false;
 }
 
 /**

@@ -14,9 +14,9 @@
  * A second run adds statements whose effect only running the module tells
  * (a verifier set under an `if` or in a loop the index does not read, a
  * Task or list passed to a function that sets verifiers, a builtin such as
- * `range` bound again): there the index
- * may list fewer tasks than discovery, but each task it lists must be one
- * discovery finds, with the same template and verifier.
+ * `range` bound again, a Task or list handed to a dict or a second name):
+ * there the index may list fewer tasks than discovery, but each task it
+ * lists must be one discovery finds, with the same template and verifier.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -222,6 +222,9 @@ const unknowable = fc.oneof(
   fc
     .tuple(listName, name, verifierCall)
     .map(([n, m, v]) => `for x in range(2):\n    ${n}.append(${m})\n    ${n}[-1].verifier = ${v}`),
+  // A Task or list handed to a holder the index does not follow, and reached or changed through it.
+  fc.tuple(name, verifierCall).map(([n, v]) => `box = {"k": ${n}}\nfor t in box.values():\n    t.verifier = ${v}`),
+  listName.map((n) => `other = ${n}\nother.reverse()`),
   // Builtins bound again: what a later `range(...)`, `len(...)` or `enumerate(...)` gives only running tells.
   fc.constant('if COUNT:\n    range = lambda *a: [1]'),
   fc.constant('def len(x):\n    return 1'),

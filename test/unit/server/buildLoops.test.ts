@@ -213,4 +213,17 @@ describe('loops that build a taskset', () => {
     ])
       await indexesNothing(env(body));
   });
+
+  test('prose that names the list is no mention of it, unless the module runs code from text', async () => {
+    const loop =
+      'tasks = []\nfor n in range(2):\n    t = solve(level=n)\n    t.verifier = check(expected="see the tasks")\n' +
+      '    tasks.append(t)\n';
+    assert.deepEqual(taskTriples(await agrees(env(loop))), [
+      ['t', 'solve', 'check'],
+      ['tasks[0]', 'solve', 'check'],
+      ['tasks[1]', 'solve', 'check'],
+    ]);
+    // exec may run any string as code: prose is then read as a mention, and the loop as one the index cannot follow
+    await indexesNothing(env(`${loop}exec("x = 1")\n`));
+  });
 });

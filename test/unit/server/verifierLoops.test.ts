@@ -245,6 +245,40 @@ test("a statement it cannot read that sets a known Task's verifier: that Task is
         'vset(a)\nc = solve(level=3)\n',
       ['c'],
     ],
+    // a Task handed to a holder the index does not follow (a set, a dict, a tuple of a name it no longer
+    // follows) is reached through it by a loop it does not read
+    [
+      'a = solve(level=1)\nb = solve(level=2)\nreg = set()\nreg.add(a)\nfor t in reg:\n' +
+        '    t.verifier = check(expected="v")\ndel t\n',
+      ['b'],
+    ],
+    [
+      'a = solve(level=1)\nTASKS = {"x": a}\nfor t in TASKS.values():\n    t.verifier = check(expected="v")\ndel t\n',
+      [],
+    ],
+    [
+      'import os\na = check(expected="q")\nif os.sep:\n    print(a)\nb = (a, check(expected="p"))\n' +
+        'for t in sorted(b, key=id):\n    t.verifier = audit(expected="w")\ndel t\n',
+      [],
+    ],
+  ];
+  for (const [body, listed] of cases) await listsOnly(env(body), listed);
+});
+
+test('a list another name or holder may change: none of its items is listed, where a read leaves them', async () => {
+  const TWO = 'tasks = [solve(level=1), check(expected="x")]\n';
+  const cases: [string, string[]][] = [
+    [`${TWO}other = tasks\nother.pop(0)\n`, []],
+    [`${TWO}box = {"t": tasks}\nbox["t"].pop(0)\n`, []],
+    [`${TWO}globals()["tasks"].pop(0)\n`, []],
+    // a name still holding an item (a loop's target) had its verifier through the item's index
+    [`${TWO}for t in tasks:\n    t.verifier = audit(expected="v")\ntasks.sort(key=id)\n`, []],
+    // reads: printed, measured, indexed, counted, iterated, named in prose
+    [
+      `import os\n${TWO}if os.sep:\n    print(tasks, len(tasks), tasks[0], tasks.count(1), "all tasks")\n` +
+        'for x in tasks:\n    print(x)\ndel x\n',
+      ['tasks[0]', 'tasks[1]'],
+    ],
   ];
   for (const [body, listed] of cases) await listsOnly(env(body), listed);
 });
