@@ -59,8 +59,8 @@ export function startValues(text: string, root: SyntaxNode): void {
   emptied(builtinReads);
   lengthText = text;
   moduleRoot = root;
-  runsText = RUNS_TEXT.test(text);
-  builtinsUnsure = runsText || text.includes('builtins') || STAR_IMPORT.test(text);
+  runsText = undefined;
+  builtinsUnsure = undefined;
 }
 
 /** Lets go of the module's text and tree: nothing keeps them past its extraction. */
@@ -187,11 +187,19 @@ const builtinReads = new Map<string, ReadSoFar>();
  * (`exec("range = ...")`), any of which may bind any name: no builtin is
  * sure to be Python's.
  */
-let builtinsUnsure = false;
+let builtinsUnsure: boolean | undefined;
 const STAR_IMPORT = /\bimport[\s\\]*\*/;
 /** The module runs code from text (`exec`, `eval`, `compile`): its strings may be code. */
-let runsText = false;
+let runsText: boolean | undefined;
 const RUNS_TEXT = /\b(?:exec|eval|compile)\s*\(/;
+
+// Each asked of a module's whole text only when a question needs it: most modules never ask.
+function runsTextNow(): boolean {
+  return (runsText ??= RUNS_TEXT.test(lengthText));
+}
+function builtinsUnsureNow(): boolean {
+  return (builtinsUnsure ??= runsTextNow() || lengthText.includes('builtins') || STAR_IMPORT.test(lengthText));
+}
 
 /**
  * Whether the name written at [at, end) is no mention of it: in a comment,
@@ -201,7 +209,7 @@ const RUNS_TEXT = /\b(?:exec|eval|compile)\s*\(/;
  */
 export function notAMention(at: number, end: number): boolean {
   const root = moduleRoot;
-  return root !== undefined && (inComment(root, at) || (!runsText && inProse(root, at, end)));
+  return root !== undefined && (inComment(root, at) || (!runsTextNow() && inProse(root, at, end)));
 }
 
 /**
@@ -214,7 +222,7 @@ export function notAMention(at: number, end: number): boolean {
  */
 export function isBuiltin(name: string, before = lengthBefore): boolean {
   const root = moduleRoot;
-  if (!root || builtinsUnsure) return false;
+  if (!root || builtinsUnsureNow()) return false;
   let read = builtinReads.get(name);
   if (!read) builtinReads.set(name, (read = readSoFar()));
   if (read.boundAt < before) return false;
