@@ -65,15 +65,30 @@ export function inProse(root: SyntaxNode, at: number, end: number): boolean {
   return node?.type === 'string_content' && (node.startIndex !== at || node.endIndex !== end);
 }
 
+/**
+ * The name written at exactly [at, end) and its parent, 'comment' where a
+ * comment holds the text, undefined anywhere else or in a tree with errors
+ * (where what a node's parent is cannot be trusted).
+ */
+function nameAt(
+  root: SyntaxNode,
+  at: number,
+  end: number,
+): { node: SyntaxNode; parent: SyntaxNode } | 'comment' | undefined {
+  if (root.hasError) return undefined;
+  const node = root.descendantForIndex(at, end);
+  if (!node) return undefined;
+  if (node.type === 'comment') return 'comment';
+  if (node.type !== 'identifier' || node.startIndex !== at || node.endIndex !== end) return undefined;
+  const parent = node.parent;
+  return parent ? { node, parent } : undefined;
+}
+
 /** `root`: the module's tree; [at, end): where the name is written. */
 export function readsOnly(root: SyntaxNode, at: number, end: number): boolean {
-  if (root.hasError) return false;
-  const node = root.descendantForIndex(at, end);
-  if (!node) return false;
-  if (node.type === 'comment') return true;
-  if (node.type !== 'identifier' || node.startIndex !== at || node.endIndex !== end) return false;
-  const parent = node.parent;
-  if (!parent) return false;
+  const name = nameAt(root, at, end);
+  if (name === undefined || name === 'comment') return name === 'comment';
+  const { node, parent } = name;
   if (READING_PARENTS.has(parent.type)) return true;
   const field = READING_FIELDS[parent.type];
   // `f(N=1)` names a parameter, `obj.N` an attribute: neither is the module's name.
@@ -117,13 +132,9 @@ const LIST_READING_PARENTS = new Set([
  * (`tasks = ...`) leaves the list it held as it was.
  */
 export function leavesListAlone(root: SyntaxNode, at: number, end: number): boolean {
-  if (root.hasError) return false;
-  const node = root.descendantForIndex(at, end);
-  if (!node) return false;
-  if (node.type === 'comment') return true;
-  if (node.type !== 'identifier' || node.startIndex !== at || node.endIndex !== end) return false;
-  const parent = node.parent;
-  if (!parent) return false;
+  const name = nameAt(root, at, end);
+  if (name === undefined || name === 'comment') return name === 'comment';
+  const { node, parent } = name;
   if (LIST_READING_PARENTS.has(parent.type)) return true;
   // `tasks = ...`: the name is bound to something else, and the list it held is as it was.
   if (parent.type === 'assignment') return parent.childForFieldName('left')?.id === node.id;
