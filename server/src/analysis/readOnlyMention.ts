@@ -160,17 +160,22 @@ const STORING_PARENTS = new Set([
 ]);
 
 /**
- * Whether the name written at [at, end) hands its value to something that
- * may keep it (`reg.add(task)`, `{"x": task}`, `other = task`): a verifier
- * set later through that holder reaches the same Task. Any mention in a
- * file with a syntax error counts.
+ * Whether the name written at [at, end) hands its value, or an element of
+ * it, to something that may keep it (`reg.add(task)`, `{"x": task}`,
+ * `other = task`, `reg.add(suite[0])`): a verifier set later through that
+ * holder reaches the same Task. Any mention in a file with a syntax error
+ * counts.
  */
 export function storesValue(root: SyntaxNode, at: number, end: number): boolean {
   if (root.hasError) return true;
   let node = root.descendantForIndex(at, end);
   if (!node || node.type === 'comment' || node.type === 'string_content') return false;
   let parent = node.parent;
-  while (parent?.type === 'parenthesized_expression') {
+  // `(task)`, and `suite[0]`: what is handed on is the value, or an element of it.
+  while (
+    parent?.type === 'parenthesized_expression' ||
+    (parent?.type === 'subscript' && parent.childForFieldName('value')?.id === node.id)
+  ) {
     node = parent;
     parent = parent.parent;
   }

@@ -45,17 +45,18 @@ export function noteVerifiersSet(ctx: Ctx, st: Statement): void {
 }
 
 /**
- * The plain tasks whose name was handed to something that may keep it
- * before `st` (`reg.add(task)`, `TASKS = {"x": task}`; storesValue): `st`,
- * which sets a verifier through something the index does not follow, may
- * reach them through that holder.
+ * The tasks whose name was handed to something that may keep it before
+ * `st` (`reg.add(task)`, `TASKS = {"x": task}`, `reg.extend(suite)`,
+ * `reg.add(suite[0])`; storesValue): `st`, which sets a verifier through
+ * something the index does not follow, may reach them through that holder.
+ * A list's name handed on takes all its elements with it.
  */
 function noteHandedOn(ctx: Ctx, st: Statement): void {
-  let checked: string | undefined;
+  const checked = new Set<string>();
   for (const t of ctx.facts.tasks)
-    if (t.index === undefined && t.name !== checked) {
-      checked = t.name;
-      if (!unknowableCalls.has(t.call) && handedOnBefore(ctx, t.name, st.start))
+    if (!checked.has(t.name)) {
+      checked.add(t.name);
+      if (handedOnBefore(ctx, t.name, st.start))
         for (const u of ctx.facts.tasks) if (u.name === t.name) unknowableCalls.add(u.call);
     }
 }

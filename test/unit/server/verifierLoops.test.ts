@@ -256,6 +256,17 @@ test("a statement it cannot read that sets a known Task's verifier: that Task is
       'a = solve(level=1)\nTASKS = {"x": a}\nfor t in TASKS.values():\n    t.verifier = check(expected="v")\ndel t\n',
       [],
     ],
+    // a list's elements handed on, one or all of them
+    [
+      'suite = [solve(level=1), solve(level=2)]\nreg = set()\nreg.add(suite[0])\nfor t in reg:\n' +
+        '    t.verifier = check(expected="v")\ndel t\n',
+      [],
+    ],
+    [
+      'suite = [solve(level=1), solve(level=2)]\nreg = []\nreg.extend(suite)\nfor t in reg:\n' +
+        '    t.verifier = check(expected="v")\ndel t\n',
+      [],
+    ],
     [
       'import os\na = check(expected="q")\nif os.sep:\n    print(a)\nb = (a, check(expected="p"))\n' +
         'for t in sorted(b, key=id):\n    t.verifier = audit(expected="w")\ndel t\n',
