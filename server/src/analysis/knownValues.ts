@@ -12,7 +12,7 @@ import { emptied } from './pythonModule';
 import { inComment, inProse, readsOnly } from './readOnlyMention';
 import { evaluate, type ValueScope } from './staticValue';
 import type { SyntaxNode } from './treeSitter';
-import { mentionsOf } from './writtenNames';
+import { mentionedIn, mentionsOf } from './writtenNames';
 
 /**
  * Module-level names bound to a display, a literal range or an integer
@@ -91,19 +91,37 @@ export function noteKnownValue(name: string, value: Omit<KnownValue, 'read'>): v
 function knownValue(name: string, reads: (at: number, end: number) => boolean) {
   const known = knownValues.get(name);
   if (!known || known.at >= lengthBefore) return undefined;
-  const { read } = known;
-  if (read.boundAt < lengthBefore) return undefined;
+  const passes = (at: number, end: number) =>
+    at === known.at ||
+    reads(at, end) ||
+    (known.immutable && moduleRoot !== undefined && readsOnly(moduleRoot, at, end)) ||
+    notAMention(at, end);
+  return stillHolds(name, known.read, lengthBefore, passes) ? known : undefined;
+}
+
+/**
+ * Reads the mentions of `name` before `before` that `read` has not read
+ * yet (ReadSoFar: each is read once, however often the name is asked
+ * about): true when `passes` lets each by, false, noting where, at the
+ * first that may bind the name again.
+ */
+function stillHolds(
+  name: string,
+  read: ReadSoFar,
+  before: number,
+  passes: (at: number, end: number) => boolean,
+): boolean {
+  if (read.boundAt < before) return false;
+  if (before <= read.readUpTo) return true;
   const re = mentionsOf(name);
   re.lastIndex = read.readUpTo;
-  for (let m = re.exec(lengthText); m && m.index < lengthBefore; m = re.exec(lengthText)) {
-    const end = m.index + name.length;
-    if (m.index === known.at || reads(m.index, end)) continue;
-    if ((known.immutable && moduleRoot && readsOnly(moduleRoot, m.index, end)) || notAMention(m.index, end)) continue;
-    read.boundAt = m.index;
-    return undefined;
-  }
-  read.readUpTo = Math.max(read.readUpTo, lengthBefore);
-  return known;
+  for (let m = re.exec(lengthText); m && m.index < before; m = re.exec(lengthText))
+    if (!passes(m.index, m.index + name.length)) {
+      read.boundAt = m.index;
+      return false;
+    }
+  read.readUpTo = before;
+  return true;
 }
 
 /** A sequence is only read after `in` (`for x in NAME`, `x in NAME`) and by `len(NAME)`. */
@@ -212,6 +230,11 @@ export function notAMention(at: number, end: number): boolean {
   return root !== undefined && (inComment(root, at) || (!runsTextNow() && inProse(root, at, end)));
 }
 
+/** Whether `name` is mentioned in `span` (anywhere but at `skip`) other than in a comment or in prose (notAMention). */
+export function mentionedInCode(text: string, name: string, span: Span, skip = -1): boolean {
+  return mentionedIn(text, name, span, skip, (at) => notAMention(at, at + name.length));
+}
+
 /**
  * Whether `name` still holds Python's builtin at `before`: every mention
  * of it above only reads it, sits in a comment, or is a word of prose in a
@@ -225,18 +248,7 @@ export function isBuiltin(name: string, before = lengthBefore): boolean {
   if (!root || builtinsUnsureNow()) return false;
   let read = builtinReads.get(name);
   if (!read) builtinReads.set(name, (read = readSoFar()));
-  if (read.boundAt < before) return false;
-  if (before <= read.readUpTo) return true;
-  const re = mentionsOf(name);
-  re.lastIndex = read.readUpTo;
-  for (let m = re.exec(lengthText); m && m.index < before; m = re.exec(lengthText)) {
-    const end = m.index + name.length;
-    if (readsOnly(root, m.index, end) || inProse(root, m.index, end)) continue;
-    read.boundAt = m.index;
-    return false;
-  }
-  read.readUpTo = before;
-  return true;
+  return stillHolds(name, read, before, (at, end) => readsOnly(root, at, end) || inProse(root, at, end));
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);

@@ -7,7 +7,7 @@
 import { simpleAssignment } from './assignments';
 import { MAX_COMPREHENSION_ELEMENTS } from './comprehension';
 import { sequenceItems } from './displays';
-import { notAMention, passesOver, readingAt } from './knownValues';
+import { mentionedInCode, passesOver, readingAt } from './knownValues';
 import { growingLoop, growthStep, type GrowthStep } from './listGrowth';
 import { claimTasks } from './moduleBindings';
 import { expressionEnd, hasStarred, keywordAt, trimEnd, type Span } from './pyScan';
@@ -34,7 +34,7 @@ export function forgetLists(): void {
 }
 
 export function mentionsList(text: string, span: Span): boolean {
-  for (const name of knownLists.keys()) if (mentionedInCode(text, name, span, -1)) return true;
+  for (const name of knownLists.keys()) if (mentionedInCode(text, name, span)) return true;
   return false;
 }
 
@@ -146,11 +146,6 @@ export function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): v
       if (!isAsciiName(name)) listNameNotAscii = true;
     }
   }
-}
-
-/** Whether `name` is mentioned in `span` (anywhere but at `skip`) outside comments and prose (notAMention). */
-function mentionedInCode(text: string, name: string, span: Span, skip: number): boolean {
-  return mentionedIn(text, name, span, skip, (at) => notAMention(at, at + name.length));
 }
 
 /**

@@ -6,11 +6,11 @@
  */
 import { namesAssignedIn } from './blockBindings';
 import type { PythonFacts, TaskCandidate, VerifierValue } from './facts';
-import { notAMention } from './knownValues';
+import { mentionedInCode } from './knownValues';
 import { headIs } from './pyScan';
 import { emptied, statementOfAssignment, statementOfTask, type Ctx, type Statement } from './pythonModule';
 import { noteVerifiersSet } from './verifierReach';
-import { mentionedIn, writtenBefore } from './writtenNames';
+import { writtenBefore } from './writtenNames';
 
 export const COMPOUND_HEAD = /(?:if|for|while|try|with|match|async)\b/y;
 
@@ -42,8 +42,7 @@ export function noteTasksHeld(ctx: Ctx, st: Statement, firstTask: number): void 
     (st.kind === 'other' || (!b && headIs(COMPOUND_HEAD, ctx.text, st.start)) || (st.loop && !st.exact))
   ) {
     noteVerifiersSet(ctx, st);
-    for (const name of taskOf.keys())
-      if (mentionedIn(ctx.text, name, st, -1, (at) => notAMention(at, at + name.length))) taskOf.delete(name);
+    for (const name of taskOf.keys()) if (mentionedInCode(ctx.text, name, st)) taskOf.delete(name);
   }
   if (!b) return;
   // Most statements bind one name: no array for it (this runs for every module-level binding).

@@ -8,7 +8,7 @@
  * extraction (pythonFacts.ts).
  */
 import { BoundedCache } from './boundedCache';
-import type { CallFacts, PythonFacts } from './facts';
+import type { CallFacts, PythonFacts, TaskCandidate } from './facts';
 import { isHudModule } from './hudModule';
 import { internDotted } from './intern';
 import { keywordValueAt, matchBracket, splitTopLevel, type Span } from './pyScan';
@@ -16,7 +16,7 @@ import { imported, statementOfTask, type Ctx, type KnownList, type Statement } f
 import { bindsName } from './rebinding';
 import { leavesListAlone, storesValue } from './readOnlyMention';
 import { notAMention } from './knownValues';
-import { mentionedIn, mentionsOf } from './writtenNames';
+import { mentionedIn } from './writtenNames';
 
 /**
  * A statement the index does not read that sets the verifier of a name
@@ -52,20 +52,12 @@ export function noteVerifiersSet(ctx: Ctx, st: Statement): void {
  * A list's name handed on takes all its elements with it.
  */
 function noteHandedOn(ctx: Ctx, st: Statement): void {
-  const checked = new Set<string>();
-  for (const t of ctx.facts.tasks)
-    if (!checked.has(t.name)) {
-      checked.add(t.name);
-      if (handedOnBefore(ctx, t.name, st.start))
-        for (const u of ctx.facts.tasks) if (u.name === t.name) unknowableCalls.add(u.call);
-    }
-}
-
-function handedOnBefore(ctx: Ctx, name: string, before: number): boolean {
-  const re = mentionsOf(name);
-  for (let m = re.exec(ctx.text); m && m.index < before; m = re.exec(ctx.text))
-    if (storesValue(ctx.root, m.index, m.index + name.length)) return true;
-  return false;
+  const before = { start: 0, end: st.start };
+  noteNamesReached(
+    ctx,
+    () => true,
+    (name) => mentionedIn(ctx.text, name, before, -1, (at) => !storesValue(ctx.root, at, at + name.length)),
+  );
 }
 
 /**
@@ -75,12 +67,23 @@ function handedOnBefore(ctx: Ctx, name: string, before: number): boolean {
  * that Task's verifier as well.
  */
 function noteForgottenMentioned(ctx: Ctx, st: Statement): void {
-  let checked: string | undefined;
+  noteNamesReached(
+    ctx,
+    (t) => t.index === undefined && !ctx.taskOf.has(t.name),
+    (name) => mentionedIn(ctx.text, name, st),
+  );
+}
+
+/**
+ * Every candidate under each name that `reached` says `st` may reach,
+ * asked once a name, of the names of the candidates `among` takes.
+ */
+function noteNamesReached(ctx: Ctx, among: (t: TaskCandidate) => boolean, reached: (name: string) => boolean): void {
+  const asked = new Set<string>();
   for (const t of ctx.facts.tasks)
-    if (t.index === undefined && t.name !== checked && !ctx.taskOf.has(t.name)) {
-      checked = t.name;
-      if (mentionedIn(ctx.text, t.name, st))
-        for (const u of ctx.facts.tasks) if (u.name === t.name) unknowableCalls.add(u.call);
+    if (!asked.has(t.name) && among(t)) {
+      asked.add(t.name);
+      if (reached(t.name)) for (const u of ctx.facts.tasks) if (u.name === t.name) unknowableCalls.add(u.call);
     }
 }
 
@@ -441,15 +444,9 @@ export function noteListTouched(ctx: Ctx, st: Statement, source: string, list: K
 function mayChange(ctx: Ctx, st: Statement, name: string): boolean {
   // A whole item of the display the statement binds (`b = [b, x]`) is held as heldAsItem (listTracking.ts) holds it.
   const items = st.parsed?.kind === 'name' ? st.parsed.items : undefined;
-  const re = mentionsOf(name);
-  re.lastIndex = st.start;
-  for (let m = re.exec(ctx.text); m && m.index < st.end; m = re.exec(ctx.text)) {
-    const at = m.index;
-    const end = at + name.length;
-    if (items?.some((i) => i.start === at && i.end === end)) continue;
-    if (!notAMention(at, end) && !leavesListAlone(ctx.root, at, end)) return true;
-  }
-  return false;
+  const leaves = (at: number, end: number) =>
+    items?.some((i) => i.start === at && i.end === end) || notAMention(at, end) || leavesListAlone(ctx.root, at, end);
+  return mentionedIn(ctx.text, name, st, -1, (at) => leaves(at, at + name.length));
 }
 
 /**

@@ -16,7 +16,7 @@ import { createPythonParser, type Parser } from '../../../server/src/analysis/tr
 import { codeLenses } from '../../../server/src/features/codeLens';
 import { hover } from '../../../server/src/features/hover';
 import { references } from '../../../server/src/features/navigation';
-import { agrees, discovered, indexed, indexesNothing, VERIFIABLE_ENV } from './discovery';
+import { agrees, discovered, elementCounts, indexed, indexesNothing, VERIFIABLE_ENV } from './discovery';
 import { py, workspace } from './helpers';
 
 let parser: Parser;
@@ -177,8 +177,7 @@ describe('comprehension tasks in the index', () => {
           WORDS = ("c",)
         `,
     );
-    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
-    assert.deepEqual([count('checks'), count('levels'), count('again'), count('once_more')], [2, 3, 2, 2]);
+    assert.deepEqual(elementCounts(rows, ['checks', 'levels', 'again', 'once_more']), [2, 3, 2, 2]);
   });
 
   test('over integers bound at module level, len(...) of a known name, and several clauses', async () => {
@@ -194,8 +193,7 @@ describe('comprehension tasks in the index', () => {
           still = [check(expected=w) for w in WORDS for k in range(2)]
         `,
     );
-    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
-    assert.deepEqual([count('grid'), count('by_index'), count('steps'), count('still')], [6, 2, 2, 4]);
+    assert.deepEqual(elementCounts(rows, ['grid', 'by_index', 'steps', 'still']), [6, 2, 2, 4]);
   });
 
   test('a comprehension whose length is not known lists nothing, and is no error', async () => {
@@ -265,9 +263,8 @@ describe('comprehension tasks in the index', () => {
           evens[1].verifier = check(expected="two")
         `,
     );
-    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
     assert.deepEqual(
-      ['evens', 'kept', 'words', 'pairs', 'nested', 'spanned', 'none_left', 'unpacked'].map(count),
+      elementCounts(rows, ['evens', 'kept', 'words', 'pairs', 'nested', 'spanned', 'none_left', 'unpacked']),
       [3, 2, 1, 1, 3, 3, 0, 2],
     );
     assert.equal(rows.find((r) => r.ref === 'evens[1]')?.verifier, 'check');
@@ -316,8 +313,7 @@ describe('comprehension tasks in the index', () => {
           by_span = [solve(level=i) for i in SPAN]
         `,
     );
-    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
-    assert.deepEqual(['by_n', 'by_words', 'by_span'].map(count), [2, 1, 3]);
+    assert.deepEqual(elementCounts(rows, ['by_n', 'by_words', 'by_span']), [2, 1, 3]);
   });
 
   test('a list, a tuple holding lists, or a name that may be bound again is not known past a mention', async () => {
@@ -363,8 +359,7 @@ describe('comprehension tasks in the index', () => {
           by_total = [solve(level=i) for i in range(TOTAL)]
         `,
     );
-    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
-    assert.deepEqual(['upper', 'by_len', 'by_total'].map(count), [2, 3, 5]);
+    assert.deepEqual(elementCounts(rows, ['upper', 'by_len', 'by_total']), [2, 3, 5]);
   });
 
   // Each module binds the builtin before the comprehension, so discovery finds one task where `range(3)` would
@@ -432,8 +427,7 @@ describe('comprehension tasks in the index', () => {
               return range
         `,
     );
-    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
-    assert.deepEqual(['first', 'second'].map(count), [3, 2]);
+    assert.deepEqual(elementCounts(rows, ['first', 'second']), [3, 2]);
   });
 
   test('a filter is read from the tree: a syntax error elsewhere leaves it counted, one inside it not', async () => {

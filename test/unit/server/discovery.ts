@@ -111,6 +111,11 @@ export async function indexed(source: string) {
   };
 }
 
+/** How many elements (`name[0]`, `name[1]`, ...) of each list in `names` the rows hold. */
+export function elementCounts(rows: Row[], names: string[]): number[] {
+  return names.map((name) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length);
+}
+
 /** The index's tasks as sorted `[ref, template id, verifier id]` triples, for asserting exact lists. */
 export function taskTriples(found: { rows: Row[] }): (string | null | undefined)[][] {
   return found.rows.map((r) => [r.ref, r.templateId, r.verifier]).sort();

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { growingLoop, growthStep } from '../../../server/src/analysis/listGrowth';
 import { codeLenses } from '../../../server/src/features/codeLens';
-import { agrees, discovered, indexed, VERIFIABLE_ENV } from './discovery';
+import { agrees, discovered, elementCounts, indexed, VERIFIABLE_ENV } from './discovery';
 import { py, workspace } from './helpers';
 
 const step = (text: string) => {
@@ -131,8 +131,7 @@ describe('lists grown in place, in the index', () => {
           tasks += [audit(expected="z")]
         `,
     );
-    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
-    assert.deepEqual(['tasks', 'checks'].map(count), [3, 2]);
+    assert.deepEqual(elementCounts(rows, ['tasks', 'checks']), [3, 2]);
   });
 
   test('a loop over what the index evaluates: arithmetic on known integers, a string, a clause of a comprehension', async () => {
@@ -155,8 +154,7 @@ describe('lists grown in place, in the index', () => {
               empty.append(solve(level=n))
         `,
     );
-    const count = (name: string) => rows.filter((r) => r.ref.startsWith(`${name}[`)).length;
-    assert.deepEqual(['doubled', 'lettered', 'empty'].map(count), [3, 6, 1]);
+    assert.deepEqual(elementCounts(rows, ['doubled', 'lettered', 'empty']), [3, 6, 1]);
   });
 
   test("an element's argument problem is reported once for the loop, and each element has a lens", async () => {
