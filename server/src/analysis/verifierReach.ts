@@ -16,7 +16,7 @@ import { imported, statementOfTask, type Ctx, type KnownList, type Statement } f
 import { bindsName } from './rebinding';
 import { leavesListAlone, storesValue } from './readOnlyMention';
 import { notAMention } from './knownValues';
-import { mentionedIn } from './writtenNames';
+import { asciiNamesIn, isAsciiName, mentionedIn } from './writtenNames';
 
 /**
  * A statement the index does not read that sets the verifier of a name
@@ -56,8 +56,13 @@ function noteHandedOn(ctx: Ctx, st: Statement): void {
   noteNamesReached(
     ctx,
     () => true,
-    (name) => mentionedIn(ctx.text, name, before, -1, (at) => !storesValue(ctx.root, at, at + name.length)),
+    (name) => storedIn(ctx, name, before),
   );
+}
+
+/** Whether `name` is handed to something that may keep it in `span` (storesValue). */
+function storedIn(ctx: Ctx, name: string, span: Span): boolean {
+  return mentionedIn(ctx.text, name, span, -1, (at) => !storesValue(ctx.root, at, at + name.length));
 }
 
 /**
@@ -156,30 +161,106 @@ function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): b
  * whose body sets a verifier (`with_check(task)`): which verifier the Task
  * ends with is known only by running it, so the Task is listed under none of
  * its names (dropUnknowable); to a function of another module, the linker
- * asks that module (givenTasks, as givenLists).
+ * asks that module (givenTasks, as givenLists). What else it is passed may
+ * hold Tasks too (noteHoldersPassed).
  */
 export function notePassedTasks(ctx: Ctx, st: Statement): void {
-  const { text, taskOf, facts } = ctx;
-  if (!mentionsPassTarget(st) || !mentionsTasks(ctx, st)) return;
-  /**
-   * The Tasks `name` may hold: the one taskOf follows; else the elements of a tuple or list (passed whole:
-   * `vall(pair)`), or the tasks made under the name that taskOf no longer follows (noteForgottenMentioned).
-   */
-  const heldBy = (name: string): CallFacts[] => {
-    const held = taskOf.get(name);
-    if (held) return [held.call];
-    const calls: CallFacts[] = [];
-    for (const t of facts.tasks) if (t.name === name) calls.push(t.call);
-    return calls;
-  };
-  // Asked of every argument passed: answered without the array heldBy makes for the few that hold Tasks.
-  const holdsTasks = (name: string): boolean => taskOf.has(name) || facts.tasks.some((t) => t.name === name);
-  forEachPassed(ctx, text.slice(st.start, st.end), holdsTasks, (name, callee, kind) => {
-    for (const call of heldBy(name))
-      if (kind === 'verifying') unknowableCalls.add(call);
-      else givenTasks.set(call, [...(givenTasks.get(call) ?? []), callee]);
-    return false;
-  });
+  if (!ctx.facts.tasks.length || !mentionsPassTarget(st)) return;
+  const source = ctx.text.slice(st.start, st.end);
+  if (mentionsTasks(ctx, st))
+    forEachPassed(
+      ctx,
+      source,
+      (name) => holdsTasks(ctx, name),
+      (name, callee, kind) => {
+        for (const call of heldBy(ctx, name))
+          if (kind === 'verifying') unknowableCalls.add(call);
+          else noteGiven(call, callee);
+        return false;
+      },
+    );
+  noteHoldersPassed(ctx, st, source);
+}
+
+/**
+ * The Tasks `name` may hold: the one taskOf follows; else the elements of a tuple or list (passed whole:
+ * `vall(pair)`), or the tasks made under the name that taskOf no longer follows (noteForgottenMentioned).
+ */
+function heldBy(ctx: Ctx, name: string): CallFacts[] {
+  const held = ctx.taskOf.get(name);
+  if (held) return [held.call];
+  const calls: CallFacts[] = [];
+  for (const t of ctx.facts.tasks) if (t.name === name) calls.push(t.call);
+  return calls;
+}
+
+/** Asked of every argument passed: answered without the array heldBy makes for the few that hold Tasks. */
+function holdsTasks(ctx: Ctx, name: string): boolean {
+  return ctx.taskOf.has(name) || ctx.facts.tasks.some((t) => t.name === name);
+}
+
+/**
+ * Whatever is passed to a function that sets verifiers, beside a known Task
+ * itself (`reg.add(a)` then `vall(reg)`; `vall([a])`), may hold the Tasks
+ * of the names handed to it before (holdersOf): their verifier is then
+ * known only by running that function or, for one of another module, by
+ * the linker asking it.
+ */
+function noteHoldersPassed(ctx: Ctx, st: Statement, source: string): void {
+  let verifying = false;
+  let callees: (readonly string[])[] | undefined;
+  const passed = new Set<string>();
+  forEachPassed(
+    ctx,
+    source,
+    (arg) => !LITERAL.test(arg),
+    (arg, callee, kind) => {
+      for (const name of asciiNamesIn(arg, { start: 0, end: arg.length })) passed.add(name);
+      if (kind === 'verifying') verifying = true;
+      else (callees ??= []).push(callee);
+      return false;
+    },
+  );
+  if (!passed.size) return;
+  const holders = holdersOf(ctx, st, passed);
+  for (const t of ctx.facts.tasks)
+    if (holders.has(t.name) || (!isAsciiName(t.name) && mentionedIn(ctx.text, t.name, { start: 0, end: st.end })))
+      if (verifying) unknowableCalls.add(t.call);
+      else for (const callee of callees!) noteGiven(t.call, callee);
+}
+
+/**
+ * `passed`, with the names a statement before `st` hands one of them
+ * (stores beside it: `reg.add(a)`, `reg = {"k": a}`) or hands it to (binds
+ * to it: `r = reg`), in order: what the index does not follow may have
+ * handed a Task to those.
+ */
+function holdersOf(ctx: Ctx, st: Statement, passed: Set<string>): Set<string> {
+  for (const [i, s] of ctx.statements.entries()) {
+    if (s.end > st.start) break;
+    const names = (statementNames[i] ??= asciiNamesIn(ctx.text, s));
+    let mentioned = false;
+    let stored = false;
+    for (const name of names)
+      if (passed.has(name)) {
+        mentioned = true;
+        if ((stored = storedIn(ctx, name, s))) break;
+      }
+    if (mentioned)
+      for (const name of names) if (storedIn(ctx, name, s) || (stored && bindsName(s.binds, name))) passed.add(name);
+  }
+  return passed;
+}
+/** The names each statement writes (asciiNamesIn), made once a module as holdersOf asks. */
+const statementNames: Set<string>[] = [];
+
+/** An argument that holds nothing: a number, a string, or a constant. */
+const LITERAL = /^(?:[\d.'"]|[rRbBfFuU]{1,2}['"]|(?:None|True|False)$)/;
+
+function noteGiven(call: CallFacts, callee: readonly string[]): void {
+  const callees = givenTasks.get(call);
+  if (!callees) givenTasks.set(call, [callee]);
+  else if (!callees.includes(callee)) callees.push(callee);
 }
 
 /**
@@ -325,12 +406,7 @@ function markGiven(facts: PythonFacts): void {
   for (let i = 0; givenLists.length && i < facts.tasks.length; i++) {
     const t = facts.tasks[i]!;
     if (t.index === undefined) continue;
-    for (const g of givenLists)
-      if (g.statement === statementOfTask[i]) {
-        const callees = givenTasks.get(t.call);
-        if (callees) callees.push(g.callee);
-        else givenTasks.set(t.call, [g.callee]);
-      }
+    for (const g of givenLists) if (g.statement === statementOfTask[i]) noteGiven(t.call, g.callee);
   }
   // A list item naming a Task, or a second name for it, shares its call: each of them is the passed Task.
   for (const t of facts.tasks) {
@@ -419,6 +495,7 @@ export function forgetVerifierReach(): void {
   verifiedLists.length = 0;
   if (unknowableCalls.size) unknowableCalls.clear();
   givenLists.length = 0;
+  statementNames.length = 0;
   if (givenTasks.size) givenTasks.clear();
   verifierAtText = '';
 }

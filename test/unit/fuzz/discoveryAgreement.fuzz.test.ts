@@ -14,7 +14,8 @@
  * A second run adds statements whose effect only running the module tells
  * (a verifier set under an `if` or in a loop the index does not read, a
  * Task or list passed to a function that sets verifiers, a builtin such as
- * `range` bound again, a Task or list handed to a dict or a second name):
+ * `range` bound again, a Task or list handed to a dict or a second name, or
+ * to a holder then passed to a function that sets verifiers):
  * there the index may list fewer tasks than discovery, but each task it
  * lists must be one discovery finds, with the same template and verifier.
  */
@@ -225,6 +226,8 @@ const unknowable = fc.oneof(
   // A Task or list handed to a holder the index does not follow, and reached or changed through it.
   fc.tuple(name, verifierCall).map(([n, v]) => `box = {"k": ${n}}\nfor t in box.values():\n    t.verifier = ${v}`),
   listName.map((n) => `other = ${n}\nother.reverse()`),
+  fc.tuple(name, name).map(([n, m]) => `reg = set()\nr = reg\nr.add(${n})\nvall(reg)\nprint(${m})`),
+  name.map((n) => `vall([${n}])`),
   // Builtins bound again: what a later `range(...)`, `len(...)` or `enumerate(...)` gives only running tells.
   fc.constant('if COUNT:\n    range = lambda *a: [1]'),
   fc.constant('def len(x):\n    return 1'),

@@ -296,6 +296,7 @@ test('a list another name or holder may change: none of its items is listed, whe
 
 test('a Task passed whole to a function of the module that sets verifiers is listed under none of its names', async () => {
   const WITH_CHECK = 'def with_check(t):\n    t.verifier = check(expected="ok")\n    return t\n\n';
+  const VALL = 'def vall(ts):\n    for t in ts:\n        t.verifier = check(expected="r")\n\n';
   const cases: [string, string[]][] = [
     [
       `${WITH_CHECK}easy = solve(level=1)\nalias = easy\nsuite = [easy]\nwith_check(easy)\nhard = solve(level=2)\n`,
@@ -308,6 +309,12 @@ test('a Task passed whole to a function of the module that sets verifiers is lis
         'a = solve(level=1)\npair = (a, solve(level=2))\neach(pair)\nc = solve(level=3)\n',
       ['c'],
     ],
+    // a holder the Task was handed to, or a display holding it, passed to a function that sets the verifier of
+    // each: a Task never handed to it stays listed
+    [`${VALL}a = solve(level=1)\nc = solve(level=3)\nreg = set()\nr = reg\nr.add(a)\nprint(c)\nvall(reg)\n`, ['c']],
+    [`${VALL}a = solve(level=1)\nbox = {"k": a}\nvall(ts=box.values())\n`, []],
+    [`${VALL}a = solve(level=1)\nvall([a])\n`, []],
+    [`${VALL}a = solve(level=1)\nvall(list((a,)))\nb = solve(level=2)\n`, ['b']],
     // only mentioned, or passed to a function that sets none: still listed
     [`${WITH_CHECK}easy = solve(level=1)\nprint(easy)\nn = len([easy])\n`, ['easy']],
   ];
@@ -343,6 +350,10 @@ test('a list passed whole to a function of another module that sets verifiers: n
       count(counted)
       single = solve(level=5)
       attach_one(single, check)
+      held = solve(level=6)
+      box = set()
+      box.add(held)
+      helpers.attach(box, check)
     `,
   };
   await inModules(files, 'tasks.py', ({ ws, rows, discovered, edit }) => {
@@ -352,6 +363,7 @@ test('a list passed whole to a function of another module that sets verifiers: n
       [
         ['counted[0]', null],
         ['dotted[0]', 'check'],
+        ['held', 'check'],
         ['single', 'check'],
         ['verified[0]', 'check'],
         ['verified[1]', 'check'],
@@ -370,6 +382,6 @@ test('a list passed whole to a function of another module that sets verifiers: n
         .replace('task.verifier = make(expected="y")', 'print(task, make)'),
     );
     assert.deepEqual(rows(), discovered());
-    assert.equal(rows().length, 5);
+    assert.equal(rows().length, 6);
   });
 });
