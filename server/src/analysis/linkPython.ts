@@ -496,6 +496,8 @@ function linkVerifier(
   /** Where the verifier's own verifier is set, if it has one (for the quick fix that removes it). */
   let inner: { uri: string; range: Range } | undefined;
   let nameRange = value.range;
+  /** `x.verifier = None` after `x = make()` or `x = Task(..., verifier=...)`: what the call gave x is gone. */
+  let cleared = false;
   if (value.kind === 'call') {
     call = value.call;
     nameRange = call.calleeRange;
@@ -509,8 +511,8 @@ function linkVerifier(
       let assignment: VerifierAssignment | undefined;
       for (const a of ownFacts?.verifierAssignments ?? [])
         if (a.target === name && a.index === undefined) assignment = a;
-      if (assignment && assignment.value.kind !== 'none')
-        inner = { uri: file.uriOf(r.path), range: wholeLines(assignment.range) };
+      if (assignment?.value.kind === 'none') cleared = true;
+      else if (assignment) inner = { uri: file.uriOf(r.path), range: wholeLines(assignment.range) };
     } else if (r.kind === 'external' || r.kind === 'value') {
       return undefined;
     } else {
@@ -534,7 +536,7 @@ function linkVerifier(
     uses.push(use(call.calleeRange, 'verifier', target));
     argProblems(call, target.template, problems);
   }
-  if (inner || call.explicit?.verifier || call.verifier) {
+  if (inner || (!cleared && (call.explicit?.verifier || call.verifier))) {
     const found = problem(
       'verifier-nested',
       nameRange,

@@ -7,14 +7,15 @@
 import { simpleAssignment } from './assignments';
 import { MAX_COMPREHENSION_ELEMENTS } from './comprehension';
 import { sequenceItems } from './displays';
-import { mentionedInCode, passesOver, readingAt } from './knownValues';
+import { mentionedInCode, notAMention, passesOver, readingAt } from './knownValues';
 import { growingLoop, growthStep, type GrowthStep } from './listGrowth';
-import { claimTasks } from './moduleBindings';
-import { expressionEnd, hasStarred, keywordAt, trimEnd, type Span } from './pyScan';
+import { claimTasks, COMPOUND_HEAD } from './moduleBindings';
+import { expressionEnd, hasStarred, headIs, keywordAt, trimEnd, type Span } from './pyScan';
 import { emptied, UNCOUNTED, type Ctx, type KnownList, type Statement } from './pythonModule';
+import { leavesItemsAlone } from './readOnlyMention';
 import { bindsName } from './rebinding';
 import { pushElements, shareCandidates, uniqueOthers } from './taskCandidates';
-import { noteListTouched } from './verifierReach';
+import { noteListReached, noteListTouched } from './verifierReach';
 import { asciiNamesIn, isAsciiName, mentionedIn, mentionsOf } from './writtenNames';
 
 /**
@@ -27,9 +28,17 @@ export const knownLists = new Map<string, KnownList>();
 /** Whether a name of `knownLists` has characters other than ASCII letters, digits and `_` (asciiNamesIn misses it). */
 let listNameNotAscii = false;
 
+/**
+ * Names bound to a display that holds a known list whole (`pair = (suite,
+ * x)`; heldAsItem, reboundAndHeld), and that list: through them a later
+ * statement may reach the list itself (`pair[0].pop()`, `x = pair[0]`).
+ */
+const listHolders = new Map<string, KnownList>();
+
 /** Forgets the lists of the module read before. */
 export function forgetLists(): void {
   emptied(knownLists);
+  emptied(listHolders);
   listNameNotAscii = false;
 }
 
@@ -115,12 +124,20 @@ export function addPasses(
 export function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): void {
   const { text } = ctx;
   const p = st.parsed;
+  if (listHolders.size) noteHoldersMentioned(ctx, st);
   if (!grew && knownLists.size && mayNameList(text, st)) {
     const skip = p?.kind === 'verifier' ? st.start : -1;
     for (const [name, list] of [...knownLists])
-      if (knownLists.has(name) && mentionedInCode(text, name, st, skip) && !heldAsItem(ctx, st, name, list)) {
+      if (knownLists.has(name) && mentionedInCode(text, name, st, skip)) {
+        if (heldAsItem(ctx, st, name, list)) {
+          holdList(st, list);
+          continue;
+        }
         // `c = solve()` or `del c` where `c = suite = [...]`: the list is still known by its other names.
-        const rebound = reboundOnly(ctx, st, list) ?? reboundAndHeld(ctx, st, list);
+        const only = reboundOnly(ctx, st, list);
+        const held = only ? undefined : reboundAndHeld(ctx, st, list);
+        if (held) holdList(st, list);
+        const rebound = only ?? held;
         if (rebound) {
           for (const alias of rebound) knownLists.delete(alias);
           const names = list.names.filter((n) => !rebound.includes(n));
@@ -145,6 +162,48 @@ export function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): v
       knownLists.set(name, list);
       if (!isAsciiName(name)) listNameNotAscii = true;
     }
+  }
+}
+
+/** Notes the names `st` binds (to a display holding `list` whole) as holders of it (listHolders). */
+function holdList(st: Statement, list: KnownList): void {
+  const b = st.binds;
+  if (typeof b === 'string') listHolders.set(b, list);
+  else if (b) for (const name of b) listHolders.set(name, list);
+}
+
+/**
+ * Any mention of a holder in `st`, read or not, but one that leaves the
+ * holder's items alone (`pair.append(x)`, `pair = None`; readOnlyMention.ts,
+ * leavesItemsAlone), may reach the list it holds and change it
+ * (`pair[0].pop()`, `for x in pair: x.reverse()`): which task sits at which
+ * index of it is then known only by running the module (verifierReach.ts,
+ * noteListReached). Either way, or bound again, the holder is not followed
+ * further; so is one a simple statement binds again (not an `if` or a loop,
+ * which may not run). A display holding the holder whole (`more = [pair]`)
+ * leaves the list alone too, and its names hold the list as well.
+ */
+function noteHoldersMentioned(ctx: Ctx, st: Statement): void {
+  const p = st.parsed;
+  const items = p?.kind === 'name' && p.items !== UNCOUNTED ? p.items : undefined;
+  // `pair[0].verifier = ...`, read: the item it names is known, and is not the list.
+  const skip = p?.kind === 'verifier' ? st.start : -1;
+  for (const [holder, list] of [...listHolders]) {
+    let asItem = false;
+    const ignored = (at: number) => {
+      const end = at + holder.length;
+      if (items?.some((item) => item.start === at && item.end === end)) return (asItem = true);
+      return notAMention(at, end) || leavesItemsAlone(ctx.root, at, end);
+    };
+    if (mentionedIn(ctx.text, holder, st, skip, ignored)) {
+      listHolders.delete(holder);
+      for (const name of list.names) if (knownLists.get(name) === list) knownLists.delete(name);
+      noteListReached(ctx, st, list);
+      continue;
+    }
+    if (bindsName(st.binds, holder) && !headIs(COMPOUND_HEAD, ctx.text, st.start)) listHolders.delete(holder);
+    // `more = [pair, x]`: a display holding the holder whole holds the list too.
+    if (asItem) holdList(st, list);
   }
 }
 

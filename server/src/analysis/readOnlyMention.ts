@@ -184,3 +184,89 @@ export function storesValue(root: SyntaxNode, at: number, end: number): boolean 
   if (parent.type !== 'assignment' && parent.type !== 'augmented_assignment') return false;
   return parent.childForFieldName('right')?.id === node.id;
 }
+
+/**
+ * Whether the name written at [at, end) leaves the items of what it holds
+ * alone: a method called on it whose result is dropped (`pair.append(x)`,
+ * `pair.pop()` as a statement), `pair += ...`, binding it to something
+ * else (`pair = ...`), or deleting it (`del pair`). A container holding a list whole (listTracking.ts,
+ * listHolders) does not reach that list this way.
+ */
+export function leavesItemsAlone(root: SyntaxNode, at: number, end: number): boolean {
+  const name = nameAt(root, at, end);
+  if (name === undefined || name === 'comment') return name === 'comment';
+  const { node, parent } = name;
+  if (parent.type === 'augmented_assignment' || parent.type === 'assignment')
+    return parent.childForFieldName('left')?.id === node.id;
+  if (parent.type === 'delete_statement' || parent.parent?.type === 'delete_statement') return true;
+  return (
+    parent.type === 'attribute' &&
+    parent.childForFieldName('object')?.id === node.id &&
+    parent.parent?.type === 'call' &&
+    parent.parent.parent?.type === 'expression_statement'
+  );
+}
+
+/**
+ * The names that the name written at [at, end) is put into, when it is
+ * (verifierReach.ts, holdersOf): the object whose method gets it
+ * (`reg.add(task)`, `box["k"].append(task)`), or the target of the
+ * assignment whose value holds it (`r = reg`, `box = {"k": task}`,
+ * `reg[k] = task`). A plain function's argument (`f(task)`) and a read
+ * (`print(reg[0])`, a loop's iterable) put it into nothing followed. Any
+ * mention in a file with a syntax error may be put anywhere: undefined.
+ */
+export function keptIn(root: SyntaxNode, at: number, end: number): readonly string[] | undefined | null {
+  if (root.hasError) return undefined;
+  let node = root.descendantForIndex(at, end);
+  if (!node || node.type === 'comment' || node.type === 'string_content') return null;
+  for (let parent = node.parent; parent; node = parent, parent = parent.parent) {
+    if (HOLDING_PARENTS.has(parent.type)) continue;
+    if (parent.type === 'subscript' && parent.childForFieldName('value')?.id === node.id) continue;
+    if (parent.type === 'argument_list') {
+      const callee = parent.parent?.type === 'call' ? parent.parent.childForFieldName('function') : null;
+      if (callee?.type !== 'attribute') return null;
+      const object = rootName(callee.childForFieldName('object'));
+      return object ? [object] : undefined;
+    }
+    if (parent.type === 'assignment' || parent.type === 'augmented_assignment') {
+      if (parent.childForFieldName('right')?.id !== node.id) return null;
+      const targets: string[] = [];
+      collectTargets(parent.childForFieldName('left'), targets);
+      return targets.length ? targets : undefined;
+    }
+    return null;
+  }
+  return null;
+}
+
+/** Parents that hold what is written in them: displays, a keyword's value, either side of `a if c else b`. */
+const HOLDING_PARENTS = new Set([
+  'parenthesized_expression',
+  'tuple',
+  'list',
+  'set',
+  'dictionary',
+  'pair',
+  'expression_list',
+  'keyword_argument',
+  'conditional_expression',
+  'boolean_operator',
+  'list_splat',
+  'dictionary_splat',
+]);
+
+/** The name an attribute or item chain starts from (`box` of `box["k"].items`); null for anything else. */
+function rootName(node: SyntaxNode | null): string | null {
+  while (node?.type === 'attribute' || node?.type === 'subscript')
+    node = node.childForFieldName(node.type === 'attribute' ? 'object' : 'value');
+  return node?.type === 'identifier' ? node.text : null;
+}
+
+/** The names an assignment's targets start from (`a, b[0] = ...` gives a and b). */
+function collectTargets(node: SyntaxNode | null, into: string[]): void {
+  if (!node) return;
+  const root = rootName(node);
+  if (root) into.push(root);
+  else for (const child of node.namedChildren) collectTargets(child, into);
+}

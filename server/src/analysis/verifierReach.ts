@@ -14,7 +14,7 @@ import { internDotted } from './intern';
 import { keywordValueAt, matchBracket, splitTopLevel, type Span } from './pyScan';
 import { imported, statementOfTask, type Ctx, type KnownList, type Statement } from './pythonModule';
 import { bindsName } from './rebinding';
-import { leavesListAlone, storesValue } from './readOnlyMention';
+import { keptIn, leavesListAlone, storesValue } from './readOnlyMention';
 import { notAMention } from './knownValues';
 import { asciiNamesIn, isAsciiName, mentionedIn } from './writtenNames';
 
@@ -56,13 +56,8 @@ function noteHandedOn(ctx: Ctx, st: Statement): void {
   noteNamesReached(
     ctx,
     () => true,
-    (name) => storedIn(ctx, name, before),
+    (name) => mentionedIn(ctx.text, name, before, -1, (at) => !storesValue(ctx.root, at, at + name.length)),
   );
-}
-
-/** Whether `name` is handed to something that may keep it in `span` (storesValue). */
-function storedIn(ctx: Ctx, name: string, span: Span): boolean {
-  return mentionedIn(ctx.text, name, span, -1, (at) => !storesValue(ctx.root, at, at + name.length));
 }
 
 /**
@@ -230,29 +225,37 @@ function noteHoldersPassed(ctx: Ctx, st: Statement, source: string): void {
 }
 
 /**
- * `passed`, with the names a statement before `st` hands one of them
- * (stores beside it: `reg.add(a)`, `reg = {"k": a}`) or hands it to (binds
- * to it: `r = reg`), in order: what the index does not follow may have
- * handed a Task to those.
+ * `passed`, with what a statement before `st` put into one of them
+ * (`reg.add(a)`, `reg = {"k": a}`, `reg[k] = a`) and what one of them was
+ * put into (`r = reg`, then `r.add(a)`), in order (readOnlyMention.ts,
+ * keptIn): what the index does not follow may have handed a Task to those.
  */
 function holdersOf(ctx: Ctx, st: Statement, passed: Set<string>): Set<string> {
   for (const [i, s] of ctx.statements.entries()) {
     if (s.end > st.start) break;
-    const names = (statementNames[i] ??= asciiNamesIn(ctx.text, s));
-    let mentioned = false;
-    let stored = false;
-    for (const name of names)
-      if (passed.has(name)) {
-        mentioned = true;
-        if ((stored = storedIn(ctx, name, s))) break;
-      }
-    if (mentioned)
-      for (const name of names) if (storedIn(ctx, name, s) || (stored && bindsName(s.binds, name))) passed.add(name);
+    for (const { name, into } of (keptNames[i] ??= keptNamesIn(ctx, s)))
+      if (!into) passed.add(name);
+      else if (passed.has(name)) for (const holder of into) passed.add(holder);
+      else if (into.some((holder) => passed.has(holder))) passed.add(name);
   }
   return passed;
 }
-/** The names each statement writes (asciiNamesIn), made once a module as holdersOf asks. */
-const statementNames: Set<string>[] = [];
+
+/** Each mention in `s` of an ASCII name (as asciiNamesIn finds them) put into something (keptIn), and what. */
+function keptNamesIn(ctx: Ctx, s: Statement): { name: string; into: readonly string[] | undefined }[] {
+  const kept: { name: string; into: readonly string[] | undefined }[] = [];
+  const { text } = ctx;
+  WORD.lastIndex = s.start;
+  for (let m = WORD.exec(text); m && m.index < s.end; m = WORD.exec(text)) {
+    if (text.charCodeAt(m.index - 1) === 46 /* . */) continue;
+    const into = keptIn(ctx.root, m.index, m.index + m[0].length);
+    if (into !== null) kept.push({ name: m[0], into });
+  }
+  return kept;
+}
+const WORD = /\w+/g;
+/** What each statement puts where (keptNamesIn), found once a module as holdersOf asks. */
+const keptNames: { name: string; into: readonly string[] | undefined }[][] = [];
 
 /** An argument that holds nothing: a number, a string, or a constant. */
 const LITERAL = /^(?:[\d.'"]|[rRbBfFuU]{1,2}['"]|(?:None|True|False)$)/;
@@ -461,14 +464,14 @@ function dropUnknowable(facts: PythonFacts): void {
     const t = facts.tasks[i]!;
     if (t.index !== undefined && verifiedLists.includes(statementOfTask[i]!)) unknowableCalls.add(t.call);
   }
-  // A name still holding a reordered list's item (a loop's target) had its verifier through the item's index
-  // (`tasks[1].verifier = ...`, as a verifier loop reads it), which no longer names that item.
+  // A verifier set through a reordered list's index (`tasks[1].verifier = ...`, or a verifier loop read that way)
+  // may have reached any of its items, which other names may still hold (a loop's target, `b` in `[a, b]`).
   if (reorderedLists.length) {
     const dropped = new Set<CallFacts>();
     const byIndex = facts.verifierAssignments.filter((a) => a.index !== undefined);
     for (let i = 0; i < facts.tasks.length; i++) {
       const t = facts.tasks[i]!;
-      if (reordered(i) && byIndex.some((a) => a.target === t.name && a.index === t.index)) dropped.add(t.call);
+      if (reordered(i) && byIndex.some((a) => a.target === t.name)) dropped.add(t.call);
     }
     for (let i = 0; i < facts.tasks.length; i++)
       if (!reordered(i) && dropped.has(facts.tasks[i]!.call)) unknowableCalls.add(facts.tasks[i]!.call);
@@ -495,7 +498,7 @@ export function forgetVerifierReach(): void {
   verifiedLists.length = 0;
   if (unknowableCalls.size) unknowableCalls.clear();
   givenLists.length = 0;
-  statementNames.length = 0;
+  keptNames.length = 0;
   if (givenTasks.size) givenTasks.clear();
   verifierAtText = '';
 }
@@ -511,6 +514,16 @@ export function noteListTouched(ctx: Ctx, st: Statement, source: string, list: K
     verifiedLists.push(list.statement);
   } else if (list.names.some((n) => reorders(n).test(source) || mayChange(ctx, st, n)))
     reorderedLists.push(list.statement);
+}
+
+/**
+ * A statement that reaches `list` through a name holding it (listTracking.ts,
+ * listHolders): it may reorder it, and, when it sets a verifier, give its
+ * items one.
+ */
+export function noteListReached(ctx: Ctx, st: Statement, list: KnownList): void {
+  reorderedLists.push(list.statement);
+  if (setsVerifierIn(ctx.text, st)) verifiedLists.push(list.statement);
 }
 
 /**

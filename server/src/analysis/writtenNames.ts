@@ -38,11 +38,23 @@ export function mentionsOf(name: string): RegExp {
   const re =
     mentionPatterns.get(name) ??
     // A copied key: `name` is often cut from a file's text and would keep it alive (intern.ts).
-    mentionPatterns.add(ownString(name), new RegExp(`(?<![\\w.])${name}(?!\\w)`, 'g'));
+    mentionPatterns.add(ownString(name), new RegExp(`(?<![\\w.])${patternOf(name)}(?!\\w)`, 'g'));
   re.lastIndex = 0;
   return re;
 }
 const mentionPatterns = new BoundedCache<string, RegExp>(1000);
+
+/**
+ * `name` as a pattern. V8 refuses a pattern of tens of thousands of
+ * characters, which a name cut from a broken file can be: a longer name is
+ * matched by its first characters and any word characters after, which
+ * finds it and, at worst, a longer name that shares them (one mention too
+ * many, never one too few).
+ */
+function patternOf(name: string): string {
+  return name.length <= LONGEST_PATTERN ? name : `${name.slice(0, LONGEST_PATTERN)}[\\w\\u0080-\\uffff]*`;
+}
+const LONGEST_PATTERN = 4096;
 
 /** Where `name` is written before `end` outside TYPE_CHECKING blocks; -1 if nowhere, -2 if only under one. */
 export function writtenBefore(text: string, name: string, end: number): number {

@@ -226,6 +226,7 @@ const unknowable = fc.oneof(
   // A Task or list handed to a holder the index does not follow, and reached or changed through it.
   fc.tuple(name, verifierCall).map(([n, v]) => `box = {"k": ${n}}\nfor t in box.values():\n    t.verifier = ${v}`),
   listName.map((n) => `other = ${n}\nother.reverse()`),
+  listName.map((n) => `pair = (${n}, 1)\nmore = [pair]\nmore[0][0].reverse()`),
   fc.tuple(name, name).map(([n, m]) => `reg = set()\nr = reg\nr.add(${n})\nvall(reg)\nprint(${m})`),
   name.map((n) => `vall([${n}])`),
   // Builtins bound again: what a later `range(...)`, `len(...)` or `enumerate(...)` gives only running tells.

@@ -133,6 +133,15 @@ describe('diagnostics: each code fires and has a near miss', () => {
     const ok = await codesFor('v = verify()\nt = solve(1)\nt.verifier = v\n');
     assert.ok(!ok.codes.includes('verifier-nested'));
     assert.ok(!ok.codes.includes('verifier-unknown-template'));
+    // `v.verifier = None` takes away the verifier v's call gave it: a Task(verifier=...), or a factory's.
+    const explicit = 'from hud import Task\nv = Task(env="judge", id="verify", verifier=verify())\n';
+    const factory = 'def make():\n    x = verify()\n    x.verifier = verify()\n    return x\n\nv = make()\n';
+    for (const made of [explicit, factory]) {
+      const given = await codesFor(`${made}t = solve(1)\nt.verifier = v\n`);
+      assert.ok(given.codes.includes('verifier-nested'), given.codes.join());
+      const cleared = await codesFor(`${made}v.verifier = None\nt = solve(1)\nt.verifier = v\n`);
+      assert.ok(!cleared.codes.includes('verifier-nested'), cleared.codes.join());
+    }
   });
 
   test('verifier-not-agentless', async () => {

@@ -282,6 +282,18 @@ test('a list another name or holder may change: none of its items is listed, whe
     [`${TWO}other = tasks\nother.pop(0)\n`, []],
     [`${TWO}box = {"t": tasks}\nbox["t"].pop(0)\n`, []],
     [`${TWO}globals()["tasks"].pop(0)\n`, []],
+    // a display holding the list whole, or holding such a display, reaches it through an item
+    [`${TWO}pair = (tasks, 3)\npair[0].pop(0)\n`, []],
+    [`${TWO}pair = (tasks, 3)\nx = pair[0]\nx.reverse()\n`, []],
+    [`${TWO}more = [tasks]\nmore[0].sort(key=id)\n`, []],
+    [`${TWO}c = tasks\ntasks = (c, 1)\ntasks[0].pop(0)\n`, []],
+    [`${TWO}pair = (tasks, 3)\nmore = [pair, 1]\nfor t in more[0][0]:\n    t.verifier = audit(expected="w")\n`, []],
+    // changing only the holder, binding it again or deleting it leaves the list listed
+    [
+      `${TWO}pair = [tasks]\npair.append(1)\npair += [2]\npair.pop()\npair = None\nprint(pair)\n` +
+        'q = (tasks, 1)\nr = [q]\ndel q, r\nq = r = 0\nprint(q, r)\n',
+      ['tasks[0]', 'tasks[1]'],
+    ],
     // a name still holding an item (a loop's target) had its verifier through the item's index
     [`${TWO}for t in tasks:\n    t.verifier = audit(expected="v")\ntasks.sort(key=id)\n`, []],
     // reads: printed, measured, indexed, counted, iterated, named in prose
@@ -292,6 +304,16 @@ test('a list another name or holder may change: none of its items is listed, whe
     ],
   ];
   for (const [body, listed] of cases) await listsOnly(env(body), listed);
+});
+
+test('names too long for a pattern (tens of thousands of characters) are followed as any other', async () => {
+  const VALL = 'def vall(ts):\n    for t in ts:\n        t.verifier = check(expected="r")\n\n';
+  const long = `h${'x'.repeat(60_000)}`;
+  await listsOnly(
+    env(`${VALL}tasks = [solve(level=1)]\n${long} = (tasks, 1)\n${long}[0].pop()\nb = solve(level=2)\nvall([b])\n`),
+    [],
+  );
+  await listsOnly(env(`tasks = [solve(level=1)]\n${long} = [tasks, 1]\n${long}.append(2)\n`), ['tasks[0]']);
 });
 
 test('a Task passed whole to a function of the module that sets verifiers is listed under none of its names', async () => {
