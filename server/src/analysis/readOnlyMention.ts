@@ -1,8 +1,9 @@
 /**
  * What a mention of a module-level name does, asked of the syntax tree:
  * whether it only reads the name (readsOnly), is no mention at all (a
- * comment, prose in a string), leaves a list as it was (leavesListAlone),
- * or hands the value to something that may keep it (storesValue).
+ * comment, prose in a string), leaves a list as it was (leavesListAlone)
+ * or the items of what it holds (leavesItemsAlone), or hands the value to
+ * something that may keep it (storesValue), and to what (keptIn).
  *
  * A name bound to a value nothing can change in place (an integer, a
  * range, a tuple of literals) keeps that value past a mention that only
@@ -189,8 +190,9 @@ export function storesValue(root: SyntaxNode, at: number, end: number): boolean 
  * Whether the name written at [at, end) leaves the items of what it holds
  * alone: a method called on it whose result is dropped (`pair.append(x)`,
  * `pair.pop()` as a statement), `pair += ...`, binding it to something
- * else (`pair = ...`), or deleting it (`del pair`). A container holding a list whole (listTracking.ts,
- * listHolders) does not reach that list this way.
+ * else (`pair = ...`), or deleting it (`del pair`). A container holding a
+ * list whole (listTracking.ts, listHolders) does not reach that list this
+ * way.
  */
 export function leavesItemsAlone(root: SyntaxNode, at: number, end: number): boolean {
   const name = nameAt(root, at, end);
