@@ -35,10 +35,23 @@ let listNameNotAscii = false;
  */
 const listHolders = new Map<string, KnownList>();
 
+/**
+ * Lists no longer followed whose elements are still listed, by their
+ * names: a later statement may still reorder them or give them verifiers
+ * (`print(tasks)`, then `tasks.reverse()`).
+ */
+const stillListed = new Map<string, KnownList>();
+
+/** Whether trackLists has anything to watch for before a list display is bound. */
+export function watchesLists(): boolean {
+  return knownLists.size > 0 || listHolders.size > 0 || stillListed.size > 0;
+}
+
 /** Forgets the lists of the module read before. */
 export function forgetLists(): void {
   emptied(knownLists);
   emptied(listHolders);
+  emptied(stillListed);
   listNameNotAscii = false;
 }
 
@@ -125,6 +138,7 @@ export function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): v
   const { text } = ctx;
   const p = st.parsed;
   if (listHolders.size) noteHoldersMentioned(ctx, st);
+  if (stillListed.size) noteStillListedMentioned(ctx, st);
   if (!grew && knownLists.size && mayNameList(text, st)) {
     const skip = p?.kind === 'verifier' ? st.start : -1;
     for (const [name, list] of [...knownLists])
@@ -147,7 +161,7 @@ export function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): v
         for (const alias of list.names) knownLists.delete(alias);
         // Which items a statement the index does not read gives a verifier is known only by running it.
         const source = text.slice(st.start, st.end);
-        noteListTouched(ctx, st, source, list);
+        if (!noteListTouched(ctx, st, source, list)) for (const alias of list.names) stillListed.set(alias, list);
       }
   }
   if (
@@ -163,6 +177,28 @@ export function trackLists(ctx: Ctx, st: Statement, k: number, grew: boolean): v
       if (!isAsciiName(name)) listNameNotAscii = true;
     }
   }
+}
+
+/**
+ * A statement naming a list of stillListed is judged as the statement that
+ * made the index stop following it was (verifierReach.ts, noteListTouched);
+ * a simple statement binding one of its names ends that name's watch.
+ */
+function noteStillListedMentioned(ctx: Ctx, st: Statement): void {
+  let source: string | undefined;
+  for (const name of namesIn(ctx.text, st, stillListed)) {
+    const list = stillListed.get(name);
+    if (!list || !mentionedInCode(ctx.text, name, st)) continue;
+    if (noteListTouched(ctx, st, (source ??= ctx.text.slice(st.start, st.end)), list))
+      for (const alias of list.names) stillListed.delete(alias);
+    else if (bindsName(st.binds, name) && !headIs(COMPOUND_HEAD, ctx.text, st.start)) stillListed.delete(name);
+  }
+}
+
+/** The keys of `names` that `st` may mention: looked up by the statement's words, unless one is not ASCII. */
+function namesIn(text: string, st: Span, names: ReadonlyMap<string, unknown>): Iterable<string> {
+  for (const name of names.keys()) if (!isAsciiName(name)) return [...names.keys()];
+  return asciiNamesIn(text, st);
 }
 
 /** Notes the names `st` binds (to a display holding `list` whole) as holders of it (listHolders). */

@@ -38,7 +38,7 @@ import { intern } from './intern';
 import { endValues, startValues } from './knownValues';
 import { LineMap } from './lines';
 import { forTargets } from './listGrowth';
-import { forgetLists, growsKnownList, knownLists, trackLists } from './listTracking';
+import { forgetLists, growsKnownList, knownLists, trackLists, watchesLists } from './listTracking';
 import {
   bind,
   claimAssignments,
@@ -257,7 +257,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
         if (names) st.binds = names.length === 1 ? intern(names[0]!) : names.map((t) => intern(t));
       }
     }
-    if (knownLists.size || st.parsed?.kind === 'name') trackLists(ctx, st, k, grew);
+    if (watchesLists() || st.parsed?.kind === 'name') trackLists(ctx, st, k, grew);
     if (facts.tasks.length) notePassedTasks(ctx, st);
     const b = st.binds;
     if (typeof b === 'string') bind(ctx, b, st);

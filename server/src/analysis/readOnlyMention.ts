@@ -187,6 +187,37 @@ export function storesValue(root: SyntaxNode, at: number, end: number): boolean 
 }
 
 /**
+ * Whether the name written at [at, end) only adds at the end of the list
+ * it holds (`tasks.append(t)`, `tasks.extend(more)`, `tasks += [t]`): the
+ * items it has keep their indexes.
+ */
+export function growsOnly(root: SyntaxNode, at: number, end: number): boolean {
+  const name = nameAt(root, at, end);
+  if (name === undefined || name === 'comment') return false;
+  const { node, parent } = name;
+  if (parent.type === 'augmented_assignment')
+    return parent.childForFieldName('left')?.id === node.id && parent.childForFieldName('operator')?.type === '+=';
+  const method = parent.type === 'attribute' ? parent.childForFieldName('attribute')?.text : undefined;
+  return (method === 'append' || method === 'extend') && parent.parent?.type === 'call';
+}
+
+/**
+ * The plain function the name written at [at, end) is passed to whole
+ * (`drop_first(tasks)`, `drop_first(ts=tasks)`); undefined for anything
+ * else, a method (`reg.add(tasks)`) included.
+ */
+export function passedTo(root: SyntaxNode, at: number, end: number): string | undefined {
+  const name = nameAt(root, at, end);
+  if (name === undefined || name === 'comment') return undefined;
+  let { parent } = name;
+  if (parent.type === 'keyword_argument' && parent.childForFieldName('value')?.id === name.node.id)
+    parent = parent.parent ?? parent;
+  if (parent.type !== 'argument_list' || parent.parent?.type !== 'call') return undefined;
+  const callee = parent.parent.childForFieldName('function');
+  return callee?.type === 'identifier' ? callee.text : undefined;
+}
+
+/**
  * Whether the name written at [at, end) leaves the items of what it holds
  * alone: a method called on it whose result is dropped (`pair.append(x)`,
  * `pair.pop()` as a statement), `pair += ...`, binding it to something

@@ -14,7 +14,7 @@ import { internDotted } from './intern';
 import { keywordValueAt, matchBracket, splitTopLevel, type Span } from './pyScan';
 import { imported, statementOfTask, type Ctx, type KnownList, type Statement } from './pythonModule';
 import { bindsName } from './rebinding';
-import { keptIn, leavesListAlone, storesValue } from './readOnlyMention';
+import { growsOnly, keptIn, leavesListAlone, passedTo, storesValue } from './readOnlyMention';
 import { notAMention } from './knownValues';
 import { asciiNamesIn, isAsciiName, mentionedIn } from './writtenNames';
 
@@ -506,14 +506,16 @@ export function forgetVerifierReach(): void {
 /**
  * A statement the index does not read that names the known `list` (`source`
  * its text): the list's items are noted when it may give them a verifier or
- * reorder them.
+ * reorder them (true), which adding at its end does not.
  */
-export function noteListTouched(ctx: Ctx, st: Statement, source: string, list: KnownList): void {
+export function noteListTouched(ctx: Ctx, st: Statement, source: string, list: KnownList): boolean {
   if (mayGiveVerifiers(ctx, st, source, list)) {
     reorderedLists.push(list.statement);
     verifiedLists.push(list.statement);
   } else if (list.names.some((n) => reorders(n).test(source) || mayChange(ctx, st, n)))
     reorderedLists.push(list.statement);
+  else return false;
+  return true;
 }
 
 /**
@@ -535,9 +537,32 @@ function mayChange(ctx: Ctx, st: Statement, name: string): boolean {
   // A whole item of the display the statement binds (`b = [b, x]`) is held as heldAsItem (listTracking.ts) holds it.
   const items = st.parsed?.kind === 'name' ? st.parsed.items : undefined;
   const leaves = (at: number, end: number) =>
-    items?.some((i) => i.start === at && i.end === end) || notAMention(at, end) || leavesListAlone(ctx.root, at, end);
+    items?.some((i) => i.start === at && i.end === end) ||
+    notAMention(at, end) ||
+    growsOnly(ctx.root, at, end) ||
+    (leavesListAlone(ctx.root, at, end) && !changedBy(ctx, passedTo(ctx.root, at, end)));
   return mentionedIn(ctx.text, name, st, -1, (at) => leaves(at, at + name.length));
 }
+
+/**
+ * Whether `callee` is a function of this module whose body may reorder or
+ * shrink a list it is given (`def drop_first(ts): ts.pop(0)`): any such
+ * step in its body counts, whatever it is done to. A function of another
+ * module is not asked.
+ */
+function changedBy(ctx: Ctx, callee: string | undefined): boolean {
+  if (callee === undefined) return false;
+  for (const def of ctx.statements)
+    if (def.binds === callee && (def.kind === 'definition' || def.kind === 'decorated')) {
+      CHANGES_A_LIST.lastIndex = def.start;
+      const m = CHANGES_A_LIST.exec(ctx.text);
+      if (m && m.index < def.end) return true;
+    }
+  return false;
+}
+/** A step that may reorder or shrink a list, on anything (reorders, without the name). */
+const CHANGES_A_LIST =
+  /\.\s*(?:insert|pop|remove|clear|sort|reverse)\s*\(|\bdel\b|\]\s*=(?!=)|\*=|\bshuffle\s*\(|\b(?:__)?setitem\b/g;
 
 /**
  * After the module's statements: takes the Tasks noted above out of the

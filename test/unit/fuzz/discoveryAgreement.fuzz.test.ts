@@ -15,7 +15,8 @@
  * (a verifier set under an `if` or in a loop the index does not read, a
  * Task or list passed to a function that sets verifiers, a builtin such as
  * `range` bound again, a Task or list handed to a dict or a second name, or
- * to a holder then passed to a function that sets verifiers):
+ * to a holder then passed to a function that sets verifiers, a list passed to
+ * a function that reverses it):
  * there the index may list fewer tasks than discovery, but each task it
  * lists must be one discovery finds, with the same template and verifier.
  */
@@ -34,7 +35,7 @@ const SCRATCH = mkdtempSync(join(tmpdir(), 'hs-fuzz-discovery-'));
 after(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
 // Every name starts out bound to a task, so that most modules import; `c` and `suite` are one Task under two names.
-const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}def mk(n):\n    t = solve(level=n)\n    t.verifier = check(expected="f")\n    return t\n\ndef vset(t):\n    t.verifier = audit(expected="s")\n\ndef vall(ts):\n    for t in ts:\n        t.verifier = check(expected="r")\n\nLEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\nL = []\nt0 = solve(level=5)\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
+const HEADER = `${VERIFIABLE_ENV.replace('from hud import Environment', 'from hud import Environment, Task')}def mk(n):\n    t = solve(level=n)\n    t.verifier = check(expected="f")\n    return t\n\ndef vset(t):\n    t.verifier = audit(expected="s")\n\ndef vall(ts):\n    for t in ts:\n        t.verifier = check(expected="r")\n\ndef flip(ts):\n    ts.reverse()\n\nLEVELS = (1, 2)\nSPAN = range(2, 5)\nCOUNT = 2\nL = []\nt0 = solve(level=5)\na = solve(level=0)\nb = solve(level=0)\nc = suite = solve(level=0)\n`;
 const NAMES = ['a', 'b', 'c', 'suite'];
 const name = fc.constantFrom(...NAMES);
 // Lists grown in place: `L` starts out empty; appending to a name that holds a Task fails the import.
@@ -229,6 +230,7 @@ const unknowable = fc.oneof(
   listName.map((n) => `pair = (${n}, 1)\nmore = [pair]\nmore[0][0].reverse()`),
   fc.tuple(name, name).map(([n, m]) => `reg = set()\nr = reg\nr.add(${n})\nvall(reg)\nprint(${m})`),
   name.map((n) => `vall([${n}])`),
+  listName.map((n) => `flip(${n})`),
   // Builtins bound again: what a later `range(...)`, `len(...)` or `enumerate(...)` gives only running tells.
   fc.constant('if COUNT:\n    range = lambda *a: [1]'),
   fc.constant('def len(x):\n    return 1'),

@@ -282,12 +282,27 @@ test('a list another name or holder may change: none of its items is listed, whe
     [`${TWO}other = tasks\nother.pop(0)\n`, []],
     [`${TWO}box = {"t": tasks}\nbox["t"].pop(0)\n`, []],
     [`${TWO}globals()["tasks"].pop(0)\n`, []],
+    // reordered after a statement that made the index stop following it
+    [`import os\n${TWO}print(tasks)\ntasks.reverse()\n`, []],
+    [`def flip(ts):\n    ts.reverse()\n\n${TWO}print(tasks)\nflip(tasks)\n`, []],
+    [`${TWO}print(tasks)\nfor t in sorted(tasks, key=id):\n    t.verifier = audit(expected="w")\n`, []],
+    // passed to a function of the module whose body reorders or shrinks a list
+    [`def drop_first(ts):\n    ts.pop(0)\n\n${TWO}drop_first(tasks)\n`, []],
+    [`def drop_first(ts):\n    del ts[0]\n\n${TWO}x = drop_first(ts=tasks)\n`, []],
+    [`def swap(ts):\n    ts[0], ts[1] = ts[1], ts[0]\n\n${TWO}swap(tasks)\n`, []],
     // a display holding the list whole, or holding such a display, reaches it through an item
     [`${TWO}pair = (tasks, 3)\npair[0].pop(0)\n`, []],
     [`${TWO}pair = (tasks, 3)\nx = pair[0]\nx.reverse()\n`, []],
     [`${TWO}more = [tasks]\nmore[0].sort(key=id)\n`, []],
     [`${TWO}c = tasks\ntasks = (c, 1)\ntasks[0].pop(0)\n`, []],
     [`${TWO}pair = (tasks, 3)\nmore = [pair, 1]\nfor t in more[0][0]:\n    t.verifier = audit(expected="w")\n`, []],
+    // adding at its end, in a statement the index does not read or after one, leaves its items where they are
+    [
+      `${TWO}if tasks:\n    tasks.append(solve(level=3))\nprint(tasks)\ntasks += [check(expected="q")]\ntasks.extend([])\n`,
+      ['tasks[0]', 'tasks[1]'],
+    ],
+    // bound again after: the new list is another
+    [`${TWO}print(tasks)\ntasks = [check(expected="y")]\ntasks.reverse()\n`, []],
     // changing only the holder, binding it again or deleting it leaves the list listed
     [
       `${TWO}pair = [tasks]\npair.append(1)\npair += [2]\npair.pop()\npair = None\nprint(pair)\n` +
@@ -296,7 +311,8 @@ test('a list another name or holder may change: none of its items is listed, whe
     ],
     // a name still holding an item (a loop's target) had its verifier through the item's index
     [`${TWO}for t in tasks:\n    t.verifier = audit(expected="v")\ntasks.sort(key=id)\n`, []],
-    // reads: printed, measured, indexed, counted, iterated, named in prose
+    // reads: printed, measured, indexed, counted, iterated, named in prose, passed to a function that reads it
+    [`def count(ts):\n    return len(ts)\n\n${TWO}n = count(tasks)\n`, ['tasks[0]', 'tasks[1]']],
     [
       `import os\n${TWO}if os.sep:\n    print(tasks, len(tasks), tasks[0], tasks.count(1), "all tasks")\n` +
         'for x in tasks:\n    print(x)\ndel x\n',
