@@ -16,7 +16,7 @@ import { imported, statementOfTask, type Ctx, type KnownList, type Statement } f
 import { bindsName } from './rebinding';
 import { growsOnly, keptIn, leavesListAlone, passedTo, storesValue } from './readOnlyMention';
 import { notAMention } from './knownValues';
-import { asciiNamesIn, isAsciiName, mentionedIn } from './writtenNames';
+import { asciiNamesIn, forEachAsciiName, isAsciiName, mentionedIn } from './writtenNames';
 
 /**
  * A statement the index does not read that sets the verifier of a name
@@ -244,16 +244,12 @@ function holdersOf(ctx: Ctx, st: Statement, passed: Set<string>): Set<string> {
 /** Each mention in `s` of an ASCII name (as asciiNamesIn finds them) put into something (keptIn), and what. */
 function keptNamesIn(ctx: Ctx, s: Statement): { name: string; into: readonly string[] | undefined }[] {
   const kept: { name: string; into: readonly string[] | undefined }[] = [];
-  const { text } = ctx;
-  WORD.lastIndex = s.start;
-  for (let m = WORD.exec(text); m && m.index < s.end; m = WORD.exec(text)) {
-    if (text.charCodeAt(m.index - 1) === 46 /* . */) continue;
-    const into = keptIn(ctx.root, m.index, m.index + m[0].length);
-    if (into !== null) kept.push({ name: m[0], into });
-  }
+  forEachAsciiName(ctx.text, s, (name, at) => {
+    const into = keptIn(ctx.root, at, at + name.length);
+    if (into !== null) kept.push({ name, into });
+  });
   return kept;
 }
-const WORD = /\w+/g;
 /** What each statement puts where (keptNamesIn), found once a module as holdersOf asks. */
 const keptNames: { name: string; into: readonly string[] | undefined }[][] = [];
 

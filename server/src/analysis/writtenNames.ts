@@ -99,10 +99,19 @@ export function mentionedIn(
  */
 export function asciiNamesIn(text: string, span: { start: number; end: number }): Set<string> {
   const names = new Set<string>();
+  forEachAsciiName(text, span, (name) => names.add(name));
+  return names;
+}
+
+/** Each ASCII name asciiNamesIn finds in `span`, with where it is written, in order. */
+export function forEachAsciiName(
+  text: string,
+  span: { start: number; end: number },
+  visit: (name: string, at: number) => void,
+): void {
   ASCII_RUN.lastIndex = span.start;
   for (let m = ASCII_RUN.exec(text); m && m.index < span.end; m = ASCII_RUN.exec(text))
-    if (text.charCodeAt(m.index - 1) !== 46 /* . */) names.add(m[0]);
-  return names;
+    if (text.charCodeAt(m.index - 1) !== 46 /* . */) visit(m[0], m.index);
 }
 const ASCII_RUN = /\w+/g;
 
