@@ -223,13 +223,42 @@ async function measureTime(root: string) {
   };
 }
 
-/** One module of `n` module-level lists, each a comprehension or a display of two calls. */
-function longModule(shape: 'comprehensions' | 'lists', n: number): string {
+type LongShape = 'comprehensions' | 'lists' | 'functions';
+
+/**
+ * One module of `n` module-level statements: lists, each a comprehension or
+ * a display of two calls, or the functions of a library module (a logger
+ * made by a call the index cannot tell from a Task's, and bodies that pass
+ * their locals to imported functions and methods).
+ */
+function longModule(shape: LongShape, n: number): string {
+  if (shape === 'functions') return libraryHeader + Array.from({ length: n }, (_, i) => libraryFunction(i)).join('');
   const line =
     shape === 'comprehensions'
       ? (i: number) => `a${i} = [solve(level=x) for x in range(3) if x != ${i % 3}]\n`
       : (i: number) => `b${i} = [solve(level=1), solve(level=${i})]\n`;
   return envFile(0) + Array.from({ length: n }, (_, i) => line(i)).join('');
+}
+
+const libraryHeader = `import json
+import logging
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+`;
+
+function libraryFunction(i: number): string {
+  return `
+
+def step_${i}(path, items, *, verbose=False):
+    data = json.loads(Path(path).read_text())
+    for item in items:
+        if item.get("id") == ${i}:
+            data.setdefault("seen", []).append(item)
+    logger.info("step %s: %d items", path, len(items))
+    result = {"path": str(path), "count": len(data), "items": [x for x in items if x]}
+    return json.dumps(result, indent=2)
+`;
 }
 
 /**
@@ -248,7 +277,7 @@ async function measureLongModules(parser: Awaited<ReturnType<typeof createPython
     return (c.user + c.system) / 1000;
   };
   const out: Record<string, { statements: number; analyseCpuMs: number; overParse: number; growth: number }> = {};
-  for (const shape of ['comprehensions', 'lists'] as const) {
+  for (const shape of ['comprehensions', 'lists', 'functions'] as const) {
     const at = async (n: number) => {
       const text = longModule(shape, n);
       const analyse: number[] = [];
@@ -444,7 +473,7 @@ async function main() {
     `${JSON.stringify(
       {
         machine: machineInfo(),
-        notes: `floor = decode + tree-sitter parse of every file; coldIndex = the same files through Analyzer.setFiles (parse, extract, link, diagnostics) + index; both from pre-read bytes after an untimed warm-up run of both on the whole workspace; ${RUNS} runs, each feeding the cold index in the server's batches of ${BATCH} files with every batch timed beside the floor's parse of the same files (alternating which goes first); ratio = median of the per-run ratios of CPU time (user+system), bestRatio = best cold / best floor, wallRatio the median on wall time; phasesOverFloor = the cold index's CPU time in each phase (parse = decode + parse; extract = facts from the trees + freeing them; link = linking and diagnostics; rest = the final index and problem lists, and everything between phases) over the same run's floor, medians; times are medians. coldIndexWithIoMs = scan + read + index in a fresh process, like the server at start-up. longModules = one module of 4,000 list statements (filtered comprehensions, or displays of two calls) analysed alone, median of 3: CPU ms, over parsing it alone, and growth = that cost over the cost at 2,000 statements (2 when linear, 4 when quadratic).`,
+        notes: `floor = decode + tree-sitter parse of every file; coldIndex = the same files through Analyzer.setFiles (parse, extract, link, diagnostics) + index; both from pre-read bytes after an untimed warm-up run of both on the whole workspace; ${RUNS} runs, each feeding the cold index in the server's batches of ${BATCH} files with every batch timed beside the floor's parse of the same files (alternating which goes first); ratio = median of the per-run ratios of CPU time (user+system), bestRatio = best cold / best floor, wallRatio the median on wall time; phasesOverFloor = the cold index's CPU time in each phase (parse = decode + parse; extract = facts from the trees + freeing them; link = linking and diagnostics; rest = the final index and problem lists, and everything between phases) over the same run's floor, medians; times are medians. coldIndexWithIoMs = scan + read + index in a fresh process, like the server at start-up. longModules = one module of 4,000 statements (lists: filtered comprehensions or displays of two calls; or a library module's functions) analysed alone, median of 3: CPU ms, over parsing it alone, and growth = that cost over the cost at 2,000 statements (2 when linear, 4 when quadratic).`,
         targets,
         results,
         met: {

@@ -3,7 +3,9 @@
  * whether it only reads the name (readsOnly), is no mention at all (a
  * comment, prose in a string), leaves a list as it was (leavesListAlone)
  * or the items of what it holds (leavesItemsAlone), or hands the value to
- * something that may keep it (storesValue), and to what (keptIn).
+ * something that may keep it (storesValue), and to what (keptIn; for
+ * every name of a statement, forEachKept, which settles most of them from
+ * the text map instead).
  *
  * A name bound to a value nothing can change in place (an integer, a
  * range, a tuple of literals) keeps that value past a mention that only
@@ -16,7 +18,10 @@
  * target however it is written (`(N) = 5`, `[a, N] = pair`), `global N`,
  * `del N`, an import, a parameter, and a string (`globals()["N"] = 5`).
  */
+import { isSpaceCode, isWordCode } from './pyScan';
+import { Kind, mapOf } from './textMap';
 import type { SyntaxNode } from './treeSitter';
+import { forEachAsciiName } from './writtenNames';
 
 /** Parents whose every child is an expression read where it stands. */
 const READING_PARENTS = new Set([
@@ -272,6 +277,106 @@ export function keptIn(root: SyntaxNode, at: number, end: number): readonly stri
   }
   return null;
 }
+
+/**
+ * keptIn of each ASCII name of `span` (those forEachAsciiName finds), in
+ * order, for the names something may keep (keptIn not null). In an
+ * error-free module the text map (textMap.ts) settles most mentions
+ * without the tree, each to null as keptIn would: text in a plain string
+ * or a comment; a keyword or a number; a name called (`f(`), whose
+ * attribute is read (`x.`) or that an operator takes (`x + 1`, `x == y`, `x += 1`); an assignment's
+ * or annotation's target outside brackets (`x = ...`, `x: int`); and
+ * anything inside the arguments of a call whose callee is not a method
+ * (`print(x)`, `f([x, y])`, a `def`'s parameters), where keptIn's walk up
+ * from the name ends at the latest. Asking the tree about every name of a
+ * module's function bodies took more than the rest of its extraction.
+ */
+export function forEachKept(
+  root: SyntaxNode,
+  text: string,
+  span: { start: number; end: number },
+  visit: (name: string, into: readonly string[] | undefined) => void,
+): void {
+  const map = root.hasError ? undefined : mapOf(text);
+  const kinds = map?.kinds;
+  // The open brackets before the current name: PLAIN_CALL, GROUP (a parenthesis that is no plain call), BRACKET.
+  const open: number[] = [];
+  let scanned = span.start;
+  forEachAsciiName(text, span, (name, at) => {
+    const end = at + name.length;
+    if (kinds) {
+      for (; scanned < at; scanned++) {
+        if (kinds[scanned] !== Kind.Code) continue;
+        const c = text.charCodeAt(scanned);
+        if (c === 40 /* ( */) open.push(parenthesisKind(text, scanned, span.start));
+        else if (c === 91 /* [ */ || c === 123 /* { */) open.push(BRACKET);
+        else if (c === 41 /* ) */ || c === 93 /* ] */ || c === 125 /* } */) open.pop();
+      }
+      scanned = end;
+      if (kinds[at] === Kind.Text || isDigit(text.charCodeAt(at)) || NOT_NAMES.has(name)) return;
+      // An f-string's field is code the map does not follow: the tree is asked.
+      if (kinds[at] === Kind.Code && settledByText(text, end, span.end, open)) return;
+    }
+    const into = keptIn(root, at, end);
+    if (into !== null) visit(name, into);
+  });
+}
+const isDigit = (code: number) => code >= 48 && code <= 57;
+const PLAIN_CALL = 0;
+const GROUP = 1;
+const BRACKET = 2;
+
+/** Whether what follows a name (ending at `end`), or the bracket it is in, says keptIn gives null. */
+function settledByText(text: string, end: number, limit: number, open: readonly number[]): boolean {
+  let next = end;
+  // Outside brackets a line break ends the statement, unless escaped.
+  for (; next < limit; next++) {
+    const c = text.charCodeAt(next);
+    if (c === 32 || c === 9) continue;
+    if (open.length && isSpaceCode(c)) continue;
+    if (c === 92 /* \ */ && (text.charCodeAt(next + 1) === 10 || text.charCodeAt(next + 1) === 13)) continue;
+    break;
+  }
+  const c = next < limit ? text.charCodeAt(next) : -1;
+  if (c === 40 /* ( */ || c === 46 /* . */ || (c > 0 && OPERATOR.includes(text[next]!))) return true;
+  if (c === 61 /* = */) return text.charCodeAt(next + 1) === 61 || !open.length;
+  if (c === 58 /* : */ && !open.length) return text.charCodeAt(next + 1) !== 61;
+  for (let i = open.length - 1; i >= 0; i--) if (open[i] !== BRACKET) return open[i] === PLAIN_CALL;
+  return false;
+}
+/** Characters after a name that make it an operand: arithmetic, bitwise, comparison (`!=`). */
+const OPERATOR = '+-*/%&|^@<>!';
+
+/**
+ * What the parenthesis at `at` opens: a call whose callee is a plain name,
+ * a call's or subscript's result, or a `def`'s or `class`'s name (PLAIN_CALL);
+ * else a method's arguments, a tuple or a parenthesised expression (GROUP).
+ */
+function parenthesisKind(text: string, at: number, from: number): number {
+  let i = at - 1;
+  while (i >= from && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i--;
+  if (i < from) return GROUP;
+  const c = text.charCodeAt(i);
+  if (c === 41 /* ) */ || c === 93 /* ] */) return PLAIN_CALL;
+  if (!isWordCode(c)) return GROUP;
+  let start = i;
+  while (start > from && isWordCode(text.charCodeAt(start - 1))) start--;
+  if (NOT_NAMES.has(text.slice(start, i + 1))) return GROUP;
+  // A `.` before the name makes it a method; a line break before it may hide one behind a comment: the tree says.
+  let before = start - 1;
+  while (before >= from && (text.charCodeAt(before) === 32 || text.charCodeAt(before) === 9)) before--;
+  if (before < from) return PLAIN_CALL;
+  const b = text.charCodeAt(before);
+  return b === 46 /* . */ || b === 10 || b === 13 || b === 92 /* \ */ ? GROUP : PLAIN_CALL;
+}
+
+/** Words that are no name a value is kept under: keywords and the constants. */
+const NOT_NAMES = new Set(
+  (
+    'False None True and as assert async await break class continue def del elif else except finally for from ' +
+    'global if import in is lambda nonlocal not or pass raise return try while with yield'
+  ).split(' '),
+);
 
 /** Parents that hold what is written in them: displays, a keyword's value, either side of `a if c else b`. */
 const HOLDING_PARENTS = new Set([

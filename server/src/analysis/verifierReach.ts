@@ -11,10 +11,10 @@ import { BoundedCache } from './boundedCache';
 import type { CallFacts, PythonFacts, TaskCandidate } from './facts';
 import { isHudModule } from './hudModule';
 import { internDotted } from './intern';
-import { keywordValueAt, matchBracket, splitTopLevel, type Span } from './pyScan';
+import { isSpaceCode, isWordCode, keywordValueAt, matchBracket, splitTopLevel, type Span } from './pyScan';
 import { imported, statementOfTask, type Ctx, type KnownList, type Statement } from './pythonModule';
 import { bindsName } from './rebinding';
-import { growsOnly, keptIn, leavesListAlone, passedTo, storesValue } from './readOnlyMention';
+import { forEachKept, growsOnly, leavesListAlone, passedTo, storesValue } from './readOnlyMention';
 import { notAMention } from './knownValues';
 import { asciiNamesIn, forEachAsciiName, isAsciiName, mentionedIn } from './writtenNames';
 
@@ -118,7 +118,7 @@ function elementNamesIn(ctx: Ctx, st: Statement): string[] {
  */
 function mayGiveVerifiers(ctx: Ctx, st: Statement, source: string, list: KnownList): boolean {
   if (st.parsed?.kind === 'verifier') return false; // read: its target is known
-  if (passedToVerifyingFunction(ctx, source, list)) return true;
+  if (passedToVerifyingFunction(ctx, st, list)) return true;
   for (let m = SETS_VERIFIER.exec(source); m; m = SETS_VERIFIER.exec(source)) {
     const target = m[1]!;
     const bracket = target.indexOf('[');
@@ -131,16 +131,16 @@ function mayGiveVerifiers(ctx: Ctx, st: Statement, source: string, list: KnownLi
   return false;
 }
 /**
- * Whether `source` passes the list whole to a function this module defines
+ * Whether `st` passes the list whole to a function this module defines
  * whose body sets a verifier (`attach(suite)`, `attach(tasks=suite)`). A
  * function another module defines (`helpers.attach(suite)`) is noted in
  * givenLists: whether its body sets one is for the linker to ask.
  */
-function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): boolean {
+function passedToVerifyingFunction(ctx: Ctx, st: Statement, list: KnownList): boolean {
   let verifying = false;
   forEachPassed(
     ctx,
-    source,
+    st,
     (name) => list.names.includes(name),
     (_, callee, kind) => {
       if (kind === 'imported') givenLists.push({ statement: list.statement, callee });
@@ -160,12 +160,11 @@ function passedToVerifyingFunction(ctx: Ctx, source: string, list: KnownList): b
  * hold Tasks too (noteHoldersPassed).
  */
 export function notePassedTasks(ctx: Ctx, st: Statement): void {
-  if (!ctx.facts.tasks.length || !mentionsPassTarget(st)) return;
-  const source = ctx.text.slice(st.start, st.end);
+  if (!ctx.facts.tasks.length || !mentionsPassTarget(ctx, st)) return;
   if (mentionsTasks(ctx, st))
     forEachPassed(
       ctx,
-      source,
+      st,
       (name) => holdsTasks(ctx, name),
       (name, callee, kind) => {
         for (const call of heldBy(ctx, name))
@@ -174,7 +173,7 @@ export function notePassedTasks(ctx: Ctx, st: Statement): void {
         return false;
       },
     );
-  noteHoldersPassed(ctx, st, source);
+  noteHoldersPassed(ctx, st);
 }
 
 /**
@@ -201,13 +200,13 @@ function holdsTasks(ctx: Ctx, name: string): boolean {
  * known only by running that function or, for one of another module, by
  * the linker asking it.
  */
-function noteHoldersPassed(ctx: Ctx, st: Statement, source: string): void {
+function noteHoldersPassed(ctx: Ctx, st: Statement): void {
   let verifying = false;
   let callees: (readonly string[])[] | undefined;
   const passed = new Set<string>();
   forEachPassed(
     ctx,
-    source,
+    st,
     (arg) => !LITERAL.test(arg),
     (arg, callee, kind) => {
       for (const name of asciiNamesIn(arg, { start: 0, end: arg.length })) passed.add(name);
@@ -231,8 +230,10 @@ function noteHoldersPassed(ctx: Ctx, st: Statement, source: string): void {
  * keptIn): what the index does not follow may have handed a Task to those.
  */
 function holdersOf(ctx: Ctx, st: Statement, passed: Set<string>): Set<string> {
-  for (const [i, s] of ctx.statements.entries()) {
+  for (const i of mayRun(ctx, st)) {
+    const s = ctx.statements[i]!;
     if (s.end > st.start) break;
+    if (runFrom[i]! >= st.start) continue;
     for (const { name, into } of (keptNames[i] ??= keptNamesIn(ctx, s)))
       if (!into) passed.add(name);
       else if (passed.has(name)) for (const holder of into) passed.add(holder);
@@ -241,13 +242,64 @@ function holdersOf(ctx: Ctx, st: Statement, passed: Set<string>): Set<string> {
   return passed;
 }
 
+/**
+ * From where what statement `i` puts where counts (holdersOf): a `def` or
+ * `class` from the first mention of its name by another statement, since
+ * its body cannot have run before (a decorator does not run it); any other
+ * statement from its start. A module's test functions and command handlers
+ * are most of its text, and are never called in it. Asked of statements
+ * already read (their names are bound), and kept.
+ */
+function runsFrom(ctx: Ctx, s: Statement, i: number): number {
+  const known = runFrom[i];
+  if (known !== undefined) return known;
+  let from = s.start;
+  if ((s.kind === 'definition' || s.kind === 'decorated') && typeof s.binds === 'string' && isAsciiName(s.binds)) {
+    from = NEVER;
+    for (const at of wordsOf(ctx).get(s.binds) ?? [])
+      if (at < s.start || at >= s.end) {
+        from = Math.max(s.start, at);
+        break;
+      }
+  }
+  return (runFrom[i] = from);
+}
+const runFrom: number[] = [];
+const NEVER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The statements before `st` that may run at all (runsFrom), in order: a
+ * `def` never mentioned elsewhere is not among them, so a module of a
+ * thousand such functions is not read a thousand times over.
+ */
+function mayRun(ctx: Ctx, st: Statement): readonly number[] {
+  for (; classified < ctx.statements.length && ctx.statements[classified]!.end <= st.start; classified++)
+    if (runsFrom(ctx, ctx.statements[classified]!, classified) !== NEVER) runnable.push(classified);
+  return runnable;
+}
+const runnable: number[] = [];
+let classified = 0;
+
+/**
+ * Where each ASCII name is written in the module (forEachAsciiName's rule),
+ * in order: built at the first question, once the module has Tasks.
+ */
+function wordsOf(ctx: Ctx): Map<string, number[]> {
+  if (wordsAt) return wordsAt;
+  const words = new Map<string, number[]>();
+  forEachAsciiName(ctx.text, { start: 0, end: ctx.text.length }, (name, at) => {
+    const offsets = words.get(name);
+    if (offsets) offsets.push(at);
+    else words.set(name, [at]);
+  });
+  return (wordsAt = words);
+}
+let wordsAt: Map<string, number[]> | undefined;
+
 /** Each mention in `s` of an ASCII name (as asciiNamesIn finds them) put into something (keptIn), and what. */
 function keptNamesIn(ctx: Ctx, s: Statement): { name: string; into: readonly string[] | undefined }[] {
   const kept: { name: string; into: readonly string[] | undefined }[] = [];
-  forEachAsciiName(ctx.text, s, (name, at) => {
-    const into = keptIn(ctx.root, at, at + name.length);
-    if (into !== null) kept.push({ name, into });
-  });
+  forEachKept(ctx.root, ctx.text, s, (name, into) => kept.push({ name, into }));
   return kept;
 }
 /** What each statement puts where (keptNamesIn), found once a module as holdersOf asks. */
@@ -272,25 +324,49 @@ const passTargets: string[] = [];
 export function notePassTargets(ctx: Ctx): void {
   passTargets.length = 0;
   passTargetAt.length = 0;
+  passTargetsFound = false;
+  verifyingDefs.length = 0;
   for (const i of ctx.facts.imports)
     if (!isHudModule(i.module) && !passTargets.includes(i.local)) passTargets.push(i.local);
   // Before the statements are read: the name from the text (the `def` after any decorators).
   if (setsVerifierIn(ctx.text, { start: 0, end: ctx.text.length }))
     for (const def of ctx.statements)
       if (setsVerifierInDefinition(ctx.text, def)) {
+        verifyingDefs.push(def);
         DEFINED_NAME.lastIndex = def.start;
         const m = DEFINED_NAME.exec(ctx.text);
         if (m && m.index < def.end) passTargets.push(m[1]!);
       }
-  for (const name of passTargets) pushOffsets(ctx.text, name, passTargetAt);
 }
 const DEFINED_NAME = /\b(?:def|class)[ \t]+([A-Za-z_]\w*)/g;
 
-/** Where the names of passTargets are written (notePassTargets). */
-const passTargetAt: number[] = [];
+/** The module's `def`s and `class`es whose body sets a verifier, in order (notePassTargets, for calleeKind). */
+const verifyingDefs: Statement[] = [];
 
-function mentionsPassTarget(st: Statement): boolean {
-  return occursIn(passTargetAt, st);
+/** Where the names of passTargets are written, in order: found at the first question (passTargetsIn). */
+const passTargetAt: number[] = [];
+let passTargetsFound = false;
+
+/** Where `span` mentions one of passTargets: an index into passTargetAt, the first at or past its start. */
+function passTargetsIn(ctx: Ctx, span: Span): number {
+  if (!passTargetsFound) {
+    // A search per name: a module imports few, and most are short of Tasks and never get here.
+    const { text } = ctx;
+    for (const name of passTargets)
+      for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + name.length))
+        if (!isWordCode(text.charCodeAt(at + name.length)) && !isNameOrDot(text.charCodeAt(at - 1)))
+          passTargetAt.push(at);
+    passTargetAt.sort((a, b) => a - b);
+    passTargetsFound = true;
+  }
+  return firstAtOrPast(passTargetAt, span.start);
+}
+
+const isNameOrDot = (code: number) => code === 46 || isWordCode(code);
+
+function mentionsPassTarget(ctx: Ctx, st: Statement): boolean {
+  const i = passTargetsIn(ctx, st);
+  return i < passTargetAt.length && passTargetAt[i]! < st.end;
 }
 
 /** Whether `st` mentions a name holding a known Task, or a tuple or list of them, or one that may still hold one. */
@@ -307,7 +383,7 @@ function mentionsTasks(ctx: Ctx, st: Statement): boolean {
 }
 
 /**
- * Calls `visit` for each argument of a call in `source` that is a name
+ * Calls `visit` for each argument of a call in `st` that is a name
  * `passes` accepts, passed whole (positionally or by keyword), when the
  * callee is imported from a module other than hud's (the linker may ask
  * it) or is a function of this module whose body sets a verifier; `visit`
@@ -315,24 +391,30 @@ function mentionsTasks(ctx: Ctx, st: Statement): boolean {
  */
 function forEachPassed(
   ctx: Ctx,
-  source: string,
+  st: Span,
   passes: (name: string) => boolean,
   visit: (name: string, callee: readonly string[], kind: 'imported' | 'verifying') => boolean,
 ): void {
-  for (let m = CALLED.exec(source); m; m = CALLED.exec(source)) {
-    const open = m.index + m[0].length - 1;
-    const close = matchBracket(source, open);
+  const { text } = ctx;
+  // Only a call whose callee starts with one of passTargets can be one: each of their mentions is tried.
+  for (let i = passTargetsIn(ctx, st); i < passTargetAt.length && passTargetAt[i]! < st.end; i++) {
+    const at = passTargetAt[i]!;
+    let before = at - 1;
+    while (before >= st.start && isSpaceCode(text.charCodeAt(before))) before--;
+    if (text.charCodeAt(before) === 46 /* . */) continue; // `a . b(`: `b` is an attribute
+    CALLED.lastIndex = at;
+    const m = CALLED.exec(text);
+    if (!m || m.index + m[0].length > st.end) continue;
+    const callee = internDotted(m[1]!);
+    const kind = calleeKind(ctx, callee);
+    if (!kind) continue;
+    const open = at + m[0].length - 1;
+    const close = matchBracket(text, open, st.end);
     if (close < 0) continue;
-    for (const arg of splitTopLevel(source, open + 1, close)) {
-      const value = keywordValueAt(source, arg.start, arg.end);
-      const name = source.slice(value < 0 ? arg.start : value, arg.end);
-      if (!passes(name)) continue;
-      const callee = internDotted(m[1]!);
-      const kind = calleeKind(ctx, callee);
-      if (kind && visit(name, callee, kind)) {
-        CALLED.lastIndex = 0;
-        return;
-      }
+    for (const arg of splitTopLevel(text, open + 1, close)) {
+      const value = keywordValueAt(text, arg.start, arg.end);
+      const name = text.slice(value < 0 ? arg.start : value, arg.end);
+      if (passes(name) && visit(name, callee, kind)) return;
     }
   }
 }
@@ -341,12 +423,12 @@ function forEachPassed(
 function calleeKind(ctx: Ctx, callee: readonly string[]): 'imported' | 'verifying' | undefined {
   if (imported.has(callee[0]!)) return hudImport(ctx.facts, callee[0]!) ? undefined : 'imported';
   if (callee.length > 1) return undefined;
-  for (const def of ctx.statements)
-    if (def.binds === callee[0] && setsVerifierInDefinition(ctx.text, def)) return 'verifying';
+  // Their names are bound as the statements are read: a `def` below the call does not count yet.
+  for (const def of verifyingDefs) if (def.binds === callee[0]) return 'verifying';
   return undefined;
 }
-/** A called name, dotted or not, as written before its `(`. */
-const CALLED = /(?<![\w.])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/g;
+/** A called name, dotted or not, as written before its `(`, read where a name of passTargets starts. */
+const CALLED = /([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\(/y;
 
 /** Whether `.verifier` is written in `span` of the module being read (a `def`'s body, a statement, the module). */
 function setsVerifierIn(text: string, span: Span): boolean {
@@ -371,9 +453,22 @@ function pushOffsets(text: string, word: string, into: number[]): void {
   for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + word.length)) into.push(at);
 }
 
+/** Whether one of `offsets` (in increasing order) falls in `span`: asked of every statement, so a binary search. */
 function occursIn(offsets: readonly number[], span: Span): boolean {
-  for (const at of offsets) if (at >= span.start && at < span.end) return true;
-  return false;
+  const i = firstAtOrPast(offsets, span.start);
+  return i < offsets.length && offsets[i]! < span.end;
+}
+
+/** The index of the first of `offsets` (in increasing order) at or past `at`: a binary search. */
+function firstAtOrPast(offsets: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = offsets.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (offsets[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 /** Whether `local` is bound by an import of `hud` or its modules (which set no verifier on what they are passed). */
 function hudImport(facts: PythonFacts, local: string): boolean {
@@ -495,6 +590,11 @@ export function forgetVerifierReach(): void {
   if (unknowableCalls.size) unknowableCalls.clear();
   givenLists.length = 0;
   keptNames.length = 0;
+  verifyingDefs.length = 0;
+  wordsAt = undefined;
+  runFrom.length = 0;
+  runnable.length = 0;
+  classified = 0;
   if (givenTasks.size) givenTasks.clear();
   verifierAtText = '';
 }

@@ -359,6 +359,21 @@ test('a Task passed whole to a function of the module that sets verifiers is lis
   for (const [body, listed] of cases) await listsOnly(env(body), listed);
 });
 
+test('a function that hands Tasks to a holder counts from the first statement that may call it', async () => {
+  const VALL = 'def vall(ts):\n    for t in ts:\n        t.verifier = check(expected="r")\n\n';
+  const FILL = 'def fill():\n    reg.add(a)\n\n';
+  const cases: [string, string[]][] = [
+    // called before the holder is passed: `a` may be in it
+    [`${VALL}${FILL}a = solve(level=1)\nreg = set()\nfill()\nvall(reg)\n`, []],
+    // called through another function
+    [`${VALL}${FILL}def setup():\n    fill()\n\na = solve(level=1)\nreg = set()\nsetup()\nvall(reg)\n`, []],
+    // never called, or only after: its body has not run when the holder is passed
+    [`${VALL}${FILL}a = solve(level=1)\nreg = set()\nvall(reg)\n`, ['a']],
+    [`${VALL}${FILL}a = solve(level=1)\nreg = set()\nvall(reg)\nfill()\n`, ['a']],
+  ];
+  for (const [body, listed] of cases) await listsOnly(env(body), listed);
+});
+
 test('a list passed whole to a function of another module that sets verifiers: none of its items is listed', async () => {
   const files = {
     'env.py': VERIFIABLE_ENV,
