@@ -243,18 +243,24 @@ function holdersOf(ctx: Ctx, st: Statement, passed: Set<string>): Set<string> {
 }
 
 /**
- * From where what statement `i` puts where counts (holdersOf): a `def` or
- * `class` from the first mention of its name by another statement, since
- * its body cannot have run before (a decorator does not run it); any other
- * statement from its start. A module's test functions and command handlers
- * are most of its text, and are never called in it. Asked of statements
- * already read (their names are bound), and kept.
+ * From where what statement `i` puts where counts (holdersOf): a `def`
+ * from the first mention of its name by another statement, since its body
+ * cannot have run before (a decorator does not run it); any other
+ * statement, a `class` among them, from its start. A module's test
+ * functions and command handlers are most of its text, and are never
+ * called in it. Asked of statements already read (their names are bound),
+ * and kept.
  */
 function runsFrom(ctx: Ctx, s: Statement, i: number): number {
   const known = runFrom[i];
   if (known !== undefined) return known;
   let from = s.start;
-  if ((s.kind === 'definition' || s.kind === 'decorated') && typeof s.binds === 'string' && isAsciiName(s.binds)) {
+  if (
+    (s.kind === 'definition' || s.kind === 'decorated') &&
+    typeof s.binds === 'string' &&
+    isAsciiName(s.binds) &&
+    !definesClass(ctx.text, s)
+  ) {
     from = NEVER;
     for (const at of wordsOf(ctx).get(s.binds) ?? [])
       if (at < s.start || at >= s.end) {
@@ -266,6 +272,15 @@ function runsFrom(ctx: Ctx, s: Statement, i: number): number {
 }
 const runFrom: number[] = [];
 const NEVER = Number.MAX_SAFE_INTEGER;
+
+/** Whether `s` (a definition, decorated or not) is a `class`, whose body Python runs at once. */
+function definesClass(text: string, s: Statement): boolean {
+  DEFINITION_LINE.lastIndex = s.start;
+  const m = DEFINITION_LINE.exec(text);
+  return m !== null && m.index < s.end && m[1] === 'class';
+}
+/** The line of a definition's head, after its decorators. */
+const DEFINITION_LINE = /^[ \t]*(?:async[ \t]+)?(def|class)\b/gm;
 
 /**
  * The statements before `st` that may run at all (runsFrom), in order: a

@@ -359,7 +359,7 @@ test('a Task passed whole to a function of the module that sets verifiers is lis
   for (const [body, listed] of cases) await listsOnly(env(body), listed);
 });
 
-test('a function that hands Tasks to a holder counts from the first statement that may call it', async () => {
+test('a function that hands Tasks to a holder counts from the first statement that may call it, a class body at once', async () => {
   const VALL = 'def vall(ts):\n    for t in ts:\n        t.verifier = check(expected="r")\n\n';
   const FILL = 'def fill():\n    reg.add(a)\n\n';
   const cases: [string, string[]][] = [
@@ -370,6 +370,8 @@ test('a function that hands Tasks to a holder counts from the first statement th
     // never called, or only after: its body has not run when the holder is passed
     [`${VALL}${FILL}a = solve(level=1)\nreg = set()\nvall(reg)\n`, ['a']],
     [`${VALL}${FILL}a = solve(level=1)\nreg = set()\nvall(reg)\nfill()\n`, ['a']],
+    // a class body runs where the class is defined
+    [`${VALL}a = solve(level=1)\nreg = set()\nclass Setup:\n    reg.add(a)\n\nvall(reg)\n`, []],
   ];
   for (const [body, listed] of cases) await listsOnly(env(body), listed);
 });
