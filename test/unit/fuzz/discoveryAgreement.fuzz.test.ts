@@ -231,6 +231,11 @@ const unknowable = fc.oneof(
   fc.tuple(name, name).map(([n, m]) => `reg = set()\nr = reg\nr.add(${n})\nvall(reg)\nprint(${m})`),
   name.map((n) => `vall([${n}])`),
   listName.map((n) => `flip(${n})`),
+  // A holder filled in a function's body, which counts once something calls it, or in a class body, at once.
+  fc
+    .tuple(name, fc.constantFrom('fill()\nvall(held)', 'vall(held)\nfill()', 'vall(held)'))
+    .map(([n, rest]) => `held = set()\ndef fill():\n    held.add(${n})\n${rest}`),
+  name.map((n) => `held = []\nclass Fill:\n    held.append(${n})\nvall(held)`),
   // Builtins bound again: what a later `range(...)`, `len(...)` or `enumerate(...)` gives only running tells.
   fc.constant('if COUNT:\n    range = lambda *a: [1]'),
   fc.constant('def len(x):\n    return 1'),
