@@ -358,12 +358,11 @@ const DEFINED_NAME = /\b(?:def|class)[ \t]+([A-Za-z_]\w*)/g;
 /** The module's `def`s and `class`es whose body sets a verifier, in order (notePassTargets, for calleeKind). */
 const verifyingDefs: Statement[] = [];
 
-/** Where the names of passTargets are written, in order: found at the first question (passTargetsIn). */
+/** Where the names of passTargets are written, in order: found at the first question (passTargetOffsets). */
 const passTargetAt: number[] = [];
 let passTargetsFound = false;
 
-/** Where `span` mentions one of passTargets: an index into passTargetAt, the first at or past its start. */
-function passTargetsIn(ctx: Ctx, span: Span): number {
+function passTargetOffsets(ctx: Ctx): readonly number[] {
   if (!passTargetsFound) {
     // A search per name: a module imports few, and most are short of Tasks and never get here.
     const { text } = ctx;
@@ -374,14 +373,13 @@ function passTargetsIn(ctx: Ctx, span: Span): number {
     passTargetAt.sort((a, b) => a - b);
     passTargetsFound = true;
   }
-  return firstAtOrPast(passTargetAt, span.start);
+  return passTargetAt;
 }
 
 const isNameOrDot = (code: number) => code === 46 || isWordCode(code);
 
 function mentionsPassTarget(ctx: Ctx, st: Statement): boolean {
-  const i = passTargetsIn(ctx, st);
-  return i < passTargetAt.length && passTargetAt[i]! < st.end;
+  return occursIn(passTargetOffsets(ctx), st);
 }
 
 /** Whether `st` mentions a name holding a known Task, or a tuple or list of them, or one that may still hold one. */
@@ -412,8 +410,9 @@ function forEachPassed(
 ): void {
   const { text } = ctx;
   // Only a call whose callee starts with one of passTargets can be one: each of their mentions is tried.
-  for (let i = passTargetsIn(ctx, st); i < passTargetAt.length && passTargetAt[i]! < st.end; i++) {
-    const at = passTargetAt[i]!;
+  const offsets = passTargetOffsets(ctx);
+  for (let i = firstAtOrPast(offsets, st.start); i < offsets.length && offsets[i]! < st.end; i++) {
+    const at = offsets[i]!;
     let before = at - 1;
     while (before >= st.start && isSpaceCode(text.charCodeAt(before))) before--;
     if (text.charCodeAt(before) === 46 /* . */) continue; // `a . b(`: `b` is an attribute
