@@ -353,8 +353,7 @@ const OPERATOR = '+-*/%&|^@<>!';
  * else a method's arguments, a tuple or a parenthesised expression (GROUP).
  */
 function parenthesisKind(text: string, at: number, from: number): number {
-  let i = at - 1;
-  while (i >= from && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i--;
+  const i = lastNonBlank(text, at - 1, from);
   if (i < from) return GROUP;
   const c = text.charCodeAt(i);
   if (c === 41 /* ) */ || c === 93 /* ] */) return PLAIN_CALL;
@@ -363,11 +362,16 @@ function parenthesisKind(text: string, at: number, from: number): number {
   while (start > from && isWordCode(text.charCodeAt(start - 1))) start--;
   if (NOT_NAMES.has(text.slice(start, i + 1))) return GROUP;
   // A `.` before the name makes it a method; a line break before it may hide one behind a comment: the tree says.
-  let before = start - 1;
-  while (before >= from && (text.charCodeAt(before) === 32 || text.charCodeAt(before) === 9)) before--;
+  const before = lastNonBlank(text, start - 1, from);
   if (before < from) return PLAIN_CALL;
   const b = text.charCodeAt(before);
   return b === 46 /* . */ || b === 10 || b === 13 || b === 92 /* \ */ ? GROUP : PLAIN_CALL;
+}
+
+/** The last offset at or before `i` (not before `from`) that holds neither a space nor a tab; line breaks count. */
+function lastNonBlank(text: string, i: number, from: number): number {
+  while (i >= from && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i--;
+  return i;
 }
 
 /** Words that are no name a value is kept under: keywords and the constants. */
