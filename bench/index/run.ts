@@ -224,6 +224,14 @@ async function measureTime(root: string) {
   };
 }
 
+/** CPU time (user and system, all threads) of `fn`, in ms. */
+function cpuMsOf(fn: () => void): number {
+  const c0 = process.cpuUsage();
+  fn();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+}
+
 /** Timed runs of the repository's own modules: each a cold index of about 120 files, tens of milliseconds. */
 const REPO_RUNS = 15;
 const WARM_RUNS = 3;
@@ -231,12 +239,13 @@ const WARM_RUNS = 3;
 /**
  * The cold index of this repository's own Python files (the bundled
  * runtime, the tests' modules and fixtures, the examples) against their
- * parse, in a process of its own: after the cold index of 11,000 files
- * the same measurement read 0.1-0.3 higher, the heap that run leaves
- * behind. WARM_RUNS untimed runs, then REPO_RUNS, each timed beside the
- * floor's parse of the same files in alternating order. Real modules are larger than the generated ones, hold
- * fewer Tasks and more functions and classes, and cost the extraction
- * differently (bench/index/README.md, "Real modules").
+ * parse, in a process of its own: after the cold index of 11,000 files the
+ * same measurement read 0.1-0.3 higher, the heap that run leaves behind.
+ * WARM_RUNS untimed runs, then REPO_RUNS, each timed beside the floor's
+ * parse of the same files in alternating order. Real modules are larger
+ * than the generated ones, hold fewer Tasks and more functions and
+ * classes, and cost the index differently (bench/index/README.md, "Real
+ * modules in the benchmark").
  */
 async function measureRepoModules() {
   const parser = await createPythonParser();
@@ -246,12 +255,6 @@ async function measureRepoModules() {
   const files = (await readFiles((await listIndexableFiles(roots)).filter((p) => p.endsWith('.py')))).map(
     ([p, c]): [string, string] => [p, decodeText(bytesOf(c))],
   );
-  const cpu = (fn: () => void) => {
-    const c0 = process.cpuUsage();
-    fn();
-    const c = process.cpuUsage(c0);
-    return (c.user + c.system) / 1000;
-  };
   const parseOnly = () => {
     for (const [, text] of files) parser.parse(text)?.delete();
   };
@@ -267,11 +270,11 @@ async function measureRepoModules() {
     let floor: number;
     let cold: number;
     if (run % 2 === 0) {
-      floor = cpu(parseOnly);
-      cold = cpu(index);
+      floor = cpuMsOf(parseOnly);
+      cold = cpuMsOf(index);
     } else {
-      cold = cpu(index);
-      floor = cpu(parseOnly);
+      cold = cpuMsOf(index);
+      floor = cpuMsOf(parseOnly);
     }
     a.dispose();
     if (run >= 0) runs.push({ floor, cold, phases });
@@ -340,12 +343,6 @@ def step_${i}(path, items, *, verbose=False):
  * when the cost is linear, 4 when quadratic.
  */
 async function measureLongModules(parser: Awaited<ReturnType<typeof createPythonParser>>) {
-  const cpu = (fn: () => void) => {
-    const c0 = process.cpuUsage();
-    fn();
-    const c = process.cpuUsage(c0);
-    return (c.user + c.system) / 1000;
-  };
   const out: Record<string, { statements: number; analyseCpuMs: number; overParse: number; growth: number }> = {};
   for (const shape of ['comprehensions', 'lists', 'functions'] as const) {
     const at = async (n: number) => {
@@ -354,9 +351,9 @@ async function measureLongModules(parser: Awaited<ReturnType<typeof createPython
       const parse: number[] = [];
       for (let r = 0; r < 3; r++) {
         const a = await Analyzer.create({ roots: ['/bench'] });
-        analyse.push(cpu(() => void a.setFile('/bench/env.py', text)));
+        analyse.push(cpuMsOf(() => void a.setFile('/bench/env.py', text)));
         a.dispose();
-        parse.push(cpu(() => parser.parse(text)?.delete()));
+        parse.push(cpuMsOf(() => parser.parse(text)?.delete()));
       }
       return { analyse: median(analyse), parse: median(parse) };
     };

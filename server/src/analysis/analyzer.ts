@@ -39,12 +39,11 @@ export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
  * against 1.55-1.63, within the noise of a loaded machine;
  * bench/index/README.md). Batching at all still pays: alternating one parse
  * with one extraction made each evict the other's working set from the CPU
- * caches. The bytes bind for real modules (a few KB each): the trees of
- * 128 KB of source were cold by the time they were read and freed, and
- * 64 KB took the cold index of the repository's own modules from 1.64-1.74
- * of their parse (median 1.67) to 1.54-1.67 (median 1.61) in 13 alternating
- * pairs (the benchmark's `repoModules`; its generated files, 64 to a batch,
- * stay under either).
+ * caches. The bytes are what binds for real modules (a few KB each): 64 KB
+ * instead of 128 took the cold index of the repository's own modules from
+ * 1.64-1.74 of their parse (median 1.67) to 1.54-1.67 (median 1.61) in 13
+ * alternating pairs (the benchmark's `repoModules`; its generated files, 64
+ * to a batch, stay under either).
  */
 const PARSE_BATCH_FILES = 64;
 const PARSE_BATCH_BYTES = 64 * 1024;
