@@ -456,6 +456,23 @@ export function definitionHeadAt(text: string, at: number, limit: number): Defin
   return { isAsync, isClass, nameAt, nameEnd, end: skipSpaces(text, nameEnd, limit) };
 }
 
+/**
+ * Where the `def` or `class` of the decorated statement `st` starts: past
+ * each decorator (pushed to `into` when given), or `st.end` when none
+ * follows. Within the statement only: a decorator whose bracket never
+ * closes runs to its end, where the next statement (another decorator, a
+ * def) is not this one's.
+ */
+export function skipDecorators(text: string, st: Span, into?: Span[]): number {
+  let at = st.start;
+  while (at < st.end && text[at] === '@') {
+    const end = expressionEnd(text, at + 1, st.end);
+    into?.push({ start: at, end });
+    at = skipSpaceAndComments(text, end, st.end);
+  }
+  return at;
+}
+
 /** Whether the keyword `word` followed by at least one whitespace starts at `at`, all before `limit`. */
 export function keywordAt(text: string, at: number, word: string, limit = text.length): boolean {
   const after = at + word.length;

@@ -12,12 +12,11 @@ import type { LineMap } from './lines';
 import {
   definitionHeadAt,
   envDecoratorAt,
-  expressionEnd,
   identifierEnd,
   keywordValueAt,
   matchAt,
   matchBracket,
-  skipSpaceAndComments,
+  skipDecorators,
   splitTopLevel,
   trimEnd,
   trimStart,
@@ -54,14 +53,7 @@ export function readDecorated(
 ): string | undefined {
   const { text, facts, lines } = ctx;
   const decorators: Span[] = [];
-  let at = st.start;
-  // Within the statement only: a decorator whose bracket never closes runs to its end, where the next
-  // statement (another decorator, a def) is not this one's.
-  while (at < st.end && text[at] === '@') {
-    const end = expressionEnd(text, at + 1, st.end);
-    decorators.push({ start: at, end });
-    at = skipSpaceAndComments(text, end, st.end);
-  }
+  const at = skipDecorators(text, st, decorators);
   if (at >= st.end) return undefined;
   const defHead = definitionHeadAt(text, at, Math.min(text.length, at + 300));
   if (!defHead) return undefined;

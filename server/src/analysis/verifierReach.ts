@@ -11,7 +11,16 @@ import { BoundedCache } from './boundedCache';
 import type { CallFacts, PythonFacts, TaskCandidate } from './facts';
 import { isHudModule } from './hudModule';
 import { internDotted } from './intern';
-import { isSpaceCode, isWordCode, keywordValueAt, matchBracket, splitTopLevel, type Span } from './pyScan';
+import {
+  definitionHeadAt,
+  isWordCode,
+  keywordValueAt,
+  matchBracket,
+  skipDecorators,
+  splitTopLevel,
+  trimEnd,
+  type Span,
+} from './pyScan';
 import { imported, statementOfTask, type Ctx, type KnownList, type Statement } from './pythonModule';
 import { bindsName } from './rebinding';
 import { forEachKept, growsOnly, leavesListAlone, passedTo, storesValue } from './readOnlyMention';
@@ -275,12 +284,9 @@ const NEVER = Number.MAX_SAFE_INTEGER;
 
 /** Whether `s` (a definition, decorated or not) is a `class`, whose body Python runs at once. */
 function definesClass(text: string, s: Statement): boolean {
-  DEFINITION_LINE.lastIndex = s.start;
-  const m = DEFINITION_LINE.exec(text);
-  return m !== null && m.index < s.end && m[1] === 'class';
+  const at = skipDecorators(text, s);
+  return at < s.end && definitionHeadAt(text, at, Math.min(text.length, at + 300))?.isClass === true;
 }
-/** The line of a definition's head, after its decorators. */
-const DEFINITION_LINE = /^[ \t]*(?:async[ \t]+)?(def|class)\b/gm;
 
 /**
  * The statements before `st` that may run at all (runsFrom), in order: a
@@ -413,9 +419,7 @@ function forEachPassed(
   const offsets = passTargetOffsets(ctx);
   for (let i = firstAtOrPast(offsets, st.start); i < offsets.length && offsets[i]! < st.end; i++) {
     const at = offsets[i]!;
-    let before = at - 1;
-    while (before >= st.start && isSpaceCode(text.charCodeAt(before))) before--;
-    if (text.charCodeAt(before) === 46 /* . */) continue; // `a . b(`: `b` is an attribute
+    if (text.charCodeAt(trimEnd(text, st.start, at) - 1) === 46 /* . */) continue; // `a . b(`: `b` is an attribute
     CALLED.lastIndex = at;
     const m = CALLED.exec(text);
     if (!m || m.index + m[0].length > st.end) continue;
