@@ -186,9 +186,6 @@ async function measureTime(root: string) {
   }
   const ratios = (k: 'wall' | 'cpu') => runs.map((r) => r.cold[k] / r.floor[k]);
   const best = (side: 'floor' | 'cold', k: 'wall' | 'cpu') => Math.min(...runs.map((r) => r[side][k]));
-  // Each phase of the cold index over the same run's floor: they sum to the ratio, less what is not in a phase.
-  const phase = (cpu: (r: (typeof runs)[number]) => number) =>
-    Math.round(median(runs.map((r) => cpu(r) / r.floor.cpu)) * 1000) / 1000;
   const refresh = measureIndexRefresh(
     analyzer!,
     contents.map(([p]) => p),
@@ -212,15 +209,25 @@ async function measureTime(root: string) {
     coldIndexWallMs: round(median(runs.map((r) => r.cold.wall))),
     wallRatio: round(median(ratios('wall'))),
     helperThreadsCpuMs: round(median(runs.map((r) => r.helpers))),
-    phasesOverFloor: {
-      parse: phase((r) => r.phases.parse),
-      extract: phase((r) => r.phases.extract),
-      link: phase((r) => r.phases.link),
-      rest: phase((r) => r.cold.cpu - r.phases.parse - r.phases.extract - r.phases.link),
-    },
+    phasesOverFloor: phasesOverFloor(runs.map((r) => ({ floor: r.floor.cpu, cold: r.cold.cpu, phases: r.phases }))),
     ...refresh,
     ...edits,
     longModules,
+  };
+}
+
+/**
+ * Each phase of a cold index's CPU time over the same run's floor, median of
+ * the runs: they sum to the run's ratio, less what is not in a phase (`rest`).
+ */
+function phasesOverFloor(runs: readonly { floor: number; cold: number; phases: PhaseTimes }[]) {
+  const phase = (of: (r: (typeof runs)[number]) => number) =>
+    Math.round(median(runs.map((r) => of(r) / r.floor)) * 1000) / 1000;
+  return {
+    parse: phase((r) => r.phases.parse),
+    extract: phase((r) => r.phases.extract),
+    link: phase((r) => r.phases.link),
+    rest: phase((r) => r.cold - r.phases.parse - r.phases.extract - r.phases.link),
   };
 }
 
@@ -280,19 +287,12 @@ async function measureRepoModules() {
     if (run >= 0) runs.push({ floor, cold, phases });
   }
   parser.delete();
-  const phase = (of: (r: (typeof runs)[number]) => number) =>
-    Math.round(median(runs.map((r) => of(r) / r.floor)) * 1000) / 1000;
   return {
     files: files.length,
     kiloBytes: Math.round(files.reduce((n, [, t]) => n + t.length, 0) / 1024),
     floorCpuMs: round(median(runs.map((r) => r.floor))),
     ratio: round(median(runs.map((r) => r.cold / r.floor))),
-    phasesOverFloor: {
-      parse: phase((r) => r.phases.parse),
-      extract: phase((r) => r.phases.extract),
-      link: phase((r) => r.phases.link),
-      rest: phase((r) => r.cold - r.phases.parse - r.phases.extract - r.phases.link),
-    },
+    phasesOverFloor: phasesOverFloor(runs),
   };
 }
 
