@@ -13,6 +13,7 @@ import { isGoldenFile } from '../../../common/golden/rows';
 import { extractGoldenFacts } from './golden';
 import { extractHarborFacts } from './harborTask';
 import { extractJsonTasks } from './jsonTasks';
+import { ModuleTree } from './moduleTree';
 import { extractPythonFacts } from './pythonFacts';
 import { slowParseFacts } from './slowParse';
 import {
@@ -25,6 +26,7 @@ import {
   type Parser,
   type Tree,
 } from './treeSitter';
+import { RecentTreeUse, type TreeKeeping } from './treeKeeping';
 import { Workspace, type WorkspaceHost } from './workspace';
 
 export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -93,6 +95,8 @@ export interface AnalyzerOptions {
   phases?: PhaseTimes;
   /** How long a parse may take (treeSitter.ts); tests make it short. */
   parseBudget?: ParseBudget;
+  /** Whether closed files' trees outlive their parse (treeKeeping.ts); tests fix it either way. */
+  treeKeeping?: TreeKeeping;
 }
 
 function cpuMs(): number {
@@ -116,6 +120,7 @@ export class Analyzer {
   private readonly maxFileBytes: number;
   private readonly phases: PhaseTimes | undefined;
   private readonly parseBudget: ParseBudget;
+  private readonly treeKeeping: TreeKeeping;
 
   private constructor(
     readonly workspace: Workspace,
@@ -125,6 +130,7 @@ export class Analyzer {
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.phases = options.phases;
     this.parseBudget = options.parseBudget ?? DEFAULT_PARSE_BUDGET;
+    this.treeKeeping = options.treeKeeping ?? new RecentTreeUse();
   }
 
   static async create(options: AnalyzerOptions): Promise<Analyzer> {
@@ -332,8 +338,10 @@ export class Analyzer {
    * Facts of several closed files, in order. Python files are parsed a batch
    * at a time and then extracted: alternating one parse with one extraction
    * made each evict the other's working set from the CPU caches (measured:
-   * about 0.15x the parse time). Each tree is still deleted as soon as its
-   * file is read, so at most PARSE_BATCH_FILES trees (and PARSE_BATCH_BYTES of source) are alive at once.
+   * about 0.15x the parse time). A tree is freed right after its parse when
+   * the recent extractions rarely asked theirs for nodes (treeKeeping.ts,
+   * moduleTree.ts), else as soon as its file is read, so at most
+   * PARSE_BATCH_FILES trees (and PARSE_BATCH_BYTES of source) are alive at once.
    */
   private factsForBatch(entries: [string, FileContent][]): [string, FileFacts | undefined][] {
     // Per batch, not per file: a clock read per file would weigh on what it measures.
@@ -341,26 +349,39 @@ export class Analyzer {
     const texts: (string | undefined)[] = entries.map(([path, content]) =>
       fileKind(path) === 'python' && !this.tooLarge(content) && !isOversized(content) ? decodeText(content) : undefined,
     );
-    const parsed: (BudgetedParse | undefined)[] = texts.map((text) =>
-      text === undefined ? undefined : parseWithin(this.parser, text, this.parseBudget),
-    );
+    const parsed: (ModuleTree | BudgetedParse | undefined)[] = texts.map((text) => {
+      if (text === undefined) return undefined;
+      const p = parseWithin(this.parser, text, this.parseBudget);
+      if (!p?.tree) return p;
+      return ModuleTree.owning(p.tree, !this.treeKeeping.keepTrees(), () => this.parseAgain(text));
+    });
     const t1 = this.phases ? cpuMs() : 0;
     if (this.phases) this.phases.parse += t1 - t0;
     try {
       return entries.map(([path, content], i) => {
         const text = texts[i];
+        const p = parsed[i];
         if (text === undefined) return [path, this.factsFor(path, content)];
+        if (!(p instanceof ModuleTree)) return [path, this.pythonFacts(path, text, p, false)];
         try {
-          return [path, this.pythonFacts(path, text, parsed[i], false)];
+          return [path, extractPythonFacts(p, text)];
         } finally {
-          parsed[i]?.tree?.delete();
+          p.release();
           parsed[i] = undefined;
+          if (!p.hasError) this.treeKeeping.noteExtracted(p.asked, text.length);
         }
       });
     } finally {
-      for (const p of parsed) p?.tree?.delete();
+      for (const p of parsed) if (p instanceof ModuleTree) p.release();
       if (this.phases) this.phases.extract += cpuMs() - t1;
     }
+  }
+
+  /** The tree of a text parsed once already, within its budget, when its extraction asks for nodes. */
+  private parseAgain(text: string): Tree {
+    const tree = this.parser.parse(text);
+    if (!tree) throw new Error('tree-sitter gave no tree for a text it had parsed before');
+    return tree;
   }
 
   /** Facts of a parsed Python text; `open`: an open document (see slowParseFacts). */
@@ -371,7 +392,7 @@ export class Analyzer {
     open: boolean,
   ): FileFacts | undefined {
     if (!parsed) return undefined;
-    if (parsed.tree) return extractPythonFacts(parsed.tree, text);
+    if (parsed.tree) return extractPythonFacts(ModuleTree.borrowing(parsed.tree), text);
     return slowParseFacts(path, text, parsed.stalledAt, budgetMs(this.parseBudget, text), open);
   }
 

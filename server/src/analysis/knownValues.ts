@@ -11,6 +11,7 @@ import { matchBracket, type Span } from './pyScan';
 import { emptied } from './pythonModule';
 import { inComment, inProse, readsOnly } from './readOnlyMention';
 import { evaluate, type ValueScope } from './staticValue';
+import type { ModuleRoot } from './moduleTree';
 import type { SyntaxNode } from './treeSitter';
 import { mentionedIn, mentionsOf } from './writtenNames';
 
@@ -51,10 +52,10 @@ let lengthBefore = 0;
 let lengthText = '';
 
 /** The syntax tree of the module being read, for the few readers that evaluate an expression (staticValue.ts). */
-let moduleRoot: SyntaxNode | undefined;
+let moduleRoot: ModuleRoot | undefined;
 
 /** Starts on a module: its text and tree, and no name known yet. */
-export function startValues(text: string, root: SyntaxNode): void {
+export function startValues(text: string, root: ModuleRoot): void {
   emptied(knownValues);
   emptied(builtinReads);
   lengthText = text;

@@ -68,7 +68,8 @@ import { applyRebinding } from './rebinding';
 import { sdkProblems } from './sdkChecks';
 import { heldTask, shareCandidates, uniqueOthers } from './taskCandidates';
 import { dropMap } from './textMap';
-import type { SyntaxNode, Tree } from './treeSitter';
+import type { ModuleRoot } from './moduleTree';
+import type { SyntaxNode } from './treeSitter';
 import { notePassedTasks, notePassTargets, settleVerifierReach, forgetVerifierReach } from './verifierReach';
 
 /**
@@ -91,8 +92,8 @@ function kindOf(text: string, at: number): StatementKind {
   return 'other';
 }
 
-export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
-  const root = tree.rootNode;
+/** `root`: the module's tree, which the readers ask for nodes only where the text cannot tell (moduleTree.ts). */
+export function extractPythonFacts(root: ModuleRoot, text: string): PythonFacts {
   const hasSyntaxErrors = root.hasError;
   const facts: PythonFacts = {
     kind: 'python',
@@ -289,7 +290,7 @@ export function extractPythonFacts(tree: Tree, text: string): PythonFacts {
   return facts;
 }
 
-function moduleChildren(root: SyntaxNode): SyntaxNode[] {
+function moduleChildren(root: ModuleRoot): SyntaxNode[] {
   const nodes: SyntaxNode[] = [];
   for (const n of root.namedChildren) if (n) nodes.push(n);
   return nodes;

@@ -24,13 +24,14 @@ import {
 } from './pyScan';
 import { identifierAt, literalString, rangeOf, stringValue } from './syntax';
 import { readBody, readParams } from './templateBody';
+import type { ModuleRoot } from './moduleTree';
 import type { SyntaxNode } from './treeSitter';
 
 /** What reading a template needs of the module being extracted (pythonFacts.ts keeps it). */
 export interface TemplateContext {
   text: string;
   lines: LineMap;
-  root: SyntaxNode;
+  root: ModuleRoot;
   facts: PythonFacts;
   /** Names bound by the module-level statements read so far (annotations.ts). */
   bound: Set<string>;
@@ -164,7 +165,7 @@ function trimEndOf(text: string, from: number, end: number): number {
 }
 
 /** `service_access=True` keywords and `"service_access": True` dict entries (rare, so read from the tree). */
-export function findServiceAccess(root: SyntaxNode, text: string): Range[] {
+export function findServiceAccess(root: ModuleRoot, text: string): Range[] {
   const out: Range[] = [];
   for (let at = text.indexOf('service_access'); at >= 0; at = text.indexOf('service_access', at + 1)) {
     let node: SyntaxNode | null = root.descendantForIndex(at, at + 1);

@@ -20,6 +20,7 @@
  */
 import { isSpaceCode, isWordCode } from './pyScan';
 import { Kind, mapOf } from './textMap';
+import type { ModuleRoot } from './moduleTree';
 import type { SyntaxNode } from './treeSitter';
 import { forEachAsciiName } from './writtenNames';
 
@@ -57,7 +58,7 @@ const READING_FIELDS: Readonly<Record<string, string>> = {
 };
 
 /** Whether the text at `at` is a comment's: a name written there is no mention at all, of a list or of anything. */
-export function inComment(root: SyntaxNode, at: number): boolean {
+export function inComment(root: ModuleRoot, at: number): boolean {
   return root.descendantForIndex(at, at + 1)?.type === 'comment';
 }
 
@@ -66,7 +67,7 @@ export function inComment(root: SyntaxNode, at: number): boolean {
  * says more than the name: prose (`"a level in range 1-3"`) binds nothing,
  * while a string of the name alone may (`globals()["range"] = ...`).
  */
-export function inProse(root: SyntaxNode, at: number, end: number): boolean {
+export function inProse(root: ModuleRoot, at: number, end: number): boolean {
   const node = root.descendantForIndex(at, end);
   return node?.type === 'string_content' && (node.startIndex !== at || node.endIndex !== end);
 }
@@ -77,7 +78,7 @@ export function inProse(root: SyntaxNode, at: number, end: number): boolean {
  * (where what a node's parent is cannot be trusted).
  */
 function nameAt(
-  root: SyntaxNode,
+  root: ModuleRoot,
   at: number,
   end: number,
 ): { node: SyntaxNode; parent: SyntaxNode } | 'comment' | undefined {
@@ -91,7 +92,7 @@ function nameAt(
 }
 
 /** `root`: the module's tree; [at, end): where the name is written. */
-export function readsOnly(root: SyntaxNode, at: number, end: number): boolean {
+export function readsOnly(root: ModuleRoot, at: number, end: number): boolean {
   const name = nameAt(root, at, end);
   if (name === undefined || name === 'comment') return name === 'comment';
   const { node, parent } = name;
@@ -137,7 +138,7 @@ const LIST_READING_PARENTS = new Set([
  * through that other hold later. Binding the name to something else
  * (`tasks = ...`) leaves the list it held as it was.
  */
-export function leavesListAlone(root: SyntaxNode, at: number, end: number): boolean {
+export function leavesListAlone(root: ModuleRoot, at: number, end: number): boolean {
   const name = nameAt(root, at, end);
   if (name === undefined || name === 'comment') return name === 'comment';
   const { node, parent } = name;
@@ -172,7 +173,7 @@ const STORING_PARENTS = new Set([
  * holder reaches the same Task. Any mention in a file with a syntax error
  * counts.
  */
-export function storesValue(root: SyntaxNode, at: number, end: number): boolean {
+export function storesValue(root: ModuleRoot, at: number, end: number): boolean {
   if (root.hasError) return true;
   let node = root.descendantForIndex(at, end);
   if (!node || node.type === 'comment' || node.type === 'string_content') return false;
@@ -196,7 +197,7 @@ export function storesValue(root: SyntaxNode, at: number, end: number): boolean 
  * it holds (`tasks.append(t)`, `tasks.extend(more)`, `tasks += [t]`): the
  * items it has keep their indexes.
  */
-export function growsOnly(root: SyntaxNode, at: number, end: number): boolean {
+export function growsOnly(root: ModuleRoot, at: number, end: number): boolean {
   const name = nameAt(root, at, end);
   if (name === undefined || name === 'comment') return false;
   const { node, parent } = name;
@@ -211,7 +212,7 @@ export function growsOnly(root: SyntaxNode, at: number, end: number): boolean {
  * (`drop_first(tasks)`, `drop_first(ts=tasks)`); undefined for anything
  * else, a method (`reg.add(tasks)`) included.
  */
-export function passedTo(root: SyntaxNode, at: number, end: number): string | undefined {
+export function passedTo(root: ModuleRoot, at: number, end: number): string | undefined {
   const name = nameAt(root, at, end);
   if (name === undefined || name === 'comment') return undefined;
   let { parent } = name;
@@ -230,7 +231,7 @@ export function passedTo(root: SyntaxNode, at: number, end: number): string | un
  * list whole (listTracking.ts, listHolders) does not reach that list this
  * way.
  */
-export function leavesItemsAlone(root: SyntaxNode, at: number, end: number): boolean {
+export function leavesItemsAlone(root: ModuleRoot, at: number, end: number): boolean {
   const name = nameAt(root, at, end);
   if (name === undefined || name === 'comment') return name === 'comment';
   const { node, parent } = name;
@@ -254,7 +255,7 @@ export function leavesItemsAlone(root: SyntaxNode, at: number, end: number): boo
  * (`print(reg[0])`, a loop's iterable) put it into nothing followed. Any
  * mention in a file with a syntax error may be put anywhere: undefined.
  */
-export function keptIn(root: SyntaxNode, at: number, end: number): readonly string[] | undefined | null {
+export function keptIn(root: ModuleRoot, at: number, end: number): readonly string[] | undefined | null {
   if (root.hasError) return undefined;
   let node = root.descendantForIndex(at, end);
   if (!node || node.type === 'comment' || node.type === 'string_content') return null;
@@ -292,7 +293,7 @@ export function keptIn(root: SyntaxNode, at: number, end: number): readonly stri
  * module's function bodies took more than the rest of its extraction.
  */
 export function forEachKept(
-  root: SyntaxNode,
+  root: ModuleRoot,
   text: string,
   span: { start: number; end: number },
   visit: (name: string, into: readonly string[] | undefined) => void,

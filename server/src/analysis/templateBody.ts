@@ -29,6 +29,7 @@ import {
   type Span,
 } from './pyScan';
 import { isNonNumericLiteral, isNumberLiteral, literalString } from './syntax';
+import type { ModuleRoot } from './moduleTree';
 import type { SyntaxNode } from './treeSitter';
 
 const LOOPS = new Set([
@@ -87,7 +88,7 @@ function placeOf(node: SyntaxNode, defStart: number): { own: boolean; inLoop: bo
  * into the template cost more than reading the yields.
  */
 export function readBody<T extends object>(
-  root: SyntaxNode,
+  root: ModuleRoot,
   text: string,
   lines: LineMap,
   def: Span,
@@ -274,7 +275,7 @@ function keyReadPattern(bound: string): RegExp {
 
 /** `bound["key"]` and `bound.get("key")` between `from` and `to`. */
 function keyReads(
-  root: SyntaxNode,
+  root: ModuleRoot,
   text: string,
   lines: LineMap,
   from: number,
