@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IndexedTask } from '../../../common/lspMessages';
 import { pathToUri } from '../../../server/src/analysis/paths';
-import { ENV_HEADER, py, workspace } from './helpers';
+import { ENV_HEADER, FREE_AT_PARSE, py, workspace } from './helpers';
 
 const RUNTIME = join(__dirname, '..', '..', '..', 'runtime', 'python');
 
@@ -102,13 +102,25 @@ export const VERIFIABLE_ENV =
 
 /** The static index of `source` as env.py: its tasks as rows, their lines, its problems. */
 export async function indexed(source: string) {
-  const ws = await workspace({ 'env.py': source });
+  const [kept, freed] = await Promise.all([
+    indexedWith(source, {}),
+    indexedWith(source, { treeKeeping: FREE_AT_PARSE }),
+  ]);
+  // A file's tree freed at its parse and parsed again when asked for nodes gives the same index (moduleTree.ts).
+  assert.deepEqual(freed, kept, source);
+  return kept;
+}
+
+async function indexedWith(source: string, options: Parameters<typeof workspace>[2]) {
+  const ws = await workspace({ 'env.py': source }, [], options);
   const tasks = ws.analyzer.workspace.index().tasks;
-  return {
+  const found = {
     rows: tasks.map(indexRowOf),
     lines: Object.fromEntries(tasks.map((t) => [t.label, t.range.start.line])),
     problems: ws.problems('env.py'),
   };
+  ws.analyzer.dispose();
+  return found;
 }
 
 /** How many elements (`name[0]`, `name[1]`, ...) of each list in `names` the rows hold. */

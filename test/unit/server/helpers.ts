@@ -3,6 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Analyzer, type AnalyzerOptions } from '../../../server/src/analysis/analyzer';
 import type { FileProblem } from '../../../server/src/analysis/facts';
+import type { TreeKeeping } from '../../../server/src/analysis/treeKeeping';
 
 export const ROOT = '/ws';
 
@@ -19,7 +20,7 @@ export interface MemoryWorkspace {
 export async function workspace(
   files: Record<string, string | Uint8Array>,
   alsoExisting: string[] = [],
-  options: Pick<AnalyzerOptions, 'parseBudget'> = {},
+  options: Pick<AnalyzerOptions, 'parseBudget' | 'treeKeeping'> = {},
 ): Promise<MemoryWorkspace> {
   const existing = new Set<string>([...Object.keys(files), ...alsoExisting].map((r) => join(ROOT, r)));
   const analyzer = await Analyzer.create({ ...options, roots: [ROOT], host: { exists: (p) => existing.has(p) } });
@@ -33,6 +34,9 @@ export async function workspace(
     codes: (rel) => analyzer.workspace.problems(path(rel)).map((p) => p.code),
   };
 }
+
+/** Every closed file's tree freed right after its parse (treeKeeping.ts keeps the first files' trees). */
+export const FREE_AT_PARSE: TreeKeeping = { keepTrees: () => false, noteExtracted: () => undefined };
 
 /** Dedent a template literal so Python sources can be written inline. */
 export function py(strings: TemplateStringsArray, ...values: unknown[]): string {
