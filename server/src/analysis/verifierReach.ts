@@ -19,6 +19,7 @@ import {
   skipDecorators,
   splitTopLevel,
   trimEnd,
+  type DefinitionHead,
   type Span,
 } from './pyScan';
 import { imported, statementOfTask, type Ctx, type KnownList, type Statement } from './pythonModule';
@@ -284,8 +285,13 @@ const NEVER = Number.MAX_SAFE_INTEGER;
 
 /** Whether `s` (a definition, decorated or not) is a `class`, whose body Python runs at once. */
 function definesClass(text: string, s: Statement): boolean {
+  return definitionOf(text, s)?.isClass === true;
+}
+
+/** The `def` or `class` head of `s`, past its decorators (whose strings may hold either word). */
+function definitionOf(text: string, s: Statement): DefinitionHead | undefined {
   const at = skipDecorators(text, s);
-  return at < s.end && definitionHeadAt(text, at, Math.min(text.length, at + 300))?.isClass === true;
+  return at < s.end ? definitionHeadAt(text, at, s.end) : undefined;
 }
 
 /**
@@ -354,12 +360,10 @@ export function notePassTargets(ctx: Ctx): void {
     for (const def of ctx.statements)
       if (setsVerifierInDefinition(ctx.text, def)) {
         verifyingDefs.push(def);
-        DEFINED_NAME.lastIndex = def.start;
-        const m = DEFINED_NAME.exec(ctx.text);
-        if (m && m.index < def.end) passTargets.push(m[1]!);
+        const head = definitionOf(ctx.text, def);
+        if (head) passTargets.push(ctx.text.slice(head.nameAt, head.nameEnd));
       }
 }
-const DEFINED_NAME = /\b(?:def|class)[ \t]+([A-Za-z_]\w*)/g;
 
 /** The module's `def`s and `class`es whose body sets a verifier, in order (notePassTargets, for calleeKind). */
 const verifyingDefs: Statement[] = [];
@@ -376,7 +380,8 @@ function passTargetOffsets(ctx: Ctx): readonly number[] {
       for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + name.length))
         if (!isWordCode(text.charCodeAt(at + name.length)) && !isNameOrDot(text.charCodeAt(at - 1)))
           passTargetAt.push(at);
-    passTargetAt.sort((a, b) => a - b);
+    // One name's offsets come in order already; several names' interleave.
+    if (passTargets.length > 1) passTargetAt.sort((a, b) => a - b);
     passTargetsFound = true;
   }
   return passTargetAt;

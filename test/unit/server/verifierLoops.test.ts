@@ -355,6 +355,12 @@ test('a Task passed whole to a function of the module that sets verifiers is lis
     [`${VALL}a = solve(level=1)\nvall(list((a,)))\nb = solve(level=2)\n`, ['b']],
     // only mentioned, or passed to a function that sets none: still listed
     [`${WITH_CHECK}easy = solve(level=1)\nprint(easy)\nn = len([easy])\n`, ['easy']],
+    // the function is the decorated `def`, not a `def` or `class` written in its decorator's string
+    [
+      'def tagged(note):\n    return lambda f: f\n\n' +
+        `@tagged("def other(ts), class Other")\n${VALL}a = solve(level=1)\nvall([a])\nb = solve(level=2)\n`,
+      ['b'],
+    ],
   ];
   for (const [body, listed] of cases) await listsOnly(env(body), listed);
 });
