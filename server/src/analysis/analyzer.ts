@@ -77,8 +77,9 @@ export function decodeText(content: string | Uint8Array): string {
 
 /**
  * CPU time (user + system, in ms, all threads) spent on closed files, by
- * phase: decoding and parsing, reading facts from the trees and freeing
- * them, linking with the diagnostics. Summed into the object passed as
+ * phase: decoding and parsing (and freeing the trees freed at once),
+ * reading facts from the trees (and freeing the others), linking with the
+ * diagnostics. Summed into the object passed as
  * AnalyzerOptions.phases; the index benchmark reports it beside its ratio
  * (bench/index/README.md).
  */
