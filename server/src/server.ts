@@ -14,6 +14,8 @@ import {
   type Connection,
   type Diagnostic,
   type InitializeParams,
+  type WorkspaceFolder,
+  type WorkspaceFoldersChangeEvent,
 } from 'vscode-languageserver/node';
 import { stat } from 'node:fs/promises';
 import { Analyzer, fileKind } from './analysis/analyzer';
@@ -74,11 +76,16 @@ function toDiagnostic(p: FileProblem): Diagnostic {
   return d;
 }
 
+function folderPaths(folders: readonly WorkspaceFolder[]): string[] {
+  return folders.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p);
+}
+
 export function startServer(connection: Connection): void {
   let analyzer: Analyzer | undefined;
   let roots: string[] = [];
   let excludeDirs: readonly string[] = DEFAULT_EXCLUDED_DIRS;
   let dynamicWatch = false;
+  let folderChanges = false;
   const published = new Set<string>();
   /** Bumped on every open and close, so a slow close never undoes a later open. */
   const opens = new Map<string, number>();
@@ -127,15 +134,18 @@ export function startServer(connection: Connection): void {
     return path;
   };
   const excluded = (path: string) => path.split(/[\\/]/).some((seg) => excludeDirs.includes(seg));
+  /** Whether a workspace folder holds `path`: only those files are read from disk. */
+  const inFolders = (path: string) => roots.some((r) => isUnder(r, path));
 
   connection.onInitialize((params: InitializeParams) => {
-    const folders = params.workspaceFolders?.map((f) => uriToPath(f.uri)).filter((p): p is string => !!p) ?? [];
+    const folders = folderPaths(params.workspaceFolders ?? []);
     const rootUri = params.rootUri ? uriToPath(params.rootUri) : undefined;
     roots = folders.length ? folders : rootUri ? [rootUri] : [];
     const init = parseInitOptions(params.initializationOptions);
     if (init.problem) connection.console.warn(`[hud-studio] ${init.problem}`);
     if (init.options.excludeDirs) excludeDirs = init.options.excludeDirs;
     dynamicWatch = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
+    folderChanges = !!params.capabilities.workspace?.workspaceFolders;
     ready = Analyzer.create({ roots }).then((a) => (analyzer = a));
     return {
       capabilities: {
@@ -149,6 +159,8 @@ export function startServer(connection: Connection): void {
         workspaceSymbolProvider: true,
         completionProvider: { triggerCharacters: ['(', ',', '='] },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        // A folder added to or removed from a multi-root workspace is indexed or forgotten (changeFolders).
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
       serverInfo: { name: 'hud-studio-language-server' },
     };
@@ -156,6 +168,12 @@ export function startServer(connection: Connection): void {
 
   connection.onInitialized(
     safeNotification('initialized', async () => {
+      if (folderChanges)
+        connection.workspace.onDidChangeWorkspaceFolders(
+          safeNotification('didChangeWorkspaceFolders', (e: WorkspaceFoldersChangeEvent) =>
+            afterScans(() => changeFolders(e)),
+          ),
+        );
       const a = await ready!;
       if (dynamicWatch) {
         await connection.client.register(DidChangeWatchedFilesNotification.type, {
@@ -166,12 +184,51 @@ export function startServer(connection: Connection): void {
           ],
         });
       }
-      const started = Date.now();
-      const count = await indexFolders(a, roots);
-      log(`indexed ${count} files in ${Date.now() - started} ms`);
-      publish([]);
+      await afterScans(async () => {
+        const started = Date.now();
+        const count = await indexFolders(a, roots);
+        log(`indexed ${count} files in ${Date.now() - started} ms`);
+        publish([]);
+      });
     }),
   );
+
+  /**
+   * The first scan, then each change of workspace folders, one after the
+   * other: a folder removed while a scan still reads it must not come back.
+   */
+  let scans: Promise<void> = Promise.resolve();
+  const afterScans = (work: () => Promise<void>): Promise<void> => {
+    const next = scans.then(work);
+    scans = next.catch(() => undefined); // the failure is the caller's to report (safeNotification)
+    return next;
+  };
+
+  /**
+   * A folder added to or removed from the workspace. Files no folder holds
+   * any more leave the index (an open one stays, as any open file outside
+   * the folders does); module names and relative paths count from the new
+   * folders, so every file is linked again; an added folder is read like the
+   * first scan.
+   */
+  const changeFolders = async ({ added, removed }: WorkspaceFoldersChangeEvent): Promise<void> => {
+    const a = await withAnalyzer();
+    const gone = folderPaths(removed);
+    const kept = roots.filter((r) => !gone.includes(r));
+    const fresh = folderPaths(added).filter((f, i, all) => !kept.includes(f) && all.indexOf(f) === i);
+    roots = [...kept, ...fresh];
+    const affected = new Set<string>();
+    for (const p of [...a.workspace.paths()])
+      if (!a.isOpen(p) && !inFolders(p)) a.deleteFile(p).forEach((x) => affected.add(x));
+    a.setRoots(roots).forEach((x) => affected.add(x));
+    publish(affected);
+    // A folder inside one already scanned holds nothing new.
+    const count = await indexFolders(
+      a,
+      fresh.filter((f) => !kept.some((r) => isUnder(r, f))),
+    );
+    log(`workspace folders: ${fresh.length} added, ${gone.length} removed; indexed ${count} files`);
+  };
 
   const analyzerReady = async () => ready ?? Promise.reject(new Error('not initialized'));
 
@@ -267,10 +324,7 @@ export function startServer(connection: Connection): void {
       if (!path || !a.isOpen(path)) return;
       const generation = (opens.get(path) ?? 0) + 1;
       opens.set(path, generation);
-      const disk =
-        excluded(path) || !roots.some((r) => isUnder(r, path))
-          ? undefined
-          : (await readFiles([path], 1, a.maxBytes))[0]?.[1];
+      const disk = excluded(path) || !inFolders(path) ? undefined : (await readFiles([path], 1, a.maxBytes))[0]?.[1];
       if (opens.get(path) !== generation) return; // reopened while the file was being read
       publish(a.closeDocument(path, disk));
     }),
@@ -284,7 +338,8 @@ export function startServer(connection: Connection): void {
       const latest = new Map(changes.map((c) => [c.uri, c]));
       for (const change of latest.values()) {
         const path = pathOf(change.uri);
-        if (!path || excluded(path)) continue;
+        // A change reported from a folder just removed from the workspace must not bring its file back.
+        if (!path || excluded(path) || !inFolders(path)) continue;
         if (change.type === FileChangeType.Deleted) {
           forget(a, path, affected);
           continue;

@@ -119,6 +119,8 @@ export interface SessionOptions {
   extensions?: string[];
   /** Keep Workspace Trust on (the folder then opens in Restricted Mode); default off. */
   workspaceTrust?: boolean;
+  /** A workspace-relative `.code-workspace` file to open (a multi-root workspace) instead of the folder. */
+  open?: string;
 }
 
 export async function openSession(opts: SessionOptions): Promise<Session> {
@@ -219,7 +221,10 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => serverOut);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    const target = opts.open
+      ? `workspace=${encodeURIComponent(join(workspace, opts.open))}`
+      : `folder=${encodeURIComponent(workspace)}`;
+    await page.goto(`http://127.0.0.1:${port}/?${target}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     return {
       page,

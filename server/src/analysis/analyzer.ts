@@ -185,6 +185,11 @@ export class Analyzer {
     return this.setFiles([[path, content]]);
   }
 
+  /** See Workspace.setRoots. */
+  setRoots(roots: readonly string[]): Set<string> {
+    return this.workspace.setRoots(roots);
+  }
+
   deleteFile(path: string): Set<string> {
     if (this.open.has(path)) return new Set();
     return this.workspace.remove(path);

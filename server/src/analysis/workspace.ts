@@ -60,9 +60,35 @@ export class Workspace {
   version = 0;
 
   constructor(
-    readonly roots: readonly string[],
+    private folders: readonly string[],
     private readonly host: WorkspaceHost,
   ) {}
+
+  /** The workspace folders: module names and relative paths count from them. */
+  get roots(): readonly string[] {
+    return this.folders;
+  }
+
+  /**
+   * The workspace folders changed (one added to or removed from a multi-root
+   * workspace). Relative paths, module resolution and so each template's
+   * environment may change with them, for every file: all are keyed and
+   * linked again; returns every path. Files of a removed folder are the
+   * caller's to remove first.
+   */
+  setRoots(roots: readonly string[]): Set<string> {
+    this.folders = [...roots];
+    for (const rec of this.records.values()) rec.rel = workspaceRelative(this.folders, rec.path);
+    // Keys after every rel is new: a key's environment is resolved through other files' records.
+    for (const rec of this.records.values()) {
+      const keys = rec.facts.kind === 'python' ? this.templateKeysOf(rec.path, rec.facts.templates) : [];
+      this.retarget(rec.path, rec.templateKeys, keys);
+      rec.templateKeys = keys;
+    }
+    const all = new Set(this.records.keys());
+    this.relink(all);
+    return all;
+  }
 
   /** Remembers the URI spelling the client uses for a path. */
   setUri(path: string, uri: string): void {

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import {
   DidChangeTextDocumentNotification,
@@ -68,7 +68,12 @@ export interface LspClient {
   close(): Promise<void>;
 }
 
-export async function startServer(workspace: string, build: ServerBuild = 'bundled'): Promise<LspClient> {
+/** `folders`: the workspace folders the client starts with (a multi-root workspace); `workspace` alone by default. */
+export async function startServer(
+  workspace: string,
+  build: ServerBuild = 'bundled',
+  folders: readonly string[] = [workspace],
+): Promise<LspClient> {
   const entry = build === 'bundled' ? BUNDLED_SERVER : SOURCE_SERVER;
   assert.ok(existsSync(entry), `${entry} is missing: run "node scripts/build.mjs" first`);
   const child: ChildProcess = spawn(process.execPath, NODE_ARGS[build], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -128,8 +133,9 @@ export async function startServer(workspace: string, build: ServerBuild = 'bundl
   const initializeResult = await conn.sendRequest(InitializeRequest.type, {
     processId: process.pid,
     rootUri: pathToUri(workspace),
-    workspaceFolders: [{ uri: pathToUri(workspace), name: 'ws' }],
-    capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true } } },
+    workspaceFolders: folders.map((f) => ({ uri: pathToUri(f), name: basename(f) })),
+    // As VS Code's client: it reports workspace folders added and removed.
+    capabilities: { workspace: { didChangeWatchedFiles: { dynamicRegistration: true }, workspaceFolders: true } },
   });
   await conn.sendNotification(InitializedNotification.type, {});
 

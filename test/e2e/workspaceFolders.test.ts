@@ -1,0 +1,68 @@
+/**
+ * A multi-root workspace in a real VS Code: a folder added to the
+ * `.code-workspace` file while the window is open shows its tasks in the
+ * Testing view, and removing it takes them away, with no reload and no
+ * restart of the extension (VS Code tells the language server, which reads
+ * or forgets the folder).
+ */
+import { describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, until, useSession, type Session } from './codeServer';
+
+const FIXTURE = join(ROOT, 'test', 'e2e', 'fixtures', 'multi-root');
+const WORKSPACE_FILE = 'multi.code-workspace';
+
+function setFolders({ workspace }: Session, folders: string[]): void {
+  writeFileSync(
+    join(workspace, WORKSPACE_FILE),
+    JSON.stringify({ folders: folders.map((path) => ({ path })) }, null, 2),
+  );
+}
+
+function fileRow({ page }: Session, file: string) {
+  return page.locator('.test-explorer .monaco-list-row', { hasText: file }).first();
+}
+
+describe('workspace folders added and removed in code-server', () => {
+  const e2e = useSession({
+    name: 'workspace-folders',
+    fixture: FIXTURE,
+    open: WORKSPACE_FILE,
+    settings: { 'hudStudio.runtime': 'local' },
+  });
+
+  e2e.test('an added folder brings its tasks, a removed one takes them away', async (s) => {
+    const { page, ui, shot, extHostLog } = s;
+    // A Python file activates the extension.
+    await ui.quickOpen('alpha_env.py');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'Environment("alpha")' }).waitFor({ timeout: 30_000 });
+    await ui.showContainer('Testing');
+    await fileRow(s, 'alpha_env.py').waitFor({ timeout: 60_000 });
+    assert.equal(await fileRow(s, 'beta_env.py').count(), 0, 'beta is not a folder of the workspace yet');
+
+    setFolders(s, ['alpha', 'beta']);
+    await fileRow(s, 'beta_env.py').waitFor({ timeout: 60_000 });
+    await ui.expand(fileRow(s, 'beta_env.py'));
+    await page
+      .locator('.test-explorer .monaco-list-row', { hasText: 'second_task' })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await shot('workspace-folders-01-added');
+    await until('the server to log the added folder', () =>
+      /workspace folders: 1 added, 0 removed; indexed 1 files/.test(extHostLog()),
+    );
+
+    setFolders(s, ['alpha']);
+    await fileRow(s, 'beta_env.py').waitFor({ state: 'detached', timeout: 60_000 });
+    await fileRow(s, 'alpha_env.py').waitFor({ timeout: 10_000 });
+    await shot('workspace-folders-02-removed');
+    await until('the server to log the removed folder', () =>
+      /workspace folders: 0 added, 1 removed/.test(extHostLog()),
+    );
+    // Told, not restarted: the extension activated once.
+    const activations = extHostLog().match(/HUD Studio activated in/g) ?? [];
+    assert.equal(activations.length, 1, extHostLog());
+  });
+});
