@@ -73,18 +73,12 @@ export class Workspace {
    * The workspace folders changed (one added to or removed from a multi-root
    * workspace). Relative paths, module resolution and so each template's
    * environment may change with them, for every file: all are keyed and
-   * linked again; returns every path. Files of a removed folder are the
+   * linked again (relink); returns every path. Files of a removed folder are the
    * caller's to remove first.
    */
   setRoots(roots: readonly string[]): Set<string> {
     this.folders = [...roots];
     for (const rec of this.records.values()) rec.rel = workspaceRelative(this.folders, rec.path);
-    // Keys after every rel is new: a key's environment is resolved through other files' records.
-    for (const rec of this.records.values()) {
-      const keys = rec.facts.kind === 'python' ? this.templateKeysOf(rec.path, rec.facts.templates) : [];
-      this.retarget(rec.path, rec.templateKeys, keys);
-      rec.templateKeys = keys;
-    }
     const all = new Set(this.records.keys());
     this.relink(all);
     return all;
@@ -143,17 +137,15 @@ export class Workspace {
         facts,
         link: old?.link ?? EMPTY_LINK,
         deps: old?.deps ?? [],
-        templateKeys: [],
+        // Made again by relink (rekey), once every record of the batch is in place.
+        templateKeys: old?.templateKeys ?? [],
         changedAt: this.version,
       };
       this.records.set(path, rec);
       this.removedAt.delete(path);
-      // Keys need the record in place: a template's environment is resolved through this file's facts.
-      const templateKeys = facts.kind === 'python' ? this.templateKeysOf(path, facts.templates) : [];
-      this.retarget(path, old?.templateKeys ?? [], templateKeys);
-      rec.templateKeys = templateKeys;
       affected.add(path);
-      this.collectDependents(path, old?.templateKeys ?? [], templateKeys, affected);
+      // What reads this file's facts, or its templates by key (a JSON row, a verifier): their facts changed.
+      this.collectDependents(path, rec.templateKeys, affected);
     }
     this.relink(affected);
     return affected;
@@ -167,7 +159,7 @@ export class Workspace {
     this.setDeps(old, []);
     this.records.delete(path);
     this.uris.delete(path);
-    this.collectDependents(path, old.templateKeys, [], affected);
+    this.collectDependents(path, old.templateKeys, affected);
     affected.delete(path);
     this.relink(affected);
     if (this.removedAt.size >= MAX_REMEMBERED_REMOVALS) {
@@ -238,18 +230,28 @@ export class Workspace {
     return templates.map((t) => templateKey(resolver.envName(path, t.envVariable), t.id));
   }
 
+  private rekey(path: string, into: Set<string>): void {
+    const rec = this.records.get(path);
+    if (!rec) return;
+    const keys = rec.facts.kind === 'python' ? this.templateKeysOf(path, rec.facts.templates) : [];
+    if (sameStrings(keys, rec.templateKeys)) return;
+    this.retarget(path, rec.templateKeys, keys);
+    for (const k of [...rec.templateKeys, ...keys]) for (const d of this.dependents.get(k)) into.add(d);
+    rec.templateKeys = keys;
+  }
+
   private retarget(path: string, oldKeys: string[], newKeys: string[]): void {
     for (const k of oldKeys) this.definers.delete(k, path);
     for (const k of newKeys) this.definers.add(k, path);
   }
 
-  private collectDependents(path: string, oldKeys: string[], newKeys: string[], into: Set<string>): void {
+  /** Into `into`: the files that read `path`'s facts, or looked up one of `keys`. */
+  private collectDependents(path: string, keys: readonly string[], into: Set<string>): void {
     const add = (key: string): void => {
       for (const d of this.dependents.get(key)) into.add(d);
     };
     add(path);
-    oldKeys.forEach(add);
-    newKeys.forEach(add);
+    keys.forEach(add);
   }
 
   private setDeps(rec: FileRecord, deps: string[]): void {
@@ -258,7 +260,16 @@ export class Workspace {
     rec.deps = deps;
   }
 
-  private relink(paths: ReadonlySet<string>): void {
+  /**
+   * Keys the templates of each file of `paths` again, then links them. A
+   * template's key names its environment, which may be resolved through
+   * another file (`from shared import env`): one that changed, came later
+   * in the same batch, or lies in a folder just added. Every key is settled
+   * before any file is linked, since links look templates up by key; a key
+   * that changed adds the files that looked it up to `paths`.
+   */
+  private relink(paths: Set<string>): void {
+    for (const path of [...paths]) this.rekey(path, paths);
     const modules: ModuleCache = new Map();
     // Golden files last: they read the tasks their env.py links to.
     const golden: FileRecord[] = [];
@@ -356,4 +367,8 @@ export class Workspace {
     }
     this.setDeps(rec, [...deps]);
   }
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
