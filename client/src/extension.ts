@@ -294,9 +294,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     );
   });
   setTimeout(() => {
-    loadHistory(runs, studioLog);
+    loadHistory(runs, studioLog, vscode.workspace.workspaceFolders ?? []);
     rescanNow();
   }, 500);
+  // A folder added to a multi-root workspace brings its earlier runs, as the first folders did.
+  sub(
+    vscode.workspace.onDidChangeWorkspaceFolders(({ added }) => {
+      loadHistory(runs, studioLog, added);
+      rescanSoon();
+    }),
+  );
   studioLog.info(`HUD Studio activated in ${(performance.now() - t0).toFixed(1)} ms`);
 }
 
@@ -313,16 +320,16 @@ function loadRunner(): Promise<typeof import('./ui/runner')> {
 }
 
 /** The trace folder of each workspace folder (hudStudio.traceFolder). */
-function traceDirs(): string[] {
-  return (vscode.workspace.workspaceFolders ?? []).map((folder) => {
+function traceDirs(folders: readonly vscode.WorkspaceFolder[] = vscode.workspace.workspaceFolders ?? []): string[] {
+  return folders.map((folder) => {
     const setting = readSettings(folder.uri).traceFolder;
     return isAbsolute(setting) ? setting : join(folder.uri.fsPath, setting);
   });
 }
 
-/** Shows the latest traces of each workspace folder in the Runs view, so the view survives a reload. */
-function loadHistory(runs: RunsModel, log: vscode.LogOutputChannel): void {
-  for (const dir of traceDirs()) {
+/** Shows the latest traces of each of `folders` in the Runs view, so the view survives a reload. */
+function loadHistory(runs: RunsModel, log: vscode.LogOutputChannel, folders: readonly vscode.WorkspaceFolder[]): void {
+  for (const dir of traceDirs(folders)) {
     for (const file of listTraceFiles(dir).slice(-HISTORY)) {
       try {
         runs.addTrace(readTrace(file), file);

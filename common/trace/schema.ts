@@ -6,8 +6,9 @@
  */
 import { z } from 'zod';
 
+export { TRACE_FILE_SUFFIX } from './fileName';
+
 export const TRACE_SCHEMA_VERSION = 1;
-export const TRACE_FILE_SUFFIX = '.hudtrace.json';
 
 export const PhaseName = z.enum(['actor', 'verifier']);
 export type PhaseName = z.infer<typeof PhaseName>;

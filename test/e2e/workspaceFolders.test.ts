@@ -1,13 +1,13 @@
 /**
  * A multi-root workspace in a real VS Code: a folder added to the
  * `.code-workspace` file while the window is open shows its tasks in the
- * Testing view, and removing it takes them away, with no reload and no
- * restart of the extension (VS Code tells the language server, which reads
- * or forgets the folder).
+ * Testing view and its earlier runs in the Runs view, and removing it takes
+ * its tasks away, with no reload and no restart of the extension (VS Code
+ * tells the language server, which reads or forgets the folder).
  */
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, until, useSession, type Session } from './codeServer';
 
@@ -42,6 +42,13 @@ describe('workspace folders added and removed in code-server', () => {
     await fileRow(s, 'alpha_env.py').waitFor({ timeout: 60_000 });
     assert.equal(await fileRow(s, 'beta_env.py').count(), 0, 'beta is not a folder of the workspace yet');
 
+    // An earlier run of beta's task, stored where its folder keeps traces.
+    const traces = join(s.workspace, 'beta', '.hud-studio', 'traces');
+    mkdirSync(traces, { recursive: true });
+    const trace = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'traces', 'completed.hudtrace.json'), 'utf8'));
+    trace.task.ref = 'beta_env.py::second_task';
+    writeFileSync(join(traces, 'earlier.hudtrace.json'), JSON.stringify(trace));
+
     setFolders(s, ['alpha', 'beta']);
     await fileRow(s, 'beta_env.py').waitFor({ timeout: 60_000 });
     await ui.expand(fileRow(s, 'beta_env.py'));
@@ -50,6 +57,14 @@ describe('workspace folders added and removed in code-server', () => {
       .first()
       .waitFor({ timeout: 30_000 });
     await shot('workspace-folders-01-added');
+    await ui.showContainer('HUD Studio');
+    await ui
+      .view('Runs')
+      .locator('.monaco-list-row', { hasText: 'second_task (beta_env.py)' })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await shot('workspace-folders-02-earlier-run');
+    await ui.showContainer('Testing');
     await until('the server to log the added folder', () =>
       /workspace folders: 1 added, 0 removed; indexed 1 files/.test(extHostLog()),
     );
@@ -57,7 +72,7 @@ describe('workspace folders added and removed in code-server', () => {
     setFolders(s, ['alpha']);
     await fileRow(s, 'beta_env.py').waitFor({ state: 'detached', timeout: 60_000 });
     await fileRow(s, 'alpha_env.py').waitFor({ timeout: 10_000 });
-    await shot('workspace-folders-02-removed');
+    await shot('workspace-folders-03-removed');
     await until('the server to log the removed folder', () =>
       /workspace folders: 0 added, 1 removed/.test(extHostLog()),
     );

@@ -10,6 +10,7 @@ import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-langua
 import type { FileFacts } from './facts';
 import { problem, ZERO_RANGE } from './diagnostics';
 import { isGoldenFile } from '../../../common/golden/rows';
+import { TRACE_FILE_SUFFIX } from '../../../common/trace/fileName';
 import { extractGoldenFacts } from './golden';
 import { extractHarborFacts } from './harborTask';
 import { extractJsonTasks } from './jsonTasks';
@@ -61,6 +62,8 @@ export type FileKind = 'python' | 'json' | 'harbor' | 'golden';
 export function fileKind(path: string): FileKind | undefined {
   if (path.endsWith('.py')) return 'python';
   if (isGoldenFile(path)) return 'golden';
+  // HUD Studio's own traces: never task rows, and a rollout writes one (megabytes, at times) at every run.
+  if (path.endsWith(TRACE_FILE_SUFFIX)) return undefined;
   if (path.endsWith('.json') || path.endsWith('.jsonl')) return 'json';
   if (basename(path) === 'task.toml') return 'harbor';
   return undefined;
