@@ -82,7 +82,6 @@ function folderPaths(folders: readonly WorkspaceFolder[]): string[] {
 
 export function startServer(connection: Connection): void {
   let analyzer: Analyzer | undefined;
-  let roots: string[] = [];
   let excludeDirs: readonly string[] = DEFAULT_EXCLUDED_DIRS;
   let dynamicWatch = false;
   let folderChanges = false;
@@ -134,13 +133,13 @@ export function startServer(connection: Connection): void {
     return path;
   };
   const excluded = (path: string) => path.split(/[\\/]/).some((seg) => excludeDirs.includes(seg));
-  /** Whether a workspace folder holds `path`: only those files are read from disk. */
-  const inFolders = (path: string) => roots.some((r) => isUnder(r, path));
+  /** Whether one of `folders` holds `path`: only files of the workspace folders are read from disk. */
+  const inFolders = (folders: readonly string[], path: string) => folders.some((r) => isUnder(r, path));
 
   connection.onInitialize((params: InitializeParams) => {
     const folders = folderPaths(params.workspaceFolders ?? []);
     const rootUri = params.rootUri ? uriToPath(params.rootUri) : undefined;
-    roots = folders.length ? folders : rootUri ? [rootUri] : [];
+    const roots = folders.length ? folders : rootUri ? [rootUri] : [];
     const init = parseInitOptions(params.initializationOptions);
     if (init.problem) connection.console.warn(`[hud-studio] ${init.problem}`);
     if (init.options.excludeDirs) excludeDirs = init.options.excludeDirs;
@@ -186,7 +185,7 @@ export function startServer(connection: Connection): void {
       }
       await afterScans(async () => {
         const started = Date.now();
-        const count = await indexFolders(a, roots);
+        const count = await indexFolders(a, a.workspace.roots);
         log(`indexed ${count} files in ${Date.now() - started} ms`);
         publish([]);
       });
@@ -214,12 +213,12 @@ export function startServer(connection: Connection): void {
   const changeFolders = async ({ added, removed }: WorkspaceFoldersChangeEvent): Promise<void> => {
     const a = await withAnalyzer();
     const gone = folderPaths(removed);
-    const kept = roots.filter((r) => !gone.includes(r));
+    const kept = a.workspace.roots.filter((r) => !gone.includes(r));
     const fresh = folderPaths(added).filter((f, i, all) => !kept.includes(f) && all.indexOf(f) === i);
-    roots = [...kept, ...fresh];
+    const roots = [...kept, ...fresh];
     const affected = new Set<string>();
     for (const p of [...a.workspace.paths()])
-      if (!a.isOpen(p) && !inFolders(p)) a.deleteFile(p).forEach((x) => affected.add(x));
+      if (!a.isOpen(p) && !inFolders(roots, p)) a.deleteFile(p).forEach((x) => affected.add(x));
     a.setRoots(roots).forEach((x) => affected.add(x));
     publish(affected);
     // A folder inside one already scanned holds nothing new.
@@ -324,7 +323,10 @@ export function startServer(connection: Connection): void {
       if (!path || !a.isOpen(path)) return;
       const generation = (opens.get(path) ?? 0) + 1;
       opens.set(path, generation);
-      const disk = excluded(path) || !inFolders(path) ? undefined : (await readFiles([path], 1, a.maxBytes))[0]?.[1];
+      const disk =
+        excluded(path) || !inFolders(a.workspace.roots, path)
+          ? undefined
+          : (await readFiles([path], 1, a.maxBytes))[0]?.[1];
       if (opens.get(path) !== generation) return; // reopened while the file was being read
       publish(a.closeDocument(path, disk));
     }),
@@ -339,7 +341,7 @@ export function startServer(connection: Connection): void {
       for (const change of latest.values()) {
         const path = pathOf(change.uri);
         // A change reported from a folder just removed from the workspace must not bring its file back.
-        if (!path || excluded(path) || !inFolders(path)) continue;
+        if (!path || excluded(path) || !inFolders(a.workspace.roots, path)) continue;
         if (change.type === FileChangeType.Deleted) {
           forget(a, path, affected);
           continue;
