@@ -6,13 +6,20 @@
 import type { IndexedTask, IndexedTemplate, WorkspaceIndex } from '../../common/lspMessages';
 import { type ShownOutcome, inlineText, verdictIcon } from './outcome';
 import type { NodeView } from './runsModel';
+import { findTask } from './taskLookup';
 
+/**
+ * A row of the view. Templates and tasks carry their file: the same
+ * environment and template id, or the same task reference, may stand in two
+ * files (a copy of a module, two folders of a multi-root workspace that each
+ * hold an `env.py`), and VS Code refuses two rows with one id.
+ */
 export type EnvNode =
   | { kind: 'environment'; env: string }
-  | { kind: 'template'; env: string; templateId: string }
-  | { kind: 'task'; ref: string }
+  | { kind: 'template'; env: string; templateId: string; uri: string }
+  | { kind: 'task'; ref: string; uri: string }
   /** The task's verifier link; opens the verifier's template. */
-  | { kind: 'verifier'; ref: string }
+  | { kind: 'verifier'; ref: string; uri: string }
   | { kind: 'group'; group: 'harbor' | 'other' };
 
 export class EnvironmentsModel {
@@ -35,12 +42,14 @@ export class EnvironmentsModel {
     return this.index.environments.length === 0 && this.index.templates.length === 0 && this.index.tasks.length === 0;
   }
 
-  task(ref: string): IndexedTask | undefined {
-    return this.index.tasks.find((t) => t.ref === ref);
+  task(ref: string, uri?: string): IndexedTask | undefined {
+    return findTask(this.index.tasks, ref, uri);
   }
 
-  template(env: string, templateId: string): IndexedTemplate | undefined {
-    return this.index.templates.find((t) => t.env === env && t.id === templateId);
+  /** The template `env`/`templateId`; in the file `uri` when there are several. */
+  template(env: string, templateId: string, uri?: string): IndexedTemplate | undefined {
+    const all = this.index.templates.filter((t) => t.env === env && t.id === templateId);
+    return all.find((t) => t.uri === uri) ?? all[0];
   }
 
   private envNames(): string[] {
@@ -66,17 +75,26 @@ export class EnvironmentsModel {
       case 'environment':
         return this.index.templates
           .filter((t) => t.env === node.env)
-          .map((t) => ({ kind: 'template', env: node.env, templateId: t.id }));
-      case 'template':
+          .map((t) => ({ kind: 'template', env: node.env, templateId: t.id, uri: t.uri }));
+      case 'template': {
+        // A task whose template is known in several files is under the one it resolved to.
+        const several = this.index.templates.filter((t) => t.env === node.env && t.id === node.templateId).length > 1;
         return this.index.tasks
-          .filter((t) => t.kind === 'hud' && t.env === node.env && t.templateId === node.templateId)
-          .map((t) => ({ kind: 'task', ref: t.ref }));
+          .filter(
+            (t) =>
+              t.kind === 'hud' &&
+              t.env === node.env &&
+              t.templateId === node.templateId &&
+              (!several || t.templateUri === node.uri),
+          )
+          .map((t) => ({ kind: 'task', ref: t.ref, uri: t.uri }));
+      }
       case 'group':
         return this.index.tasks
           .filter((t) => (node.group === 'harbor' ? t.kind === 'harbor' : t.kind === 'hud' && !this.hasTemplate(t)))
-          .map((t) => ({ kind: 'task', ref: t.ref }));
+          .map((t) => ({ kind: 'task', ref: t.ref, uri: t.uri }));
       case 'task':
-        return this.task(node.ref)?.verifier ? [{ kind: 'verifier', ref: node.ref }] : [];
+        return this.task(node.ref, node.uri)?.verifier ? [{ kind: 'verifier', ref: node.ref, uri: node.uri }] : [];
       case 'verifier':
         return [];
     }
@@ -90,15 +108,15 @@ export class EnvironmentsModel {
         return e && { uri: e.uri, line: e.range.start.line };
       }
       case 'template': {
-        const t = this.template(node.env, node.templateId);
+        const t = this.template(node.env, node.templateId, node.uri);
         return t && { uri: t.uri, line: t.range.start.line };
       }
       case 'task': {
-        const t = this.task(node.ref);
+        const t = this.task(node.ref, node.uri);
         return t && { uri: t.uri, line: t.range.start.line };
       }
       case 'verifier': {
-        const v = this.task(node.ref)?.verifier;
+        const v = this.task(node.ref, node.uri)?.verifier;
         if (!v) return undefined;
         const t = this.template(v.env, v.templateId);
         return t ? { uri: t.uri, line: t.range.start.line } : { uri: v.uri, line: v.range.start.line };
@@ -126,13 +144,19 @@ export class EnvironmentsModel {
         };
       }
       case 'template': {
-        const t = this.template(node.env, node.templateId);
+        const t = this.template(node.env, node.templateId, node.uri);
         const tasks = this.children(node).length;
-        const desc = [t?.agentless ? 'agent-less' : undefined, `${tasks} task${tasks === 1 ? '' : 's'}`]
+        // Two rows of one template (two files define it) say which file each is.
+        const several = this.index.templates.filter((x) => x.env === node.env && x.id === node.templateId).length > 1;
+        const desc = [
+          several ? this.relativePath(node.uri) : undefined,
+          t?.agentless ? 'agent-less' : undefined,
+          `${tasks} task${tasks === 1 ? '' : 's'}`,
+        ]
           .filter(Boolean)
           .join(' · ');
         return {
-          id: `tpl:${node.env}:${node.templateId}`,
+          id: `tpl:${node.env}:${node.templateId}:${node.uri}`,
           label: node.templateId,
           description: desc,
           tooltip:
@@ -144,13 +168,13 @@ export class EnvironmentsModel {
         };
       }
       case 'task': {
-        const t = this.task(node.ref);
+        const t = this.task(node.ref, node.uri);
         const outcome = this.outcomes.get(node.ref);
         const verifier = t?.verifier ? `→ ${t.verifier.env}/${t.verifier.templateId}` : undefined;
         const mode = t?.environmentMode ? `verifier ${t.environmentMode}` : undefined;
         const desc = [verifier, mode, outcome ? inlineText(outcome) : undefined].filter(Boolean).join(' · ');
         return {
-          id: `task:${node.ref}`,
+          id: `task:${node.uri}:${node.ref}`,
           label: t?.label ?? node.ref,
           description: desc,
           tooltip: [
@@ -168,10 +192,10 @@ export class EnvironmentsModel {
         };
       }
       case 'verifier': {
-        const v = this.task(node.ref)?.verifier;
+        const v = this.task(node.ref, node.uri)?.verifier;
         const shared = v?.sameEnvironment ?? false;
         return {
-          id: `verifier:${node.ref}`,
+          id: `verifier:${node.uri}:${node.ref}`,
           label: `verifier ${v?.env ?? '?'}/${v?.templateId ?? '?'}`,
           description: shared
             ? 'same environment: shares the actor substrate'

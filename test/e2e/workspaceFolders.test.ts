@@ -64,17 +64,27 @@ describe('workspace folders added and removed in code-server', () => {
       .first()
       .waitFor({ timeout: 30_000 });
     await shot('workspace-folders-02-earlier-run');
-    await ui.showContainer('Testing');
     await until('the server to log the added folder', () =>
       /workspace folders: 1 added, 0 removed; indexed 1 files/.test(extHostLog()),
     );
 
+    // A second checkout of alpha: the same file name, environment, template and task reference in another
+    // folder. Each gets rows of its own in the Environments view (one id for both used to break the view).
+    setFolders(s, ['alpha', 'beta', 'gamma']);
+    const firstTasks = ui.view('Environments').locator('.monaco-list-row', { hasText: 'first_task' });
+    await firstTasks.nth(1).waitFor({ timeout: 60_000 });
+    assert.equal(await firstTasks.count(), 2);
+    await shot('workspace-folders-03-two-checkouts');
+    await ui.showContainer('Testing');
+    await fileRow(s, 'gamma/alpha_env.py').waitFor({ timeout: 30_000 });
+
     setFolders(s, ['alpha']);
     await fileRow(s, 'beta_env.py').waitFor({ state: 'detached', timeout: 60_000 });
+    await fileRow(s, 'gamma/alpha_env.py').waitFor({ state: 'detached', timeout: 60_000 });
     await fileRow(s, 'alpha_env.py').waitFor({ timeout: 10_000 });
-    await shot('workspace-folders-03-removed');
-    await until('the server to log the removed folder', () =>
-      /workspace folders: 0 added, 1 removed/.test(extHostLog()),
+    await shot('workspace-folders-04-removed');
+    await until('the server to log the removed folders', () =>
+      /workspace folders: 0 added, 2 removed/.test(extHostLog()),
     );
     // Told, not restarted: the extension activated once.
     const activations = extHostLog().match(/HUD Studio activated in/g) ?? [];

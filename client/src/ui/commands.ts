@@ -12,6 +12,7 @@ import { type RolloutOutcome, inlineText, score } from '../outcome';
 import type { RunsModel, RunsNode } from '../runsModel';
 import { AGENT_KINDS, type AgentKind } from '../settings';
 import { rolloutFrom, rolloutIdFrom, rolloutOf } from './pickRollout';
+import { findTask } from '../taskLookup';
 import { pickTemplate } from './pickTemplate';
 import type { RunRequest, RunResult, RunTarget } from './runner';
 
@@ -85,7 +86,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     }
     if (arg && !(arg instanceof vscode.Uri) && typeof arg === 'object') {
       if ('ref' in arg && typeof arg.ref === 'string') {
-        const t = tasks.find((x) => x.ref === arg.ref);
+        const t = findTask(tasks, arg.ref, 'uri' in arg && typeof arg.uri === 'string' ? arg.uri : undefined);
         if (t) return targetOf(t);
         if ('uri' in arg && typeof arg.uri === 'string')
           return { ref: arg.ref, uri: arg.uri, label: arg.ref.split('::').at(-1) ?? arg.ref };

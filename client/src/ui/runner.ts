@@ -32,6 +32,7 @@ import { chooseAnswerSource } from './answerSource';
 import { runSanity } from './sanityRunner';
 import type { TaskSanity } from '../engine/sanity/run';
 import { readSettings } from './config';
+import { findTask } from '../taskLookup';
 import type { EnvironmentSecrets } from './secrets';
 
 export interface RunTarget {
@@ -394,7 +395,7 @@ export class Runner implements vscode.Disposable {
   }
 
   private isHarbor(target: RunTarget): boolean {
-    const task = this.index().tasks.find((t) => t.ref === target.ref);
+    const task = findTask(this.index().tasks, target.ref, target.uri);
     return task ? task.kind === 'harbor' : !target.ref.includes('::');
   }
 
@@ -407,7 +408,7 @@ export class Runner implements vscode.Disposable {
     model?: ModelSetting & { env: Record<string, string | undefined> },
     editorAgent?: AgentRequest,
   ): TaskRunRequest {
-    const task = this.index().tasks.find((t) => t.ref === target.ref);
+    const task = findTask(this.index().tasks, target.ref, target.uri);
     const harbor = this.isHarbor(target);
     const image = task?.env ? settings.imageOverrides[task.env] : undefined;
     return {

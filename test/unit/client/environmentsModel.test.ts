@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { WorkspaceIndex } from '../../../common/lspMessages';
+import type { IndexedTask, WorkspaceIndex } from '../../../common/lspMessages';
 import { EnvironmentsModel, type EnvNode } from '../../../client/src/environmentsModel';
 
 const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 10 } });
@@ -104,7 +104,7 @@ describe('Environments view model', () => {
         ],
       ]),
     );
-    const v = m.view({ kind: 'task', ref: 'envs/env.py::task' });
+    const v = m.view({ kind: 'task', ref: 'envs/env.py::task', uri: U });
     assert.equal(v.description, '→ judge/verify · reward 0.50');
     assert.equal(v.contextValue, 'hudTask.verifier');
     assert.match(v.tooltip!, /last run: reward 0\.50/);
@@ -113,10 +113,70 @@ describe('Environments view model', () => {
   test('nodes open at their definition line', () => {
     const m = new EnvironmentsModel((u) => u);
     m.setIndex(index);
-    assert.deepEqual(m.location({ kind: 'task', ref: 'envs/env.py::task' }), { uri: U, line: 15 });
-    assert.deepEqual(m.location({ kind: 'template', env: 'judge', templateId: 'verify' }), { uri: U, line: 11 });
+    assert.deepEqual(m.location({ kind: 'task', ref: 'envs/env.py::task', uri: U }), { uri: U, line: 15 });
+    assert.deepEqual(m.location({ kind: 'template', env: 'judge', templateId: 'verify', uri: U }), {
+      uri: U,
+      line: 11,
+    });
     assert.equal(m.location({ kind: 'group', group: 'harbor' }), undefined);
     // The verifier link opens the verifier's template, not the call site.
-    assert.deepEqual(m.location({ kind: 'verifier', ref: 'envs/env.py::task' }), { uri: U, line: 11 });
+    assert.deepEqual(m.location({ kind: 'verifier', ref: 'envs/env.py::task', uri: U }), { uri: U, line: 11 });
+  });
+
+  test('two folders that each hold an env.py: every row has an id of its own and opens its own file', () => {
+    // A multi-root workspace of two checkouts of one environment: the same environment, template id and
+    // task references, in two files.
+    const A = 'file:///a/env.py';
+    const B = 'file:///b/env.py';
+    const solve = index.templates[0]!;
+    const task = (uri: string, line: number): IndexedTask => ({
+      ref: 'env.py::task',
+      kind: 'hud',
+      label: 'task',
+      uri,
+      range: r(line),
+      env: 'workspace',
+      templateId: 'solve',
+      templateUri: uri,
+    });
+    const twoFolders: WorkspaceIndex = {
+      version: 1,
+      environments: [
+        { name: 'workspace', variable: 'actor', uri: A, range: r(3) },
+        { name: 'workspace', variable: 'actor', uri: B, range: r(3) },
+      ],
+      templates: [
+        { ...solve, uri: A, range: r(6) },
+        { ...solve, uri: B, range: r(8) },
+      ],
+      tasks: [task(A, 15), task(B, 17)],
+    };
+    const m = new EnvironmentsModel((u) => u);
+    m.setIndex(twoFolders);
+    const rows: EnvNode[] = [];
+    const walk = (node?: EnvNode) =>
+      m.children(node).forEach((c) => {
+        rows.push(c);
+        walk(c);
+      });
+    walk();
+    const ids = rows.map((n) => m.view(n).id);
+    assert.equal(new Set(ids).size, ids.length, `ids: ${ids.join(', ')}`);
+    // One environment, a template row per file, and under each its own task.
+    assert.deepEqual(
+      rows.map((n) => n.kind),
+      ['environment', 'template', 'task', 'template', 'task'],
+    );
+    assert.deepEqual(
+      rows.filter((n) => n.kind === 'template').map((n) => m.view(n).description),
+      [`${A} · 1 task`, `${B} · 1 task`],
+    );
+    const opened = rows.filter((n) => n.kind !== 'environment').map((n) => m.location(n));
+    assert.deepEqual(opened, [
+      { uri: A, line: 6 },
+      { uri: A, line: 15 },
+      { uri: B, line: 8 },
+      { uri: B, line: 17 },
+    ]);
   });
 });
