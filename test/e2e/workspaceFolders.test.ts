@@ -7,7 +7,7 @@
  */
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, until, useSession, type Session } from './codeServer';
 
@@ -70,6 +70,8 @@ describe('workspace folders added and removed in code-server', () => {
 
     // A second checkout of alpha: the same file name, environment, template and task reference in another
     // folder. Each gets rows of its own in the Environments view (one id for both used to break the view).
+    mkdirSync(join(s.workspace, 'gamma'));
+    cpSync(join(s.workspace, 'alpha', 'alpha_env.py'), join(s.workspace, 'gamma', 'alpha_env.py'));
     setFolders(s, ['alpha', 'beta', 'gamma']);
     const firstTasks = ui.view('Environments').locator('.monaco-list-row', { hasText: 'first_task' });
     await firstTasks.nth(1).waitFor({ timeout: 60_000 });
