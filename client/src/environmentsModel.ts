@@ -48,8 +48,13 @@ export class EnvironmentsModel {
 
   /** The template `env`/`templateId`; in the file `uri` when there are several. */
   template(env: string, templateId: string, uri?: string): IndexedTemplate | undefined {
-    const all = this.index.templates.filter((t) => t.env === env && t.id === templateId);
+    const all = this.templatesNamed(env, templateId);
     return all.find((t) => t.uri === uri) ?? all[0];
+  }
+
+  /** Every template `env`/`templateId`: more than one when several files define it. */
+  private templatesNamed(env: string, templateId: string): IndexedTemplate[] {
+    return this.index.templates.filter((t) => t.env === env && t.id === templateId);
   }
 
   private envNames(): string[] {
@@ -78,7 +83,7 @@ export class EnvironmentsModel {
           .map((t) => ({ kind: 'template', env: node.env, templateId: t.id, uri: t.uri }));
       case 'template': {
         // A task whose template is known in several files is under the one it resolved to.
-        const several = this.index.templates.filter((t) => t.env === node.env && t.id === node.templateId).length > 1;
+        const several = this.templatesNamed(node.env, node.templateId).length > 1;
         return this.index.tasks
           .filter(
             (t) =>
@@ -147,7 +152,7 @@ export class EnvironmentsModel {
         const t = this.template(node.env, node.templateId, node.uri);
         const tasks = this.children(node).length;
         // Two rows of one template (two files define it) say which file each is.
-        const several = this.index.templates.filter((x) => x.env === node.env && x.id === node.templateId).length > 1;
+        const several = this.templatesNamed(node.env, node.templateId).length > 1;
         const desc = [
           several ? this.relativePath(node.uri) : undefined,
           t?.agentless ? 'agent-less' : undefined,

@@ -394,8 +394,8 @@ export class Runner implements vscode.Disposable {
     return items;
   }
 
-  private isHarbor(target: RunTarget): boolean {
-    const task = findTask(this.index().tasks, target.ref, target.uri);
+  /** `task`: the target's task of the index, when the caller has looked it up already. */
+  private isHarbor(target: RunTarget, task = findTask(this.index().tasks, target.ref, target.uri)): boolean {
     return task ? task.kind === 'harbor' : !target.ref.includes('::');
   }
 
@@ -409,7 +409,7 @@ export class Runner implements vscode.Disposable {
     editorAgent?: AgentRequest,
   ): TaskRunRequest {
     const task = findTask(this.index().tasks, target.ref, target.uri);
-    const harbor = this.isHarbor(target);
+    const harbor = this.isHarbor(target, task);
     const image = task?.env ? settings.imageOverrides[task.env] : undefined;
     return {
       ref: target.ref,

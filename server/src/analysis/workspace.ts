@@ -145,7 +145,7 @@ export class Workspace {
       this.removedAt.delete(path);
       affected.add(path);
       // What reads this file's facts, or its templates by key (a JSON row, a verifier): their facts changed.
-      this.collectDependents(path, rec.templateKeys, affected);
+      this.collectDependents([path, ...rec.templateKeys], affected);
     }
     this.relink(affected);
     return affected;
@@ -159,7 +159,7 @@ export class Workspace {
     this.setDeps(old, []);
     this.records.delete(path);
     this.uris.delete(path);
-    this.collectDependents(path, old.templateKeys, affected);
+    this.collectDependents([path, ...old.templateKeys], affected);
     affected.delete(path);
     this.relink(affected);
     if (this.removedAt.size >= MAX_REMEMBERED_REMOVALS) {
@@ -236,7 +236,7 @@ export class Workspace {
     const keys = rec.facts.kind === 'python' ? this.templateKeysOf(path, rec.facts.templates) : [];
     if (sameStrings(keys, rec.templateKeys)) return;
     this.retarget(path, rec.templateKeys, keys);
-    for (const k of [...rec.templateKeys, ...keys]) for (const d of this.dependents.get(k)) into.add(d);
+    this.collectDependents([...rec.templateKeys, ...keys], into);
     rec.templateKeys = keys;
   }
 
@@ -245,13 +245,9 @@ export class Workspace {
     for (const k of newKeys) this.definers.add(k, path);
   }
 
-  /** Into `into`: the files that read `path`'s facts, or looked up one of `keys`. */
-  private collectDependents(path: string, keys: readonly string[], into: Set<string>): void {
-    const add = (key: string): void => {
-      for (const d of this.dependents.get(key)) into.add(d);
-    };
-    add(path);
-    keys.forEach(add);
+  /** Into `into`: the files that depend on one of `deps` (a file whose facts they read, a key they looked up). */
+  private collectDependents(deps: readonly string[], into: Set<string>): void {
+    for (const dep of deps) for (const d of this.dependents.get(dep)) into.add(d);
   }
 
   private setDeps(rec: FileRecord, deps: string[]): void {
