@@ -20,7 +20,7 @@ import type { RolloutOutcome } from './outcome';
 import { LocalProvider } from './providers/local';
 import type { Provider } from './providers/provider';
 import type { SelectedProvider } from './providers/select';
-import type { TaskRunRequest } from './runRequest';
+import type { RunContext, TaskRunRequest } from './runRequest';
 import { runTask } from './runTask';
 import { isHarborDir, resolveTask, taskFileTarget } from './taskLoader';
 import type { TokenUsage, Trace } from '../../../common/trace/schema';
@@ -57,6 +57,12 @@ export interface JobRequest {
   signal?: AbortSignal;
   notice?: (line: string) => void;
   onProgress?: (progress: JobProgress) => void;
+  /**
+   * Every run's id, before its first event: a caller follows a run's events
+   * by it, since two items may share a reference (two workspace folders
+   * that each hold an env.py) and a group runs an item several times.
+   */
+  onRunStarting?: (item: JobItem, rolloutId: string) => void;
   /** Every run's end; `trace` is undefined when the run failed before a rollout could start. */
   onRunEnded?: (item: JobItem, outcome: RolloutOutcome, trace: Trace | undefined) => void;
 }
@@ -162,7 +168,9 @@ export async function runJob(job: JobRequest): Promise<JobSummary> {
       progress.running++;
       report();
       const runStartedAt = now();
-      const ended = await runItem(item, job, hub, jobId, removeLater);
+      const rolloutId = randomUUID();
+      job.onRunStarting?.(item, rolloutId);
+      const ended = await runItem(item, job, hub, { jobId, rolloutId, removeLater });
       progress.running--;
       progress.done++;
       if (ended.outcome.status === 'completed') progress.completed++;
@@ -241,14 +249,12 @@ async function runItem(
   item: JobItem,
   job: JobRequest,
   hub: EventHub,
-  jobId: string,
-  removeLater: (removal: Promise<void>) => void,
+  run: Required<Pick<RunContext, 'jobId' | 'rolloutId' | 'removeLater'>>,
 ): Promise<{ outcome: RolloutOutcome; trace: Trace | undefined }> {
   try {
     const { trace, ...outcome } = await runTask(item.request, {
       hub,
-      jobId,
-      removeLater,
+      ...run,
       selected: job.selected,
       ...(item.task ? { task: item.task } : {}),
       ...(job.signal ? { signal: job.signal } : {}),

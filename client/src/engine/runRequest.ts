@@ -93,7 +93,10 @@ export interface RunContext {
   notice?: (line: string) => void;
   /** Takes the substrates' removals off the run's path; the caller waits for them (see AcquireOptions). */
   removeLater?: (removal: Promise<void>) => void;
-  /** The rollout's id, when its caller made substrates for it ahead (a regrade batch); default: a fresh one. */
+  /**
+   * The rollout's id, when its caller needs it before the first event (a
+   * job, a regrade batch that made its substrates ahead); default: a fresh one.
+   */
   rolloutId?: string;
 }
 
@@ -121,6 +124,8 @@ export interface HarborRunRequest {
   notice(line: string): void;
   /** The eval job this trial belongs to. */
   jobId?: string;
+  /** The trial's rollout id, when the caller needs it before the first event (RunContext.rolloutId). */
+  rolloutId?: string;
   /** Pass `${VAR}`-expanded verifier.env into a shared verifier's container (the user opted in). */
   allowSharedSecrets?: boolean;
   /** The Docker endpoint the trial runs on (recorded in its trace). */

@@ -274,7 +274,7 @@ export class Runner implements vscode.Disposable {
     const first = items.keys().next().value as JobItem;
 
     const runAll = async (report?: (message: string) => void): Promise<void> => {
-      const off = this.followJob(jobId, items, req, report);
+      const follow = this.followJob(items, req, report);
       try {
         await runJob({
           label: req.label,
@@ -289,6 +289,7 @@ export class Runner implements vscode.Disposable {
           hub: this.hub,
           signal: abort.signal,
           notice: (line) => this.log.appendLine(`HUD Studio ${line}`),
+          onRunStarting: follow.track,
           onRunEnded: (item, outcome, trace) => {
             const actorGrade = trace?.phases.find((p) => p.name === 'actor')?.grade ?? null;
             req.onFinished?.(items.get(item)!, outcome, actorGrade, outcome.rolloutId);
@@ -298,7 +299,7 @@ export class Runner implements vscode.Disposable {
           },
         });
       } finally {
-        off();
+        follow.off();
       }
     };
 
@@ -436,21 +437,19 @@ export class Runner implements vscode.Disposable {
     };
   }
 
-  /** Testing's "started" and the progress notification's steps, from the job's own events. */
+  /**
+   * Testing's "started" and the progress notification's steps, from the
+   * job's own events. Runs are told apart by the id the job gives each
+   * (`track`), not by reference: two folders that each hold an env.py give
+   * their tasks the same references.
+   */
   private followJob(
-    jobId: string,
     items: Map<JobItem, RunTarget>,
     req: RunRequest,
     report: ((message: string) => void) | undefined,
-  ): () => void {
+  ): { track: (item: JobItem, rolloutId: string) => void; off: () => void } {
     const targets = new Map<string, RunTarget>();
-    const byRef = new Map([...items.values()].map((t) => [t.ref, t]));
-    return this.hub.on((e) => {
-      if (e.type === 'rollout.queued') {
-        const target = e.jobId === jobId ? byRef.get(e.taskRef) : undefined;
-        if (target) targets.set(e.rolloutId, target);
-        return;
-      }
+    const off = this.hub.on((e) => {
       const target = targets.get(e.rolloutId);
       if (!target) return;
       if (e.type === 'rollout.started') req.onStarted?.(target);
@@ -460,6 +459,13 @@ export class Runner implements vscode.Disposable {
       }
       if (e.type === 'rollout.ended') targets.delete(e.rolloutId);
     });
+    return {
+      track: (item, rolloutId) => {
+        const target = items.get(item);
+        if (target) targets.set(rolloutId, target);
+      },
+      off,
+    };
   }
 
   private agent(kind: AgentKind, settings: Settings, label: string): AgentRequest {

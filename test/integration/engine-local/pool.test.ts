@@ -80,6 +80,47 @@ describe('one pool for eval and editor batches', () => {
     assert.deepEqual(written.traces.sort(), [...summary.traces].sort());
   });
 
+  test('each run gets its id before its first event, so two items with one reference are told apart', async () => {
+    // Two workspace folders that each hold an env.py give their tasks one reference; a group repeats an item.
+    const traces = scratchDir('hs-pool-ids-');
+    const hub = new EventHub();
+    const started: string[] = [];
+    hub.on((e) => {
+      if (e.type === 'rollout.started') started.push(e.rolloutId);
+    });
+    const items: JobItem[] = [
+      { request: request(`${FIXTURES.sameEnv}::task`, traces) },
+      { request: request(`${FIXTURES.sameEnv}::task`, traces) },
+    ];
+    const given = new Map<JobItem, string[]>(items.map((i) => [i, []]));
+    const ended = new Map<JobItem, string[]>(items.map((i) => [i, []]));
+    const seen: string[] = [];
+    hub.on((e) => seen.push(e.rolloutId));
+    const early: string[] = [];
+    await runJob({
+      label: 'Run one reference twice',
+      items,
+      group: 2,
+      maxConcurrent: 2,
+      selected: await selectRuntime(items[0]!.request),
+      summaryDir: null,
+      hub,
+      onRunStarting: (item, id) => {
+        if (seen.includes(id)) early.push(id);
+        given.get(item)!.push(id);
+      },
+      onRunEnded: (item, outcome) => ended.get(item)!.push(outcome.rolloutId),
+    });
+    const all = [...given.values()].flat();
+    assert.equal(new Set(all).size, 4, 'one id per run');
+    for (const item of items) {
+      assert.equal(given.get(item)!.length, 2);
+      assert.deepEqual([...ended.get(item)!].sort(), [...given.get(item)!].sort(), 'each run ends under its own id');
+    }
+    assert.deepEqual([...started].sort(), [...all].sort(), 'the events carry the ids given');
+    assert.deepEqual(early, [], 'each id is given before any event of its run');
+  });
+
   test('runTask sends a Harbor directory to the Harbor runner and refuses a runtime it cannot use, with a typed fix', async () => {
     const task = join(dirname(dirname(dirname(FIXTURES.sameEnv))), 'harbor', 'shared-basic');
     assert.ok(existsSync(join(task, 'task.toml')), task);

@@ -4,6 +4,7 @@
  * folder kept, with the test script as it is now; a shared-mode trial is
  * refused with the reason, never crashed on.
  */
+import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,8 @@ function edit(file: string, from: string, to: string): void {
 }
 
 async function oracleTrial(cwd: string, ref: string): Promise<string> {
+  // The id a job gives the run before it starts (RunContext.rolloutId) is the trial's too.
+  const given = randomUUID();
   const done = await runTask(
     {
       ref,
@@ -39,10 +42,11 @@ async function oracleTrial(cwd: string, ref: string): Promise<string> {
       consent: { serviceAccess: false, sharedSecrets: false },
       traceDir: 'traces',
     },
-    {},
+    { rolloutId: given },
   );
   assert.equal(done.status, 'completed', done.error?.message);
   assert.equal(done.reward, 1);
+  assert.equal(done.rolloutId, given);
   return done.rolloutId;
 }
 

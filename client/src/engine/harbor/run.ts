@@ -42,7 +42,6 @@ export type { HarborRunRequest } from '../runRequest';
 
 /** Extra knobs only tests set. */
 export interface HarborRunExtras {
-  rolloutId?: string;
   /** Where the trial folder goes; default the job's Harbor folder, else `<trace dir>/trials`. */
   trialsDir?: string;
   /** `${VAR}` source; default process.env. */
