@@ -5,7 +5,7 @@
  */
 import type { IndexedTask, IndexedTemplate, WorkspaceIndex } from '../../common/lspMessages';
 import { type ShownOutcome, inlineText, verdictIcon } from './outcome';
-import type { NodeView } from './runsModel';
+import { type NodeView, outcomeKey } from './runsModel';
 import { findTask } from './taskLookup';
 
 /**
@@ -24,9 +24,14 @@ export type EnvNode =
 
 export class EnvironmentsModel {
   private index: WorkspaceIndex = { version: 0, environments: [], templates: [], tasks: [] };
+  /** By outcomeKey (./runsModel.ts). */
   private outcomes = new Map<string, ShownOutcome>();
 
-  constructor(private readonly relativePath: (uri: string) => string) {}
+  /** `traceDirOf`: the trace folder of a task file's workspace folder (hudStudio.traceFolder). */
+  constructor(
+    private readonly relativePath: (uri: string) => string,
+    private readonly traceDirOf: (uri: string) => string | undefined = () => undefined,
+  ) {}
 
   setIndex(index: WorkspaceIndex): void {
     this.index = index;
@@ -55,6 +60,11 @@ export class EnvironmentsModel {
   /** Every template `env`/`templateId`: more than one when several files define it. */
   private templatesNamed(env: string, templateId: string): IndexedTemplate[] {
     return this.index.templates.filter((t) => t.env === env && t.id === templateId);
+  }
+
+  /** The task's last run in its own folder, or one that wrote no trace. */
+  private lastOutcome(ref: string, uri: string): ShownOutcome | undefined {
+    return this.outcomes.get(outcomeKey(ref, this.traceDirOf(uri))) ?? this.outcomes.get(outcomeKey(ref, undefined));
   }
 
   private envNames(): string[] {
@@ -174,7 +184,7 @@ export class EnvironmentsModel {
       }
       case 'task': {
         const t = this.task(node.ref, node.uri);
-        const outcome = this.outcomes.get(node.ref);
+        const outcome = this.lastOutcome(node.ref, node.uri);
         const verifier = t?.verifier ? `→ ${t.verifier.env}/${t.verifier.templateId}` : undefined;
         const mode = t?.environmentMode ? `verifier ${t.environmentMode}` : undefined;
         const desc = [verifier, mode, outcome ? inlineText(outcome) : undefined].filter(Boolean).join(' · ');

@@ -52,7 +52,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const hub = new EventHub();
   const runs = new RunsModel();
-  const envModel = new EnvironmentsModel(relativePath);
+  const envModel = new EnvironmentsModel(relativePath, (uri) => {
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri));
+    return folder && traceDirs([folder])[0];
+  });
   const envView = sub(new EnvironmentsView(envModel));
   const runsView = sub(new RunsView(runs));
   const status = sub(new RunningStatus());
@@ -141,8 +144,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const afterRun: NonNullable<RunRequest['onFinished']> = (target, outcome, actorGrade, rolloutId) => {
     // Every editor and Testing run reaches the Testing view (recordEditorRun or TaskTests' own report).
     const threshold = readSettings(vscode.Uri.parse(target.uri)).passThreshold;
-    decorations.show(inlineResults(indexClient.index, target.ref, outcome, actorGrade, threshold));
-    if (rolloutId) traceLens.record(target.ref, { rolloutId, outcome });
+    decorations.show(inlineResults(indexClient.index, target, outcome, actorGrade, threshold));
+    if (rolloutId) traceLens.record(target, { rolloutId, outcome });
     rescanSoon();
     lastText = `${target.label} ${outcome.reward === null ? outcome.status : score(outcome.reward)}`;
     status.update(runs.runningCount(), lastText);
@@ -253,7 +256,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     onFinished: (target, outcome, actorGrade, rolloutId) => {
       afterRun(target, outcome, actorGrade, rolloutId);
       const started = runs.rollout(rolloutId)?.trace.startedAt;
-      tests.recordEditorRun(target.ref, outcome, started ? Date.now() - Date.parse(started) : undefined);
+      tests.recordEditorRun(target, outcome, started ? Date.now() - Date.parse(started) : undefined);
     },
   });
 
@@ -266,7 +269,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       runs,
       regrade: async (req) => (await getRunner()).regrade(req),
       showInline: (results) => decorations.show(results),
-      testingHolds: (ref) => tests.taskLines.holds(ref),
+      testingHolds: (task) => tests.taskLines.holds(task),
       compareTraces: (left, right, title) => explorer.openCompare(left, right, title),
       output: rolloutLog,
     },

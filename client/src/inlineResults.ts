@@ -13,6 +13,7 @@
 import type { WorkspaceIndex } from '../../common/lspMessages';
 import type { GradeResult } from '../../common/trace/schema';
 import { type ShownOutcome, type TestVerdict, hoverMarkdown, inlineText, verdict } from './outcome';
+import { findTask, templateOfTask, verifierOfTask } from './taskLookup';
 
 export interface InlineResult {
   uri: string;
@@ -43,27 +44,28 @@ export function testingDrawsOnTaskLine(outcome: ShownOutcome, passThreshold: num
 export class TestingTaskLines {
   private readonly held = new Set<string>();
 
-  /** The Testing view reported a run of task `ref` with this verdict. */
-  reported(ref: string, v: TestVerdict): void {
-    if (verdictDrawsOnTaskLine(v)) this.held.add(ref);
-    else this.held.delete(ref);
+  /** The Testing view reported a run of a task (its taskKey, ./taskLookup.ts) with this verdict. */
+  reported(task: string, v: TestVerdict): void {
+    if (verdictDrawsOnTaskLine(v)) this.held.add(task);
+    else this.held.delete(task);
   }
 
-  holds(ref: string): boolean {
-    return this.held.has(ref);
+  holds(task: string): boolean {
+    return this.held.has(task);
   }
 }
 
 export function inlineResults(
   index: WorkspaceIndex,
-  ref: string,
+  target: { ref: string; uri: string },
   outcome: ShownOutcome,
   actorGrade?: GradeResult | null,
   /** The threshold the Testing view judged this run by, when the run was reported there. */
   testingThreshold?: number,
 ): InlineResult[] {
-  const task = index.tasks.find((t) => t.ref === ref);
+  const task = findTask(index.tasks, target.ref, target.uri);
   if (!task) return [];
+  const { ref } = target;
   const yields = testingThreshold !== undefined && testingDrawsOnTaskLine(outcome, testingThreshold);
   const out: InlineResult[] = [
     {
@@ -74,13 +76,8 @@ export function inlineResults(
       ...(yields ? { drawnBy: 'testing' as const } : {}),
     },
   ];
-  const tpl =
-    task.env && task.templateId
-      ? index.templates.find((t) => t.env === task.env && t.id === task.templateId)
-      : undefined;
-  const ver = task.verifier
-    ? index.templates.find((t) => t.env === task.verifier!.env && t.id === task.verifier!.templateId)
-    : undefined;
+  const tpl = task.env ? templateOfTask(index, task) : undefined;
+  const ver = verifierOfTask(index, task);
   if (tpl?.gradeYieldRange) {
     const provisional: ShownOutcome | undefined =
       ver && actorGrade

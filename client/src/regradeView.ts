@@ -9,6 +9,7 @@ import type { IndexedTemplate, WorkspaceIndex } from '../../common/lspMessages';
 import { type GradeDelta, type RegradeSummary, formatChange, summarise } from './engine/regrade/delta';
 import type { InlineResult } from './inlineResults';
 import { mdEscape } from './outcome';
+import { findTask, taskKey, templateOfTask, verifierOfTask } from './taskLookup';
 
 /** `0.40 -> 1.00 up`, `0.50 -> 0.50 unchanged`. */
 export function deltaText(d: GradeDelta): string {
@@ -60,25 +61,24 @@ export interface RegradedRun {
 export function regradeInlineResults(
   index: WorkspaceIndex,
   runs: RegradedRun[],
-  testingHolds: (ref: string) => boolean = () => false,
+  /** By taskKey (./taskLookup.ts). */
+  testingHolds: (task: string) => boolean = () => false,
 ): InlineResult[] {
   const out: InlineResult[] = [];
   const byRef = new Map<string, RegradedRun[]>();
   for (const r of runs) byRef.set(r.ref, [...(byRef.get(r.ref) ?? []), r]);
   const byTemplate = new Map<IndexedTemplate, RegradedRun[]>();
   for (const [ref, rs] of byRef) {
-    const task = index.tasks.find((t) => t.ref === ref);
+    // A stored trace keeps the task's reference, not its folder: the first task of that reference.
+    const task = findTask(index.tasks, ref);
     if (!task) continue;
     out.push({
       uri: task.uri,
       line: task.range.start.line,
       ...texts(rs, ref),
-      ...(testingHolds(ref) ? { drawnBy: 'testing' as const } : {}),
+      ...(testingHolds(taskKey(ref, task.uri)) ? { drawnBy: 'testing' as const } : {}),
     });
-    const graders = [
-      index.templates.find((t) => t.env === task.env && t.id === task.templateId),
-      task.verifier && index.templates.find((t) => t.env === task.verifier!.env && t.id === task.verifier!.templateId),
-    ];
+    const graders = [templateOfTask(index, task), verifierOfTask(index, task)];
     for (const g of graders) if (g?.gradeYieldRange) byTemplate.set(g, [...(byTemplate.get(g) ?? []), ...rs]);
   }
   for (const [tpl, rs] of byTemplate) {

@@ -6,6 +6,7 @@
  * the tree provider is a thin adapter and all of this is unit-tested without
  * VS Code.
  */
+import { dirname, resolve } from 'node:path';
 import type { RolloutEvent } from '../../common/events';
 import { foldRolloutEvent } from '../../common/trace/fold';
 import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from '../../common/trace/schema';
@@ -22,6 +23,16 @@ import {
   score,
   verdictIcon,
 } from './outcome';
+
+/**
+ * A trace keeps its task's reference, not the workspace folder the task is
+ * in, and two folders that each hold an env.py give their tasks the same
+ * references. Each folder writes its traces to its own folder, so the trace
+ * folder tells them apart; a run that wrote no trace has none (`''`).
+ */
+export function outcomeKey(ref: string, traceDir: string | undefined): string {
+  return `${traceDir ? resolve(traceDir) : ''}\u0000${ref}`;
+}
 
 export interface RolloutRecord {
   id: string;
@@ -154,10 +165,11 @@ export class RunsModel {
     return [...this.jobs.values()].reverse();
   }
 
-  /** Latest outcome per task reference, for the Environments view and decorations. */
+  /** Latest outcome per task reference and trace folder (outcomeKey), for the Environments view. */
   lastOutcomes(): Map<string, RolloutOutcome> {
     const out = new Map<string, RolloutOutcome>();
-    for (const r of this.rollouts.values()) if (r.outcome) out.set(r.trace.task.ref, r.outcome);
+    for (const r of this.rollouts.values())
+      if (r.outcome) out.set(outcomeKey(r.trace.task.ref, r.tracePath && dirname(r.tracePath)), r.outcome);
     return out;
   }
 

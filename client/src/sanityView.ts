@@ -9,6 +9,7 @@ import type { WorkspaceIndex } from '../../common/lspMessages';
 import { formatScore } from './engine/grade';
 import { goldenReport, type ReportedOutcome } from './goldenReport';
 import type { ProbeOutcome, TaskSanity } from './engine/sanity/run';
+import { findTask, templateOfTask } from './taskLookup';
 
 /** The part of a task's sanity result the editor shows. */
 export interface SanityResult {
@@ -85,8 +86,8 @@ function placeOf(
   fileUri: string,
   line: number | undefined,
 ): { uri: string; line: number } {
-  const task = index.tasks.find((t) => t.ref === ref);
-  const template = task && index.templates.find((t) => t.env === task.env && t.id === task.templateId);
+  const task = findTask(index.tasks, ref, fileUri);
+  const template = task && templateOfTask(index, task);
   if (template) return { uri: template.uri, line: template.range.start.line };
   if (task) return { uri: task.uri, line: task.range.start.line };
   return { uri: fileUri, line: Math.max(0, (line ?? 1) - 1) };

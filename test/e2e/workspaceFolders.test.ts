@@ -72,10 +72,23 @@ describe('workspace folders added and removed in code-server', () => {
     // folder. Each gets rows of its own in the Environments view (one id for both used to break the view).
     mkdirSync(join(s.workspace, 'gamma'));
     cpSync(join(s.workspace, 'alpha', 'alpha_env.py'), join(s.workspace, 'gamma', 'alpha_env.py'));
+    // An earlier run of gamma's task: one reference in two folders, and the reward is gamma's alone.
+    const gammaTraces = join(s.workspace, 'gamma', '.hud-studio', 'traces');
+    mkdirSync(gammaTraces, { recursive: true });
+    writeFileSync(
+      join(gammaTraces, 'earlier.hudtrace.json'),
+      JSON.stringify({
+        ...trace,
+        rolloutId: 'r-gamma-earlier',
+        task: { ...trace.task, ref: 'alpha_env.py::first_task' },
+      }),
+    );
     setFolders(s, ['alpha', 'beta', 'gamma']);
     const firstTasks = ui.view('Environments').locator('.monaco-list-row', { hasText: 'first_task' });
     await firstTasks.nth(1).waitFor({ timeout: 60_000 });
     assert.equal(await firstTasks.count(), 2);
+    await firstTasks.filter({ hasText: 'reward 0.75' }).first().waitFor({ timeout: 30_000 });
+    assert.equal(await firstTasks.filter({ hasText: 'reward 0.75' }).count(), 1, "alpha's task was never run");
     await shot('workspace-folders-03-two-checkouts');
     await ui.showContainer('Testing');
     await fileRow(s, 'gamma/alpha_env.py').waitFor({ timeout: 30_000 });

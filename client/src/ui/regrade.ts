@@ -17,6 +17,7 @@ import type { InlineResult } from '../inlineResults';
 import { type RegradedRun, deltaLine, regradeInlineResults, regradeLensTitle, summaryText } from '../regradeView';
 import type { RunsModel, RunsNode } from '../runsModel';
 import { type StoredRun, type StoredTraces, runsOfTasks, tasksGradedBy } from '../storedTraces';
+import { findTask, templateOfTask, verifierOfTask } from '../taskLookup';
 import { type Staleness, fileWithStoredBlock, isStale, staleText, staleness, templateBlock } from '../templateSource';
 import type { RegisterCommand } from './commands';
 import { pickRollout, rolloutIdFrom } from './pickRollout';
@@ -34,7 +35,8 @@ export interface RegradeDeps {
   regrade: (req: RegradeRequest) => Promise<RegradeRunResult>;
   showInline: (results: InlineResult[]) => void;
   /** Whether VS Code's Testing message is drawn on this task's line now (TestingTaskLines, ../inlineResults.ts). */
-  testingHolds: (ref: string) => boolean;
+  /** By taskKey (../taskLookup.ts). */
+  testingHolds: (task: string) => boolean;
   compareTraces: (left: string, right: string, title: string) => void;
   output: vscode.OutputChannel;
 }
@@ -69,11 +71,10 @@ export class TemplateSources {
 
   /** The template and verifier template that grade a task now. */
   gradersOf(ref: string): { template?: IndexedTemplate; verifier?: IndexedTemplate } {
-    const task = this.index.tasks.find((t) => t.ref === ref);
+    const task = findTask(this.index.tasks, ref);
     if (!task) return {};
-    const template = this.index.templates.find((t) => t.env === task.env && t.id === task.templateId);
-    const v = task.verifier;
-    const verifier = v && this.index.templates.find((t) => t.env === v.env && t.id === v.templateId);
+    const template = templateOfTask(this.index, task);
+    const verifier = verifierOfTask(this.index, task);
     return { ...(template ? { template } : {}), ...(verifier ? { verifier } : {}) };
   }
 

@@ -18,6 +18,7 @@ import { hasHarborGolden, readHarborGolden, solutionLabel } from '../../../commo
 import type { GoldenOutcome } from '../engine/golden/run';
 import { goldenReport } from '../goldenReport';
 import { TestingTaskLines } from '../inlineResults';
+import { taskKey } from '../taskLookup';
 import { goldenTree, type GoldenTarget, type HarborSolutionEntry } from '../goldenTree';
 import { readSettings } from './config';
 import type { GoldenRunRequest, GoldenRunResult } from './goldenRunner';
@@ -146,9 +147,10 @@ export class TaskTests implements vscode.Disposable {
   }
 
   /** Records a run started outside the Testing view (CodeLens, views), so gutter icons and history follow it. */
-  recordEditorRun(ref: string, outcome: RolloutOutcome, durationMs: number | undefined): void {
-    let item: vscode.TestItem | undefined;
-    this.controller.items.forEach((f) => (item ??= f.children.get(ref)));
+  recordEditorRun(target: RunTarget, outcome: RolloutOutcome, durationMs: number | undefined): void {
+    // A file's item id is its URI as the index spells it (../testTree.ts); a task's is its reference.
+    let item = this.controller.items.get(target.uri)?.children.get(target.ref);
+    this.controller.items.forEach((f) => (item ??= f.children.get(target.ref)));
     if (!item) return;
     const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), `HUD task ${item.label}`, true);
     this.report(run, item, outcome, durationMs);
@@ -170,7 +172,7 @@ export class TaskTests implements vscode.Disposable {
     if (item.uri && item.range) message.location = new vscode.Location(item.uri, item.range);
     run.appendOutput(outputLine(item.id, text), undefined, item);
     const v = verdict(outcome, threshold);
-    this.taskLines.reported(item.id, v);
+    this.taskLines.reported(taskKey(item.id, item.parent?.id ?? ''), v);
     switch (v) {
       case 'passed':
         run.passed(item, duration);
@@ -231,19 +233,20 @@ export class TaskTests implements vscode.Disposable {
   }
 
   private collect(request: vscode.TestRunRequest): vscode.TestItem[] {
-    const excluded = new Set((request.exclude ?? []).map((i) => i.id));
-    const out: vscode.TestItem[] = [];
+    // By the items themselves, not their ids: two folders' tasks may share a reference (their items' ids).
+    const excluded = new Set(request.exclude ?? []);
+    const out = new Set<vscode.TestItem>();
     const add = (item: vscode.TestItem): void => {
-      if (excluded.has(item.id)) return;
+      if (excluded.has(item)) return;
       if (item.children.size === 0) {
-        if (item.parent) out.push(item); // a file without tasks has nothing to run
+        if (item.parent) out.add(item); // a file without tasks has nothing to run
         return;
       }
       item.children.forEach(add);
     };
     if (request.include) request.include.forEach(add);
     else this.controller.items.forEach(add);
-    return [...new Map(out.map((i) => [i.id, i])).values()];
+    return [...out];
   }
 
   private async execute(
@@ -265,35 +268,41 @@ export class TaskTests implements vscode.Disposable {
       }
       return;
     }
-    const byRef = new Map(items.map((i) => [i.id, i]));
+    // Two folders' tasks may share a reference: a task is its reference in its file.
+    const targets = new Map<string, { item: vscode.TestItem; target: RunTarget }>();
+    for (const i of items) {
+      const target: RunTarget = { ref: i.id, uri: i.uri!.toString(), label: i.label };
+      targets.set(taskKey(target.ref, target.uri), { item: i, target });
+    }
     const started = new Map<string, number>();
     for (const i of items) run.enqueued(i);
-    const targets: RunTarget[] = items.map((i) => ({ ref: i.id, uri: i.uri!.toString(), label: i.label }));
     try {
       const result = await this.run({
-        targets,
+        targets: [...targets.values()].map((t) => t.target),
         label: items.length === 1 ? `Test ${items[0]!.label}` : `Test ${items.length} tasks`,
         agent: kind,
         ...(model ? { model } : {}),
         interactive: false,
         token,
         onStarted: (t) => {
-          const item = byRef.get(t.ref);
+          const key = taskKey(t.ref, t.uri);
+          const item = targets.get(key)?.item;
           if (!item) return;
-          started.set(t.ref, Date.now());
+          started.set(key, Date.now());
           run.started(item);
         },
         onFinished: (t, outcome) => {
-          const item = byRef.get(t.ref);
+          const key = taskKey(t.ref, t.uri);
+          const item = targets.get(key)?.item;
           if (!item) return;
-          const duration = started.has(t.ref) ? Date.now() - started.get(t.ref)! : undefined;
+          const duration = started.has(key) ? Date.now() - started.get(key)! : undefined;
           this.report(run, item, outcome, duration);
-          byRef.delete(t.ref);
+          targets.delete(key);
         },
       });
-      if (!result.ran)
-        for (const i of byRef.values()) run.errored(i, new vscode.TestMessage(`Not run: ${result.reason}`));
-      else for (const i of byRef.values()) run.skipped(i); // cancelled before it started
+      const left = [...targets.values()].map((t) => t.item);
+      if (!result.ran) for (const i of left) run.errored(i, new vscode.TestMessage(`Not run: ${result.reason}`));
+      else for (const i of left) run.skipped(i); // cancelled before it started
       if (golden.length) await this.executeGolden(run, golden, token);
     } finally {
       run.end();

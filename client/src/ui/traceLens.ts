@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { WorkspaceIndex } from '../../../common/lspMessages';
 import { type RolloutOutcome, inlineText } from '../outcome';
+import { findTask, taskKey } from '../taskLookup';
 
 export interface LastRun {
   rolloutId: string;
@@ -15,6 +16,7 @@ export class TraceLens implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.emitter.event;
   private index: WorkspaceIndex = { version: 0, environments: [], templates: [], tasks: [] };
+  /** By taskKey: a task of another folder with the same reference keeps its own lens. */
   private readonly last = new Map<string, LastRun>();
 
   /** `staleNote` says why a run is stale (its template changed since), or undefined when it is current. */
@@ -30,8 +32,10 @@ export class TraceLens implements vscode.CodeLensProvider, vscode.Disposable {
     this.emitter.fire();
   }
 
-  record(ref: string, run: LastRun): void {
-    this.last.set(ref, run);
+  record(target: { ref: string; uri: string }, run: LastRun): void {
+    // Keyed by the index's spelling of the file, which the lenses look up by.
+    const uri = findTask(this.index.tasks, target.ref, target.uri)?.uri ?? target.uri;
+    this.last.set(taskKey(target.ref, uri), run);
     this.emitter.fire();
   }
 
@@ -43,7 +47,7 @@ export class TraceLens implements vscode.CodeLensProvider, vscode.Disposable {
     const perLine = new Map<number, number>();
     for (const t of here) perLine.set(t.range.start.line, (perLine.get(t.range.start.line) ?? 0) + 1);
     for (const t of here) {
-      const run = this.last.get(t.ref);
+      const run = this.last.get(taskKey(t.ref, t.uri));
       if (!run) continue;
       const range = new vscode.Range(t.range.start.line, 0, t.range.start.line, 0);
       const stale = this.staleNote(run.rolloutId);

@@ -2,6 +2,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IndexedTask, WorkspaceIndex } from '../../../common/lspMessages';
 import { EnvironmentsModel, type EnvNode } from '../../../client/src/environmentsModel';
+import type { ShownOutcome } from '../../../client/src/outcome';
+import { outcomeKey } from '../../../client/src/runsModel';
+
+const rewarded = (reward: number): ShownOutcome => ({
+  status: 'completed',
+  reward,
+  result: { reward, subscores: [], info: {}, isError: false },
+  error: null,
+});
 
 const r = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 10 } });
 const U = 'file:///ws/envs/env.py';
@@ -68,6 +77,38 @@ function dump(m: EnvironmentsModel, node?: EnvNode, depth = 0): string[] {
   });
 }
 
+/**
+ * A multi-root workspace of two checkouts of one environment: the same
+ * environment, template id and task references, in two files.
+ */
+const A = 'file:///a/env.py';
+const B = 'file:///b/env.py';
+function twoCheckouts(): WorkspaceIndex {
+  const solve = index.templates[0]!;
+  const task = (uri: string, line: number): IndexedTask => ({
+    ref: 'env.py::task',
+    kind: 'hud',
+    label: 'task',
+    uri,
+    range: r(line),
+    env: 'workspace',
+    templateId: 'solve',
+    templateUri: uri,
+  });
+  return {
+    version: 1,
+    environments: [
+      { name: 'workspace', variable: 'actor', uri: A, range: r(3) },
+      { name: 'workspace', variable: 'actor', uri: B, range: r(3) },
+    ],
+    templates: [
+      { ...solve, uri: A, range: r(6) },
+      { ...solve, uri: B, range: r(8) },
+    ],
+    tasks: [task(A, 15), task(B, 17)],
+  };
+}
+
 describe('Environments view model', () => {
   test('environment -> templates -> tasks, Harbor and unresolved tasks grouped', () => {
     const m = new EnvironmentsModel((u) => u.replace('file:///ws/', ''));
@@ -91,19 +132,7 @@ describe('Environments view model', () => {
   test('the last reward shows on the task, and its icon follows the outcome', () => {
     const m = new EnvironmentsModel((u) => u);
     m.setIndex(index);
-    m.setOutcomes(
-      new Map([
-        [
-          'envs/env.py::task',
-          {
-            status: 'completed',
-            reward: 0.5,
-            result: { reward: 0.5, subscores: [], info: {}, isError: false },
-            error: null,
-          },
-        ],
-      ]),
-    );
+    m.setOutcomes(new Map([[outcomeKey('envs/env.py::task', undefined), rewarded(0.5)]]));
     const v = m.view({ kind: 'task', ref: 'envs/env.py::task', uri: U });
     assert.equal(v.description, '→ judge/verify · reward 0.50');
     assert.equal(v.contextValue, 'hudTask.verifier');
@@ -124,35 +153,8 @@ describe('Environments view model', () => {
   });
 
   test('two folders that each hold an env.py: every row has an id of its own and opens its own file', () => {
-    // A multi-root workspace of two checkouts of one environment: the same environment, template id and
-    // task references, in two files.
-    const A = 'file:///a/env.py';
-    const B = 'file:///b/env.py';
-    const solve = index.templates[0]!;
-    const task = (uri: string, line: number): IndexedTask => ({
-      ref: 'env.py::task',
-      kind: 'hud',
-      label: 'task',
-      uri,
-      range: r(line),
-      env: 'workspace',
-      templateId: 'solve',
-      templateUri: uri,
-    });
-    const twoFolders: WorkspaceIndex = {
-      version: 1,
-      environments: [
-        { name: 'workspace', variable: 'actor', uri: A, range: r(3) },
-        { name: 'workspace', variable: 'actor', uri: B, range: r(3) },
-      ],
-      templates: [
-        { ...solve, uri: A, range: r(6) },
-        { ...solve, uri: B, range: r(8) },
-      ],
-      tasks: [task(A, 15), task(B, 17)],
-    };
     const m = new EnvironmentsModel((u) => u);
-    m.setIndex(twoFolders);
+    m.setIndex(twoCheckouts());
     const rows: EnvNode[] = [];
     const walk = (node?: EnvNode) =>
       m.children(node).forEach((c) => {
@@ -178,5 +180,25 @@ describe('Environments view model', () => {
       { uri: B, line: 8 },
       { uri: B, line: 17 },
     ]);
+  });
+
+  test("two folders that each hold an env.py: each task shows its own folder's last run", () => {
+    // Each folder writes its traces to its own trace folder, which the outcomes are kept by (runsModel.ts).
+    const m = new EnvironmentsModel(
+      (u) => u,
+      (uri) => (uri === A ? '/a/.hud-studio/traces' : uri === B ? '/b/.hud-studio/traces' : undefined),
+    );
+    m.setIndex(twoCheckouts());
+    const shown = () => [A, B].map((uri) => m.view({ kind: 'task', ref: 'env.py::task', uri }).description);
+    m.setOutcomes(new Map([[outcomeKey('env.py::task', '/b/.hud-studio/traces'), rewarded(0.5)]]));
+    assert.deepEqual(shown(), ['', 'reward 0.50']);
+    // A run that wrote no trace cannot say its folder: it shows where no run of the folder's own does.
+    m.setOutcomes(
+      new Map([
+        [outcomeKey('env.py::task', '/b/.hud-studio/traces'), rewarded(0.5)],
+        [outcomeKey('env.py::task', undefined), rewarded(0.25)],
+      ]),
+    );
+    assert.deepEqual(shown(), ['reward 0.25', 'reward 0.50']);
   });
 });

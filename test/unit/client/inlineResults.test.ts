@@ -37,6 +37,8 @@ const index: WorkspaceIndex = {
     { ref: 'env.py::p', kind: 'hud', label: 'p', uri: U, range: r(26), env: 'workspace', templateId: 'plain' },
   ],
 };
+/** A run's target: the task's reference and file. */
+const at = (ref: string, uri = U) => ({ ref, uri });
 const final: ShownOutcome = {
   status: 'completed',
   reward: 0.83,
@@ -54,7 +56,7 @@ const final: ShownOutcome = {
 
 describe('inline grader results', () => {
   test('without a verifier: the task line and its template grading yield show the reward', () => {
-    const res = inlineResults(index, 'env.py::p', final);
+    const res = inlineResults(index, at('env.py::p'), final);
     assert.deepEqual(
       res.map((x) => [x.line, x.text]),
       [
@@ -66,7 +68,7 @@ describe('inline grader results', () => {
   });
 
   test('with a verifier: the actor template shows its provisional grade, the verifier template the reward', () => {
-    const res = inlineResults(index, 'env.py::task', final, { reward: 0, subscores: [], info: {}, isError: false });
+    const res = inlineResults(index, at('env.py::task'), final, { reward: 0, subscores: [], info: {}, isError: false });
     assert.deepEqual(
       res.map((x) => [x.line, x.text]),
       [
@@ -84,12 +86,12 @@ describe('inline grader results', () => {
       result: null,
       error: { phase: 'verifier', message: 'boom' },
     };
-    assert.equal(inlineResults(index, 'env.py::task', err, null)[0]!.text, 'errored in verifier: boom');
-    assert.deepEqual(inlineResults(index, 'nope.py::x', final), []);
+    assert.equal(inlineResults(index, at('env.py::task'), err, null)[0]!.text, 'errored in verifier: boom');
+    assert.deepEqual(inlineResults(index, at('nope.py::x'), final), []);
   });
 
   test('one inline result per line: a failed or errored task line yields to the Testing message, a passed one keeps the reward', () => {
-    const failed = inlineResults(index, 'env.py::p', final, null, 0.9);
+    const failed = inlineResults(index, at('env.py::p'), final, null, 0.9);
     assert.deepEqual(
       failed.map((x) => [x.line, x.drawnBy ?? 'hud-studio']),
       [
@@ -98,18 +100,54 @@ describe('inline grader results', () => {
       ],
       "the template's yield line is no test item: VS Code draws nothing there, so the reward stays",
     );
-    const passed = inlineResults(index, 'env.py::p', final, null, 0.8);
+    const passed = inlineResults(index, at('env.py::p'), final, null, 0.8);
     assert.deepEqual(
       passed.map((x) => x.drawnBy),
       [undefined, undefined],
     );
     const err: ShownOutcome = { status: 'error', reward: null, result: null, error: { phase: 'setup', message: 'x' } };
-    assert.equal(inlineResults(index, 'env.py::p', err, null, 0)[0]!.drawnBy, 'testing');
+    assert.equal(inlineResults(index, at('env.py::p'), err, null, 0)[0]!.drawnBy, 'testing');
     assert.equal(testingDrawsOnTaskLine({ ...final, status: 'cancelled' }, 1), false, 'skipped: no message drawn');
     assert.equal(
-      inlineResults(index, 'env.py::p', final)[0]!.drawnBy,
+      inlineResults(index, at('env.py::p'), final)[0]!.drawnBy,
       undefined,
       'a run the Testing view never heard of',
+    );
+  });
+
+  test("two folders that each hold the env.py: a run of the second draws on the second's file", () => {
+    // One reference, one environment and template id in both; the task resolved to its own folder's templates.
+    const B = 'file:///v/env.py';
+    const inB = <T extends { uri: string }>(x: T) => ({ ...x, uri: B });
+    const twoFolders: WorkspaceIndex = {
+      ...index,
+      templates: [...index.templates, ...index.templates.map(inB)],
+      tasks: [U, B].flatMap((uri) =>
+        index.tasks.map((t) => ({
+          ...t,
+          uri,
+          templateUri: uri,
+          ...(t.verifier ? { verifier: { ...t.verifier, uri, templateUri: uri } } : {}),
+        })),
+      ),
+    };
+    const res = inlineResults(twoFolders, at('env.py::task', B), final, {
+      reward: 0,
+      subscores: [],
+      info: {},
+      isError: false,
+    });
+    assert.deepEqual(
+      res.map((x) => [x.uri, x.line]),
+      [
+        [B, 23],
+        [B, 8],
+        [B, 14],
+      ],
+    );
+    assert.deepEqual(
+      inlineResults(twoFolders, at('env.py::p'), final).map((x) => x.uri),
+      [U, U],
     );
   });
 });

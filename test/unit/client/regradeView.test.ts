@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WorkspaceIndex } from '../../../common/lspMessages';
 import { gradeDelta, summarise } from '../../../client/src/engine/regrade/delta';
+import { findTask, taskKey } from '../../../client/src/taskLookup';
 import { TestingTaskLines, inlineResults } from '../../../client/src/inlineResults';
 import {
   deltaLine,
@@ -116,12 +117,13 @@ describe('regradeInlineResults', () => {
     const lines = new TestingTaskLines();
     // The run before the regrade: 0.00 < threshold 1.00, so the Testing view drew its failure on the task's line.
     const failed = { status: 'completed' as const, reward: 0, result: grade(0), error: null };
-    lines.reported('env.py::a', 'failed');
-    const afterRun = inlineResults(INDEX, 'env.py::a', failed, null, 1);
+    const a = findTask(INDEX.tasks, 'env.py::a')!;
+    lines.reported(taskKey(a.ref, a.uri), 'failed');
+    const afterRun = inlineResults(INDEX, a, failed, null, 1);
     const afterRegrade = regradeInlineResults(
       INDEX,
       [{ ref: 'env.py::a', delta: gradeDelta(grade(0), grade(1)) }],
-      (ref) => lines.holds(ref),
+      (task) => lines.holds(task),
     );
     const drawn = (rs: { line: number; drawnBy?: string }[]) => rs.map((r) => [r.line, r.drawnBy ?? 'hud-studio']);
     // One rule for the task's line, whoever writes there: the run's result and the regrade's delta both yield.
@@ -136,22 +138,23 @@ describe('regradeInlineResults', () => {
     assert.equal(afterRegrade[1]!.text, 'regrade: 0.00 -> 1.00 up');
 
     // A task whose last Testing report passed (or was cancelled) has no message there: the delta is drawn.
-    lines.reported('env.py::a', 'passed');
-    lines.reported('env.py::b', 'skipped');
+    const key = (ref: string) => taskKey(ref, findTask(INDEX.tasks, ref)!.uri);
+    lines.reported(key('env.py::a'), 'passed');
+    lines.reported(key('env.py::b'), 'skipped');
     const both = regradeInlineResults(
       INDEX,
       [
         { ref: 'env.py::a', delta: gradeDelta(grade(1), grade(0)) },
         { ref: 'env.py::b', delta: gradeDelta(grade(0), grade(1)) },
       ],
-      (ref) => lines.holds(ref),
+      (task) => lines.holds(task),
     );
     assert.deepEqual(drawn(both), [
       [20, 'hud-studio'],
       [21, 'hud-studio'],
       [13, 'hud-studio'],
     ]);
-    lines.reported('env.py::b', 'errored');
-    assert.deepEqual([lines.holds('env.py::a'), lines.holds('env.py::b')], [false, true]);
+    lines.reported(key('env.py::b'), 'errored');
+    assert.deepEqual([lines.holds(key('env.py::a')), lines.holds(key('env.py::b'))], [false, true]);
   });
 });

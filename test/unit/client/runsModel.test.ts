@@ -1,7 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RolloutEvent } from '../../../common/events';
-import { RunsModel, clockTime, durationText, labelOfRef, type RunsNode } from '../../../client/src/runsModel';
+import {
+  RunsModel,
+  clockTime,
+  outcomeKey,
+  durationText,
+  labelOfRef,
+  type RunsNode,
+} from '../../../client/src/runsModel';
 import type { Trace } from '../../../common/trace/schema';
 import { T0, at, identity, storedTrace } from './traceFixtures';
 
@@ -115,7 +122,27 @@ describe('Runs view model', () => {
     const rollout = m.children({ kind: 'job', jobId: 'j1' })[0]!;
     assert.equal(m.view(rollout).contextValue, 'hudRollout.trace');
     assert.equal(m.rollout('r1')!.tracePath, '/tr/y.hudtrace.json');
-    assert.equal(m.lastOutcomes().get('envs/env.py::task')!.reward, 0.7);
+    assert.equal(m.lastOutcomes().get(outcomeKey('envs/env.py::task', '/tr'))!.reward, 0.7);
+  });
+
+  test("the last outcome of a reference is kept per trace folder: two workspace folders' tasks share references", () => {
+    const m = new RunsModel(() => T0 + 3000);
+    const inFolder = (dir: string) => (e: RolloutEvent) =>
+      e.type === 'rollout.ended' ? { ...e, tracePath: `${dir}/x.hudtrace.json` } : e;
+    for (const e of sameEnvRun('a1', 'j', 0.7)) m.apply(inFolder('/a/.hud-studio/traces')(e));
+    for (const e of sameEnvRun('b1', 'j', 0.2)) m.apply(inFolder('/b/.hud-studio/traces')(e));
+    for (const e of sameEnvRun('a2', 'j', 0.9)) m.apply(inFolder('/a/.hud-studio/traces')(e));
+    for (const e of sameEnvRun('n1', 'j', 0.4))
+      m.apply(e.type === 'rollout.ended' ? { ...e, tracePath: undefined } : e);
+    const last = m.lastOutcomes();
+    assert.deepEqual(
+      [
+        last.get(outcomeKey('envs/env.py::task', '/a/.hud-studio/traces'))?.reward,
+        last.get(outcomeKey('envs/env.py::task', '/b/.hud-studio/traces/'))?.reward,
+        last.get(outcomeKey('envs/env.py::task', undefined))?.reward,
+      ],
+      [0.9, 0.2, 0.4],
+    );
   });
 
   test('pass and fail follow the pass threshold, as in the Testing view; errored is neither', () => {

@@ -15,6 +15,7 @@ import type { GoldenOutcome } from '../../../client/src/engine/golden/run';
 import type { RolloutOutcome } from '../../../client/src/outcome';
 import type { GoldenRunRequest } from '../../../client/src/ui/goldenRunner';
 import type { RunRequest } from '../../../client/src/ui/runner';
+import { taskKey } from '../../../client/src/taskLookup';
 import { loadWithFakeVscode } from './fakeVscode/load';
 import type * as Fake from './fakeVscode/vscode';
 
@@ -101,7 +102,7 @@ describe('Testing view messages (TaskTests over a recording vscode)', () => {
 
   test("a failed task run from the editor: the message is on the task's line and its first line has the facts (item 7)", () => {
     const { t, controller } = tests();
-    t.recordEditorRun('envs/env.py::task', FAILED, 1200);
+    t.recordEditorRun({ ref: 'envs/env.py::task', uri: ENV, label: 'task' }, FAILED, 1200);
     const verdict = controller.runs.at(-1)!.verdicts[0]!;
     assert.equal(verdict.state, 'failed');
     assert.equal(verdict.message!.message.split('\n')[0], 'reward 0.25 < threshold 1.00');
@@ -153,5 +154,75 @@ describe('Testing view messages (TaskTests over a recording vscode)', () => {
       [`golden:${GOLDEN}#3`, 'failed'],
     ]);
     assert.ok(run.ended);
+  });
+
+  test('two folders that each hold the env.py: each task item runs, starts and reports as itself', async () => {
+    // One reference in both folders: the items' ids are equal, their files are not.
+    const OTHER = 'file:///v/envs/env.py';
+    const index: WorkspaceIndex = {
+      version: 2,
+      environments: [],
+      templates: [],
+      tasks: [ENV, OTHER].map((uri, k) => ({
+        ref: 'envs/env.py::task',
+        kind: 'hud',
+        label: 'task',
+        uri,
+        range: range(11 + k),
+      })),
+    };
+    const passed: RolloutOutcome = { ...FAILED, reward: 1, result: { ...FAILED.result!, reward: 1 } };
+    const requests: RunRequest[] = [];
+    const t = new TaskTests(
+      (req) => {
+        requests.push(req);
+        // The second folder's task passes, the first's fails: each result must reach its own item.
+        for (const target of req.targets) {
+          req.onStarted?.(target);
+          const o = target.uri === OTHER ? passed : FAILED;
+          req.onFinished?.(target, o, o.result, o.rolloutId);
+        }
+        return Promise.resolve({ ran: true });
+      },
+      (uri) => uri,
+      () => Promise.resolve({ ran: true }),
+    );
+    t.setIndex(index);
+    const controller = vscode.controllers.at(-1)!;
+    await controller.profiles.find((p) => p.isDefault)!.run(new vscode.TestRunRequest(), token);
+    assert.deepEqual(
+      requests
+        .at(-1)!
+        .targets.map((x) => [x.ref, x.uri])
+        .sort(),
+      [
+        ['envs/env.py::task', OTHER],
+        ['envs/env.py::task', ENV],
+      ],
+      'both run: neither is taken for the other',
+    );
+    const run = controller.runs.at(-1)!;
+    assert.deepEqual(run.startedItems.map((i) => i.uri?.toString()).sort(), [OTHER, ENV]);
+    assert.deepEqual(run.verdicts.map((v) => [v.file, v.state]).sort(), [
+      [OTHER, 'passed'],
+      [ENV, 'failed'],
+    ]);
+    // The failed task's line holds VS Code's message, the passed one's does not.
+    assert.equal(t.taskLines.holds(taskKey('envs/env.py::task', ENV)), true);
+    assert.equal(t.taskLines.holds(taskKey('envs/env.py::task', OTHER)), false);
+    // Excluding one folder's task leaves the other's.
+    const first = controller.items.get(ENV)!.children.get('envs/env.py::task')!;
+    await controller.profiles.find((p) => p.isDefault)!.run(new vscode.TestRunRequest(undefined, [first]), token);
+    assert.deepEqual(
+      requests.at(-1)!.targets.map((x) => x.uri),
+      [OTHER],
+    );
+    // A run from the editor reaches the item of its own file, and the task line it holds is that one's.
+    t.recordEditorRun({ ref: 'envs/env.py::task', uri: OTHER, label: 'task' }, FAILED, 10);
+    assert.deepEqual(
+      controller.runs.at(-1)!.verdicts.map((v) => [v.file, v.state]),
+      [[OTHER, 'failed']],
+    );
+    assert.equal(t.taskLines.holds(taskKey('envs/env.py::task', OTHER)), true);
   });
 });

@@ -104,26 +104,30 @@ export class FakeItem {
   ) {}
 }
 
-export type Verdict = { item: string; state: string; message?: TestMessage };
+/** `file`: the item's file, which tells apart two folders' tasks of one reference (their ids). */
+export type Verdict = { item: string; file: string | undefined; state: string; message?: TestMessage };
 
 export class FakeRun {
   readonly verdicts: Verdict[] = [];
   ended = false;
   constructor(readonly name: string) {}
   enqueued(): void {}
-  started(): void {}
+  readonly startedItems: FakeItem[] = [];
+  started(item: FakeItem): void {
+    this.startedItems.push(item);
+  }
   appendOutput(): void {}
   passed(item: FakeItem): void {
-    this.verdicts.push({ item: item.id, state: 'passed' });
+    this.verdicts.push({ item: item.id, file: item.uri?.toString(), state: 'passed' });
   }
   failed(item: FakeItem, message: TestMessage): void {
-    this.verdicts.push({ item: item.id, state: 'failed', message });
+    this.verdicts.push({ item: item.id, file: item.uri?.toString(), state: 'failed', message });
   }
   errored(item: FakeItem, message: TestMessage): void {
-    this.verdicts.push({ item: item.id, state: 'errored', message });
+    this.verdicts.push({ item: item.id, file: item.uri?.toString(), state: 'errored', message });
   }
   skipped(item: FakeItem): void {
-    this.verdicts.push({ item: item.id, state: 'skipped' });
+    this.verdicts.push({ item: item.id, file: item.uri?.toString(), state: 'skipped' });
   }
   end(): void {
     this.ended = true;
