@@ -216,11 +216,9 @@ export function startServer(connection: Connection): void {
     const kept = a.workspace.roots.filter((r) => !gone.includes(r));
     const fresh = folderPaths(added).filter((f, i, all) => !kept.includes(f) && all.indexOf(f) === i);
     const roots = [...kept, ...fresh];
-    const affected = new Set<string>();
-    for (const p of [...a.workspace.paths()])
-      if (!a.isOpen(p) && !inFolders(roots, p)) a.deleteFile(p).forEach((x) => affected.add(x));
-    a.setRoots(roots).forEach((x) => affected.add(x));
-    publish(affected);
+    // One pass links every file once: removing the folder's files one by one linked their readers each time.
+    const outside = [...a.workspace.paths()].filter((p) => !inFolders(roots, p));
+    publish(a.setRoots(roots, outside));
     // A folder inside one already scanned holds nothing new.
     const count = await indexFolders(
       a,
@@ -270,12 +268,12 @@ export function startServer(connection: Connection): void {
     const add = (s: Set<string>) => s.forEach((p) => into.add(p));
     // Gone from disk is gone from the index, even while an editor still shows the file (struck through):
     // its tasks can no longer run. Saving that editor creates the file again, and the watcher reports it.
-    const gone = (p: string) => add(a.isOpen(p) ? a.closeDocument(p, undefined) : a.deleteFile(p));
-    if (a.workspace.has(path)) gone(path);
-    else {
-      for (const p of [...a.workspace.paths()]) if (isUnder(path, p) && p !== path) gone(p);
-      add(a.touch(path));
-    }
+    const isFile = a.workspace.has(path);
+    const files = isFile ? [path] : [...a.workspace.paths()].filter((p) => isUnder(path, p) && p !== path);
+    for (const p of files) if (a.isOpen(p)) add(a.closeDocument(p, undefined));
+    // A deleted folder's files in one batch: what read them is linked again once, not once per file.
+    add(a.deleteFiles(files.filter((p) => a.workspace.has(p))));
+    if (!isFile) add(a.touch(path));
   };
 
   const isFolder = async (path: string): Promise<boolean> => {

@@ -179,7 +179,7 @@ export class Analyzer {
     flush();
     const t0 = this.phases ? cpuMs() : 0;
     const affected = this.workspace.setFacts(facts);
-    for (const p of gone) for (const a of this.workspace.remove(p)) affected.add(a);
+    if (gone.length) for (const a of this.workspace.remove(gone)) affected.add(a);
     if (this.phases) this.phases.link += cpuMs() - t0;
     return affected;
   }
@@ -188,14 +188,22 @@ export class Analyzer {
     return this.setFiles([[path, content]]);
   }
 
-  /** See Workspace.setRoots. */
-  setRoots(roots: readonly string[]): Set<string> {
-    return this.workspace.setRoots(roots);
+  /** See Workspace.setRoots; `gone`: the files no folder holds any more (an open one stays). */
+  setRoots(roots: readonly string[], gone: Iterable<string> = []): Set<string> {
+    return this.workspace.setRoots(roots, this.closedOnly(gone));
   }
 
   deleteFile(path: string): Set<string> {
-    if (this.open.has(path)) return new Set();
-    return this.workspace.remove(path);
+    return this.deleteFiles([path]);
+  }
+
+  /** Files gone from disk, in one batch (a deleted folder's); open ones stay, as their editors hold them. */
+  deleteFiles(paths: Iterable<string>): Set<string> {
+    return this.workspace.remove(this.closedOnly(paths));
+  }
+
+  private closedOnly(paths: Iterable<string>): string[] {
+    return [...paths].filter((p) => !this.open.has(p));
   }
 
   /** A non-indexed file changed (Harbor's instruction.md, tests/...). */
@@ -281,7 +289,7 @@ export class Analyzer {
   closeDocument(path: string, diskContent: FileContent | undefined): Set<string> {
     this.closeTree(path);
     this.open.delete(path);
-    return diskContent === undefined ? this.workspace.remove(path) : this.setFile(path, diskContent);
+    return diskContent === undefined ? this.workspace.remove([path]) : this.setFile(path, diskContent);
   }
 
   dispose(): void {
@@ -325,7 +333,7 @@ export class Analyzer {
       facts = this.factsFor(path, text);
     }
     if (facts) return this.workspace.setFacts([[path, facts]]);
-    return this.workspace.has(path) ? this.workspace.remove(path) : new Set();
+    return this.workspace.has(path) ? this.workspace.remove([path]) : new Set();
   }
 
   get maxBytes(): number {

@@ -73,14 +73,18 @@ export class Workspace {
    * The workspace folders changed (one added to or removed from a multi-root
    * workspace). Relative paths, module resolution and so each template's
    * environment may change with them, for every file: all are keyed and
-   * linked again (relink); returns every path. Files of a removed folder are the
-   * caller's to remove first.
+   * linked again (relink), once, after the files of `gone` (a removed
+   * folder's) are forgotten. Returns every path, the removed ones included.
    */
-  setRoots(roots: readonly string[]): Set<string> {
+  setRoots(roots: readonly string[], gone: Iterable<string> = []): Set<string> {
+    const removed: string[] = [];
+    for (const path of gone) if (this.forget(path, new Set())) removed.push(path);
     this.folders = [...roots];
     for (const rec of this.records.values()) rec.rel = workspaceRelative(this.folders, rec.path);
     const all = new Set(this.records.keys());
     this.relink(all);
+    this.rememberRemoved(removed);
+    for (const path of removed) all.add(path);
     return all;
   }
 
@@ -151,24 +155,47 @@ export class Workspace {
     return affected;
   }
 
-  remove(path: string): Set<string> {
-    const old = this.records.get(path);
+  /**
+   * Files that went away (a deleted file, a deleted folder's files): the
+   * files that read them are linked again, once for the whole batch. A path
+   * the index never held is touched instead (see touch).
+   */
+  remove(paths: Iterable<string>): Set<string> {
     const affected = new Set<string>();
-    if (!old) return this.touch(path);
+    const removed: string[] = [];
+    for (const path of paths) {
+      if (this.forget(path, affected)) removed.push(path);
+      else this.collectTouched(path, affected);
+    }
+    for (const path of removed) affected.delete(path);
+    // A removal is a change even when nothing read the file: relink moves the version on.
+    if (affected.size > 0 || removed.length > 0) this.relink(affected);
+    this.rememberRemoved(removed);
+    for (const path of removed) affected.add(path);
+    return affected;
+  }
+
+  /** Drops a file's record and adds what read it to `affected`; false when the index did not hold it. */
+  private forget(path: string, affected: Set<string>): boolean {
+    const old = this.records.get(path);
+    if (!old) return false;
     this.retarget(path, old.templateKeys, []);
     this.setDeps(old, []);
     this.records.delete(path);
     this.uris.delete(path);
     this.collectDependents([path, ...old.templateKeys], affected);
-    affected.delete(path);
-    this.relink(affected);
-    if (this.removedAt.size >= MAX_REMEMBERED_REMOVALS) {
-      this.removedAt.clear();
-      this.removalsForgottenAt = this.version;
+    return true;
+  }
+
+  /** For index deltas (indexSince): at the version the removals were linked at. */
+  private rememberRemoved(paths: readonly string[]): void {
+    for (const path of paths) {
+      if (this.removedAt.size >= MAX_REMEMBERED_REMOVALS) {
+        this.removedAt.clear();
+        this.removalsForgottenAt = this.version;
+      }
+      this.removedAt.set(path, this.version);
     }
-    this.removedAt.set(path, this.version);
-    affected.add(path);
-    return affected;
   }
 
   /**
@@ -178,12 +205,16 @@ export class Workspace {
    */
   touch(path: string): Set<string> {
     const affected = new Set<string>();
-    for (let p = path, up = dirname(p); ; p = up, up = dirname(p)) {
-      for (const d of this.dependents.get(p)) affected.add(d);
-      if (up === p) break;
-    }
+    this.collectTouched(path, affected);
     if (affected.size > 0) this.relink(affected);
     return affected;
+  }
+
+  private collectTouched(path: string, into: Set<string>): void {
+    for (let p = path, up = dirname(p); ; p = up, up = dirname(p)) {
+      for (const d of this.dependents.get(p)) into.add(d);
+      if (up === p) break;
+    }
   }
 
   index(): WorkspaceIndex {

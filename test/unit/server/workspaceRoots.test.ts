@@ -62,4 +62,45 @@ describe('workspace folders changed under a built index', () => {
     const delta = a.workspace.indexSince(before, a.workspace.epoch);
     assert.equal(delta.files.length, 3);
   });
+
+  it("a removed folder's files leave in the pass that links the rest again: every file is linked once", async () => {
+    const a = await indexed();
+    a.setRoots(['/ws/app', '/ws/lib']);
+    const before = a.workspace.index().version;
+    const affected = a.setRoots(['/ws/app'], ['/ws/lib/shared_env.py']);
+    // One link of the workspace moves the version on once; a removal per file linked its readers each time.
+    assert.equal(a.workspace.index().version, before + 1);
+    assert.ok(affected.has('/ws/lib/shared_env.py'));
+    assert.equal(a.workspace.has('/ws/lib/shared_env.py'), false);
+    assert.deepEqual(templateEnvs(a), ['env']);
+    assert.equal(rowTemplate(a), undefined);
+    const delta = a.workspace.indexSince(before, a.workspace.epoch);
+    assert.deepEqual(delta.removed, ['/ws/lib/shared_env.py']);
+    assert.equal(delta.files.length, 2);
+  });
+
+  it("a deleted folder's files go in one batch, its readers linked again once", async () => {
+    const a = await indexed();
+    a.setRoots(['/ws/app', '/ws/lib']);
+    a.setFiles([['/ws/lib/notes.py', 'x = 1\n']]);
+    const before = a.workspace.index().version;
+    const affected = a.deleteFiles(['/ws/lib/shared_env.py', '/ws/lib/notes.py']);
+    assert.equal(a.workspace.index().version, before + 1);
+    assert.deepEqual([...affected].sort(), [
+      '/ws/app/env.py',
+      '/ws/app/tasks.json',
+      '/ws/lib/notes.py',
+      '/ws/lib/shared_env.py',
+    ]);
+    assert.deepEqual(templateEnvs(a), ['env']);
+    const delta = a.workspace.indexSince(before, a.workspace.epoch);
+    assert.deepEqual([...delta.removed].sort(), ['/ws/lib/notes.py', '/ws/lib/shared_env.py']);
+    // A removal nothing reads is still a change a client is told of.
+    const v = a.workspace.index().version;
+    a.setFiles([['/ws/app/alone.py', 'y = 2\n']]);
+    const w = a.workspace.index().version;
+    a.deleteFiles(['/ws/app/alone.py']);
+    assert.ok(a.workspace.index().version > w && w > v);
+    assert.deepEqual(a.workspace.indexSince(w, a.workspace.epoch).removed, ['/ws/app/alone.py']);
+  });
 });
