@@ -93,12 +93,14 @@ describe('golden answers in the Testing view', () => {
   });
 
   e2e.test('the golden group passes, then fails after a grader change', async ({ page, ui, shot, workspace }) => {
-    // The extension activates with a Python file and indexes: the task's CodeLens says it did.
-    await ui.quickOpen('env.py');
-    await ui.lens('Run task').first().waitFor({ timeout: 60_000 });
+    // A workspace holding an env.py activates the extension: the Testing view fills before any file is open.
     await ui.showContainer('Testing');
     const rows = page.locator('.test-explorer .monaco-list-row');
     await rows.filter({ hasText: 'env.golden.jsonl' }).first().waitFor({ timeout: 60_000 });
+    await rows.filter({ hasText: 'env.py' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await page.locator('.editor-group-container .tab').count(), 0, 'no editor was opened');
+    await ui.quickOpen('env.py');
+    await ui.lens('Run task').first().waitFor({ timeout: 60_000 });
     await ui.runAllTests();
     await shot('golden-00-running');
     // On a timeout the error lists the Testing rows it saw.
