@@ -268,10 +268,11 @@ export class TaskTests implements vscode.Disposable {
       }
       return;
     }
-    // Two folders' tasks may share a reference: a task is its reference in its file.
+    // Two folders' tasks may share a reference: a task is its reference in its file, spelled as the index
+    // spells it (the file item's id), which the runner looks the task up by.
     const targets = new Map<string, { item: vscode.TestItem; target: RunTarget }>();
     for (const i of items) {
-      const target: RunTarget = { ref: i.id, uri: i.uri!.toString(), label: i.label };
+      const target: RunTarget = { ref: i.id, uri: i.parent?.id ?? i.uri!.toString(), label: i.label };
       targets.set(taskKey(target.ref, target.uri), { item: i, target });
     }
     const started = new Map<string, number>();
