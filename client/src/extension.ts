@@ -52,10 +52,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const hub = new EventHub();
   const runs = new RunsModel();
-  const envModel = new EnvironmentsModel(relativePath, (uri) => {
+  /** The trace folder of a file's workspace folder: what ties a stored run to its folder's task. */
+  const traceDirOf = (uri: string): string | undefined => {
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri));
     return folder && traceDirs([folder])[0];
-  });
+  };
+  const envModel = new EnvironmentsModel(relativePath, traceDirOf);
   const envView = sub(new EnvironmentsView(envModel));
   const runsView = sub(new RunsView(runs));
   const status = sub(new RunningStatus());
@@ -63,7 +65,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const traceLens = sub(new TraceLens((rolloutId) => staleNote(rolloutId)));
   const stored = new StoredTraces((line) => studioLog.warn(line));
   const sources = new TemplateSources();
-  const regradeLens = sub(new RegradeLens(stored, sources));
+  const regradeLens = sub(new RegradeLens(stored, sources, traceDirOf));
   /** Trace folders are read again at most every 500 ms: a job's rollouts end in bursts. */
   let rescanTimer: NodeJS.Timeout | undefined;
   const rescanNow = () => {
@@ -270,6 +272,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       regrade: async (req) => (await getRunner()).regrade(req),
       showInline: (results) => decorations.show(results),
       testingHolds: (task) => tests.taskLines.holds(task),
+      traceDirOf,
       compareTraces: (left, right, title) => explorer.openCompare(left, right, title),
       output: rolloutLog,
     },

@@ -46,6 +46,8 @@ export function regradeLensTitle(count: number): string {
 /** One regraded rollout as the editor reports it. */
 export interface RegradedRun {
   ref: string;
+  /** The task's file, when known: two workspace folders' tasks may share the reference. */
+  uri?: string;
   delta: GradeDelta | null;
   error?: string;
 }
@@ -65,12 +67,15 @@ export function regradeInlineResults(
   testingHolds: (task: string) => boolean = () => false,
 ): InlineResult[] {
   const out: InlineResult[] = [];
-  const byRef = new Map<string, RegradedRun[]>();
-  for (const r of runs) byRef.set(r.ref, [...(byRef.get(r.ref) ?? []), r]);
+  const byTask = new Map<string, RegradedRun[]>();
+  for (const r of runs) {
+    const key = taskKey(r.ref, r.uri ?? '');
+    byTask.set(key, [...(byTask.get(key) ?? []), r]);
+  }
   const byTemplate = new Map<IndexedTemplate, RegradedRun[]>();
-  for (const [ref, rs] of byRef) {
-    // A stored trace keeps the task's reference, not its folder: the first task of that reference.
-    const task = findTask(index.tasks, ref);
+  for (const rs of byTask.values()) {
+    const { ref, uri } = rs[0]!;
+    const task = findTask(index.tasks, ref, uri);
     if (!task) continue;
     out.push({
       uri: task.uri,

@@ -5,7 +5,8 @@
  * per template (docs/grader-workbench.md, "In the editor"). No VS Code here.
  */
 import { statSync } from 'node:fs';
-import type { WorkspaceIndex } from '../../common/lspMessages';
+import { dirname, resolve } from 'node:path';
+import type { IndexedTask, WorkspaceIndex } from '../../common/lspMessages';
 import type { Trace } from '../../common/trace/schema';
 import { listTraceFiles, readTrace } from './engine/trace/store';
 
@@ -84,4 +85,35 @@ export function runsOfTasks(runs: StoredRun[], refs: Set<string>): StoredRun[] {
   return runs
     .filter((r) => r.trace.task.kind === 'hud' && refs.has(r.trace.task.ref))
     .sort((a, b) => a.trace.startedAt.localeCompare(b.trace.startedAt));
+}
+
+/**
+ * A stored trace keeps its task's reference, not its folder, and two
+ * workspace folders that each hold an env.py give their tasks the same
+ * references. Each folder writes its traces to its own trace folder
+ * (`traceDirOf` a task file: hudStudio.traceFolder of its folder), so that
+ * is what ties a stored run to its folder's task: the one it is graded
+ * again with. Otherwise the first task of the reference.
+ */
+export function taskOfRun(
+  index: WorkspaceIndex,
+  run: StoredRun,
+  traceDirOf: (uri: string) => string | undefined,
+): IndexedTask | undefined {
+  const dir = resolve(dirname(run.path));
+  let first: IndexedTask | undefined;
+  for (const t of index.tasks) {
+    if (t.ref !== run.trace.task.ref) continue;
+    const own = traceDirOf(t.uri);
+    if (own !== undefined && resolve(own) === dir) return t;
+    first ??= t;
+  }
+  return first;
+}
+
+/** The stored runs in trace folder `dir`; all of them when the folder is not known. */
+export function runsIn(runs: StoredRun[], dir: string | undefined): StoredRun[] {
+  if (dir === undefined) return runs;
+  const own = resolve(dir);
+  return runs.filter((r) => resolve(dirname(r.path)) === own);
 }

@@ -101,6 +101,22 @@ describe('workspace folders added and removed in code-server', () => {
     await until('the server to log the removed folders', () =>
       /workspace folders: 0 added, 2 removed/.test(extHostLog()),
     );
+    // Gamma again, last (an open file would stay indexed after its folder went): its stored run is gamma's, so
+    // the Regrade lens stands over gamma's template, not over alpha's. Each template row opens its own file.
+    setFolders(s, ['alpha', 'gamma']);
+    await ui.showContainer('HUD Studio');
+    const templateRow = (file: string) =>
+      ui.view('Environments').locator('.monaco-list-row', { hasText: 'greet' }).filter({ hasText: file }).first();
+    await templateRow('gamma/alpha_env.py').waitFor({ timeout: 60_000 });
+    await ui.dismissToasts();
+    await templateRow('gamma/alpha_env.py').click();
+    await page.locator('.breadcrumbs-control', { hasText: 'gamma' }).first().waitFor({ timeout: 10_000 });
+    await ui.lens('Regrade 1 stored run').first().waitFor({ timeout: 60_000 });
+    await templateRow('alpha/alpha_env.py').click();
+    await page.locator('.breadcrumbs-control', { hasText: 'alpha' }).first().waitFor({ timeout: 10_000 });
+    await page.locator('.breadcrumbs-control', { hasText: 'gamma' }).waitFor({ state: 'detached', timeout: 10_000 });
+    await ui.lens('Run task').first().waitFor({ timeout: 30_000 });
+    assert.equal(await ui.lens(/Regrade/).count(), 0, "alpha's template has no stored run");
     // Told, not restarted: the extension activated once.
     const activations = extHostLog().match(/HUD Studio activated in/g) ?? [];
     assert.equal(activations.length, 1, extHostLog());

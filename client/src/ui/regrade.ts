@@ -6,6 +6,7 @@
  * against the file as it is now).
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { IndexedTemplate, WorkspaceIndex } from '../../../common/lspMessages';
 import type { RunningTrace, Trace } from '../../../common/trace/schema';
@@ -16,7 +17,7 @@ import type { RegradeResult } from '../engine/regrade/regrade';
 import type { InlineResult } from '../inlineResults';
 import { type RegradedRun, deltaLine, regradeInlineResults, regradeLensTitle, summaryText } from '../regradeView';
 import type { RunsModel, RunsNode } from '../runsModel';
-import { type StoredRun, type StoredTraces, runsOfTasks, tasksGradedBy } from '../storedTraces';
+import { type StoredRun, type StoredTraces, runsIn, runsOfTasks, taskOfRun, tasksGradedBy } from '../storedTraces';
 import { findTask, templateOfTask, verifierOfTask } from '../taskLookup';
 import { type Staleness, fileWithStoredBlock, isStale, staleText, staleness, templateBlock } from '../templateSource';
 import type { RegisterCommand } from './commands';
@@ -34,9 +35,13 @@ export interface RegradeDeps {
   runs: RunsModel;
   regrade: (req: RegradeRequest) => Promise<RegradeRunResult>;
   showInline: (results: InlineResult[]) => void;
-  /** Whether VS Code's Testing message is drawn on this task's line now (TestingTaskLines, ../inlineResults.ts). */
-  /** By taskKey (../taskLookup.ts). */
+  /**
+   * Whether VS Code's Testing message is drawn on this task's line now
+   * (TestingTaskLines, ../inlineResults.ts), by taskKey (../taskLookup.ts).
+   */
   testingHolds: (task: string) => boolean;
+  /** The trace folder of a file's workspace folder: a stored run is its folder's (taskOfRun, ../storedTraces.ts). */
+  traceDirOf: (uri: string) => string | undefined;
   compareTraces: (left: string, right: string, title: string) => void;
   output: vscode.OutputChannel;
 }
@@ -107,6 +112,7 @@ export class RegradeLens implements vscode.CodeLensProvider, vscode.Disposable {
   constructor(
     private readonly stored: StoredTraces,
     private readonly sources: TemplateSources,
+    private readonly traceDirOf: (uri: string) => string | undefined = () => undefined,
   ) {}
 
   setIndex(index: WorkspaceIndex): void {
@@ -123,7 +129,11 @@ export class RegradeLens implements vscode.CodeLensProvider, vscode.Disposable {
     const out: vscode.CodeLens[] = [];
     for (const tpl of this.index.templates) {
       if (!tpl.gradeYieldRange || vscode.Uri.parse(tpl.uri).toString() !== uri) continue;
-      const runs = runsOfTasks(this.stored.all(), tasksGradedBy(this.index, tpl.env, tpl.id));
+      // The stored runs of this file's folder: another folder's copy of the template has its own.
+      const runs = runsOfTasks(
+        runsIn(this.stored.all(), this.traceDirOf(tpl.uri)),
+        tasksGradedBy(this.index, tpl.env, tpl.id),
+      );
       if (!runs.length) continue;
       const range = new vscode.Range(tpl.range.start.line, 0, tpl.range.start.line, 0);
       out.push(
@@ -131,7 +141,7 @@ export class RegradeLens implements vscode.CodeLensProvider, vscode.Disposable {
           title: `$(history) ${regradeLensTitle(runs.length)}`,
           tooltip: `Grade the recorded answers of ${tpl.env}/${tpl.id}'s stored rollouts again with this source, without the agent`,
           command: 'hudStudio.regradeTemplate',
-          arguments: [{ env: tpl.env, templateId: tpl.id }],
+          arguments: [{ env: tpl.env, templateId: tpl.id, uri: tpl.uri }],
         }),
       );
       const stale = runs.filter((r) => {
@@ -210,12 +220,22 @@ export function registerRegrade(
     vscode.workspace.registerTextDocumentContentProvider(STORED_SOURCE_SCHEME, storedSource),
   );
 
+  /** Each folder's stored runs are graded again with that folder's sources, in a batch of their own. */
   const regradeRuns = async (originals: StoredRun[], label: string): Promise<void> => {
     if (!originals.length) {
       void vscode.window.showInformationMessage('HUD Studio: no stored runs to regrade here.');
       return;
     }
-    const task = d.index().tasks.find((t) => t.ref === originals[0]!.trace.task.ref);
+    const byFolder = new Map<string, StoredRun[]>();
+    for (const o of originals) {
+      const dir = resolve(dirname(o.path));
+      byFolder.set(dir, [...(byFolder.get(dir) ?? []), o]);
+    }
+    for (const runs of byFolder.values()) await regradeFolder(runs, label);
+  };
+
+  const regradeFolder = async (originals: StoredRun[], label: string): Promise<void> => {
+    const task = taskOfRun(d.index(), originals[0]!, d.traceDirOf);
     if (!task) {
       void vscode.window.showWarningMessage(
         `HUD Studio: ${originals[0]!.trace.task.ref} is no longer in the workspace; it cannot be regraded.`,
@@ -238,7 +258,13 @@ export function registerRegrade(
             ...(r.error !== undefined ? { error: r.error } : {}),
           });
         if (r.tracePath) lastPair = { left: originalPath, right: r.tracePath, ref: r.original.task.ref };
-        shown.push({ ref: r.original.task.ref, delta: r.delta, ...(r.error !== undefined ? { error: r.error } : {}) });
+        const uri = taskOfRun(d.index(), { path: originalPath, trace: r.original }, d.traceDirOf)?.uri;
+        shown.push({
+          ref: r.original.task.ref,
+          ...(uri ? { uri } : {}),
+          delta: r.delta,
+          ...(r.error !== undefined ? { error: r.error } : {}),
+        });
         d.output.appendLine(outputLine(r));
         d.showInline(regradeInlineResults(d.index(), shown, d.testingHolds));
       },
@@ -278,18 +304,19 @@ export function registerRegrade(
     }
   };
 
-  reg('hudStudio.regradeTemplate', async (arg?: { env: string; templateId: string } | EnvNode) => {
+  reg('hudStudio.regradeTemplate', async (arg?: { env: string; templateId: string; uri?: string } | EnvNode) => {
     // No row (a tree that was redrawing as the menu's command landed): ask which template.
     const t =
       arg && 'templateId' in arg
-        ? { env: arg.env, templateId: arg.templateId }
+        ? { env: arg.env, templateId: arg.templateId, uri: arg.uri }
         : await pickTemplate(d.index(), 'Regrade the stored runs of which template?').then(
-            (p) => p && { env: p.env, templateId: p.id },
+            (p) => p && { env: p.env, templateId: p.id, uri: p.uri },
           );
     if (!t) return;
     d.rescan();
     const refs = tasksGradedBy(d.index(), t.env, t.templateId);
-    await regradeRuns(runsOfTasks(d.stored.all(), refs), `Regrade ${t.env}/${t.templateId}`);
+    const own = t.uri === undefined ? d.stored.all() : runsIn(d.stored.all(), d.traceDirOf(t.uri));
+    await regradeRuns(runsOfTasks(own, refs), `Regrade ${t.env}/${t.templateId}`);
   });
 
   reg('hudStudio.regrade', async (arg?: RegradeArg) => {
@@ -319,7 +346,9 @@ export function registerRegrade(
       return;
     }
     if ('ref' in arg && typeof arg.ref === 'string') {
-      await regradeRuns(runsOfTasks(d.stored.all(), new Set([arg.ref])), `Regrade ${arg.ref}`);
+      const uri = 'uri' in arg && typeof arg.uri === 'string' ? arg.uri : undefined;
+      const own = uri === undefined ? d.stored.all() : runsIn(d.stored.all(), d.traceDirOf(uri));
+      await regradeRuns(runsOfTasks(own, new Set([arg.ref])), `Regrade ${arg.ref}`);
     }
   });
 

@@ -157,4 +157,24 @@ describe('regradeInlineResults', () => {
     lines.reported(key('env.py::b'), 'errored');
     assert.deepEqual([lines.holds(key('env.py::a')), lines.holds(key('env.py::b'))], [false, true]);
   });
+
+  test("two folders that each hold the env.py: a regraded run's delta is drawn in its own folder's file", () => {
+    const B = 'file:///v/env.py';
+    const twoFolders: WorkspaceIndex = {
+      ...INDEX,
+      templates: [...INDEX.templates, ...INDEX.templates.map((t) => ({ ...t, uri: B }))],
+      tasks: [
+        ...INDEX.tasks.map((t) => ({ ...t, templateUri: t.uri })),
+        ...INDEX.tasks.map((t) => ({ ...t, uri: B, templateUri: B })),
+      ],
+    };
+    const out = regradeInlineResults(twoFolders, [{ ref: 'env.py::a', uri: B, delta: gradeDelta(grade(0), grade(1)) }]);
+    assert.deepEqual(
+      out.map((r) => [r.uri, r.line]),
+      [
+        [B, 20],
+        [B, 13],
+      ],
+    );
+  });
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { WorkspaceIndex } from '../../../common/lspMessages';
 import type { Trace } from '../../../common/trace/schema';
 import { writeTrace } from '../../../client/src/engine/trace/store';
-import { StoredTraces, runsOfTasks, tasksGradedBy } from '../../../client/src/storedTraces';
+import { StoredTraces, runsIn, runsOfTasks, taskOfRun, tasksGradedBy } from '../../../client/src/storedTraces';
 
 const FIXTURE = join(__dirname, '..', '..', 'fixtures', 'traces', 'completed.hudtrace.json');
 const base = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Trace;
@@ -88,6 +88,55 @@ describe('which stored runs a template grades', () => {
       runsOfTasks(runs, tasksGradedBy(INDEX, 'act', 'solve')).map((r) => r.trace.rolloutId),
       ['r1', 'r2'],
       'oldest first',
+    );
+  });
+
+  test('two folders that each hold the env.py: a stored run belongs to the task of the folder whose trace folder holds it', () => {
+    const A = 'file:///a/env.py';
+    const B = 'file:///b/env.py';
+    const index: WorkspaceIndex = {
+      ...INDEX,
+      tasks: [A, B].map((uri) => ({
+        ref: 'env.py::a',
+        kind: 'hud',
+        label: 'a',
+        uri,
+        range,
+        env: 'act',
+        templateId: 'solve',
+      })),
+    };
+    const traceDirOf = (uri: string) =>
+      uri === A ? '/a/.hud-studio/traces' : uri === B ? '/b/.hud-studio/traces/' : undefined;
+    const inA = {
+      path: '/a/.hud-studio/traces/1.hudtrace.json',
+      trace: trace('r1', 'env.py::a', '2026-12-06T09:00:00Z'),
+    };
+    const inB = {
+      path: '/b/.hud-studio/traces/2.hudtrace.json',
+      trace: trace('r2', 'env.py::a', '2026-12-06T09:01:00Z'),
+    };
+    const elsewhere = { path: '/tmp/traces/3.hudtrace.json', trace: trace('r3', 'env.py::a', '2026-12-06T09:02:00Z') };
+    assert.equal(taskOfRun(index, inA, traceDirOf)?.uri, A);
+    assert.equal(taskOfRun(index, inB, traceDirOf)?.uri, B);
+    assert.equal(
+      taskOfRun(index, elsewhere, traceDirOf)?.uri,
+      A,
+      'a trace outside both: the first task of its reference',
+    );
+    assert.equal(
+      taskOfRun(index, { ...inA, trace: trace('r4', 'env.py::gone', '2026-12-06T09:03:00Z') }, traceDirOf),
+      undefined,
+    );
+    // A template's stored runs are its own folder's.
+    const all = [inA, inB, elsewhere];
+    assert.deepEqual(
+      runsIn(all, traceDirOf(B)).map((r) => r.trace.rolloutId),
+      ['r2'],
+    );
+    assert.deepEqual(
+      runsIn(all, undefined).map((r) => r.trace.rolloutId),
+      ['r1', 'r2', 'r3'],
     );
   });
 });
