@@ -220,6 +220,10 @@ export function registerRegrade(
     vscode.workspace.registerTextDocumentContentProvider(STORED_SOURCE_SCHEME, storedSource),
   );
 
+  /** The stored runs of the folder of file `uri`; every stored run when no file is named. */
+  const storedOf = (uri: string | undefined): StoredRun[] =>
+    runsIn(d.stored.all(), uri === undefined ? undefined : d.traceDirOf(uri));
+
   /** Each folder's stored runs are graded again with that folder's sources, in a batch of their own. */
   const regradeRuns = async (originals: StoredRun[], label: string): Promise<void> => {
     if (!originals.length) {
@@ -315,8 +319,7 @@ export function registerRegrade(
     if (!t) return;
     d.rescan();
     const refs = tasksGradedBy(d.index(), t.env, t.templateId);
-    const own = t.uri === undefined ? d.stored.all() : runsIn(d.stored.all(), d.traceDirOf(t.uri));
-    await regradeRuns(runsOfTasks(own, refs), `Regrade ${t.env}/${t.templateId}`);
+    await regradeRuns(runsOfTasks(storedOf(t.uri), refs), `Regrade ${t.env}/${t.templateId}`);
   });
 
   reg('hudStudio.regrade', async (arg?: RegradeArg) => {
@@ -347,8 +350,7 @@ export function registerRegrade(
     }
     if ('ref' in arg && typeof arg.ref === 'string') {
       const uri = 'uri' in arg && typeof arg.uri === 'string' ? arg.uri : undefined;
-      const own = uri === undefined ? d.stored.all() : runsIn(d.stored.all(), d.traceDirOf(uri));
-      await regradeRuns(runsOfTasks(own, new Set([arg.ref])), `Regrade ${arg.ref}`);
+      await regradeRuns(runsOfTasks(storedOf(uri), new Set([arg.ref])), `Regrade ${arg.ref}`);
     }
   });
 
