@@ -6,11 +6,11 @@
  * the tree provider is a thin adapter and all of this is unit-tested without
  * VS Code.
  */
-import { dirname, resolve } from 'node:path';
 import type { RolloutEvent } from '../../common/events';
 import { foldRolloutEvent } from '../../common/trace/fold';
 import type { PhaseName, RunningTrace, ServingSdk, SubScoreT, Trace, TracePhase } from '../../common/trace/schema';
 import { markNoAnswer } from './engine/outcome';
+import { traceFolder, traceFolderOf } from './storedTraces';
 import { type GradeDelta, summarise } from './engine/regrade/delta';
 import { deltaLine, deltaText, summaryText } from './regradeView';
 import { type Staleness, isStale, staleText } from './templateSource';
@@ -25,13 +25,13 @@ import {
 } from './outcome';
 
 /**
- * A trace keeps its task's reference, not the workspace folder the task is
- * in, and two folders that each hold an env.py give their tasks the same
- * references. Each folder writes its traces to its own folder, so the trace
- * folder tells them apart; a run that wrote no trace has none (`''`).
+ * A task's last outcome is kept by its reference and the trace folder its
+ * trace went to, which tells two workspace folders' tasks of one reference
+ * apart (traceFolderOf, ./storedTraces.ts); a run that wrote no trace has
+ * none (`''`).
  */
 export function outcomeKey(ref: string, traceDir: string | undefined): string {
-  return `${traceDir ? resolve(traceDir) : ''}\u0000${ref}`;
+  return `${traceDir ? traceFolder(traceDir) : ''}\u0000${ref}`;
 }
 
 export interface RolloutRecord {
@@ -169,7 +169,7 @@ export class RunsModel {
   lastOutcomes(): Map<string, RolloutOutcome> {
     const out = new Map<string, RolloutOutcome>();
     for (const r of this.rollouts.values())
-      if (r.outcome) out.set(outcomeKey(r.trace.task.ref, r.tracePath && dirname(r.tracePath)), r.outcome);
+      if (r.outcome) out.set(outcomeKey(r.trace.task.ref, r.tracePath && traceFolderOf(r.tracePath)), r.outcome);
     return out;
   }
 

@@ -88,24 +88,39 @@ export function runsOfTasks(runs: StoredRun[], refs: Set<string>): StoredRun[] {
 }
 
 /**
- * A stored trace keeps its task's reference, not its folder, and two
- * workspace folders that each hold an env.py give their tasks the same
+ * A trace keeps its task's reference, not the workspace folder the task is
+ * in, and two folders that each hold an env.py give their tasks the same
  * references. Each folder writes its traces to its own trace folder
- * (`traceDirOf` a task file: hudStudio.traceFolder of its folder), so that
- * is what ties a stored run to its folder's task: the one it is graded
- * again with. Otherwise the first task of the reference.
+ * (hudStudio.traceFolder), so the folder that holds a trace is what ties it
+ * to its folder's task: the last reward a task shows (runsModel.ts
+ * outcomeKey), the stored runs a template's lens counts and the sources a
+ * stored run is graded again with.
+ */
+export function traceFolderOf(tracePath: string): string {
+  return traceFolder(dirname(tracePath));
+}
+
+/** A trace folder spelled one way (absolute, no trailing separator), so two spellings of it compare equal. */
+export function traceFolder(dir: string): string {
+  return resolve(dir);
+}
+
+/**
+ * The task a stored run belongs to: of its reference, in the folder whose
+ * trace folder (`traceDirOf` a task file) holds it; otherwise the first
+ * task of the reference.
  */
 export function taskOfRun(
   index: WorkspaceIndex,
   run: StoredRun,
   traceDirOf: (uri: string) => string | undefined,
 ): IndexedTask | undefined {
-  const dir = resolve(dirname(run.path));
+  const dir = traceFolderOf(run.path);
   let first: IndexedTask | undefined;
   for (const t of index.tasks) {
     if (t.ref !== run.trace.task.ref) continue;
     const own = traceDirOf(t.uri);
-    if (own !== undefined && resolve(own) === dir) return t;
+    if (own !== undefined && traceFolder(own) === dir) return t;
     first ??= t;
   }
   return first;
@@ -114,6 +129,6 @@ export function taskOfRun(
 /** The stored runs in trace folder `dir`; all of them when the folder is not known. */
 export function runsIn(runs: StoredRun[], dir: string | undefined): StoredRun[] {
   if (dir === undefined) return runs;
-  const own = resolve(dir);
-  return runs.filter((r) => resolve(dirname(r.path)) === own);
+  const own = traceFolder(dir);
+  return runs.filter((r) => traceFolderOf(r.path) === own);
 }

@@ -6,7 +6,6 @@
  * against the file as it is now).
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { IndexedTemplate, WorkspaceIndex } from '../../../common/lspMessages';
 import type { RunningTrace, Trace } from '../../../common/trace/schema';
@@ -17,7 +16,15 @@ import type { RegradeResult } from '../engine/regrade/regrade';
 import type { InlineResult } from '../inlineResults';
 import { type RegradedRun, deltaLine, regradeInlineResults, regradeLensTitle, summaryText } from '../regradeView';
 import type { RunsModel, RunsNode } from '../runsModel';
-import { type StoredRun, type StoredTraces, runsIn, runsOfTasks, taskOfRun, tasksGradedBy } from '../storedTraces';
+import {
+  type StoredRun,
+  type StoredTraces,
+  runsIn,
+  runsOfTasks,
+  taskOfRun,
+  tasksGradedBy,
+  traceFolderOf,
+} from '../storedTraces';
 import { findTask, templateOfTask, verifierOfTask } from '../taskLookup';
 import { type Staleness, fileWithStoredBlock, isStale, staleText, staleness, templateBlock } from '../templateSource';
 import type { RegisterCommand } from './commands';
@@ -232,7 +239,7 @@ export function registerRegrade(
     }
     const byFolder = new Map<string, StoredRun[]>();
     for (const o of originals) {
-      const dir = resolve(dirname(o.path));
+      const dir = traceFolderOf(o.path);
       byFolder.set(dir, [...(byFolder.get(dir) ?? []), o]);
     }
     for (const runs of byFolder.values()) await regradeFolder(runs, label);
