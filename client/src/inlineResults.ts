@@ -76,7 +76,7 @@ export function inlineResults(
       ...(yields ? { drawnBy: 'testing' as const } : {}),
     },
   ];
-  const tpl = task.env ? templateOfTask(index, task) : undefined;
+  const tpl = templateOfTask(index, task);
   const ver = verifierOfTask(index, task);
   if (tpl?.gradeYieldRange) {
     const provisional: ShownOutcome | undefined =

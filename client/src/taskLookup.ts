@@ -22,7 +22,9 @@ export function taskKey(ref: string, uri: string): string {
 
 /** The template the task calls. */
 export function templateOfTask(index: WorkspaceIndex, task: IndexedTask): IndexedTemplate | undefined {
-  return task.templateId === undefined ? undefined : templateAt(index, task.env, task.templateId, task.templateUri);
+  return task.env === undefined || task.templateId === undefined
+    ? undefined
+    : templateAt(index, task.env, task.templateId, task.templateUri);
 }
 
 /** The template of the task's verifier. */
@@ -33,7 +35,7 @@ export function verifierOfTask(index: WorkspaceIndex, task: IndexedTask): Indexe
 
 function templateAt(
   index: WorkspaceIndex,
-  env: string | undefined,
+  env: string,
   id: string,
   uri: string | undefined,
 ): IndexedTemplate | undefined {
