@@ -28,6 +28,7 @@ import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
+import { cutLinksWarning } from './providers/workspaceLinks';
 import { NO_VERIFIER_NOW, type RecordedActor } from './runRequest';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { HeldLogs } from './heldLogs';
@@ -899,8 +900,12 @@ class RolloutRun {
       // Raced against the signal: an agent (or an exec under it) that ignores cancel must not block it.
       return await abortable(this.opts.agent.run(ctx), signal);
     } finally {
-      // Nothing the agent started may run on while the environment grades (docs/security.md).
-      if (acted) await seat?.end();
+      // Nothing the agent started may run on while the environment grades (docs/security.md),
+      // and no link it left may lead the grader where the agent could not go.
+      if (acted && seat) {
+        const links = await seat.end();
+        if (links.count) this.warn(cutLinksWarning(links));
+      }
       if (acted && (!seat || seat.privileged))
         this.agentHadServerPrivileges =
           seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;

@@ -11,6 +11,7 @@ import { HudStudioError } from '../errors';
 import type { DockerContainer } from '../docker/container';
 import type { AgentSeat, ExecOptions, ExecResult } from './provider';
 import { underAgentLimits } from './agentLimits';
+import { CUT_LINKS_SCRIPT, cutLinksOf, NO_LINKS_CUT, type CutLinks } from './workspaceLinks';
 
 export { WORKSPACE_DIR } from '../docker/enginePath';
 /**
@@ -62,6 +63,11 @@ const PREPARE_SCRIPT = [
  * under the agent's process limit, which a fork bomb refills at once, while
  * a stopped one holds it and forks no more. Then it kills until none is left
  * alive. Exits 1, naming what is left, when the deadline passes first.
+ *
+ * Then, in a child that has become the agent's user (its group, no other
+ * groups) and works from /, it cuts the links the agent left in its
+ * workspace (workspaceLinks.ts): one exec for the turn's end instead of two.
+ * No process of the agent's is left to race the check or to trace the child.
  */
 const END_SCRIPT = `
 import os, signal, sys, time
@@ -101,10 +107,19 @@ while sweep(signal.SIGSTOP, "ZTt") and time.monotonic() < deadline:
 while True:
     left = sweep(signal.SIGKILL, "Z")
     if not left:
-        sys.exit(0)
+        break
     if time.monotonic() > deadline:
         sys.exit("processes of the agent still alive: %s" % left)
     time.sleep(0.01)
+pid = os.fork()
+if pid == 0:
+    os.setgroups([])
+    os.setgid(int(agent))
+    os.setuid(int(agent))
+    os.chdir("/")
+    os.execv(sys.executable, [sys.executable, "-I", "-S", "-c", sys.argv[3], sys.argv[2]])
+_, status = os.waitpid(pid, 0)
+sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 `;
 
 export class DockerAgentSeat implements AgentSeat {
@@ -151,10 +166,20 @@ export class DockerAgentSeat implements AgentSeat {
       await this.asRoot(['chown', '-R', this.agentUser, target], `giving ${target} to the agent's user`);
   }
 
-  async end(): Promise<void> {
+  async end(): Promise<CutLinks> {
     // A privileged agent shares the server's user: killing "its" processes would kill the server too.
-    if (!this.used || this.privileged) return;
-    await this.asRoot(['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid)], "ending the agent's processes");
+    if (!this.used || this.privileged) return NO_LINKS_CUT;
+    const res = await this.container.exec(
+      ['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid), WORKSPACE_DIR, CUT_LINKS_SCRIPT],
+      { user: '0', env: this.container.enginePathEnv, timeoutMs: SETUP_TIMEOUT_MS },
+    );
+    // The check prints a report whatever it finds; without one, the sweep before it failed.
+    if (!res.stdout.trim())
+      throw new HudStudioError(
+        'provider',
+        `ending the agent's processes failed: ${res.stderr.trim() || (res.timedOut ? 'timed out' : `exit ${res.exitCode}`)}`,
+      );
+    return cutLinksOf(res, WORKSPACE_DIR);
   }
 
   private prepare(): Promise<void> {

@@ -38,6 +38,7 @@ import { scrubbedEnv } from './scrubbedEnv';
 import { imageServeArgv, serveArgv, waitForServePort } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, sdkChoiceOf, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
+import { CUT_LINKS_SCRIPT, cutLinksOf, NO_LINKS_CUT, type CutLinks } from './workspaceLinks';
 import { isSkippedDirName } from './copySkips';
 
 export interface LocalProviderOptions {
@@ -243,8 +244,32 @@ export class LocalSubstrate implements Substrate {
       copyIn: (hostPath, dest) => this.copyIn(hostPath, dest.startsWith('/') ? dest : join(workspace, dest)),
       // The sandbox's PID namespace ended with each command; without one, release() kills the groups.
       // The agent's cgroup (root) goes now, with whatever is left in it.
-      end: () => this.endAgentCgroup(),
+      end: async () => {
+        await this.endAgentCgroup();
+        return this.cutAgentLinks(workspace);
+      },
     };
+  }
+
+  /**
+   * In a fresh sandbox of the agent's (workspaceLinks.ts): what the server
+   * alone sees (its copy of the environment, HOME, TMPDIR, its own /tmp) is
+   * not there, so a link to it leads nowhere and is cut. Without bubblewrap
+   * the agent saw all the server sees: nothing to cut.
+   */
+  private async cutAgentLinks(workspace: string): Promise<CutLinks> {
+    this.assertLive();
+    const bwrap = this.sandbox?.bwrap;
+    if (!bwrap || !this.sandbox) return NO_LINKS_CUT;
+    const { python } = this.sandbox;
+    const argv = [bwrap, ...sandboxArgs(workspace, '/', python.readable), python.executable];
+    const res = await execInGroup([...argv, '-I', '-S', '-c', CUT_LINKS_SCRIPT, workspace], {
+      cwd: '/',
+      env: this.env({}, 'none'),
+      timeoutMs: 60_000,
+      onGroup: (pgid) => this.addGroup(pgid),
+    });
+    return cutLinksOf(res, workspace);
   }
 
   /**

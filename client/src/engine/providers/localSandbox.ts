@@ -67,9 +67,10 @@ export function inSystemView(path: string): boolean {
  * has no controlling terminal to inject keystrokes into, and bwrap's own
  * setsid would take the sandbox's init out of that process group, so that
  * stopping the group would no longer wait for the PID namespace to empty
- * (docs/security.md).
+ * (docs/security.md). `readable`: folders the engine's own command in the
+ * agent's view needs besides (an interpreter), read-only.
  */
-export function sandboxArgs(workspace: string, cwd: string): string[] {
+export function sandboxArgs(workspace: string, cwd: string, readable: readonly string[] = []): string[] {
   return [
     '--die-with-parent',
     '--unshare-all',
@@ -83,6 +84,7 @@ export function sandboxArgs(workspace: string, cwd: string): string[] {
     '/dev',
     '--tmpfs',
     '/tmp',
+    ...readable.filter((dir) => !inSystemView(dir)).flatMap((dir) => ['--ro-bind', dir, dir]),
     '--bind',
     workspace,
     workspace,

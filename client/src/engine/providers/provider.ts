@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { RuntimeConfig } from '../runtimeConfig';
 import type { LogStream, PhaseName, SubstrateInfo } from '../../../../common/trace/schema';
 import type { SdkChoice } from './servingSdk';
+import type { CutLinks } from './workspaceLinks';
 
 export type ProviderKind = 'docker' | 'local' | 'url';
 
@@ -101,8 +102,13 @@ export interface AgentSeat {
   readonly privilegedWhy?: string;
   exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
   copyIn(hostPath: string, dest: string): Promise<void>;
-  /** Ends every process the agent started, however it detached; resolves once they are gone. */
-  end(): Promise<void>;
+  /**
+   * Ends the agent's turn: every process it started, however it detached, is
+   * gone, and then the symlinks in its workspace that a grader must not
+   * follow for it are removed (workspaceLinks.ts); resolves with those. A
+   * privileged seat cuts none: its agent could read everything itself.
+   */
+  end(): Promise<CutLinks>;
 }
 
 export interface Substrate {
