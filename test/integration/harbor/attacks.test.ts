@@ -101,3 +101,73 @@ function tomlArray(items: unknown[]): string {
           .join(', ')} }`;
   return `[${items.map(one).join(', ')}]`;
 }
+
+// Links a non-root agent leaves for a shared verifier (docs/security.md, "Links the agent leaves"): the tests
+// keep the expected word in /tests, which is empty while the agent works, and compare the agent's answer with it.
+const AGENT_USER_TASK = `schema_version = "1.0"
+
+[task]
+name = "hud-studio-fixtures/link-to-tests"
+description = "Write the word only the tests know; they read it from /tests."
+
+[agent]
+timeout_sec = 60
+user = "agent"
+
+[verifier]
+timeout_sec = 60
+environment_mode = "shared"
+
+[environment]
+build_timeout_sec = 300
+workdir = "/app"
+cpus = 1
+memory_mb = 256
+`;
+
+const COMPARES_WITH_TESTS =
+  [
+    '#!/bin/bash',
+    'mkdir -p /logs/verifier',
+    'if [ "$(cat /app/answer.txt 2>/dev/null)" = "$(cat /tests/expected.txt)" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt',
+  ].join('\n') + '\n';
+
+function agentUserTask(dockerfileExtra: string): string {
+  return fixtureVariant('shared-basic', {
+    'task.toml': AGENT_USER_TASK,
+    'environment/Dockerfile': `FROM hud-studio/base:bookworm\nRUN useradd -m agent && mkdir -p /app && chown agent /app${dockerfileExtra}\nWORKDIR /app\n`,
+    'tests/test.sh': COMPARES_WITH_TESTS,
+    'tests/expected.txt': 'x7-quokka\n',
+  });
+}
+
+const LINK_TO_TESTS =
+  'ln -s /tests/expected.txt /app/answer.txt && mkdir /app/ro && ln -s /proc/1/cwd /app/ro/x && chmod 555 /app/ro && echo done';
+
+test("a non-root agent's link to where the tests keep their expected word is cut before they run", async () => {
+  const { outcome } = await runTrial(agentUserTask(''), { agent: 'command', command: LINK_TO_TESTS });
+  assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+  assert.equal(outcome.reward, 0, 'the tests read their own expected word through the agent link');
+  const trace = readTrace(outcome.tracePath!);
+  const warning = trace.warnings.find((w) => w.startsWith('removed '));
+  assert.match(
+    warning ?? '',
+    /^removed 2 symlinks .*"\/app\/answer\.txt" -> "\/tests\/expected\.txt"/,
+    trace.warnings.join('\n'),
+  );
+  assert.notEqual(trace.harbor?.forgeable, true);
+});
+
+test('an image without python3 cannot have its links checked: the reward is marked forgeable', async () => {
+  const { outcome } = await runTrial(agentUserTask(' && rm -f /usr/bin/python3*'), {
+    agent: 'command',
+    command: LINK_TO_TESTS,
+  });
+  assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+  const trace = readTrace(outcome.tracePath!);
+  assert.equal(trace.harbor?.forgeable, true);
+  assert.ok(
+    trace.warnings.some((w) => /forgeable: .*could not be checked \(the image has no python3/.test(w)),
+    trace.warnings.join('\n'),
+  );
+});

@@ -60,8 +60,8 @@ for (const runtime of ['docker', 'local'] as const) {
       assert.deepEqual(info.links, ['alias', 'tool'], 'only the harmless links are left');
       if (attack.name.includes('read-only')) assert.equal(info.locked_mode, '0o555', "the folder's mode is given back");
       const warning = trace.warnings.find((w) => w.startsWith('removed '));
-      assert.ok(warning?.includes('"answer.txt" -> '), `the cut is named: ${trace.warnings.join('\n')}`);
-      assert.doesNotMatch(warning ?? '', /"(alias|tool)" -> /, 'harmless links are not named');
+      assert.ok(warning?.includes('answer.txt" -> '), `the cut is named: ${trace.warnings.join('\n')}`);
+      assert.doesNotMatch(warning ?? '', /(alias|tool)" -> /, 'harmless links are not named');
     });
   }
 }

@@ -10,9 +10,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import {
   CUT_LINKS_SCRIPT,
   cutLinksOf,
@@ -21,9 +31,13 @@ import {
 } from '../../../client/src/engine/providers/workspaceLinks';
 import { HudStudioError } from '../../../client/src/engine/errors';
 
+/** The check over `root`, with the links it cut named relative to it. */
 function check(root: string): CutLinks {
   const r = spawnSync('python3', ['-I', '-S', '-c', CUT_LINKS_SCRIPT, root], { encoding: 'utf8', cwd: '/' });
-  return cutLinksOf({ exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false }, root);
+  const { cut, count } = cutLinksOf({ exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false }, [
+    root,
+  ]);
+  return { cut: cut.map((c) => ({ ...c, path: relative(root, c.path) })), count };
 }
 
 function isLink(path: string): boolean {
@@ -70,6 +84,24 @@ test('links that lead nowhere, through /proc, in a loop or through a file are cu
     assert.deepEqual(cut.map((c) => c.path).sort(), [...gone].sort());
     assert.equal(cut.find((c) => c.path === 'cwd')?.target, '/proc/self/cwd/etc/hostname');
     assert.ok(existsSync(join(ws, 'note')), 'files are not touched');
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+test("a link of another user's (the server's, the image's) is not the agent's to cut", () => {
+  const ws = workspace();
+  try {
+    symlinkSync('/proc/self/root', join(ws, 'theirs'));
+    symlinkSync('/proc/self/root', join(ws, 'mine'));
+    // Whoever runs the check stands for the agent; the server made the other link.
+    const me = process.getuid?.() ?? 0;
+    lchownSync(join(ws, 'theirs'), me + 1, me + 1);
+    assert.deepEqual(
+      check(ws).cut.map((c) => c.path),
+      ['mine'],
+    );
+    assert.ok(isLink(join(ws, 'theirs')));
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }
@@ -142,14 +174,14 @@ test('a check that could not finish fails, naming the workspace and why', () => 
           stderr: '',
           timedOut: false,
         },
-        '/w',
+        ['/w'],
       ),
     (err: unknown) =>
       err instanceof HudStudioError &&
       /links the agent left in \/w failed, so nothing was graded: \/w\/x: Permission denied/.test(err.message),
   );
   assert.throws(
-    () => cutLinksOf({ exitCode: null, stdout: '', stderr: '', timedOut: true }, '/w'),
+    () => cutLinksOf({ exitCode: null, stdout: '', stderr: '', timedOut: true }, ['/w']),
     (err: unknown) => err instanceof HudStudioError && /nothing was graded: exit null/.test(err.message),
   );
 });

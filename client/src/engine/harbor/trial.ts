@@ -41,6 +41,8 @@ import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
 import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
+import { cutHarborAgentLinks } from './agentLinks';
+import { cutLinksWarning } from '../providers/workspaceLinks';
 import type { StoredArtifacts } from './storedArtifacts';
 import {
   writeManifest,
@@ -156,6 +158,8 @@ export class HarborTrial {
   private exception: TrialEnding['exception'] = null;
   private forgeable = false;
   private agentIsRoot = false;
+  /** Why the links a non-root agent left for a shared verifier could not be checked (agentLinks.ts). */
+  private linksUnchecked: string | undefined;
   private stepResults: StepResultJson[] | null = null;
   private stagingDir: string | undefined;
   private reward: HarborReward | null = null;
@@ -514,6 +518,12 @@ export class HarborTrial {
       (m) => this.warn(m),
     );
     this.agentIsRoot = await this.runsAsRoot(main, pass.agentUser);
+    // A root agent's shared reward is forgeable anyway (verify); a separate verifier gets no symlink.
+    if (pass.verifier.environmentMode !== 'separate' && !this.agentIsRoot) {
+      const links = await cutHarborAgentLinks(main, pass.agentUser);
+      if (links === 'no-python') this.linksUnchecked = 'the image has no python3 to check them';
+      else if (links.count) this.warn(cutLinksWarning(links));
+    }
     // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor
     // left there.
     const logsArtifacts = join(this.staging(), `logs-artifacts-${pass.name ?? 'trial'}`);
@@ -685,6 +695,11 @@ export class HarborTrial {
         this.forgeable = true;
         this.warn(
           'this reward is forgeable: the agent ran as root in the container the shared verifier uses, so it controlled every program the tests ran (use environment_mode = "separate" for a reward the agent cannot touch)',
+        );
+      } else if (this.linksUnchecked) {
+        this.forgeable = true;
+        this.warn(
+          `this reward is forgeable: the tests read the agent's files with their own rights, and the links it left could not be checked (${this.linksUnchecked}); a link to where the tests keep their expected values would pass them (use environment_mode = "separate", or add python3 to the image)`,
         );
       }
     } else {

@@ -179,7 +179,7 @@ export class DockerAgentSeat implements AgentSeat {
         'provider',
         `ending the agent's processes failed: ${res.stderr.trim() || (res.timedOut ? 'timed out' : `exit ${res.exitCode}`)}`,
       );
-    return cutLinksOf(res, WORKSPACE_DIR);
+    return cutLinksOf(res, [WORKSPACE_DIR]);
   }
 
   private prepare(): Promise<void> {

@@ -269,7 +269,7 @@ export class LocalSubstrate implements Substrate {
       timeoutMs: 60_000,
       onGroup: (pgid) => this.addGroup(pgid),
     });
-    return cutLinksOf(res, workspace);
+    return cutLinksOf(res, [workspace]);
   }
 
   /**

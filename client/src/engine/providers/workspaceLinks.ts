@@ -8,7 +8,10 @@
  * The check runs once the agent's processes are gone, in the agent's own
  * view and with its rights (its user in a container, its sandbox on the
  * local runtime), so "could the agent read it" is asked of the kernel, not
- * guessed. A link is removed when, followed one step at a time, it:
+ * guessed. It walks the folders it is given (the workspace; all of a
+ * Harbor container, harbor/agentLinks.ts) and looks at the links the
+ * agent's user made, not those of the server or the image. A link is
+ * removed when, followed one step at a time, it:
  *
  * - leads nowhere (what it names may appear later: a verifier's files, a
  *   grader's own output, or, on the local runtime, the server's private
@@ -46,7 +49,8 @@ const LISTED = 50;
 
 export const CUT_LINKS_SCRIPT = `
 import json, os, stat, sys
-root = sys.argv[1]
+roots = sys.argv[1:]
+me = os.getuid()
 listed = ${LISTED}
 
 def follow(path):
@@ -87,28 +91,35 @@ def harmless(link):
 
 restore = []
 def opened(folder, bits):
-    mode = stat.S_IMODE(os.lstat(folder).st_mode)
-    if mode & bits != bits:
+    # The agent's own folder, that it locked: opened for the check, its mode given back after.
+    st = os.lstat(folder)
+    mode = stat.S_IMODE(st.st_mode)
+    if st.st_uid == me and mode & bits != bits:
         os.chmod(folder, mode | bits)
         restore.append((folder, mode))
+    return st.st_uid == me
 
 cut, count, failed = [], 0, None
-folders = [root]
+folders = [r for r in roots if os.path.isdir(r) and not os.path.islink(r)]
 try:
     while folders:
         folder = folders.pop()
-        opened(folder, stat.S_IRUSR | stat.S_IXUSR)
+        if folder in ("/proc", "/sys"):
+            continue
+        # A folder of someone else's that the agent cannot list holds nothing it could have put there to be read.
+        if not opened(folder, stat.S_IRUSR | stat.S_IXUSR) and not os.access(folder, os.R_OK | os.X_OK):
+            continue
         with os.scandir(folder) as entries:
             for entry in entries:
                 if entry.is_symlink():
-                    if harmless(entry.path):
+                    if entry.stat(follow_symlinks=False).st_uid != me or harmless(entry.path):
                         continue
                     target = os.readlink(entry.path)
                     opened(folder, stat.S_IWUSR | stat.S_IXUSR)
                     os.unlink(entry.path)
                     count += 1
                     if len(cut) < listed:
-                        cut.append([os.path.relpath(entry.path, root), target])
+                        cut.append([entry.path, target])
                 elif entry.is_dir(follow_symlinks=False):
                     folders.append(entry.path)
 except OSError as err:
@@ -123,7 +134,7 @@ sys.exit(1 if failed else 0)
 `;
 
 /** The links the script cut, from its output; throws when it could not check the whole workspace. */
-export function cutLinksOf(res: ExecResult, workspace: string): CutLinks {
+export function cutLinksOf(res: ExecResult, roots: readonly string[]): CutLinks {
   let report: { cut?: unknown; count?: unknown; failed?: unknown } | undefined;
   try {
     report = JSON.parse(res.stdout.trim().split('\n').pop() ?? '') as typeof report;
@@ -135,7 +146,7 @@ export function cutLinksOf(res: ExecResult, workspace: string): CutLinks {
     const why = failed ?? (res.stderr.trim() || res.stdout.trim() || `exit ${res.exitCode}`);
     throw new HudStudioError(
       'provider',
-      `checking the links the agent left in ${workspace} failed, so nothing was graded: ${why}`,
+      `checking the links the agent left in ${roots.join(', ')} failed, so nothing was graded: ${why}`,
       { hint: 'a grader would follow a link nobody checked; the agent left something the check could not open' },
     );
   }
