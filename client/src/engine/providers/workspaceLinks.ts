@@ -22,9 +22,12 @@
  *
  * The script runs under `python3 -I -S` (no environment variables, user
  * site or working folder on its path). Folders the agent made unreadable or
- * read-only are opened for the check and get their mode back after; one it
- * cannot open fails the check (exit 1), and with it the rollout, rather than
- * let a grader follow an unchecked link.
+ * read-only are opened for the check and get their mode back after; one of
+ * its own it cannot open, or a link of its own it cannot remove, fails the
+ * check (exit 1), and with it the rollout, rather than let a grader follow
+ * an unchecked link. What the server or the image's services change
+ * meanwhile (a file gone, a folder it may not list) is not the agent's and
+ * is passed over.
  */
 import { HudStudioError } from '../errors';
 import type { ExecResult } from './provider';
@@ -99,6 +102,29 @@ def opened(folder, bits):
         restore.append((folder, mode))
     return st.st_uid == me
 
+def listing(folder):
+    # A folder of someone else's that the agent cannot list holds nothing it could have put there to be read;
+    # one that went meanwhile (the server and the image's services still run) held nothing of the agent's.
+    mine = False
+    try:
+        mine = opened(folder, stat.S_IRUSR | stat.S_IXUSR)
+        if not mine and not os.access(folder, os.R_OK | os.X_OK):
+            return []
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except PermissionError:
+        if mine:
+            raise
+        return []
+
+def owner(entry):
+    try:
+        return entry.stat(follow_symlinks=False).st_uid
+    except FileNotFoundError:
+        return None
+
 cut, count, failed = [], 0, None
 folders = [r for r in roots if os.path.isdir(r) and not os.path.islink(r)]
 try:
@@ -106,22 +132,18 @@ try:
         folder = folders.pop()
         if folder in ("/proc", "/sys"):
             continue
-        # A folder of someone else's that the agent cannot list holds nothing it could have put there to be read.
-        if not opened(folder, stat.S_IRUSR | stat.S_IXUSR) and not os.access(folder, os.R_OK | os.X_OK):
-            continue
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.is_symlink():
-                    if entry.stat(follow_symlinks=False).st_uid != me or harmless(entry.path):
-                        continue
-                    target = os.readlink(entry.path)
-                    opened(folder, stat.S_IWUSR | stat.S_IXUSR)
-                    os.unlink(entry.path)
-                    count += 1
-                    if len(cut) < listed:
-                        cut.append([entry.path, target])
-                elif entry.is_dir(follow_symlinks=False):
-                    folders.append(entry.path)
+        for entry in listing(folder):
+            if entry.is_symlink():
+                if owner(entry) != me or harmless(entry.path):
+                    continue
+                target = os.readlink(entry.path)
+                opened(folder, stat.S_IWUSR | stat.S_IXUSR)
+                os.unlink(entry.path)
+                count += 1
+                if len(cut) < listed:
+                    cut.append([entry.path, target])
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append(entry.path)
 except OSError as err:
     failed = "%s: %s" % (err.filename, err.strerror)
 for folder, mode in reversed(restore):
