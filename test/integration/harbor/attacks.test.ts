@@ -1,7 +1,8 @@
 /**
  * Issue 13's Harbor attacks on the real Docker engine: an agent in the actor's
- * seat (root, as Harbor tasks usually run it) tries to raise its own reward
- * through the engine's file handling. Each must end with reward 0 or an error.
+ * seat (root, as Harbor tasks usually run it, or a user of its own) tries to
+ * raise its own reward through the engine's file handling. Each must end with
+ * reward 0 or an error, or be marked forgeable where nothing can stop it.
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
