@@ -64,7 +64,11 @@ describe('local provider isolation', () => {
       },
     });
     assert.equal(outcome.reward, 1);
-    assert.equal(groups.length, 3, 'discovery, the server and the agent command each led a group');
+    assert.equal(
+      groups.length,
+      4,
+      "discovery, the server, the agent command and the check of the agent's links each led a group",
+    );
     for (const g of groups) assert.equal(groupAlive(g), false);
   });
 
