@@ -17,12 +17,15 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
+  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { seededRandom } from '../../support/random';
 import {
   CUT_LINKS_SCRIPT,
   cutLinksOf,
@@ -184,4 +187,104 @@ test('a check that could not finish fails, naming the workspace and why', () => 
     () => cutLinksOf({ exitCode: null, stdout: '', stderr: '', timedOut: true }, ['/w']),
     (err: unknown) => err instanceof HudStudioError && /nothing was graded: exit null/.test(err.message),
   );
+});
+
+/**
+ * What the check should do, written from its rule: followed one step at a
+ * time, a link must reach something that exists without passing through
+ * /proc or looping (run as root here, everything that exists is readable).
+ */
+function leadsSomewhere(path: string): boolean {
+  const todo = path.split('/').reverse();
+  let at = '/';
+  let hops = 0;
+  while (todo.length) {
+    const name = todo.pop()!;
+    if (name === '' || name === '.') continue;
+    if (name === '..') {
+      at = dirname(at);
+      continue;
+    }
+    const step = at === '/' ? `/${name}` : `${at}/${name}`;
+    if (step === '/proc' || step.startsWith('/proc/')) return false;
+    let link: boolean;
+    try {
+      link = lstatSync(step).isSymbolicLink();
+    } catch {
+      return false;
+    }
+    if (!link) {
+      at = step;
+      continue;
+    }
+    if (++hops > 40) return false;
+    const target = readlinkSync(step);
+    todo.push(...target.split('/').reverse());
+    if (target.startsWith('/')) at = '/';
+  }
+  return true;
+}
+
+/** Every entry under `root`: its path, kind and, for folders, mode. */
+function entries(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) out.set(path, `link ${readlinkSync(path)}`);
+      else if (st.isDirectory()) {
+        out.set(path, `folder ${(st.mode & 0o777).toString(8)}`);
+        walk(path);
+      } else out.set(path, 'file');
+    }
+  };
+  walk(root);
+  return out;
+}
+
+test('random trees of files, folders and links: exactly the links the rule condemns go, nothing else changes', () => {
+  for (let seed = 1; seed <= 40; seed++) {
+    const rnd = seededRandom(seed);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(rnd() * items.length)]!;
+    const ws = workspace();
+    try {
+      const folders = [ws];
+      const made: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const dir = pick(folders);
+        const path = join(dir, `e${i}`);
+        const kind = rnd();
+        if (kind < 0.3) writeFileSync(path, `${i}`);
+        else if (kind < 0.45) folders.push((mkdirSync(path), path));
+        else {
+          const target = pick([
+            () => relative(dir, pick(made.length ? made : [ws])) || '.',
+            () => pick(made.length ? made : [ws]),
+            () => `e${Math.floor(rnd() * 40)}`,
+            () => `../${pick(['e1', 'e2', 'missing', '..', '.'])}`,
+            () => pick(['/proc/self/cwd', '/proc/1/root/etc', '/dev/fd/0', '/usr/bin/env', '/etc', '/nowhere']),
+            () => `${pick(made.length ? made : [ws])}/x`,
+          ])();
+          symlinkSync(target, path);
+        }
+        made.push(path);
+      }
+      for (const dir of folders.slice(1)) chmodSync(dir, pick([0o755, 0o555, 0o000, 0o700]));
+      const before = entries(ws);
+      const condemned = [...before]
+        .filter(([p, kind]) => kind.startsWith('link ') && !leadsSomewhere(p))
+        .map(([p]) => p);
+      const { cut, count } = check(ws);
+      const after = entries(ws);
+      const where = `seed ${seed}: ${JSON.stringify([...before])}`;
+      assert.deepEqual(cut.map((c) => join(ws, c.path)).sort(), condemned.sort(), where);
+      assert.equal(count, condemned.length, where);
+      for (const p of condemned) before.delete(p);
+      assert.deepEqual([...after].sort(), [...before].sort(), where);
+    } finally {
+      spawnSync('chmod', ['-R', 'u+rwx', ws]);
+      rmSync(ws, { recursive: true, force: true });
+    }
+  }
 });

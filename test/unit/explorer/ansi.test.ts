@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAnsi, plainText, plainTextBlock, plainTextLines } from '../../../media/src/explorer/ansi';
+import { seededRandom } from '../../support/random';
 
 const E = '\u001b';
 const segs = (line: string) => parseAnsi(line).segments.map((s) => [s.text, s.fg ?? null, s.bold]);
@@ -70,14 +71,7 @@ describe('parseAnsi', () => {
 });
 
 test('plainTextLines agrees with plainText line by line, on random escape soup', () => {
-  // Deterministic PRNG (mulberry32) so a failure reproduces.
-  let seed = 0x5eed;
-  const rnd = (): number => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rnd = seededRandom(0x5eed);
   const alphabet = [
     E,
     E,
