@@ -173,11 +173,11 @@ export class DockerAgentSeat implements AgentSeat {
       ['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid), WORKSPACE_DIR, CUT_LINKS_SCRIPT],
       { user: '0', env: this.container.enginePathEnv, timeoutMs: SETUP_TIMEOUT_MS },
     );
-    // The check prints a report whatever it finds; without one, the sweep before it failed.
+    // The check prints a report whatever it finds; without one, the sweep before it failed or time ran out.
     if (!res.stdout.trim())
       throw new HudStudioError(
         'provider',
-        `ending the agent's processes failed: ${res.stderr.trim() || (res.timedOut ? 'timed out' : `exit ${res.exitCode}`)}`,
+        `ending the agent's turn (its processes, then its links) failed: ${res.stderr.trim() || (res.timedOut ? `not done within ${SETUP_TIMEOUT_MS / 1000} s` : `exit ${res.exitCode}`)}`,
       );
     return cutLinksOf(res, [WORKSPACE_DIR]);
   }
