@@ -9,6 +9,7 @@ import type { IndexedTemplate, WorkspaceIndex } from '../../common/lspMessages';
 import { type GradeDelta, type RegradeSummary, formatChange, summarise } from './engine/regrade/delta';
 import type { InlineResult } from './inlineResults';
 import { mdEscape } from './outcome';
+import { groupBy } from './groupBy';
 import { findTask, taskKey, templateOfTask, verifierOfTask } from './taskLookup';
 
 /** `0.40 -> 1.00 up`, `0.50 -> 0.50 unchanged`. */
@@ -67,11 +68,7 @@ export function regradeInlineResults(
   testingHolds: (task: string) => boolean = () => false,
 ): InlineResult[] {
   const out: InlineResult[] = [];
-  const byTask = new Map<string, RegradedRun[]>();
-  for (const r of runs) {
-    const key = taskKey(r.ref, r.uri ?? '');
-    byTask.set(key, [...(byTask.get(key) ?? []), r]);
-  }
+  const byTask = groupBy(runs, (r) => taskKey(r.ref, r.uri ?? ''));
   const byTemplate = new Map<IndexedTemplate, RegradedRun[]>();
   for (const rs of byTask.values()) {
     const { ref, uri } = rs[0]!;

@@ -25,6 +25,7 @@ import {
   tasksGradedBy,
   traceFolderOf,
 } from '../storedTraces';
+import { groupBy } from '../groupBy';
 import { findTask, templateOfTask, verifierOfTask } from '../taskLookup';
 import { type Staleness, fileWithStoredBlock, isStale, staleText, staleness, templateBlock } from '../templateSource';
 import type { RegisterCommand } from './commands';
@@ -237,12 +238,7 @@ export function registerRegrade(
       void vscode.window.showInformationMessage('HUD Studio: no stored runs to regrade here.');
       return;
     }
-    const byFolder = new Map<string, StoredRun[]>();
-    for (const o of originals) {
-      const dir = traceFolderOf(o.path);
-      byFolder.set(dir, [...(byFolder.get(dir) ?? []), o]);
-    }
-    for (const runs of byFolder.values()) await regradeFolder(runs, label);
+    for (const runs of groupBy(originals, (o) => traceFolderOf(o.path)).values()) await regradeFolder(runs, label);
   };
 
   const regradeFolder = async (originals: StoredRun[], label: string): Promise<void> => {

@@ -12,6 +12,7 @@ import type { WorkspaceIndex } from '../../../common/lspMessages';
 import type { EnvNode } from '../environmentsModel';
 import { goldenPathFor } from '../../../common/golden/rows';
 import { type SanityResult, goldenRowDiagnostics, sanityDiagnostics, sanitySummary, sanityTable } from '../sanityView';
+import { groupBy } from '../groupBy';
 import type { RegisterCommand } from './commands';
 import type { SanityRunResult } from './runner';
 
@@ -77,18 +78,20 @@ export function registerSanity(
     clearRun(checked);
     const found = sanityDiagnostics(deps.index(), checked, results);
     const goldenUri = vscode.Uri.file(goldenPathFor(uri.fsPath)).toString();
-    const byFile = new Map<string, vscode.Diagnostic[]>();
-    for (const f of [...found, ...goldenRowDiagnostics(goldenUri, results)]) {
-      const d = new vscode.Diagnostic(
-        new vscode.Range(f.line, 0, f.line, Number.MAX_SAFE_INTEGER),
-        f.message,
-        f.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
-      );
-      d.source = SOURCE;
-      d.code = f.ref;
-      byFile.set(f.uri, [...(byFile.get(f.uri) ?? []), d]);
+    const byFile = groupBy([...found, ...goldenRowDiagnostics(goldenUri, results)], (f) => f.uri);
+    for (const [file, list] of byFile) {
+      const shown = list.map((f) => {
+        const d = new vscode.Diagnostic(
+          new vscode.Range(f.line, 0, f.line, Number.MAX_SAFE_INTEGER),
+          f.message,
+          f.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning,
+        );
+        d.source = SOURCE;
+        d.code = f.ref;
+        return d;
+      });
+      diagnostics.set(vscode.Uri.parse(file), shown);
     }
-    for (const [file, list] of byFile) diagnostics.set(vscode.Uri.parse(file), list);
     placed.set(checked, new Set(byFile.keys()));
 
     const summary = `${sanitySummary(results)}${done.cancelled ? ' (cancelled before every task ran)' : ''}`;
