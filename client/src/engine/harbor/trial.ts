@@ -158,8 +158,8 @@ export class HarborTrial {
   private exception: TrialEnding['exception'] = null;
   private forgeable = false;
   private agentIsRoot = false;
-  /** Why the links a non-root agent left for a shared verifier could not be checked (agentLinks.ts). */
-  private linksUnchecked: string | undefined;
+  /** The links a non-root agent left for a shared verifier could not be checked: no python3 (agentLinks.ts). */
+  private linksUnchecked = false;
   private stepResults: StepResultJson[] | null = null;
   private stagingDir: string | undefined;
   private reward: HarborReward | null = null;
@@ -507,6 +507,14 @@ export class HarborTrial {
     const outcome = await this.runAgent(pass, main, actor.workdir);
     this.step('teardown', 'started', 'ending agent sessions');
     await killNewProcesses(main, before);
+    this.agentIsRoot = await this.runsAsRoot(main, pass.agentUser);
+    // Before anything of the task's reads the agent's files, collect hooks included. A root agent's shared
+    // reward is forgeable anyway (verify); a separate verifier gets no symlink.
+    if (pass.verifier.environmentMode !== 'separate' && !this.agentIsRoot) {
+      const links = await cutHarborAgentLinks(main, pass.agentUser);
+      if (links === 'no-python') this.linksUnchecked = true;
+      else if (links.count) this.warn(cutLinksWarning(links));
+    }
     this.step('teardown', 'completed');
 
     this.step('collect', 'started');
@@ -517,13 +525,6 @@ export class HarborTrial {
       pass.dirs.artifacts,
       (m) => this.warn(m),
     );
-    this.agentIsRoot = await this.runsAsRoot(main, pass.agentUser);
-    // A root agent's shared reward is forgeable anyway (verify); a separate verifier gets no symlink.
-    if (pass.verifier.environmentMode !== 'separate' && !this.agentIsRoot) {
-      const links = await cutHarborAgentLinks(main, pass.agentUser);
-      if (links === 'no-python') this.linksUnchecked = 'the image has no python3 to check them';
-      else if (links.count) this.warn(cutLinksWarning(links));
-    }
     // /logs/artifacts is kept apart from the declared copies so a separate verifier gets exactly what the actor
     // left there.
     const logsArtifacts = join(this.staging(), `logs-artifacts-${pass.name ?? 'trial'}`);
@@ -699,7 +700,7 @@ export class HarborTrial {
       } else if (this.linksUnchecked) {
         this.forgeable = true;
         this.warn(
-          `this reward is forgeable: the tests read the agent's files with their own rights, and the links it left could not be checked (${this.linksUnchecked}); a link to where the tests keep their expected values would pass them (use environment_mode = "separate", or add python3 to the image)`,
+          'this reward is forgeable: the tests read the agent\'s files with their own rights, and the links it left could not be checked (the image has no python3 to check them); a link to where the tests keep their expected values would pass them (use environment_mode = "separate", or add python3 to the image)',
         );
       }
     } else {
