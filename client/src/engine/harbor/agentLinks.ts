@@ -14,12 +14,13 @@
  * checked, and the caller marks the reward forgeable.
  */
 import type { ManagedContainer } from '../docker/types';
-import { CUT_LINKS_SCRIPT, cutLinksOf, type CutLinks } from '../providers/workspaceLinks';
+import { CUT_LINKS_SCRIPT, CUT_LINKS_TIMEOUT_MS, cutLinksOf, type CutLinks } from '../providers/workspaceLinks';
 
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const NO_PYTHON = 127;
 const RUN_CHECK = `command -v python3 >/dev/null 2>&1 || exit ${NO_PYTHON}; exec python3 -I -S -c "$0" "$@"`;
-const TIMEOUT_MS = 120_000;
+// The whole file system, not a workspace.
+const TIMEOUT_MS = 2 * CUT_LINKS_TIMEOUT_MS;
 
 /** The links cut, as the agent's user; 'no-python' when the image cannot run the check. */
 export async function cutHarborAgentLinks(

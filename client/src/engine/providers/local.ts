@@ -38,7 +38,7 @@ import { scrubbedEnv } from './scrubbedEnv';
 import { imageServeArgv, serveArgv, waitForServePort } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, sdkChoiceOf, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
-import { CUT_LINKS_SCRIPT, cutLinksOf, NO_LINKS_CUT, type CutLinks } from './workspaceLinks';
+import { CUT_LINKS_SCRIPT, CUT_LINKS_TIMEOUT_MS, cutLinksOf, NO_LINKS_CUT, type CutLinks } from './workspaceLinks';
 import { isSkippedDirName } from './copySkips';
 
 export interface LocalProviderOptions {
@@ -259,14 +259,13 @@ export class LocalSubstrate implements Substrate {
    */
   private async cutAgentLinks(workspace: string): Promise<CutLinks> {
     this.assertLive();
-    const bwrap = this.sandbox?.bwrap;
-    if (!bwrap || !this.sandbox) return NO_LINKS_CUT;
-    const { python } = this.sandbox;
+    if (!this.sandbox) return NO_LINKS_CUT;
+    const { bwrap, python } = this.sandbox;
     const argv = [bwrap, ...sandboxArgs(workspace, '/', python.readable), python.executable];
     const res = await execInGroup([...argv, '-I', '-S', '-c', CUT_LINKS_SCRIPT, workspace], {
       cwd: '/',
       env: this.env({}, 'none'),
-      timeoutMs: 60_000,
+      timeoutMs: CUT_LINKS_TIMEOUT_MS,
       onGroup: (pgid) => this.addGroup(pgid),
     });
     return cutLinksOf(res, [workspace]);

@@ -47,6 +47,9 @@ export interface CutLinks {
 /** What a seat that cut nothing returns. */
 export const NO_LINKS_CUT: CutLinks = Object.freeze({ cut: [], count: 0 });
 
+/** How long the check of a workspace may take; past it the check has failed, and nothing is graded. */
+export const CUT_LINKS_TIMEOUT_MS = 60_000;
+
 /** What the script prints at most, of the links it cut (it always cuts all). */
 const LISTED = 50;
 
