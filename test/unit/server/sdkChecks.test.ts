@@ -63,6 +63,18 @@ describe('check: what the SDK rejects', () => {
     assert.equal(closestName('zzzzzz', ['Environment']), undefined);
   });
 
+  test('a submodule and a name a module binds for itself import fine; a misspelt name is not pointed at the latter', async () => {
+    const found = await problemsOf(
+      'from hud.eval import file_tracking as observer\nfrom hud.environment import Path, file_tracker\nfrom hud.environment import Pth\n',
+    );
+    assert.deepEqual(
+      found
+        .filter((p) => p.code === 'hud-unknown-import')
+        .map((p) => [p.line, p.message.match(/"(\w+)"/g), /did you mean/.test(p.message)]),
+      [[2, ['"Pth"'], false]],
+    );
+  });
+
   test('a combine() whose weights cannot be normalised is a warning; one positive weight is enough', async () => {
     const body = (args: string): string =>
       `${HEAD}@env.template()\nasync def solve():\n    answer = yield "p"\n    yield await combine(${args})\n`;
