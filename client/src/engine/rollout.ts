@@ -903,8 +903,8 @@ class RolloutRun {
       // Nothing the agent started may run on while the environment grades (docs/security.md),
       // and no link it left may lead the grader where the agent could not go.
       if (acted && seat) {
-        const links = await seat.end();
-        if (links.count) this.warn(cutLinksWarning(links));
+        const changed = cutLinksWarning(await seat.end());
+        if (changed) this.warn(changed);
       }
       if (acted && (!seat || seat.privileged))
         this.agentHadServerPrivileges =

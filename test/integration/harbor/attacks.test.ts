@@ -133,11 +133,11 @@ const COMPARES_WITH_TESTS =
     'if [ "$(cat /app/answer.txt 2>/dev/null)" = "$(cat /tests/expected.txt)" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt',
   ].join('\n') + '\n';
 
-function agentUserTask(dockerfileExtra: string): string {
+function agentUserTask(dockerfileExtra: string, testSh = COMPARES_WITH_TESTS): string {
   return fixtureVariant('shared-basic', {
     'task.toml': AGENT_USER_TASK,
     'environment/Dockerfile': `FROM hud-studio/base:bookworm\nRUN useradd -m agent && mkdir -p /app && chown agent /app${dockerfileExtra}\nWORKDIR /app\n`,
-    'tests/test.sh': COMPARES_WITH_TESTS,
+    'tests/test.sh': testSh,
     'tests/expected.txt': 'x7-quokka\n',
   });
 }
@@ -172,3 +172,38 @@ test('an image without python3 cannot have its links checked: the reward is mark
     trace.warnings.join('\n'),
   );
 });
+
+// Tests that write the expected word to a scratch file and compare the two files: the agent makes the scratch
+// file's name lead to its answer beforehand, so the tests write the word into the answer.
+const COMPARES_THROUGH_TMP =
+  [
+    '#!/bin/bash',
+    'mkdir -p /logs/verifier /tmp/grading',
+    'cat /tests/expected.txt > /tmp/grading/expected.txt',
+    'if [ "$(cat /app/answer.txt 2>/dev/null)" = "$(cat /tmp/grading/expected.txt)" ]; then echo 1; else echo 0; fi > /logs/verifier/reward.txt',
+  ].join('\n') + '\n';
+
+const THROUGH_TMP: { name: string; plant: string; said: RegExp }[] = [
+  {
+    name: 'link in /tmp',
+    plant: 'ln -s /app/answer.txt /tmp/grading/expected.txt',
+    said: /^removed 1 symlink .*"\/tmp\/grading\/expected\.txt" -> "\/app\/answer\.txt"/,
+  },
+  { name: 'hard link in /tmp', plant: 'ln /app/answer.txt /tmp/grading/expected.txt', said: /^gave 1 file / },
+];
+
+for (const attack of THROUGH_TMP) {
+  test(`a non-root agent's ${attack.name} to its answer does not take the tests' writes`, async () => {
+    const { outcome } = await runTrial(agentUserTask('', COMPARES_THROUGH_TMP), {
+      agent: 'command',
+      command: `echo guess > /app/answer.txt && mkdir -p /tmp/grading && ${attack.plant} && echo done`,
+    });
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+    assert.equal(outcome.reward, 0, 'the tests wrote their expected word into the answer');
+    const trace = readTrace(outcome.tracePath!);
+    assert.ok(
+      trace.warnings.some((w) => attack.said.test(w)),
+      trace.warnings.join('\n'),
+    );
+  });
+}

@@ -65,3 +65,51 @@ for (const runtime of ['docker', 'local'] as const) {
     });
   }
 }
+
+const SCRATCH: { runtime: 'docker' | 'local'; task: string; name: string; plant: string; said: RegExp }[] = [
+  {
+    runtime: 'docker',
+    task: 'in_tmp',
+    name: "a link in /tmp's folder to the answer",
+    plant: 'mkdir -p /tmp/grading && ln -s /workspace/answer.txt /tmp/grading/expected.txt',
+    said: /removed 1 symlink .*"\/tmp\/grading\/expected\.txt" -> "\/workspace\/answer\.txt"/,
+  },
+  {
+    runtime: 'docker',
+    task: 'in_tmp',
+    name: 'a hard link in /tmp to the answer',
+    plant: 'mkdir -p /tmp/grading && ln answer.txt /tmp/grading/expected.txt',
+    said: /gave 1 file the agent had hard-linked/,
+  },
+  ...(['docker', 'local'] as const).map((runtime) => ({
+    runtime,
+    task: 'in_workspace',
+    name: 'a hard link in the workspace to the answer',
+    plant: 'mkdir grading && ln answer.txt grading/expected.txt',
+    said: /gave 1 file the agent had hard-linked/,
+  })),
+];
+
+for (const attack of SCRATCH) {
+  test(`${attack.runtime}: ${attack.name} does not take the grader's writes`, async () => {
+    const command = `echo guess > answer.txt && ${attack.plant} && echo done`;
+    const r = await cli([
+      'run',
+      `${VAULT.replace(/::task$/, '')}::${attack.task}`,
+      '--command',
+      command,
+      '--runtime',
+      attack.runtime,
+      '--trace-dir',
+      tempDir('links'),
+      '--json',
+    ]);
+    const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
+    assert.equal(json.status, 'completed', r.stdout + r.stderr);
+    assert.equal(json.reward, 0, 'the grader wrote the golden word into the answer');
+    assert.ok(
+      readTrace(json.trace).warnings.some((w) => attack.said.test(w)),
+      readTrace(json.trace).warnings.join('\n'),
+    );
+  });
+}

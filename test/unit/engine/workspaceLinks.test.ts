@@ -12,15 +12,19 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   existsSync,
+  linkSync,
   lchownSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,10 +41,16 @@ import { HudStudioError } from '../../../client/src/engine/errors';
 /** The check over `root`, with the links it cut named relative to it. */
 function check(root: string): CutLinks {
   const r = spawnSync('python3', ['-I', '-S', '-c', CUT_LINKS_SCRIPT, root], { encoding: 'utf8', cwd: '/' });
-  const { cut, count } = cutLinksOf({ exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false }, [
-    root,
-  ]);
-  return { cut: cut.map((c) => ({ ...c, path: relative(root, c.path) })), count };
+  const { cut, count, split, splitCount } = cutLinksOf(
+    { exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false },
+    [root],
+  );
+  return {
+    cut: cut.map((c) => ({ ...c, path: relative(root, c.path) })),
+    count,
+    split: split.map((p) => relative(root, p)),
+    splitCount,
+  };
 }
 
 function isLink(path: string): boolean {
@@ -133,6 +143,82 @@ test('a folder the agent locked is opened for the cut and gets its mode back', (
   }
 });
 
+test('in a shared temporary folder every link of the agent is cut, wherever it leads', () => {
+  const ws = workspace();
+  try {
+    // A folder like /tmp: everyone writes, the sticky bit, someone else's. The grader writes there too, and
+    // `expected.txt -> <the agent's answer>` would make it write the expected value into the answer.
+    const me = process.getuid?.() ?? 0;
+    const tmp = join(ws, 'tmp');
+    mkdirSync(tmp);
+    writeFileSync(join(ws, 'answer.txt'), '');
+    symlinkSync(join(ws, 'answer.txt'), join(tmp, 'expected.txt'));
+    mkdirSync(join(tmp, 'grading'));
+    symlinkSync('../../answer.txt', join(tmp, 'grading', 'expected.txt'));
+    symlinkSync(join(ws, 'answer.txt'), join(ws, 'alias'));
+    const theirs = join(tmp, 'theirs');
+    symlinkSync(join(ws, 'answer.txt'), theirs);
+    lchownSync(theirs, me + 1, me + 1);
+    chownSync(tmp, me + 1, me + 1);
+    chmodSync(tmp, 0o1777);
+    const { cut } = check(ws);
+    assert.deepEqual(cut.map((c) => c.path).sort(), ['tmp/expected.txt', 'tmp/grading/expected.txt']);
+    assert.ok(isLink(join(ws, 'alias')), 'a link to the same file outside the shared folder stays');
+    assert.ok(isLink(theirs), "another user's link stays");
+    // The same folder without the sticky bit, or the agent's own, is no shared temporary folder.
+    symlinkSync(join(ws, 'answer.txt'), join(tmp, 'expected.txt'));
+    chmodSync(tmp, 0o777);
+    assert.equal(check(ws).count, 0);
+    chmodSync(tmp, 0o1777);
+    chownSync(tmp, me, me);
+    assert.equal(check(ws).count, 0);
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+test('a file the agent made under several names gets a copy per name, with its content, mode and times', () => {
+  const ws = workspace();
+  try {
+    const me = process.getuid?.() ?? 0;
+    mkdirSync(join(ws, 'locked'));
+    writeFileSync(join(ws, 'answer.txt'), 'mine');
+    linkSync(join(ws, 'answer.txt'), join(ws, 'expected.txt'));
+    linkSync(join(ws, 'answer.txt'), join(ws, 'locked', 'third'));
+    chmodSync(join(ws, 'answer.txt'), 0o200);
+    utimesSync(join(ws, 'answer.txt'), 1_000_000, 2_000_000);
+    chmodSync(join(ws, 'locked'), 0o555);
+    writeFileSync(join(ws, 'theirs'), 'server');
+    linkSync(join(ws, 'theirs'), join(ws, 'theirs-too'));
+    chownSync(join(ws, 'theirs'), me + 1, me + 1);
+    const links = check(ws);
+    assert.equal(links.count, 0);
+    // Three names of one file: two get copies, and the last is then alone with the first file.
+    assert.equal(links.splitCount, 2);
+    const names = ['answer.txt', 'expected.txt', 'locked/third'].map((n) => join(ws, n));
+    const inodes = new Set(names.map((n) => lstatSync(n).ino));
+    assert.equal(inodes.size, 3, 'each name is a file of its own');
+    for (const n of names) {
+      const st = lstatSync(n);
+      assert.equal(st.nlink, 1);
+      assert.equal(st.mode & 0o7777, 0o200, 'the mode is kept, unreadable included');
+      assert.equal(st.mtimeMs, 2_000_000_000);
+      chmodSync(n, 0o600);
+      assert.equal(readFileSync(n, 'utf8'), 'mine');
+    }
+    writeFileSync(join(ws, 'expected.txt'), 'written by the grader');
+    assert.equal(readFileSync(join(ws, 'answer.txt'), 'utf8'), 'mine', 'writing one name leaves the other');
+    assert.equal(lstatSync(join(ws, 'locked')).mode & 0o777, 0o555, "the folder's mode is given back");
+    assert.equal(lstatSync(join(ws, 'theirs')).nlink, 2, "another user's file is not the agent's to copy");
+    assert.deepEqual(readdirSync(join(ws, 'locked')), ['third'], 'no copy is left behind');
+    assert.match(cutLinksWarning(links) ?? '', /^gave 2 files the agent had hard-linked .*: "[^"]+", "[^"]+" \(docs/);
+    assert.equal(cutLinksWarning(check(ws)), undefined, 'nothing is left to do');
+  } finally {
+    chmodSync(join(ws, 'locked'), 0o755);
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
 test('every link is cut but the report lists the first 50', () => {
   const ws = workspace();
   try {
@@ -140,7 +226,7 @@ test('every link is cut but the report lists the first 50', () => {
     const links = check(ws);
     assert.equal(links.count, 120);
     assert.equal(links.cut.length, 50);
-    const warning = cutLinksWarning(links);
+    const warning = cutLinksWarning(links) ?? '';
     assert.match(warning, /^removed 120 symlinks .* and 110 more \(docs\/security\.md/);
     const again = check(ws);
     assert.equal(again.count, 0, 'nothing is left to cut');
@@ -156,7 +242,7 @@ test("a link's name is reported exactly and quoted in the warning, so it cannot 
     symlinkSync('/proc/self/root', join(ws, name));
     const links = check(ws);
     assert.deepEqual(links.cut, [{ path: name, target: '/proc/self/root' }]);
-    const warning = cutLinksWarning(links);
+    const warning = cutLinksWarning(links) ?? '';
     assert.ok(!/[\n\x1b]/.test(warning), warning);
     assert.match(
       warning,

@@ -513,7 +513,10 @@ export class HarborTrial {
     if (pass.verifier.environmentMode !== 'separate' && !this.agentIsRoot) {
       const links = await cutHarborAgentLinks(main, pass.agentUser);
       if (links === 'no-python') this.linksUnchecked = true;
-      else if (links.count) this.warn(cutLinksWarning(links));
+      else {
+        const changed = cutLinksWarning(links);
+        if (changed) this.warn(changed);
+      }
     }
     this.step('teardown', 'completed');
 

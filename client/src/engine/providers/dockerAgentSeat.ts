@@ -65,9 +65,9 @@ const PREPARE_SCRIPT = [
  * alive. Exits 1, naming what is left, when the deadline passes first.
  *
  * Then, in a child that has become the agent's user (its group, no other
- * groups) and works from /, it cuts the links the agent left in its
- * workspace (workspaceLinks.ts): one exec for the turn's end instead of two.
- * No process of the agent's is left to race the check or to trace the child.
+ * groups) and works from /, it checks what the agent left for the graders
+ * (workspaceLinks.ts): one exec for the turn's end instead of two. No
+ * process of the agent's is left to race the check or to trace the child.
  */
 const END_SCRIPT = `
 import os, signal, sys, time
@@ -170,7 +170,8 @@ export class DockerAgentSeat implements AgentSeat {
     // A privileged agent shares the server's user: killing "its" processes would kill the server too.
     if (!this.used || this.privileged) return NO_LINKS_CUT;
     const res = await this.container.exec(
-      ['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid), WORKSPACE_DIR, CUT_LINKS_SCRIPT],
+      // The whole file system: besides its workspace, the agent may write the shared temporary folders.
+      ['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid), '/', CUT_LINKS_SCRIPT],
       { user: '0', env: this.container.enginePathEnv, timeoutMs: SETUP_TIMEOUT_MS },
     );
     // The check prints a report whatever it finds; without one, the sweep before it failed or time ran out.
@@ -179,7 +180,7 @@ export class DockerAgentSeat implements AgentSeat {
         'provider',
         `ending the agent's turn (its processes, then its links) failed: ${res.stderr.trim() || (res.timedOut ? `not done within ${SETUP_TIMEOUT_MS / 1000} s` : `exit ${res.exitCode}`)}`,
       );
-    return cutLinksOf(res, [WORKSPACE_DIR]);
+    return cutLinksOf(res, ['/']);
   }
 
   private prepare(): Promise<void> {

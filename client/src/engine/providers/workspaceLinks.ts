@@ -8,24 +8,31 @@
  * The check runs once the agent's processes are gone, in the agent's own
  * view and with its rights (its user in a container, its sandbox on the
  * local runtime), so "could the agent read it" is asked of the kernel, not
- * guessed. It walks the folders it is given (the workspace; all of a
- * Harbor container, harbor/agentLinks.ts) and looks at the links the
- * agent's user made, not those of the server or the image. A link is
- * removed when, followed one step at a time, it:
+ * guessed. It walks the folders it is given (the local workspace; all of
+ * a container) and looks at the links the agent's user made, not those of
+ * the server or the image. A link is removed when, followed one step at a
+ * time, it:
  *
  * - leads nowhere (what it names may appear later: a verifier's files, a
  *   grader's own output, or, on the local runtime, the server's private
  *   folders, which the agent's view does not hold);
  * - passes through /proc, where `self` and `cwd` mean the reader, not the
  *   agent (`/proc/self/cwd/...` is the server's folder to the server);
- * - ends where the agent cannot read (a folder: list and enter).
+ * - ends where the agent cannot read (a folder: list and enter);
+ * - or, wherever it leads, sits in or below a shared temporary folder
+ *   (/tmp: sticky, everyone writes, someone else's), where graders write
+ *   scratch files: `/tmp/grading/expected.txt -> answer.txt` had a grader
+ *   write its expected value into the answer.
+ *
+ * For the same reason a file the agent owns under several names (a hard
+ * link), in a folder it may write, gets a copy per name.
  *
  * The script runs under `python3 -I -S` (no environment variables, user
  * site or working folder on its path). Folders the agent made unreadable or
  * read-only are opened for the check and get their mode back after; one of
  * its own it cannot open, or a link of its own it cannot remove, fails the
  * check (exit 1), and with it the rollout, rather than let a grader follow
- * an unchecked link. What the server or the image's services change
+ * an unchecked link or write through an unchecked name. What the server or the image's services change
  * meanwhile (a file gone, a folder it may not list) is not the agent's and
  * is passed over.
  */
@@ -38,14 +45,20 @@ export interface CutLink {
   target: string;
 }
 
-/** The links a seat cut (the first ones) and how many there were. */
+/**
+ * The links a seat cut (the first ones) and how many there were; the files
+ * the agent had made under two names or more that were given a copy each
+ * (the first ones), and how many.
+ */
 export interface CutLinks {
   cut: CutLink[];
   count: number;
+  split: string[];
+  splitCount: number;
 }
 
 /** What a seat that cut nothing returns. */
-export const NO_LINKS_CUT: CutLinks = Object.freeze({ cut: [], count: 0 });
+export const NO_LINKS_CUT: CutLinks = Object.freeze({ cut: [], count: 0, split: [], splitCount: 0 });
 
 /** How long the check of a workspace may take; past it the check has failed, and nothing is graded. */
 export const CUT_LINKS_TIMEOUT_MS = 60_000;
@@ -106,21 +119,65 @@ def opened(folder, bits):
     return st.st_uid == me
 
 def listing(folder):
-    # A folder of someone else's that the agent cannot list holds nothing it could have put there to be read;
-    # one that went meanwhile (the server and the image's services still run) held nothing of the agent's.
+    # The folder's entries and its lstat. A folder of someone else's that the agent cannot list holds nothing it
+    # could have put there to be read; one that went meanwhile (the server and the image's services still run)
+    # held nothing of the agent's.
     mine = False
     try:
+        st = os.lstat(folder)
         mine = opened(folder, stat.S_IRUSR | stat.S_IXUSR)
         if not mine and not os.access(folder, os.R_OK | os.X_OK):
-            return []
+            return [], st
         with os.scandir(folder) as entries:
-            return list(entries)
+            return list(entries), st
     except (FileNotFoundError, NotADirectoryError):
-        return []
+        return [], None
     except PermissionError:
         if mine:
             raise
-        return []
+        return [], None
+
+def shared_temp(st):
+    # Every user may add names here and only a name's owner may remove it (/tmp, /dev/shm): the graders write
+    # here too. The kernel's fs.protected_symlinks, when the host has it on, refuses them the links of others here.
+    return st.st_mode & stat.S_ISVTX and st.st_mode & stat.S_IWOTH and st.st_uid != me
+
+def split(path, st):
+    # One file under two names the agent made: a grader that writes one name would write the other.
+    # This name gets a copy of its own, with the same content, mode and times.
+    folder = os.path.dirname(path)
+    opened(folder, stat.S_IWUSR | stat.S_IXUSR)
+    mode = stat.S_IMODE(st.st_mode)
+    locked = not mode & stat.S_IRUSR
+    if locked:
+        os.chmod(path, mode | stat.S_IRUSR)
+    src = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    copy = "%s/.hud-studio-split-%s" % (folder, os.urandom(8).hex())
+    try:
+        dst = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            while True:
+                chunk = os.read(src, 1 << 20)
+                if not chunk:
+                    break
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(dst, view):]
+            os.fchmod(dst, mode)
+        finally:
+            os.close(dst)
+        os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
+        os.replace(copy, path)
+    except OSError:
+        try:
+            os.unlink(copy)
+        except OSError:
+            pass
+        raise
+    finally:
+        if locked:
+            os.fchmod(src, mode)
+        os.close(src)
 
 def owner(entry):
     try:
@@ -128,16 +185,21 @@ def owner(entry):
     except FileNotFoundError:
         return None
 
-cut, count, failed = [], 0, None
-folders = [r for r in roots if os.path.isdir(r) and not os.path.islink(r)]
+cut, count, split_names, split_count, failed = [], 0, [], 0, None
+folders = [(r, False) for r in roots if os.path.isdir(r) and not os.path.islink(r)]
 try:
     while folders:
-        folder = folders.pop()
+        folder, in_temp = folders.pop()
         if folder in ("/proc", "/sys"):
             continue
-        for entry in listing(folder):
+        entries, st = listing(folder)
+        if st is None:
+            continue
+        in_temp = in_temp or shared_temp(st)
+        writable = st.st_uid == me or os.access(folder, os.W_OK)
+        for entry in entries:
             if entry.is_symlink():
-                if owner(entry) != me or harmless(entry.path):
+                if owner(entry) != me or (not in_temp and harmless(entry.path)):
                     continue
                 target = os.readlink(entry.path)
                 opened(folder, stat.S_IWUSR | stat.S_IXUSR)
@@ -146,7 +208,17 @@ try:
                 if len(cut) < listed:
                     cut.append([entry.path, target])
             elif entry.is_dir(follow_symlinks=False):
-                folders.append(entry.path)
+                folders.append((entry.path, in_temp))
+            elif writable and entry.is_file(follow_symlinks=False):
+                try:
+                    est = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                if est.st_uid == me and est.st_nlink > 1:
+                    split(entry.path, est)
+                    split_count += 1
+                    if len(split_names) < listed:
+                        split_names.append(entry.path)
 except OSError as err:
     failed = "%s: %s" % (err.filename, err.strerror)
 for folder, mode in reversed(restore):
@@ -154,20 +226,28 @@ for folder, mode in reversed(restore):
         os.chmod(folder, mode)
     except OSError:
         pass
-print(json.dumps({"cut": cut, "count": count, "failed": failed}))
+print(json.dumps({"cut": cut, "count": count, "split": split_names, "splitCount": split_count, "failed": failed}))
 sys.exit(1 if failed else 0)
 `;
 
 /** The links the script cut, from its output; throws when it could not check the whole workspace. */
 export function cutLinksOf(res: ExecResult, roots: readonly string[]): CutLinks {
-  let report: { cut?: unknown; count?: unknown; failed?: unknown } | undefined;
+  let report: { cut?: unknown; count?: unknown; split?: unknown; splitCount?: unknown; failed?: unknown } | undefined;
   try {
     report = JSON.parse(res.stdout.trim().split('\n').pop() ?? '') as typeof report;
   } catch {
     report = undefined;
   }
   const failed = typeof report?.failed === 'string' ? report.failed : undefined;
-  if (res.exitCode !== 0 || !report || failed || !Array.isArray(report.cut) || typeof report.count !== 'number') {
+  if (
+    res.exitCode !== 0 ||
+    !report ||
+    failed ||
+    !Array.isArray(report.cut) ||
+    typeof report.count !== 'number' ||
+    !Array.isArray(report.split) ||
+    typeof report.splitCount !== 'number'
+  ) {
     const why = failed ?? (res.stderr.trim() || res.stdout.trim() || `exit ${res.exitCode}`);
     throw new HudStudioError(
       'provider',
@@ -178,16 +258,35 @@ export function cutLinksOf(res: ExecResult, roots: readonly string[]): CutLinks 
   const cut = (report.cut as unknown[])
     .filter((c): c is [string, string] => Array.isArray(c) && typeof c[0] === 'string' && typeof c[1] === 'string')
     .map(([path, target]) => ({ path, target }));
-  return { cut, count: report.count };
+  const split = (report.split as unknown[]).filter((p): p is string => typeof p === 'string');
+  return { cut, count: report.count, split, splitCount: report.splitCount };
 }
 
-/** The rollout's warning for the links that were cut. */
-export function cutLinksWarning({ cut, count }: CutLinks): string {
-  const shown = cut
-    .slice(0, 10)
-    // Quoted: a name is the agent's, and a newline in one would start a line of the log's own.
-    .map((l) => `${JSON.stringify(l.path)} -> ${JSON.stringify(l.target)}`)
-    .join(', ');
+/**
+ * The first ten of a warning's names, already quoted: a name is the
+ * agent's, and a newline in one would start a line of the log's own.
+ */
+function shown(names: readonly string[], count: number): string {
   const more = count > 10 ? ` and ${count - 10} more` : '';
-  return `removed ${count} symlink${count === 1 ? '' : 's'} the agent left that lead nowhere, through /proc or where the agent cannot read, before grading: ${shown}${more} (docs/security.md, "Links the agent leaves")`;
+  return names.slice(0, 10).join(', ') + more;
+}
+
+/** The rollout's warning for what the check changed; undefined when it changed nothing. */
+export function cutLinksWarning({ cut, count, split, splitCount }: CutLinks): string | undefined {
+  const said: string[] = [];
+  if (count)
+    said.push(
+      `removed ${count} symlink${count === 1 ? '' : 's'} the agent left that lead nowhere, through /proc or where the agent cannot read, or that sit in a shared temporary folder, before grading: ${shown(
+        cut.map((l) => `${JSON.stringify(l.path)} -> ${JSON.stringify(l.target)}`),
+        count,
+      )}`,
+    );
+  if (splitCount)
+    said.push(
+      `gave ${splitCount} file${splitCount === 1 ? '' : 's'} the agent had hard-linked under another name a copy of ${splitCount === 1 ? 'its' : 'their'} own, before grading: ${shown(
+        split.map((p) => JSON.stringify(p)),
+        splitCount,
+      )}`,
+    );
+  return said.length ? `${said.join('; ')} (docs/security.md, "Links the agent leaves")` : undefined;
 }
