@@ -28,7 +28,7 @@ import type { SdkChoice } from './providers/servingSdk';
 import { actorErrorResult, gradeFromFrame } from './grade';
 import { LocalProvider } from './providers/local';
 import type { EnvironmentSpec, Provider, RuntimeConfig, Substrate } from './providers/provider';
-import { cutLinksWarning } from './providers/workspaceLinks';
+import { reachableWhy, turnEndWarning } from './providers/turnEndCheck';
 import { NO_VERIFIER_NOW, type RecordedActor } from './runRequest';
 import { resolveTask, taskFileTarget, taskIdentity, type TaskFileTarget } from './taskLoader';
 import { HeldLogs } from './heldLogs';
@@ -183,8 +183,11 @@ class RolloutRun {
   private stage: ErrorPhase = 'setup';
   private readonly ended = new Set<PhaseName>();
   private readonly started = new Set<PhaseName>();
-  /** Set when a command-running agent had the server's privileges (why). */
-  private agentHadServerPrivileges: string | undefined;
+  /**
+   * Why the agent could change its own grade where the actor's substrate grades it: it had the server's
+   * privileges, or it could put programs where the graders look them up.
+   */
+  private agentCouldForge: string | undefined;
   /** Set when the reward of record comes from a substrate such an agent controlled. */
   forgeable = false;
 
@@ -426,10 +429,10 @@ class RolloutRun {
         this.step('grade', 'error', actorGradeFailed);
       }
       this.emit({ type: 'grade', phase: 'actor', result: actorGrade, raw: actorResult, authoritative: !verifier });
-      if (this.agentHadServerPrivileges && (!verifier || shared)) {
+      if (this.agentCouldForge && (!verifier || shared)) {
         this.forgeable = true;
         this.warn(
-          `the reward is forgeable: the agent ran with the server's privileges (${this.agentHadServerPrivileges}) and the ${verifier ? 'verifier shares its substrate' : 'actor grades itself'}; give the task a verifier in an environment of its own`,
+          `the reward is forgeable: ${this.agentCouldForge}, and the ${verifier ? 'verifier shares its substrate' : 'actor grades itself'}; give the task a verifier in an environment of its own`,
         );
       }
 
@@ -903,16 +906,17 @@ class RolloutRun {
       // Nothing the agent started may run on while the environment grades (docs/security.md),
       // and no link it left may lead the grader where the agent could not go.
       if (acted && seat) {
-        const changed = cutLinksWarning(await seat.end());
+        const check = await seat.end();
+        const changed = turnEndWarning(check);
         if (changed) this.warn(changed);
+        this.agentCouldForge = reachableWhy(check.reachable);
       }
       if (acted && (!seat || seat.privileged))
-        this.agentHadServerPrivileges =
-          seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`;
+        this.agentCouldForge = `the agent ran with the server's privileges (${seat?.privilegedWhy ?? `the ${substrate.info.provider} substrate has no unprivileged seat for agents`})`;
       // The bundled runtime's workspace shell runs commands as the server's own user (docs/models.md).
       const serverShell = hello.bindings.find((b) => b.protocol === HUD_STUDIO_SHELL_PROTOCOL && tunnelled.has(b.name));
       if (serverShell)
-        this.agentHadServerPrivileges ??= `its commands ran through capability "${serverShell.name}" (${HUD_STUDIO_SHELL_PROTOCOL}) as the environment server's user`;
+        this.agentCouldForge ??= `the agent ran with the server's privileges (its commands ran through capability "${serverShell.name}" (${HUD_STUDIO_SHELL_PROTOCOL}) as the environment server's user)`;
     }
   }
 

@@ -41,8 +41,8 @@ import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
 import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
-import { cutHarborAgentLinks } from './agentLinks';
-import { cutLinksWarning } from '../providers/workspaceLinks';
+import { checkHarborAgentTurnEnd } from './agentTurnEnd';
+import { reachableWhy, turnEndWarning } from '../providers/turnEndCheck';
 import type { StoredArtifacts } from './storedArtifacts';
 import {
   writeManifest,
@@ -158,8 +158,11 @@ export class HarborTrial {
   private exception: TrialEnding['exception'] = null;
   private forgeable = false;
   private agentIsRoot = false;
-  /** The links a non-root agent left for a shared verifier could not be checked: no python3 (agentLinks.ts). */
-  private linksUnchecked = false;
+  /**
+   * Why a shared verifier's reward is forgeable though the agent is not root: its links could not be checked
+   * (no python3), or it could put programs where the tests look them up (agentTurnEnd.ts).
+   */
+  private sharedForgeableWhy: string | undefined;
   private stepResults: StepResultJson[] | null = null;
   private stagingDir: string | undefined;
   private reward: HarborReward | null = null;
@@ -511,11 +514,16 @@ export class HarborTrial {
     // Before anything of the task's reads the agent's files, collect hooks included. A root agent's shared
     // reward is forgeable anyway (verify); a separate verifier gets no symlink.
     if (pass.verifier.environmentMode !== 'separate' && !this.agentIsRoot) {
-      const links = await cutHarborAgentLinks(main, pass.agentUser);
-      if (links === 'no-python') this.linksUnchecked = true;
+      const check = await checkHarborAgentTurnEnd(main, pass.agentUser);
+      if (check === 'no-python')
+        this.sharedForgeableWhy =
+          'the tests read the agent\'s files with their own rights, and the links it left could not be checked (the image has no python3 to check them); a link to where the tests keep their expected values would pass them (use environment_mode = "separate", or add python3 to the image)';
       else {
-        const changed = cutLinksWarning(links);
+        const changed = turnEndWarning(check);
         if (changed) this.warn(changed);
+        const why = reachableWhy(check.reachable, "the container's PATH and PYTHONPATH");
+        if (why)
+          this.sharedForgeableWhy = `${why}, and the tests run in its container (use environment_mode = "separate" for a reward the agent cannot touch)`;
       }
     }
     this.step('teardown', 'completed');
@@ -700,11 +708,9 @@ export class HarborTrial {
         this.warn(
           'this reward is forgeable: the agent ran as root in the container the shared verifier uses, so it controlled every program the tests ran (use environment_mode = "separate" for a reward the agent cannot touch)',
         );
-      } else if (this.linksUnchecked) {
+      } else if (this.sharedForgeableWhy) {
         this.forgeable = true;
-        this.warn(
-          'this reward is forgeable: the tests read the agent\'s files with their own rights, and the links it left could not be checked (the image has no python3 to check them); a link to where the tests keep their expected values would pass them (use environment_mode = "separate", or add python3 to the image)',
-        );
+        this.warn(`this reward is forgeable: ${this.sharedForgeableWhy}`);
       }
     } else {
       this.step('setup', 'started', pass.name ? `separate verifier of step ${pass.name}` : 'separate verifier');

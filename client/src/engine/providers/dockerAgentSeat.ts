@@ -6,12 +6,18 @@
  * to their descriptors, or take over their ports. When the agent is done,
  * every process of its user is killed, however it detached.
  */
-import { WORKSPACE_DIR } from '../docker/enginePath';
+import { imagePathFolders, WORKSPACE_DIR } from '../docker/enginePath';
 import { HudStudioError } from '../errors';
 import type { DockerContainer } from '../docker/container';
 import type { AgentSeat, ExecOptions, ExecResult } from './provider';
 import { underAgentLimits } from './agentLimits';
-import { CUT_LINKS_SCRIPT, cutLinksOf, NO_LINKS_CUT, type CutLinks } from './workspaceLinks';
+import {
+  NOTHING_CHECKED,
+  TURN_END_CHECK_SCRIPT,
+  turnEndCheckArgs,
+  turnEndCheckOf,
+  type TurnEndCheck,
+} from './turnEndCheck';
 
 export { WORKSPACE_DIR } from '../docker/enginePath';
 /**
@@ -66,7 +72,7 @@ const PREPARE_SCRIPT = [
  *
  * Then, in a child that has become the agent's user (its group, no other
  * groups) and works from /, it checks what the agent left for the graders
- * (workspaceLinks.ts): one exec for the turn's end instead of two. No
+ * (turnEndCheck.ts): one exec for the turn's end instead of two. No
  * process of the agent's is left to race the check or to trace the child.
  */
 const END_SCRIPT = `
@@ -117,7 +123,7 @@ if pid == 0:
     os.setgid(int(agent))
     os.setuid(int(agent))
     os.chdir("/")
-    os.execv(sys.executable, [sys.executable, "-I", "-S", "-c", sys.argv[3], sys.argv[2]])
+    os.execv(sys.executable, [sys.executable, "-I", "-S", "-c", sys.argv[2]] + sys.argv[3:])
 _, status = os.waitpid(pid, 0)
 sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 `;
@@ -166,12 +172,21 @@ export class DockerAgentSeat implements AgentSeat {
       await this.asRoot(['chown', '-R', this.agentUser, target], `giving ${target} to the agent's user`);
   }
 
-  async end(): Promise<CutLinks> {
+  async end(): Promise<TurnEndCheck> {
     // A privileged agent shares the server's user: killing "its" processes would kill the server too.
-    if (!this.used || this.privileged) return NO_LINKS_CUT;
+    if (!this.used || this.privileged) return NOTHING_CHECKED;
     const res = await this.container.exec(
-      // The whole file system: besides its workspace, the agent may write the shared temporary folders.
-      ['python3', '-I', '-S', '-c', END_SCRIPT, String(this.agentUid), '/', CUT_LINKS_SCRIPT],
+      [
+        'python3',
+        '-I',
+        '-S',
+        '-c',
+        END_SCRIPT,
+        String(this.agentUid),
+        TURN_END_CHECK_SCRIPT,
+        // The whole file system: besides its workspace, the agent may write the shared temporary folders.
+        ...turnEndCheckArgs(['/'], imagePathFolders(this.container.imagePath)),
+      ],
       { user: '0', env: this.container.enginePathEnv, timeoutMs: SETUP_TIMEOUT_MS },
     );
     // The check prints a report whatever it finds; without one, the sweep before it failed or time ran out.
@@ -180,7 +195,7 @@ export class DockerAgentSeat implements AgentSeat {
         'provider',
         `ending the agent's turn (its processes, then its links) failed: ${res.stderr.trim() || (res.timedOut ? `not done within ${SETUP_TIMEOUT_MS / 1000} s` : `exit ${res.exitCode}`)}`,
       );
-    return cutLinksOf(res, ['/']);
+    return turnEndCheckOf(res, ['/']);
   }
 
   private prepare(): Promise<void> {

@@ -38,7 +38,13 @@ import { scrubbedEnv } from './scrubbedEnv';
 import { imageServeArgv, serveArgv, waitForServePort } from './serveProcess';
 import { BUNDLED_SDK, decideSdk, parseSdkProbe, probeOnce, sdkChoiceOf, SDK_PROBE_SCRIPT } from './servingSdk';
 import { withheldFrom } from './verifierOnly';
-import { CUT_LINKS_SCRIPT, CUT_LINKS_TIMEOUT_MS, cutLinksOf, NO_LINKS_CUT, type CutLinks } from './workspaceLinks';
+import {
+  TURN_END_CHECK_SCRIPT,
+  TURN_END_CHECK_TIMEOUT_MS,
+  turnEndCheckOf,
+  NOTHING_CHECKED,
+  type TurnEndCheck,
+} from './turnEndCheck';
 import { isSkippedDirName } from './copySkips';
 
 export interface LocalProviderOptions {
@@ -252,23 +258,23 @@ export class LocalSubstrate implements Substrate {
   }
 
   /**
-   * In a fresh sandbox of the agent's (workspaceLinks.ts): what the server
+   * In a fresh sandbox of the agent's (turnEndCheck.ts): what the server
    * alone sees (its copy of the environment, HOME, TMPDIR, its own /tmp) is
    * not there, so a link to it leads nowhere and is cut. Without bubblewrap
    * the agent saw all the server sees: nothing to cut.
    */
-  private async cutAgentLinks(workspace: string): Promise<CutLinks> {
+  private async cutAgentLinks(workspace: string): Promise<TurnEndCheck> {
     this.assertLive();
-    if (!this.sandbox) return NO_LINKS_CUT;
+    if (!this.sandbox) return NOTHING_CHECKED;
     const { bwrap, python } = this.sandbox;
     const argv = [bwrap, ...sandboxArgs(workspace, '/', python.readable), python.executable];
-    const res = await execInGroup([...argv, '-I', '-S', '-c', CUT_LINKS_SCRIPT, workspace], {
+    const res = await execInGroup([...argv, '-I', '-S', '-c', TURN_END_CHECK_SCRIPT, workspace], {
       cwd: '/',
       env: this.env({}, 'none'),
-      timeoutMs: CUT_LINKS_TIMEOUT_MS,
+      timeoutMs: TURN_END_CHECK_TIMEOUT_MS,
       onGroup: (pgid) => this.addGroup(pgid),
     });
-    return cutLinksOf(res, [workspace]);
+    return turnEndCheckOf(res, [workspace]);
   }
 
   /**

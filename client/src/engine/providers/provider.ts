@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { RuntimeConfig } from '../runtimeConfig';
 import type { LogStream, PhaseName, SubstrateInfo } from '../../../../common/trace/schema';
 import type { SdkChoice } from './servingSdk';
-import type { CutLinks } from './workspaceLinks';
+import type { TurnEndCheck } from './turnEndCheck';
 
 export type ProviderKind = 'docker' | 'local' | 'url';
 
@@ -104,11 +104,13 @@ export interface AgentSeat {
   copyIn(hostPath: string, dest: string): Promise<void>;
   /**
    * Ends the agent's turn: every process it started, however it detached, is
-   * gone, and then the symlinks in its workspace that a grader must not
-   * follow for it are removed (workspaceLinks.ts); resolves with those. A
-   * privileged seat cuts none: its agent could read everything itself.
+   * gone, and then what it left for the graders is checked (turnEndCheck.ts):
+   * the links a grader must not follow for it are removed, its hard-linked
+   * files copied apart, and the folders where the graders look programs up
+   * that it could change are reported; resolves with that. A privileged seat
+   * checks nothing: its agent could do everything the server can.
    */
-  end(): Promise<CutLinks>;
+  end(): Promise<TurnEndCheck>;
 }
 
 export interface Substrate {

@@ -1,6 +1,6 @@
 /**
  * The check that cuts the agent's links before grading
- * (providers/workspaceLinks.ts), run with the host's python3 over a
+ * (providers/turnEndCheck.ts), run with the host's python3 over a
  * temporary workspace: links that lead nowhere or through /proc go, links
  * to what exists stay, folders get their modes back, and the report lists
  * what went. Whether the agent could read a target is the kernel's answer
@@ -31,17 +31,19 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { seededRandom } from '../../support/random';
 import {
-  CUT_LINKS_SCRIPT,
-  cutLinksOf,
-  cutLinksWarning,
-  type CutLinks,
-} from '../../../client/src/engine/providers/workspaceLinks';
+  TURN_END_CHECK_SCRIPT,
+  reachableWhy,
+  turnEndCheckArgs,
+  turnEndCheckOf,
+  turnEndWarning,
+  type TurnEndCheck,
+} from '../../../client/src/engine/providers/turnEndCheck';
 import { HudStudioError } from '../../../client/src/engine/errors';
 
 /** The check over `root`, with the links it cut named relative to it. */
-function check(root: string): CutLinks {
-  const r = spawnSync('python3', ['-I', '-S', '-c', CUT_LINKS_SCRIPT, root], { encoding: 'utf8', cwd: '/' });
-  const { cut, count, split, splitCount } = cutLinksOf(
+function check(root: string): TurnEndCheck {
+  const r = spawnSync('python3', ['-I', '-S', '-c', TURN_END_CHECK_SCRIPT, root], { encoding: 'utf8', cwd: '/' });
+  const { cut, count, split, splitCount, reachable } = turnEndCheckOf(
     { exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false },
     [root],
   );
@@ -50,6 +52,7 @@ function check(root: string): CutLinks {
     count,
     split: split.map((p) => relative(root, p)),
     splitCount,
+    reachable,
   };
 }
 
@@ -211,11 +214,61 @@ test('a file the agent made under several names gets a copy per name, with its c
     assert.equal(lstatSync(join(ws, 'locked')).mode & 0o777, 0o555, "the folder's mode is given back");
     assert.equal(lstatSync(join(ws, 'theirs')).nlink, 2, "another user's file is not the agent's to copy");
     assert.deepEqual(readdirSync(join(ws, 'locked')), ['third'], 'no copy is left behind');
-    assert.match(cutLinksWarning(links) ?? '', /^gave 2 files the agent had hard-linked .*: "[^"]+", "[^"]+" \(docs/);
-    assert.equal(cutLinksWarning(check(ws)), undefined, 'nothing is left to do');
+    assert.match(turnEndWarning(links) ?? '', /^gave 2 files the agent had hard-linked .*: "[^"]+", "[^"]+" \(docs/);
+    assert.equal(turnEndWarning(check(ws)), undefined, 'nothing is left to do');
   } finally {
     chmodSync(join(ws, 'locked'), 0o755);
     rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+test('the folders where graders look programs up that the agent could change are reported', () => {
+  // As a user of its own (nobody), since root may write anywhere.
+  const NOBODY = 65534;
+  const base = workspace();
+  try {
+    chmodSync(base, 0o755);
+    const dir = (rel: string, mode: number, uid = 0): string => {
+      const path = join(base, rel);
+      mkdirSync(path, { recursive: true });
+      chownSync(path, uid, uid);
+      chmodSync(path, mode);
+      return path;
+    };
+    const own = dir('own/bin', 0o755, NOBODY);
+    const locked = dir('locked/bin', 0o755);
+    const sticky = dir('sticky', 0o1777);
+    const theirsInSticky = dir('sticky/bin', 0o755);
+    dir('wide', 0o777);
+    const renamable = dir('wide/bin', 0o755);
+    const search = [
+      own,
+      locked,
+      join(base, 'locked', 'missing'),
+      theirsInSticky,
+      join(sticky, 'missing'),
+      renamable,
+      join(own, 'missing', 'deeper'),
+      join(base, 'own', 'missing'),
+      'relative/bin',
+      own,
+    ];
+    const r = spawnSync('python3', ['-I', '-S', '-c', TURN_END_CHECK_SCRIPT, ...turnEndCheckArgs([], search)], {
+      encoding: 'utf8',
+      cwd: '/',
+      uid: NOBODY,
+      gid: NOBODY,
+    });
+    const { reachable } = turnEndCheckOf(
+      { exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false },
+      [],
+    );
+    assert.deepEqual(reachable, [own, join(sticky, 'missing'), renamable, join(own, 'missing', 'deeper')]);
+    assert.equal(reachable.length, new Set(reachable).size, 'each folder once');
+    assert.match(reachableWhy(reachable) ?? '', /^the agent's user could put programs or modules of its own in "/);
+    assert.equal(reachableWhy([]), undefined);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
   }
 });
 
@@ -226,7 +279,7 @@ test('every link is cut but the report lists the first 50', () => {
     const links = check(ws);
     assert.equal(links.count, 120);
     assert.equal(links.cut.length, 50);
-    const warning = cutLinksWarning(links) ?? '';
+    const warning = turnEndWarning(links) ?? '';
     assert.match(warning, /^removed 120 symlinks .* and 110 more \(docs\/security\.md/);
     const again = check(ws);
     assert.equal(again.count, 0, 'nothing is left to cut');
@@ -242,7 +295,7 @@ test("a link's name is reported exactly and quoted in the warning, so it cannot 
     symlinkSync('/proc/self/root', join(ws, name));
     const links = check(ws);
     assert.deepEqual(links.cut, [{ path: name, target: '/proc/self/root' }]);
-    const warning = cutLinksWarning(links) ?? '';
+    const warning = turnEndWarning(links) ?? '';
     assert.ok(!/[\n\x1b]/.test(warning), warning);
     assert.match(
       warning,
@@ -256,7 +309,7 @@ test("a link's name is reported exactly and quoted in the warning, so it cannot 
 test('a check that could not finish fails, naming the workspace and why', () => {
   assert.throws(
     () =>
-      cutLinksOf(
+      turnEndCheckOf(
         {
           exitCode: 1,
           stdout: '{"cut": [], "count": 0, "failed": "/w/x: Permission denied"}\n',
@@ -270,7 +323,7 @@ test('a check that could not finish fails, naming the workspace and why', () => 
       /links the agent left in \/w failed, so nothing was graded: \/w\/x: Permission denied/.test(err.message),
   );
   assert.throws(
-    () => cutLinksOf({ exitCode: null, stdout: '', stderr: '', timedOut: true }, ['/w']),
+    () => turnEndCheckOf({ exitCode: null, stdout: '', stderr: '', timedOut: true }, ['/w']),
     (err: unknown) => err instanceof HudStudioError && /nothing was graded: exit null/.test(err.message),
   );
 });

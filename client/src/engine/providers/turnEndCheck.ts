@@ -27,6 +27,14 @@
  * For the same reason a file the agent owns under several names (a hard
  * link), in a folder it may write, gets a copy per name.
  *
+ * Last, it is given the folders where the graders look programs and
+ * modules up (the image's PATH; the check adds its interpreter's library
+ * folders) and reports those where the agent could have put its own: one
+ * it may write, or one it may create or rename through a folder above. A
+ * grader that runs `pytest` by name would run the agent's; nothing is
+ * removed there (the image put it on the path), the reward is marked
+ * forgeable instead (docs/security.md, "Where the graders look programs up").
+ *
  * The script runs under `python3 -I -S` (no environment variables, user
  * site or working folder on its path). Folders the agent made unreadable or
  * read-only are opened for the check and get their mode back after; one of
@@ -46,29 +54,40 @@ export interface CutLink {
 }
 
 /**
- * The links a seat cut (the first ones) and how many there were; the files
- * the agent had made under two names or more that were given a copy each
- * (the first ones), and how many.
+ * What the check at the end of the agent's turn did and found: the links
+ * it cut (the first ones) and how many there were; the files the agent had
+ * made under two names or more that were given a copy each (the first
+ * ones), and how many; and the folders where the graders look programs and
+ * modules up in which the agent could have put its own.
  */
-export interface CutLinks {
+export interface TurnEndCheck {
   cut: CutLink[];
   count: number;
   split: string[];
   splitCount: number;
+  reachable: string[];
 }
 
-/** What a seat that cut nothing returns. */
-export const NO_LINKS_CUT: CutLinks = Object.freeze({ cut: [], count: 0, split: [], splitCount: 0 });
+/** What a seat that checked nothing returns. */
+export const NOTHING_CHECKED: TurnEndCheck = Object.freeze({
+  cut: [],
+  count: 0,
+  split: [],
+  splitCount: 0,
+  reachable: [],
+});
 
 /** How long the check of a workspace may take; past it the check has failed, and nothing is graded. */
-export const CUT_LINKS_TIMEOUT_MS = 60_000;
+export const TURN_END_CHECK_TIMEOUT_MS = 60_000;
 
 /** What the script prints at most, of the links it cut (it always cuts all). */
 const LISTED = 50;
 
-export const CUT_LINKS_SCRIPT = `
-import json, os, stat, sys
-roots = sys.argv[1:]
+export const TURN_END_CHECK_SCRIPT = `
+import json, os, stat, sys, sysconfig
+args = sys.argv[1:]
+# After "--search": the folders where the graders look programs and modules up (the image's PATH, PYTHONPATH).
+roots, search = (args[:args.index("--search")], args[args.index("--search") + 1:]) if "--search" in args else (args, [])
 me = os.getuid()
 listed = ${LISTED}
 
@@ -226,13 +245,55 @@ for folder, mode in reversed(restore):
         os.chmod(folder, mode)
     except OSError:
         pass
-print(json.dumps({"cut": cut, "count": count, "split": split_names, "splitCount": split_count, "failed": failed}))
+def changeable(folder):
+    # Whether the agent could put a program or module of its own where the graders look: the folder is writable,
+    # or a folder above it lets the agent create what is missing or rename what is there (not in a sticky folder,
+    # where only the owner renames).
+    child = os.path.normpath(folder)
+    if os.access(child, os.W_OK):
+        return True
+    while True:
+        parent = os.path.dirname(child)
+        if os.access(parent, os.W_OK | os.X_OK):
+            try:
+                above, below = os.lstat(parent), os.lstat(child)
+            except FileNotFoundError:
+                return True
+            if not above.st_mode & stat.S_ISVTX or below.st_uid == me:
+                return True
+        if parent == child:
+            return False
+        child = parent
+
+if search:
+    paths = sysconfig.get_paths()
+    search += [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths]
+reachable = []
+for folder in search:
+    if folder.startswith("/") and folder not in reachable and changeable(folder):
+        reachable.append(folder)
+print(json.dumps({"cut": cut, "count": count, "split": split_names, "splitCount": split_count,
+                  "reachable": reachable, "failed": failed}))
 sys.exit(1 if failed else 0)
 `;
 
+/** The script's arguments: the folders to walk, then those where the graders look programs and modules up. */
+export function turnEndCheckArgs(roots: readonly string[], search: readonly string[]): string[] {
+  return search.length ? [...roots, '--search', ...search] : [...roots];
+}
+
+/** Why a grade from the checked substrate is forgeable, when the agent could reach where the graders look. */
+export function reachableWhy(reachable: readonly string[], where = "the image's PATH"): string | undefined {
+  if (!reachable.length) return undefined;
+  const shown = reachable.slice(0, 5).map((d) => JSON.stringify(d));
+  return `the agent's user could put programs or modules of its own in ${shown.join(', ')}${reachable.length > 5 ? ` and ${reachable.length - 5} more` : ''}, where the graders look them up (${where} and the library folders of python3), so a program a grader runs by name, or a module it imports, may be the agent's`;
+}
+
 /** The links the script cut, from its output; throws when it could not check the whole workspace. */
-export function cutLinksOf(res: ExecResult, roots: readonly string[]): CutLinks {
-  let report: { cut?: unknown; count?: unknown; split?: unknown; splitCount?: unknown; failed?: unknown } | undefined;
+export function turnEndCheckOf(res: ExecResult, roots: readonly string[]): TurnEndCheck {
+  let report:
+    | { cut?: unknown; count?: unknown; split?: unknown; splitCount?: unknown; reachable?: unknown; failed?: unknown }
+    | undefined;
   try {
     report = JSON.parse(res.stdout.trim().split('\n').pop() ?? '') as typeof report;
   } catch {
@@ -246,7 +307,8 @@ export function cutLinksOf(res: ExecResult, roots: readonly string[]): CutLinks 
     !Array.isArray(report.cut) ||
     typeof report.count !== 'number' ||
     !Array.isArray(report.split) ||
-    typeof report.splitCount !== 'number'
+    typeof report.splitCount !== 'number' ||
+    !Array.isArray(report.reachable)
   ) {
     const why = failed ?? (res.stderr.trim() || res.stdout.trim() || `exit ${res.exitCode}`);
     throw new HudStudioError(
@@ -258,8 +320,14 @@ export function cutLinksOf(res: ExecResult, roots: readonly string[]): CutLinks 
   const cut = (report.cut as unknown[])
     .filter((c): c is [string, string] => Array.isArray(c) && typeof c[0] === 'string' && typeof c[1] === 'string')
     .map(([path, target]) => ({ path, target }));
-  const split = (report.split as unknown[]).filter((p): p is string => typeof p === 'string');
-  return { cut, count: report.count, split, splitCount: report.splitCount };
+  const strings = (xs: unknown[]): string[] => xs.filter((x): x is string => typeof x === 'string');
+  return {
+    cut,
+    count: report.count,
+    split: strings(report.split as unknown[]),
+    splitCount: report.splitCount,
+    reachable: strings(report.reachable as unknown[]),
+  };
 }
 
 /**
@@ -272,7 +340,7 @@ function shown(names: readonly string[], count: number): string {
 }
 
 /** The rollout's warning for what the check changed; undefined when it changed nothing. */
-export function cutLinksWarning({ cut, count, split, splitCount }: CutLinks): string | undefined {
+export function turnEndWarning({ cut, count, split, splitCount }: TurnEndCheck): string | undefined {
   const said: string[] = [];
   if (count)
     said.push(

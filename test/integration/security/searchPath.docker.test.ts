@@ -1,0 +1,67 @@
+/**
+ * Where the graders look programs up (docs/security.md): an image whose
+ * PATH puts a folder of the workspace first lets the agent plant the
+ * `python3` a grader runs by name. HUD Studio keeps the SDK's behaviour
+ * (the grader runs what the image's PATH finds) and marks the reward
+ * forgeable, saying which folder; on the same image without that folder,
+ * the planted program is not run and the reward is not marked.
+ */
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readTrace } from '../../../client/src/engine/trace/store';
+import { cli } from '../cli/cliHarness';
+import { BASE_IMAGE, dockerReady, imageFrom, tempDir } from '../docker/support';
+
+before(dockerReady);
+
+const GRADER = `${join(__dirname, 'fixtures', 'path_grader', 'env.py')}::task`;
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** A `python3` that passes every check, where the image's PATH looks first; and a wrong answer. */
+const PLANT = [
+  'mkdir -p /workspace/bin',
+  `printf '#!/bin/sh\\nexit 0\\n' > /workspace/bin/python3`,
+  'chmod +x /workspace/bin/python3',
+  'echo wrong > answer.txt',
+].join(' && ');
+
+for (const [name, path, forged] of [
+  ['a workspace folder first on the PATH', `/workspace/bin:${SYSTEM_PATH}`, true],
+  ["the system's folders only", SYSTEM_PATH, false],
+] as const) {
+  test(`${name}: ${forged ? 'the reward is marked forgeable, naming the folder' : 'the planted program is not run'}`, async () => {
+    const image = await imageFrom(`FROM ${BASE_IMAGE}\nENV PATH=${path}\n`);
+    const r = await cli([
+      'run',
+      GRADER,
+      '--command',
+      PLANT,
+      '--runtime',
+      'docker',
+      '--image',
+      image,
+      '--trace-dir',
+      tempDir('search-path'),
+      '--json',
+    ]);
+    const json = JSON.parse(r.stdout) as { status: string; reward: number | null; forgeable?: boolean; trace: string };
+    assert.equal(json.status, 'completed', r.stdout + r.stderr);
+    const warnings = readTrace(json.trace).warnings;
+    if (forged) {
+      // The SDK's behaviour is kept: the grader ran the agent's python3.
+      assert.equal(json.reward, 1);
+      assert.equal(json.forgeable, true);
+      assert.ok(
+        warnings.some((w) =>
+          /^the reward is forgeable: the agent's user could put programs .*"\/workspace\/bin"/.test(w),
+        ),
+        warnings.join('\n'),
+      );
+    } else {
+      assert.equal(json.reward, 0);
+      assert.notEqual(json.forgeable, true);
+      assert.ok(!warnings.some((w) => w.includes('forgeable')), warnings.join('\n'));
+    }
+  });
+}
