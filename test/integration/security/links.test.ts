@@ -66,7 +66,7 @@ for (const runtime of ['docker', 'local'] as const) {
   }
 }
 
-const SCRATCH: { runtime: 'docker' | 'local'; task: string; name: string; plant: string; said: RegExp }[] = [
+const SCRATCH: { runtime: 'docker'; task: string; name: string; plant: string; said: RegExp }[] = [
   {
     runtime: 'docker',
     task: 'in_tmp',
@@ -81,13 +81,6 @@ const SCRATCH: { runtime: 'docker' | 'local'; task: string; name: string; plant:
     plant: 'mkdir -p /tmp/grading && ln answer.txt /tmp/grading/expected.txt',
     said: /gave 1 file the agent had hard-linked/,
   },
-  ...(['docker', 'local'] as const).map((runtime) => ({
-    runtime,
-    task: 'in_workspace',
-    name: 'a hard link in the workspace to the answer',
-    plant: 'mkdir grading && ln answer.txt grading/expected.txt',
-    said: /gave 1 file the agent had hard-linked/,
-  })),
 ];
 
 for (const attack of SCRATCH) {

@@ -180,27 +180,31 @@ test('in a shared temporary folder every link of the agent is cut, wherever it l
   }
 });
 
-test('a file the agent made under several names gets a copy per name, with its content, mode and times', () => {
+test("a file of the agent's in a shared temporary folder with other names gets a copy per name there", () => {
   const ws = workspace();
   try {
     const me = process.getuid?.() ?? 0;
-    mkdirSync(join(ws, 'locked'));
+    const tmp = join(ws, 'tmp');
+    mkdirSync(join(tmp, 'locked'), { recursive: true });
     writeFileSync(join(ws, 'answer.txt'), 'mine');
-    linkSync(join(ws, 'answer.txt'), join(ws, 'expected.txt'));
-    linkSync(join(ws, 'answer.txt'), join(ws, 'locked', 'third'));
+    linkSync(join(ws, 'answer.txt'), join(tmp, 'expected.txt'));
+    linkSync(join(ws, 'answer.txt'), join(tmp, 'locked', 'third'));
     chmodSync(join(ws, 'answer.txt'), 0o200);
     utimesSync(join(ws, 'answer.txt'), 1_000_000, 2_000_000);
-    chmodSync(join(ws, 'locked'), 0o555);
-    writeFileSync(join(ws, 'theirs'), 'server');
-    linkSync(join(ws, 'theirs'), join(ws, 'theirs-too'));
-    chownSync(join(ws, 'theirs'), me + 1, me + 1);
+    chmodSync(join(tmp, 'locked'), 0o555);
+    // An honest hard link outside the shared folder stays.
+    writeFileSync(join(ws, 'data'), 'x');
+    linkSync(join(ws, 'data'), join(ws, 'data-too'));
+    writeFileSync(join(tmp, 'theirs'), 'server');
+    linkSync(join(tmp, 'theirs'), join(tmp, 'theirs-too'));
+    chownSync(join(tmp, 'theirs'), me + 1, me + 1);
+    chownSync(tmp, me + 1, me + 1);
+    chmodSync(tmp, 0o1777);
     const links = check(ws);
     assert.equal(links.count, 0);
-    // Three names of one file: two get copies, and the last is then alone with the first file.
-    assert.equal(links.splitCount, 2);
-    const names = ['answer.txt', 'expected.txt', 'locked/third'].map((n) => join(ws, n));
-    const inodes = new Set(names.map((n) => lstatSync(n).ino));
-    assert.equal(inodes.size, 3, 'each name is a file of its own');
+    assert.deepEqual(links.split.sort(), ['tmp/expected.txt', 'tmp/locked/third']);
+    const names = ['answer.txt', 'tmp/expected.txt', 'tmp/locked/third'].map((n) => join(ws, n));
+    assert.equal(new Set(names.map((n) => lstatSync(n).ino)).size, 3, 'each name is a file of its own');
     for (const n of names) {
       const st = lstatSync(n);
       assert.equal(st.nlink, 1);
@@ -209,15 +213,16 @@ test('a file the agent made under several names gets a copy per name, with its c
       chmodSync(n, 0o600);
       assert.equal(readFileSync(n, 'utf8'), 'mine');
     }
-    writeFileSync(join(ws, 'expected.txt'), 'written by the grader');
+    writeFileSync(join(tmp, 'expected.txt'), 'written by the grader');
     assert.equal(readFileSync(join(ws, 'answer.txt'), 'utf8'), 'mine', 'writing one name leaves the other');
-    assert.equal(lstatSync(join(ws, 'locked')).mode & 0o777, 0o555, "the folder's mode is given back");
-    assert.equal(lstatSync(join(ws, 'theirs')).nlink, 2, "another user's file is not the agent's to copy");
-    assert.deepEqual(readdirSync(join(ws, 'locked')), ['third'], 'no copy is left behind');
+    assert.equal(lstatSync(join(tmp, 'locked')).mode & 0o777, 0o555, "the folder's mode is given back");
+    assert.deepEqual(readdirSync(join(tmp, 'locked')), ['third'], 'no copy is left behind');
+    assert.equal(lstatSync(join(ws, 'data')).nlink, 2, 'a hard link in the workspace stays');
+    assert.equal(lstatSync(join(tmp, 'theirs')).nlink, 2, "another user's file is not the agent's to copy");
     assert.match(turnEndWarning(links) ?? '', /^gave 2 files the agent had hard-linked .*: "[^"]+", "[^"]+" \(docs/);
     assert.equal(turnEndWarning(check(ws)), undefined, 'nothing is left to do');
   } finally {
-    chmodSync(join(ws, 'locked'), 0o755);
+    chmodSync(join(ws, 'tmp', 'locked'), 0o755);
     rmSync(ws, { recursive: true, force: true });
   }
 });

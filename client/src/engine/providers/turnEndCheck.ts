@@ -24,8 +24,10 @@
  *   scratch files: `/tmp/grading/expected.txt -> answer.txt` had a grader
  *   write its expected value into the answer.
  *
- * For the same reason a file the agent owns under several names (a hard
- * link), in a folder it may write, gets a copy per name.
+ * For the same reason a file of the agent's there that has other names
+ * too (a hard link to its answer) gets a copy of its own. Elsewhere (its
+ * workspace) its links to its own files, and its hard links, stay: an
+ * honest task may ask for them.
  *
  * Last, it is given the folders where the graders look programs and
  * modules up (the image's PATH; the check adds its interpreter's library
@@ -162,8 +164,9 @@ def shared_temp(st):
     return st.st_mode & stat.S_ISVTX and st.st_mode & stat.S_IWOTH and st.st_uid != me
 
 def split(path, st):
-    # One file under two names the agent made: a grader that writes one name would write the other.
-    # This name gets a copy of its own, with the same content, mode and times.
+    # One file under two names, one of them in a shared temporary folder: a grader that writes its scratch file
+    # there would write the agent's other name. This name gets a copy of its own, with the same content, mode
+    # and times.
     folder = os.path.dirname(path)
     opened(folder, stat.S_IWUSR | stat.S_IXUSR)
     mode = stat.S_IMODE(st.st_mode)
@@ -215,7 +218,6 @@ try:
         if st is None:
             continue
         in_temp = in_temp or shared_temp(st)
-        writable = st.st_uid == me or os.access(folder, os.W_OK)
         for entry in entries:
             if entry.is_symlink():
                 if owner(entry) != me or (not in_temp and harmless(entry.path)):
@@ -228,7 +230,7 @@ try:
                     cut.append([entry.path, target])
             elif entry.is_dir(follow_symlinks=False):
                 folders.append((entry.path, in_temp))
-            elif writable and entry.is_file(follow_symlinks=False):
+            elif in_temp and entry.is_file(follow_symlinks=False):
                 try:
                     est = entry.stat(follow_symlinks=False)
                 except FileNotFoundError:
