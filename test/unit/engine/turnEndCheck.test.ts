@@ -241,6 +241,8 @@ test('the folders where graders look programs up that the agent could change are
       return path;
     };
     const own = dir('own/bin', 0o755, NOBODY);
+    // Its own, though read-only: the owner may change the mode.
+    const ownLocked = dir('own-locked', 0o555, NOBODY);
     const locked = dir('locked/bin', 0o755);
     const sticky = dir('sticky', 0o1777);
     const theirsInSticky = dir('sticky/bin', 0o755);
@@ -248,6 +250,7 @@ test('the folders where graders look programs up that the agent could change are
     const renamable = dir('wide/bin', 0o755);
     const search = [
       own,
+      ownLocked,
       locked,
       join(base, 'locked', 'missing'),
       theirsInSticky,
@@ -268,7 +271,7 @@ test('the folders where graders look programs up that the agent could change are
       { exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false },
       [],
     );
-    assert.deepEqual(reachable, [own, join(sticky, 'missing'), renamable, join(own, 'missing', 'deeper')]);
+    assert.deepEqual(reachable, [own, ownLocked, join(sticky, 'missing'), renamable, join(own, 'missing', 'deeper')]);
     assert.equal(reachable.length, new Set(reachable).size, 'each folder once');
     assert.match(reachableWhy(reachable) ?? '', /^the agent's user could put programs or modules of its own in "/);
     assert.equal(reachableWhy([]), undefined);

@@ -247,25 +247,34 @@ for folder, mode in reversed(restore):
         os.chmod(folder, mode)
     except OSError:
         pass
+
 def changeable(folder):
-    # Whether the agent could put a program or module of its own where the graders look: the folder is writable,
-    # or a folder above it lets the agent create what is missing or rename what is there (not in a sticky folder,
-    # where only the owner renames).
+    # Whether the agent could put a program or module of its own where the graders look: the folder is its own
+    # (whatever its mode: the owner may change that) or writable, or a folder above it lets the agent create
+    # what is missing or rename what is there (in a sticky folder, only what is its own).
+    def facts(path):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return "missing"
+        except OSError:
+            return None
+        return st
     child = os.path.normpath(folder)
-    if os.access(child, os.W_OK):
+    below = facts(child)
+    if below not in (None, "missing") and (below.st_uid == me or os.access(child, os.W_OK)):
         return True
     while True:
         parent = os.path.dirname(child)
-        if os.access(parent, os.W_OK | os.X_OK):
-            try:
-                above, below = os.lstat(parent), os.lstat(child)
-            except FileNotFoundError:
+        above = facts(parent)
+        if above not in (None, "missing") and (above.st_uid == me or os.access(parent, os.W_OK | os.X_OK)):
+            if below == "missing" or not above.st_mode & stat.S_ISVTX or above.st_uid == me:
                 return True
-            if not above.st_mode & stat.S_ISVTX or below.st_uid == me:
+            if below is not None and below.st_uid == me:
                 return True
         if parent == child:
             return False
-        child = parent
+        child, below = parent, above
 
 if search:
     paths = sysconfig.get_paths()
