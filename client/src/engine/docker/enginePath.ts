@@ -19,8 +19,8 @@ export function imagePathOf(env: readonly string[] | undefined | null): string |
   return env?.find((e) => e.startsWith('PATH='))?.slice('PATH='.length);
 }
 
-/** Docker's PATH in a container of an image that sets none. */
-const DOCKER_DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** Docker's PATH in a container of an image that sets none: the system's own folders. */
+export const DOCKER_DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** The folders where the image's processes (the server, its graders) look programs up. */
 export function imagePathFolders(imagePath: string | undefined): string[] {

@@ -15,6 +15,7 @@
  * cannot have planted one: an image without it cannot be checked, and the
  * caller marks the reward forgeable.
  */
+import { DOCKER_DEFAULT_PATH as SYSTEM_PATH } from '../docker/enginePath';
 import type { ManagedContainer } from '../docker/types';
 import {
   TURN_END_CHECK_SCRIPT,
@@ -23,7 +24,6 @@ import {
   type TurnEndCheck,
 } from '../providers/turnEndCheck';
 
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const NO_PYTHON = 127;
 /**
  * Reads the container's PATH and PYTHONPATH, which the tests will search, before looking python3 up in the

@@ -252,7 +252,7 @@ export class LocalSubstrate implements Substrate {
       // The agent's cgroup (root) goes now, with whatever is left in it.
       end: async () => {
         await this.endAgentCgroup();
-        return this.cutAgentLinks(workspace);
+        return this.checkAgentTurnEnd(workspace);
       },
     };
   }
@@ -263,7 +263,7 @@ export class LocalSubstrate implements Substrate {
    * not there, so a link to it leads nowhere and is cut. Without bubblewrap
    * the agent saw all the server sees: nothing to cut.
    */
-  private async cutAgentLinks(workspace: string): Promise<TurnEndCheck> {
+  private async checkAgentTurnEnd(workspace: string): Promise<TurnEndCheck> {
     this.assertLive();
     if (!this.sandbox) return NOTHING_CHECKED;
     const { bwrap, python } = this.sandbox;
