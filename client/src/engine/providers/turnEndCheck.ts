@@ -91,6 +91,7 @@ args = sys.argv[1:]
 # After "--search": the folders where the graders look programs and modules up (the image's PATH, PYTHONPATH).
 roots, search = (args[:args.index("--search")], args[args.index("--search") + 1:]) if "--search" in args else (args, [])
 me = os.getuid()
+my_group = os.getgid()
 listed = ${LISTED}
 
 def follow(path):
@@ -218,9 +219,12 @@ try:
         if st is None:
             continue
         in_temp = in_temp or shared_temp(st)
+        # Only in a folder it owns or may write can the agent have made links: elsewhere (most of an image)
+        # nobody asks who made each link.
+        agents = st.st_uid == me or st.st_mode & stat.S_IWOTH or (st.st_gid == my_group and st.st_mode & stat.S_IWGRP)
         for entry in entries:
             if entry.is_symlink():
-                if owner(entry) != me or (not in_temp and harmless(entry.path)):
+                if not agents or owner(entry) != me or (not in_temp and harmless(entry.path)):
                     continue
                 target = os.readlink(entry.path)
                 opened(folder, stat.S_IWUSR | stat.S_IXUSR)
