@@ -13,7 +13,8 @@ import { createPythonParser, type Parser } from '../../../server/src/analysis/tr
 import { isUnder } from '../../../server/src/analysis/paths';
 import { listIndexableFiles, readFiles } from '../../../server/src/analysis/scan';
 import { errorMessage, UsageError } from '../engine/errors';
-import { GOLDEN_CODE, ROOT_AGENT_CODE, goldenExposure, rootAgentFindings } from './checkGolden';
+import { GOLDEN_CODE, goldenExposure } from './checkGolden';
+import { ROOT_AGENT_CODE, SEARCH_PATH_CODE, rootAgentFindings, searchPathFindings } from './checkDockerfile';
 import { EXIT, type CliIO } from './io';
 import { parse } from './options';
 
@@ -124,6 +125,7 @@ export async function check(paths: readonly string[], cwd: string): Promise<Chec
           found(g, 'warning', GOLDEN_CODE);
         const dockerfile = await readFile(join(dirname(path), 'Dockerfile'), 'utf8').catch(() => undefined);
         for (const g of rootAgentFindings(dockerfile, tasks)) found(g, 'warning', ROOT_AGENT_CODE);
+        for (const g of searchPathFindings(dockerfile, tasks)) found(g, 'warning', SEARCH_PATH_CODE);
       }
     }
     return findings.sort((a, b) =>

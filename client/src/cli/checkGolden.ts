@@ -55,23 +55,3 @@ function slice(lines: readonly string[], r: Range): string {
   parts.push((lines[r.end.line] ?? '').slice(0, r.end.character));
   return parts.join('\n');
 }
-
-export const ROOT_AGENT_CODE = 'root-agent-forgeable';
-
-/** `LABEL dev.hud-studio.agent-user=root` (or `"root"`, or `0`) in a Dockerfile. */
-const ROOT_AGENT_LABEL_LINE = /^\s*LABEL\s[^\n]*\bdev\.hud-studio\.agent-user\s*=\s*["']?(root|0)["']?(\s|$)/im;
-
-/**
- * Tasks of an environment whose image asks for a root agent and whose
- * reward comes from the actor's own substrate (no verifier, or one in the
- * same environment): the agent could write that reward itself.
- */
-export function rootAgentFindings(dockerfile: string | undefined, tasks: readonly IndexedTask[]): GoldenFinding[] {
-  if (dockerfile === undefined || !ROOT_AGENT_LABEL_LINE.test(dockerfile)) return [];
-  return tasks
-    .filter((t) => t.kind === 'hud' && (!t.verifier || t.verifier.sameEnvironment))
-    .map((t) => ({
-      range: t.range,
-      message: `task ${t.label} runs a root agent (the Dockerfile beside it sets dev.hud-studio.agent-user=root) and its reward comes from the actor's own substrate, so the agent could forge it (fix: give it a verifier in an environment of its own: task.verifier = other_env.template(...))`,
-    }));
-}

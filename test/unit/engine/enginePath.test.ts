@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { enginePath, imagePathOf } from '../../../client/src/engine/docker/enginePath';
+import { agentWritableFolders, enginePath, imagePathOf } from '../../../client/src/engine/docker/enginePath';
 
 test("the engine's PATH drops the workspace, the world-writable folders and relative entries", () => {
   assert.equal(
@@ -9,6 +9,15 @@ test("the engine's PATH drops the workspace, the world-writable folders and rela
   );
   // A folder whose name only starts like the workspace's stays.
   assert.equal(enginePath('/workspaces/tools:/tmpfs/bin'), '/workspaces/tools:/tmpfs/bin');
+  // Folders are compared once normalised: `..` cannot dress the workspace up as a system folder.
+  assert.equal(enginePath('/usr/../workspace/bin:/tmp/../usr/bin:/usr//bin/'), '/usr/bin:/usr/bin');
+});
+
+test('the folders of a PATH in reach of the agent: the workspace and the shared temporary folders, normalised', () => {
+  assert.deepEqual(agentWritableFolders(['/workspace/.venv/bin/', '/usr/../tmp/x', '/tmp/../usr/bin', 'bin', '/opt']), [
+    '/workspace/.venv/bin',
+    '/tmp/x',
+  ]);
 });
 
 test("an image's PATH is read from its environment; none means Docker's default applies", () => {

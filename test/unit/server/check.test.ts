@@ -1,4 +1,5 @@
 /** `hud-studio check`: JSON and human output, exit codes, usage errors. */
+import { dockerfilePath } from '../../../client/src/cli/checkDockerfile';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -110,30 +111,30 @@ test('golden data: no warning once the verifier reads its expected value from ve
   );
 });
 
+/** Two tasks: `alone` grades itself (line 12), `judged` has a verifier in an environment of its own. */
+const SELF_AND_VERIFIED = [
+  'from hud import Environment',
+  'env = Environment("box")',
+  'judge = Environment("judge")',
+  '@env.template(id="t")',
+  'async def t():',
+  '    a = yield "go"',
+  '    yield 1.0',
+  '@judge.template(id="v")',
+  'async def v():',
+  '    r = yield ""',
+  '    yield 1.0',
+  'alone = t()',
+  'judged = t()',
+  'judged.verifier = v()',
+  '',
+].join('\n');
+
 test('a root-agent environment whose task grades itself: check suggests a verifier environment', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hs-check-root-'));
   try {
     writeFileSync(join(dir, 'Dockerfile'), 'FROM python:3.11-slim\nLABEL dev.hud-studio.agent-user=root\n');
-    writeFileSync(
-      join(dir, 'env.py'),
-      [
-        'from hud import Environment',
-        'env = Environment("box")',
-        'judge = Environment("judge")',
-        '@env.template(id="t")',
-        'async def t():',
-        '    a = yield "go"',
-        '    yield 1.0',
-        '@judge.template(id="v")',
-        'async def v():',
-        '    r = yield ""',
-        '    yield 1.0',
-        'alone = t()',
-        'judged = t()',
-        'judged.verifier = v()',
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(join(dir, 'env.py'), SELF_AND_VERIFIED);
     const c = capture(dir);
     assert.equal(await runCheck(['--json'], c.io), 0);
     const root = (JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'root-agent-forgeable');
@@ -145,4 +146,37 @@ test('a root-agent environment whose task grades itself: check suggests a verifi
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a Dockerfile that puts the workspace on PATH: check says the self-graded task's reward will be forgeable", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hs-check-path-'));
+  const findings = async (dockerfile: string): Promise<CheckFinding[]> => {
+    writeFileSync(join(dir, 'Dockerfile'), dockerfile);
+    const c = capture(dir);
+    await runCheck(['--json'], c.io);
+    return (JSON.parse(c.out()) as CheckFinding[]).filter((f) => f.code === 'search-path-forgeable');
+  };
+  try {
+    writeFileSync(join(dir, 'env.py'), SELF_AND_VERIFIED);
+    const venv = await findings(
+      'FROM python:3.11-slim\nENV VIRTUAL_ENV=/workspace/.venv\nENV PATH="$VIRTUAL_ENV/bin:$PATH"\n',
+    );
+    assert.deepEqual(
+      venv.map((f) => [f.file, f.line, f.severity]),
+      [['env.py', 12, 'warning']],
+    );
+    assert.match(venv[0]!.message, /puts "\/workspace\/\.venv\/bin" on PATH/);
+    assert.deepEqual(await findings('FROM python:3.11-slim\nENV PATH /opt/venv/bin:/tmp/../usr/bin:$PATH\n'), []);
+    assert.equal((await findings('FROM x\nENV LANG=C.UTF-8 \\\n    PATH=/tmp/tools:/usr/bin\n')).length, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the PATH a Dockerfile leaves: both forms of ENV, quotes, expansion, continued lines', () => {
+  assert.equal(dockerfilePath('FROM x\n'), undefined);
+  assert.equal(dockerfilePath('ENV PATH /a:/b'), '/a:/b');
+  assert.equal(dockerfilePath("ENV V=/v PATH='$V/bin'"), '$V/bin');
+  assert.equal(dockerfilePath('ENV V=/v\nENV PATH="${V}/bin:$PATH"'), '/v/bin:$PATH');
+  assert.equal(dockerfilePath('ENV A=1 \\\n  PATH=/w/bin\nENV PATH=/x:$PATH'), '/x:/w/bin');
 });

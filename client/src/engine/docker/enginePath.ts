@@ -7,6 +7,7 @@
  * programs up on the image's PATH without any folder the agent can write
  * (docs/security.md). The agent's own commands keep the image's PATH.
  */
+import { posix } from 'node:path';
 
 /** The agent's working folder in a Docker actor container (the workspace root), owned by the agent's user. */
 export const WORKSPACE_DIR = '/workspace';
@@ -27,12 +28,24 @@ export function imagePathFolders(imagePath: string | undefined): string[] {
   return (imagePath ?? DOCKER_DEFAULT_PATH).split(':').filter(Boolean);
 }
 
+const within = (dir: string, root: string): boolean => dir === root || dir.startsWith(`${root}/`);
+// `/usr/../workspace/bin` is the workspace's: folders are compared once normalised, or a program the agent
+// planted there would pass for the system's.
+const trimmed = (d: string): string => {
+  const n = d.startsWith('/') ? posix.normalize(d) : d;
+  return n.length > 1 ? n.replace(/\/+$/, '') : n;
+};
+
 /** `imagePath` without relative entries and folders the agent can write. */
 export function enginePath(imagePath: string): string {
-  const within = (dir: string, root: string): boolean => dir === root || dir.startsWith(`${root}/`);
   return imagePath
     .split(':')
-    .map((d) => (d.length > 1 ? d.replace(/\/+$/, '') : d))
+    .map(trimmed)
     .filter((d) => d.startsWith('/') && !AGENT_WRITABLE.some((root) => within(d, root)))
     .join(':');
+}
+
+/** The folders of `folders` that lie in the agent's workspace or a shared temporary folder of the Docker seat. */
+export function agentWritableFolders(folders: readonly string[]): string[] {
+  return folders.map(trimmed).filter((d) => d.startsWith('/') && AGENT_WRITABLE.some((root) => within(d, root)));
 }
