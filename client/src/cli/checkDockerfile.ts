@@ -11,7 +11,7 @@
  */
 import type { IndexedTask } from '../../../common/lspMessages';
 import { agentWritableFolders } from '../engine/docker/enginePath';
-import type { GoldenFinding } from './checkGolden';
+import type { PlacedFinding } from './checkGolden';
 
 export const ROOT_AGENT_CODE = 'root-agent-forgeable';
 
@@ -23,7 +23,7 @@ const ROOT_AGENT_LABEL_LINE = /^\s*LABEL\s[^\n]*\bdev\.hud-studio\.agent-user\s*
  * reward comes from the actor's own substrate (no verifier, or one in the
  * same environment): the agent could write that reward itself.
  */
-export function rootAgentFindings(dockerfile: string | undefined, tasks: readonly IndexedTask[]): GoldenFinding[] {
+export function rootAgentFindings(dockerfile: string | undefined, tasks: readonly IndexedTask[]): PlacedFinding[] {
   if (dockerfile === undefined || !ROOT_AGENT_LABEL_LINE.test(dockerfile)) return [];
   return selfGraded(tasks).map((t) => ({
     range: t.range,
@@ -66,7 +66,7 @@ export function dockerfilePath(dockerfile: string): string | undefined {
 }
 
 /** Tasks graded on their own substrate whose image's PATH holds a folder the agent may write. */
-export function searchPathFindings(dockerfile: string | undefined, tasks: readonly IndexedTask[]): GoldenFinding[] {
+export function searchPathFindings(dockerfile: string | undefined, tasks: readonly IndexedTask[]): PlacedFinding[] {
   const path = dockerfile === undefined ? undefined : dockerfilePath(dockerfile);
   if (path === undefined) return [];
   const reachable = agentWritableFolders(path.split(':'));

@@ -15,7 +15,8 @@ const PY_LITERAL_ARG = /\(([^]*)\)\s*$/;
 const LITERAL = /(["'])|(^|[^\w.])\d|\b(True|False)\b/;
 const JSON_ARGS = /"args"\s*:\s*\{\s*"/;
 
-export interface GoldenFinding {
+/** A finding of `check` at a place in the file it is about; the caller gives it a code and a severity. */
+export interface PlacedFinding {
   range: Range;
   message: string;
 }
@@ -25,11 +26,11 @@ export function goldenExposure(
   uri: string,
   text: string,
   tasks: readonly IndexedTask[],
-): GoldenFinding[] {
+): PlacedFinding[] {
   if (relPath.split('/').includes(VERIFIER_ONLY_DIR)) return [];
   const lines = text.split('\n');
   const seen = new Set<string>();
-  const out: GoldenFinding[] = [];
+  const out: PlacedFinding[] = [];
   for (const task of tasks) {
     const v = task.verifier;
     if (!v || v.uri !== uri) continue;

@@ -40,13 +40,19 @@ import {
 } from '../../../client/src/engine/providers/turnEndCheck';
 import { HudStudioError } from '../../../client/src/engine/errors';
 
+/** The script run with the host's python3 on `args` (as `uid` when given), its report parsed. */
+function runScript(args: string[], roots: string[], uid?: number): TurnEndCheck {
+  const r = spawnSync('python3', ['-I', '-S', '-c', TURN_END_CHECK_SCRIPT, ...args], {
+    encoding: 'utf8',
+    cwd: '/',
+    ...(uid === undefined ? {} : { uid, gid: uid }),
+  });
+  return turnEndCheckOf({ exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false }, roots);
+}
+
 /** The check over `root`, with the links it cut named relative to it. */
 function check(root: string): TurnEndCheck {
-  const r = spawnSync('python3', ['-I', '-S', '-c', TURN_END_CHECK_SCRIPT, root], { encoding: 'utf8', cwd: '/' });
-  const { cut, count, split, splitCount, reachable } = turnEndCheckOf(
-    { exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false },
-    [root],
-  );
+  const { cut, count, split, splitCount, reachable } = runScript([root], [root]);
   return {
     cut: cut.map((c) => ({ ...c, path: relative(root, c.path) })),
     count,
@@ -261,16 +267,7 @@ test('the folders where graders look programs up that the agent could change are
       'relative/bin',
       own,
     ];
-    const r = spawnSync('python3', ['-I', '-S', '-c', TURN_END_CHECK_SCRIPT, ...turnEndCheckArgs([], search)], {
-      encoding: 'utf8',
-      cwd: '/',
-      uid: NOBODY,
-      gid: NOBODY,
-    });
-    const { reachable } = turnEndCheckOf(
-      { exitCode: r.status, stdout: r.stdout, stderr: r.stderr, timedOut: false },
-      [],
-    );
+    const { reachable } = runScript(turnEndCheckArgs([], search), [], NOBODY);
     assert.deepEqual(reachable, [own, ownLocked, join(sticky, 'missing'), renamable, join(own, 'missing', 'deeper')]);
     assert.equal(reachable.length, new Set(reachable).size, 'each folder once');
     assert.match(reachableWhy(reachable) ?? '', /^the agent's user could put programs or modules of its own in "/);

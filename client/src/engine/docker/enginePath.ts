@@ -36,16 +36,19 @@ const trimmed = (d: string): string => {
   return n.length > 1 ? n.replace(/\/+$/, '') : n;
 };
 
+/** Whether the normalised absolute folder lies in the agent's workspace or a shared temporary folder. */
+const agentWrites = (d: string): boolean => AGENT_WRITABLE.some((root) => within(d, root));
+
 /** `imagePath` without relative entries and folders the agent can write. */
 export function enginePath(imagePath: string): string {
   return imagePath
     .split(':')
     .map(trimmed)
-    .filter((d) => d.startsWith('/') && !AGENT_WRITABLE.some((root) => within(d, root)))
+    .filter((d) => d.startsWith('/') && !agentWrites(d))
     .join(':');
 }
 
 /** The folders of `folders` that lie in the agent's workspace or a shared temporary folder of the Docker seat. */
 export function agentWritableFolders(folders: readonly string[]): string[] {
-  return folders.map(trimmed).filter((d) => d.startsWith('/') && AGENT_WRITABLE.some((root) => within(d, root)));
+  return folders.map(trimmed).filter((d) => d.startsWith('/') && agentWrites(d));
 }

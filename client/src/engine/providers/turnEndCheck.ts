@@ -42,9 +42,9 @@
  * read-only are opened for the check and get their mode back after; one of
  * its own it cannot open, or a link of its own it cannot remove, fails the
  * check (exit 1), and with it the rollout, rather than let a grader follow
- * an unchecked link or write through an unchecked name. What the server or the image's services change
- * meanwhile (a file gone, a folder it may not list) is not the agent's and
- * is passed over.
+ * an unchecked link or write through an unchecked name. What the server or
+ * the image's services change meanwhile (a file gone, a folder it may not
+ * list) is not the agent's and is passed over.
  */
 import { HudStudioError } from '../errors';
 import type { ExecResult } from './provider';
@@ -131,9 +131,9 @@ def harmless(link):
     return os.access(end, os.R_OK | (os.X_OK if os.path.isdir(end) else 0))
 
 restore = []
-def opened(folder, bits):
+def opened(folder, bits, st=None):
     # The agent's own folder, that it locked: opened for the check, its mode given back after.
-    st = os.lstat(folder)
+    st = st or os.lstat(folder)
     mode = stat.S_IMODE(st.st_mode)
     if st.st_uid == me and mode & bits != bits:
         os.chmod(folder, mode | bits)
@@ -147,7 +147,7 @@ def listing(folder):
     mine = False
     try:
         st = os.lstat(folder)
-        mine = opened(folder, stat.S_IRUSR | stat.S_IXUSR)
+        mine = opened(folder, stat.S_IRUSR | stat.S_IXUSR, st)
         if not mine and not os.access(folder, os.R_OK | os.X_OK):
             return [], st
         with os.scandir(folder) as entries:
