@@ -69,9 +69,14 @@ export function dockerfilePath(dockerfile: string): string | undefined {
 export function searchPathFindings(dockerfile: string | undefined, tasks: readonly IndexedTask[]): PlacedFinding[] {
   const path = dockerfile === undefined ? undefined : dockerfilePath(dockerfile);
   if (path === undefined) return [];
-  const reachable = agentWritableFolders(path.split(':'));
+  // A variable the Dockerfile does not set (the base image's $PATH) is left as written: nothing is known of it.
+  const reachable = agentWritableFolders(path.split(':').filter((d) => !d.includes('$')));
   if (!reachable.length) return [];
-  const named = reachable.map((d) => JSON.stringify(d)).join(', ');
+  const named = reachable
+    .map((d) =>
+      d.startsWith('/') ? JSON.stringify(d) : `${JSON.stringify(d)} (relative: under the folder a grader runs in)`,
+    )
+    .join(', ');
   return selfGraded(tasks).map((t) => ({
     range: t.range,
     message: `task ${t.label} is graded on the actor's own substrate, and the Dockerfile beside it puts ${named} on PATH, where the agent may write: a program a grader runs by name (python3, pytest) may be the agent's, so the reward will be marked forgeable (fix: keep the workspace and temporary folders off PATH, or give the task a verifier in an environment of its own: task.verifier = other_env.template(...))`,

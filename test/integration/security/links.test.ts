@@ -81,6 +81,20 @@ const SCRATCH: { runtime: 'docker'; task: string; name: string; plant: string; s
     plant: 'mkdir -p /tmp/grading && ln answer.txt /tmp/grading/expected.txt',
     said: /gave 1 file the agent had hard-linked/,
   },
+  {
+    runtime: 'docker',
+    task: 'in_open_folder',
+    name: "a link to the answer in the server's folder that everyone writes (not sticky)",
+    plant: 'ln -s /workspace/answer.txt /var/scratch/expected.txt',
+    said: /removed 1 symlink .*"\/var\/scratch\/expected\.txt" -> "\/workspace\/answer\.txt"/,
+  },
+  {
+    runtime: 'docker',
+    task: 'in_drop_folder',
+    name: "a link to the answer in the server's folder that everyone writes but nobody else lists (0733)",
+    plant: 'ln -s /workspace/answer.txt /var/drop/expected.txt',
+    said: /removed 1 symlink .*"\/var\/drop\/expected\.txt" -> "\/workspace\/answer\.txt"/,
+  },
 ];
 
 for (const attack of SCRATCH) {

@@ -3,8 +3,9 @@
  * PATH puts a folder of the workspace first lets the agent plant the
  * `python3` a grader runs by name. HUD Studio keeps the SDK's behaviour
  * (the grader runs what the image's PATH finds) and marks the reward
- * forgeable, saying which folder; on the same image without that folder,
- * the planted program is not run and the reward is not marked.
+ * forgeable, saying which folder; so with a relative entry, for a grader
+ * that runs in the workspace. On the same image without those entries, the
+ * planted program is not run and the reward is not marked.
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { BASE_IMAGE, dockerReady, imageFrom, tempDir } from '../docker/support';
 
 before(dockerReady);
 
-const GRADER = `${join(__dirname, 'fixtures', 'path_grader', 'env.py')}::task`;
+const GRADER = join(__dirname, 'fixtures', 'path_grader', 'env.py');
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** A `python3` that passes every check, where the image's PATH looks first; and a wrong answer. */
@@ -26,15 +27,28 @@ const PLANT = [
   'echo wrong > answer.txt',
 ].join(' && ');
 
-for (const [name, path, forged] of [
-  ['a workspace folder first on the PATH', `/workspace/bin:${SYSTEM_PATH}`, true],
-  ["the system's folders only", SYSTEM_PATH, false],
+for (const [name, path, task, said] of [
+  [
+    'a workspace folder first on the PATH',
+    `/workspace/bin:${SYSTEM_PATH}`,
+    'task',
+    /^the reward is forgeable: the agent's user could put programs .*"\/workspace\/bin"/,
+  ],
+  // The grader runs python3 in the workspace: a relative entry is a folder of the agent's there.
+  [
+    'a relative entry first on the PATH',
+    `bin:${SYSTEM_PATH}`,
+    'in_workspace',
+    /^the reward is forgeable: the image's PATH holds relative entries \("bin"/,
+  ],
+  ["the system's folders only", SYSTEM_PATH, 'in_workspace', undefined],
 ] as const) {
+  const forged = said !== undefined;
   test(`${name}: ${forged ? 'the reward is marked forgeable, naming the folder' : 'the planted program is not run'}`, async () => {
     const image = await imageFrom(`FROM ${BASE_IMAGE}\nENV PATH=${path}\n`);
     const r = await cli([
       'run',
-      GRADER,
+      `${GRADER}::${task}`,
       '--command',
       PLANT,
       '--runtime',
@@ -53,9 +67,7 @@ for (const [name, path, forged] of [
       assert.equal(json.reward, 1);
       assert.equal(json.forgeable, true);
       assert.ok(
-        warnings.some((w) =>
-          /^the reward is forgeable: the agent's user could put programs .*"\/workspace\/bin"/.test(w),
-        ),
+        warnings.some((w) => said.test(w)),
         warnings.join('\n'),
       );
     } else {

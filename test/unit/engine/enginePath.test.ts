@@ -13,11 +13,11 @@ test("the engine's PATH drops the workspace, the world-writable folders and rela
   assert.equal(enginePath('/usr/../workspace/bin:/tmp/../usr/bin:/usr//bin/'), '/usr/bin:/usr/bin');
 });
 
-test('the folders of a PATH in reach of the agent: the workspace and the shared temporary folders, normalised', () => {
-  assert.deepEqual(agentWritableFolders(['/workspace/.venv/bin/', '/usr/../tmp/x', '/tmp/../usr/bin', 'bin', '/opt']), [
-    '/workspace/.venv/bin',
-    '/tmp/x',
-  ]);
+test('the folders of a PATH in reach of the agent: the workspace and the shared temporary folders, normalised, and relative entries', () => {
+  assert.deepEqual(
+    agentWritableFolders(['/workspace/.venv/bin/', '/usr/../tmp/x', '/tmp/../usr/bin', 'bin', '', '/opt']),
+    ['/workspace/.venv/bin', '/tmp/x', 'bin', ''],
+  );
 });
 
 test("an image's PATH is read from its environment; none means Docker's default applies", () => {

@@ -33,9 +33,12 @@ import { seededRandom } from '../../support/random';
 import {
   TURN_END_CHECK_SCRIPT,
   reachableWhy,
+  shadowingWhy,
   turnEndCheckArgs,
   turnEndCheckOf,
   turnEndWarning,
+  unlistedCheckArgs,
+  withUnlisted,
   type TurnEndCheck,
 } from '../../../client/src/engine/providers/turnEndCheck';
 import { HudStudioError } from '../../../client/src/engine/errors';
@@ -52,13 +55,11 @@ function runScript(args: string[], roots: string[], uid?: number): TurnEndCheck 
 
 /** The check over `root`, with the links it cut named relative to it. */
 function check(root: string): TurnEndCheck {
-  const { cut, count, split, splitCount, reachable } = runScript([root], [root]);
+  const found = runScript([root], [root]);
   return {
-    cut: cut.map((c) => ({ ...c, path: relative(root, c.path) })),
-    count,
-    split: split.map((p) => relative(root, p)),
-    splitCount,
-    reachable,
+    ...found,
+    cut: found.cut.map((c) => ({ ...c, path: relative(root, c.path) })),
+    split: found.split.map((p) => relative(root, p)),
   };
 }
 
@@ -152,7 +153,7 @@ test('a folder the agent locked is opened for the cut and gets its mode back', (
   }
 });
 
-test('in a shared temporary folder every link of the agent is cut, wherever it leads', () => {
+test("in a folder of someone else's that the agent may add names to, every link of the agent is cut, wherever it leads", () => {
   const ws = workspace();
   try {
     // A folder like /tmp: everyone writes, the sticky bit, someone else's. The grader writes there too, and
@@ -174,19 +175,30 @@ test('in a shared temporary folder every link of the agent is cut, wherever it l
     assert.deepEqual(cut.map((c) => c.path).sort(), ['tmp/expected.txt', 'tmp/grading/expected.txt']);
     assert.ok(isLink(join(ws, 'alias')), 'a link to the same file outside the shared folder stays');
     assert.ok(isLink(theirs), "another user's link stays");
-    // The same folder without the sticky bit, or the agent's own, is no shared temporary folder.
-    symlinkSync(join(ws, 'answer.txt'), join(tmp, 'expected.txt'));
-    chmodSync(tmp, 0o777);
-    assert.equal(check(ws).count, 0);
-    chmodSync(tmp, 0o1777);
-    chownSync(tmp, me, me);
-    assert.equal(check(ws).count, 0);
+    // Without the sticky bit (the kernel's protected_symlinks covers none of these), or written by the agent's
+    // group only, the folder is as shared: the grader's scratch file there is as easily the agent's link.
+    const plant = (mode: number, uid: number, gid: number): number => {
+      symlinkSync(join(ws, 'answer.txt'), join(tmp, 'expected.txt'));
+      chownSync(tmp, uid, gid);
+      chmodSync(tmp, mode);
+      const { count } = check(ws);
+      rmSync(join(tmp, 'expected.txt'), { force: true });
+      return count;
+    };
+    assert.equal(plant(0o777, me + 1, me + 1), 1, 'everyone writes, not sticky');
+    assert.equal(plant(0o2770, me + 1, me), 1, "the agent's group writes");
+    // Not shared: only its owner writes, the group that writes is not the agent's, or the agent's own folder.
+    assert.equal(plant(0o755, me + 1, me), 0);
+    assert.equal(plant(0o775, me + 1, me + 1), 0);
+    assert.equal(plant(0o1777, me, me), 0);
+    // Others write, but the agent's group's bits apply to it, and they do not let it write.
+    assert.equal(plant(0o757, me + 1, me), 0);
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }
 });
 
-test("a file of the agent's in a shared temporary folder with other names gets a copy per name there", () => {
+test("a file of the agent's in a shared folder with other names gets a copy per name there", () => {
   const ws = workspace();
   try {
     const me = process.getuid?.() ?? 0;
@@ -265,13 +277,120 @@ test('the folders where graders look programs up that the agent could change are
       join(own, 'missing', 'deeper'),
       join(base, 'own', 'missing'),
       'relative/bin',
+      '',
       own,
     ];
     const { reachable } = runScript(turnEndCheckArgs([], search), [], NOBODY);
-    assert.deepEqual(reachable, [own, ownLocked, join(sticky, 'missing'), renamable, join(own, 'missing', 'deeper')]);
+    // Relative entries, "" (the working folder) too, are the agent's when nobody says where the graders run.
+    assert.deepEqual(reachable, [
+      own,
+      ownLocked,
+      join(sticky, 'missing'),
+      renamable,
+      join(own, 'missing', 'deeper'),
+      'relative/bin',
+      '',
+    ]);
     assert.equal(reachable.length, new Set(reachable).size, 'each folder once');
-    assert.match(reachableWhy(reachable) ?? '', /^the agent's user could put programs or modules of its own in "/);
+    const why = reachableWhy(reachable) ?? '';
+    assert.match(why, /^the agent's user could put programs or modules of its own in "/);
+    assert.match(why, /; the image's PATH holds relative entries \("relative\/bin", ""; "" is the working folder\)/);
     assert.equal(reachableWhy([]), undefined);
+    // Where the graders run is known: relative entries are folders under it, judged as the others.
+    const ran = (runIn: string): string[] =>
+      runScript(turnEndCheckArgs([], ['bin', '', 'lib/../bin'], runIn), [], NOBODY).reachable;
+    assert.deepEqual(ran(join(base, 'own')), [join(base, 'own', 'bin')]);
+    assert.deepEqual(ran(own), [join(own, 'bin'), own]);
+    assert.deepEqual(ran(locked), []);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("the modules the agent left where the graders run, under the names of python3's own, are reported", () => {
+  const NOBODY = 65534;
+  const base = workspace();
+  try {
+    chmodSync(base, 0o755);
+    const app = join(base, 'app');
+    mkdirSync(join(app, 'email'), { recursive: true });
+    mkdirSync(join(app, 'notes'));
+    for (const name of [
+      'json.py',
+      'email/__init__.py',
+      'csv.so',
+      'helper.py',
+      'os.py',
+      'sys.py',
+      'codecs.py',
+      '2fast.py',
+    ])
+      writeFileSync(join(app, name), '');
+    const shadows = (): string[] =>
+      runScript(turnEndCheckArgs([], [], app), [], NOBODY).shadowing.map((s) => `${relative(app, s.path)}:${s.module}`);
+    // Not the agent's: nothing it could have left there.
+    assert.deepEqual(shadows(), []);
+    chownSync(app, NOBODY, NOBODY);
+    // A module of the standard library, a package and an extension do; a name of its own does not, nor one a
+    // Python has before it reads a path (frozen os, built-in sys, codecs loaded at start), nor a non-name.
+    assert.deepEqual(shadows(), ['csv.so:csv', 'email:email', 'json.py:json']);
+    const why = shadowingWhy(
+      [
+        { path: '/app/json.py', module: 'json' },
+        { path: '/app/csv.so', module: 'csv' },
+      ],
+      '/app',
+    );
+    assert.match(
+      why ?? '',
+      /^the agent left "\/app\/json\.py", "\/app\/csv\.so" in "\/app", where the graders run, .*`import json` would run the agent's code/,
+    );
+    assert.equal(shadowingWhy([], '/app'), undefined);
+    // Without a folder to look in, nothing is reported.
+    assert.deepEqual(runScript(turnEndCheckArgs([], []), [], NOBODY).shadowing, []);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("folders of someone else's the agent may enter but not list are walked by root, judging as the agent", () => {
+  const NOBODY = 65534;
+  const base = workspace();
+  try {
+    chmodSync(base, 0o755);
+    const answer = join(base, 'answer.txt');
+    writeFileSync(answer, 'guess');
+    chownSync(answer, NOBODY, NOBODY);
+    // A drop folder (others may add names, not list them), and a folder others may only pass through, above one
+    // of the agent's.
+    const drop = join(base, 'drop');
+    const inner = join(base, 'hidden', 'inner');
+    mkdirSync(drop);
+    mkdirSync(inner, { recursive: true });
+    chownSync(inner, NOBODY, NOBODY);
+    symlinkSync(answer, join(drop, 'expected.txt'));
+    lchownSync(join(drop, 'expected.txt'), NOBODY, NOBODY);
+    linkSync(answer, join(drop, 'hard'));
+    symlinkSync(answer, join(drop, 'theirs'));
+    symlinkSync('/etc/shadow', join(inner, 'secret'));
+    lchownSync(join(inner, 'secret'), NOBODY, NOBODY);
+    chmodSync(drop, 0o733);
+    chmodSync(join(base, 'hidden'), 0o711);
+    const first = runScript([base], [base], NOBODY);
+    assert.deepEqual(first.unlisted.sort(), [drop, join(base, 'hidden')]);
+    assert.equal(first.count + first.splitCount, 0, 'the agent cannot see in there');
+    assert.equal(first.agent, `${NOBODY}:${NOBODY}`);
+    const second = runScript(unlistedCheckArgs(first), first.unlisted);
+    const both = withUnlisted(first, second);
+    assert.deepEqual(both.cut.map((c) => c.path).sort(), [join(drop, 'expected.txt'), join(inner, 'secret')]);
+    assert.deepEqual(both.split, [join(drop, 'hard')]);
+    assert.deepEqual(both.unlisted, []);
+    assert.ok(isLink(join(drop, 'theirs')), "root's own link stays");
+    const copy = lstatSync(join(drop, 'hard'));
+    assert.equal(copy.nlink, 1);
+    assert.equal(copy.uid, NOBODY, "the copy is the agent's, as the file was");
+    assert.equal(readFileSync(join(drop, 'hard'), 'utf8'), 'guess');
+    assert.equal(lstatSync(answer).nlink, 1);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

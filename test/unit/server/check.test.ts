@@ -168,6 +168,9 @@ test("a Dockerfile that puts the workspace on PATH: check says the self-graded t
     assert.match(venv[0]!.message, /puts "\/workspace\/\.venv\/bin" on PATH/);
     assert.deepEqual(await findings('FROM python:3.11-slim\nENV PATH /opt/venv/bin:/tmp/../usr/bin:$PATH\n'), []);
     assert.equal((await findings('FROM x\nENV LANG=C.UTF-8 \\\n    PATH=/tmp/tools:/usr/bin\n')).length, 1);
+    // A relative entry is a folder under wherever a grader runs: the workspace, for one that runs there.
+    const relative = await findings('FROM x\nENV PATH=bin:/usr/bin\n');
+    assert.match(relative[0]?.message ?? '', /puts "bin" \(relative: under the folder a grader runs in\) on PATH/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -23,9 +23,12 @@ export function imagePathOf(env: readonly string[] | undefined | null): string |
 /** Docker's PATH in a container of an image that sets none: the system's own folders. */
 export const DOCKER_DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
-/** The folders where the image's processes (the server, its graders) look programs up. */
+/**
+ * The folders where the image's processes (the server, its graders) look programs up, as written: an empty
+ * entry is the working folder, as a relative one names a folder under it.
+ */
 export function imagePathFolders(imagePath: string | undefined): string[] {
-  return (imagePath ?? DOCKER_DEFAULT_PATH).split(':').filter(Boolean);
+  return (imagePath ?? DOCKER_DEFAULT_PATH).split(':');
 }
 
 const within = (dir: string, root: string): boolean => dir === root || dir.startsWith(`${root}/`);
@@ -48,7 +51,11 @@ export function enginePath(imagePath: string): string {
     .join(':');
 }
 
-/** The folders of `folders` that lie in the agent's workspace or a shared temporary folder of the Docker seat. */
+/**
+ * The folders of `folders` that lie in the agent's workspace or a shared temporary folder of the Docker seat,
+ * normalised, and the relative entries ("" too) as written: they name a folder under whichever one a grader
+ * runs in, the workspace for one that runs there.
+ */
 export function agentWritableFolders(folders: readonly string[]): string[] {
-  return folders.map(trimmed).filter((d) => d.startsWith('/') && agentWrites(d));
+  return folders.map(trimmed).filter((d) => !d.startsWith('/') || agentWrites(d));
 }

@@ -42,7 +42,7 @@ import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
 import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
 import { checkHarborAgentTurnEnd } from './agentTurnEnd';
-import { reachableWhy, turnEndWarning } from '../providers/turnEndCheck';
+import { reachableWhy, shadowingWhy, turnEndWarning } from '../providers/turnEndCheck';
 import type { StoredArtifacts } from './storedArtifacts';
 import {
   writeManifest,
@@ -514,16 +514,19 @@ export class HarborTrial {
     // Before anything of the task's reads the agent's files, collect hooks included. A root agent's shared
     // reward is forgeable anyway (verify); a separate verifier gets no symlink.
     if (pass.verifier.environmentMode !== 'separate' && !this.agentIsRoot) {
-      const check = await checkHarborAgentTurnEnd(main, pass.agentUser);
+      const check = await checkHarborAgentTurnEnd(main, pass.agentUser, actor.workdir);
       if (check === 'no-python')
         this.sharedForgeableWhy =
           'the tests read the agent\'s files with their own rights, and the links it left could not be checked (the image has no python3 to check them); a link to where the tests keep their expected values would pass them (use environment_mode = "separate", or add python3 to the image)';
       else {
         const changed = turnEndWarning(check);
         if (changed) this.warn(changed);
-        const why = reachableWhy(check.reachable, "the container's PATH and PYTHONPATH");
-        if (why)
-          this.sharedForgeableWhy = `${why}, and the tests run in its container (use environment_mode = "separate" for a reward the agent cannot touch)`;
+        const why = [
+          reachableWhy(check.reachable, "the container's PATH and PYTHONPATH"),
+          shadowingWhy(check.shadowing, actor.workdir),
+        ].filter(Boolean);
+        if (why.length)
+          this.sharedForgeableWhy = `${why.join('; ')}, and the tests run in its container (use environment_mode = "separate" for a reward the agent cannot touch)`;
       }
     }
     this.step('teardown', 'completed');

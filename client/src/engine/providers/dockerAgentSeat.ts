@@ -16,6 +16,8 @@ import {
   TURN_END_CHECK_SCRIPT,
   turnEndCheckArgs,
   turnEndCheckOf,
+  unlistedCheckArgs,
+  withUnlisted,
   type TurnEndCheck,
 } from './turnEndCheck';
 
@@ -184,7 +186,7 @@ export class DockerAgentSeat implements AgentSeat {
         END_SCRIPT,
         String(this.agentUid),
         TURN_END_CHECK_SCRIPT,
-        // The whole file system: besides its workspace, the agent may write the shared temporary folders.
+        // The whole file system: besides its workspace, the agent may write shared folders (/tmp, any opened to it).
         ...turnEndCheckArgs(['/'], imagePathFolders(this.container.imagePath)),
       ],
       { user: '0', env: this.container.enginePathEnv, timeoutMs: SETUP_TIMEOUT_MS },
@@ -195,7 +197,13 @@ export class DockerAgentSeat implements AgentSeat {
         'provider',
         `ending the agent's turn (its processes, then its links) failed: ${res.stderr.trim() || (res.timedOut ? `not done within ${SETUP_TIMEOUT_MS / 1000} s` : `exit ${res.exitCode}`)}`,
       );
-    return turnEndCheckOf(res, ['/']);
+    const check = turnEndCheckOf(res, ['/']);
+    if (!check.unlisted.length) return check;
+    const unlisted = await this.container.exec(
+      ['python3', '-I', '-S', '-c', TURN_END_CHECK_SCRIPT, ...unlistedCheckArgs(check)],
+      { user: '0', env: this.container.enginePathEnv, timeoutMs: SETUP_TIMEOUT_MS },
+    );
+    return withUnlisted(check, turnEndCheckOf(unlisted, check.unlisted));
   }
 
   private prepare(): Promise<void> {

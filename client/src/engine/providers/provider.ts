@@ -106,7 +106,7 @@ export interface AgentSeat {
    * Ends the agent's turn: every process it started, however it detached, is
    * gone, and then what it left for the graders is checked (turnEndCheck.ts):
    * the links a grader must not follow for it are removed, its hard-linked
-   * files in shared temporary folders copied apart, and the folders where the graders look programs up
+   * files in shared folders copied apart, and the folders where the graders look programs up
    * that it could change are reported; resolves with that. A privileged seat
    * checks nothing: its agent could do everything the server can.
    */

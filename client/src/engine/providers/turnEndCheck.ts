@@ -19,8 +19,9 @@
  * - passes through /proc, where `self` and `cwd` mean the reader, not the
  *   agent (`/proc/self/cwd/...` is the server's folder to the server);
  * - ends where the agent cannot read (a folder: list and enter);
- * - or, wherever it leads, sits in or below a shared temporary folder
- *   (/tmp: sticky, everyone writes, someone else's), where graders write
+ * - or, wherever it leads, sits in or below a shared folder: someone
+ *   else's that the agent may add names to (/tmp and /dev/shm, a scratch
+ *   folder everyone or the agent's group writes), where graders write
  *   scratch files: `/tmp/grading/expected.txt -> answer.txt` had a grader
  *   write its expected value into the answer.
  *
@@ -36,6 +37,11 @@
  * grader that runs `pytest` by name would run the agent's; nothing is
  * removed there (the image put it on the path), the reward is marked
  * forgeable instead (docs/security.md, "Where the graders look programs up").
+ * A relative entry is the agent's as far as the check can tell, unless the
+ * caller names the folder the graders run in (Harbor's tests run in the
+ * task's workdir); there, it also reports the modules the agent could have
+ * left under the names of python3's own (`json.py`), which a python3 the
+ * graders start there with `-`, `-c` or `-m` would import instead.
  *
  * The script runs under `python3 -I -S` (no environment variables, user
  * site or working folder on its path). Folders the agent made unreadable or
@@ -45,6 +51,14 @@
  * an unchecked link or write through an unchecked name. What the server or
  * the image's services change meanwhile (a file gone, a folder it may not
  * list) is not the agent's and is passed over.
+ *
+ * A folder of someone else's that the agent may enter but not list (a drop
+ * folder, mode 0733) hides what the agent left in it from its own walk.
+ * The walk reports such folders and the agent's identity; the container
+ * seats then have root walk them with `--as` (unlistedCheckArgs), judging
+ * ownership as the agent, and cutting every link of its there, since root
+ * cannot ask what the agent may read. The local runtime needs no such
+ * walk: its agent and server are one user, so nothing there is foreign.
  */
 import { HudStudioError } from '../errors';
 import type { ExecResult } from './provider';
@@ -59,8 +73,10 @@ export interface CutLink {
  * What the check at the end of the agent's turn did and found: the links
  * it cut (the first ones) and how many there were; the files the agent had
  * made under two names or more that were given a copy each (the first
- * ones), and how many; and the folders where the graders look programs and
- * modules up in which the agent could have put its own.
+ * ones), and how many; the folders where the graders look programs and
+ * modules up in which the agent could have put its own (a relative entry
+ * as written, when nobody said where the graders run); and, in the folder
+ * where they run, the modules that would shadow a Python's own.
  */
 export interface TurnEndCheck {
   cut: CutLink[];
@@ -68,6 +84,17 @@ export interface TurnEndCheck {
   split: string[];
   splitCount: number;
   reachable: string[];
+  shadowing: ShadowingModule[];
+  /** Folders of someone else's the agent could enter but not list: root walks them (unlistedCheckArgs). */
+  unlisted: string[];
+  /** The agent's user and groups as the check ran (`UID:GID,GID`), for root's walk to judge by. */
+  agent: string;
+}
+
+/** A module in the graders' working folder, and the module of the standard library or site-packages it shadows. */
+export interface ShadowingModule {
+  path: string;
+  module: string;
 }
 
 /** What a seat that checked nothing returns. */
@@ -77,6 +104,9 @@ export const NOTHING_CHECKED: TurnEndCheck = Object.freeze({
   split: [],
   splitCount: 0,
   reachable: [],
+  shadowing: [],
+  unlisted: [],
+  agent: '',
 });
 
 /** How long the check of a workspace may take; past it the check has failed, and nothing is graded. */
@@ -86,12 +116,31 @@ export const TURN_END_CHECK_TIMEOUT_MS = 60_000;
 const LISTED = 50;
 
 export const TURN_END_CHECK_SCRIPT = `
-import json, os, stat, sys, sysconfig
+import sys
+# Modules a Python has before it reads a path (built in, frozen, loaded at start): nothing in a folder shadows them.
+preloaded = set(sys.modules)
+import importlib.machinery, json, os, site, stat, sysconfig
 args = sys.argv[1:]
 # After "--search": the folders where the graders look programs and modules up (the image's PATH, PYTHONPATH).
 roots, search = (args[:args.index("--search")], args[args.index("--search") + 1:]) if "--search" in args else (args, [])
-me = os.getuid()
-my_group = os.getgid()
+# "--run-in DIR": the folder the graders run in, when the caller knows it (Harbor's tests run in the workdir).
+run_in = None
+if "--run-in" in roots:
+    at = roots.index("--run-in")
+    run_in = roots[at + 1]
+    del roots[at:at + 2]
+# "--as UID:GID,...": root's walk of the folders the agent's own walk could enter but not list, judging as the
+# agent (its user and groups, as that walk reported them).
+judged_as = None
+if "--as" in roots:
+    at = roots.index("--as")
+    judged_as = roots[at + 1]
+    del roots[at:at + 2]
+if judged_as:
+    me, _, groups = judged_as.partition(":")
+    me, my_groups = int(me), {int(g) for g in groups.split(",") if g}
+else:
+    me, my_groups = os.getuid(), set(os.getgroups()) | {os.getgid()}
 listed = ${LISTED}
 
 def follow(path):
@@ -140,15 +189,19 @@ def opened(folder, bits, st=None):
         restore.append((folder, mode))
     return st.st_uid == me
 
+unlisted = []
 def listing(folder):
-    # The folder's entries and its lstat. A folder of someone else's that the agent cannot list holds nothing it
-    # could have put there to be read; one that went meanwhile (the server and the image's services still run)
+    # The folder's entries and its lstat. One that went meanwhile (the server and the image's services still run)
     # held nothing of the agent's.
     mine = False
     try:
         st = os.lstat(folder)
         mine = opened(folder, stat.S_IRUSR | stat.S_IXUSR, st)
         if not mine and not os.access(folder, os.R_OK | os.X_OK):
+            # Someone else's folder the agent may enter but not list (mode 0733, 0711): what it left below is out
+            # of this walk's sight, and the caller has root walk it (--as).
+            if os.access(folder, os.X_OK):
+                unlisted.append(folder)
             return [], st
         with os.scandir(folder) as entries:
             return list(entries), st
@@ -159,13 +212,15 @@ def listing(folder):
             raise
         return [], None
 
-def shared_temp(st):
-    # Every user may add names here and only a name's owner may remove it (/tmp, /dev/shm): the graders write
-    # here too. The kernel's fs.protected_symlinks, when the host has it on, refuses them the links of others here.
-    return st.st_mode & stat.S_ISVTX and st.st_mode & stat.S_IWOTH and st.st_uid != me
+def may_add(st):
+    # Whether the agent may add names to the folder, by its mode bits (the class that applies: owner, group, others).
+    if st.st_uid == me:
+        return True
+    bits = st.st_mode >> 3 if st.st_gid in my_groups else st.st_mode
+    return bits & 3 == 3
 
 def split(path, st):
-    # One file under two names, one of them in a shared temporary folder: a grader that writes its scratch file
+    # One file under two names, one of them in a shared folder: a grader that writes its scratch file
     # there would write the agent's other name. This name gets a copy of its own, with the same content, mode
     # and times.
     folder = os.path.dirname(path)
@@ -186,6 +241,9 @@ def split(path, st):
                 view = memoryview(chunk)
                 while view:
                     view = view[os.write(dst, view):]
+            if judged_as:
+                # Root's walk makes the copy: it goes to the file's owner.
+                os.fchown(dst, st.st_uid, st.st_gid)
             os.fchmod(dst, mode)
         finally:
             os.close(dst)
@@ -209,22 +267,27 @@ def owner(entry):
         return None
 
 cut, count, split_names, split_count, failed = [], 0, [], 0, None
-folders = [(r, False) for r in roots if os.path.isdir(r) and not os.path.islink(r)]
+# Root cannot ask the kernel what the agent may read, so its walk treats every folder as shared: every link of the
+# agent's there is cut and every file of its with other names copied apart.
+folders = [(r, judged_as is not None) for r in roots if os.path.isdir(r) and not os.path.islink(r)]
 try:
     while folders:
-        folder, in_temp = folders.pop()
+        folder, in_shared = folders.pop()
         if folder in ("/proc", "/sys"):
             continue
         entries, st = listing(folder)
         if st is None:
             continue
-        in_temp = in_temp or shared_temp(st)
         # Only in a folder it owns or may write can the agent have made links: elsewhere (most of an image)
         # nobody asks who made each link.
-        agents = st.st_uid == me or st.st_mode & stat.S_IWOTH or (st.st_gid == my_group and st.st_mode & stat.S_IWGRP)
+        agents = may_add(st)
+        # Someone else's folder the agent may add names to (/tmp and /dev/shm; a scratch folder everyone or its
+        # group writes), and all below it: the graders write there too. The kernel's fs.protected_symlinks, when
+        # the host has it on, refuses them the links of others only in a sticky folder everyone writes.
+        in_shared = in_shared or (agents and st.st_uid != me)
         for entry in entries:
             if entry.is_symlink():
-                if not agents or owner(entry) != me or (not in_temp and harmless(entry.path)):
+                if not agents or owner(entry) != me or (not in_shared and harmless(entry.path)):
                     continue
                 target = os.readlink(entry.path)
                 opened(folder, stat.S_IWUSR | stat.S_IXUSR)
@@ -233,8 +296,8 @@ try:
                 if len(cut) < listed:
                     cut.append([entry.path, target])
             elif entry.is_dir(follow_symlinks=False):
-                folders.append((entry.path, in_temp))
-            elif in_temp and entry.is_file(follow_symlinks=False):
+                folders.append((entry.path, in_shared))
+            elif in_shared and entry.is_file(follow_symlinks=False):
                 try:
                     est = entry.stat(follow_symlinks=False)
                 except FileNotFoundError:
@@ -280,34 +343,113 @@ def changeable(folder):
             return False
         child, below = parent, above
 
+paths = sysconfig.get_paths()
+libraries = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths]
 if search:
-    paths = sysconfig.get_paths()
-    search += [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths]
+    search += libraries
 reachable = []
 for folder in search:
-    if folder.startswith("/") and folder not in reachable and changeable(folder):
+    # A relative entry ("" too) names a folder under whichever one a grader runs in: the agent's, as far as
+    # anyone can tell, unless the caller says where they run.
+    if not folder.startswith("/"):
+        if run_in is None:
+            if folder not in reachable:
+                reachable.append(folder)
+            continue
+        folder = os.path.normpath(os.path.join(run_in, folder))
+    if folder not in reachable and changeable(folder):
         reachable.append(folder)
+
+def shadowing(folder):
+    # Modules the agent could have left where the graders run: a python3 started there with "-", -c or -m looks
+    # modules up in that folder first, so its json.py would be what "import json" runs, with the graders' rights.
+    found = []
+    if not changeable(folder):
+        return found
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except OSError:
+        return found
+    where = libraries + [os.path.join(p, "lib-dynload") for p in libraries[:2]] + site.getsitepackages()
+    suffixes = sorted(importlib.machinery.all_suffixes(), key=len, reverse=True)
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    for entry in sorted(entries, key=lambda e: e.name):
+        name = None
+        try:
+            if entry.is_dir():
+                if any(os.path.isfile(os.path.join(entry.path, "__init__" + s)) for s in suffixes):
+                    name = entry.name
+            elif entry.is_file():
+                name = next((entry.name[:-len(s)] for s in suffixes if entry.name.endswith(s)), None)
+        except OSError:
+            continue
+        if not name or not name.isidentifier() or name in preloaded or name in sys.builtin_module_names:
+            continue
+        if importlib.machinery.FrozenImporter.find_spec(name) is not None:
+            continue
+        if name in stdlib or importlib.machinery.PathFinder.find_spec(name, where) is not None:
+            found.append([entry.path, name])
+    return found
+
+shadows = shadowing(run_in) if run_in else []
 print(json.dumps({"cut": cut, "count": count, "split": split_names, "splitCount": split_count,
-                  "reachable": reachable, "failed": failed}))
+                  "reachable": reachable, "shadowing": shadows[:listed], "unlisted": unlisted,
+                  "agent": "%d:%s" % (me, ",".join(str(g) for g in sorted(my_groups))), "failed": failed}))
 sys.exit(1 if failed else 0)
 `;
 
-/** The script's arguments: the folders to walk, then those where the graders look programs and modules up. */
-export function turnEndCheckArgs(roots: readonly string[], search: readonly string[]): string[] {
-  return search.length ? [...roots, '--search', ...search] : [...roots];
+/**
+ * The script's arguments: the folders to walk, the folder the graders run in when known, then those where they
+ * look programs and modules up.
+ */
+export function turnEndCheckArgs(roots: readonly string[], search: readonly string[], runIn?: string): string[] {
+  return [...roots, ...(runIn ? ['--run-in', runIn] : []), ...(search.length ? ['--search', ...search] : [])];
 }
+
+const listed = (xs: readonly string[]): string =>
+  xs
+    .slice(0, 5)
+    .map((x) => JSON.stringify(x))
+    .join(', ') + (xs.length > 5 ? ` and ${xs.length - 5} more` : '');
 
 /** Why a grade from the checked substrate is forgeable, when the agent could reach where the graders look. */
 export function reachableWhy(reachable: readonly string[], where = "the image's PATH"): string | undefined {
-  if (!reachable.length) return undefined;
-  const shown = reachable.slice(0, 5).map((d) => JSON.stringify(d));
-  return `the agent's user could put programs or modules of its own in ${shown.join(', ')}${reachable.length > 5 ? ` and ${reachable.length - 5} more` : ''}, where the graders look them up (${where} and the library folders of python3), so a program a grader runs by name, or a module it imports, may be the agent's`;
+  const relative = reachable.filter((d) => !d.startsWith('/'));
+  const absolute = reachable.filter((d) => d.startsWith('/'));
+  const said: string[] = [];
+  if (absolute.length)
+    said.push(
+      `the agent's user could put programs or modules of its own in ${listed(absolute)}, where the graders look them up (${where} and the library folders of python3), so a program a grader runs by name, or a module it imports, may be the agent's`,
+    );
+  if (relative.length)
+    said.push(
+      `${where} holds relative entries (${listed(relative)}; "" is the working folder), which a grader running in a folder of the agent's would search there`,
+    );
+  return said.length ? said.join('; ') : undefined;
+}
+
+/** Why a grade is forgeable when the agent left modules that shadow a Python's own where the graders run. */
+export function shadowingWhy(shadowing: readonly ShadowingModule[], folder: string): string | undefined {
+  if (!shadowing.length) return undefined;
+  const first = shadowing[0]!;
+  return `the agent left ${listed(shadowing.map((s) => s.path))} in ${JSON.stringify(folder)}, where the graders run, under the names of modules of python3's own (${listed(shadowing.map((s) => s.module))}): a python3 started there with "-", -c or -m looks modules up in that folder first, so \`import ${first.module}\` would run the agent's code with the graders' rights`;
 }
 
 /** The links the script cut, from its output; throws when it could not check the whole workspace. */
 export function turnEndCheckOf(res: ExecResult, roots: readonly string[]): TurnEndCheck {
   let report:
-    | { cut?: unknown; count?: unknown; split?: unknown; splitCount?: unknown; reachable?: unknown; failed?: unknown }
+    | {
+        cut?: unknown;
+        count?: unknown;
+        split?: unknown;
+        splitCount?: unknown;
+        reachable?: unknown;
+        shadowing?: unknown;
+        unlisted?: unknown;
+        agent?: unknown;
+        failed?: unknown;
+      }
     | undefined;
   try {
     report = JSON.parse(res.stdout.trim().split('\n').pop() ?? '') as typeof report;
@@ -323,7 +465,10 @@ export function turnEndCheckOf(res: ExecResult, roots: readonly string[]): TurnE
     typeof report.count !== 'number' ||
     !Array.isArray(report.split) ||
     typeof report.splitCount !== 'number' ||
-    !Array.isArray(report.reachable)
+    !Array.isArray(report.reachable) ||
+    !Array.isArray(report.shadowing) ||
+    !Array.isArray(report.unlisted) ||
+    typeof report.agent !== 'string'
   ) {
     const why = failed ?? (res.stderr.trim() || res.stdout.trim() || `exit ${res.exitCode}`);
     throw new HudStudioError(
@@ -332,9 +477,9 @@ export function turnEndCheckOf(res: ExecResult, roots: readonly string[]): TurnE
       { hint: 'a grader would follow a link nobody checked; the agent left something the check could not open' },
     );
   }
-  const cut = (report.cut as unknown[])
-    .filter((c): c is [string, string] => Array.isArray(c) && typeof c[0] === 'string' && typeof c[1] === 'string')
-    .map(([path, target]) => ({ path, target }));
+  const pairs = (xs: unknown[]): [string, string][] =>
+    xs.filter((c): c is [string, string] => Array.isArray(c) && typeof c[0] === 'string' && typeof c[1] === 'string');
+  const cut = pairs(report.cut as unknown[]).map(([path, target]) => ({ path, target }));
   const strings = (xs: unknown[]): string[] => xs.filter((x): x is string => typeof x === 'string');
   return {
     cut,
@@ -342,6 +487,31 @@ export function turnEndCheckOf(res: ExecResult, roots: readonly string[]): TurnE
     split: strings(report.split as unknown[]),
     splitCount: report.splitCount,
     reachable: strings(report.reachable as unknown[]),
+    shadowing: pairs(report.shadowing as unknown[]).map(([path, module]) => ({ path, module })),
+    unlisted: strings(report.unlisted as unknown[]),
+    agent: report.agent,
+  };
+}
+
+/**
+ * The script's arguments for root's walk of the folders the agent's walk could enter but not list (a drop
+ * folder of mode 0733): judged as the agent, every link of its there is cut and every file of its with other
+ * names copied apart, since root cannot ask the kernel what the agent may read. Its processes are gone by then,
+ * so nothing changes under root's walk.
+ */
+export function unlistedCheckArgs(check: TurnEndCheck): string[] {
+  return ['--as', check.agent, ...check.unlisted];
+}
+
+/** The agent's walk and root's walk of what it could not list, as one check. */
+export function withUnlisted(first: TurnEndCheck, second: TurnEndCheck): TurnEndCheck {
+  return {
+    ...first,
+    cut: [...first.cut, ...second.cut].slice(0, LISTED),
+    count: first.count + second.count,
+    split: [...first.split, ...second.split].slice(0, LISTED),
+    splitCount: first.splitCount + second.splitCount,
+    unlisted: second.unlisted,
   };
 }
 
@@ -359,7 +529,7 @@ export function turnEndWarning({ cut, count, split, splitCount }: TurnEndCheck):
   const said: string[] = [];
   if (count)
     said.push(
-      `removed ${count} symlink${count === 1 ? '' : 's'} the agent left that lead nowhere, through /proc or where the agent cannot read, or that sit in a shared temporary folder, before grading: ${shown(
+      `removed ${count} symlink${count === 1 ? '' : 's'} the agent left that lead nowhere, through /proc or where the agent cannot read, or that sit in a folder it shares with others (such as /tmp), before grading: ${shown(
         cut.map((l) => `${JSON.stringify(l.path)} -> ${JSON.stringify(l.target)}`),
         count,
       )}`,
