@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { cli } from '../cli/cliHarness';
 import { BASE_IMAGE, dockerReady, imageFrom, tempDir } from '../docker/support';
+import { peerSdkImage } from '../../conformance/peerImage';
 
 before(dockerReady);
 
@@ -39,7 +40,7 @@ for (const [name, path, task, said] of [
     'a relative entry first on the PATH',
     `bin:${SYSTEM_PATH}`,
     'in_workspace',
-    /^the reward is forgeable: the image's PATH holds relative entries \("bin"/,
+    /^the reward is forgeable: relative entries where the graders look programs and modules up \("bin" in the image's PATH/,
   ],
   ["the system's folders only", SYSTEM_PATH, 'in_workspace', undefined],
 ] as const) {
@@ -77,3 +78,42 @@ for (const [name, path, task, said] of [
     }
   });
 }
+
+// The image's own SDK serves with the image's PYTHONPATH, which here holds a folder of the workspace: the agent
+// plants the module the grader imports when it grades. The SDK's behaviour is kept; the reward is marked.
+test("the image's own SDK with a workspace folder on its PYTHONPATH: the reward is marked forgeable", async () => {
+  const image = await imageFrom(`FROM ${peerSdkImage()}\nRUN mkdir -p /workspace/lib\nENV PYTHONPATH=/workspace/lib\n`);
+  const plant = [
+    `printf 'class SequenceMatcher:\\n    def __init__(self, *a): pass\\n    def ratio(self): return 1.0\\n' > /workspace/lib/difflib.py`,
+    'echo wrong',
+  ].join(' && ');
+  const r = await cli([
+    'run',
+    `${GRADER}::similar_task`,
+    '--command',
+    plant,
+    '--runtime',
+    'docker',
+    '--image',
+    image,
+    '--sdk',
+    'image',
+    '--trace-dir',
+    tempDir('search-path'),
+    '--timeout',
+    '180',
+    '--json',
+  ]);
+  const json = JSON.parse(r.stdout) as { status: string; reward: number | null; forgeable?: boolean; trace: string };
+  assert.equal(json.status, 'completed', r.stdout + r.stderr);
+  const trace = readTrace(json.trace);
+  assert.equal(trace.phases[0]?.substrate?.sdk?.source, 'image');
+  assert.equal(json.reward, 1, "the grader imported the agent's difflib, as under the SDK");
+  assert.equal(json.forgeable, true);
+  assert.ok(
+    trace.warnings.some((w) =>
+      /^the reward is forgeable: the agent's user could put programs .*"\/workspace\/lib"/.test(w),
+    ),
+    trace.warnings.join('\n'),
+  );
+});

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentWritableFolders, enginePath, imagePathOf } from '../../../client/src/engine/docker/enginePath';
+import { agentWritableFolders, enginePath, imageEnvOf } from '../../../client/src/engine/docker/enginePath';
 
 test("the engine's PATH drops the workspace, the world-writable folders and relative entries", () => {
   assert.equal(
@@ -21,7 +21,8 @@ test('the folders of a PATH in reach of the agent: the workspace and the shared 
 });
 
 test("an image's PATH is read from its environment; none means Docker's default applies", () => {
-  assert.equal(imagePathOf(['LANG=C', 'PATH=/opt/conda/bin:/usr/bin']), '/opt/conda/bin:/usr/bin');
-  assert.equal(imagePathOf(['LANG=C']), undefined);
-  assert.equal(imagePathOf(undefined), undefined);
+  assert.equal(imageEnvOf(['LANG=C', 'PATH=/opt/conda/bin:/usr/bin']), '/opt/conda/bin:/usr/bin');
+  assert.equal(imageEnvOf(['LANG=C']), undefined);
+  assert.equal(imageEnvOf(undefined), undefined);
+  assert.equal(imageEnvOf(['PATHS=x', 'PYTHONPATH=/app/lib'], 'PYTHONPATH'), '/app/lib');
 });

@@ -14,7 +14,7 @@ import type { ExecOptions, ExecResult } from '../providers/provider';
 import { dockerClient } from './client';
 import { ContainerError, ImageMissingError, dockerMessage, dockerStatus } from './errors';
 import { attachContainer, closeAttached, runExec, spawnExec, watchAttached, type InteractiveExec } from './exec';
-import { enginePath, imagePathOf } from './enginePath';
+import { enginePath, imageEnvOf } from './enginePath';
 import { extractTar, packEntries, statFields, walkFolder, type FolderEntry } from './tar';
 import { LABELS, type ContainerSpec, type ManagedContainer, type NetworkMode, type RunningExec } from './types';
 
@@ -45,7 +45,8 @@ export function ownerLabels(spec: Pick<ContainerSpec, 'rolloutId' | 'phase' | 'e
  */
 export async function createContainer(spec: ContainerSpec, facts?: Promise<ImageFacts>): Promise<ManagedContainer> {
   const docker = dockerClient();
-  const { imageId, imageUser, imageLabels, imagePath } = await (facts ?? inspectImage(docker, spec.image));
+  const { imageId, imageUser, imageLabels, imagePath, imagePythonPath } = await (facts ??
+    inspectImage(docker, spec.image));
   const warnings: string[] = [];
   const network = dockerNetworkMode(spec.network);
   // Init reaps the orphans of killed commands (PID 1 is otherwise a plain sleep).
@@ -128,6 +129,7 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
         spec.user || imageUser,
         imageLabels,
         imagePath,
+        imagePythonPath,
         attached,
       );
     } catch (err) {
@@ -157,6 +159,8 @@ export interface ImageFacts {
   imageLabels: Record<string, string>;
   /** The PATH the image sets; undefined: Docker's default. */
   imagePath: string | undefined;
+  /** The PYTHONPATH the image sets, if any. */
+  imagePythonPath: string | undefined;
   /** Whether the image names an ENTRYPOINT, which a container's command is handed to. */
   hasEntrypoint: boolean;
 }
@@ -170,7 +174,8 @@ export async function inspectImage(docker: Docker, image: string): Promise<Image
       imageId: info.Id,
       imageUser: info.Config?.User ?? '',
       imageLabels: info.Config?.Labels ?? {},
-      imagePath: imagePathOf(info.Config?.Env),
+      imagePath: imageEnvOf(info.Config?.Env),
+      imagePythonPath: imageEnvOf(info.Config?.Env, 'PYTHONPATH'),
       hasEntrypoint: Array.isArray(entrypoint) ? entrypoint.length > 0 : Boolean(entrypoint),
     };
   } catch (err) {
@@ -285,6 +290,8 @@ export class DockerContainer implements ManagedContainer {
     readonly imageLabels: Record<string, string> = {},
     /** The PATH the image sets; undefined: unknown, or Docker's default. */
     readonly imagePath?: string,
+    /** The PYTHONPATH the image sets, if any (the image's own SDK serves with it). */
+    readonly imagePythonPath?: string,
     /** The attach connection of the container's own process (ContainerSpec.attach), until `takeMain`. */
     private attached?: Duplex,
   ) {}

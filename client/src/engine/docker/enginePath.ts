@@ -15,9 +15,9 @@ export const WORKSPACE_DIR = '/workspace';
 /** Folders the agent's user can write: its workspace and the world-writable temporary folders. */
 const AGENT_WRITABLE = [WORKSPACE_DIR, '/tmp', '/var/tmp', '/dev/shm'];
 
-/** The PATH an image's environment sets, if any (Docker's default applies otherwise). */
-export function imagePathOf(env: readonly string[] | undefined | null): string | undefined {
-  return env?.find((e) => e.startsWith('PATH='))?.slice('PATH='.length);
+/** The value of `name` an image's environment sets, if any (for PATH, Docker's default applies otherwise). */
+export function imageEnvOf(env: readonly string[] | undefined | null, name = 'PATH'): string | undefined {
+  return env?.find((e) => e.startsWith(`${name}=`))?.slice(name.length + 1);
 }
 
 /** Docker's PATH in a container of an image that sets none: the system's own folders. */

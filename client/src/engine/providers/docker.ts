@@ -818,7 +818,12 @@ export class DockerSubstrate implements Substrate {
 
   agentSeat(): AgentSeat {
     this.assertLive();
-    this.seat ??= new DockerAgentSeat(this.container, ENV_DIR);
+    // The image's own SDK serves with the image's PYTHONPATH (pythonEnv): its graders import from there too.
+    this.seat ??= new DockerAgentSeat(
+      this.container,
+      ENV_DIR,
+      this.spec.useImageSdk ? this.container.imagePythonPath : undefined,
+    );
     return this.seat;
   }
 

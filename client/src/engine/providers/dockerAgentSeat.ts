@@ -143,6 +143,8 @@ export class DockerAgentSeat implements AgentSeat {
   constructor(
     private readonly container: DockerContainer,
     private readonly envDir: string,
+    /** The PYTHONPATH the server runs with, when it is the image's (its own SDK serves). */
+    private readonly serverPythonPath?: string,
   ) {
     const asked = container.imageLabels[ROOT_AGENT_LABEL];
     this.privileged = asked === 'root' || asked === '0';
@@ -187,7 +189,10 @@ export class DockerAgentSeat implements AgentSeat {
         String(this.agentUid),
         TURN_END_CHECK_SCRIPT,
         // The whole file system: besides its workspace, the agent may write shared folders (/tmp, any opened to it).
-        ...turnEndCheckArgs(['/'], imagePathFolders(this.container.imagePath)),
+        ...turnEndCheckArgs(
+          ['/'],
+          [...imagePathFolders(this.container.imagePath), ...(this.serverPythonPath?.split(':') ?? [])],
+        ),
       ],
       { user: '0', env: this.container.enginePathEnv, timeoutMs: SETUP_TIMEOUT_MS },
     );

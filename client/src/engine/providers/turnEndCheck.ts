@@ -414,7 +414,10 @@ const listed = (xs: readonly string[]): string =>
     .join(', ') + (xs.length > 5 ? ` and ${xs.length - 5} more` : '');
 
 /** Why a grade from the checked substrate is forgeable, when the agent could reach where the graders look. */
-export function reachableWhy(reachable: readonly string[], where = "the image's PATH"): string | undefined {
+export function reachableWhy(
+  reachable: readonly string[],
+  where = "the image's PATH, and its PYTHONPATH where the image's own SDK serves",
+): string | undefined {
   const relative = reachable.filter((d) => !d.startsWith('/'));
   const absolute = reachable.filter((d) => d.startsWith('/'));
   const said: string[] = [];
@@ -424,7 +427,7 @@ export function reachableWhy(reachable: readonly string[], where = "the image's 
     );
   if (relative.length)
     said.push(
-      `${where} holds relative entries (${listed(relative)}; "" is the working folder), which a grader running in a folder of the agent's would search there`,
+      `relative entries where the graders look programs and modules up (${listed(relative)} in ${where}; "" is the working folder) name a folder under the one a grader runs in, which may be the agent's`,
     );
   return said.length ? said.join('; ') : undefined;
 }
