@@ -186,6 +186,11 @@ export interface PythonFacts {
   factories?: FactoryFacts[];
   /** Names bound at module level to values the index does not read (`x = None`, `x = a.b`). */
   otherBindings?: string[];
+  /**
+   * Names of environments this module builds where the index reads no templates (inside a function, as test
+   * modules do): a `Task(env=..., id=...)` of one of them here is not reported as naming an unknown template.
+   */
+  unreadEnvironments?: string[];
   v5Scenarios: { envVariable: string; functionName: string; range: Range }[];
   serviceAccess: Range[];
   hasSyntaxErrors: boolean;

@@ -76,7 +76,8 @@ export function linkPython(
     if (!made && target) {
       callUses.push(use(cand.call.calleeRange, 'task', target));
       argProblems(cand.call, target.template, callProblems);
-    } else if (!made) callProblems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
+    } else if (!made && !facts.unreadEnvironments?.includes(explicit!.env))
+      callProblems.push(unknownExplicit(explicit!, cand.call.calleeRange, 'task-unknown-template'));
     // Its call runs and is checked; which verifier it ends with is known only by running the module.
     if (cand.unlisted || (cand.givenTo && givenToVerifying(file, cand.givenTo, resolver))) continue;
     const assigned = verifierOf?.get(cand.call);
@@ -418,7 +419,10 @@ function explicitArgProblems(call: CallFacts, explicit: ExplicitTask, template: 
     out.push(problem(p.varargs ? 'task-args-into-varargs' : 'task-bad-args', range, `args=: ${p.message}`));
 }
 
-/** A `Task(env=..., id=...)` whose template no workspace file defines. */
+/**
+ * A `Task(env=..., id=...)` whose template no workspace file defines; not said of an environment the module
+ * builds where the index reads no templates (unreadEnvironments.ts).
+ */
 function unknownExplicit(
   explicit: ExplicitTask,
   range: Range,
@@ -523,7 +527,8 @@ function linkVerifier(
   const target = resolve(call);
   if (!target) {
     if (call.explicit) {
-      problems.push(unknownExplicit(call.explicit, call.calleeRange, 'verifier-unknown-template'));
+      if (!facts.unreadEnvironments?.includes(call.explicit.env))
+        problems.push(unknownExplicit(call.explicit, call.calleeRange, 'verifier-unknown-template'));
       return undefined;
     }
     // What a function or a class returns is known only by running it (a factory may return a Task); an undefined

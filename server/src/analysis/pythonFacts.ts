@@ -68,6 +68,7 @@ import { applyRebinding } from './rebinding';
 import { sdkProblems } from './sdkChecks';
 import { heldTask, shareCandidates, uniqueOthers } from './taskCandidates';
 import { dropMap } from './textMap';
+import { unreadEnvironments } from './unreadEnvironments';
 import type { ModuleRoot } from './moduleTree';
 import type { SyntaxNode } from './treeSitter';
 import { notePassedTasks, notePassTargets, settleVerifierReach, forgetVerifierReach } from './verifierReach';
@@ -264,6 +265,10 @@ export function extractPythonFacts(root: ModuleRoot, text: string): PythonFacts 
     if (typeof b === 'string') bind(ctx, b, st);
     else if (b) for (const name of b) bind(ctx, name, st);
     noteTasksHeld(ctx, st, firstTask);
+  }
+  if (facts.importsHud && hudNames.environment.size) {
+    const unread = unreadEnvironments(text, hudNames.environment, facts);
+    if (unread) facts.unreadEnvironments = unread;
   }
   settleVerifierReach(facts, statements, text);
   applyRebinding(facts, statements, statementOfTask, statementOfAssignment);

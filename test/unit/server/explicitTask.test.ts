@@ -111,3 +111,49 @@ test("Task is only the SDK's: a Task of another package is not read", async () =
   );
   assert.deepEqual(rows, []);
 });
+
+test('a Task of an environment the module builds inside a function is no unknown template; elsewhere it is', async () => {
+  // The SDK's own tests build their environment in a fixture and name its templates with Task(env=..., id=...).
+  const fixture = py`
+    from hud import Environment as Env
+    from hud.eval import Task
+
+    SESSION = Task(env="sessions", id="echo")
+    CHECKED = Task(env="other", id="solve", verifier=Task(env="sessions", id="check"))
+
+
+    def make_env():
+        env = Env(name='sessions')
+
+        @env.template()
+        async def echo(tag: str):
+            yield f"go {tag}"
+            yield 1.0
+
+        return env
+  `;
+  const ws = await workspace({ 'tests/test_sessions.py': fixture, 'tasks.py': TASKS_ELSEWHERE });
+  assert.deepEqual(ws.codes('tests/test_sessions.py'), ['task-unknown-template'], 'only env="other" is unknown');
+  // The same Task in a module that builds no such environment is reported: the index cannot vouch for it there.
+  assert.deepEqual(ws.codes('tasks.py'), ['task-unknown-template']);
+  // An environment the module builds at its top level has its templates read: a typo there is still one.
+  const top = await workspace({
+    'env.py': py`
+      from hud import Environment, Task
+
+      env = Environment("sessions")
+      typo = Task(env="sessions", id="ecko")
+
+
+      def another():
+          return Environment("sessions")
+    `,
+  });
+  assert.deepEqual(top.codes('env.py'), ['task-unknown-template']);
+});
+
+const TASKS_ELSEWHERE = py`
+  from hud.eval import Task
+
+  SESSION = Task(env="sessions", id="echo")
+`;
