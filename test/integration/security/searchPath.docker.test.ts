@@ -28,6 +28,33 @@ const PLANT = [
   'echo wrong > answer.txt',
 ].join(' && ');
 
+interface Graded {
+  reward: number | null;
+  forgeable: boolean | undefined;
+  trace: ReturnType<typeof readTrace>;
+}
+
+/** `hud-studio run` of the fixture's `task` on `image`, the agent running `command`; it must complete. */
+async function graded(task: string, command: string, image: string, more: string[] = []): Promise<Graded> {
+  const r = await cli([
+    'run',
+    `${GRADER}::${task}`,
+    '--command',
+    command,
+    '--runtime',
+    'docker',
+    '--image',
+    image,
+    ...more,
+    '--trace-dir',
+    tempDir('search-path'),
+    '--json',
+  ]);
+  const json = JSON.parse(r.stdout) as { status: string; reward: number | null; forgeable?: boolean; trace: string };
+  assert.equal(json.status, 'completed', r.stdout + r.stderr);
+  return { reward: json.reward, forgeable: json.forgeable, trace: readTrace(json.trace) };
+}
+
 for (const [name, path, task, said] of [
   [
     'a workspace folder first on the PATH',
@@ -46,23 +73,8 @@ for (const [name, path, task, said] of [
 ] as const) {
   const forged = said !== undefined;
   test(`${name}: ${forged ? 'the reward is marked forgeable, naming the folder' : 'the planted program is not run'}`, async () => {
-    const image = await imageFrom(`FROM ${BASE_IMAGE}\nENV PATH=${path}\n`);
-    const r = await cli([
-      'run',
-      `${GRADER}::${task}`,
-      '--command',
-      PLANT,
-      '--runtime',
-      'docker',
-      '--image',
-      image,
-      '--trace-dir',
-      tempDir('search-path'),
-      '--json',
-    ]);
-    const json = JSON.parse(r.stdout) as { status: string; reward: number | null; forgeable?: boolean; trace: string };
-    assert.equal(json.status, 'completed', r.stdout + r.stderr);
-    const warnings = readTrace(json.trace).warnings;
+    const json = await graded(task, PLANT, await imageFrom(`FROM ${BASE_IMAGE}\nENV PATH=${path}\n`));
+    const warnings = json.trace.warnings;
     if (forged) {
       // The SDK's behaviour is kept: the grader ran the agent's python3.
       assert.equal(json.reward, 1);
@@ -87,26 +99,8 @@ test("the image's own SDK with a workspace folder on its PYTHONPATH: the reward 
     `printf 'class SequenceMatcher:\\n    def __init__(self, *a): pass\\n    def ratio(self): return 1.0\\n' > /workspace/lib/difflib.py`,
     'echo wrong',
   ].join(' && ');
-  const r = await cli([
-    'run',
-    `${GRADER}::similar_task`,
-    '--command',
-    plant,
-    '--runtime',
-    'docker',
-    '--image',
-    image,
-    '--sdk',
-    'image',
-    '--trace-dir',
-    tempDir('search-path'),
-    '--timeout',
-    '180',
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as { status: string; reward: number | null; forgeable?: boolean; trace: string };
-  assert.equal(json.status, 'completed', r.stdout + r.stderr);
-  const trace = readTrace(json.trace);
+  const json = await graded('similar_task', plant, image, ['--sdk', 'image', '--timeout', '180']);
+  const trace = json.trace;
   assert.equal(trace.phases[0]?.substrate?.sdk?.source, 'image');
   assert.equal(json.reward, 1, "the grader imported the agent's difflib, as under the SDK");
   assert.equal(json.forgeable, true);
