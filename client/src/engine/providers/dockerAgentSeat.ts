@@ -117,7 +117,18 @@ while True:
     if not left:
         break
     if time.monotonic() > deadline:
-        sys.exit("processes of the agent still alive: %s" % left)
+        # What each survivor is doing (its state, a D is an uninterruptible wait in the kernel; its kernel wait
+        # channel; its command), so that a run that ends here says why.
+        def seen(pid):
+            try:
+                with open("/proc/%d/wchan" % pid) as f:
+                    wchan = f.read().strip()
+                with open("/proc/%d/cmdline" % pid, "rb") as f:
+                    cmd = f.read(200).replace(b"\\0", b" ").decode(errors="replace").strip()
+                return "%d (%s, in %s: %r)" % (pid, owner_and_state(pid)[1], wchan or "-", cmd)
+            except OSError:
+                return str(pid)
+        sys.exit("processes of the agent still alive: %s" % ", ".join(seen(p) for p in left))
     time.sleep(0.01)
 pid = os.fork()
 if pid == 0:
