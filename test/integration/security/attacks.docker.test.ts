@@ -81,6 +81,18 @@ test('forged control-channel replies with a same-environment verifier: the autho
   assert.equal(trace.answer, 'wrong');
 });
 
+// A shell runs commands by vfork: its parent waits in the kernel (state D) until the child execs, and a SIGSTOP
+// that lands on the child first keeps it waiting. Here the child stops itself on purpose; the sweep at the end of
+// the turn used to wait for the parent to stop until its deadline, and the run was an error instead of a 0.
+const VFORK_STOPPED =
+  "python3 -c 'import ctypes; libc = ctypes.CDLL(None); libc.vfork() or libc.kill(libc.getpid(), 19)' & sleep 1; echo wrong";
+
+test('a vfork parent held in the kernel by its stopped child does not keep the turn from ending: it is graded 0', async () => {
+  const r = await attack(`${SELF_GRADED}::task`, VFORK_STOPPED);
+  assert.equal(r.status, 'completed', r.stdout);
+  assert.equal(r.reward, 0);
+});
+
 test('golden data: sed on env.py in the actor container recovers nothing', async () => {
   const r = await attack(`${SELF_GRADED}::task`, READ_GOLDEN);
   assert.equal(r.status, 'completed', r.stdout);

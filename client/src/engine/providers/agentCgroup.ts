@@ -220,12 +220,14 @@ export class AgentCgroup {
           if (code !== 'EBUSY' || Date.now() >= deadline) return;
         }
       } else {
-        // Freeze first: once none of them runs, none can fork into a place a kill frees.
+        // Freeze first: once none of them runs, none can fork into a place a kill frees. One waiting in the kernel
+        // (D: a vfork parent whose child was stopped before its exec) stops only when the wait ends, which may be
+        // never: its SIGSTOP stays pending and it is not waited for.
         let running = 0;
         for (const pid of left) {
           const state = procStat(pid)?.state;
           if (state === undefined || state === 'Z' || state === 'T' || state === 't') continue;
-          running++;
+          if (state !== 'D') running++;
           signal(pid, 'SIGSTOP');
         }
         if (running === 0 || Date.now() >= deadline) for (const pid of left) signal(pid, 'SIGKILL');
