@@ -8,8 +8,6 @@
 import type { PythonFacts } from './facts';
 import { intern } from './intern';
 
-const escaped = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * The names of `Environment(...)` calls with a literal name (under any local name the module binds the class
  * to) beyond the environments the module builds at its top level. Undefined when there are none: most modules.
@@ -20,13 +18,14 @@ export function unreadEnvironments(
   facts: PythonFacts,
 ): string[] | undefined {
   const found = new Set<string>();
+  // The local names come from import statements: Python identifiers, nothing a pattern must escape.
   for (const cls of classNames) {
     // Cheap refusal first: no more calls than the top-level environments.
     let calls = 0;
     for (let at = text.indexOf(`${cls}(`); at >= 0; at = text.indexOf(`${cls}(`, at + 1)) calls++;
     if (calls <= facts.environments.length) continue;
     const call = new RegExp(
-      `(?<![\\w.])${escaped(cls)}\\(\\s*(?:name\\s*=\\s*)?[rRuU]?(?:"([^"\\\\\\n]*)"|'([^'\\\\\\n]*)')`,
+      `(?<![\\w.])${cls}\\(\\s*(?:name\\s*=\\s*)?[rRuU]?(?:"([^"\\\\\\n]*)"|'([^'\\\\\\n]*)')`,
       'g',
     );
     for (const m of text.matchAll(call)) found.add(m[1] ?? m[2]!);
