@@ -14,11 +14,11 @@ import { LlmAgent, DEFAULT_LLM_SETTINGS } from '../../../client/src/engine/agent
 import { resolveModel } from '../../../client/src/engine/agents/llm/modelRef';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
 import { FIXTURES, rolloutOn } from '../engine-local/rules';
 import { localUnderTest } from '../engine-local/localUnderTest';
-import { dockerReady, tempDir } from '../docker/support';
+import { dockerReady } from '../docker/support';
 import { startScriptedModel } from '../../support/scriptedModels';
+import { completedRollout } from './rollout';
 
 before(async () => {
   await dockerReady();
@@ -58,20 +58,8 @@ for (const runtime of ['docker', 'local'] as const) {
     for (const target of TARGETS) {
       for (const [kind, answer] of Object.entries(forgedAnswers(target.golden))) {
         test(`${target.name}: ${kind}`, async () => {
-          const r = await cli([
-            'run',
-            target.ref,
-            '--command',
-            printing(answer),
-            '--runtime',
-            runtime,
-            '--trace-dir',
-            tempDir('answers'),
-            '--json',
-          ]);
-          const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
-          assert.equal(json.status, 'completed', r.stdout);
-          assert.equal(json.reward, 0, `the forged answer scored: ${r.stdout.slice(0, 2000)}`);
+          const json = await completedRollout(target.ref, printing(answer), { runtime, traces: 'answers' });
+          assert.equal(json.reward, 0, `the forged answer scored: ${json.stdout.slice(0, 2000)}`);
           const trace = readTrace(json.trace);
           assert.equal(trace.result?.reward, 0);
           if (kind !== 'huge') assert.equal(trace.answer, answer, 'the answer is recorded exactly as given');

@@ -10,9 +10,9 @@ import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheRoot } from '../../../client/src/engine/runtimeBytecode';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
 import { FIXTURES } from '../engine-local/rules';
-import { dockerReady, tempDir } from '../docker/support';
+import { dockerReady } from '../docker/support';
+import { runRollout, type RolloutRun } from './rollout';
 
 before(dockerReady);
 
@@ -37,31 +37,9 @@ const FORGE = [
 const READ_GOLDEN =
   'for f in /workspace/env/env.py /opt/hud-studio/env/env.py; do sed -n \'s/^task = guess(expected="\\(.*\\)")$/\\1/p\' "$f" 2>/dev/null; done | head -n 1';
 
-async function attack(
-  envFile: string,
-  command: string,
-): Promise<{ reward: number | null; status: string; forgeable: boolean; trace: string | null; stdout: string }> {
-  const dir = tempDir('attack');
-  const r = await cli([
-    'run',
-    envFile,
-    '--command',
-    command,
-    '--runtime',
-    'docker',
-    '--trace-dir',
-    dir,
-    '--timeout',
-    '180',
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as {
-    reward: number | null;
-    status: string;
-    forgeable: boolean;
-    trace: string | null;
-  };
-  return { ...json, stdout: r.stdout };
+/** A rollout of `envFile`'s task in Docker with `command` in the agent's seat. */
+function attack(envFile: string, command: string): Promise<RolloutRun> {
+  return runRollout(envFile, command, { runtime: 'docker', timeoutS: 180, traces: 'attack' });
 }
 
 test('forged control-channel replies: the agent can neither stop the server nor write into the relay (self-graded actor)', async () => {
@@ -113,19 +91,7 @@ test('an environment that asks for a root agent gets one, and its self-graded re
     trace.warnings.join('\n'),
   );
   // An agent that runs nothing cannot have forged anything.
-  const dir = tempDir('attack');
-  const fixed = await cli([
-    'run',
-    `${rootAgent}::task`,
-    '--answer',
-    'hunter2',
-    '--runtime',
-    'docker',
-    '--trace-dir',
-    dir,
-    '--json',
-  ]);
-  const json = JSON.parse(fixed.stdout) as { reward: number; forgeable: boolean };
+  const json = await runRollout(`${rootAgent}::task`, 'hunter2', { runtime: 'docker', answer: true, traces: 'attack' });
   assert.equal(json.reward, 1);
   assert.equal(json.forgeable, false);
 });

@@ -10,9 +10,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { REPO_ROOT, cli, exitOf } from '../cli/cliHarness';
+import { REPO_ROOT, exitOf } from '../cli/cliHarness';
 import { FIXTURES } from '../engine-local/rules';
 import { tempDir } from '../docker/support';
+import { completedRollout } from './rollout';
 
 const SELF_GRADED = join(__dirname, 'fixtures', 'self_graded', 'env.py');
 
@@ -32,25 +33,9 @@ function processesRunning(marker: string): string[] {
   return found;
 }
 
-async function attack(
-  ref: string,
-  command: string,
-): Promise<{ reward: number | null; status: string; forgeable: boolean; trace: string; text: string }> {
-  const dir = tempDir('local-attack');
-  const r = await cli([
-    'run',
-    ref,
-    '--command',
-    command,
-    '--runtime',
-    'local',
-    '--trace-dir',
-    dir,
-    '--timeout',
-    '120',
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as { reward: number | null; status: string; forgeable: boolean; trace: string };
+/** A completed local rollout of `ref` with `command` in the agent's seat, and its trace's text. */
+async function attack(ref: string, command: string) {
+  const json = await completedRollout(ref, command, { runtime: 'local', timeoutS: 120, traces: 'local-attack' });
   return { ...json, text: readFileSync(json.trace, 'utf8') };
 }
 
@@ -62,7 +47,6 @@ test("the agent reads /proc/$PPID/environ: none of the CLI's variables are there
       `${SELF_GRADED}::task`,
       'cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr "\\0" "\\n"; echo wrong',
     );
-    assert.equal(r.status, 'completed');
     assert.equal(r.reward, 0);
     assert.ok(!r.text.includes(value), "the CLI's variable reached the trace");
     assert.equal(r.forgeable, false, 'a sandboxed agent cannot forge the self-graded reward');
@@ -80,7 +64,6 @@ test("a setsid child of the agent does not outlive the actor phase, nor reach th
     `${FIXTURES.twoEnv}::task`,
     `setsid sh -c '${rewrite}' </dev/null >/dev/null 2>&1 & setsid sleep ${marker} </dev/null >/dev/null 2>&1 & echo wrong`,
   );
-  assert.equal(r.status, 'completed');
   assert.equal(r.reward, 0, 'the verifier graded its own, untouched env.py');
   assert.deepEqual(processesRunning(`sleep ${marker}`), [], 'nothing the agent started is left');
   assert.equal(readTrace(r.trace).answer, 'wrong');

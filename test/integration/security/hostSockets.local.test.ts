@@ -16,8 +16,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
-import { tempDir } from '../docker/support';
+import { completedRollout } from './rollout';
 
 const TOOL = join(__dirname, 'fixtures', 'server_tool', 'env.py');
 const SELF_GRADED = join(__dirname, 'fixtures', 'self_graded', 'env.py');
@@ -55,19 +54,11 @@ while True:
 after(() => service?.kill());
 
 async function run(ref: string, flag: '--answer' | '--command', value: string) {
-  const r = await cli([
-    'run',
-    ref,
-    flag,
-    value,
-    '--runtime',
-    'local',
-    '--trace-dir',
-    tempDir('host-sockets'),
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
-  assert.equal(json.status, 'completed', r.stdout);
+  const json = await completedRollout(ref, value, {
+    runtime: 'local',
+    answer: flag === '--answer',
+    traces: 'host-sockets',
+  });
   return { ...json, text: readFileSync(json.trace, 'utf8'), trace: readTrace(json.trace) };
 }
 

@@ -11,9 +11,9 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
-import { dockerReady, tempDir } from '../docker/support';
+import { dockerReady } from '../docker/support';
 import { peerSdkImage } from '../../conformance/peerImage';
+import { completedRollout } from './rollout';
 
 const SELF_GRADED = join(__dirname, 'fixtures', 'self_graded', 'env.py');
 
@@ -48,29 +48,16 @@ const TALK_TO_SERVER = [
   'EOF',
 ].join('\n');
 
-async function run(
-  command: string,
-): Promise<{ reward: number | null; status: string; trace: ReturnType<typeof readTrace> }> {
-  const dir = tempDir('image-sdk-attack');
-  const r = await cli([
-    'run',
-    `${SELF_GRADED}::task`,
-    '--command',
-    command,
-    '--runtime',
-    'docker',
-    '--image',
+/** A completed rollout of the self-graded task served by the image's SDK, with `command` in the agent's seat. */
+async function run(command: string) {
+  const r = await completedRollout(`${SELF_GRADED}::task`, command, {
+    runtime: 'docker',
     image,
-    '--sdk',
-    'image',
-    '--trace-dir',
-    dir,
-    '--timeout',
-    '180',
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as { reward: number | null; status: string; trace: string };
-  return { reward: json.reward, status: json.status, trace: readTrace(json.trace) };
+    imageSdk: true,
+    timeoutS: 180,
+    traces: 'image-sdk-attack',
+  });
+  return { ...r, trace: readTrace(r.trace) };
 }
 
 function serverLog(trace: ReturnType<typeof readTrace>): string {
@@ -79,7 +66,6 @@ function serverLog(trace: ReturnType<typeof readTrace>): string {
 
 test("the image's SDK serves behind the peer check, and the engine's relay still gets through", async () => {
   const r = await run('echo hunter2');
-  assert.equal(r.status, 'completed');
   assert.equal(r.reward, 1, 'the right answer scores through the relay');
   assert.equal(r.trace.phases[0]?.substrate?.sdk?.source, 'image');
   assert.match(serverLog(r.trace), /peer check on the control channel/);
@@ -87,7 +73,6 @@ test("the image's SDK serves behind the peer check, and the engine's relay still
 
 test("the agent connects to the image SDK server's control port and forges frames: no reply, reward 0", async () => {
   const r = await run(`${TALK_TO_SERVER}\necho wrong`);
-  assert.equal(r.status, 'completed');
   assert.equal(r.reward, 0);
   assert.equal(r.trace.phases[0]?.substrate?.sdk?.source, 'image');
   const seen = String(r.trace.answer);

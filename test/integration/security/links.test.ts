@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
-import { dockerReady, tempDir } from '../docker/support';
+import { dockerReady } from '../docker/support';
+import { completedRollout } from './rollout';
 
 before(async () => {
   await dockerReady();
@@ -41,19 +41,7 @@ for (const runtime of ['docker', 'local'] as const) {
   for (const attack of ATTACKS) {
     test(`${runtime}: ${attack.name} does not reach the grader's file`, async () => {
       const command = `${HARMLESS} && ${attack.plant(GOLDEN[runtime])} && ls -l >&2 && echo done`;
-      const r = await cli([
-        'run',
-        VAULT,
-        '--command',
-        command,
-        '--runtime',
-        runtime,
-        '--trace-dir',
-        tempDir('links'),
-        '--json',
-      ]);
-      const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
-      assert.equal(json.status, 'completed', r.stdout + r.stderr);
+      const json = await completedRollout(VAULT, command, { runtime, traces: 'links' });
       const trace = readTrace(json.trace);
       assert.equal(json.reward, 0, `the grader followed the agent's link: ${JSON.stringify(trace.result)}`);
       const info = trace.result?.info as { links: string[]; locked_mode: string | null };
@@ -100,19 +88,8 @@ const SCRATCH: { runtime: 'docker'; task: string; name: string; plant: string; s
 for (const attack of SCRATCH) {
   test(`${attack.runtime}: ${attack.name} does not take the grader's writes`, async () => {
     const command = `echo guess > answer.txt && ${attack.plant} && echo done`;
-    const r = await cli([
-      'run',
-      `${VAULT.replace(/::task$/, '')}::${attack.task}`,
-      '--command',
-      command,
-      '--runtime',
-      attack.runtime,
-      '--trace-dir',
-      tempDir('links'),
-      '--json',
-    ]);
-    const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
-    assert.equal(json.status, 'completed', r.stdout + r.stderr);
+    const ref = `${VAULT.replace(/::task$/, '')}::${attack.task}`;
+    const json = await completedRollout(ref, command, { runtime: attack.runtime, traces: 'links' });
     assert.equal(json.reward, 0, 'the grader wrote the golden word into the answer');
     assert.ok(
       readTrace(json.trace).warnings.some((w) => attack.said.test(w)),

@@ -11,9 +11,9 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
-import { BASE_IMAGE, dockerReady, imageFrom, tempDir } from '../docker/support';
+import { BASE_IMAGE, dockerReady, imageFrom } from '../docker/support';
 import { peerSdkImage } from '../../conformance/peerImage';
+import { completedRollout } from './rollout';
 
 before(dockerReady);
 
@@ -28,31 +28,16 @@ const PLANT = [
   'echo wrong > answer.txt',
 ].join(' && ');
 
-interface Graded {
-  reward: number | null;
-  forgeable: boolean | undefined;
-  trace: ReturnType<typeof readTrace>;
-}
-
 /** `hud-studio run` of the fixture's `task` on `image`, the agent running `command`; it must complete. */
-async function graded(task: string, command: string, image: string, more: string[] = []): Promise<Graded> {
-  const r = await cli([
-    'run',
-    `${GRADER}::${task}`,
-    '--command',
-    command,
-    '--runtime',
-    'docker',
-    '--image',
+async function graded(task: string, command: string, image: string, imageSdk = false) {
+  const r = await completedRollout(`${GRADER}::${task}`, command, {
+    runtime: 'docker',
     image,
-    ...more,
-    '--trace-dir',
-    tempDir('search-path'),
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as { status: string; reward: number | null; forgeable?: boolean; trace: string };
-  assert.equal(json.status, 'completed', r.stdout + r.stderr);
-  return { reward: json.reward, forgeable: json.forgeable, trace: readTrace(json.trace) };
+    imageSdk,
+    timeoutS: 180,
+    traces: 'search-path',
+  });
+  return { ...r, trace: readTrace(r.trace) };
 }
 
 for (const [name, path, task, said] of [
@@ -85,7 +70,7 @@ for (const [name, path, task, said] of [
       );
     } else {
       assert.equal(json.reward, 0);
-      assert.notEqual(json.forgeable, true);
+      assert.equal(json.forgeable, false);
       assert.ok(!warnings.some((w) => w.includes('forgeable')), warnings.join('\n'));
     }
   });
@@ -99,7 +84,7 @@ test("the image's own SDK with a workspace folder on its PYTHONPATH: the reward 
     `printf 'class SequenceMatcher:\\n    def __init__(self, *a): pass\\n    def ratio(self): return 1.0\\n' > /workspace/lib/difflib.py`,
     'echo wrong',
   ].join(' && ');
-  const json = await graded('similar_task', plant, image, ['--sdk', 'image', '--timeout', '180']);
+  const json = await graded('similar_task', plant, image, true);
   const trace = json.trace;
   assert.equal(trace.phases[0]?.substrate?.sdk?.source, 'image');
   assert.equal(json.reward, 1, "the grader imported the agent's difflib, as under the SDK");

@@ -4,10 +4,11 @@
  * container, and its verifier counts the agent's live processes while it
  * grades. A run of it, from the CLI, with the agent's command given.
  */
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
-import { assertNoContainersOfRollout, tempDir } from '../docker/support';
+import { assertNoContainersOfRollout } from '../docker/support';
+import { runRollout } from './rollout';
 
 const WATCH = `${join(__dirname, 'fixtures', 'survivor_watch', 'env.py')}::task`;
 
@@ -21,21 +22,9 @@ export interface WatchedRun {
 
 /** Runs the watched task with `command` in the agent's seat; no container of the run may be left. */
 export async function runWatched(command: string, timeoutS: number): Promise<WatchedRun> {
-  const r = await cli([
-    'run',
-    WATCH,
-    '--command',
-    command,
-    '--runtime',
-    'docker',
-    '--trace-dir',
-    tempDir('survivor-watch'),
-    '--timeout',
-    String(timeoutS),
-    '--json',
-  ]);
-  const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
+  const json = await runRollout(WATCH, command, { runtime: 'docker', timeoutS, traces: 'survivor-watch' });
+  assert.ok(json.trace, `the run wrote no trace: ${json.stdout}`);
   const trace = readTrace(json.trace);
   await assertNoContainersOfRollout(trace.rolloutId);
-  return { ...json, info: trace.result?.info ?? {}, stdout: r.stdout };
+  return { status: json.status, reward: json.reward, info: trace.result?.info ?? {}, stdout: json.stdout };
 }

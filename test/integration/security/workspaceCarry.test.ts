@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
-import { dockerReady, tempDir } from '../docker/support';
+import { dockerReady } from '../docker/support';
+import { completedRollout } from './rollout';
 
 before(async () => {
   await dockerReady();
@@ -29,19 +29,7 @@ const PLANT = [
 
 for (const runtime of ['docker', 'local'] as const) {
   test(`${runtime}: nothing the agent left in its workspace reaches a verifier on a substrate of its own`, async () => {
-    const r = await cli([
-      'run',
-      CARRY,
-      '--command',
-      PLANT,
-      '--runtime',
-      runtime,
-      '--trace-dir',
-      tempDir('carry'),
-      '--json',
-    ]);
-    const json = JSON.parse(r.stdout) as { status: string; reward: number | null; trace: string };
-    assert.equal(json.status, 'completed', r.stdout);
+    const json = await completedRollout(CARRY, PLANT, { runtime, traces: 'carry' });
     const trace = readTrace(json.trace);
     assert.match(String(trace.answer), /planted-dir\nplanted-link\nresult\.txt/, 'the agent planted its files');
     assert.equal(json.reward, 0, 'the verifier read the status file the agent wrote');

@@ -245,12 +245,22 @@ test("a file of the agent's in a shared folder with other names gets a copy per 
   }
 });
 
-test('the folders where graders look programs up that the agent could change are reported', () => {
-  // As a user of its own (nobody), since root may write anywhere.
-  const NOBODY = 65534;
+/** The agent's user in the tests below: nobody, since root may write anywhere. */
+const NOBODY = 65534;
+
+/** `body` run on a fresh folder the agent's user may enter and list (mode 755), removed after. */
+function asTheAgent(body: (base: string) => void): void {
   const base = workspace();
   try {
     chmodSync(base, 0o755);
+    body(base);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+test('the folders where graders look programs up that the agent could change are reported', () =>
+  asTheAgent((base) => {
     const dir = (rel: string, mode: number, uid = 0): string => {
       const path = join(base, rel);
       mkdirSync(path, { recursive: true });
@@ -305,16 +315,10 @@ test('the folders where graders look programs up that the agent could change are
     assert.deepEqual(ran(join(base, 'own')), [join(base, 'own', 'bin')]);
     assert.deepEqual(ran(own), [join(own, 'bin'), own]);
     assert.deepEqual(ran(locked), []);
-  } finally {
-    rmSync(base, { recursive: true, force: true });
-  }
-});
+  }));
 
-test("the modules the agent left where the graders run, under the names of python3's own, are reported", () => {
-  const NOBODY = 65534;
-  const base = workspace();
-  try {
-    chmodSync(base, 0o755);
+test("the modules the agent left where the graders run, under the names of python3's own, are reported", () =>
+  asTheAgent((base) => {
     const app = join(base, 'app');
     mkdirSync(join(app, 'email'), { recursive: true });
     mkdirSync(join(app, 'notes'));
@@ -351,16 +355,10 @@ test("the modules the agent left where the graders run, under the names of pytho
     assert.equal(shadowingWhy([], '/app'), undefined);
     // Without a folder to look in, nothing is reported.
     assert.deepEqual(runScript(turnEndCheckArgs([], []), [], NOBODY).shadowing, []);
-  } finally {
-    rmSync(base, { recursive: true, force: true });
-  }
-});
+  }));
 
-test("folders of someone else's the agent may enter but not list are walked by root, judging as the agent", () => {
-  const NOBODY = 65534;
-  const base = workspace();
-  try {
-    chmodSync(base, 0o755);
+test("folders of someone else's the agent may enter but not list are walked by root, judging as the agent", () =>
+  asTheAgent((base) => {
     const answer = join(base, 'answer.txt');
     writeFileSync(answer, 'guess');
     chownSync(answer, NOBODY, NOBODY);
@@ -394,10 +392,7 @@ test("folders of someone else's the agent may enter but not list are walked by r
     assert.equal(copy.uid, NOBODY, "the copy is the agent's, as the file was");
     assert.equal(readFileSync(join(drop, 'hard'), 'utf8'), 'guess');
     assert.equal(lstatSync(answer).nlink, 1);
-  } finally {
-    rmSync(base, { recursive: true, force: true });
-  }
-});
+  }));
 
 test('every link is cut but the report lists the first 50', () => {
   const ws = workspace();

@@ -371,7 +371,9 @@ def shadowing(folder):
             entries = list(it)
     except OSError:
         return found
-    where = libraries + [os.path.join(p, "lib-dynload") for p in libraries[:2]] + site.getsitepackages()
+    # This interpreter's own path (-I -S: the standard library, its zip and lib-dynload, nothing of the
+    # caller's), its library folders, and the site-packages a python3 started without -S would add.
+    where = [p for p in sys.path if p.startswith("/")] + libraries + site.getsitepackages()
     suffixes = sorted(importlib.machinery.all_suffixes(), key=len, reverse=True)
     stdlib = getattr(sys, "stdlib_module_names", ())
     for entry in sorted(entries, key=lambda e: e.name):
