@@ -142,6 +142,16 @@ describe('the agent seat in a Docker actor container', () => {
     ch.close();
   });
 
+  // cron and at look their user up before they take a job (`crontab: your UID isn't in the passwd file`): an
+  // agent with a name could leave a job that a scheduler of the image starts after end() swept its processes.
+  test('has no name in the passwd or group files, which cron and at ask for before they take a job', async () => {
+    const r = await asAgent(
+      'getent passwd "$(id -u)"; echo "passwd $?"; getent group "$(id -g)"; echo "group $?"; ' +
+        'python3 -c "import os, pwd; pwd.getpwuid(os.getuid())" 2>/dev/null; echo "getpwuid $?"',
+    );
+    assert.equal(r.stdout, 'passwd 2\ngroup 2\ngetpwuid 1\n', r.stderr);
+  });
+
   test('end() kills everything the agent started, however it detached', async () => {
     await asAgent(
       'setsid sh -c "sleep 1000" </dev/null >/dev/null 2>&1 & nohup sleep 1000 </dev/null >/dev/null 2>&1 & echo started',
