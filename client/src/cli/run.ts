@@ -18,7 +18,7 @@ import { forTerminal } from '../terminalText';
 
 export const RUN_USAGE = `usage: hud-studio run PATH[::REF] [options]
 
-  PATH            an env.py (or .json/.jsonl task file), or a Harbor task directory
+  PATH            an env.py (or .json/.jsonl task file), the folder that holds env.py, or a Harbor task directory
   ::REF           NAME, NAME[i] or N (row); may be omitted when the file has one task
 
 options:

@@ -32,19 +32,27 @@ export function isHarborDir(pathOrRef: string, cwd: string): boolean {
 
 /** Parses `PATH[::REF]` against `cwd` and checks the file exists. */
 export function taskFileTarget(text: string, cwd: string, module?: string): TaskFileTarget {
-  const { path, selector } = splitTaskRef(text.trim());
+  const ref = splitTaskRef(text.trim());
+  const selector = ref.selector;
+  let path = ref.path;
   if (!path)
     throw new UsageError(`task reference "${text}" has no path`, {
       hint: 'write PATH or PATH::NAME, e.g. env.py::task',
     });
-  const file = isAbsolute(path) ? path : resolve(cwd, path);
+  let file = isAbsolute(path) ? path : resolve(cwd, path);
   if (!existsSync(file)) {
     throw new UsageError(`${path}: no such file`, { hint: 'give the path of an env.py (or a .json/.jsonl task file)' });
   }
+  // An environment's folder stands for its env.py (the SDK's `hud eval` and `hud deploy` take one too).
   if (!statSync(file).isFile()) {
-    throw new UsageError(`${path} is a folder without task.toml`, {
-      hint: 'give an env.py inside it, or a Harbor task directory',
-    });
+    const inside = join(file, 'env.py');
+    if (!existsSync(inside) || !statSync(inside).isFile()) {
+      throw new UsageError(`${path} is a folder with neither env.py nor task.toml`, {
+        hint: 'give an env.py (or a .json/.jsonl task file), the folder that holds it, or a Harbor task directory',
+      });
+    }
+    file = inside;
+    path = join(path, 'env.py');
   }
   let normalised: string | undefined;
   if (selector !== undefined) {

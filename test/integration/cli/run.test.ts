@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { FIXTURES, scratchDir } from '../engine-local/rules';
 import { REPO_ROOT, cli, exitOf, spawnCli } from './cliHarness';
@@ -108,11 +108,29 @@ describe('hud-studio run', () => {
     assert.ok(lines.findIndex((l) => l.startsWith('└ actor phase')) < verifierHeader, r.stdout);
   });
 
+  test("an environment's folder runs its env.py", async () => {
+    const r = await cli([
+      'run',
+      dirname(FIXTURES.sameEnv),
+      '--answer',
+      'secret',
+      ...local,
+      '--trace-dir',
+      traces(),
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const json = JSON.parse(r.stdout) as { reward: number; trace: string };
+    assert.equal(json.reward, 1);
+    assert.equal(readTrace(json.trace).task.ref, `${FIXTURES.sameEnv}::task`);
+  });
+
   test('usage errors exit 2 with a fix', async () => {
     const cases: [string[], RegExp][] = [
       [['run', FIXTURES.rules, ...local], /defines 9 tasks; say which one:[\s\S]*::verifier_fails/],
       [['run'], /exactly one PATH/],
       [['run', 'nowhere/env.py::task'], /nowhere\/env.py: no such file/],
+      [['run', 'docs'], /docs is a folder with neither env\.py nor task\.toml \(fix: give an env\.py/],
       [['run', FIXTURES.sameEnv, '--frobnicate'], /Unknown option '--frobnicate'/],
       [['run', FIXTURES.sameEnv, '--runtime', 'moon'], /unknown runtime "moon"/],
       [

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { discoverTasks, type DiscoveredTask } from '../../../client/src/engine/discover';
@@ -80,6 +80,25 @@ describe('task references', () => {
       (e: unknown) => e instanceof UsageError && /invalid selector "1bad"/.test(e.message),
     );
     assert.throws(() => taskFileTarget('::t', dir), UsageError);
+  });
+
+  test("an environment's folder stands for its env.py; a folder without one says what it lacks", () => {
+    const dir = mkdtempSync(join(SCRATCH, 'hs-ref-'));
+    mkdirSync(join(dir, 'env'));
+    writeFileSync(join(dir, 'env', 'env.py'), '');
+    mkdirSync(join(dir, 'empty'));
+    const t = taskFileTarget('env::task', dir);
+    assert.deepEqual(
+      [t.displayPath, t.file, t.envFile, t.envDir, t.selector],
+      [join('env', 'env.py'), join(dir, 'env', 'env.py'), join(dir, 'env', 'env.py'), join(dir, 'env'), 'task'],
+    );
+    assert.equal(taskFileTarget('.', join(dir, 'env')).displayPath, 'env.py');
+    assert.equal(taskFileTarget(join(dir, 'env'), '/').file, join(dir, 'env', 'env.py'));
+    assert.throws(
+      () => taskFileTarget('empty', dir),
+      (e: unknown) =>
+        e instanceof UsageError && /^empty is a folder with neither env\.py nor task\.toml$/.test(e.message),
+    );
   });
 
   test('the identity carries source, hash and runtime_config', () => {
