@@ -33,7 +33,7 @@ const args = [
   'run',
   'examples/secret-verifier/env.py::task',
   '--answer',
-  'secret',
+  'marigold',
   '--runtime',
   'auto',
   ...process.argv.slice(2),

@@ -5,9 +5,11 @@ it on a fresh substrate, so nothing the actor leaves behind can influence the
 grade. The expected word is not in this file: it sits in `verifier-only/`,
 which HUD Studio copies into verifier substrates only, so an agent reading
 the actor's copy of this folder finds nothing to copy (docs/security.md).
-Run it with:
+Nor is the word in any prompt, description or other string here, so
+`hud-studio sanity` finds no answer built from them that scores. Run it
+with the word in `verifier-only/expected.txt` as the answer:
 
-    hud-studio run examples/secret-verifier/env.py::task --answer secret
+    hud-studio run examples/secret-verifier/env.py::task --answer WORD
 """
 from pathlib import Path
 

@@ -149,7 +149,7 @@ export const CASES: Case[] = [
     source: ours('examples/secret-verifier/env.py'),
     files: () => ({ 'verifier-only/expected.txt': ours('examples/secret-verifier/verifier-only/expected.txt')() }),
     rows: [{ env: 'workspace', id: 'solve', verifier: { env: 'judge', id: 'verify', args: {} } }],
-    answers: ['secret', 'the secret', 'wrong'],
+    answers: ['marigold', 'the marigold', 'wrong'],
   },
   {
     name: 'graders',

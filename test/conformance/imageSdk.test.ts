@@ -40,7 +40,7 @@ describe("the image's own HUD SDK serves first", () => {
   });
 
   test('an image with the real SDK is served by it (auto), the trace says so, and the result matches the bundled runtime', async () => {
-    for (const answer of ['secret', 'wrong']) {
+    for (const answer of ['marigold', 'wrong']) {
       const served = await rollout(image, 'auto', answer);
       assert.equal(served.status, 'completed', served.error?.message);
       for (const phase of served.trace.phases) {
@@ -66,14 +66,14 @@ describe("the image's own HUD SDK serves first", () => {
   });
 
   test('--sdk image on an image without the SDK fails before serving, naming the fix', async () => {
-    const outcome = await rollout('hud-studio/base:bookworm', 'image', 'secret');
+    const outcome = await rollout('hud-studio/base:bookworm', 'image', 'marigold');
     assert.equal(outcome.status, 'error');
     assert.equal(outcome.error?.phase, 'actor');
     assert.match(outcome.error?.message ?? '', /has no HUD SDK v6 that can serve.*--sdk bundled/s);
   });
 
   test('auto on an image without the SDK is served by the bundled runtime', async () => {
-    const outcome = await rollout('hud-studio/base:bookworm', 'auto', 'secret');
+    const outcome = await rollout('hud-studio/base:bookworm', 'auto', 'marigold');
     assert.equal(outcome.status, 'completed', outcome.error?.message);
     assert.equal(outcome.reward, 1);
     assert.equal(outcome.trace.phases[0]?.substrate?.sdk?.source, 'bundled');
@@ -104,7 +104,7 @@ describe("the local runtime's own python with the HUD SDK serves first", () => {
           ref: `${EXAMPLE}::task`,
           cwd: REPO_ROOT,
           provider: new LocalProvider({ parentEnv }),
-          agent: new FixedAgent('secret'),
+          agent: new FixedAgent('marigold'),
           traceDir: null,
           sdk,
           timeouts: { rolloutMs: 120_000 },

@@ -15,7 +15,7 @@ import { runGoldenRow } from '../../../client/src/engine/golden/run';
 import { runTask } from '../../../client/src/engine/runTask';
 import { goldenReport } from '../../../client/src/goldenReport';
 import { readTrace } from '../../../client/src/engine/trace/store';
-import { cli } from '../cli/cliHarness';
+import { REPO_ROOT, cli } from '../cli/cliHarness';
 import { dockerReady, tempDir } from '../docker/support';
 
 const FIXTURES = join(__dirname, 'fixtures');
@@ -285,6 +285,19 @@ describe('sanity check', () => {
     assert.ok(
       sound.probes.every((p) => p.error === null),
       JSON.stringify(sound.probes),
+    );
+  });
+
+  // Its first version expected "secret", a word of its own prompt: the echoed prompt scored 0.2.
+  test('the bundled example is sound: no answer built from its prompts and strings scores', async () => {
+    const r = await cli(['sanity', join(REPO_ROOT, 'examples', 'secret-verifier'), '--runtime', 'local', '--json']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const [example] = JSON.parse(r.stdout) as SanityJson[];
+    assert.equal(example?.sound, true, r.stdout);
+    assert.ok(example.probes.length >= 4, 'the probes ran');
+    assert.ok(
+      example.probes.every((p) => p.error === null && p.reward === 0),
+      JSON.stringify(example.probes),
     );
   });
 });
