@@ -41,6 +41,7 @@ import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
 import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
+import { agentJobs, agentJobsWhy } from './agentJobs';
 import { checkHarborAgentTurnEnd } from './agentTurnEnd';
 import { reachableWhy, shadowingWhy, turnEndWarning } from '../providers/turnEndCheck';
 import type { StoredArtifacts } from './storedArtifacts';
@@ -524,6 +525,7 @@ export class HarborTrial {
         const why = [
           reachableWhy(check.reachable, "the container's PATH and PYTHONPATH"),
           shadowingWhy(check.shadowing, actor.workdir),
+          agentJobsWhy(await agentJobs(main, pass.agentUser)),
         ].filter(Boolean);
         if (why.length)
           this.sharedForgeableWhy = `${why.join('; ')}, and the tests run in its container (use environment_mode = "separate" for a reward the agent cannot touch)`;

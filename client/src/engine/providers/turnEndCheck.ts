@@ -409,7 +409,8 @@ export function turnEndCheckArgs(roots: readonly string[], search: readonly stri
   return [...roots, ...(runIn ? ['--run-in', runIn] : []), ...(search.length ? ['--search', ...search] : [])];
 }
 
-const listed = (xs: readonly string[]): string =>
+/** The first few of `xs`, quoted (JSON escapes whatever a file name holds), and how many more there are. */
+export const listed = (xs: readonly string[]): string =>
   xs
     .slice(0, 5)
     .map((x) => JSON.stringify(x))
