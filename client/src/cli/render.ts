@@ -112,6 +112,8 @@ export class HumanRenderer {
         w(`! ${e.message}`);
         break;
       case 'rollout.ended':
+        // A mistake in the command line (which task, which file): the CLI says it once, as a usage error, and exits 2.
+        if (e.error?.code === 'usage') break;
         if (e.status === 'completed') w(`reward ${formatReward(e.reward)}`);
         else if (e.reward !== null) {
           const why = e.error ? withCliFix(e.error.message, e.error.fix) : '';

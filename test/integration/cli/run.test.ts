@@ -160,6 +160,8 @@ describe('hud-studio run', () => {
       const r = await cli([...argv, '--trace-dir', traces()]);
       assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, message, argv.join(' '));
+      // Said once, on stderr: not also as the rollout's last line (a setup error) on stdout.
+      assert.doesNotMatch(r.stdout, message, argv.join(' '));
     }
   });
 
