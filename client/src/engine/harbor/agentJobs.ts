@@ -28,14 +28,9 @@ const LIST_JOBS = [
   'exit 0',
 ].join('\n');
 
-/**
- * The agent's scheduled jobs in `main`, by path; none when its user is unknown there. `user`: as task.toml names
- * it, or undefined for the image's own user.
- */
-export async function agentJobs(main: ManagedContainer, user: string | undefined): Promise<string[]> {
-  const who = user ?? (await main.exec(['id', '-u'], { timeoutMs: 30_000 })).stdout.trim();
-  if (!who) return [];
-  const r = await main.exec(['sh', '-c', LIST_JOBS, 'hud-studio-jobs', who], { user: 'root', timeoutMs: 30_000 });
+/** The jobs in `main` of the agent's `user` (a name or id, `:group` allowed), by path; none if it is unknown there. */
+export async function agentJobs(main: ManagedContainer, user: string): Promise<string[]> {
+  const r = await main.exec(['sh', '-c', LIST_JOBS, 'hud-studio-jobs', user], { user: 'root', timeoutMs: 30_000 });
   return r.stdout.split('\n').filter((l) => l.startsWith('/'));
 }
 

@@ -525,7 +525,7 @@ export class HarborTrial {
         const why = [
           reachableWhy(check.reachable, "the container's PATH and PYTHONPATH"),
           shadowingWhy(check.shadowing, actor.workdir),
-          agentJobsWhy(await agentJobs(main, pass.agentUser)),
+          agentJobsWhy(await agentJobs(main, agentUserIn(main, pass.agentUser))),
         ].filter(Boolean);
         if (why.length)
           this.sharedForgeableWhy = `${why.join('; ')}, and the tests run in its container (use environment_mode = "separate" for a reward the agent cannot touch)`;
@@ -796,8 +796,7 @@ export class HarborTrial {
 
   /** Whether the agent's commands run as root (the task's agent.user, else the image's user). */
   private async runsAsRoot(main: ManagedContainer, user: string | undefined): Promise<boolean> {
-    const effective = user ?? (main instanceof DockerContainer ? main.user : '');
-    return /^(|root|0)(:.*)?$/.test(effective);
+    return /^(|root|0)(:.*)?$/.test(agentUserIn(main, user));
   }
 
   /**
@@ -1032,4 +1031,9 @@ export function aggregateStepRewards(
   return parseRewardJson(
     JSON.stringify(rewards, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v)),
   );
+}
+
+/** Who the agent runs as: the task's `[agent] user`, else the container's user ('' when unknown: root). */
+function agentUserIn(main: ManagedContainer, user: string | undefined): string {
+  return user ?? (main instanceof DockerContainer ? main.user : '');
 }
