@@ -142,6 +142,8 @@ function agentUserTask(dockerfileExtra: string, testSh = COMPARES_WITH_TESTS): s
   });
 }
 
+const NO_PYTHON = ' && rm -f /usr/bin/python3* /usr/local/bin/python3*';
+
 const LINK_TO_TESTS =
   'ln -s /tests/expected.txt /app/answer.txt && mkdir /app/ro && ln -s /proc/1/cwd /app/ro/x && chmod 555 /app/ro && echo done';
 
@@ -159,18 +161,26 @@ test("a non-root agent's link to where the tests keep their expected word is cut
   assert.notEqual(trace.harbor?.forgeable, true);
 });
 
-test('an image without python3 cannot have its links checked: the reward is marked forgeable', async () => {
-  const { outcome } = await runTrial(agentUserTask(' && rm -f /usr/bin/python3*'), {
+// Many Harbor images have no python3 until their tests install one: the check then runs from a container of the
+// engine's base image beside the task's, in the task's file system, with the agent's user and groups.
+test("an image without python3 has its links checked from beside it: the link to the tests' word is cut", async () => {
+  const { outcome, events } = await runTrial(agentUserTask(NO_PYTHON), {
     agent: 'command',
-    command: LINK_TO_TESTS,
+    command: `${LINK_TO_TESTS} && (command -v python3 || echo 'no python3 here')`,
   });
   assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
-  const trace = readTrace(outcome.tracePath!);
-  assert.equal(trace.harbor?.forgeable, true);
   assert.ok(
-    trace.warnings.some((w) => /forgeable: .*could not be checked \(the image has no python3/.test(w)),
+    events.some((e) => e.type === 'log' && /no python3 here/.test(e.text)),
+    'the agent ran in an image without python3',
+  );
+  assert.equal(outcome.reward, 0, 'the tests read their own expected word through the agent link');
+  const trace = readTrace(outcome.tracePath!);
+  assert.match(
+    trace.warnings.find((w) => w.startsWith('removed ')) ?? '',
+    /^removed 2 symlinks .*"\/app\/answer\.txt" -> "\/tests\/expected\.txt"/,
     trace.warnings.join('\n'),
   );
+  assert.notEqual(trace.harbor?.forgeable, true, trace.warnings.join('\n'));
 });
 
 // Tests that write the expected word to a scratch file and compare the two files: the agent makes the scratch
@@ -222,8 +232,11 @@ const THROUGH_SCRATCH: { name: string; folder: string; image?: string; plant: st
   },
 ];
 
-for (const attack of THROUGH_SCRATCH) {
-  test(`a non-root agent's ${attack.name} to its answer does not take the tests' writes`, async () => {
+// The same in an image without python3, checked from beside it: its walk as the agent's user and groups, and
+// root's walk of the drop folder.
+for (const attack of THROUGH_SCRATCH.flatMap((a) => [a, { ...a, image: `${a.image ?? ''}${NO_PYTHON}` }])) {
+  const where = attack.image?.endsWith(NO_PYTHON) ? ' (an image without python3)' : '';
+  test(`a non-root agent's ${attack.name} to its answer does not take the tests' writes${where}`, async () => {
     const { outcome } = await runTrial(agentUserTask(attack.image ?? '', comparesThrough(attack.folder)), {
       agent: 'command',
       command: `echo guess > /app/answer.txt && ${attack.plant} && echo done`,

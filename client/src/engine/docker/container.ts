@@ -66,6 +66,12 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
     }));
   }
   if (spec.noNewPrivileges) host.SecurityOpt = ['no-new-privileges'];
+  if (spec.processesOf) {
+    host.PidMode = `container:${spec.processesOf}`;
+    // The other container's first process is PID 1 here; a second init would only warn that it is not.
+    delete host.Init;
+  }
+  if (spec.capAdd?.length) host.CapAdd = spec.capAdd;
   if (spec.storageMb !== undefined) host.StorageOpt = { size: `${Math.round(spec.storageMb)}M` };
   if (spec.gpus !== undefined) {
     host.DeviceRequests = [{ Driver: '', Count: spec.gpus === 'all' ? -1 : spec.gpus, Capabilities: [['gpu']] }];

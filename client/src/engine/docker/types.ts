@@ -52,6 +52,13 @@ export interface ContainerSpec {
   extraLabels?: Record<string, string>;
   /** Setuid programs in the image grant nothing (an unprivileged agent stays unprivileged). */
   noNewPrivileges?: boolean;
+  /**
+   * Join the processes of this container (its id) instead of having its own: its first process is then PID 1,
+   * and `/proc/1/root` that container's file system with its mounts. The container gets no init of its own.
+   */
+  processesOf?: string;
+  /** Capabilities beyond Docker's default set (`SYS_PTRACE`). */
+  capAdd?: string[];
 }
 
 export interface BuildRequest {

@@ -515,11 +515,11 @@ export class HarborTrial {
     // Before anything of the task's reads the agent's files, collect hooks included. A root agent's shared
     // reward is forgeable anyway (verify); a separate verifier gets no symlink.
     if (pass.verifier.environmentMode !== 'separate' && !this.agentIsRoot) {
-      const check = await checkHarborAgentTurnEnd(main, pass.agentUser, actor.workdir);
-      if (check === 'no-python')
-        this.sharedForgeableWhy =
-          'the tests read the agent\'s files with their own rights, and the links it left could not be checked (the image has no python3 to check them); a link to where the tests keep their expected values would pass them (use environment_mode = "separate", or add python3 to the image)';
+      const checked = await checkHarborAgentTurnEnd(main, pass.agentUser, actor.workdir, this.o.rolloutId);
+      if ('unchecked' in checked)
+        this.sharedForgeableWhy = `the tests read the agent's files with their own rights, and the links it left could not be checked (${checked.unchecked}); a link to where the tests keep their expected values would pass them (use environment_mode = "separate", or add python3 to the image)`;
       else {
+        const { check } = checked;
         const changed = turnEndWarning(check);
         if (changed) this.warn(changed);
         const why = [

@@ -118,7 +118,8 @@ const LISTED = 50;
 export const TURN_END_CHECK_SCRIPT = `
 import sys
 # Modules a Python has before it reads a path (built in, frozen, loaded at start): nothing in a folder shadows them.
-preloaded = set(sys.modules)
+# Run from beside a container, the launcher names those it had itself, before it imported this script's modules.
+preloaded = set(globals().get("PRELOADED", sys.modules))
 import importlib.machinery, json, os, site, stat, sysconfig
 args = sys.argv[1:]
 # After "--search": the folders where the graders look programs and modules up (the image's PATH, PYTHONPATH).
