@@ -73,11 +73,16 @@ function passedBefore(keywords: readonly string[], index: number, name: string):
 
 const NO_PROBLEMS: readonly ArgsProblem[] = [];
 
-export function checkArgs(
-  templateName: string,
-  params: readonly TemplateParam[],
-  call: CallShape,
-): readonly ArgsProblem[] {
+/** A template as calls are checked against it; one whose definition is broken (TemplateFacts.broken) takes anything. */
+export interface Signature {
+  functionName: string;
+  params: readonly TemplateParam[];
+  broken?: true;
+}
+
+export function checkArgs(template: Signature, call: CallShape): readonly ArgsProblem[] {
+  if (template.broken) return NO_PROBLEMS;
+  const { functionName: templateName, params } = template;
   // Runs for every task of the workspace and nearly always finds nothing: no array, set or closure
   // is made unless there is a problem to report.
   let out: ArgsProblem[] | undefined;

@@ -151,6 +151,12 @@ export interface TemplateFacts extends BodyFacts {
   /** Shared by every template with the same parameter text (templateBody.ts). */
   params: readonly TemplateParam[];
   isAsync: boolean;
+  /**
+   * Its definition holds a syntax error that the parser recovered around (a parameter list left open, a `def`
+   * without its colon): its parameters and body are guesses, so no call is checked against them and no problem
+   * of its body is said; the syntax error is.
+   */
+  broken?: true;
 }
 
 export interface ImportBinding {

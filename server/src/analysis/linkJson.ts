@@ -57,7 +57,7 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
       task.templateUri = file.uriOf(actor.path);
       actorSide = { template: actor.template, env: row.env, rel: file.relOf(actor.path), uri: file.uriOf(actor.path) };
       uses.push({ range: row.range, role: 'task', templatePath: actor.path, env: row.env, templateId: row.id });
-      for (const p of checkArgs(actor.template.functionName, actor.template.params, {
+      for (const p of checkArgs(actor.template, {
         positional: 0,
         keywords: Object.keys(row.args),
         hasSplat: false,
@@ -75,7 +75,7 @@ export function linkJson(file: FileIdentity, facts: JsonTaskFacts, registry: Tem
           env: row.verifier.env,
           templateId: row.verifier.id,
         });
-        for (const p of checkArgs(v.template.functionName, v.template.params, {
+        for (const p of checkArgs(v.template, {
           positional: 0,
           keywords: Object.keys(row.verifier.args),
           hasSplat: false,

@@ -263,6 +263,7 @@ function templateProblems(facts: PythonFacts, indexed: IndexedTemplate[], out: F
       );
     } else seen.set(key, t);
 
+    if (t.broken) return;
     if (!t.isAsync || t.yieldCount === 0) {
       const missing =
         !t.isAsync && t.yieldCount === 0
@@ -384,12 +385,14 @@ function use(range: Range, role: TemplateUse['role'], t: Target): TemplateUse {
 
 /** Appends what is wrong with the arguments of `call` to `out`. */
 function argProblems(call: CallFacts, template: TemplateFacts, out: FileProblem[]): void {
+  // Its parameters are a guess: neither the arguments nor their types are checked against them.
+  if (template.broken) return;
   if (call.explicit) {
     explicitArgProblems(call, call.explicit, template, out);
     return;
   }
   const shape = { positional: call.positional, keywords: call.keywords.map((k) => k.name), hasSplat: call.hasSplat };
-  for (const p of checkArgs(template.functionName, template.params, shape)) {
+  for (const p of checkArgs(template, shape)) {
     const kw = p.keyword === undefined ? undefined : call.keywords.find((k) => k.name === p.keyword);
     const found = problem(
       p.varargs ? 'task-args-into-varargs' : 'task-bad-args',
@@ -415,7 +418,7 @@ function explicitArgProblems(call: CallFacts, explicit: ExplicitTask, template: 
   if (!explicit.argKeys) return;
   const range = call.keywords.find((k) => k.name === 'args')?.range ?? call.calleeRange;
   const shape = { positional: 0, keywords: explicit.argKeys, hasSplat: false };
-  for (const p of checkArgs(template.functionName, template.params, shape))
+  for (const p of checkArgs(template, shape))
     out.push(problem(p.varargs ? 'task-args-into-varargs' : 'task-bad-args', range, `args=: ${p.message}`));
 }
 

@@ -149,6 +149,7 @@ export function extractPythonFacts(root: ModuleRoot, text: string): PythonFacts 
         kind: kindOf(text, sp.start),
         parsed: undefined,
         binds: undefined,
+        ...(sp.broken ? { broken: true } : {}),
       });
   } else {
     // The text says where statements start (moduleLayout.ts); the tree's count vouches for it, and for the map
@@ -307,8 +308,8 @@ function moduleChildren(root: ModuleRoot): SyntaxNode[] {
  * says better where statements start: inside a broken statement, every line
  * that starts in column 0 starts a new one (a decorator keeps its `def`).
  */
-function recoverStatements(spans: Span[], nodes: SyntaxNode[], text: string): Span[] {
-  const out: Span[] = [];
+function recoverStatements(spans: Span[], nodes: SyntaxNode[], text: string): (Span & { broken?: true })[] {
+  const out: (Span & { broken?: true })[] = [];
   spans.forEach((span, i) => {
     const node = nodes[i]!;
     if (node.type !== 'ERROR' && !node.hasError) {
@@ -326,10 +327,10 @@ function recoverStatements(spans: Span[], nodes: SyntaxNode[], text: string): Sp
         pending ??= start;
         return;
       }
-      out.push({ start: pending ?? start, end });
+      out.push({ start: pending ?? start, end, broken: true });
       pending = undefined;
     });
-    if (pending !== undefined) out.push({ start: pending, end: span.end });
+    if (pending !== undefined) out.push({ start: pending, end: span.end, broken: true });
   });
   return out;
 }

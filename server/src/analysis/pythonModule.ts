@@ -48,6 +48,8 @@ export interface Statement extends Span {
   loop?: true;
   /** A loop read whole (its binds are all it binds), whose mentions of other names change nothing. */
   exact?: true;
+  /** Part of a stretch of the module the parser could not read (pythonFacts.ts, recoverStatements). */
+  broken?: true;
 }
 
 /** Which statement made each task candidate and verifier assignment of the module being read (rebinding.ts). */

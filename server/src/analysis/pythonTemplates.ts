@@ -6,7 +6,7 @@
  * (pythonFacts.ts); `service_access = True` is found here too.
  */
 import { annotationProblems, type AnnotatedTemplate } from './annotations';
-import type { FileProblem, PythonFacts, Range, TemplateParam } from './facts';
+import type { BodyFacts, FileProblem, PythonFacts, Range, TemplateFacts, TemplateParam } from './facts';
 import { intern } from './intern';
 import type { LineMap } from './lines';
 import {
@@ -48,7 +48,7 @@ export interface TemplateContext {
  */
 export function readDecorated(
   ctx: TemplateContext,
-  st: Span,
+  st: Span & { broken?: true },
   envVars: Set<string>,
   imported: Set<string>,
 ): string | undefined {
@@ -101,7 +101,7 @@ export function readDecorated(
     const paramsClose = text[paramsOpen] === '(' ? matchBracket(text, paramsOpen, st.end) : -1;
     const params = paramsClose > 0 ? readParams(text, paramsOpen + 1, paramsClose) : [];
     checkAnnotations(ctx, functionName, defStart, params, paramsOpen, paramsClose);
-    const template = {
+    const template: Omit<TemplateFacts, keyof BodyFacts> = {
       id: id ?? functionName,
       envVariable,
       functionName,
@@ -112,6 +112,8 @@ export function readDecorated(
       params,
       isAsync: defHead.isAsync,
     };
+    // Only a template being typed gets the field; the others keep one shape.
+    if (st.broken || paramsClose < 0) template.broken = true;
     const body = { start: defStart, end: st.end };
     facts.templates.push(
       readBody(ctx.root, text, lines, body, Math.max(paramsClose, paramsOpen), !facts.hasSyntaxErrors, template),

@@ -22,6 +22,7 @@ export function checkVerifier(actor: TemplateSide | undefined, verifier: Templat
   const out: FileProblem[] = [];
   const v = verifier.template;
   const vName = `${verifier.env}/${v.id}`;
+  if (v.broken) return out;
   if (v.firstYield && v.firstYield.kind !== 'empty') {
     const found = problem(
       'verifier-not-agentless',
@@ -39,7 +40,7 @@ export function checkVerifier(actor: TemplateSide | undefined, verifier: Templat
     }
     out.push(found);
   }
-  if (!actor) return out;
+  if (!actor || actor.template.broken) return out;
   const a = actor.template;
   const keys = a.result?.keys;
   if (keys) {

@@ -130,8 +130,14 @@ describe('cold index fast paths', () => {
       { name: 'level', kind: 'positional' as const, annotation: 'int' },
       { name: 'mode', kind: 'keyword' as const, default: '"fast"' },
     ];
-    assert.deepEqual(checkArgs('t', params, { positional: 1, keywords: ['mode'], hasSplat: false }), []);
-    const problems = checkArgs('t', params, { positional: 2, keywords: ['level', 'modes'], hasSplat: false });
+    assert.deepEqual(
+      checkArgs({ functionName: 't', params }, { positional: 1, keywords: ['mode'], hasSplat: false }),
+      [],
+    );
+    const problems = checkArgs(
+      { functionName: 't', params },
+      { positional: 2, keywords: ['level', 'modes'], hasSplat: false },
+    );
     assert.deepEqual(
       problems.map((p) => p.keyword),
       [undefined, 'level', 'modes'],
