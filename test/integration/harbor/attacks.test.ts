@@ -298,8 +298,11 @@ const COMPARES_IN_PYTHON =
 
 const FAKE_JSON = `import os\nopen("/logs/verifier/reward.txt", "w").write("1")\nos._exit(0)\n`;
 
-test("a non-root agent's module that shadows the standard library where the tests run makes a forgeable reward", async () => {
-  const task = agentUserTask('', COMPARES_IN_PYTHON);
+/**
+ * The agent leaves `/app/json.py` for tests that import json in `/app`: reward 1, as under Harbor, marked forgeable
+ * with `said`; an honest agent's files of its own names leave the reward as it is.
+ */
+async function assertShadowingMarked(task: string, said: RegExp): Promise<void> {
   const { outcome } = await runTrial(task, {
     agent: 'command',
     command: `echo guess > /app/answer.txt && printf '${FAKE_JSON.replace(/\n/g, '\\n')}' > /app/json.py && echo done`,
@@ -307,21 +310,24 @@ test("a non-root agent's module that shadows the standard library where the test
   assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
   assert.equal(outcome.reward, 1, "the tests imported the agent's json.py, as under Harbor");
   const trace = readTrace(outcome.tracePath!);
-  assert.equal(trace.harbor?.forgeable, true);
+  assert.equal(trace.harbor?.forgeable, true, trace.warnings.join('\n'));
   assert.ok(
-    trace.warnings.some((w) =>
-      /^this reward is forgeable: the agent left "\/app\/json\.py" in "\/app", where the graders run/.test(w),
-    ),
+    trace.warnings.some((w) => said.test(w)),
     trace.warnings.join('\n'),
   );
-  // An honest agent's files of its own names leave the reward as it is.
   const honest = await runTrial(task, {
     agent: 'command',
     command: 'echo guess > /app/answer.txt && echo "x = 1" > /app/helper.py && echo done',
   });
   assert.equal(honest.outcome.reward, 0);
   assert.notEqual(readTrace(honest.outcome.tracePath!).harbor?.forgeable, true);
-});
+}
+
+test("a non-root agent's module that shadows the standard library where the tests run makes a forgeable reward", () =>
+  assertShadowingMarked(
+    agentUserTask('', COMPARES_IN_PYTHON),
+    /^this reward is forgeable: the agent left "\/app\/json\.py" in "\/app", where the graders run/,
+  ));
 
 // Schedulers in the image: the agent leaves a cron job that puts its link back after the turn-end check cut it (and
 // an at job for later). The image's entrypoint runs cron and atd, as a service image may; the tests take over a
@@ -362,4 +368,63 @@ test("a non-root agent's cron job, which runs while the tests grade, makes a for
     ),
     trace.warnings.join('\n'),
   );
+});
+
+// A separate verifier gets the declared artifacts at their own paths. When one of them is the folder the tests run
+// in (here all of /app, which is also the verifier's workdir), the agent's /app/json.py lands there, and the tests'
+// `python3 -` imports it with the verifier's rights: it writes reward 1 for a wrong answer, as under Harbor. The
+// reward is marked forgeable, naming the module; an artifact of the agent's own names leaves it as it is.
+const SEPARATE_IN_APP = `schema_version = "1.0"
+artifacts = ["/app"]
+
+[task]
+name = "hud-studio-fixtures/separate-in-app"
+description = "The separate verifier runs in /app, where the agent's files arrive."
+
+[agent]
+timeout_sec = 60
+
+[verifier]
+timeout_sec = 60
+
+[verifier.environment]
+workdir = "/app"
+network_mode = "no-network"
+
+[environment]
+workdir = "/app"
+`;
+
+test("an artifact that lands in a separate verifier's working folder under a standard module's name makes a forgeable reward", () =>
+  assertShadowingMarked(
+    fixtureVariant('separate-artifacts', {
+      'task.toml': SEPARATE_IN_APP,
+      'tests/test.sh': COMPARES_IN_PYTHON,
+      'tests/expected.txt': 'x7-quokka\n',
+      'tests/Dockerfile': 'FROM hud-studio/base:bookworm\nCOPY . /tests/\nWORKDIR /app\n',
+    }),
+    /^this reward is forgeable: the artifacts put "\/app\/json\.py" in "\/app", where the tests run/,
+  ));
+
+test('a separate verifier without python3 cannot say which artifact modules would shadow: only modules mark it', async () => {
+  const task = fixtureVariant('separate-artifacts', {
+    'task.toml': SEPARATE_IN_APP,
+    'tests/test.sh': COMPARES_WITH_TESTS,
+    'tests/expected.txt': 'x7-quokka\n',
+    'tests/Dockerfile': `FROM hud-studio/base:bookworm\nRUN rm -f /usr/bin/python3* /usr/local/bin/python3*\nCOPY . /tests/\nWORKDIR /app\n`,
+  });
+  const planted = await runTrial(task, {
+    agent: 'command',
+    command: 'echo guess > /app/answer.txt && mkdir /app/pkg && touch /app/pkg/__init__.py && echo done',
+  });
+  assert.equal(planted.outcome.reward, 0);
+  const trace = readTrace(planted.outcome.tracePath!);
+  assert.equal(trace.harbor?.forgeable, true, trace.warnings.join('\n'));
+  assert.ok(
+    trace.warnings.some((w) => /the artifacts put "\/app\/pkg" in "\/app", .*has no python3/.test(w)),
+    trace.warnings.join('\n'),
+  );
+  const honest = await runTrial(task, { agent: 'command', command: 'echo guess > /app/answer.txt && echo done' });
+  assert.equal(honest.outcome.reward, 0);
+  assert.notEqual(readTrace(honest.outcome.tracePath!).harbor?.forgeable, true);
 });

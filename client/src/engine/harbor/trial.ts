@@ -42,6 +42,7 @@ import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
 import { OracleExitError } from './oracleAgent';
 import { killNewProcesses, processSnapshot } from './sessions';
 import { agentJobs, agentJobsWhy } from './agentJobs';
+import { artifactShadowingWhy, type CopiedArtifact } from './artifactShadowing';
 import { checkHarborAgentTurnEnd } from './agentTurnEnd';
 import { reachableWhy, shadowingWhy, turnEndWarning } from '../providers/turnEndCheck';
 import type { StoredArtifacts } from './storedArtifacts';
@@ -740,8 +741,13 @@ export class HarborTrial {
       container = await own.service('main');
       await prepareLogDirs(container);
       await this.copyArtifactsIn(container, acted);
+      cwd = venv.workdir ?? ((await container.exec(['pwd'], { timeoutMs: 30_000 })).stdout.trim() || '/');
+      const shadowed = await artifactShadowingWhy(container, cwd, copiedArtifacts(acted));
+      if (shadowed) {
+        this.forgeable = true;
+        this.warn(`this reward is forgeable: ${shadowed}`);
+      }
       this.step('setup', 'completed');
-      cwd = venv.workdir;
     }
     try {
       this.step('verify', 'started', pass.name ? `step ${pass.name}` : undefined);
@@ -829,11 +835,7 @@ export class HarborTrial {
    */
   private async copyArtifactsIn(container: ManagedContainer, acted: Acted): Promise<void> {
     const dropped: string[] = [];
-    for (const a of acted.collected) {
-      if (a.hostPath) dropped.push(...(await copyInAs(container, a.hostPath, posix.normalize(a.source))));
-    }
-    const logsArtifacts = acted.logsArtifacts;
-    if (existsSync(logsArtifacts)) dropped.push(...(await copyInAs(container, logsArtifacts, LOGS_ARTIFACTS)));
+    for (const a of copiedArtifacts(acted)) dropped.push(...(await copyInAs(container, a.hostPath, a.containerPath)));
     if (dropped.length)
       this.warn(`symlinks among the artifacts were not copied into the verifier: ${dropped.slice(0, 10).join(', ')}`);
   }
@@ -1034,6 +1036,15 @@ export function aggregateStepRewards(
 }
 
 /** Who the agent runs as: the task's `[agent] user`, else the container's user ('' when unknown: root). */
+/** What a separate verifier gets of the pass: the declared artifacts at their own paths, and /logs/artifacts. */
+function copiedArtifacts(acted: Acted): CopiedArtifact[] {
+  const out: CopiedArtifact[] = [];
+  for (const a of acted.collected)
+    if (a.hostPath) out.push({ containerPath: posix.normalize(a.source), hostPath: a.hostPath });
+  if (existsSync(acted.logsArtifacts)) out.push({ containerPath: LOGS_ARTIFACTS, hostPath: acted.logsArtifacts });
+  return out;
+}
+
 function agentUserIn(main: ManagedContainer, user: string | undefined): string {
   return user ?? (main instanceof DockerContainer ? main.user : '');
 }

@@ -1,0 +1,89 @@
+/**
+ * A separate verifier gets the declared artifacts at their own paths (docs/security.md, "Where the graders look
+ * programs up"). When the folder the tests run in is one of them, or inside one, the agent's files land there,
+ * and a `python3` the tests start there with `-`, `-c` or `-m` looks modules up in that folder first: an
+ * artifact `/app/json.py` is what the tests' `import json` runs, with the verifier's rights. Harbor's behaviour is
+ * kept (the tests import what they find); the reward is marked forgeable, naming the modules.
+ *
+ * Which of the names would shadow a module of the verifier's own Python is asked of that Python, by the turn-end
+ * check's module reading (providers/turnEndCheck.ts) over the folder; only entries the artifacts put there count,
+ * not the verifier image's own files.
+ */
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { DOCKER_DEFAULT_PATH as SYSTEM_PATH } from '../docker/enginePath';
+import type { ManagedContainer } from '../docker/types';
+import { errorMessage } from '../errors';
+import {
+  TURN_END_CHECK_SCRIPT,
+  listed,
+  turnEndCheckArgs,
+  turnEndCheckOf,
+  type ShadowingModule,
+} from '../providers/turnEndCheck';
+
+/** An artifact as it was copied into the verifier: its path there, and the host copy it came from. */
+export interface CopiedArtifact {
+  containerPath: string;
+  hostPath: string;
+}
+
+/** The entries the artifacts put directly in `folder` (an absolute path in the verifier), by path there. */
+export function artifactEntriesIn(folder: string, artifacts: readonly CopiedArtifact[]): Map<string, string> {
+  const dir = posix.normalize(folder).replace(/\/+$/, '') || '/';
+  const out = new Map<string, string>();
+  for (const a of artifacts) {
+    const at = posix.normalize(a.containerPath).replace(/\/+$/, '') || '/';
+    if (!existsSync(a.hostPath)) continue;
+    if (posix.dirname(at) === dir && at !== dir) out.set(at, a.hostPath);
+    const below = at === dir ? '' : dir.startsWith(`${at === '/' ? '' : at}/`) ? posix.relative(at, dir) : undefined;
+    if (below === undefined) continue;
+    const hostDir = join(a.hostPath, ...below.split('/').filter(Boolean));
+    if (!existsSync(hostDir) || !lstatSync(hostDir).isDirectory()) continue;
+    for (const name of readdirSync(hostDir)) out.set(posix.join(dir, name), join(hostDir, name));
+  }
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** A file any python3 could import by its name (source, bytecode, extension) or a package folder. */
+function moduleLike(hostPath: string): boolean {
+  const st = lstatSync(hostPath);
+  if (st.isFile()) return MODULE_FILE.test(hostPath);
+  return st.isDirectory() && readdirSync(hostPath).some((n) => /^__init__\./.test(n) && MODULE_FILE.test(n));
+}
+const MODULE_FILE = /\.(?:py|pyc|pyw|so)$/;
+
+/** Why the reward is forgeable, or undefined: the artifacts' modules in `folder` that shadow the verifier's own. */
+export async function artifactShadowingWhy(
+  container: ManagedContainer,
+  folder: string,
+  artifacts: readonly CopiedArtifact[],
+): Promise<string | undefined> {
+  const entries = artifactEntriesIn(folder, artifacts);
+  if (!entries.size) return undefined;
+  // Root's reading, with nothing to walk: only the modules of `folder` are asked for.
+  const res = await container.exec(
+    [
+      'sh',
+      '-c',
+      `PATH=${SYSTEM_PATH}\ncommand -v python3 >/dev/null 2>&1 || exit 127\nexec python3 -I -S -c "$0" "$@"`,
+      TURN_END_CHECK_SCRIPT,
+      ...turnEndCheckArgs([], [], folder),
+    ],
+    { user: 'root', cwd: '/', timeoutMs: 60_000 },
+  );
+  if (res.exitCode === 127) {
+    const modules = [...entries].filter(([, host]) => moduleLike(host)).map(([path]) => path);
+    if (!modules.length) return undefined;
+    return `the artifacts put ${listed(modules)} in ${JSON.stringify(folder)}, where the tests run, and the verifier has no python3 to say which of them a python3 the tests install would import in place of its own modules`;
+  }
+  let shadowing: ShadowingModule[];
+  try {
+    shadowing = turnEndCheckOf(res, [folder]).shadowing.filter((s) => entries.has(s.path));
+  } catch (err) {
+    return `the artifacts put ${listed([...entries.keys()])} in ${JSON.stringify(folder)}, where the tests run, and the verifier's python3 could not say which of them it would import in place of its own modules (${errorMessage(err)})`;
+  }
+  if (!shadowing.length) return undefined;
+  const first = shadowing[0]!;
+  return `the artifacts put ${listed(shadowing.map((s) => s.path))} in ${JSON.stringify(folder)}, where the tests run, under the names of modules of python3's own (${listed(shadowing.map((s) => s.module))}): a python3 started there with "-", -c or -m looks modules up in that folder first, so \`import ${first.module}\` would run the agent's code with the verifier's rights (declare narrower artifacts, or run the tests in another folder)`;
+}
