@@ -152,6 +152,33 @@ describe('the agent seat in a Docker actor container', () => {
     assert.equal(r.stdout, 'passwd 2\ngroup 2\ngetpwuid 1\n', r.stderr);
   });
 
+  // A copy into the workspace (an agent's harness hands it files) through a link the agent left there: the copy
+  // used to be unpacked by root through the link, and the folder it made given to the agent, wherever it was.
+  test("a copy into the workspace goes through the agent's links with the agent's rights only", async () => {
+    await s.exec(['sh', '-c', 'mkdir -p /srv/grader && chmod 700 /srv/grader && echo key > /srv/grader/key'], {
+      user: '0',
+    });
+    const made = await asAgent('ln -s /srv/grader /workspace/inbox && ln -s /srv/grader/notes /workspace/notes');
+    assert.equal(made.exitCode, 0, made.stderr);
+    const files = tempDir('copy');
+    writeFileSync(join(files, 'data.txt'), 'from the harness\n');
+    await assert.rejects(seat.copyIn(files, 'inbox/sub'), /Permission denied/);
+    await assert.rejects(seat.copyIn(join(files, 'data.txt'), 'notes'), /Permission denied/);
+    const grader = await s.exec(['sh', '-c', 'ls -A /srv/grader; stat -c %u /srv/grader'], { user: '0' });
+    assert.equal(grader.stdout, 'key\n0\n', 'nothing was written or given away behind the link');
+    // Where the agent may write, the copy lands as before, the agent's own.
+    await seat.copyIn(files, 'plain/sub');
+    await seat.copyIn(join(files, 'data.txt'), '.');
+    const landed = await asAgent('cat plain/sub/data.txt data.txt; stat -c %u plain plain/sub plain/sub/data.txt');
+    assert.equal(
+      landed.stdout,
+      `from the harness\nfrom the harness\n${agentUid}\n${agentUid}\n${agentUid}\n`,
+      landed.stderr,
+    );
+    const staged = await s.exec(['sh', '-c', 'ls -A /tmp | grep -c hud-studio-copy; true'], { user: '0' });
+    assert.equal(staged.stdout.trim(), '0', 'no staging folder is left');
+  });
+
   test('end() kills everything the agent started, however it detached', async () => {
     await asAgent(
       'setsid sh -c "sleep 1000" </dev/null >/dev/null 2>&1 & nohup sleep 1000 </dev/null >/dev/null 2>&1 & echo started',

@@ -6,6 +6,7 @@
  * to their descriptors, or take over their ports. When the agent is done,
  * every process of its user is killed, however it detached.
  */
+import { randomUUID } from 'node:crypto';
 import { imagePathFolders, WORKSPACE_DIR } from '../docker/enginePath';
 import { HudStudioError } from '../errors';
 import type { DockerContainer } from '../docker/container';
@@ -185,9 +186,31 @@ export class DockerAgentSeat implements AgentSeat {
   async copyIn(hostPath: string, dest: string): Promise<void> {
     await this.prepare();
     const target = dest.startsWith('/') ? dest : `${WORKSPACE_DIR}/${dest}`;
-    await this.container.copyIn(hostPath, target);
-    if (!this.privileged)
-      await this.asRoot(['chown', '-R', this.agentUser, target], `giving ${target} to the agent's user`);
+    if (this.privileged) return this.container.copyIn(hostPath, target);
+    // Root unpacks into a folder of its own that nobody else may enter and gives it to the agent's user, who puts
+    // it in place: a link the agent left on the way to `target` leads only where the agent itself may write (root
+    // unpacking there went through it, and gave what it made to the agent wherever it was).
+    const staging = `/tmp/hud-studio-copy-${randomUUID()}`;
+    await this.asRoot(['mkdir', '-m', '700', staging], `making a folder to copy ${dest} through`);
+    try {
+      await this.container.copyIn(hostPath, staging);
+      await this.asRoot(['chown', '-R', this.agentUser, staging], `giving the copy for ${dest} to the agent's user`);
+      const res = await this.container.exec(['sh', '-c', 'mkdir -p "$1" && cp -a "$0"/. "$1"/', staging, target], {
+        user: this.agentUser,
+        cwd: '/',
+        timeoutMs: SETUP_TIMEOUT_MS,
+      });
+      if (res.exitCode !== 0)
+        throw new HudStudioError(
+          'provider',
+          `copying into ${target} with the agent's rights failed: ${(res.stderr || res.stdout).trim() || `exit ${res.exitCode}`}`,
+          { hint: "the agent's user cannot write there (a link of the agent's may lead where it may not write)" },
+        );
+    } finally {
+      await this.container
+        .exec(['rm', '-rf', staging], { user: '0', timeoutMs: SETUP_TIMEOUT_MS })
+        .catch(() => undefined);
+    }
   }
 
   async end(): Promise<TurnEndCheck> {
