@@ -39,6 +39,7 @@ export const SEVERITY = {
   'harbor-missing-test-sh': 'error',
   'harbor-missing-instruction': 'error',
   'harbor-shared-forgeable': 'info',
+  'harbor-artifacts-where-tests-run': 'info',
   'golden-row-malformed': 'error',
   'golden-task-unresolved': 'error',
   'harbor-golden-malformed': 'error',

@@ -234,6 +234,8 @@ export interface HarborFacts {
   /** Files the task needs beside task.toml (relative to its folder); alternatives are separated by "|". */
   /** False when [agent] user names a non-root user (the image's user is unknown here). */
   agentMayBeRoot?: boolean;
+  /** A declared artifact copied over the folder a separate verifier's tests run in (its workdir), or above it. */
+  artifactOverTests?: { artifact: string; workdir: string };
   requiredFiles?: {
     path: string;
     code: 'harbor-missing-instruction' | 'harbor-missing-test-sh' | 'harbor-missing-tests-dockerfile';

@@ -4,7 +4,7 @@
  * configuration implies must exist beside it, and its golden/ solutions
  * must be in the shape the oracle runs (docs/grader-workbench.md).
  */
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import type { IndexedTask } from '../../../common/lspMessages';
 import type { HarborGoldenProblem } from '../../../common/golden/solutions';
 import { parseTaskToml } from '../../../common/harbor/taskToml';
@@ -35,8 +35,29 @@ export function extractHarborFacts(text: string, taskDirRel: string): HarborFact
     facts.requiredFiles = requiredFiles(result.config, taskDirRel);
     const user = result.config.agent.user;
     facts.agentMayBeRoot = user === undefined || /^(root|0)(:.*)?$/.test(user);
+    const over = artifactOverTests(result.config);
+    if (over) facts.artifactOverTests = over;
   }
   return facts;
+}
+
+/**
+ * The first pass whose separate verifier gets a declared artifact at or above the folder its tests run in: the
+ * agent's files then land where a python3 the tests start looks modules up first (docs/security.md, "Modules
+ * where Harbor's tests run").
+ */
+function artifactOverTests(config: HarborTaskConfig): HarborFacts['artifactOverTests'] {
+  const passes = config.steps ?? [{ verifier: config.verifier, artifacts: config.artifacts }];
+  for (const pass of passes) {
+    const workdir = pass.verifier.environment?.workdir;
+    if (!workdir) continue;
+    const tests = posix.normalize(workdir).replace(/\/+$/, '') || '/';
+    for (const a of pass.artifacts) {
+      const at = posix.normalize(a.source).replace(/\/+$/, '') || '/';
+      if (at === tests || tests.startsWith(at === '/' ? '/' : `${at}/`)) return { artifact: a.source, workdir };
+    }
+  }
+  return undefined;
 }
 
 export interface FileProbe {
@@ -65,6 +86,16 @@ export function linkHarbor(file: FileIdentity, facts: HarborFacts, probe: FilePr
         'harbor-shared-forgeable',
         ZERO_RANGE,
         `Harbor task ${facts.ref} verifies in the agent's container: an agent running as root there controls every program the tests run, so its reward is marked forgeable (fix: set [verifier] environment_mode = "separate" for a reward the agent cannot touch)`,
+      ),
+    );
+  }
+  if (facts.artifactOverTests) {
+    const { artifact, workdir } = facts.artifactOverTests;
+    problems.push(
+      problem(
+        'harbor-artifacts-where-tests-run',
+        ZERO_RANGE,
+        `Harbor task ${facts.ref} copies the artifact ${JSON.stringify(artifact)} into its separate verifier over ${JSON.stringify(workdir)}, where the tests run: a module the agent leaves there under the name of one of Python's own (json.py) is what a python3 the tests start there imports, so such a reward is marked forgeable (fix: declare only the files the tests read, or give [verifier.environment] a workdir of the tests' own)`,
       ),
     );
   }

@@ -314,6 +314,39 @@ describe('diagnostics: Harbor task directories', () => {
     assert.deepEqual(separate.codes('t/task.toml'), []);
   });
 
+  test("harbor-artifacts-where-tests-run: an artifact over a separate verifier's workdir", async () => {
+    const separate = (artifacts: string, workdir: string) =>
+      workspace(
+        {
+          't/task.toml': `artifacts = ${artifacts}\n${TOML}\n[verifier.environment]\nworkdir = "${workdir}"\n`,
+        },
+        [...ALL, 't/tests/Dockerfile'],
+      );
+    for (const [artifacts, workdir] of [
+      ['["/app"]', '/app'],
+      ['["/app/"]', '/app/tests'],
+      ['["/logs/x", "/"]', '/check'],
+    ] as const) {
+      const ws = await separate(artifacts, workdir);
+      assert.deepEqual(harborCodes(ws), ['harbor-artifacts-where-tests-run'], `${artifacts} over ${workdir}`);
+      assert.match(ws.problems('t/task.toml')[0]!.message, /where the tests run: .*json\.py/);
+    }
+    for (const [artifacts, workdir] of [
+      ['["/app/answer.txt"]', '/app'],
+      ['["/app"]', '/check'],
+      ['["/app/out"]', '/app'],
+      ['["/application"]', '/app'],
+    ] as const) {
+      assert.deepEqual(harborCodes(await separate(artifacts, workdir)), [], `${artifacts} over ${workdir}`);
+    }
+    // A shared verifier runs in the agent's own container, where the turn-end check judges the modules.
+    const shared = await workspace(
+      { 't/task.toml': `artifacts = ["/app"]\n${TOML}\n[environment]\nworkdir = "/app"\n` },
+      ALL,
+    );
+    assert.deepEqual(harborCodes(shared), []);
+  });
+
   test('harbor-invalid-toml', async () => {
     const ws = await workspace({ 't/task.toml': '[task\nname = "x"\n' }, ALL);
     assert.deepEqual(harborCodes(ws), ['harbor-invalid-toml']);
