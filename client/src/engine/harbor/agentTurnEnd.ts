@@ -30,7 +30,7 @@ import {
 } from '../providers/turnEndCheck';
 import { agentIdentityOf, checkBeside, type BesideCheck } from './checkBeside';
 
-const NO_PYTHON = 127;
+export const NO_PYTHON = 127;
 const NO_PYTHON_SAID = 'no python3';
 /**
  * Reads the container's PATH and PYTHONPATH, which the tests will search, before looking python3 up in the
@@ -50,8 +50,15 @@ const RUN_CHECK = [
   'fi',
   'exec python3 -I -S -c "$0" "$@" --search $search',
 ].join('\n');
-/** Root's walk of the folders the agent's could not list, with the same python3. */
-const RUN_AS_ROOT = [`PATH=${SYSTEM_PATH}`, 'exec python3 -I -S -c "$0" "$@"'].join('\n');
+/**
+ * `sh -c` of this, the check script, then its arguments: the script run by the system's python3 (root's walk of
+ * the folders the agent's could not list; a separate verifier's reading of its tests' folder), or exit NO_PYTHON.
+ */
+export const RUN_WITH_SYSTEM_PYTHON = [
+  `PATH=${SYSTEM_PATH}`,
+  `command -v python3 >/dev/null 2>&1 || exit ${NO_PYTHON}`,
+  'exec python3 -I -S -c "$0" "$@"',
+].join('\n');
 // The whole file system, not a workspace.
 const TIMEOUT_MS = 2 * TURN_END_CHECK_TIMEOUT_MS;
 
@@ -73,11 +80,14 @@ export async function checkHarborAgentTurnEnd(
   if (res.exitCode === NO_PYTHON) return checkWithoutPython(main, res.stdout, workdir, rolloutId);
   const check = turnEndCheckOf(res, ['/']);
   if (!check.unlisted.length) return { check };
-  const unlisted = await main.exec(['sh', '-c', RUN_AS_ROOT, TURN_END_CHECK_SCRIPT, ...unlistedCheckArgs(check)], {
-    user: 'root',
-    cwd: '/',
-    timeoutMs: TIMEOUT_MS,
-  });
+  const unlisted = await main.exec(
+    ['sh', '-c', RUN_WITH_SYSTEM_PYTHON, TURN_END_CHECK_SCRIPT, ...unlistedCheckArgs(check)],
+    {
+      user: 'root',
+      cwd: '/',
+      timeoutMs: TIMEOUT_MS,
+    },
+  );
   return { check: withUnlisted(check, turnEndCheckOf(unlisted, check.unlisted)) };
 }
 

@@ -11,16 +11,18 @@
  */
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { DOCKER_DEFAULT_PATH as SYSTEM_PATH } from '../docker/enginePath';
 import type { ManagedContainer } from '../docker/types';
 import { errorMessage } from '../errors';
 import {
   TURN_END_CHECK_SCRIPT,
+  TURN_END_CHECK_TIMEOUT_MS,
   listed,
+  shadowingWhy,
   turnEndCheckArgs,
   turnEndCheckOf,
   type ShadowingModule,
 } from '../providers/turnEndCheck';
+import { NO_PYTHON, RUN_WITH_SYSTEM_PYTHON } from './agentTurnEnd';
 
 /** An artifact as it was copied into the verifier: its path there, and the host copy it came from. */
 export interface CopiedArtifact {
@@ -63,16 +65,10 @@ export async function artifactShadowingWhy(
   if (!entries.size) return undefined;
   // Root's reading, with nothing to walk: only the modules of `folder` are asked for.
   const res = await container.exec(
-    [
-      'sh',
-      '-c',
-      `PATH=${SYSTEM_PATH}\ncommand -v python3 >/dev/null 2>&1 || exit 127\nexec python3 -I -S -c "$0" "$@"`,
-      TURN_END_CHECK_SCRIPT,
-      ...turnEndCheckArgs([], [], folder),
-    ],
-    { user: 'root', cwd: '/', timeoutMs: 60_000 },
+    ['sh', '-c', RUN_WITH_SYSTEM_PYTHON, TURN_END_CHECK_SCRIPT, ...turnEndCheckArgs([], [], folder)],
+    { user: 'root', cwd: '/', timeoutMs: TURN_END_CHECK_TIMEOUT_MS },
   );
-  if (res.exitCode === 127) {
+  if (res.exitCode === NO_PYTHON) {
     const modules = [...entries].filter(([, host]) => moduleLike(host)).map(([path]) => path);
     if (!modules.length) return undefined;
     return `the artifacts put ${listed(modules)} in ${JSON.stringify(folder)}, where the tests run, and the verifier has no python3 to say which of them a python3 the tests install would import in place of its own modules`;
@@ -83,7 +79,6 @@ export async function artifactShadowingWhy(
   } catch (err) {
     return `the artifacts put ${listed([...entries.keys()])} in ${JSON.stringify(folder)}, where the tests run, and the verifier's python3 could not say which of them it would import in place of its own modules (${errorMessage(err)})`;
   }
-  if (!shadowing.length) return undefined;
-  const first = shadowing[0]!;
-  return `the artifacts put ${listed(shadowing.map((s) => s.path))} in ${JSON.stringify(folder)}, where the tests run, under the names of modules of python3's own (${listed(shadowing.map((s) => s.module))}): a python3 started there with "-", -c or -m looks modules up in that folder first, so \`import ${first.module}\` would run the agent's code with the verifier's rights (declare narrower artifacts, or run the tests in another folder)`;
+  const why = shadowingWhy(shadowing, folder, { left: 'the artifacts put', graders: 'tests' });
+  return why && `${why} (declare only the files the tests read, or run them in a folder of their own)`;
 }

@@ -436,11 +436,18 @@ export function reachableWhy(
   return said.length ? said.join('; ') : undefined;
 }
 
-/** Why a grade is forgeable when the agent left modules that shadow a Python's own where the graders run. */
-export function shadowingWhy(shadowing: readonly ShadowingModule[], folder: string): string | undefined {
+/**
+ * Why a grade is forgeable when the agent left modules that shadow a Python's own where the graders run; `how`
+ * words it for a separate verifier, which gets them as artifacts.
+ */
+export function shadowingWhy(
+  shadowing: readonly ShadowingModule[],
+  folder: string,
+  how: { left: string; graders: string } = { left: 'the agent left', graders: 'graders' },
+): string | undefined {
   if (!shadowing.length) return undefined;
   const first = shadowing[0]!;
-  return `the agent left ${listed(shadowing.map((s) => s.path))} in ${JSON.stringify(folder)}, where the graders run, under the names of modules of python3's own (${listed(shadowing.map((s) => s.module))}): a python3 started there with "-", -c or -m looks modules up in that folder first, so \`import ${first.module}\` would run the agent's code with the graders' rights`;
+  return `${how.left} ${listed(shadowing.map((s) => s.path))} in ${JSON.stringify(folder)}, where the ${how.graders} run, under the names of modules of python3's own (${listed(shadowing.map((s) => s.module))}): a python3 started there with "-", -c or -m looks modules up in that folder first, so \`import ${first.module}\` would run the agent's code with the ${how.graders}' rights`;
 }
 
 /** The links the script cut, from its output; throws when it could not check the whole workspace. */
