@@ -406,6 +406,19 @@ test("an artifact that lands in a separate verifier's working folder under a sta
     /^this reward is forgeable: the artifacts put "\/app\/json\.py" in "\/app", where the tests run/,
   ));
 
+// The same module through the verifier's PYTHONPATH: its tests run in a folder of their own, but every python3
+// there looks modules up in /app, where the artifacts land, before its own.
+test("an artifact that lands on a separate verifier's PYTHONPATH under a standard module's name makes a forgeable reward", () =>
+  assertShadowingMarked(
+    fixtureVariant('separate-artifacts', {
+      'task.toml': SEPARATE_IN_APP.replace('workdir = "/app"\nnetwork_mode', 'workdir = "/check"\nnetwork_mode'),
+      'tests/test.sh': COMPARES_IN_PYTHON,
+      'tests/expected.txt': 'x7-quokka\n',
+      'tests/Dockerfile': 'FROM hud-studio/base:bookworm\nENV PYTHONPATH=/app\nCOPY . /tests/\nWORKDIR /check\n',
+    }),
+    /^this reward is forgeable: the artifacts put "\/app\/json\.py" in "\/app", on the verifier's PYTHONPATH/,
+  ));
+
 test('a separate verifier without python3 cannot say which artifact modules would shadow: only modules mark it', async () => {
   const task = fixtureVariant('separate-artifacts', {
     'task.toml': SEPARATE_IN_APP,

@@ -21,6 +21,7 @@ import {
   turnEndCheckArgs,
   turnEndCheckOf,
   type ShadowingModule,
+  type ShadowingWords,
 } from '../providers/turnEndCheck';
 import { NO_PYTHON, RUN_WITH_SYSTEM_PYTHON } from './agentTurnEnd';
 
@@ -55,14 +56,54 @@ function moduleLike(hostPath: string): boolean {
 }
 const MODULE_FILE = /\.(?:py|pyc|pyw|so)$/;
 
-/** Why the reward is forgeable, or undefined: the artifacts' modules in `folder` that shadow the verifier's own. */
+/**
+ * Why the reward is forgeable, or undefined: the artifacts' modules that shadow the verifier's own, in the folder
+ * its tests run in or in a folder of its PYTHONPATH (which every python3 it starts searches before its own).
+ */
 export async function artifactShadowingWhy(
   container: ManagedContainer,
-  folder: string,
+  testsFolder: string,
   artifacts: readonly CopiedArtifact[],
 ): Promise<string | undefined> {
-  const entries = artifactEntriesIn(folder, artifacts);
+  const said = await container.exec(['sh', '-c', 'printf %s "$PYTHONPATH"'], {
+    user: 'root',
+    cwd: '/',
+    timeoutMs: 30_000,
+  });
+  const onPath = said.exitCode === 0 ? said.stdout.split(':').map((f) => posix.resolve(testsFolder, f)) : [];
+  const places: [string, Partial<ShadowingWords>][] = [[testsFolder, TESTS_FOLDER]];
+  for (const folder of new Set(onPath)) if (folder !== testsFolder) places.push([folder, ON_PYTHONPATH]);
+  const whys: string[] = [];
+  for (const [folder, words] of places) {
+    const why = await shadowingIn(container, folder, artifactEntriesIn(folder, artifacts), words);
+    if (why) whys.push(why);
+  }
+  return whys.length
+    ? `${whys.join('; ')} (declare only the files the tests read, or keep them out of those folders)`
+    : undefined;
+}
+
+const TESTS_FOLDER: Partial<ShadowingWords> = {
+  left: 'the artifacts put',
+  where: 'where the tests run',
+  graders: 'tests',
+};
+const ON_PYTHONPATH: ShadowingWords = {
+  left: 'the artifacts put',
+  where: "on the verifier's PYTHONPATH",
+  lookup: 'every python3 the tests start looks modules up there before its own',
+  graders: 'tests',
+};
+
+/** The verifier's python3 judges which of `entries` (paths in `folder`) shadow a module of its own. */
+async function shadowingIn(
+  container: ManagedContainer,
+  folder: string,
+  entries: ReadonlyMap<string, string>,
+  words: Partial<ShadowingWords>,
+): Promise<string | undefined> {
   if (!entries.size) return undefined;
+  const where = `${JSON.stringify(folder)}, ${words.where}`;
   // Root's reading, with nothing to walk: only the modules of `folder` are asked for.
   const res = await container.exec(
     ['sh', '-c', RUN_WITH_SYSTEM_PYTHON, TURN_END_CHECK_SCRIPT, ...turnEndCheckArgs([], [], folder)],
@@ -71,14 +112,13 @@ export async function artifactShadowingWhy(
   if (res.exitCode === NO_PYTHON) {
     const modules = [...entries].filter(([, host]) => moduleLike(host)).map(([path]) => path);
     if (!modules.length) return undefined;
-    return `the artifacts put ${listed(modules)} in ${JSON.stringify(folder)}, where the tests run, and the verifier has no python3 to say which of them a python3 the tests install would import in place of its own modules`;
+    return `the artifacts put ${listed(modules)} in ${where}, and the verifier has no python3 to say which of them a python3 the tests install would import in place of its own modules`;
   }
   let shadowing: ShadowingModule[];
   try {
     shadowing = turnEndCheckOf(res, [folder]).shadowing.filter((s) => entries.has(s.path));
   } catch (err) {
-    return `the artifacts put ${listed([...entries.keys()])} in ${JSON.stringify(folder)}, where the tests run, and the verifier's python3 could not say which of them it would import in place of its own modules (${errorMessage(err)})`;
+    return `the artifacts put ${listed([...entries.keys()])} in ${where}, and the verifier's python3 could not say which of them it would import in place of its own modules (${errorMessage(err)})`;
   }
-  const why = shadowingWhy(shadowing, folder, { left: 'the artifacts put', graders: 'tests' });
-  return why && `${why} (declare only the files the tests read, or run them in a folder of their own)`;
+  return shadowingWhy(shadowing, folder, words);
 }

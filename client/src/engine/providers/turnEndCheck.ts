@@ -443,12 +443,28 @@ export function reachableWhy(
 export function shadowingWhy(
   shadowing: readonly ShadowingModule[],
   folder: string,
-  how: { left: string; graders: string } = { left: 'the agent left', graders: 'graders' },
+  how: Partial<ShadowingWords> = {},
 ): string | undefined {
   if (!shadowing.length) return undefined;
+  const w = { ...GRADERS_FOLDER, ...how };
   const first = shadowing[0]!;
-  return `${how.left} ${listed(shadowing.map((s) => s.path))} in ${JSON.stringify(folder)}, where the ${how.graders} run, under the names of modules of python3's own (${listed(shadowing.map((s) => s.module))}): a python3 started there with "-", -c or -m looks modules up in that folder first, so \`import ${first.module}\` would run the agent's code with the ${how.graders}' rights`;
+  return `${w.left} ${listed(shadowing.map((s) => s.path))} in ${JSON.stringify(folder)}, ${w.where}, under the names of modules of python3's own (${listed(shadowing.map((s) => s.module))}): ${w.lookup}, so \`import ${first.module}\` would run the agent's code with the ${w.graders}' rights`;
 }
+
+/** How shadowingWhy says who left the modules, where the folder is to the graders, and why they look there. */
+export interface ShadowingWords {
+  left: string;
+  where: string;
+  lookup: string;
+  graders: string;
+}
+
+const GRADERS_FOLDER: ShadowingWords = {
+  left: 'the agent left',
+  where: 'where the graders run',
+  lookup: 'a python3 started there with "-", -c or -m looks modules up in that folder first',
+  graders: 'graders',
+};
 
 /** The links the script cut, from its output; throws when it could not check the whole workspace. */
 export function turnEndCheckOf(res: ExecResult, roots: readonly string[]): TurnEndCheck {
