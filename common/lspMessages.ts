@@ -53,6 +53,8 @@ export interface IndexedTemplate {
   resultKeys: string[];
   /** Keys read from the value the first yield returns (e.g. actor_result["answer"]). */
   readsKeys: string[];
+  /** Its definition holds a syntax error: the signature and what its body yields are the parser's guess. */
+  broken?: true;
 }
 
 export interface IndexedVerifierLink {

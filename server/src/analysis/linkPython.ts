@@ -234,6 +234,7 @@ function indexTemplate(file: FileIdentity, t: TemplateFacts, env: string): Index
     resultKeys: t.result?.keys ?? fitted([]),
     readsKeys: distinctKeys(t.readsKeys),
   };
+  if (t.broken) out.broken = true;
   if (t.result) out.gradeYieldRange = t.result.range;
   if (t.firstYield?.kind === 'literal') out.promptPreview = t.firstYield.text;
   return out;

@@ -15,6 +15,7 @@ export function templateMarkdown(t: IndexedTemplate): string {
     '```',
     `**Template** \`${t.id}\` · environment \`${t.env}\``,
   ];
+  if (t.broken) lines.push('', '_Its definition has a syntax error: this signature is a guess until it is fixed._');
   if (t.description) lines.push('', t.description);
   if (t.promptPreview !== undefined) {
     const preview =

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { hover } from '../../../server/src/features/hover';
 import { workspace } from './helpers';
 
 const HEAD = 'from hud import Environment\n\nenv = Environment("demo")\n\n\n@env.template(id="solve")\n';
@@ -26,6 +27,13 @@ for (const [what, def] of BROKEN_DEFS) {
     assert.deepEqual(ws.codes('env.py'), []);
     const [template] = ws.analyzer.workspace.index().templates;
     assert.equal(template?.id, 'solve', 'the template is still indexed while it is being typed');
+    assert.equal(template.broken, true);
+    const line = ONCE(def)
+      .split('\n')
+      .findIndex((l) => l.startsWith('task = solve'));
+    const said = hover(ws.analyzer.workspace, ws.path('env.py'), { line, character: 8 });
+    assert.match((said?.contents as { value: string }).value, /syntax error: this signature is a guess/);
+    assert.equal(intact.analyzer.workspace.index().templates[0]?.broken, undefined);
   });
 }
 
