@@ -24,9 +24,7 @@ import {
   TURN_END_CHECK_SCRIPT,
   TURN_END_CHECK_TIMEOUT_MS,
   turnEndCheckArgs,
-  turnEndCheckOf,
-  unlistedCheckArgs,
-  withUnlisted,
+  withRootWalk,
 } from '../providers/turnEndCheck';
 import { agentIdentityOf, checkBeside, type BesideCheck } from './checkBeside';
 
@@ -78,17 +76,14 @@ export async function checkHarborAgentTurnEnd(
     timeoutMs: TIMEOUT_MS,
   });
   if (res.exitCode === NO_PYTHON) return checkWithoutPython(main, res.stdout, workdir, rolloutId);
-  const check = turnEndCheckOf(res, ['/']);
-  if (!check.unlisted.length) return { check };
-  const unlisted = await main.exec(
-    ['sh', '-c', RUN_WITH_SYSTEM_PYTHON, TURN_END_CHECK_SCRIPT, ...unlistedCheckArgs(check)],
-    {
+  const check = await withRootWalk(res, (args) =>
+    main.exec(['sh', '-c', RUN_WITH_SYSTEM_PYTHON, TURN_END_CHECK_SCRIPT, ...args], {
       user: 'root',
       cwd: '/',
       timeoutMs: TIMEOUT_MS,
-    },
+    }),
   );
-  return { check: withUnlisted(check, turnEndCheckOf(unlisted, check.unlisted)) };
+  return { check };
 }
 
 async function checkWithoutPython(

@@ -25,10 +25,8 @@ import type { ExecResult } from '../providers/provider';
 import {
   TURN_END_CHECK_SCRIPT,
   TURN_END_CHECK_TIMEOUT_MS,
-  turnEndCheckOf,
-  unlistedCheckArgs,
-  withUnlisted,
   type TurnEndCheck,
+  withRootWalk,
 } from '../providers/turnEndCheck';
 
 /** The agent's user and groups, as the task container gave them to an exec of the agent's. */
@@ -136,10 +134,7 @@ export async function checkBeside(
     const res = await run([String(agent.uid), String(agent.gid), agent.groups.join(',')], args);
     if (res.exitCode === CANNOT_ENTER)
       return unchecked(res.stderr.trim() || "the task container's file system could not be entered");
-    const check = turnEndCheckOf(res, ['/']);
-    if (!check.unlisted.length) return { check };
-    const unlisted = await run(['0', '0', ''], unlistedCheckArgs(check));
-    return { check: withUnlisted(check, turnEndCheckOf(unlisted, check.unlisted)) };
+    return { check: await withRootWalk(res, (rootArgs) => run(['0', '0', ''], rootArgs)) };
   } finally {
     await checker.remove();
   }

@@ -16,10 +16,8 @@ import {
   NOTHING_CHECKED,
   TURN_END_CHECK_SCRIPT,
   turnEndCheckArgs,
-  turnEndCheckOf,
-  unlistedCheckArgs,
-  withUnlisted,
   type TurnEndCheck,
+  withRootWalk,
 } from './turnEndCheck';
 
 export { WORKSPACE_DIR } from '../docker/enginePath';
@@ -239,13 +237,13 @@ export class DockerAgentSeat implements AgentSeat {
         'provider',
         `ending the agent's turn (its processes, then its links) failed: ${res.stderr.trim() || (res.timedOut ? `not done within ${SETUP_TIMEOUT_MS / 1000} s` : `exit ${res.exitCode}`)}`,
       );
-    const check = turnEndCheckOf(res, ['/']);
-    if (!check.unlisted.length) return check;
-    const unlisted = await this.container.exec(
-      ['python3', '-I', '-S', '-c', TURN_END_CHECK_SCRIPT, ...unlistedCheckArgs(check)],
-      { user: '0', env: this.container.enginePathEnv, timeoutMs: SETUP_TIMEOUT_MS },
+    return withRootWalk(res, (args) =>
+      this.container.exec(['python3', '-I', '-S', '-c', TURN_END_CHECK_SCRIPT, ...args], {
+        user: '0',
+        env: this.container.enginePathEnv,
+        timeoutMs: SETUP_TIMEOUT_MS,
+      }),
     );
-    return withUnlisted(check, turnEndCheckOf(unlisted, check.unlisted));
   }
 
   private prepare(): Promise<void> {

@@ -533,6 +533,19 @@ export function unlistedCheckArgs(check: TurnEndCheck): string[] {
   return ['--as', check.agent, ...check.unlisted];
 }
 
+/**
+ * The check the agent's walk printed in `res` (of the whole file system), and root's walk of what it could not
+ * list when there is any: `asRoot` runs the script as root with the arguments it is given.
+ */
+export async function withRootWalk(
+  res: ExecResult,
+  asRoot: (args: string[]) => Promise<ExecResult>,
+): Promise<TurnEndCheck> {
+  const check = turnEndCheckOf(res, ['/']);
+  if (!check.unlisted.length) return check;
+  return withUnlisted(check, turnEndCheckOf(await asRoot(unlistedCheckArgs(check)), check.unlisted));
+}
+
 /** The agent's walk and root's walk of what it could not list, as one check. */
 export function withUnlisted(first: TurnEndCheck, second: TurnEndCheck): TurnEndCheck {
   return {
