@@ -498,8 +498,7 @@ export class HarborTrial {
     const main = await env.service('main');
     await prepareLogDirs(main);
     if (task.config.environment.healthcheck) await this.healthcheck(main, task.config.environment.healthcheck);
-    const workdir =
-      task.config.environment.workdir ?? ((await main.exec(['pwd'], { timeoutMs: 30_000 })).stdout.trim() || '/');
+    const workdir = task.config.environment.workdir ?? (await imageWorkdir(main));
     this.step('setup', 'completed');
     this.timings.environment_setup = { started_at: setupStart, finished_at: new Date().toISOString() };
     return { env, main, workdir };
@@ -740,9 +739,10 @@ export class HarborTrial {
       if (announce) this.startPhase('verifier', own.substrate, false);
       container = await own.service('main');
       await prepareLogDirs(container);
-      await this.copyArtifactsIn(container, acted);
-      cwd = venv.workdir ?? ((await container.exec(['pwd'], { timeoutMs: 30_000 })).stdout.trim() || '/');
-      const shadowed = await artifactShadowingWhy(container, cwd, copiedArtifacts(acted));
+      const artifacts = copiedArtifacts(acted);
+      await this.copyArtifactsIn(container, artifacts);
+      cwd = venv.workdir ?? (await imageWorkdir(container));
+      const shadowed = await artifactShadowingWhy(container, cwd, artifacts);
       if (shadowed) {
         this.forgeable = true;
         this.warn(`this reward is forgeable: ${shadowed}`);
@@ -833,9 +833,9 @@ export class HarborTrial {
    * at their original paths and /logs/artifacts, never /logs/agent. No
    * symlink travels (docs/harbor.md, "What the agent cannot forge").
    */
-  private async copyArtifactsIn(container: ManagedContainer, acted: Acted): Promise<void> {
+  private async copyArtifactsIn(container: ManagedContainer, artifacts: readonly CopiedArtifact[]): Promise<void> {
     const dropped: string[] = [];
-    for (const a of copiedArtifacts(acted)) dropped.push(...(await copyInAs(container, a.hostPath, a.containerPath)));
+    for (const a of artifacts) dropped.push(...(await copyInAs(container, a.hostPath, a.containerPath)));
     if (dropped.length)
       this.warn(`symlinks among the artifacts were not copied into the verifier: ${dropped.slice(0, 10).join(', ')}`);
   }
@@ -1035,7 +1035,6 @@ export function aggregateStepRewards(
   );
 }
 
-/** Who the agent runs as: the task's `[agent] user`, else the container's user ('' when unknown: root). */
 /** What a separate verifier gets of the pass: the declared artifacts at their own paths, and /logs/artifacts. */
 function copiedArtifacts(acted: Acted): CopiedArtifact[] {
   const out: CopiedArtifact[] = [];
@@ -1045,6 +1044,12 @@ function copiedArtifacts(acted: Acted): CopiedArtifact[] {
   return out;
 }
 
+/** Who the agent runs as: the task's `[agent] user`, else the container's user ('' when unknown: root). */
 function agentUserIn(main: ManagedContainer, user: string | undefined): string {
   return user ?? (main instanceof DockerContainer ? main.user : '');
+}
+
+/** The folder a command runs in when the task names none: the image's WORKDIR, as an exec without one sees it. */
+async function imageWorkdir(container: ManagedContainer): Promise<string> {
+  return (await container.exec(['pwd'], { timeoutMs: 30_000 })).stdout.trim() || '/';
 }
