@@ -4,7 +4,8 @@
  * configuration implies must exist beside it, and its golden/ solutions
  * must be in the shape the oracle runs (docs/grader-workbench.md).
  */
-import { dirname, join, posix, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
+import { atOrBelow, normalContainerPath } from '../../../common/containerPath';
 import type { IndexedTask } from '../../../common/lspMessages';
 import type { HarborGoldenProblem } from '../../../common/golden/solutions';
 import { parseTaskToml } from '../../../common/harbor/taskToml';
@@ -51,11 +52,9 @@ function artifactOverTests(config: HarborTaskConfig): HarborFacts['artifactOverT
   for (const pass of passes) {
     const workdir = pass.verifier.environment?.workdir;
     if (!workdir) continue;
-    const tests = posix.normalize(workdir).replace(/\/+$/, '') || '/';
-    for (const a of pass.artifacts) {
-      const at = posix.normalize(a.source).replace(/\/+$/, '') || '/';
-      if (at === tests || tests.startsWith(at === '/' ? '/' : `${at}/`)) return { artifact: a.source, workdir };
-    }
+    const tests = normalContainerPath(workdir);
+    for (const a of pass.artifacts)
+      if (atOrBelow(tests, normalContainerPath(a.source))) return { artifact: a.source, workdir };
   }
   return undefined;
 }

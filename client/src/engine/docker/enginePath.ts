@@ -8,6 +8,7 @@
  * (docs/security.md). The agent's own commands keep the image's PATH.
  */
 import { posix } from 'node:path';
+import { atOrBelow } from '../../../../common/containerPath';
 
 /** The agent's working folder in a Docker actor container (the workspace root), owned by the agent's user. */
 export const WORKSPACE_DIR = '/workspace';
@@ -31,7 +32,6 @@ export function imagePathFolders(imagePath: string | undefined): string[] {
   return (imagePath ?? DOCKER_DEFAULT_PATH).split(':');
 }
 
-const within = (dir: string, root: string): boolean => dir === root || dir.startsWith(`${root}/`);
 // `/usr/../workspace/bin` is the workspace's: folders are compared once normalised, or a program the agent
 // planted there would pass for the system's.
 const trimmed = (d: string): string => {
@@ -40,7 +40,7 @@ const trimmed = (d: string): string => {
 };
 
 /** Whether the normalised absolute folder lies in the agent's workspace or a shared temporary folder. */
-const agentWrites = (d: string): boolean => AGENT_WRITABLE.some((root) => within(d, root));
+const agentWrites = (d: string): boolean => AGENT_WRITABLE.some((root) => atOrBelow(d, root));
 
 /** `imagePath` without relative entries and folders the agent can write. */
 export function enginePath(imagePath: string): string {

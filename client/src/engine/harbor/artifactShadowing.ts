@@ -11,6 +11,7 @@
  */
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { atOrBelow, normalContainerPath } from '../../../../common/containerPath';
 import type { ManagedContainer } from '../docker/types';
 import { errorMessage } from '../errors';
 import {
@@ -33,15 +34,14 @@ export interface CopiedArtifact {
 
 /** The entries the artifacts put directly in `folder` (an absolute path in the verifier), by path there. */
 export function artifactEntriesIn(folder: string, artifacts: readonly CopiedArtifact[]): Map<string, string> {
-  const dir = posix.normalize(folder).replace(/\/+$/, '') || '/';
+  const dir = normalContainerPath(folder);
   const out = new Map<string, string>();
   for (const a of artifacts) {
-    const at = posix.normalize(a.containerPath).replace(/\/+$/, '') || '/';
+    const at = normalContainerPath(a.containerPath);
     if (!existsSync(a.hostPath)) continue;
     if (posix.dirname(at) === dir && at !== dir) out.set(at, a.hostPath);
-    const below = at === dir ? '' : dir.startsWith(`${at === '/' ? '' : at}/`) ? posix.relative(at, dir) : undefined;
-    if (below === undefined) continue;
-    const hostDir = join(a.hostPath, ...below.split('/').filter(Boolean));
+    if (!atOrBelow(dir, at)) continue;
+    const hostDir = join(a.hostPath, ...posix.relative(at, dir).split('/').filter(Boolean));
     if (!existsSync(hostDir) || !lstatSync(hostDir).isDirectory()) continue;
     for (const name of readdirSync(hostDir)) out.set(posix.join(dir, name), join(hostDir, name));
   }
