@@ -193,17 +193,13 @@ export class DockerAgentSeat implements AgentSeat {
     try {
       await this.container.copyIn(hostPath, staging);
       await this.asRoot(['chown', '-R', this.agentUser, staging], `giving the copy for ${dest} to the agent's user`);
-      const res = await this.container.exec(['sh', '-c', 'mkdir -p "$1" && cp -a "$0"/. "$1"/', staging, target], {
+      await this.must(['sh', '-c', 'mkdir -p "$1" && cp -a "$0"/. "$1"/', staging, target], {
+        what: `copying into ${target} with the agent's rights`,
+        // The agent's user may not enter the container's working folder (the environment's, 0700).
         user: this.agentUser,
         cwd: '/',
-        timeoutMs: SETUP_TIMEOUT_MS,
+        hint: "the agent's user cannot write there (a link of the agent's may lead where it may not write)",
       });
-      if (res.exitCode !== 0)
-        throw new HudStudioError(
-          'provider',
-          `copying into ${target} with the agent's rights failed: ${(res.stderr || res.stdout).trim() || `exit ${res.exitCode}`}`,
-          { hint: "the agent's user cannot write there (a link of the agent's may lead where it may not write)" },
-        );
     } finally {
       await this.container
         .exec(['rm', '-rf', staging], { user: '0', timeoutMs: SETUP_TIMEOUT_MS })
@@ -266,11 +262,20 @@ export class DockerAgentSeat implements AgentSeat {
     return this.prepared;
   }
 
-  private async asRoot(argv: string[], what: string, hint?: string): Promise<void> {
+  private asRoot(argv: string[], what: string, hint?: string): Promise<void> {
+    return this.must(argv, { what, user: '0', ...(hint ? { hint } : {}) });
+  }
+
+  /** Runs `argv` as `user` with the engine's PATH; a failure says `what` failed, and why. */
+  private async must(
+    argv: string[],
+    { what, user, cwd, hint }: { what: string; user: string; cwd?: string; hint?: string },
+  ): Promise<void> {
     const res = await this.container.exec(argv, {
-      user: '0',
+      user,
       env: this.container.enginePathEnv,
       timeoutMs: SETUP_TIMEOUT_MS,
+      ...(cwd ? { cwd } : {}),
     });
     if (res.exitCode !== 0) {
       throw new HudStudioError(
