@@ -12,6 +12,7 @@ import { HudStudioError } from '../errors';
 import type { DockerContainer } from '../docker/container';
 import type { AgentSeat, ExecOptions, ExecResult } from './provider';
 import { underAgentLimits } from './agentLimits';
+import { AGENT_COPY_HINT, agentCopyWhat } from './agentCopy';
 import {
   NOTHING_CHECKED,
   TURN_END_CHECK_SCRIPT,
@@ -194,11 +195,11 @@ export class DockerAgentSeat implements AgentSeat {
       await this.container.copyIn(hostPath, staging);
       await this.asRoot(['chown', '-R', this.agentUser, staging], `giving the copy for ${dest} to the agent's user`);
       await this.must(['sh', '-c', 'mkdir -p "$1" && cp -a "$0"/. "$1"/', staging, target], {
-        what: `copying into ${target} with the agent's rights`,
+        what: agentCopyWhat(target),
         // The agent's user may not enter the container's working folder (the environment's, 0700).
         user: this.agentUser,
         cwd: '/',
-        hint: "the agent's user cannot write there (a link of the agent's may lead where it may not write)",
+        hint: AGENT_COPY_HINT,
       });
     } finally {
       await this.container

@@ -46,6 +46,7 @@ import {
   type TurnEndCheck,
 } from './turnEndCheck';
 import { isSkippedDirName } from './copySkips';
+import { AGENT_COPY_TIMEOUT_MS, agentCopyArgv, agentCopyFailed } from './agentCopy';
 
 export interface LocalProviderOptions {
   /** Where substrates' private folders go (default: the OS temp folder). */
@@ -231,23 +232,32 @@ export class LocalSubstrate implements Substrate {
     this.assertLive();
     const workspace = this.agentWorkspace();
     const bwrap = this.sandbox?.bwrap;
-    const exec = (argv: string[], opts: ExecOptions = {}): Promise<ExecResult> => {
+    /** `readable`: host paths the command may also read (at the same paths), besides the agent's own view. */
+    const run = (argv: string[], opts: ExecOptions = {}, readable: readonly string[] = []): Promise<ExecResult> => {
       this.assertLive();
       const cwd = opts.cwd ?? workspace;
       const env = this.env({ HOME: workspace, ...(bwrap ? { TMPDIR: '/tmp' } : {}), ...opts.env }, 'none');
       // Set inside the sandbox's user namespace, the limit counts that sandbox's processes alone.
-      const limited = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd), ...underAgentLimits(argv)] : argv;
+      const limited = bwrap ? [bwrap, ...sandboxArgs(workspace, cwd, readable), ...underAgentLimits(argv)] : argv;
       // Root is exempt from that limit: its agent runs in a pids cgroup instead, joined before anything starts.
       const cgroup = this.agentCgroup();
       const command = cgroup ? cgroup.launch(limited) : limited;
       return execInGroup(command, { ...opts, cwd, env, onGroup: (pgid) => this.addGroup(pgid) });
     };
+    const exec = (argv: string[], opts?: ExecOptions) => run(argv, opts);
     return {
       workdir: workspace,
       privileged: !bwrap,
       ...(bwrap ? {} : { privilegedWhy: 'the local runtime has no sandbox here (install bubblewrap)' }),
       exec,
-      copyIn: (hostPath, dest) => this.copyIn(hostPath, dest.startsWith('/') ? dest : join(workspace, dest)),
+      copyIn: async (hostPath, dest) => {
+        const target = dest.startsWith('/') ? dest : join(workspace, dest);
+        if (!bwrap) return this.copyIn(hostPath, target);
+        // Inside the agent's sandbox, with its rights and view: the host user's copy followed a link the agent
+        // left on the way (`inbox -> ~/.ssh`) wherever it led (docs/security.md, "Local runtime").
+        const res = await run(agentCopyArgv(hostPath, target), { timeoutMs: AGENT_COPY_TIMEOUT_MS }, [hostPath]);
+        if (res.exitCode !== 0) throw agentCopyFailed(target, res);
+      },
       // The sandbox's PID namespace ended with each command; without one, release() kills the groups.
       // The agent's cgroup (root) goes now, with whatever is left in it.
       end: async () => {

@@ -68,7 +68,7 @@ export function inSystemView(path: string): boolean {
  * setsid would take the sandbox's init out of that process group, so that
  * stopping the group would no longer wait for the PID namespace to empty
  * (docs/security.md). `readable`: folders the engine's own command in the
- * agent's view needs besides (an interpreter), read-only.
+ * agent's view needs besides (an interpreter, the source of a copy into the workspace), read-only.
  */
 export function sandboxArgs(workspace: string, cwd: string, readable: readonly string[] = []): string[] {
   return [
