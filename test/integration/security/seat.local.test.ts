@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { LocalProvider, type LocalSubstrate } from '../../../client/src/engine/providers/local';
 import { bubblewrap } from '../../../client/src/engine/providers/localSandbox';
 import type { AgentSeat } from '../../../client/src/engine/providers/provider';
@@ -50,6 +50,14 @@ test("a copy into the agent's workspace lands there, nested folders and links ke
   const read = await seat.exec(['sh', '-c', 'cat inbox/note.txt inbox/data/deep/a.txt inbox/data/link']);
   assert.deepEqual([read.exitCode, read.stdout], [0, 'hellonestednested']);
   assert.equal(readlinkSync(join(seat.workdir, 'inbox', 'data', 'link')), 'deep/a.txt', 'the link is copied as a link');
+
+  // A source named relative to the engine's working folder, and one that does not exist.
+  await seat.copyIn(relative(process.cwd(), hostFile('rel.txt', 'relative')), 'inbox');
+  assert.equal(readFileSync(join(seat.workdir, 'inbox', 'rel.txt'), 'utf8'), 'relative');
+  await assert.rejects(
+    seat.copyIn('/nonexistent/hud-studio-source', 'inbox'),
+    /cannot copy \/nonexistent\/hud-studio-source: it does not exist/,
+  );
 });
 
 test("a link the agent left on the way leads the copy nowhere outside its sandbox's reach", async () => {

@@ -7,9 +7,9 @@
  * docs/security.md); without it they share the host's filesystem, and the
  * engine says on every run that this is no security boundary.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { connectTcp } from '../channel/tcp';
 import { CancelledError, HudStudioError } from '../errors';
@@ -255,7 +255,10 @@ export class LocalSubstrate implements Substrate {
         if (!bwrap) return this.copyIn(hostPath, target);
         // Inside the agent's sandbox, with its rights and view: the host user's copy followed a link the agent
         // left on the way (`inbox -> ~/.ssh`) wherever it led (docs/security.md, "Local runtime").
-        const res = await run(agentCopyArgv(hostPath, target), { timeoutMs: AGENT_COPY_TIMEOUT_MS }, [hostPath]);
+        // Absolute, since bwrap and cp start in the workspace; checked here, where the error can name it plainly.
+        const source = resolve(hostPath);
+        if (!existsSync(source)) throw new HudStudioError('provider', `cannot copy ${source}: it does not exist`);
+        const res = await run(agentCopyArgv(source, target), { timeoutMs: AGENT_COPY_TIMEOUT_MS }, [source]);
         if (res.exitCode !== 0) throw agentCopyFailed(target, res);
       },
       // The sandbox's PID namespace ended with each command; without one, release() kills the groups.
