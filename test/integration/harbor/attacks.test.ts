@@ -6,7 +6,8 @@
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { dockerReady } from '../docker/support';
@@ -440,4 +441,20 @@ test('a separate verifier without python3 cannot say which artifact modules woul
   const honest = await runTrial(task, { agent: 'command', command: 'echo guess > /app/answer.txt && echo done' });
   assert.equal(honest.outcome.reward, 0);
   assert.notEqual(readTrace(honest.outcome.tracePath!).harbor?.forgeable, true);
+});
+
+// A declared artifact whose destination is `logs` puts the agent's copy where the trial's own `logs/artifacts`
+// (the container's /logs/artifacts) goes next: an agent that made its source a link had that host copy follow it.
+test("the trial's copy of /logs/artifacts does not follow a link an artifact of the agent's put in its way", async () => {
+  const victim = mkdtempSync(join(tmpdir(), 'hs-harbor-victim-'));
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'separate-artifacts', 'task.toml'), 'utf8')
+    .replace(/^artifacts = .*$/m, `artifacts = ${tomlArray([{ source: '/app/applogs', destination: 'logs' }])}`)
+    .replace(/^env = .*$/m, '');
+  const dir = fixtureVariant('separate-artifacts', { 'task.toml': toml, 'tests/test.sh': GRADE_TEST });
+  const plant = [`ln -s '${victim}' /app/applogs`, 'echo note > /logs/artifacts/note.txt', 'echo planted'].join('\n');
+  const { outcome } = await runTrial(dir, { agent: 'command', command: plant });
+  assert.deepEqual(readdirSync(victim), [], `nothing was written into ${victim} on the host`);
+  assert.notEqual(outcome.reward, 1);
+  assert.equal(outcome.status, 'error');
+  assert.match(outcome.error?.message ?? '', /is a symlink an earlier artifact created/);
 });

@@ -29,6 +29,7 @@ import { expandEnvTable, type EnvironmentConfig, type HarborTask } from '../../.
 import {
   LOGS_AGENT,
   LOGS_ARTIFACTS,
+  assertNoSymlinkBetween,
   collectDeclared,
   copyInAs,
   copyOutTo,
@@ -546,7 +547,10 @@ export class HarborTrial {
     const logsArtifacts = join(this.staging(), `logs-artifacts-${pass.name ?? 'trial'}`);
     mkdirSync(logsArtifacts, { recursive: true });
     this.warnUncollected(LOGS_ARTIFACTS, await copyOutTo(main, LOGS_ARTIFACTS, logsArtifacts));
-    cpSync(logsArtifacts, join(pass.dirs.artifacts, 'logs', 'artifacts'), {
+    const logsTarget = join(pass.dirs.artifacts, 'logs', 'artifacts');
+    // A declared artifact may have put the agent's files at `logs` (`destination = "logs"`), a link among them.
+    assertNoSymlinkBetween(pass.dirs.artifacts, logsTarget);
+    cpSync(logsArtifacts, logsTarget, {
       recursive: true,
       force: true,
       verbatimSymlinks: true,
