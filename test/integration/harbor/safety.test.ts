@@ -164,3 +164,33 @@ test('a symlinked artifact never reaches host files: excludes do not delete thro
   assert.ok(lstatSync(copy).isSymbolicLink(), 'kept as a symlink, not followed');
   assert.doesNotMatch(readFileSync(join(outcome.trialDir, 'verifier', 'test-stdout.txt'), 'utf8'), /host secret/);
 });
+
+// A task's own scripts are someone else's code too (a dataset from a registry): a link they leave under the names
+// of the files the engine writes into the trial folder must not turn those writes into writes of host files.
+test("links under the trial folder's own file names do not carry the engine's writes onto host files", async () => {
+  const victims = mkdtempSync(join(tmpdir(), 'hs-harbor-victims-'));
+  const testOutput = join(victims, 'from-test-output');
+  const exitCode = join(victims, 'from-exit-code');
+  writeFileSync(testOutput, 'original\n');
+  writeFileSync(exitCode, 'original\n');
+  const dir = fixtureVariant('shared-basic', {
+    'tests/test.sh': [
+      '#!/bin/bash',
+      'mkdir -p /logs/verifier',
+      `ln -s '${testOutput}' /logs/verifier/test-stdout.txt`,
+      'echo "line the tests printed"',
+      'echo 0 > /logs/verifier/reward.txt',
+    ].join('\n'),
+    'solution/solve.sh': ['#!/bin/bash', `ln -s '${exitCode}' /logs/agent/exit-code.txt`, 'exit 3'].join('\n'),
+  });
+  const { outcome } = await runTrial(dir, { agent: 'oracle' });
+  assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+  assert.equal(outcome.reward, 0);
+  assert.equal(readFileSync(testOutput, 'utf8'), 'original\n', "the tests' output did not go through their link");
+  assert.equal(readFileSync(exitCode, 'utf8'), 'original\n', "the oracle's exit code did not go through its link");
+  // The trial folder holds the engine's own files in their place.
+  const trial = outcome.trialDir;
+  assert.equal(lstatSync(join(trial, 'verifier', 'test-stdout.txt')).isSymbolicLink(), false);
+  assert.match(readFileSync(join(trial, 'verifier', 'test-stdout.txt'), 'utf8'), /line the tests printed/);
+  assert.equal(readFileSync(join(trial, 'agent', 'exit-code.txt'), 'utf8'), '3');
+});

@@ -49,6 +49,7 @@ import { reachableWhy, shadowingWhy, turnEndWarning } from '../providers/turnEnd
 import type { StoredArtifacts } from './storedArtifacts';
 import {
   writeManifest,
+  keepTrialFile,
   writeTrialText,
   type ExceptionInfo,
   type StepResultJson,
@@ -801,7 +802,7 @@ export class HarborTrial {
 
   /** Harbor keeps the test script's stdout and stderr merged, whole, in verifier/test-stdout.txt. */
   private keepTestOutput(staged: string, verifierDir: string): void {
-    if (existsSync(staged)) cpSync(staged, join(verifierDir, 'test-stdout.txt'));
+    if (existsSync(staged)) keepTrialFile(staged, verifierDir, 'test-stdout.txt');
   }
 
   /** Whether the agent's commands run as root (the task's agent.user, else the image's user). */

@@ -7,7 +7,8 @@
  * test output, the reward file) and `artifacts/` (with `manifest.json`).
  * What Harbor has no field for sits under `hud_studio`.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, constants, copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { safeSlug, writeFileAtomic } from '../trace/store';
@@ -52,8 +53,26 @@ export function createTrialFolder(trialsDir: string, name: string): TrialPaths {
   return paths;
 }
 
+/**
+ * Replaces `dir/name` rather than writing through it: the folder may already
+ * hold what a container left there (a copy of /logs/agent or
+ * /logs/verifier), and a link of that name would take the write onto
+ * whatever host file it names.
+ */
 export function writeTrialText(dir: string, name: string, text: string): void {
-  writeFileSync(join(dir, name), text, 'utf8');
+  writeFileAtomic(join(dir, name), text);
+}
+
+/** `from` copied to `dir/name`, replacing whatever is there as writeTrialText does. */
+export function keepTrialFile(from: string, dir: string, name: string): void {
+  const tmp = join(dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    copyFileSync(from, tmp, constants.COPYFILE_EXCL);
+    renameSync(tmp, join(dir, name));
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** One line of trial.log (Harbor's own log is free text too). */
