@@ -128,6 +128,8 @@ export interface HarborRunRequest {
   rolloutId?: string;
   /** Pass `${VAR}`-expanded verifier.env into a shared verifier's container (the user opted in). */
   allowSharedSecrets?: boolean;
+  /** Run a compose file that gives a service the host (the user's service_access consent, composeHostAccess.ts). */
+  allowServiceAccess?: boolean;
   /** The Docker endpoint the trial runs on (recorded in its trace). */
   dockerHost?: string;
   /**

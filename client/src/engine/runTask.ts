@@ -93,6 +93,7 @@ async function runHarbor(req: TaskRunRequest, ctx: RunContext): Promise<Finished
     hub: ctx.hub ?? new EventHub(),
     notice: ctx.notice ?? (() => undefined),
     allowSharedSecrets: req.consent.sharedSecrets,
+    allowServiceAccess: req.consent.serviceAccess,
     ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
     ...(ctx.rolloutId ? { rolloutId: ctx.rolloutId } : {}),
     ...(req.dockerHost ? { dockerHost: req.dockerHost } : {}),

@@ -194,3 +194,32 @@ test("links under the trial folder's own file names do not carry the engine's wr
   assert.match(readFileSync(join(trial, 'verifier', 'test-stdout.txt'), 'utf8'), /line the tests printed/);
   assert.equal(readFileSync(join(trial, 'agent', 'exit-code.txt'), 'utf8'), '3');
 });
+
+// A dataset's compose file is the task author's, not the user's: one that binds the Docker socket into the agent's
+// service would hand whoever sits there every container of the daemon, the host's root with them.
+test("a task's own compose file that binds the Docker socket runs only with the user's consent", async () => {
+  const compose = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'environment', 'docker-compose.yaml'), 'utf8');
+  const dir = fixtureVariant('compose-sidecar', {
+    'environment/docker-compose.yaml': compose.replace(
+      '    command: ["sleep", "infinity"]\n',
+      '    command: ["sleep", "infinity"]\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n',
+    ),
+  });
+  const refused = await runTrial(dir, { agent: 'command', command: 'test -S /var/run/docker.sock && echo reached' });
+  assert.equal(refused.outcome.status, 'error');
+  assert.match(
+    refused.outcome.error?.message ?? '',
+    /service "main" binds \/var\/run\/docker\.sock.*needs your explicit consent/,
+  );
+  const consented = await runTrial(
+    dir,
+    { agent: 'command', command: 'test -S /var/run/docker.sock && echo reached' },
+    { allowServiceAccess: true },
+  );
+  assert.equal(consented.outcome.status, 'completed', JSON.stringify(consented.outcome.error));
+  assert.equal(consented.outcome.trace.answer, 'reached');
+  assert.ok(
+    consented.outcome.trace.warnings.some((w) => /binds \/var\/run\/docker\.sock.*consented/.test(w)),
+    `the run says the task was given the socket: ${JSON.stringify(consented.outcome.trace.warnings)}`,
+  );
+});

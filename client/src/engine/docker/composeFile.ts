@@ -15,6 +15,7 @@ import { parse, stringify } from 'yaml';
 import { HudStudioError } from '../errors';
 import { buildImage } from './build';
 import { composePidsLimit } from './pidsLimit';
+import { checkHostAccess, hostAccessIn } from './composeHostAccess';
 import { LABELS } from './types';
 
 export const MAIN_SERVICE = 'main';
@@ -28,6 +29,11 @@ export interface PrepareComposeOptions {
   network: 'default' | 'internal';
   /** Mount the Docker socket into `main` (service_access; caller has checked consent + local daemon). */
   mountDockerSocket?: boolean;
+  /**
+   * The user consented to give a task the host (service_access's consent): without it, a file whose own services
+   * bind the Docker socket, run privileged or share the host's processes or network is refused.
+   */
+  allowHostAccess?: boolean;
   /** Extra environment for `main` only. */
   mainEnv?: Record<string, string>;
   /** CPU / memory limits for `main` (the task.toml's [environment] limits). */
@@ -52,7 +58,10 @@ export interface PreparedCompose {
   services: string[];
   /** Image each service runs, after building. */
   images: Record<string, { image: string; imageId?: string; cached?: boolean }>;
-  /** Limits of the task's file that were not kept as it wrote them (a pids limit above ours, or none). */
+  /**
+   * What to say of the task's file: limits not kept as it wrote them (a pids limit above ours, or none), and host
+   * access it was given by consent.
+   */
   warnings: string[];
   /** Deletes the generated file. */
   dispose(): void;
@@ -82,6 +91,12 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
   const projectDirectory = dirname(composeFile);
   const doc = await readComposeDoc(composeFile);
   const services = doc.services as Record<string, ServiceDoc>;
+  // The task's own services, before anything of ours (the socket of a consented service_access) is added.
+  const warnings = checkHostAccess(
+    composeFile,
+    hostAccessIn(services, projectDirectory),
+    opts.allowHostAccess === true,
+  );
   if (opts.mainBase) services[MAIN_SERVICE] = overlayMain(opts.mainBase, services[MAIN_SERVICE]);
   if (!services[MAIN_SERVICE]) {
     throw new HudStudioError('harbor-config', `${composeFile} has no service named "${MAIN_SERVICE}"`, {
@@ -91,7 +106,6 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
   }
   const labels = composeLabels(opts.rolloutId, opts.phase);
   const images: PreparedCompose['images'] = {};
-  const warnings: string[] = [];
   for (const [name, svc] of Object.entries(services)) {
     if (svc.build !== undefined) {
       const { context, dockerfile } = buildSpec(svc.build, composeFile, name);

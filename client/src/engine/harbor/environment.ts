@@ -43,6 +43,8 @@ export interface StartOptions {
   /** Container environment (already expanded). */
   env: Record<string, string>;
   user?: string;
+  /** The user's consent to a compose file whose services get the host (docker/composeHostAccess.ts). */
+  allowHostAccess: boolean;
   signal?: AbortSignal;
   log: (line: string) => void;
 }
@@ -70,6 +72,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
       phase: opts.phase,
       network: net.compose,
       keepMainAlive: true,
+      allowHostAccess: opts.allowHostAccess,
       mainEnv: opts.env,
       mainLimits: {
         ...(config.cpus !== undefined ? { cpus: config.cpus } : {}),

@@ -106,6 +106,7 @@ export async function runHarborTask(
     emit,
     hostEnv: req.hostEnv ?? process.env,
     allowSharedSecrets: req.allowSharedSecrets ?? false,
+    allowServiceAccess: req.allowServiceAccess ?? false,
     agentForStep: (step) => createHarborAgent(choice, task, step),
     ...(req.image ? { image: req.image } : {}),
     ...(stored ? { stored } : {}),

@@ -84,6 +84,8 @@ export interface TrialOptions {
   hostEnv: Readonly<Record<string, string | undefined>>;
   /** Inject `${VAR}`-expanded verifier variables into a shared container. */
   allowSharedSecrets: boolean;
+  /** Run a compose file whose services get the host (docker/composeHostAccess.ts). */
+  allowServiceAccess: boolean;
   /** Overrides the environment's image (CLI --image); not for Compose tasks. */
   image?: string;
   /** A multi-step task's agent for one step (the oracle runs that step's solution). */
@@ -865,6 +867,7 @@ export class HarborTrial {
       ...opts,
       rolloutId: this.o.rolloutId,
       phase: this.phase,
+      allowHostAccess: this.o.allowServiceAccess,
       signal: this.o.signal,
       log: (line) => this.log('engine', line),
     });

@@ -148,6 +148,7 @@ export class ComposeProvider implements Provider {
         network: plan.network,
         keepMainAlive: true,
         mountDockerSocket: plan.serviceAccess,
+        allowHostAccess: this.options.consent?.serviceAccess === true,
         signal,
         upTimeoutMs: startupMs,
         log: (line) => opts.log('engine', line),
