@@ -40,6 +40,7 @@ export const SEVERITY = {
   'harbor-missing-instruction': 'error',
   'harbor-shared-forgeable': 'info',
   'harbor-artifacts-where-tests-run': 'info',
+  'harbor-host-variables-to-agent': 'info',
   'golden-row-malformed': 'error',
   'golden-task-unresolved': 'error',
   'harbor-golden-malformed': 'error',

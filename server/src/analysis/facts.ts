@@ -236,6 +236,8 @@ export interface HarborFacts {
   agentMayBeRoot?: boolean;
   /** A declared artifact copied over the folder a separate verifier's tests run in (its workdir), or above it. */
   artifactOverTests?: { artifact: string; workdir: string };
+  /** `${VAR}`s of the host that `[environment] env` puts in the agent's container. */
+  hostVariables?: string[];
   requiredFiles?: {
     path: string;
     code: 'harbor-missing-instruction' | 'harbor-missing-test-sh' | 'harbor-missing-tests-dockerfile';

@@ -8,6 +8,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { atOrBelow, normalContainerPath } from '../../../common/containerPath';
 import type { IndexedTask } from '../../../common/lspMessages';
 import type { HarborGoldenProblem } from '../../../common/golden/solutions';
+import { referencedVariables } from '../../../common/harbor/envExpansion';
 import { parseTaskToml } from '../../../common/harbor/taskToml';
 import type { HarborTaskConfig } from '../../../common/harbor/schema';
 import type { FileProblem, HarborFacts } from './facts';
@@ -38,6 +39,8 @@ export function extractHarborFacts(text: string, taskDirRel: string): HarborFact
     facts.agentMayBeRoot = user === undefined || /^(root|0)(:.*)?$/.test(user);
     const over = artifactOverTests(result.config);
     if (over) facts.artifactOverTests = over;
+    const fromHost = referencedVariables(result.config.environment.env);
+    if (fromHost.length) facts.hostVariables = fromHost;
   }
   return facts;
 }
@@ -95,6 +98,16 @@ export function linkHarbor(file: FileIdentity, facts: HarborFacts, probe: FilePr
         'harbor-artifacts-where-tests-run',
         ZERO_RANGE,
         `Harbor task ${facts.ref} copies the artifact ${JSON.stringify(artifact)} into its separate verifier over ${JSON.stringify(workdir)}, where the tests run: a module the agent leaves there under the name of one of Python's own (json.py) is what a python3 the tests start there imports, so such a reward is marked forgeable (fix: declare only the files the tests read, or give [verifier.environment] a workdir of the tests' own)`,
+      ),
+    );
+  }
+  if (facts.hostVariables) {
+    const names = facts.hostVariables.map((v) => `\${${v}}`).join(', ');
+    problems.push(
+      problem(
+        'harbor-host-variables-to-agent',
+        ZERO_RANGE,
+        `Harbor task ${facts.ref} puts the host's ${names} into the agent's container ([environment] env): the agent can read ${facts.hostVariables.length > 1 ? 'them' : 'it'}, whatever the task says (fix: pass only what the agent's own tools need; a grader's key goes in [verifier] env of a separate verifier)`,
       ),
     );
   }

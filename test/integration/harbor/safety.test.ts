@@ -115,6 +115,25 @@ test('shared mode keeps ${VAR} verifier variables out of the agent container unl
   assert.equal(allowed.outcome.reward, 1);
 });
 
+test("the run says which of the host's variables [environment] env puts where the agent can read them", async () => {
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'shared-basic', 'task.toml'), 'utf8').replace(
+    '[environment]\n',
+    '[environment]\nenv = { TOOL_KEY = "${HS_TEST_TOOL_KEY}", UNSET = "${HS_TEST_UNSET:-x}", MODE = "fast" }\n',
+  );
+  const dir = fixtureVariant('shared-basic', { 'task.toml': toml });
+  const { outcome } = await runTrial(
+    dir,
+    { agent: 'command', command: 'echo "$TOOL_KEY"' },
+    { hostEnv: { HS_TEST_TOOL_KEY: 't-9' } },
+  );
+  assert.equal(outcome.trace.answer, 't-9', 'Harbor hands the task its key, as it asked');
+  const said = outcome.trace.phases[0]!.logs.map((l) => l.text).join('\n');
+  assert.match(
+    said,
+    /the agent's container gets the host's HS_TEST_TOOL_KEY \(\[environment\] env\): the agent can read it/,
+  );
+});
+
 test('cancelling during the agent leaves nothing behind', async () => {
   const ctl = new AbortController();
   const { outcome } = await runTrial(

@@ -314,6 +314,15 @@ describe('diagnostics: Harbor task directories', () => {
     assert.deepEqual(separate.codes('t/task.toml'), []);
   });
 
+  test("harbor-host-variables-to-agent: [environment] env that reads the host's variables", async () => {
+    const withEnv = (env: string) => workspace({ 't/task.toml': `${TOML}\n[environment]\nenv = ${env}\n` }, ALL);
+    const ws = await withEnv('{ TOKEN = "${GH_TOKEN}", MODE = "fast", KEY = "pre-${API_KEY:-none}" }');
+    assert.deepEqual(harborCodes(ws), ['harbor-host-variables-to-agent']);
+    const message = ws.problems('t/task.toml').find((p) => p.code === 'harbor-host-variables-to-agent')!.message;
+    assert.match(message, /the host's \$\{GH_TOKEN\}, \$\{API_KEY\} into the agent's container .*can read them/);
+    assert.deepEqual(harborCodes(await withEnv('{ MODE = "fast", PRICE = "$5" }')), []);
+  });
+
   test("harbor-artifacts-where-tests-run: an artifact over a separate verifier's workdir", async () => {
     const separate = (artifacts: string, workdir: string) =>
       workspace(

@@ -25,7 +25,12 @@ import type {
   StepName,
   SubstrateInfo,
 } from '../../../../common/trace/schema';
-import { expandEnvTable, type EnvironmentConfig, type HarborTask } from '../../../../common/harbor';
+import {
+  expandEnvTable,
+  referencedVariables,
+  type EnvironmentConfig,
+  type HarborTask,
+} from '../../../../common/harbor';
 import {
   LOGS_AGENT,
   LOGS_ARTIFACTS,
@@ -473,6 +478,14 @@ export class HarborTrial {
     const setupStart = new Date().toISOString();
     this.step('setup', 'started');
     const envVars = this.expand(task.config.environment.env, 'environment.env');
+    // Harbor's way to hand a task a key, and a dataset's way to collect one: say which of the user's go where the
+    // agent can read them (docs/security.md, "Secrets").
+    const fromHost = referencedVariables(task.config.environment.env).filter((v) => this.o.hostEnv[v] !== undefined);
+    if (fromHost.length)
+      this.log(
+        'engine',
+        `the agent's container gets the host's ${fromHost.join(', ')} ([environment] env): the agent can read ${fromHost.length > 1 ? 'them' : 'it'}`,
+      );
     const definition: EnvironmentDefinition =
       task.environment.kind === 'compose'
         ? {
