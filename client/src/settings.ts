@@ -168,8 +168,9 @@ const fields = {
   allowServiceAccess: setting(z.boolean().default(false), {
     markdownDescription:
       'Consent to mount the Docker socket into the `main` service of a task whose `runtime_config.compose` sets ' +
-      '`service_access = true`, and to run a task whose own compose file binds the socket, runs a service ' +
-      "privileged or shares the host's processes or network (HUD and Harbor tasks alike). Code there then " +
+      '`service_access = true`, and to run a task whose own compose file binds the socket or host files ' +
+      "outside the task's folder, runs a service privileged or shares the host's processes or network " +
+      '(HUD and Harbor tasks alike). Code there then ' +
       'controls this machine, not just its container. The socket is only ever given by a local daemon; ' +
       'a user setting only (a workspace cannot grant it to itself).',
     scope: 'application',

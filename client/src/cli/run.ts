@@ -39,8 +39,9 @@ ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).joi
   --allow-service-access
                   consent to mount the Docker socket into a compose task's main service
                   (runtime_config.compose service_access; local daemons only), and to run
-                  a task whose own compose file binds the socket, runs a service privileged
-                  or shares the host's processes or network
+                  a task whose own compose file binds the socket or host files outside the
+                  task's folder, runs a service privileged or shares the host's processes
+                  or network
   --allow-shared-secrets
                   give a verifier that shares the actor's substrate its secrets anyway
                   (the actor could read them)

@@ -1,10 +1,10 @@
 /**
- * A task's own compose file that hands a service the host runs only with
- * the user's consent (docs/security.md, "Compose files that reach the host").
+ * A task's own compose file that reaches the host runs only with the user's
+ * consent (docs/security.md, "Compose files that reach the host").
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -12,10 +12,15 @@ import { prepareCompose } from '../../../client/src/engine/docker/composeFile';
 import { checkHostAccess, hostAccessIn } from '../../../client/src/engine/docker/composeHostAccess';
 import { HudStudioError } from '../../../client/src/engine/errors';
 
-const PROJECT = '/srv/task/environment';
+/** A Harbor-shaped task folder: the compose file sits in environment/. */
+const TASK = mkdtempSync(join(tmpdir(), 'hs-compose-task-'));
+const PROJECT = join(TASK, 'environment');
+mkdirSync(join(PROJECT, 'api'), { recursive: true });
 
-function found(svc: Record<string, unknown>) {
-  return hostAccessIn({ main: svc }, PROJECT).map((h) => `${h.key}: ${h.what}${h.socket ? ' [socket]' : ''}`);
+function found(svc: Record<string, unknown>, top: Record<string, unknown> = {}) {
+  return hostAccessIn({ services: { main: svc }, ...top }, PROJECT, TASK).map(
+    (h) => `${h.key}: ${h.what}${h.socket ? ' [socket]' : ''}`,
+  );
 }
 
 test('binds of the Docker socket, or of a folder that holds it, in either syntax', () => {
@@ -27,50 +32,84 @@ test('binds of the Docker socket, or of a folder that holds it, in either syntax
     '/var/run/../run/docker.sock:/s',
     { type: 'bind', source: '/var/run/docker.sock', target: '/var/run/docker.sock' },
   ]) {
-    const [one, ...rest] = found({ volumes: [entry] });
-    assert.match(
-      one ?? '',
-      /^volumes: binds \/(var\/run|run)?(\/docker\.sock)?, which holds the Docker socket \[socket\]$/,
-      JSON.stringify(entry),
-    );
-    assert.deepEqual(rest, []);
+    const got = found({ volumes: [entry] });
+    assert.equal(got.length, 1, JSON.stringify(entry));
+    assert.match(got[0]!, /^services\.main\.volumes: binds \/\S*, which holds the Docker socket \[socket\]$/);
   }
 });
 
-test('other volumes, named volumes and tmpfs are left alone', () => {
+test("binds, env files, build contexts, secrets and configs outside the task's folder", () => {
+  assert.deepEqual(
+    found(
+      {
+        volumes: ['/srv/share:/share', '~/.ssh:/keys:ro', '../../outside:/o'],
+        env_file: ['./own.env', '/home/someone/.env', { path: '../../x.env' }],
+        build: { context: '/home/someone/project' },
+      },
+      {
+        secrets: { key: { file: '/home/someone/id_rsa' }, own: { file: './secret.txt' } },
+        configs: { c: { file: '/etc/app.conf' } },
+      },
+    ),
+    [
+      "services.main.volumes: binds the host's /srv/share",
+      `services.main.volumes: binds the host's ${homedir() === '/' ? '' : homedir()}/.ssh`,
+      `services.main.volumes: binds the host's ${join(PROJECT, '..', '..', 'outside')}`,
+      "services.main.env_file: reads the host's /home/someone/.env into its environment",
+      `services.main.env_file: reads the host's ${join(PROJECT, '..', '..', 'x.env')} into its environment`,
+      "services.main.build: builds from the host's /home/someone/project (its files go into the image)",
+      "secrets.key.file: hands over the host's /home/someone/id_rsa",
+      "configs.c.file: hands over the host's /etc/app.conf",
+    ],
+  );
+});
+
+test("the task's own files, named volumes, tmpfs and remote build contexts are left alone", () => {
   assert.deepEqual(
     found({
       volumes: [
         'data:/data',
         './cache:/cache',
-        '/srv/share:/share',
-        '/var/lib/app:/app',
+        '../tests:/tests:ro',
         '/tmp',
         { type: 'volume', source: 'data', target: '/var/run/docker.sock' },
         { type: 'tmpfs', target: '/run' },
-        `~/project:/project`,
       ],
+      env_file: '.env',
+      build: './api',
     }),
     [],
   );
-  // A relative or home-relative path is a bind where it resolves.
-  assert.equal(found({ volumes: ['../../../../var/run:/r'] }).length, 1);
-  assert.equal(hostAccessIn({ main: { volumes: ['~/x:/x'] } }, PROJECT).length, homedir() === '/' ? 1 : 0);
+  assert.deepEqual(found({ build: 'https://github.com/acme/app.git#main' }), []);
+  assert.deepEqual(found({ build: { context: 'git@github.com:acme/app.git' } }), []);
+});
+
+test("a link inside the task's folder counts where it leads", () => {
+  symlinkSync('/etc', join(PROJECT, 'etc-link'));
+  assert.deepEqual(found({ volumes: ['./etc-link:/e'] }), [
+    `services.main.volumes: binds the host's ${join(PROJECT, 'etc-link')} (/etc)`,
+  ]);
 });
 
 test('privileged services and the host namespaces', () => {
   assert.deepEqual(found({ privileged: true, pid: 'host', network_mode: 'host', ipc: 'host' }), [
-    'privileged: runs privileged (root on the host)',
-    "pid: shares the host's processes (pid: host)",
-    "network_mode: shares the host's network (network_mode: host)",
+    'services.main.privileged: runs privileged (root on the host)',
+    "services.main.pid: shares the host's processes (pid: host)",
+    "services.main.network_mode: shares the host's network (network_mode: host)",
   ]);
   assert.deepEqual(found({ privileged: false, pid: 'service:db', network_mode: 'bridge' }), []);
 });
 
 test('without consent the file is refused, naming the service, the key and the consent that allows it', () => {
   const all = hostAccessIn(
-    { main: { image: 'x' }, helper: { image: 'y', volumes: ['/var/run/docker.sock:/var/run/docker.sock'] } },
+    {
+      services: {
+        main: { image: 'x' },
+        helper: { image: 'y', volumes: ['/var/run/docker.sock:/var/run/docker.sock'] },
+      },
+    },
     PROJECT,
+    TASK,
   );
   assert.throws(
     () => checkHostAccess('/t/docker-compose.yaml', all, false),
@@ -87,16 +126,16 @@ test('without consent the file is refused, naming the service, the key and the c
 });
 
 test('with consent it runs with a warning, except the socket of a remote daemon', () => {
-  const socket = hostAccessIn({ main: { volumes: ['/var/run/docker.sock:/var/run/docker.sock'] } }, PROJECT);
-  const privileged = hostAccessIn({ main: { privileged: true } }, PROJECT);
+  const of = (svc: Record<string, unknown>) => hostAccessIn({ services: { main: svc } }, PROJECT, TASK);
+  const socket = of({ volumes: ['/var/run/docker.sock:/var/run/docker.sock'] });
   assert.deepEqual(checkHostAccess('/t/c.yaml', socket, true, 'unix:///var/run/docker.sock'), [
-    'service "main" binds /var/run/docker.sock, which holds the Docker socket (consented: it controls this machine)',
+    'service "main" binds /var/run/docker.sock, which holds the Docker socket (consented: it reaches this machine)',
   ]);
   assert.throws(
     () => checkHostAccess('/t/c.yaml', socket, true, 'tcp://build-box:2375'),
     /refused for a remote Docker daemon/,
   );
-  assert.equal(checkHostAccess('/t/c.yaml', privileged, true, 'tcp://build-box:2375').length, 1);
+  assert.equal(checkHostAccess('/t/c.yaml', of({ privileged: true }), true, 'tcp://build-box:2375').length, 1);
 });
 
 test('prepareCompose applies it to the task file, not to the socket service_access adds', async () => {
@@ -108,12 +147,16 @@ test('prepareCompose applies it to the task file, not to the socket service_acce
   const p = await prepareCompose({ ...base, allowHostAccess: true });
   try {
     assert.deepEqual(p.warnings, [
-      'service "main" runs privileged (root on the host) (consented: it controls this machine)',
+      'service "main" runs privileged (root on the host) (consented: it reaches this machine)',
     ]);
     assert.equal(parse(readFileSync(p.file, 'utf8')).services.main.privileged, true);
   } finally {
     p.dispose();
   }
+  // The folder above the file is the task's when the caller says so.
+  writeFileSync(file, 'services:\n  main:\n    image: base:1\n    volumes: ["../data:/data"]\n');
+  await assert.rejects(prepareCompose(base), /binds the host's/);
+  (await prepareCompose({ ...base, ownFolder: join(dir, '..') })).dispose();
   writeFileSync(file, 'services:\n  main:\n    image: base:1\n');
   const q = await prepareCompose({ ...base, mountDockerSocket: true });
   q.dispose();

@@ -34,6 +34,8 @@ export interface PrepareComposeOptions {
    * bind the Docker socket, run privileged or share the host's processes or network is refused.
    */
   allowHostAccess?: boolean;
+  /** The task's own folder, whose files the compose file may bind and build from; default the file's folder. */
+  ownFolder?: string;
   /** Extra environment for `main` only. */
   mainEnv?: Record<string, string>;
   /** CPU / memory limits for `main` (the task.toml's [environment] limits). */
@@ -94,7 +96,7 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
   // The task's own services, before anything of ours (the socket of a consented service_access) is added.
   const warnings = checkHostAccess(
     composeFile,
-    hostAccessIn(services, projectDirectory),
+    hostAccessIn({ ...doc, services }, projectDirectory, opts.ownFolder ?? projectDirectory),
     opts.allowHostAccess === true,
   );
   if (opts.mainBase) services[MAIN_SERVICE] = overlayMain(opts.mainBase, services[MAIN_SERVICE]);

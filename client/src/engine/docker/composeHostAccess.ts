@@ -1,11 +1,14 @@
 /**
- * What in a task's own compose file hands a service the machine it runs on
- * (docs/security.md, "Compose files that reach the host"): the Docker
- * socket bound in (so every container of the daemon, the host's root with
- * them), a privileged service, or the host's processes or network. Such a
- * file runs only with the consent that `service_access` needs; Harbor and
- * the SDK run it as it is written.
+ * What in a task's own compose file reaches past its containers to the
+ * machine it runs on (docs/security.md, "Compose files that reach the
+ * host"): the Docker socket bound in (every container of the daemon, and
+ * the host's root with them), a privileged service, the host's processes or
+ * network, and any file of the host's outside the task's own folder that a
+ * bind, an `env_file`, a build context, a secret or a config would hand the
+ * task. Such a file runs only with the consent that `service_access` needs;
+ * Harbor and the SDK run it as it is written.
  */
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { atOrBelow, normalContainerPath } from '../../../../common/containerPath';
@@ -16,16 +19,25 @@ import { isLocalDaemon } from './client';
 const DOCKER_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock'];
 
 export interface HostAccess {
-  service: string;
-  /** The service's key that grants it (`volumes`, `privileged`, `pid`, `network_mode`). */
+  /** `service "main"`, `secret "db"`. */
+  subject: string;
+  /** Where in the file: `services.main.volumes`. */
   key: string;
   what: string;
   /** The Docker socket is among what it grants: refused on a remote daemon even with consent. */
   socket: boolean;
 }
 
-/** The host path a `volumes` entry binds, or undefined for a named volume, a tmpfs or anything unreadable. */
-function bindSource(entry: unknown, projectDirectory: string): string | undefined {
+/** A host path as written, made absolute (`~` expanded), and where Docker will find it (links resolved). */
+function hostPath(path: string, base: string): { abs: string; real: string; said: string } {
+  const expanded = path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path;
+  const abs = normalContainerPath(resolve(base, expanded));
+  const real = existsSync(abs) ? normalContainerPath(realpathSync(abs)) : abs;
+  return { abs, real, said: real === abs ? abs : `${abs} (${real})` };
+}
+
+/** The host path a `volumes` entry binds; undefined for a named volume, a tmpfs or anything unreadable. */
+function bindSource(entry: unknown): string | undefined {
   let source: unknown;
   if (typeof entry === 'string') {
     // SOURCE:TARGET[:MODE]; a lone TARGET is an anonymous volume.
@@ -36,34 +48,107 @@ function bindSource(entry: unknown, projectDirectory: string): string | undefine
     source = long.type === 'bind' ? long.source : undefined;
   }
   if (typeof source !== 'string' || source === '') return undefined;
-  if (source === '~' || source.startsWith('~/')) return normalContainerPath(homedir() + source.slice(1));
-  // A name without a slash is a named volume; a relative path is a bind relative to the file's folder.
-  if (!isAbsolute(source) && !source.startsWith('.')) return undefined;
-  return normalContainerPath(resolve(projectDirectory, source));
+  // A name without a slash is a named volume; a path (absolute, relative, `~`) is a bind.
+  return isAbsolute(source) || source.startsWith('.') || source.startsWith('~') ? source : undefined;
 }
 
+function envFiles(value: unknown): string[] {
+  const items = Array.isArray(value) ? (value as unknown[]) : value === undefined ? [] : [value];
+  return items.flatMap((v) =>
+    typeof v === 'string'
+      ? [v]
+      : v && typeof v === 'object' && typeof (v as { path?: unknown }).path === 'string'
+        ? [(v as { path: string }).path]
+        : [],
+  );
+}
+
+function buildContext(build: unknown): string | undefined {
+  const context = typeof build === 'string' ? build : (build as { context?: unknown } | null)?.context;
+  // A git or http context is fetched by the daemon, not read from this machine.
+  return typeof context === 'string' && !/^[a-z]+:\/\/|^git@/.test(context) ? context : undefined;
+}
+
+/**
+ * `projectDirectory`: where the file's relative paths resolve; `ownFolder`:
+ * the task's folder (the environment's, or a Harbor task's), whose files are
+ * the author's own and may go in.
+ */
 export function hostAccessIn(
-  services: Record<string, Record<string, unknown>>,
+  doc: { services: Record<string, Record<string, unknown>>; [key: string]: unknown },
   projectDirectory: string,
+  ownFolder: string,
 ): HostAccess[] {
+  const own = hostPath(ownFolder, projectDirectory).real;
   const found: HostAccess[] = [];
-  for (const [service, svc] of Object.entries(services)) {
+  /** How to name `path` when it lies outside the task's folder. */
+  const outside = (path: string) => {
+    const p = hostPath(path, projectDirectory);
+    return atOrBelow(p.real, own) ? undefined : p.said;
+  };
+  for (const [name, svc] of Object.entries(doc.services)) {
+    const subject = `service "${name}"`;
+    const at = (key: string) => `services.${name}.${key}`;
     for (const entry of Array.isArray(svc['volumes']) ? (svc['volumes'] as unknown[]) : []) {
-      const source = bindSource(entry, projectDirectory);
-      if (source !== undefined && DOCKER_SOCKETS.some((socket) => atOrBelow(socket, source)))
-        found.push({ service, key: 'volumes', what: `binds ${source}, which holds the Docker socket`, socket: true });
+      const raw = bindSource(entry);
+      if (raw === undefined) continue;
+      const source = hostPath(raw, projectDirectory);
+      const elsewhere = outside(raw);
+      if (DOCKER_SOCKETS.some((socket) => atOrBelow(socket, source.abs) || atOrBelow(socket, source.real)))
+        found.push({
+          subject,
+          key: at('volumes'),
+          what: `binds ${source.abs}, which holds the Docker socket`,
+          socket: true,
+        });
+      else if (elsewhere)
+        found.push({ subject, key: at('volumes'), what: `binds the host's ${elsewhere}`, socket: false });
     }
+    for (const file of envFiles(svc['env_file'])) {
+      const abs = outside(file);
+      if (abs)
+        found.push({
+          subject,
+          key: at('env_file'),
+          what: `reads the host's ${abs} into its environment`,
+          socket: false,
+        });
+    }
+    const context = buildContext(svc['build']);
+    const contextDir = context === undefined ? undefined : outside(context);
+    if (contextDir)
+      found.push({
+        subject,
+        key: at('build'),
+        what: `builds from the host's ${contextDir} (its files go into the image)`,
+        socket: false,
+      });
     if (svc['privileged'] === true)
-      found.push({ service, key: 'privileged', what: 'runs privileged (root on the host)', socket: false });
+      found.push({ subject, key: at('privileged'), what: 'runs privileged (root on the host)', socket: false });
     if (svc['pid'] === 'host')
-      found.push({ service, key: 'pid', what: "shares the host's processes (pid: host)", socket: false });
+      found.push({ subject, key: at('pid'), what: "shares the host's processes (pid: host)", socket: false });
     if (svc['network_mode'] === 'host')
       found.push({
-        service,
-        key: 'network_mode',
+        subject,
+        key: at('network_mode'),
         what: "shares the host's network (network_mode: host)",
         socket: false,
       });
+  }
+  for (const kind of ['secrets', 'configs'] as const) {
+    const table = doc[kind];
+    if (!table || typeof table !== 'object') continue;
+    for (const [name, spec] of Object.entries(table as Record<string, unknown>)) {
+      const file = (spec as { file?: unknown } | null)?.file;
+      const abs = typeof file === 'string' ? outside(file) : undefined;
+      if (abs)
+        found.push({
+          subject: `${kind.slice(0, -1)} "${name}"`,
+          key: `${kind}.${name}.file`,
+          what: `hands over the host's ${abs}`,
+          socket: false,
+        });
+    }
   }
   return found;
 }
@@ -81,13 +166,13 @@ export function checkHostAccess(
 ): string[] {
   const first = found[0];
   if (!first) return [];
-  const where = (h: HostAccess) => `service "${h.service}" ${h.what}`;
+  const said = (h: HostAccess) => `${h.subject} ${h.what}`;
   if (!consented) {
     throw new HudStudioError(
       'provider',
-      `${composeFile}: ${found.map(where).join('; ')}. Code there controls this machine, not just its container, so it needs your explicit consent`,
+      `${composeFile}: ${found.map(said).join('; ')}. That reaches this machine, not just the task's containers, so it needs your explicit consent`,
       {
-        location: { file: composeFile, key: `services.${first.service}.${first.key}` },
+        location: { file: composeFile, key: first.key },
         hint: 'if you trust this task, allow service access for it; otherwise remove that setting from the compose file',
         fix: { kind: 'allow-service-access' },
       },
@@ -97,12 +182,12 @@ export function checkHostAccess(
   if (socket && !isLocalDaemon(host)) {
     throw new HudStudioError(
       'provider',
-      `${composeFile}: service "${socket.service}" ${socket.what}, which is refused for a remote Docker daemon: it would hand the task another machine's containers`,
+      `${composeFile}: ${said(socket)}, which is refused for a remote Docker daemon: it would hand the task another machine's containers`,
       {
-        location: { file: composeFile, key: `services.${socket.service}.volumes` },
+        location: { file: composeFile, key: socket.key },
         hint: 'run this task against a local daemon (unset DOCKER_HOST), or remove that mount',
       },
     );
   }
-  return found.map((h) => `${where(h)} (consented: it controls this machine)`);
+  return found.map((h) => `${said(h)} (consented: it reaches this machine)`);
 }

@@ -29,7 +29,13 @@ export interface TrialEnvironment {
 export type EnvironmentDefinition =
   | { kind: 'image'; image: string }
   | { kind: 'dockerfile'; contextDir: string; dockerfile: string }
-  | { kind: 'compose'; composeFile: string; mainBase: { image: string } | { context: string; dockerfile: string } };
+  | {
+      kind: 'compose';
+      composeFile: string;
+      mainBase: { image: string } | { context: string; dockerfile: string };
+      /** The task's folder: what the compose file may bind and build from without consent. */
+      taskDir: string;
+    };
 
 export interface StartOptions {
   definition: EnvironmentDefinition;
@@ -73,6 +79,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
       network: net.compose,
       keepMainAlive: true,
       allowHostAccess: opts.allowHostAccess,
+      ownFolder: opts.definition.taskDir,
       mainEnv: opts.env,
       mainLimits: {
         ...(config.cpus !== undefined ? { cpus: config.cpus } : {}),

@@ -491,6 +491,7 @@ export class HarborTrial {
         ? {
             kind: 'compose',
             composeFile: task.environment.composeFile,
+            taskDir: task.dir,
             mainBase:
               'image' in task.environment.main
                 ? task.environment.main

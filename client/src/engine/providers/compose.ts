@@ -149,6 +149,7 @@ export class ComposeProvider implements Provider {
         keepMainAlive: true,
         mountDockerSocket: plan.serviceAccess,
         allowHostAccess: this.options.consent?.serviceAccess === true,
+        ownFolder: spec.envDir,
         signal,
         upTimeoutMs: startupMs,
         log: (line) => opts.log('engine', line),
