@@ -3,6 +3,7 @@
  * (copy in) and getArchive (copy out) all speak tar. Files are streamed, never
  * held whole in memory, so a large environment folder costs no RAM.
  */
+import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -174,8 +175,10 @@ export async function extractTar(source: Readable, hostDir: string, limits: Extr
         entry.resume();
       } else if (h.type === 'file' || h.type === 'contiguous-file') {
         await mkdir(dirname(target), { recursive: true });
-        const tmp = `${target}.hud-studio-partial-${process.pid}`;
-        await pipeline(entry, createWriteStream(tmp, { mode: (h.mode ?? 0o644) & 0o777 }));
+        // A name the archive cannot guess, made new (`wx` follows no link): the archive names everything else
+        // here, and a link it left under a guessable partial name took the file's bytes onto a host file.
+        const tmp = `${target}.hud-studio-partial-${randomBytes(8).toString('hex')}`;
+        await pipeline(entry, createWriteStream(tmp, { mode: (h.mode ?? 0o644) & 0o777, flags: 'wx' }));
         await rename(tmp, target);
         written.push(target);
       } else if (h.type === 'symlink' && h.linkname) {
