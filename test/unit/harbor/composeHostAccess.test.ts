@@ -18,7 +18,7 @@ const PROJECT = join(TASK, 'environment');
 mkdirSync(join(PROJECT, 'api'), { recursive: true });
 
 function found(svc: Record<string, unknown>, top: Record<string, unknown> = {}) {
-  return hostAccessIn({ services: { main: svc }, ...top }, PROJECT, TASK).map(
+  return hostAccessIn({ services: { main: svc }, ...top }, PROJECT, [TASK]).map(
     (h) => `${h.key}: ${h.what}${h.socket ? ' [socket]' : ''}`,
   );
 }
@@ -109,7 +109,7 @@ test('without consent the file is refused, naming the service, the key and the c
       },
     },
     PROJECT,
-    TASK,
+    [TASK],
   );
   assert.throws(
     () => checkHostAccess('/t/docker-compose.yaml', all, false),
@@ -126,7 +126,7 @@ test('without consent the file is refused, naming the service, the key and the c
 });
 
 test('with consent it runs with a warning, except the socket of a remote daemon', () => {
-  const of = (svc: Record<string, unknown>) => hostAccessIn({ services: { main: svc } }, PROJECT, TASK);
+  const of = (svc: Record<string, unknown>) => hostAccessIn({ services: { main: svc } }, PROJECT, [TASK]);
   const socket = of({ volumes: ['/var/run/docker.sock:/var/run/docker.sock'] });
   assert.deepEqual(checkHostAccess('/t/c.yaml', socket, true, 'unix:///var/run/docker.sock'), [
     'service "main" binds /var/run/docker.sock, which holds the Docker socket (consented: it reaches this machine)',
@@ -153,8 +153,8 @@ test('prepareCompose applies it to the task file, not to the socket service_acce
   } finally {
     p.dispose();
   }
-  // The folder above the file is the task's when the caller says so.
-  writeFileSync(file, 'services:\n  main:\n    image: base:1\n    volumes: ["../data:/data"]\n');
+  // The folder above the file is the task's when the caller says so; the file's own folder always is.
+  writeFileSync(file, 'services:\n  main:\n    image: base:1\n    volumes: ["./cache:/c", "../data:/data"]\n');
   await assert.rejects(prepareCompose(base), /binds the host's/);
   (await prepareCompose({ ...base, ownFolder: join(dir, '..') })).dispose();
   writeFileSync(file, 'services:\n  main:\n    image: base:1\n');

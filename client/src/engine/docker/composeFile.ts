@@ -31,10 +31,11 @@ export interface PrepareComposeOptions {
   mountDockerSocket?: boolean;
   /**
    * The user consented to give a task the host (service_access's consent): without it, a file whose own services
-   * bind the Docker socket, run privileged or share the host's processes or network is refused.
+   * bind the Docker socket or host files outside the task's folders, run privileged or share the host's processes
+   * or network is refused (composeHostAccess.ts).
    */
   allowHostAccess?: boolean;
-  /** The task's own folder, whose files the compose file may bind and build from; default the file's folder. */
+  /** The task's folder, whose files the compose file may bind and build from, besides the file's own folder. */
   ownFolder?: string;
   /** Extra environment for `main` only. */
   mainEnv?: Record<string, string>;
@@ -96,7 +97,10 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
   // The task's own services, before anything of ours (the socket of a consented service_access) is added.
   const warnings = checkHostAccess(
     composeFile,
-    hostAccessIn({ ...doc, services }, projectDirectory, opts.ownFolder ?? projectDirectory),
+    hostAccessIn({ ...doc, services }, projectDirectory, [
+      projectDirectory,
+      ...(opts.ownFolder ? [opts.ownFolder] : []),
+    ]),
     opts.allowHostAccess === true,
   );
   if (opts.mainBase) services[MAIN_SERVICE] = overlayMain(opts.mainBase, services[MAIN_SERVICE]);

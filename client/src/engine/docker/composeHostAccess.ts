@@ -70,21 +70,21 @@ function buildContext(build: unknown): string | undefined {
 }
 
 /**
- * `projectDirectory`: where the file's relative paths resolve; `ownFolder`:
- * the task's folder (the environment's, or a Harbor task's), whose files are
- * the author's own and may go in.
+ * `projectDirectory`: where the file's relative paths resolve; `ownFolders`:
+ * the task's (the environment's folder, or a Harbor task's, and the compose
+ * file's own), whose files are the author's and may go in.
  */
 export function hostAccessIn(
   doc: { services: Record<string, Record<string, unknown>>; [key: string]: unknown },
   projectDirectory: string,
-  ownFolder: string,
+  ownFolders: readonly string[],
 ): HostAccess[] {
-  const own = hostPath(ownFolder, projectDirectory).real;
+  const own = ownFolders.map((folder) => hostPath(folder, projectDirectory).real);
   const found: HostAccess[] = [];
   /** How to name `path` when it lies outside the task's folder. */
   const outside = (path: string) => {
     const p = hostPath(path, projectDirectory);
-    return atOrBelow(p.real, own) ? undefined : p.said;
+    return own.some((folder) => atOrBelow(p.real, folder)) ? undefined : p.said;
   };
   for (const [name, svc] of Object.entries(doc.services)) {
     const subject = `service "${name}"`;
