@@ -7,11 +7,10 @@
  * test output, the reward file) and `artifacts/` (with `manifest.json`).
  * What Harbor has no field for sits under `hud_studio`.
  */
-import { appendFileSync, constants, copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { appendFileSync, constants, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { safeSlug, writeFileAtomic } from '../trace/store';
+import { replaceFile, safeSlug, writeFileAtomic } from '../trace/store';
 
 export interface TrialPaths {
   root: string;
@@ -65,14 +64,7 @@ export function writeTrialText(dir: string, name: string, text: string): void {
 
 /** `from` copied to `dir/name`, replacing whatever is there as writeTrialText does. */
 export function keepTrialFile(from: string, dir: string, name: string): void {
-  const tmp = join(dir, `.${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    copyFileSync(from, tmp, constants.COPYFILE_EXCL);
-    renameSync(tmp, join(dir, name));
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+  replaceFile(join(dir, name), (tmp) => copyFileSync(from, tmp, constants.COPYFILE_EXCL));
 }
 
 /** One line of trial.log (Harbor's own log is free text too). */

@@ -31,16 +31,25 @@ export function traceFileName(trace: Pick<Trace, 'startedAt' | 'rolloutId' | 'ta
   return `${fileTimestamp(trace.startedAt)}-${safeSlug(trace.task.slug)}-${trace.rolloutId.slice(0, 8)}${TRACE_FILE_SUFFIX}`;
 }
 
-/** Writes `text` to `path` so that the file is either absent, old, or complete. */
-export function writeFileAtomic(path: string, text: string): void {
+/**
+ * Puts a file at `path` that `make` creates at a fresh temporary name beside
+ * it (it must fail if that name exists): `path` is then absent, old or
+ * complete, and a link already there is replaced, never written through.
+ */
+export function replaceFile(path: string, make: (tmp: string) => void): void {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, text, { encoding: 'utf8', flag: 'wx' });
+    make(tmp);
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
   }
+}
+
+/** Writes `text` to `path` so that the file is either absent, old, or complete. */
+export function writeFileAtomic(path: string, text: string): void {
+  replaceFile(path, (tmp) => writeFileSync(tmp, text, { encoding: 'utf8', flag: 'wx' }));
 }
 
 /**
