@@ -6,13 +6,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTrace } from '../../../client/src/engine/trace/store';
 import { CUT_MARK } from '../../../client/src/engine/trace/boundedLog';
 import { dockerReady } from '../docker/support';
 import {
   PORT_SPOOF_ENV,
+  REPO_ROOT,
   assertJsonRun,
   assertRewarded,
   containersOwnedBy,
@@ -97,6 +98,34 @@ describe('output floods (Docker)', () => {
     // Each line of 100 bytes is kept with a "[agent] [stderr] " prefix: nothing lost.
     assert.ok(whole >= 200 * MB, `side file holds ${whole} bytes`);
     assert.deepEqual(await containersOwnedBy(child.pid!), [], 'nothing left');
+  });
+
+  test("200 MB of a Harbor agent's and tests' output: the CLI's memory stays bounded, the trial folder keeps it whole", async () => {
+    const dir = scratch('flood-harbor-');
+    // shared-basic, with tests that print the agent's file back (as tests that show a diff do).
+    const task = join(dir, 'task');
+    cpSync(join(REPO_ROOT, 'test', 'fixtures', 'harbor', 'shared-basic'), task, { recursive: true });
+    writeFileSync(
+      join(task, 'tests', 'test.sh'),
+      '#!/bin/bash\nmkdir -p /logs/verifier\ncat /app/greeting.txt\necho 0 > /logs/verifier/reward.txt\n',
+      { mode: 0o755 },
+    );
+    const run = (command: string) => runMeasured({ env: task, command, runtime: 'docker', traceDir: dir });
+    const baseline = await run('echo hello > greeting.txt');
+    assert.equal(baseline.code, 0, baseline.stderr.slice(-2000));
+    const r = await run(
+      `yes ${'x'.repeat(99)} | head -c ${100 * MB} >&2; yes ${'y'.repeat(99)} | head -c ${100 * MB} > greeting.txt; echo ok`,
+    );
+    const growthMb = r.maxRssMb - baseline.maxRssMb;
+    figures['harborOutput200MB'] = { ms: r.ms, maxRssMb: r.maxRssMb, baselineRssMb: baseline.maxRssMb, growthMb };
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    assert.ok(
+      growthMb < 160,
+      `peak memory ${r.maxRssMb} MB, ${growthMb} MB over a plain run's ${baseline.maxRssMb} MB`,
+    );
+    const trialDir = readTrace((JSON.parse(r.stdout) as { trace: string }).trace).harbor!.trialDir!;
+    assert.ok(statSync(join(trialDir, 'agent', 'command.txt')).size >= 100 * MB, "the agent's output is kept whole");
+    assert.ok(statSync(join(trialDir, 'verifier', 'test-stdout.txt')).size >= 100 * MB, "so is the tests'");
   });
 
   test('an environment that prints HUD_SERVE_PORT=... at import does not redirect the engine', async () => {

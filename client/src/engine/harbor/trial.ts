@@ -73,6 +73,7 @@ import {
 } from '../../../../common/harbor';
 import { DockerContainer } from '../docker/container';
 import { streamLines } from '../output/streamLines';
+import { BatchedFile } from '../output/batchedFile';
 
 type EventInput = RolloutEvent extends infer E ? (E extends RolloutEvent ? Omit<E, 'rolloutId' | 'at'> : never) : never;
 
@@ -615,7 +616,10 @@ export class HarborTrial {
     this.o.emit({ type: 'prompt', prompt });
     const started = new Date().toISOString();
     this.step('agent', 'started', `${pass.name ? `step ${pass.name}: ` : ''}${agent.describe()}`);
-    const output: string[] = [];
+    // Kept whole in the trial folder as Harbor does, in bounded memory however much the agent prints.
+    const output = new BatchedFile(join(pass.dirs.agent, `${agent.kind}.txt`), (why) =>
+      this.warn(`the agent's output in the trial folder is incomplete: ${why}`),
+    );
     let steps = 0;
     const user = pass.agentUser;
     const ctx: AgentContext = {
@@ -637,7 +641,7 @@ export class HarborTrial {
       signal: deadline.signal,
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       log: (stream, text) => {
-        output.push(text);
+        output.write(text, '\n');
         this.log(stream, text);
       },
       step: (text, toolCalls = [], usage) =>
@@ -677,7 +681,7 @@ export class HarborTrial {
       }
     } finally {
       deadline.dispose();
-      writeTrialText(pass.dirs.agent, `${agent.kind}.txt`, output.join('\n') + (output.length ? '\n' : ''));
+      output.close();
     }
     return { error, timedOut, exitCode, timing: { started_at: started, finished_at: new Date().toISOString() } };
   }
@@ -774,7 +778,6 @@ export class HarborTrial {
       this.step('verify', 'started', pass.name ? `step ${pass.name}` : undefined);
       // Shared: the task's tests are uploaded; separate: the verifier image owns /tests.
       await resetVerifierState(container, separate ? undefined : pass.testsDirs);
-      const output: string[] = [];
       const lines = streamLines((stream, line) => this.log(stream, line));
       const mergedOutput = join(this.staging(), `test-stdout-${pass.name ?? 'trial'}.txt`);
       const tests = await runTests(container, {
@@ -782,12 +785,10 @@ export class HarborTrial {
         timeoutMs: settings.timeoutSec * 1000,
         signal: this.o.signal,
         outputFile: mergedOutput,
+        onOutputFileFailure: (why) => this.warn(`the tests' output in the trial folder is incomplete: ${why}`),
         ...(settings.user ? { user: settings.user } : {}),
         ...(cwd ? { cwd } : {}),
-        onOutput: (stream, text) => {
-          output.push(text);
-          lines.onOutput(stream, text);
-        },
+        onOutput: (stream, text) => lines.onOutput(stream, text),
       });
       lines.end();
       if (this.o.signal.aborted) throw new CancelledError('verifier');
@@ -797,7 +798,7 @@ export class HarborTrial {
         throw new HarborTrialError(
           'VerifierTimeoutError',
           'harbor-verifier',
-          `tests/test.sh timed out after ${settings.timeoutSec} s ([verifier] timeout_sec); last lines:\n${lastLines(output.join(''), 20)}`,
+          `tests/test.sh timed out after ${settings.timeoutSec} s ([verifier] timeout_sec); last lines:\n${lastLines(`${tests.stdout}\n${tests.stderr}`, 20)}`,
           {
             hint: 'raise [verifier] timeout_sec or make the tests faster',
           },

@@ -7,12 +7,13 @@
  * reward file read through the Docker archive API, never with a program of
  * the container.
  */
-import { cpSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
 import type { ExecResult } from '../providers/provider';
+import { BatchedFile } from '../output/batchedFile';
 import { archiveExists, archiveList, boundedArchiveCopy, readRegularFile } from './archive';
 import { LOGS_AGENT, LOGS_ARTIFACTS, LOGS_VERIFIER } from './artifacts';
 import { HarborRewardError, parseRewardFile, type HarborReward } from './reward';
@@ -74,8 +75,10 @@ export interface RunTestsOptions {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Host file that receives stdout and stderr merged, whole, in arrival order. */
+  /** Host file that receives stdout and stderr merged, whole, in arrival order (bounded memory, batchedFile.ts). */
   outputFile: string;
+  /** Why the output file is incomplete (a full disk); the run goes on. */
+  onOutputFileFailure?: (why: string) => void;
   onOutput: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
@@ -88,7 +91,7 @@ export async function runTests(c: ManagedContainer, opts: RunTestsOptions): Prom
 /** Runs argv, streaming both outputs into one host file as they arrive. */
 export async function runMerged(c: ManagedContainer, argv: string[], opts: RunTestsOptions): Promise<ExecResult> {
   mkdirSync(join(opts.outputFile, '..'), { recursive: true });
-  const out = createWriteStream(opts.outputFile);
+  const out = new BatchedFile(opts.outputFile, (why) => opts.onOutputFileFailure?.(why));
   try {
     return await c.exec(argv, {
       env: opts.env,
@@ -102,7 +105,7 @@ export async function runMerged(c: ManagedContainer, argv: string[], opts: RunTe
       },
     });
   } finally {
-    await new Promise<void>((resolve) => out.end(resolve));
+    out.close();
   }
 }
 

@@ -6,12 +6,11 @@
  * bounded whatever the rollout prints; a write that fails (a full or
  * read-only disk) is recorded, never thrown, and the trace says so.
  */
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogSpill } from './boundedLog';
+import { BatchedFile } from '../output/batchedFile';
 import type { PhaseName, TraceLog } from '../../../../common/trace/schema';
-
-const FLUSH_BYTES = 256 * 1024;
 
 export class SideLogs {
   private readonly dir: string;
@@ -69,55 +68,20 @@ export class SideLogs {
   }
 }
 
+/** A phase's whole log: each line as the rollout log shows it, `[stream] ` before lines not from stdout. */
 class SideFile implements LogSpill {
-  private fd: number | undefined;
-  /** Lines wait as bytes, not strings: strings held until the flush would be promoted, and a flood fills the heap. */
-  private readonly pending = Buffer.allocUnsafe(FLUSH_BYTES);
-  private used = 0;
-  private failed = false;
+  private readonly file: BatchedFile;
 
-  constructor(
-    path: string,
-    private readonly onFailure: (why: string) => void,
-  ) {
-    this.fd = openSync(path, 'w');
+  constructor(path: string, onFailure: (why: string) => void) {
+    this.file = new BatchedFile(path, (why) => onFailure(`the whole log beside the trace is incomplete: ${why}`));
   }
 
   write(entry: TraceLog): void {
-    if (this.failed) return;
-    const prefix = entry.stream === 'stdout' ? '' : `[${entry.stream}] `;
-    const most = (prefix.length + entry.text.length) * 3 + 1;
-    if (this.used + most > FLUSH_BYTES) {
-      this.flush();
-      if (most > FLUSH_BYTES) {
-        this.writeOut(Buffer.from(`${prefix}${entry.text}\n`, 'utf8'));
-        return;
-      }
-    }
-    if (prefix) this.used += this.pending.write(prefix, this.used, 'utf8');
-    this.used += this.pending.write(entry.text, this.used, 'utf8');
-    this.pending[this.used++] = 0x0a;
+    if (entry.stream === 'stdout') this.file.write(entry.text, '\n');
+    else this.file.write('[', entry.stream, '] ', entry.text, '\n');
   }
 
   close(): void {
-    this.flush();
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
-
-  private flush(): void {
-    const used = this.used;
-    this.used = 0;
-    if (used) this.writeOut(this.pending.subarray(0, used));
-  }
-
-  private writeOut(data: Buffer): void {
-    if (this.fd === undefined || this.failed) return;
-    try {
-      writeSync(this.fd, data);
-    } catch (err) {
-      this.failed = true;
-      this.onFailure(`the whole log beside the trace is incomplete: ${(err as Error).message}`);
-    }
+    this.file.close();
   }
 }
