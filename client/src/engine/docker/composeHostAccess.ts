@@ -81,66 +81,38 @@ export function hostAccessIn(
 ): HostAccess[] {
   const own = ownFolders.map((folder) => hostPath(folder, projectDirectory).real);
   const found: HostAccess[] = [];
-  /** How to name `path` when it lies outside the task's folder. */
-  const outside = (path: string) => {
-    const p = hostPath(path, projectDirectory);
-    return own.some((folder) => atOrBelow(p.real, folder)) ? undefined : p.said;
-  };
+  /** How to name a host path when it lies outside the task's folders. */
+  const outside = (p: ReturnType<typeof hostPath>) =>
+    own.some((folder) => atOrBelow(p.real, folder)) ? undefined : p.said;
   for (const [name, svc] of Object.entries(doc.services)) {
-    const subject = `service "${name}"`;
-    const at = (key: string) => `services.${name}.${key}`;
+    const add = (key: string, what: string, socket = false) =>
+      found.push({ subject: `service "${name}"`, key: `services.${name}.${key}`, what, socket });
     for (const entry of Array.isArray(svc['volumes']) ? (svc['volumes'] as unknown[]) : []) {
       const raw = bindSource(entry);
       if (raw === undefined) continue;
       const source = hostPath(raw, projectDirectory);
-      const elsewhere = outside(raw);
+      const elsewhere = outside(source);
       if (DOCKER_SOCKETS.some((socket) => atOrBelow(socket, source.abs) || atOrBelow(socket, source.real)))
-        found.push({
-          subject,
-          key: at('volumes'),
-          what: `binds ${source.abs}, which holds the Docker socket`,
-          socket: true,
-        });
-      else if (elsewhere)
-        found.push({ subject, key: at('volumes'), what: `binds the host's ${elsewhere}`, socket: false });
+        add('volumes', `binds ${source.abs}, which holds the Docker socket`, true);
+      else if (elsewhere) add('volumes', `binds the host's ${elsewhere}`);
     }
     for (const file of envFiles(svc['env_file'])) {
-      const abs = outside(file);
-      if (abs)
-        found.push({
-          subject,
-          key: at('env_file'),
-          what: `reads the host's ${abs} into its environment`,
-          socket: false,
-        });
+      const elsewhere = outside(hostPath(file, projectDirectory));
+      if (elsewhere) add('env_file', `reads the host's ${elsewhere} into its environment`);
     }
     const context = buildContext(svc['build']);
-    const contextDir = context === undefined ? undefined : outside(context);
-    if (contextDir)
-      found.push({
-        subject,
-        key: at('build'),
-        what: `builds from the host's ${contextDir} (its files go into the image)`,
-        socket: false,
-      });
-    if (svc['privileged'] === true)
-      found.push({ subject, key: at('privileged'), what: 'runs privileged (root on the host)', socket: false });
-    if (svc['pid'] === 'host')
-      found.push({ subject, key: at('pid'), what: "shares the host's processes (pid: host)", socket: false });
-    if (svc['network_mode'] === 'host')
-      found.push({
-        subject,
-        key: at('network_mode'),
-        what: "shares the host's network (network_mode: host)",
-        socket: false,
-      });
+    const contextDir = context === undefined ? undefined : outside(hostPath(context, projectDirectory));
+    if (contextDir) add('build', `builds from the host's ${contextDir} (its files go into the image)`);
+    if (svc['privileged'] === true) add('privileged', 'runs privileged (root on the host)');
+    if (svc['pid'] === 'host') add('pid', "shares the host's processes (pid: host)");
+    if (svc['network_mode'] === 'host') add('network_mode', "shares the host's network (network_mode: host)");
   }
   for (const kind of ['secrets', 'configs'] as const) {
     const table = doc[kind];
     if (!table || typeof table !== 'object') continue;
     for (const [name, spec] of Object.entries(table as Record<string, unknown>)) {
       const file = (spec as { file?: unknown } | null)?.file;
-      const abs = typeof file === 'string' ? outside(file) : undefined;
+      const abs = typeof file === 'string' ? outside(hostPath(file, projectDirectory)) : undefined;
       if (abs)
         found.push({
           subject: `${kind.slice(0, -1)} "${name}"`,
