@@ -169,7 +169,9 @@ const fields = {
     markdownDescription:
       'Consent to mount the Docker socket into the `main` service of a task whose `runtime_config.compose` sets ' +
       '`service_access = true`, and to run a task whose own compose file binds the socket or host files ' +
-      "outside the task's folder, runs a service privileged or shares the host's processes or network " +
+      "outside the task's folder, hands a service the host's devices or variables, runs it privileged or with " +
+      "capabilities or security options that open the host's kernel, or shares the namespaces of the host or " +
+      "of containers not the task's, and to fill that file's variables from your whole environment " +
       '(HUD and Harbor tasks alike). Code there then ' +
       'controls this machine, not just its container. The socket is only ever given by a local daemon; ' +
       'a user setting only (a workspace cannot grant it to itself).',

@@ -40,8 +40,10 @@ ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).joi
                   consent to mount the Docker socket into a compose task's main service
                   (runtime_config.compose service_access; local daemons only), and to run
                   a task whose own compose file binds the socket or host files outside the
-                  task's folder, runs a service privileged or shares the host's processes
-                  or network
+                  task's folder, hands a service host devices or variables, runs it
+                  privileged or with kernel-opening capabilities or security options, or
+                  shares the host's namespaces or another container's, and to fill
+                  that file's variables from your whole environment
   --allow-shared-secrets
                   give a verifier that shares the actor's substrate its secrets anyway
                   (the actor could read them)

@@ -8,6 +8,8 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlChannel } from '../../../client/src/engine/channel/client';
 import {
@@ -21,7 +23,7 @@ import {
 import type { EnvironmentSpec, Provider } from '../../../client/src/engine/providers/provider';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { CONTAINER_PIDS_LIMIT } from '../../../client/src/engine/docker/pidsLimit';
-import { dockerReady } from '../docker/support';
+import { BASE_IMAGE, dockerReady } from '../docker/support';
 import { HARBOR_FIXTURES, assertNothingLeft } from './support';
 
 before(dockerReady);
@@ -114,6 +116,43 @@ test('service_access without consent is refused before anything starts', async (
       /allow service access/.test(err.hint ?? ''),
   );
   await assertNothingLeft(rolloutId);
+});
+
+test("a compose file's variables get none of this machine's but with consent: the judge's key stays out of main", async () => {
+  // An author's file can name any variable; Compose fills `${VAR}` and copies bare entries from its own environment.
+  const dir = mkdtempSync(join(tmpdir(), 'hs-compose-vars-'));
+  writeFileSync(
+    join(dir, 'docker-compose.yaml'),
+    `services:\n  main:\n    image: ${BASE_IMAGE}\n    command: ["sleep", "infinity"]\n    environment:\n      - HS_TEST_JUDGE_KEY\n      - COPY=\${HS_TEST_JUDGE_KEY:-blank}\n      - OWN=\${HS_TEST_OWN}\n`,
+  );
+  writeFileSync(join(dir, '.env'), 'HS_TEST_OWN=from-dotenv\n');
+  process.env['HS_TEST_JUDGE_KEY'] = 'judge-k-771';
+  const envOf = async (provider: ComposeProvider) => {
+    const rolloutId = randomUUID();
+    const logs: string[] = [];
+    const substrate = await provider.acquire(
+      { envFile: join(dir, 'env.py'), envDir: dir, runtimeConfig: { compose: 'docker-compose.yaml' } },
+      { rolloutId, phase: 'actor', log: (_stream: string, line: string) => logs.push(line) },
+    );
+    try {
+      return { env: (await substrate.exec(['env'])).stdout, logs: logs.join('\n') };
+    } finally {
+      await substrate.release();
+      await assertNothingLeft(rolloutId);
+    }
+  };
+  try {
+    const withheld = await envOf(new ComposeProvider());
+    assert.doesNotMatch(withheld.env, /judge-k-771/);
+    assert.match(withheld.env, /^COPY=blank$/m);
+    assert.match(withheld.env, /^OWN=from-dotenv$/m);
+    assert.match(withheld.logs, /names this machine's HS_TEST_JUDGE_KEY: withheld/);
+    const given = await envOf(new ComposeProvider({ consent: { serviceAccess: true } }));
+    assert.match(given.env, /^HS_TEST_JUDGE_KEY=judge-k-771$/m);
+    assert.match(given.logs, /gets this machine's HS_TEST_JUDGE_KEY \(consented/);
+  } finally {
+    delete process.env['HS_TEST_JUDGE_KEY'];
+  }
 });
 
 test('service_access is refused for a remote daemon even with consent', () => {

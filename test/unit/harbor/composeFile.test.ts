@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { composeProjectName } from '../../../client/src/engine/docker/compose';
-import { prepareCompose } from '../../../client/src/engine/docker/composeFile';
+import { limitPids, prepareCompose } from '../../../client/src/engine/docker/composeFile';
 import { CONTAINER_PIDS_LIMIT } from '../../../client/src/engine/docker/pidsLimit';
 import { LABELS } from '../../../client/src/engine/docker/types';
 import { HudStudioError } from '../../../client/src/engine/errors';
@@ -81,13 +81,6 @@ test("every service gets a pids limit: the file's own when lower, ours when it a
   unlimited:
     image: s:1
     pids_limit: -1
-  deployed:
-    image: s:1
-    deploy: { resources: { limits: { pids: 100, memory: 50M } } }
-  both:
-    image: s:1
-    pids_limit: 0
-    deploy: { resources: { limits: { pids: 200 } } }
 `);
   const p = await prepareCompose({
     composeFile: join(dir, 'docker-compose.yaml'),
@@ -103,13 +96,7 @@ test("every service gets a pids limit: the file's own when lower, ours when it a
       quiet: 64,
       greedy: CONTAINER_PIDS_LIMIT,
       unlimited: CONTAINER_PIDS_LIMIT,
-      deployed: 100,
-      both: 200,
     });
-    // Compose v2 refuses a service whose two limits differ.
-    assert.equal(doc.services.deployed.deploy.resources.limits.pids, 100);
-    assert.equal(doc.services.deployed.deploy.resources.limits.memory, '50M');
-    assert.equal(doc.services.both.deploy.resources.limits.pids, 200);
     assert.equal(p.warnings.length, 2, p.warnings.join('\n'));
     assert.match(
       p.warnings[0]!,
@@ -119,6 +106,24 @@ test("every service gets a pids limit: the file's own when lower, ours when it a
   } finally {
     p.dispose();
   }
+});
+
+test('a limit in deploy.resources.limits.pids (Compose v2) is read, and both limits get the same value', () => {
+  // Compose v2 refuses a service whose two limits differ; v1 cannot read `deploy` limits at all, so this is the
+  // transformation alone (prepareCompose has Compose read the file first).
+  const deployed = { image: 's:1', deploy: { resources: { limits: { pids: 100, memory: '50M' } } } };
+  const both = { image: 's:1', pids_limit: 0, deploy: { resources: { limits: { pids: 200 } } } };
+  const warnings: string[] = [];
+  limitPids('deployed', deployed, warnings);
+  limitPids('both', both, warnings);
+  assert.deepEqual(deployed, {
+    image: 's:1',
+    pids_limit: 100,
+    deploy: { resources: { limits: { pids: 100, memory: '50M' } } },
+  });
+  assert.equal(both.pids_limit, 200);
+  assert.equal(both.deploy.resources.limits.pids, 200);
+  assert.deepEqual(warnings, []);
 });
 
 test('a compose file without "main" or with unsupported build keys is a located error', async () => {

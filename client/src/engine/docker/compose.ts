@@ -7,8 +7,8 @@
  * layer, exactly like a single container.
  */
 import { CancelledError, HudStudioError } from '../errors';
-import { dockerClient, dockerHost } from './client';
-import { detectComposeCli, hostEnv, type ComposeCli } from './composeCli';
+import { dockerClient } from './client';
+import { detectComposeCli, type ComposeCli } from './composeCli';
 import { runTool } from '../execa';
 import { prepareCompose, type PrepareComposeOptions, type PreparedCompose } from './composeFile';
 import { DockerContainer } from './container';
@@ -174,10 +174,9 @@ export class ComposeProject {
       this.prepared.file,
       ...args,
     ];
-    // The run's Docker endpoint goes to Compose explicitly (docs/engine.md, "Docker endpoint").
     const r = await runTool(argv, {
       cwd: this.prepared.projectDirectory,
-      env: hostEnv({ DOCKER_HOST: dockerHost() }),
+      env: this.prepared.env,
       timeoutMs: opts.timeoutMs,
       ...(opts.signal ? { signal: opts.signal } : {}),
     });

@@ -15,7 +15,11 @@ import { parse, stringify } from 'yaml';
 import { HudStudioError } from '../errors';
 import { buildImage } from './build';
 import { composePidsLimit } from './pidsLimit';
-import { checkHostAccess, hostAccessIn } from './composeHostAccess';
+import { dockerHost } from './client';
+import { composeEnv, consentOnlyVariables } from './composeCli';
+import { hostAccessIn, onceEach, variablesNamedIn } from '../../../../common/compose/hostAccess';
+import { checkHostAccess } from './composeHostAccess';
+import { composeAsRun } from './composeResolved';
 import { LABELS } from './types';
 
 export const MAIN_SERVICE = 'main';
@@ -66,6 +70,11 @@ export interface PreparedCompose {
    * access it was given by consent.
    */
   warnings: string[];
+  /**
+   * The environment every Compose command of this project runs with (composeCli.ts, `composeEnv`): the run's
+   * Docker endpoint, and this machine's other variables only with the user's consent.
+   */
+  env: Record<string, string>;
   /** Deletes the generated file. */
   dispose(): void;
 }
@@ -91,25 +100,56 @@ export function composeLabels(rolloutId: string, phase: string): Record<string, 
 
 export async function prepareCompose(opts: PrepareComposeOptions): Promise<PreparedCompose> {
   const composeFile = resolve(opts.composeFile);
-  const projectDirectory = dirname(composeFile);
   const doc = await readComposeDoc(composeFile);
   const services = doc.services as Record<string, ServiceDoc>;
-  // The task's own services, before anything of ours (the socket of a consented service_access) is added.
-  const warnings = checkHostAccess(
-    composeFile,
-    hostAccessIn({ ...doc, services }, projectDirectory, [
-      projectDirectory,
-      ...(opts.ownFolder ? [opts.ownFolder] : []),
-    ]),
-    opts.allowHostAccess === true,
-  );
   if (opts.mainBase) services[MAIN_SERVICE] = overlayMain(opts.mainBase, services[MAIN_SERVICE]);
+  const dir = mkdtempSync(join(tmpdir(), 'hud-studio-compose-'));
+  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    return await prepareIn(dir, dispose, opts, composeFile, doc);
+  } catch (err) {
+    dispose();
+    throw err;
+  }
+}
+
+async function prepareIn(
+  dir: string,
+  dispose: () => void,
+  opts: PrepareComposeOptions,
+  composeFile: string,
+  doc: Record<string, unknown>,
+): Promise<PreparedCompose> {
+  const projectDirectory = dirname(composeFile);
+  const services = doc.services as Record<string, ServiceDoc>;
   if (!services[MAIN_SERVICE]) {
     throw new HudStudioError('harbor-config', `${composeFile} has no service named "${MAIN_SERVICE}"`, {
       location: { file: composeFile, key: 'services' },
       hint: `name the service the agent works in "${MAIN_SERVICE}"`,
     });
   }
+  // The task's own services, before anything of ours (the socket of a consented service_access) is added: as
+  // written, and as Compose will read them (composeResolved.ts).
+  const ownFolders = [projectDirectory, ...(opts.ownFolder ? [opts.ownFolder] : [])];
+  const consented = opts.allowHostAccess === true;
+  // The run's Docker endpoint goes to Compose explicitly (docs/engine.md, "Docker endpoint").
+  const env = composeEnv(consented, { DOCKER_HOST: dockerHost() });
+  const asRun = await composeAsRun(composeFile, doc, projectDirectory, dir, env, opts.signal);
+  const warnings = checkHostAccess(
+    composeFile,
+    onceEach([
+      ...hostAccessIn({ ...doc, services }, projectDirectory, ownFolders),
+      ...hostAccessIn(asRun, projectDirectory, ownFolders),
+    ]),
+    consented,
+  );
+  const named = consentOnlyVariables(variablesNamedIn({ ...doc, services }));
+  if (named.length > 0)
+    warnings.push(
+      consented
+        ? `the compose file gets this machine's ${named.join(', ')} (consented: it reaches this machine)`
+        : `the compose file names this machine's ${named.join(', ')}: withheld, Compose fills them in blank (put a value the task needs in the .env beside the file, or allow service access)`,
+    );
   const labels = composeLabels(opts.rolloutId, opts.phase);
   const images: PreparedCompose['images'] = {};
   for (const [name, svc] of Object.entries(services)) {
@@ -177,7 +217,6 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
     }
   }
 
-  const dir = mkdtempSync(join(tmpdir(), 'hud-studio-compose-'));
   const file = join(dir, 'docker-compose.yaml');
   writeFileSync(file, stringify(doc), 'utf8');
   return {
@@ -186,7 +225,8 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
     services: Object.keys(services),
     images,
     warnings,
-    dispose: () => rmSync(dir, { recursive: true, force: true }),
+    env,
+    dispose,
   };
 }
 
@@ -196,7 +236,7 @@ export async function prepareCompose(opts: PrepareComposeOptions): Promise<Prepa
  * `deploy.resources.limits.pids` is read too and set to the same value,
  * because Compose v2 refuses a file whose two limits differ.
  */
-function limitPids(name: string, svc: ServiceDoc, warnings: string[]): void {
+export function limitPids(name: string, svc: ServiceDoc, warnings: string[]): void {
   const deployLimits = objectAt(objectAt(objectAt(svc, 'deploy'), 'resources'), 'limits');
   const { limit, capped } = composePidsLimit(name, svc.pids_limit, deployLimits?.pids);
   svc.pids_limit = limit;
