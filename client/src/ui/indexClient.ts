@@ -68,6 +68,7 @@ export class IndexClient implements vscode.Disposable {
       documentSelector: [
         { scheme: 'file', language: 'python' },
         { scheme: 'file', pattern: '**/task.toml' },
+        { scheme: 'file', pattern: '**/docker-compose.{yaml,yml}' },
         { scheme: 'file', pattern: '**/*.{json,jsonl}' },
       ],
       outputChannel: this.log,

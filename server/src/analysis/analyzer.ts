@@ -12,6 +12,7 @@ import { problem, ZERO_RANGE } from './diagnostics';
 import { isGoldenFile } from '../../../common/golden/rows';
 import { TRACE_FILE_SUFFIX } from '../../../common/trace/fileName';
 import { extractGoldenFacts } from './golden';
+import { extractComposeFacts } from './composeTask';
 import { extractHarborFacts } from './harborTask';
 import { extractJsonTasks } from './jsonTasks';
 import { ModuleTree } from './moduleTree';
@@ -57,7 +58,10 @@ const sizeOf = (content: FileContent): number =>
 const isOversized = (content: FileContent): content is { oversizedBytes: number } =>
   typeof content === 'object' && 'oversizedBytes' in content;
 
-export type FileKind = 'python' | 'json' | 'harbor' | 'golden';
+/** The names a task's compose file goes by (Harbor's, and `runtime_config.compose`'s default). */
+const COMPOSE_FILE_NAMES: ReadonlySet<string> = new Set(['docker-compose.yaml', 'docker-compose.yml']);
+
+export type FileKind = 'python' | 'json' | 'harbor' | 'golden' | 'compose';
 
 export function fileKind(path: string): FileKind | undefined {
   if (path.endsWith('.py')) return 'python';
@@ -66,6 +70,7 @@ export function fileKind(path: string): FileKind | undefined {
   if (path.endsWith(TRACE_FILE_SUFFIX)) return undefined;
   if (path.endsWith('.json') || path.endsWith('.jsonl')) return 'json';
   if (basename(path) === 'task.toml') return 'harbor';
+  if (COMPOSE_FILE_NAMES.has(basename(path))) return 'compose';
   return undefined;
 }
 
@@ -448,6 +453,8 @@ export class Analyzer {
         return extractGoldenFacts(text);
       case 'harbor':
         return extractHarborFacts(text, this.workspace.relOf(dirname(path)));
+      case 'compose':
+        return extractComposeFacts(text, path);
     }
   }
 }

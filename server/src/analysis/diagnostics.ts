@@ -41,6 +41,7 @@ export const SEVERITY = {
   'harbor-shared-forgeable': 'info',
   'harbor-artifacts-where-tests-run': 'info',
   'harbor-host-variables-to-agent': 'info',
+  'compose-reaches-host': 'warning',
   'golden-row-malformed': 'error',
   'golden-task-unresolved': 'error',
   'harbor-golden-malformed': 'error',

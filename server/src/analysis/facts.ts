@@ -268,12 +268,18 @@ export interface GoldenRowFacts {
   expect: string;
 }
 
+/** A `docker-compose.yaml`: what in it reaches this machine, said only when it is a task's (composeTask.ts). */
+export interface ComposeFacts {
+  kind: 'compose';
+  reaches: FileProblem[];
+}
+
 export interface SkippedFacts {
   kind: 'skipped';
   problems: FileProblem[];
 }
 
-export type FileFacts = PythonFacts | JsonTaskFacts | HarborFacts | GoldenFacts | SkippedFacts;
+export type FileFacts = PythonFacts | JsonTaskFacts | HarborFacts | GoldenFacts | ComposeFacts | SkippedFacts;
 
 export type Severity = 'error' | 'warning' | 'info';
 

@@ -10,6 +10,7 @@ import type { IndexDelta, IndexFilePart, WorkspaceIndex } from '../../../common/
 import { envFileFor } from '../../../common/golden/rows';
 import { HARBOR_GOLDEN_DIR, readHarborGolden } from '../../../common/golden/solutions';
 import type { FileFacts, FileProblem, TemplateFacts } from './facts';
+import { composeOwners } from './composeTask';
 import { linkGolden } from './golden';
 import { linkHarbor } from './harborTask';
 import { EMPTY_LINK, type LinkResult, type TemplateRegistry } from './link';
@@ -372,6 +373,13 @@ export class Workspace {
             facts,
             env ? { rel: env.rel, uri: env.uri, tasks: env.link.tasks } : undefined,
           );
+          break;
+        }
+        case 'compose': {
+          const owners = composeOwners(rec.path);
+          for (const owner of owners) deps.add(owner);
+          const isTasks = owners.some((owner) => this.host.exists(owner));
+          rec.link = isTasks ? { ...EMPTY_LINK, problems: facts.reaches } : EMPTY_LINK;
           break;
         }
         case 'skipped':

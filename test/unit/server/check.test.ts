@@ -71,6 +71,31 @@ describe('hud-studio check', () => {
     );
   });
 
+  test("a task's compose file that reaches this machine is a warning at its key, before anything runs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hud-check-compose-'));
+    try {
+      cpSync(join(FIXTURES, 'lsp-clean'), dir, { recursive: true });
+      mkdirSync(join(dir, 'task', 'environment'), { recursive: true });
+      mkdirSync(join(dir, 'task', 'tests'), { recursive: true });
+      writeFileSync(join(dir, 'task', 'task.toml'), '[verifier]\nenvironment_mode = "separate"\n');
+      writeFileSync(join(dir, 'task', 'instruction.md'), 'Say hi.\n');
+      writeFileSync(join(dir, 'task', 'tests', 'test.sh'), 'exit 0\n');
+      writeFileSync(join(dir, 'task', 'tests', 'Dockerfile'), 'FROM base\n');
+      writeFileSync(
+        join(dir, 'task', 'environment', 'docker-compose.yaml'),
+        'services:\n  main:\n    build: .\n    volumes: ["/var/run/docker.sock:/var/run/docker.sock"]\n',
+      );
+      const c = capture(dir);
+      assert.equal(await runCheck(['task'], c.io), 0);
+      assert.match(
+        c.out(),
+        /^task\/environment\/docker-compose\.yaml:4:5 warning compose-reaches-host service "main" binds \/var\/run\/docker\.sock, which holds the Docker socket: .*\(fix: /m,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('usage errors exit 2', async () => {
     const bad = capture(FIXTURES);
     assert.equal(await runCheck(['--nope'], bad.io), 2);

@@ -3,8 +3,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { join } from 'node:path';
 import { SEVERITY } from '../../../server/src/analysis/diagnostics';
-import { py, workspace } from './helpers';
+import { ENV_HEADER, py, workspace } from './helpers';
 
 const ACTOR = py`
   from hud import Environment
@@ -312,6 +313,58 @@ describe('diagnostics: Harbor task directories', () => {
       't/tests/Dockerfile',
     ]);
     assert.deepEqual(separate.codes('t/task.toml'), []);
+  });
+
+  test("compose-reaches-host: a task's compose file that reaches this machine, at the key that asks", async () => {
+    const COMPOSE =
+      'services:\n  main:\n    image: base:1\n    privileged: true\n    volumes:\n      - /srv/share:/share\n      - ./cache:/cache\n      - ../tests:/tests:ro\n  db:\n    image: db:1\n    cap_add: [NET_ADMIN]\n';
+    const harbor = await workspace({ 't/task.toml': TOML, 't/environment/docker-compose.yaml': COMPOSE }, ALL);
+    const found = harbor.problems('t/environment/docker-compose.yaml');
+    assert.deepEqual(
+      found.map((p) => [p.code, p.severity, p.range.start.line, p.range.start.character, p.range.end.character]),
+      [
+        ['compose-reaches-host', 'warning', 4, 4, 11],
+        ['compose-reaches-host', 'warning', 3, 4, 14],
+      ],
+    );
+    assert.match(
+      found[0]!.message,
+      /^service "main" binds the host's \/srv\/share: that reaches this machine.*asks for your consent first \(fix: /,
+    );
+    assert.match(found[1]!.message, /^service "main" runs privileged/);
+    // Beside env.py it is a HUD environment's, whose folder is its own (../tests is outside it); elsewhere it is
+    // the user's own compose file, and says nothing.
+    const hud = await workspace({ 'e/env.py': ENV_HEADER, 'e/docker-compose.yml': COMPOSE });
+    assert.deepEqual(
+      hud.problems('e/docker-compose.yml').map((p) => p.message.split(':')[0]),
+      [
+        'service "main" binds the host\'s /srv/share',
+        `service "main" binds the host's ${join(hud.path('e'), '..', 'tests')}`,
+        'service "main" runs privileged (root on the host)',
+      ],
+    );
+    const own = await workspace({ 'dev/docker-compose.yaml': COMPOSE, 'x/environment/docker-compose.yaml': COMPOSE });
+    assert.deepEqual(own.codes('dev/docker-compose.yaml'), []);
+    assert.deepEqual(own.codes('x/environment/docker-compose.yaml'), []);
+    // It becomes a task's when its task.toml appears, and stops being one when that goes.
+    own.existing.add(own.path('x/task.toml'));
+    own.analyzer.setFiles([[own.path('x/task.toml'), TOML]]);
+    assert.equal(own.codes('x/environment/docker-compose.yaml').length, 2);
+    own.existing.delete(own.path('x/task.toml'));
+    own.analyzer.deleteFile(own.path('x/task.toml'));
+    assert.deepEqual(own.codes('x/environment/docker-compose.yaml'), []);
+    // A file that does not reach past the task, or that is not a compose file YAML can read, says nothing here.
+    const fine = await workspace(
+      {
+        't/task.toml': TOML,
+        't/environment/docker-compose.yaml': 'services:\n  main:\n    image: x\n    volumes: [./data:/data]\n',
+        'u/task.toml': TOML,
+        'u/environment/docker-compose.yaml': 'services: [\n',
+      },
+      [...ALL, 'u/instruction.md', 'u/tests/test.sh'],
+    );
+    assert.deepEqual(fine.codes('t/environment/docker-compose.yaml'), []);
+    assert.deepEqual(fine.codes('u/environment/docker-compose.yaml'), []);
   });
 
   test("harbor-host-variables-to-agent: [environment] env that reads the host's variables", async () => {
