@@ -160,6 +160,8 @@ export function hostAccessIn(doc: ComposeDoc, projectDirectory: string, ownFolde
     for (const [key, what] of NAMESPACES) {
       const mode = svc[key];
       if (mode === 'host') at(key)(`shares the host's ${what} (${key}: host)`);
+      else if (key === 'network_mode' && mode === 'bridge')
+        at(key)("joins Docker's default network, where the user's own containers are (network_mode: bridge)");
       else if (typeof mode === 'string' && mode.startsWith('container:'))
         at(key)(`joins the ${what} of ${mode.slice('container:'.length)}, a container outside the task`);
     }
@@ -196,6 +198,20 @@ export function hostAccessIn(doc: ComposeDoc, projectDirectory: string, ownFolde
           what: `hands over the host's ${abs}`,
           socket: false,
         });
+    }
+  }
+  for (const [name, spec] of table('networks')) {
+    const { external, name: own } = (spec ?? {}) as { external?: unknown; name?: unknown };
+    if (external === true || (external && typeof external === 'object')) {
+      // Compose's older form names the network inside `external`.
+      const legacy = (external as { name?: unknown }).name;
+      const called = typeof own === 'string' ? own : typeof legacy === 'string' ? legacy : name;
+      found.push({
+        subject: `network "${name}"`,
+        path: ['networks', name, 'external'],
+        what: `joins the existing network ${called}, whose containers are not the task's`,
+        socket: false,
+      });
     }
   }
   // A named volume of the local driver with a `device` mounts that host path (or disk) like a bind.

@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { createContainer } from '../../../client/src/engine/docker/container';
+import { ROLLOUT_NETWORK } from '../../../client/src/engine/docker/rolloutNetwork';
 import { LABELS, type ManagedContainer } from '../../../client/src/engine/docker/types';
 import { BASE_IMAGE, containerExists, dockerReady, tempDir } from './support';
 
@@ -49,8 +50,8 @@ describe('managed containers', () => {
     assert.equal(info.Config.Labels[LABELS.ownerPid], String(process.pid));
     assert.equal(info.HostConfig.NanoCpus, 500_000_000);
     assert.equal(info.HostConfig.Memory, 256 * 1024 * 1024);
-    assert.equal(info.HostConfig.NetworkMode, 'bridge');
-    assert.equal(box.network, 'bridge');
+    assert.equal(info.HostConfig.NetworkMode, ROLLOUT_NETWORK);
+    assert.equal(box.network, ROLLOUT_NETWORK);
     assert.equal(box.imageId, (await dockerClient().getImage(BASE_IMAGE).inspect()).Id);
   });
 

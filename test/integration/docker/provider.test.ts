@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { CONTAINER_PIDS_LIMIT } from '../../../client/src/engine/docker/pidsLimit';
+import { ROLLOUT_NETWORK } from '../../../client/src/engine/docker/rolloutNetwork';
 import { DockerProvider, DockerSubstrate } from '../../../client/src/engine/providers/docker';
 import type { AcquireOptions, EnvironmentSpec, Substrate } from '../../../client/src/engine/providers/provider';
 import type { LogStream } from '../../../common/trace/schema';
@@ -49,7 +50,7 @@ describe('Docker provider', () => {
       assert.equal(s.info.isolation, 'container');
       assert.match(s.info.image ?? '', /^hud-studio-env:[0-9a-f]{16}$/);
       assert.match(s.info.imageId ?? '', /^sha256:/);
-      assert.equal(s.info.network, 'bridge');
+      assert.equal(s.info.network, ROLLOUT_NETWORK);
       assert.equal(s.envPath, '/opt/hud-studio/env/env.py');
       assert.equal(s.workdir, '/opt/hud-studio/env');
       const where = await s.execPython(['-c', 'import hud, hud_studio; print(hud.__file__)']);

@@ -122,7 +122,7 @@ test('privileged services, and the namespaces of the host or of containers outsi
   // Compose v2 turns a quoted "true" into the boolean after filling variables.
   assert.equal(found({ privileged: 'true' }).length, 1);
   assert.deepEqual(
-    found({ privileged: false, pid: 'service:db', network_mode: 'bridge', ipc: 'shareable', volumes_from: ['db'] }),
+    found({ privileged: false, pid: 'service:db', network_mode: 'none', ipc: 'shareable', volumes_from: ['db'] }),
     [],
   );
 });
@@ -148,6 +148,29 @@ test("capabilities, devices and security options that open the host's kernel", (
     ],
   );
   assert.deepEqual(found({ cap_add: ['NET_ADMIN', 'SYS_PTRACE'], cap_drop: ['ALL'], security_opt: [] }), []);
+});
+
+test("Docker's default network and networks made outside the task", () => {
+  assert.deepEqual(
+    found(
+      { network_mode: 'bridge' },
+      {
+        networks: {
+          shared: { external: true, name: 'lab-net' },
+          legacy: { external: { name: 'old-net' } },
+          plain: { external: true },
+          own: { driver: 'bridge' },
+          off: { external: false },
+        },
+      },
+    ),
+    [
+      "services.main.network_mode: joins Docker's default network, where the user's own containers are (network_mode: bridge)",
+      "networks.shared.external: joins the existing network lab-net, whose containers are not the task's",
+      "networks.legacy.external: joins the existing network old-net, whose containers are not the task's",
+      "networks.plain.external: joins the existing network plain, whose containers are not the task's",
+    ],
+  );
 });
 
 test('named volumes that mount a host path', () => {

@@ -16,14 +16,15 @@ import { ContainerError, ImageMissingError, dockerMessage, dockerStatus } from '
 import { attachContainer, closeAttached, runExec, spawnExec, watchAttached, type InteractiveExec } from './exec';
 import { enginePath, imageEnvOf } from './enginePath';
 import { extractTar, packEntries, statFields, walkFolder, type FolderEntry } from './tar';
+import { rolloutNetwork } from './rolloutNetwork';
 import { LABELS, type ContainerSpec, type ManagedContainer, type NetworkMode, type RunningExec } from './types';
 
 const MiB = 1024 * 1024;
 const KEEP_ALIVE = ['sleep', 'infinity'];
 
-/** Harbor's names and Docker's own, to Docker's. */
-export function dockerNetworkMode(mode: NetworkMode | undefined): 'bridge' | 'none' {
-  return mode === 'none' || mode === 'no-network' ? 'none' : 'bridge';
+/** Whether Harbor's or Docker's name for a network mode means no network at all. */
+function noNetwork(mode: NetworkMode | undefined): boolean {
+  return mode === 'none' || mode === 'no-network';
 }
 
 /** The labels every managed container carries. */
@@ -48,7 +49,8 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
   const { imageId, imageUser, imageLabels, imagePath, imagePythonPath } = await (facts ??
     inspectImage(docker, spec.image));
   const warnings: string[] = [];
-  const network = dockerNetworkMode(spec.network);
+  // With network access, the rollouts' own bridge rather than Docker's default one (rolloutNetwork.ts).
+  const network = noNetwork(spec.network) ? 'none' : await rolloutNetwork(docker);
   // Init reaps the orphans of killed commands (PID 1 is otherwise a plain sleep).
   const host: Docker.HostConfig = { NetworkMode: network, Init: true };
   if (spec.cpus !== undefined) host.NanoCpus = Math.round(spec.cpus * 1e9);
