@@ -12,7 +12,7 @@
  * refuses such a file at the run's start, and the language server, which
  * says so in the editor and in `check`.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { atOrBelow, normalContainerPath } from '../containerPath';
@@ -33,11 +33,20 @@ export interface HostAccess {
   socket: boolean;
 }
 
+/** Where `path` leads with its links resolved; itself when it does not exist (yet) or cannot be followed. */
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** A host path as written, made absolute (`~` expanded), and where Docker will find it (links resolved). */
 function hostPath(path: string, base: string): { abs: string; real: string; said: string } {
   const expanded = path === '~' || path.startsWith('~/') ? homedir() + path.slice(1) : path;
   const abs = normalContainerPath(resolve(base, expanded));
-  const real = existsSync(abs) ? normalContainerPath(realpathSync(abs)) : abs;
+  const real = normalContainerPath(realOrSame(abs));
   return { abs, real, said: real === abs ? abs : `${abs} (${real})` };
 }
 

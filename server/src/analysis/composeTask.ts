@@ -11,7 +11,7 @@
  * compose file in the workspace is the user's own, and binds what it likes.
  */
 import { basename, dirname, join } from 'node:path';
-import { parseDocument, isMap, isScalar, type Node } from 'yaml';
+import { parseDocument, isMap, isScalar, type Document, type Node } from 'yaml';
 import { hostAccessIn, type ComposeDoc } from '../../../common/compose/hostAccess';
 import { problem, ZERO_RANGE } from './diagnostics';
 import type { ComposeFacts, Range } from './facts';
@@ -40,18 +40,28 @@ function ownFolders(path: string): string[] {
   return basename(dir) === HARBOR_ENVIRONMENT_DIR ? [dir, dirname(dir)] : [dir];
 }
 
-export function extractComposeFacts(text: string, path: string): ComposeFacts {
+/** The file's document and its value, or undefined where YAML cannot read it (or its aliases would explode). */
+function readable(text: string): { doc: Document.Parsed; value: unknown } | undefined {
   const doc = parseDocument(text);
-  const value: unknown = doc.errors.length > 0 ? undefined : doc.toJS();
-  const services = (value as { services?: unknown } | undefined)?.services;
+  if (doc.errors.length > 0) return undefined;
+  try {
+    return { doc, value: doc.toJS() };
+  } catch {
+    return undefined;
+  }
+}
+
+export function extractComposeFacts(text: string, path: string): ComposeFacts {
+  const read = readable(text);
+  const services = (read?.value as { services?: unknown } | undefined)?.services;
   // A file Compose cannot read is the run's to report, with Compose's own words.
-  if (!services || typeof services !== 'object') return { kind: 'compose', reaches: [] };
+  if (!read || !services || typeof services !== 'object') return { kind: 'compose', reaches: [] };
   const lines = new LineMap(text);
   const dir = dirname(path);
-  const reaches = hostAccessIn(value as ComposeDoc, dir, ownFolders(path)).map((h) =>
+  const reaches = hostAccessIn(read.value as ComposeDoc, dir, ownFolders(path)).map((h) =>
     problem(
       'compose-reaches-host',
-      keyRange(doc.contents, h.path, lines),
+      keyRange(read.doc.contents, h.path, lines),
       `${h.subject} ${h.what}: that reaches this machine, not just the task's containers, so a run of this task asks for your consent first (fix: remove it from the compose file, or allow service access if you trust the task)`,
     ),
   );

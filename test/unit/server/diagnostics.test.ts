@@ -360,11 +360,19 @@ describe('diagnostics: Harbor task directories', () => {
         't/environment/docker-compose.yaml': 'services:\n  main:\n    image: x\n    volumes: [./data:/data]\n',
         'u/task.toml': TOML,
         'u/environment/docker-compose.yaml': 'services: [\n',
+        // Aliases that would expand to thousands of nodes: YAML refuses to, and so the file is left alone.
+        'v/task.toml': TOML,
+        'v/environment/docker-compose.yaml': [
+          'a: &a [x, x, x, x, x, x, x, x, x]',
+          ...['b', 'c', 'd', 'e'].map((n, i) => `${n}: &${n} [${Array(9).fill(`*${'abcd'[i]}`).join(', ')}]`),
+          'services: {main: {image: x, privileged: true}}',
+        ].join('\n'),
       },
-      [...ALL, 'u/instruction.md', 'u/tests/test.sh'],
+      [...ALL, ...['u', 'v'].flatMap((t) => [`${t}/instruction.md`, `${t}/tests/test.sh`])],
     );
     assert.deepEqual(fine.codes('t/environment/docker-compose.yaml'), []);
     assert.deepEqual(fine.codes('u/environment/docker-compose.yaml'), []);
+    assert.deepEqual(fine.codes('v/environment/docker-compose.yaml'), []);
   });
 
   test("harbor-host-variables-to-agent: [environment] env that reads the host's variables", async () => {
