@@ -2,15 +2,18 @@
  * What in a task's own compose file reaches past its containers to the
  * machine it runs on (docs/security.md, "Compose files that reach the
  * host"): the Docker socket bound in (every container of the daemon, and
- * the host's root with them); any file, device or variable of the host's
- * outside the task's own folder that a bind, a volume's device, an
- * `env_file`, a build context, a secret or a config would hand the task; a
- * privileged service, capabilities and `security_opt`s that open the host's
- * kernel, and the namespaces of the host or of containers not the task's.
- * Such a file runs only with the consent that `service_access` needs;
- * Harbor and the SDK run it as it is written. Shared by the engine, which
- * refuses such a file at the run's start, and the language server, which
- * says so in the editor and in `check`.
+ * the host's root with them); any file or device of the host's outside the
+ * task's own folder that a bind, a volume's device, an `env_file`, a build
+ * context, a secret or a config would hand the task; a privileged service,
+ * capabilities and `security_opt`s that open the host's kernel; the
+ * namespaces of the host or of containers not the task's, Docker's default
+ * network and networks made outside the task. Such a file runs only with
+ * the consent that `service_access` needs; Harbor and the SDK run it as it
+ * is written. Also the variables the file asks Compose for, which Compose
+ * gets only with that consent (the engine's docker/composeCli.ts).
+ *
+ * Shared by the engine, which refuses such a file at the run's start, and
+ * the language server, which says so in the editor and in `check`.
  */
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -130,9 +133,9 @@ function deviceSource(entry: unknown): string | undefined {
 /**
  * `projectDirectory`: where the file's relative paths resolve; `ownFolders`:
  * the task's (the environment's folder, or a Harbor task's, and the compose
- * file's own), whose files are the author's and may go in. Judge the file as
- * Compose reads it (the engine's docker/composeResolved.ts): variables, merge keys and `extends`
- * are Compose's to expand.
+ * file's own), whose files are the author's and may go in. Judge the file
+ * as Compose reads it too (the engine's docker/composeResolved.ts):
+ * variables, merge keys and `extends` are Compose's to expand.
  */
 export function hostAccessIn(doc: ComposeDoc, projectDirectory: string, ownFolders: readonly string[]): HostAccess[] {
   const own = ownFolders.map((folder) => hostPath(folder, projectDirectory).real);
