@@ -61,3 +61,18 @@ export async function runTool(
     spawnError,
   };
 }
+
+/**
+ * Why a tool that did not succeed ended, as a phrase after its command line ("`docker compose up` exited with
+ * code 1"), and the last `lines` lines of what it printed, stderr first.
+ */
+export function toolFailure(r: ToolResult, timeoutMs: number, lines: number): { why: string; tail: string } {
+  const why = r.spawnError
+    ? `could not start (${r.spawnError})`
+    : r.timedOut
+      ? `timed out after ${timeoutMs / 1000} s`
+      : r.exitCode === null
+        ? 'was killed'
+        : `exited with code ${r.exitCode}`;
+  return { why, tail: `${r.stderr}\n${r.stdout}`.trim().split('\n').slice(-lines).join('\n') };
+}

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type Docker from 'dockerode';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { createContainer } from '../../../client/src/engine/docker/container';
+import { runExec } from '../../../client/src/engine/docker/exec';
 import { ROLLOUT_NETWORK, rolloutNetwork } from '../../../client/src/engine/docker/rolloutNetwork';
 import { HudStudioError } from '../../../client/src/engine/errors';
 import type { ManagedContainer } from '../../../client/src/engine/docker/types';
@@ -73,17 +74,7 @@ test("an agent's container reaches the host, but not another rollout's services 
 
   // The probe sees reachability where there is some: a second container of the user's reaches the first.
   const neighbour = await userContainer(['sleep', 'infinity']);
-  const seen = await dockerClient()
-    .getContainer(neighbour.id)
-    .exec({ Cmd: probe(`http://${userIp}:8000/`), AttachStdout: true, AttachStderr: true });
-  const out = await new Promise<string>((resolve, reject) =>
-    seen.start({}, (err, stream) => {
-      if (err || !stream) return reject(err ?? new Error('no stream'));
-      let text = '';
-      stream.on('data', (d: Buffer) => (text += d.toString('latin1')));
-      stream.on('end', () => resolve(text));
-    }),
-  );
+  const out = (await runExec(dockerClient().getContainer(neighbour.id), probe(`http://${userIp}:8000/`))).stdout;
   assert.match(out, /200/, "containers on Docker's default bridge reach each other");
 
   const fromA = async (url: string) => (await agentA.exec(probe(url))).stdout.trim();

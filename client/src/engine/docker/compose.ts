@@ -9,7 +9,7 @@
 import { CancelledError, HudStudioError } from '../errors';
 import { dockerClient } from './client';
 import { detectComposeCli, type ComposeCli } from './composeCli';
-import { runTool } from '../execa';
+import { runTool, toolFailure } from '../execa';
 import { prepareCompose, type PrepareComposeOptions, type PreparedCompose } from './composeFile';
 import { DockerContainer } from './container';
 import { dockerMessage, dockerStatus } from './errors';
@@ -183,14 +183,7 @@ export class ComposeProject {
     for (const line of r.stderr.split('\n')) if (line.trim() && args[0] !== 'logs') this.log(line);
     if (opts.signal?.aborted) throw new CancelledError(`compose ${args[0]}`);
     if (opts.check !== false && r.exitCode !== 0) {
-      const why = r.spawnError
-        ? `could not start (${r.spawnError})`
-        : r.timedOut
-          ? `timed out after ${opts.timeoutMs / 1000} s`
-          : r.exitCode === null
-            ? 'was killed'
-            : `exited with code ${r.exitCode}`;
-      const tail = `${r.stderr}\n${r.stdout}`.trim().split('\n').slice(-15).join('\n');
+      const { why, tail } = toolFailure(r, opts.timeoutMs, 15);
       throw new HudStudioError(
         'provider',
         `\`${this.cli.argv.join(' ')} ${args.join(' ')}\` for project ${this.name} ${why}${tail ? `:\n${tail}` : ''}`,

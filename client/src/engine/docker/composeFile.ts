@@ -17,7 +17,7 @@ import { buildImage } from './build';
 import { composePidsLimit } from './pidsLimit';
 import { dockerHost } from './client';
 import { composeEnv, consentOnlyVariables } from './composeCli';
-import { hostAccessIn, onceEach, variablesNamedIn } from '../../../../common/compose/hostAccess';
+import { hostAccessIn, onceEach, variablesNamedIn, type ComposeDoc } from '../../../../common/compose/hostAccess';
 import { checkHostAccess } from './composeHostAccess';
 import { composeAsRun } from './composeResolved';
 import { LABELS } from './types';
@@ -118,7 +118,7 @@ async function prepareIn(
   dispose: () => void,
   opts: PrepareComposeOptions,
   composeFile: string,
-  doc: Record<string, unknown>,
+  doc: ComposeDoc,
 ): Promise<PreparedCompose> {
   const projectDirectory = dirname(composeFile);
   const services = doc.services as Record<string, ServiceDoc>;
@@ -138,12 +138,12 @@ async function prepareIn(
   const warnings = checkHostAccess(
     composeFile,
     onceEach([
-      ...hostAccessIn({ ...doc, services }, projectDirectory, ownFolders),
+      ...hostAccessIn(doc, projectDirectory, ownFolders),
       ...hostAccessIn(asRun, projectDirectory, ownFolders),
     ]),
     consented,
   );
-  const named = consentOnlyVariables(variablesNamedIn({ ...doc, services }));
+  const named = consentOnlyVariables(variablesNamedIn(doc));
   if (named.length > 0)
     warnings.push(
       consented
@@ -263,7 +263,7 @@ function overlayMain(
   return { ...fromBase, ...task };
 }
 
-async function readComposeDoc(composeFile: string): Promise<Record<string, unknown>> {
+async function readComposeDoc(composeFile: string): Promise<ComposeDoc> {
   let doc: unknown;
   try {
     doc = parse(await readFile(composeFile, 'utf8'));
@@ -285,7 +285,7 @@ async function readComposeDoc(composeFile: string): Promise<Record<string, unkno
       hint: 'a compose file needs a `services:` map with at least the "main" service',
     });
   }
-  return doc;
+  return doc as ComposeDoc;
 }
 
 function buildSpec(build: unknown, composeFile: string, service: string): { context: string; dockerfile?: string } {

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { CancelledError, HudStudioError } from '../errors';
-import { runTool } from '../execa';
+import { runTool, toolFailure } from '../execa';
 import type { ComposeDoc } from '../../../../common/compose/hostAccess';
 import { detectComposeCli } from './composeCli';
 
@@ -43,10 +43,10 @@ export async function composeAsRun(
   const resolved: unknown = r.exitCode === 0 ? parse(r.stdout, { merge: true }) : undefined;
   const services = (resolved as { services?: unknown } | undefined)?.services;
   if (!services || typeof services !== 'object') {
-    const said = `${r.stderr}\n${r.stdout}`.trim().split('\n').slice(-8).join('\n');
+    const { why, tail } = toolFailure(r, CONFIG_TIMEOUT_MS, 8);
     throw new HudStudioError(
       'harbor-config',
-      `${composeFile}: Compose cannot read it (\`${cli.argv.join(' ')} config\` ${r.timedOut ? 'timed out' : `exited with code ${r.exitCode ?? 'none'}`})${said ? `:\n${said}` : ''}`,
+      `${composeFile}: Compose cannot read it (\`${cli.argv.join(' ')} config\` ${why})${tail ? `:\n${tail}` : ''}`,
       {
         location: { file: composeFile },
         hint: `run \`${cli.argv.join(' ')} config\` in ${projectDirectory} and fix what it reports`,
