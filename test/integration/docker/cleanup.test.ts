@@ -47,7 +47,7 @@ test("start-up cleanup removes only this host's containers whose owner process i
   const ofOtherHost = await labelled(`not-${hostname()}`, deadPid);
 
   const removed = await removeOrphans();
-  assert.ok(removed >= 1, `removed ${removed}`);
+  assert.ok(removed.containers >= 1, `removed ${removed.containers}`);
   assert.equal(await containerExists(orphan), false, "the dead owner's container is gone");
   assert.equal(await containerExists(ofLiveProcess), true, "a live process's rollout is left alone");
   assert.equal(await containerExists(ofThisProcess), true, 'our own containers are left alone');

@@ -12,7 +12,7 @@ import { HARBOR_FIXTURES, runTrial } from './support';
 
 before(dockerReady);
 
-const FIXTURES = ['shared-basic', 'separate-artifacts', 'compose-sidecar', 'reward-json', 'no-network'];
+const FIXTURES = ['shared-basic', 'separate-artifacts', 'compose-sidecar', 'reward-json', 'no-network', 'allowlist'];
 
 for (const name of FIXTURES) {
   describe(name, () => {

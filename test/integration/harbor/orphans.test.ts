@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { dockerClient } from '../../../client/src/engine/docker/client';
-import { removeOrphanComposeResources } from '../../../client/src/engine/docker/compose';
+import { removeOrphans } from '../../../client/src/engine/docker/cleanup';
 import { LABELS } from '../../../client/src/engine/docker/types';
 import { dockerReady } from '../docker/support';
 
@@ -22,7 +22,7 @@ test("networks of a dead owner are removed, a live owner's are kept", async () =
   const orphan = await docker.createNetwork({ Name: `hudstudio-orphan-test-${dead}`, Labels: labels(dead) });
   const alive = await docker.createNetwork({ Name: `hudstudio-live-test-${process.pid}`, Labels: labels(process.pid) });
   try {
-    const swept = await removeOrphanComposeResources();
+    const swept = await removeOrphans();
     assert.ok(swept.networks >= 1);
     await assert.rejects(orphan.inspect(), (e: { statusCode?: number }) => e.statusCode === 404);
     assert.ok(await alive.inspect());

@@ -44,10 +44,10 @@ export const NOT_RUNNABLE: Record<string, string> = {
   'hello-mcp': 'its MCP server installs Python packages from PyPI (no internet here)',
   'reward-kit-example': 'its tests run harbor-rewardkit through uvx from PyPI (no internet here)',
   'llm-judge-example': 'its verifier calls a hosted LLM API',
-  'islo-network-policy-demo': 'its agent phase needs api.anthropic.com and GitHub through an allowlist proxy',
+  'islo-network-policy-demo': 'its agent phase needs api.anthropic.com and GitHub (no internet here)',
   'network-policy-matrix/static/e-default': 'checks that the public internet is reachable (none here)',
   'network-policy-matrix/static/e-allowlist':
-    'checks that allowlisted public hosts are reachable (none here; no egress proxy)',
+    'checks that example.com, its allowlisted host, is reachable (no internet here)',
   'network-policy-matrix/static/e-ve': 'its separate verifier checks that the public internet is reachable (none here)',
   'network-policy-matrix/static/e-ve-no-network': 'its agent checks that the public internet is reachable (none here)',
   'network-policy-matrix/static/sv-sve-same':

@@ -60,12 +60,48 @@ test('the generated file labels every service and the network, keeps main alive 
     assert.equal(doc.services.main.cpus, 1.5);
     assert.equal(doc.services.main.mem_limit, '300m');
     assert.equal(doc.networks.default.internal, true);
+    // Internal alone still leaves the host an address on the bridge, where its services answer.
+    assert.deepEqual(doc.networks.default.driver_opts, { 'com.docker.network.bridge.inhibit_ipv4': 'true' });
     assert.equal(doc.networks.default.labels[LABELS.rollout], 'r-1');
     assert.equal(readFileSync(join(dir, 'docker-compose.yaml'), 'utf8'), IMAGES_ONLY);
   } finally {
     p.dispose();
   }
   assert.ok(!existsSync(p.file));
+});
+
+test("without network, every bridge network of the file is internal and gets no address of the host's", async () => {
+  const dir = composeDir(`services:
+  main:
+    image: base:1
+    networks: [back, mesh]
+networks:
+  back:
+    driver_opts:
+      com.docker.network.driver.mtu: "1400"
+  mesh:
+    driver: overlay
+`);
+  const p = await prepareCompose({
+    composeFile: join(dir, 'docker-compose.yaml'),
+    rolloutId: 'r-2',
+    phase: 'actor',
+    network: 'internal',
+    keepMainAlive: true,
+  });
+  try {
+    const { networks } = parse(readFileSync(p.file, 'utf8'));
+    assert.equal(networks.back.internal, true);
+    assert.deepEqual(networks.back.driver_opts, {
+      'com.docker.network.driver.mtu': '1400',
+      'com.docker.network.bridge.inhibit_ipv4': 'true',
+    });
+    // Another driver has no bridge to leave the address off; internal still holds.
+    assert.equal(networks.mesh.internal, true);
+    assert.equal(networks.mesh.driver_opts, undefined);
+  } finally {
+    p.dispose();
+  }
 });
 
 test("every service gets a pids limit: the file's own when lower, ours when it asks for more or for none", async () => {

@@ -7,27 +7,32 @@ import { applyExcludes, artifactDestination, globToRegExp } from '../../../clien
 import { planNetwork } from '../../../client/src/engine/harbor/network';
 import { trialName } from '../../../client/src/engine/harbor/trialFolder';
 
-test('network modes: public is bridge, no-network and empty allowlists have no network, allowlists with hosts fail closed loudly', () => {
+test('network modes: public is bridge, no-network and empty allowlists have no network, allowlists with hosts go through the proxy', () => {
   assert.deepEqual(planNetwork('public', [], '[environment]'), {
     docker: 'bridge',
+    allowedHosts: [],
     compose: 'default',
-    warning: undefined,
+    composeWarning: undefined,
   });
-  assert.deepEqual(planNetwork('no-network', [], '[environment]'), {
-    docker: 'none',
-    compose: 'internal',
-    warning: undefined,
-  });
-  assert.deepEqual(planNetwork('allowlist', [], '[environment]'), {
-    docker: 'none',
-    compose: 'internal',
-    warning: undefined,
-  });
-  const p = planNetwork('allowlist', ['pypi.org', 'github.com'], '[verifier.environment]');
-  assert.equal(p.docker, 'none');
+  for (const [mode, hosts] of [
+    ['no-network', []],
+    ['allowlist', []],
+  ] as const) {
+    assert.deepEqual(planNetwork(mode, hosts, '[environment]'), {
+      docker: 'none',
+      allowedHosts: [],
+      compose: 'internal',
+      composeWarning: undefined,
+    });
+  }
+  const p = planNetwork('allowlist', ['pypi.org', '*.github.com'], '[verifier.environment]');
+  assert.equal(p.docker, 'allowlist');
+  assert.deepEqual(p.allowedHosts, ['pypi.org', '*.github.com']);
+  // A Compose project has no proxy: closed, and said so.
+  assert.equal(p.compose, 'internal');
   assert.match(
-    p.warning!,
-    /^\[verifier\.environment\] network_mode = "allowlist" was NOT enforced.*no egress proxy.*pypi\.org, github\.com/,
+    p.composeWarning!,
+    /^\[verifier\.environment\] network_mode = "allowlist" was NOT enforced.*single-container tasks only.*pypi\.org, \*\.github\.com/,
   );
 });
 

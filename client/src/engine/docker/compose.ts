@@ -12,10 +12,8 @@ import { detectComposeCli, type ComposeCli } from './composeCli';
 import { runTool, toolFailure } from '../execa';
 import { prepareCompose, type PrepareComposeOptions, type PreparedCompose } from './composeFile';
 import { DockerContainer } from './container';
-import { dockerMessage, dockerStatus } from './errors';
-import { processAlive, removeOrphans } from './cleanup';
-import { LABELS } from './types';
-import { hostname } from 'node:os';
+import { dockerMessage } from './errors';
+import { sweepOrphansOnce } from './cleanup';
 
 const DOWN_TIMEOUT_MS = 120_000;
 const DEFAULT_UP_TIMEOUT_MS = 300_000;
@@ -33,32 +31,6 @@ export function composeProjectName(rolloutId: string, phase: string): string {
     .slice(0, 60);
 }
 
-let orphanSweep: Promise<void> | undefined;
-
-/**
- * Containers, then networks, that compose projects of dead owners (a killed
- * CLI, a crashed window) left on this host; live owners' projects are never touched.
- */
-export async function removeOrphanComposeResources(): Promise<{ containers: number; networks: number }> {
-  const containers = await removeOrphans();
-  const docker = dockerClient();
-  const nets = await docker.listNetworks({
-    filters: { label: [`${LABELS.managed}=true`, `${LABELS.ownerHost}=${hostname()}`] },
-  });
-  let networks = 0;
-  for (const n of nets) {
-    const pid = Number(n.Labels?.[LABELS.ownerPid]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
-    try {
-      await docker.getNetwork(n.Id).remove();
-      networks++;
-    } catch (err) {
-      if (dockerStatus(err) !== 404) throw err;
-    }
-  }
-  return { containers, networks };
-}
-
 export class ComposeProject {
   private downed: Promise<void> | undefined;
   private readonly containers = new Map<string, DockerContainer>();
@@ -74,16 +46,7 @@ export class ComposeProject {
   static async up(opts: ComposeUpOptions): Promise<ComposeProject> {
     const log = opts.log ?? (() => undefined);
     const cli = await detectComposeCli();
-    orphanSweep ??= removeOrphanComposeResources().then(
-      (n) =>
-        n.containers || n.networks
-          ? log(
-              `removed ${n.containers} container(s) and ${n.networks} network(s) left by HUD Studio processes that are gone`,
-            )
-          : undefined,
-      (err: unknown) => log(`warning: could not look for leftover compose projects: ${dockerMessage(err)}`),
-    );
-    await orphanSweep;
+    await sweepOrphansOnce(log);
     const prepared = await prepareCompose({ ...opts, onLog: log });
     const project = new ComposeProject(cli, composeProjectName(opts.rolloutId, opts.phase), prepared, log);
     log(`compose: ${cli.argv.join(' ')} ${cli.version}, project ${project.name}`);

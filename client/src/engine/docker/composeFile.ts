@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { NO_HOST_ADDRESS_OPTION } from './rolloutNetwork';
 import { HudStudioError } from '../errors';
 import { buildImage } from './build';
 import { composePidsLimit } from './pidsLimit';
@@ -195,14 +196,11 @@ async function prepareIn(
   const networks = (doc.networks ?? {}) as Record<string, Record<string, unknown> | null>;
   const defaultNet = { ...(networks.default ?? {}) };
   defaultNet.labels = { ...labelMap(defaultNet.labels), ...labels };
-  if (opts.network === 'internal') defaultNet.internal = true;
   networks.default = defaultNet;
   doc.networks = networks;
   // Per-service networks other than the default would escape `internal`; refuse rather than pretend.
   if (opts.network === 'internal') {
-    for (const [name, net] of Object.entries(networks)) {
-      if (name !== 'default' && net && net.internal !== true) net.internal = true;
-    }
+    for (const net of Object.values(networks)) if (net) confine(net);
     for (const [name, svc] of Object.entries(services)) {
       if (svc.network_mode !== undefined) {
         throw new HudStudioError(
@@ -346,4 +344,15 @@ function labelText(x: unknown): string {
   if (typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean' || typeof x === 'bigint')
     return String(x);
   return JSON.stringify(x) ?? '';
+}
+
+/**
+ * An `internal` network has no route out, but Docker still gives the host an address on its bridge, and a
+ * container reaches the host's own services there and at any other address of the host (docs/security.md,
+ * "Rollouts cannot reach each other"). Without that address it reaches only the project's services.
+ */
+function confine(net: Record<string, unknown>): void {
+  net.internal = true;
+  if (!net.external && (net.driver === undefined || net.driver === 'bridge'))
+    net.driver_opts = { ...labelMap(net.driver_opts), [NO_HOST_ADDRESS_OPTION]: 'true' };
 }

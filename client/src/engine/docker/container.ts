@@ -50,7 +50,7 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
     inspectImage(docker, spec.image));
   const warnings: string[] = [];
   // With network access, the rollouts' own bridge rather than Docker's default one (rolloutNetwork.ts).
-  const network = noNetwork(spec.network) ? 'none' : await rolloutNetwork(docker);
+  const network = spec.networkName ?? (noNetwork(spec.network) ? 'none' : await rolloutNetwork(docker));
   // Init reaps the orphans of killed commands (PID 1 is otherwise a plain sleep).
   const host: Docker.HostConfig = { NetworkMode: network, Init: true };
   if (spec.cpus !== undefined) host.NanoCpus = Math.round(spec.cpus * 1e9);

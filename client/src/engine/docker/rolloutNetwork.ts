@@ -20,6 +20,8 @@ import { ContainerError, dockerMessage, dockerStatus } from './errors';
 
 export const ROLLOUT_NETWORK = 'hud-studio-rollouts';
 const ICC_OPTION = 'com.docker.network.bridge.enable_icc';
+/** A bridge without an address of the host's: its containers reach no service of the host (internal networks). */
+export const NO_HOST_ADDRESS_OPTION = 'com.docker.network.bridge.inhibit_ipv4';
 
 /** Callers at the same moment share one lookup, so one engine never makes the network twice. */
 const pending = new Map<string, Promise<string>>();

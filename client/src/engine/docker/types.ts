@@ -33,6 +33,8 @@ export interface ContainerSpec {
   workdir?: string;
   user?: string;
   network?: NetworkMode;
+  /** A network the caller made (an allowlist's internal one, docker/egressProxy.ts): joined instead of `network`. */
+  networkName?: string;
   cpus?: number;
   memoryMb?: number;
   /** Processes and threads the whole container may hold (the cgroup's pids limit). */

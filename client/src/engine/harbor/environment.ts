@@ -8,10 +8,13 @@ import { buildImage } from '../docker/build';
 import { ensureImage } from '../docker/pull';
 import { ComposeProject } from '../docker/compose';
 import { MAIN_SERVICE } from '../docker/composeFile';
+import { sweepOrphansOnce } from '../docker/cleanup';
 import { createContainer } from '../docker/container';
+import { openEgress } from '../docker/egressProxy';
 import { CONTAINER_PIDS_LIMIT } from '../docker/pidsLimit';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
+import { DEFAULT_IMAGE } from '../providers/docker';
 import type { SubstrateInfo } from '../../../../common/trace/schema';
 import type { EnvironmentConfig } from '../../../../common/harbor';
 import { planNetwork } from './network';
@@ -37,6 +40,20 @@ export type EnvironmentDefinition =
       taskDir: string;
     };
 
+/** A network policy: Harbor's mode and, for an allowlist, its hosts. */
+export interface NetworkOverride {
+  mode: EnvironmentConfig['network_mode'];
+  hosts: readonly string[];
+}
+
+/** A phase's network policy when it sets one (Harbor: its mode with its own hosts), else undefined. */
+export function phaseNetwork(phase: {
+  mode: EnvironmentConfig['network_mode'] | undefined;
+  hosts: readonly string[] | undefined;
+}): { networkOverride: NetworkOverride } | Record<string, never> {
+  return phase.mode ? { networkOverride: { mode: phase.mode, hosts: phase.hosts ?? [] } } : {};
+}
+
 export interface StartOptions {
   definition: EnvironmentDefinition;
   config: EnvironmentConfig;
@@ -44,8 +61,8 @@ export interface StartOptions {
   phase: 'actor' | 'verifier';
   /** Label for warnings (`[environment]`, `[verifier.environment]`). */
   where: string;
-  /** `[agent] network_mode` overrides the environment's while the agent works. */
-  networkOverride?: EnvironmentConfig['network_mode'];
+  /** A phase's own policy (`[agent]`, `[verifier]`), mode and hosts together, instead of the environment's. */
+  networkOverride?: NetworkOverride;
   /** Container environment (already expanded). */
   env: Record<string, string>;
   user?: string;
@@ -57,11 +74,15 @@ export interface StartOptions {
 
 export async function startEnvironment(opts: StartOptions): Promise<TrialEnvironment> {
   const { config } = opts;
-  const net = planNetwork(opts.networkOverride ?? config.network_mode, config.allowed_hosts, opts.where);
-  const warnings = net.warning ? [net.warning] : [];
+  const policy = opts.networkOverride ?? { mode: config.network_mode, hosts: config.allowed_hosts };
+  const net = planNetwork(policy.mode, policy.hosts, opts.where);
+  const warnings: string[] = [];
+  // What killed runs left (an allowlist's network among it) goes before anything new starts.
+  await sweepOrphansOnce(opts.log);
   const buildTimeoutMs = config.build_timeout_sec * 1000;
 
   if (opts.definition.kind === 'compose') {
+    if (net.composeWarning) warnings.push(net.composeWarning);
     for (const [key, value] of [
       ['storage_mb', config.storage_mb],
       ['gpus', config.gpus || undefined],
@@ -128,12 +149,25 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     // Harbor pulls a task's docker_image when the host does not have it.
     await ensureImage(image, { ...(opts.signal ? { signal: opts.signal } : {}), onLog: opts.log });
   }
-  const container = await createContainer({
+  const egress =
+    net.docker === 'allowlist'
+      ? await openEgress({
+          allowedHosts: net.allowedHosts,
+          image: DEFAULT_IMAGE,
+          rolloutId: opts.rolloutId,
+          phase: opts.phase,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          log: opts.log,
+        })
+      : undefined;
+  const made = createContainer({
     image,
     rolloutId: opts.rolloutId,
     phase: opts.phase,
-    env: opts.env,
-    network: net.docker,
+    // The proxy's variables last: a task's own would point at nothing its network reaches.
+    env: { ...opts.env, ...egress?.env },
+    network: net.docker === 'bridge' ? 'bridge' : 'none',
+    ...(egress ? { networkName: egress.network } : {}),
     // Without it, a fork bomb of the agent's takes every pid of the host (docs/security.md, "Exhaustion").
     pidsLimit: CONTAINER_PIDS_LIMIT,
     ...(config.workdir ? { workdir: config.workdir } : {}),
@@ -142,6 +176,10 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     ...(config.memory_mb !== undefined ? { memoryMb: config.memory_mb } : {}),
     ...(config.storage_mb !== undefined ? { storageMb: config.storage_mb } : {}),
     ...(config.gpus > 0 ? { gpus: config.gpus } : {}),
+  });
+  const container = await made.catch(async (err: unknown) => {
+    await egress?.close().catch(() => undefined);
+    throw err;
   });
   warnings.push(...container.warnings);
   return {
@@ -165,6 +203,13 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
       }
       return container;
     },
-    teardown: () => container.remove(),
+    teardown: async () => {
+      // The task's container first: Docker removes no network a container is still on.
+      try {
+        await container.remove();
+      } finally {
+        await egress?.close();
+      }
+    },
   };
 }

@@ -41,7 +41,13 @@ import {
   type CollectedArtifact,
   type CopyOutResult,
 } from './artifacts';
-import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
+import {
+  phaseNetwork,
+  startEnvironment,
+  type EnvironmentDefinition,
+  type NetworkOverride,
+  type TrialEnvironment,
+} from './environment';
 import { HarborTrialError, harborExceptionType } from './errors';
 import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
@@ -510,7 +516,7 @@ export class HarborTrial {
       config: task.config.environment,
       where: '[environment]',
       env: envVars,
-      ...(task.config.agent.network_mode ? { networkOverride: task.config.agent.network_mode } : {}),
+      ...phaseNetwork({ mode: task.config.agent.network_mode, hosts: task.config.agent.allowed_hosts }),
     });
     this.startPhase('actor', env.substrate, false);
     this.stage = 'actor';
@@ -758,7 +764,7 @@ export class HarborTrial {
           ...this.expand(venv.env, settings.environmentInherited ? 'environment.env' : 'verifier.environment.env'),
           ...verifierVars,
         },
-        ...(settings.networkMode ? { networkOverride: settings.networkMode } : {}),
+        ...phaseNetwork({ mode: settings.networkMode, hosts: settings.allowedHosts }),
         ...(settings.user ? { user: settings.user } : {}),
       });
       if (announce) this.startPhase('verifier', own.substrate, false);
@@ -876,7 +882,7 @@ export class HarborTrial {
     where: string;
     env: Record<string, string>;
     user?: string;
-    networkOverride?: EnvironmentConfig['network_mode'];
+    networkOverride?: NetworkOverride;
   }): Promise<TrialEnvironment> {
     const env = await startEnvironment({
       ...opts,

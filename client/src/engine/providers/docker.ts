@@ -27,7 +27,7 @@ import {
   type PackedCopy,
 } from '../docker/container';
 import { spawnExec, type InteractiveExec } from '../docker/exec';
-import { removeOrphans } from '../docker/cleanup';
+import { sweepOrphansOnce } from '../docker/cleanup';
 import { ImageMissingError, dockerMessage } from '../docker/errors';
 import { LineSplitter } from '../output/lineSplitter';
 import { openRelay, prepareRelay, type PendingRelay } from '../docker/relay';
@@ -150,8 +150,6 @@ export interface DockerProviderOptions {
   runtimeMountSource?: string;
 }
 
-let orphanSweep: Promise<void> | undefined;
-
 export class DockerProvider implements Provider {
   readonly kind = 'docker' as const;
   // A container of its own: own file system, processes and loopback, where its server listens.
@@ -190,7 +188,8 @@ export class DockerProvider implements Provider {
     };
 
     // The sweep only removes dead owners' containers, never ours: it runs alongside the set-up.
-    const sweep = this.options.removeOrphans === false ? Promise.resolve() : sweepOnce(opts);
+    const sweep =
+      this.options.removeOrphans === false ? Promise.resolve() : sweepOrphansOnce((line) => opts.log('engine', line));
     try {
       return await this.provision(spec, opts, signal, check);
     } finally {
@@ -483,14 +482,6 @@ export class DockerProvider implements Provider {
 
 function probeKey(imageId: string): string {
   return `docker:${imageId}`;
-}
-
-function sweepOnce(opts: AcquireOptions): Promise<void> {
-  orphanSweep ??= removeOrphans().then(
-    (n) => (n ? opts.log('engine', `removed ${n} container(s) left by HUD Studio processes that are gone`) : undefined),
-    (err: unknown) => opts.log('engine', `warning: could not look for leftover containers: ${dockerMessage(err)}`),
-  );
-  return orphanSweep;
 }
 
 /** Pulls an image that is not present locally. */

@@ -1,0 +1,236 @@
+/**
+ * Harbor's `network_mode = "allowlist"` on the real Docker engine (docs/harbor.md, "Allowlists"): the
+ * allowed host answers through HUD Studio's proxy, nothing else does, and an agent that tries the ways
+ * around it (other hosts, no proxy, the host's own services, allowlisting the host by address) gets
+ * nowhere. Debian's mirror is the one outside host these machines reach, so it is the allowed one.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dockerClient } from '../../../client/src/engine/docker/client';
+import { ROLLOUT_NETWORK } from '../../../client/src/engine/docker/rolloutNetwork';
+import { dockerReady } from '../docker/support';
+import { HARBOR_FIXTURES, fixtureVariant, runTrial } from './support';
+
+let hostService: Server;
+let port = 0;
+/** Every IPv4 address of this machine, and the rollout network's gateway: where the host's services answer. */
+let hostAddresses: string[] = [];
+
+before(async () => {
+  await dockerReady();
+  hostService = createServer((_req, res) => res.end('host-secret'));
+  await new Promise<void>((resolve) => hostService.listen(0, '0.0.0.0', resolve));
+  port = (hostService.address() as AddressInfo).port;
+  const gateways = (await dockerClient().listNetworks()).flatMap((n) =>
+    (n.IPAM?.Config ?? []).map((c) => c.Gateway).filter((g): g is string => !!g),
+  );
+  hostAddresses = [
+    ...new Set([
+      ...Object.values(networkInterfaces())
+        .flatMap((l) => l ?? [])
+        .filter((i) => i.family === 'IPv4')
+        .map((i) => i.address),
+      ...gateways.filter((g) => !g.includes(':')),
+    ]),
+  ];
+  // The probe below must be able to fail: from the rollout network, the host's service answers.
+  assert.ok(hostAddresses.includes('172.17.0.1') || hostAddresses.length > 1, hostAddresses.join(', '));
+});
+
+after(() => hostService.close());
+
+function logsOf(phase: { logs: { text: string }[] } | undefined): string {
+  return (phase?.logs ?? []).map((l) => l.text).join('\n');
+}
+
+/** What the agent tries, as JSON on its stdout. */
+function probe(targets: string[]): string {
+  const script = `
+import json, os, socket, ssl, urllib.error, urllib.parse, urllib.request
+out = {"interfaces": sorted(os.listdir("/sys/class/net")), "host": {}, "proxied_host": {}}
+# This machine's mirror answers HTTPS with a certificate of its own, which no image trusts: what the
+# tunnel is asked to prove is that it reaches the host, not whose certificate the host shows.
+unverified = urllib.request.HTTPSHandler(context=ssl._create_unverified_context())
+def fetch(url, opener=None):
+    try:
+        with (opener or urllib.request.build_opener()).open(url, timeout=20) as r:
+            return "ok %s %s" % (r.status, "Origin: Debian" in r.read().decode(errors="replace"))
+    except Exception as e:
+        return "error %s" % e
+def via_proxy(authority):
+    # Straight to the proxy: clients skip it for NO_PROXY's loopback names, the agent need not.
+    proxy = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
+    with socket.create_connection((proxy.hostname, proxy.port), timeout=20) as s:
+        s.sendall(("GET http://%s/ HTTP/1.1\\r\\nHost: %s\\r\\n\\r\\n" % (authority, authority)).encode())
+        return s.recv(65536).decode(errors="replace").split("\\r\\n")[0]
+out["https"] = fetch("https://deb.debian.org/debian/dists/bookworm/Release", urllib.request.build_opener(unverified))
+out["http"] = fetch("http://deb.debian.org/debian/dists/bookworm/Release")
+out["other_host"] = fetch("https://security.debian.org/")
+out["no_proxy"] = fetch("https://deb.debian.org/", urllib.request.build_opener(urllib.request.ProxyHandler({})))
+for address in ${JSON.stringify(targets)}:
+    s = socket.socket(); s.settimeout(3)
+    try:
+        s.connect((address, ${port})); out["host"][address] = "reached"
+    except OSError as e:
+        out["host"][address] = "error %s" % e
+    finally:
+        s.close()
+    # The task allowlists the host by address; the proxy still refuses it.
+    out["proxied_host"][address] = via_proxy("%s:${port}" % address)
+out["proxied_localhost"] = via_proxy("localhost:22")
+print(json.dumps(out))
+`;
+  return `python3 - <<'PY'\n${script}\nPY`;
+}
+
+test('allowlist: the allowed host answers through the proxy; other hosts, no proxy and the host do not', async () => {
+  const targets = hostAddresses;
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'allowlist', 'task.toml'), 'utf8').replace(
+    'allowed_hosts = ["deb.debian.org"]',
+    `allowed_hosts = ${JSON.stringify(['deb.debian.org', 'localhost', ...targets])}`,
+  );
+  const dir = fixtureVariant('allowlist', { 'task.toml': toml });
+  const { outcome } = await runTrial(dir, { agent: 'command', command: probe(targets) });
+  assert.equal(typeof outcome.trace.answer, 'string', logsOf(outcome.trace.phases[0]));
+  const seen = JSON.parse(String(outcome.trace.answer)) as {
+    interfaces: string[];
+    https: string;
+    http: string;
+    other_host: string;
+    no_proxy: string;
+    host: Record<string, string>;
+    proxied_host: Record<string, string>;
+    proxied_localhost: string;
+  };
+  assert.deepEqual(seen.interfaces, ['eth0', 'lo']);
+  assert.equal(seen.https, 'ok 200 True');
+  assert.equal(seen.http, 'ok 200 True');
+  assert.match(seen.other_host, /403/);
+  assert.match(seen.no_proxy, /^error /);
+  for (const address of targets) {
+    assert.match(seen.host[address]!, /^error /, `the host's service at ${address} answered the agent directly`);
+    assert.equal(seen.proxied_host[address], 'HTTP/1.1 403 Forbidden', `the proxy carried the agent to ${address}`);
+  }
+  assert.equal(seen.proxied_localhost, 'HTTP/1.1 403 Forbidden');
+
+  const phase = outcome.trace.phases[0]!;
+  assert.match(phase.substrate!.network!, /^hud-studio-egress-/);
+  const log = phase.logs.map((l) => l.text).join('\n');
+  assert.match(log, /allowlist: only deb\.debian\.org, localhost, .* through HUD Studio's proxy/);
+  assert.match(log, /allowlist: tunnel to deb\.debian\.org:443/);
+  assert.match(log, /allowlist: request to deb\.debian\.org:80/);
+  assert.match(log, /allowlist: refused \(403\): security\.debian\.org is not in the task's allowed_hosts/);
+  assert.match(log, /allowlist: refused \(403\): localhost resolves to .*, an address of this machine/);
+  // The verifier's half (shared mode): the agent saved nothing, so 0, but it ran with the same proxy.
+  assert.equal(outcome.reward, 0);
+});
+
+test('allowlist: the oracle passes the verifier that checks both halves, and nothing is left behind', async () => {
+  const { outcome } = await runTrial(join(HARBOR_FIXTURES, 'allowlist'), { agent: 'oracle' });
+  assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+  assert.equal(outcome.reward, 1);
+  assert.deepEqual(
+    outcome.trace.warnings.filter((w) => /allowlist/.test(w)),
+    [],
+  );
+  // runTrial has checked that no container and no network of the rollout survives it.
+  const egress = await dockerClient().listNetworks({ filters: { label: ['dev.hud-studio.network=egress'] } });
+  assert.ok(
+    egress.every((n) => !n.Labels?.['dev.hud-studio.rollout']?.includes(outcome.rolloutId)),
+    'the allowlist network is removed',
+  );
+});
+
+test("allowlist: an [agent] policy's own hosts are the ones let through while the agent works", async () => {
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'allowlist', 'task.toml'), 'utf8')
+    .replace('network_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n', 'allowed_hosts = []\n')
+    .replace('[agent]\n', '[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["*.debian.org"]\n');
+  const dir = fixtureVariant('allowlist', { 'task.toml': toml });
+  const command = `python3 - <<'PY'
+import json, urllib.request
+out = {}
+for url in ("http://deb.debian.org/debian/dists/bookworm/Release", "http://debian.org/"):
+    try:
+        out[url] = urllib.request.urlopen(url, timeout=20).status
+    except Exception as e:
+        out[url] = str(e)
+print(json.dumps(out))
+PY`;
+  const { outcome } = await runTrial(dir, { agent: 'command', command });
+  assert.equal(typeof outcome.trace.answer, 'string', logsOf(outcome.trace.phases[0]));
+  const seen = JSON.parse(String(outcome.trace.answer)) as Record<string, number | string>;
+  assert.equal(seen['http://deb.debian.org/debian/dists/bookworm/Release'], 200);
+  // A wildcard is the names below it, never its apex (Harbor's rule).
+  assert.match(String(seen['http://debian.org/']), /403/);
+  assert.match(logsOf(outcome.trace.phases[0]), /allowlist: only \*\.debian\.org through/);
+});
+
+test('a Compose task without network reaches its own services and nothing of the host', async () => {
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'task.toml'), 'utf8').replace(
+    '[environment]\n',
+    '[environment]\nnetwork_mode = "no-network"\n',
+  );
+  const dir = fixtureVariant('compose-sidecar', { 'task.toml': toml });
+  const command = `python3 - <<'PY'
+import json, socket, time
+out = {}
+def knock(address, port, tries):
+    for attempt in range(tries):
+        s = socket.socket(); s.settimeout(3)
+        try:
+            s.connect((address, port))
+            return "reached"
+        except OSError as e:
+            error = "error %s" % e
+            time.sleep(0.2)
+        finally:
+            s.close()
+    return error
+out["api"] = knock("api", 8000, 50)
+for address in ${JSON.stringify(hostAddresses)}:
+    out[address] = knock(address, ${port}, 1)
+print(json.dumps(out))
+PY`;
+  const { outcome } = await runTrial(dir, { agent: 'command', command });
+  const seen = JSON.parse(String(outcome.trace.answer)) as Record<string, string>;
+  assert.equal(seen['api'], 'reached', 'the sidecar stays reachable');
+  for (const address of hostAddresses)
+    assert.match(seen[address]!, /^error /, `the host's service at ${address} answered a no-network Compose task`);
+});
+
+test('a Compose task with an allowlist fails closed and says so', async () => {
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'task.toml'), 'utf8').replace(
+    '[environment]\n',
+    '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n',
+  );
+  const dir = fixtureVariant('compose-sidecar', { 'task.toml': toml });
+  const { outcome, events } = await runTrial(dir, { agent: 'oracle' });
+  assert.equal(outcome.reward, 1, 'the sidecar is still reachable');
+  const warning = /allowlist" was NOT enforced.*single-container tasks only.*deb\.debian\.org/;
+  assert.ok(outcome.trace.warnings.some((w) => warning.test(w)));
+  assert.ok(events.some((e) => e.type === 'warning' && warning.test(e.message)));
+});
+
+test('the rollout network is where the host answers, so the probes above can fail', async () => {
+  // A control: the same probe from a plain public task reaches the host's service.
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'allowlist', 'task.toml'), 'utf8').replace(
+    'network_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]',
+    'network_mode = "public"',
+  );
+  const dir = fixtureVariant('allowlist', { 'task.toml': toml });
+  const command = `python3 -c 'import socket,json; r={}
+for a in ${JSON.stringify(hostAddresses)}:
+    s=socket.socket(); s.settimeout(3)
+    try: s.connect((a, ${port})); r[a]="reached"
+    except OSError as e: r[a]=str(e)
+print(json.dumps(r))'`;
+  const { outcome } = await runTrial(dir, { agent: 'command', command });
+  const seen = JSON.parse(String(outcome.trace.answer)) as Record<string, string>;
+  assert.ok(Object.values(seen).includes('reached'), JSON.stringify(seen));
+  assert.equal(outcome.trace.phases[0]!.substrate!.network, ROLLOUT_NETWORK);
+});
