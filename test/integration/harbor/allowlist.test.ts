@@ -53,6 +53,7 @@ function probe(targets: string[]): string {
   const script = `
 import json, os, socket, ssl, urllib.error, urllib.parse, urllib.request
 out = {"interfaces": sorted(os.listdir("/sys/class/net")), "host": {}, "proxied_host": {}}
+out["resolv"] = open("/etc/resolv.conf").read()
 # This machine's mirror answers HTTPS with a certificate of its own, which no image trusts: what the
 # tunnel is asked to prove is that it reaches the host, not whose certificate the host shows.
 unverified = urllib.request.HTTPSHandler(context=ssl._create_unverified_context())
@@ -106,12 +107,15 @@ test('allowlist: the allowed host answers through the proxy; other hosts, no pro
     host: Record<string, string>;
     proxied_host: Record<string, string>;
     proxied_localhost: string;
+    resolv: string;
   };
   assert.deepEqual(seen.interfaces, ['eth0', 'lo']);
   assert.equal(seen.https, 'ok 200 True');
   assert.equal(seen.http, 'ok 200 True');
   assert.match(seen.other_host, /403/);
   assert.match(seen.no_proxy, /^error /);
+  // Nothing resolves there, and Docker's resolver never says so: one short try, not 20 s of them.
+  assert.match(seen.resolv, /^options .*timeout:1 attempts:1/m);
   for (const address of targets) {
     assert.match(seen.host[address]!, /^error /, `the host's service at ${address} answered the agent directly`);
     assert.equal(seen.proxied_host[address], 'HTTP/1.1 403 Forbidden', `the proxy carried the agent to ${address}`);

@@ -56,6 +56,7 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
   if (spec.cpus !== undefined) host.NanoCpus = Math.round(spec.cpus * 1e9);
   if (spec.memoryMb !== undefined) host.Memory = Math.round(spec.memoryMb * MiB);
   if (spec.pidsLimit !== undefined) host.PidsLimit = spec.pidsLimit;
+  if (spec.dnsOptions?.length) host.DnsOptions = spec.dnsOptions;
   if (spec.binds?.length) host.Binds = spec.binds;
   if (spec.readOnlyMounts?.length) {
     host.Mounts = spec.readOnlyMounts.map((m) => ({

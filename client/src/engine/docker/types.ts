@@ -35,6 +35,8 @@ export interface ContainerSpec {
   network?: NetworkMode;
   /** A network the caller made (an allowlist's internal one, docker/egressProxy.ts): joined instead of `network`. */
   networkName?: string;
+  /** resolv.conf options (`timeout:1`). */
+  dnsOptions?: string[];
   cpus?: number;
   memoryMb?: number;
   /** Processes and threads the whole container may hold (the cgroup's pids limit). */

@@ -167,7 +167,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     // The proxy's variables last: a task's own would point at nothing its network reaches.
     env: { ...opts.env, ...egress?.env },
     network: net.docker === 'bridge' ? 'bridge' : 'none',
-    ...(egress ? { networkName: egress.network } : {}),
+    ...(egress ? { networkName: egress.network, dnsOptions: egress.dnsOptions } : {}),
     // Without it, a fork bomb of the agent's takes every pid of the host (docs/security.md, "Exhaustion").
     pidsLimit: CONTAINER_PIDS_LIMIT,
     ...(config.workdir ? { workdir: config.workdir } : {}),
