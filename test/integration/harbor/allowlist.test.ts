@@ -48,21 +48,48 @@ function logsOf(phase: { logs: { text: string }[] } | undefined): string {
   return (phase?.logs ?? []).map((l) => l.text).join('\n');
 }
 
-/** What the agent tries, as JSON on its stdout. */
-function probe(targets: string[]): string {
-  const script = `
-import json, os, socket, ssl, urllib.error, urllib.parse, urllib.request
-out = {"interfaces": sorted(os.listdir("/sys/class/net")), "host": {}, "proxied_host": {}}
-out["resolv"] = open("/etc/resolv.conf").read()
-# This machine's mirror answers HTTPS with a certificate of its own, which no image trusts: what the
-# tunnel is asked to prove is that it reaches the host, not whose certificate the host shows.
-unverified = urllib.request.HTTPSHandler(context=ssl._create_unverified_context())
+/**
+ * The agent's command: Python that prints `out` as JSON, with `fetch(url, opener?)` (the status, or the
+ * error), `knock(address, port, tries)` (a TCP connect) and `knock_host()`, the knocks on every address of
+ * this machine where its service listens.
+ */
+function agentPython(body: string): string {
+  return `python3 - <<'PY'
+import json, os, socket, ssl, time, urllib.error, urllib.parse, urllib.request
+out = {}
 def fetch(url, opener=None):
     try:
         with (opener or urllib.request.build_opener()).open(url, timeout=20) as r:
             return "ok %s %s" % (r.status, "Origin: Debian" in r.read().decode(errors="replace"))
     except Exception as e:
         return "error %s" % e
+def knock(address, port, tries=1):
+    for attempt in range(tries):
+        s = socket.socket(); s.settimeout(3)
+        try:
+            s.connect((address, port))
+            return "reached"
+        except OSError as e:
+            error = "error %s" % e
+            time.sleep(0.2)
+        finally:
+            s.close()
+    return error
+def knock_host():
+    return {address: knock(address, ${port}) for address in ${JSON.stringify(hostAddresses)}}
+${body}
+print(json.dumps(out))
+PY`;
+}
+
+/** What the agent tries in the single-container allowlist. */
+function probe(): string {
+  return agentPython(`
+out.update({"interfaces": sorted(os.listdir("/sys/class/net")), "host": knock_host(), "proxied_host": {}})
+out["resolv"] = open("/etc/resolv.conf").read()
+# This machine's mirror answers HTTPS with a certificate of its own, which no image trusts: what the
+# tunnel is asked to prove is that it reaches the host, not whose certificate the host shows.
+unverified = urllib.request.HTTPSHandler(context=ssl._create_unverified_context())
 def via_proxy(authority):
     # Straight to the proxy: clients skip it for NO_PROXY's loopback names, the agent need not.
     proxy = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
@@ -73,30 +100,20 @@ out["https"] = fetch("https://deb.debian.org/debian/dists/bookworm/Release", url
 out["http"] = fetch("http://deb.debian.org/debian/dists/bookworm/Release")
 out["other_host"] = fetch("https://security.debian.org/")
 out["no_proxy"] = fetch("https://deb.debian.org/", urllib.request.build_opener(urllib.request.ProxyHandler({})))
-for address in ${JSON.stringify(targets)}:
-    s = socket.socket(); s.settimeout(3)
-    try:
-        s.connect((address, ${port})); out["host"][address] = "reached"
-    except OSError as e:
-        out["host"][address] = "error %s" % e
-    finally:
-        s.close()
+for address in out["host"]:
     # The task allowlists the host by address; the proxy still refuses it.
     out["proxied_host"][address] = via_proxy("%s:${port}" % address)
 out["proxied_localhost"] = via_proxy("localhost:22")
-print(json.dumps(out))
-`;
-  return `python3 - <<'PY'\n${script}\nPY`;
+`);
 }
 
 test('allowlist: the allowed host answers through the proxy; other hosts, no proxy and the host do not', async () => {
-  const targets = hostAddresses;
   const toml = readFileSync(join(HARBOR_FIXTURES, 'allowlist', 'task.toml'), 'utf8').replace(
     'allowed_hosts = ["deb.debian.org"]',
-    `allowed_hosts = ${JSON.stringify(['deb.debian.org', 'localhost', ...targets])}`,
+    `allowed_hosts = ${JSON.stringify(['deb.debian.org', 'localhost', ...hostAddresses])}`,
   );
   const dir = fixtureVariant('allowlist', { 'task.toml': toml });
-  const { outcome } = await runTrial(dir, { agent: 'command', command: probe(targets) });
+  const { outcome } = await runTrial(dir, { agent: 'command', command: probe() });
   assert.equal(typeof outcome.trace.answer, 'string', logsOf(outcome.trace.phases[0]));
   const seen = JSON.parse(String(outcome.trace.answer)) as {
     interfaces: string[];
@@ -116,7 +133,7 @@ test('allowlist: the allowed host answers through the proxy; other hosts, no pro
   assert.match(seen.no_proxy, /^error /);
   // Nothing resolves there, and Docker's resolver never says so: one short try, not 20 s of them.
   assert.match(seen.resolv, /^options .*timeout:1 attempts:1/m);
-  for (const address of targets) {
+  for (const address of hostAddresses) {
     assert.match(seen.host[address]!, /^error /, `the host's service at ${address} answered the agent directly`);
     assert.equal(seen.proxied_host[address], 'HTTP/1.1 403 Forbidden', `the proxy carried the agent to ${address}`);
   }
@@ -155,22 +172,16 @@ test("allowlist: an [agent] policy's own hosts are the ones let through while th
     .replace('network_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n', 'allowed_hosts = []\n')
     .replace('[agent]\n', '[agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["*.debian.org"]\n');
   const dir = fixtureVariant('allowlist', { 'task.toml': toml });
-  const command = `python3 - <<'PY'
-import json, urllib.request
-out = {}
+  const command = agentPython(`
 for url in ("http://deb.debian.org/debian/dists/bookworm/Release", "http://debian.org/"):
-    try:
-        out[url] = urllib.request.urlopen(url, timeout=20).status
-    except Exception as e:
-        out[url] = str(e)
-print(json.dumps(out))
-PY`;
+    out[url] = fetch(url)
+`);
   const { outcome } = await runTrial(dir, { agent: 'command', command });
   assert.equal(typeof outcome.trace.answer, 'string', logsOf(outcome.trace.phases[0]));
-  const seen = JSON.parse(String(outcome.trace.answer)) as Record<string, number | string>;
-  assert.equal(seen['http://deb.debian.org/debian/dists/bookworm/Release'], 200);
+  const seen = JSON.parse(String(outcome.trace.answer)) as Record<string, string>;
+  assert.equal(seen['http://deb.debian.org/debian/dists/bookworm/Release'], 'ok 200 True');
   // A wildcard is the names below it, never its apex (Harbor's rule).
-  assert.match(String(seen['http://debian.org/']), /403/);
+  assert.match(seen['http://debian.org/']!, /403/);
   assert.match(logsOf(outcome.trace.phases[0]), /allowlist: only \*\.debian\.org through/);
 });
 
@@ -180,44 +191,50 @@ test('a Compose task without network reaches its own services and nothing of the
     '[environment]\nnetwork_mode = "no-network"\n',
   );
   const dir = fixtureVariant('compose-sidecar', { 'task.toml': toml });
-  const command = `python3 - <<'PY'
-import json, socket, time
-out = {}
-def knock(address, port, tries):
-    for attempt in range(tries):
-        s = socket.socket(); s.settimeout(3)
-        try:
-            s.connect((address, port))
-            return "reached"
-        except OSError as e:
-            error = "error %s" % e
-            time.sleep(0.2)
-        finally:
-            s.close()
-    return error
+  const command = agentPython(`
 out["api"] = knock("api", 8000, 50)
-for address in ${JSON.stringify(hostAddresses)}:
-    out[address] = knock(address, ${port}, 1)
-print(json.dumps(out))
-PY`;
+out["host"] = knock_host()
+`);
   const { outcome } = await runTrial(dir, { agent: 'command', command });
-  const seen = JSON.parse(String(outcome.trace.answer)) as Record<string, string>;
-  assert.equal(seen['api'], 'reached', 'the sidecar stays reachable');
+  const seen = JSON.parse(String(outcome.trace.answer)) as { api: string; host: Record<string, string> };
+  assert.equal(seen.api, 'reached', 'the sidecar stays reachable');
   for (const address of hostAddresses)
-    assert.match(seen[address]!, /^error /, `the host's service at ${address} answered a no-network Compose task`);
+    assert.match(seen.host[address]!, /^error /, `the host's service at ${address} answered a no-network Compose task`);
 });
 
-test('a Compose task with an allowlist fails closed and says so', async () => {
+test('allowlist, Compose: main reaches the allowed host through the proxy, its sidecar directly, and nothing of the host', async () => {
   const toml = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'task.toml'), 'utf8').replace(
     '[environment]\n',
     '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n',
   );
   const dir = fixtureVariant('compose-sidecar', { 'task.toml': toml });
-  const { outcome, events } = await runTrial(dir, { agent: 'oracle' });
-  assert.equal(outcome.reward, 1, 'the sidecar is still reachable');
-  const warning = /allowlist" was NOT enforced.*single-container tasks only.*deb\.debian\.org/;
-  assert.ok(outcome.trace.warnings.some((w) => warning.test(w)));
-  assert.ok(events.some((e) => e.type === 'warning' && warning.test(e.message)));
+  const command = agentPython(`
+out["api"] = knock("api", 8000, 50)
+out["allowed"] = fetch("http://deb.debian.org/debian/dists/bookworm/Release")
+out["other"] = fetch("http://security.debian.org/")
+out["host"] = knock_host()
+`);
+  const { outcome } = await runTrial(dir, { agent: 'command', command });
+  assert.equal(typeof outcome.trace.answer, 'string', logsOf(outcome.trace.phases[0]));
+  const seen = JSON.parse(String(outcome.trace.answer)) as {
+    api: string;
+    allowed: string;
+    other: string;
+    host: Record<string, string>;
+  };
+  assert.equal(seen.api, 'reached', 'the sidecar is reached directly, not through the proxy');
+  assert.equal(seen.allowed, 'ok 200 True');
+  assert.match(seen.other, /403/);
+  for (const address of hostAddresses)
+    assert.match(seen.host[address]!, /^error /, `the host's service at ${address} answered the agent`);
+  const phase = outcome.trace.phases[0]!;
+  assert.equal(phase.substrate!.network, 'allowlist');
+  assert.match(logsOf(phase), /allowlist: request to deb\.debian\.org:80/);
+  assert.match(logsOf(phase), /allowlist: refused \(403\): security\.debian\.org is not in the task's allowed_hosts/);
+  assert.deepEqual(
+    outcome.trace.warnings.filter((w) => /allowlist/.test(w)),
+    [],
+  );
 });
 
 test('the rollout network is where the host answers, so the probes above can fail', async () => {
@@ -227,14 +244,9 @@ test('the rollout network is where the host answers, so the probes above can fai
     'network_mode = "public"',
   );
   const dir = fixtureVariant('allowlist', { 'task.toml': toml });
-  const command = `python3 -c 'import socket,json; r={}
-for a in ${JSON.stringify(hostAddresses)}:
-    s=socket.socket(); s.settimeout(3)
-    try: s.connect((a, ${port})); r[a]="reached"
-    except OSError as e: r[a]=str(e)
-print(json.dumps(r))'`;
+  const command = agentPython('out["host"] = knock_host()');
   const { outcome } = await runTrial(dir, { agent: 'command', command });
-  const seen = JSON.parse(String(outcome.trace.answer)) as Record<string, string>;
-  assert.ok(Object.values(seen).includes('reached'), JSON.stringify(seen));
+  const seen = JSON.parse(String(outcome.trace.answer)) as { host: Record<string, string> };
+  assert.ok(Object.values(seen.host).includes('reached'), JSON.stringify(seen));
   assert.equal(outcome.trace.phases[0]!.substrate!.network, ROLLOUT_NETWORK);
 });

@@ -104,6 +104,63 @@ networks:
   }
 });
 
+test("an allowlist adds the engine's proxy on main's networks and one that reaches out; main reaches its services directly", async () => {
+  const dir = composeDir(`services:
+  main:
+    image: base:1
+    networks: [back]
+    environment: { KEEP: "1" }
+    dns_opt: [ndots:2]
+  db:
+    image: db:2
+    networks: [back]
+networks:
+  back: {}
+`);
+  const p = await prepareCompose({
+    composeFile: join(dir, 'docker-compose.yaml'),
+    rolloutId: 'r-3',
+    phase: 'actor',
+    network: 'internal',
+    egress: { image: 'proxy:1' },
+    keepMainAlive: true,
+  });
+  try {
+    const { services, networks } = parse(readFileSync(p.file, 'utf8'));
+    assert.deepEqual(p.services, ['main', 'db'], "the proxy is not one of the task's services");
+    assert.equal(p.egressService, 'hud-studio-egress');
+    const proxy = services['hud-studio-egress'];
+    assert.equal(proxy.image, 'proxy:1');
+    assert.deepEqual(proxy.networks, ['back', 'hud-studio-egress-out']);
+    assert.equal(proxy.labels[LABELS.rollout], 'r-3');
+    assert.equal(networks.back.internal, true);
+    assert.equal(networks['hud-studio-egress-out'].internal, undefined, 'the one way out');
+    assert.equal(services.main.environment.KEEP, '1');
+    assert.equal(services.main.environment.HTTPS_PROXY, 'http://hud-studio-egress:3128');
+    assert.equal(services.main.environment.NO_PROXY, 'localhost,127.0.0.1,::1,main,db');
+    assert.deepEqual(services.main.dns_opt, ['ndots:2', 'timeout:1', 'attempts:1']);
+    assert.equal(services.db.environment, undefined, 'other services keep no way out');
+  } finally {
+    p.dispose();
+  }
+  const clash = composeDir(`services:
+  main:
+    image: base:1
+  hud-studio-egress:
+    image: x:1
+`);
+  await assert.rejects(
+    prepareCompose({
+      composeFile: join(clash, 'docker-compose.yaml'),
+      rolloutId: 'r-4',
+      phase: 'actor',
+      network: 'internal',
+      egress: { image: 'proxy:1' },
+    }),
+    /has a service named "hud-studio-egress", the name of HUD Studio's allowlist proxy/,
+  );
+});
+
 test("every service gets a pids limit: the file's own when lower, ours when it asks for more or for none", async () => {
   const dir = composeDir(`services:
   main:

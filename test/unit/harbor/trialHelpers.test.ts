@@ -8,32 +8,14 @@ import { planNetwork } from '../../../client/src/engine/harbor/network';
 import { trialName } from '../../../client/src/engine/harbor/trialFolder';
 
 test('network modes: public is bridge, no-network and empty allowlists have no network, allowlists with hosts go through the proxy', () => {
-  assert.deepEqual(planNetwork('public', [], '[environment]'), {
-    docker: 'bridge',
-    allowedHosts: [],
-    compose: 'default',
-    composeWarning: undefined,
+  assert.deepEqual(planNetwork('public', []), { docker: 'bridge', allowedHosts: [], compose: 'default' });
+  assert.deepEqual(planNetwork('no-network', []), { docker: 'none', allowedHosts: [], compose: 'internal' });
+  assert.deepEqual(planNetwork('allowlist', []), { docker: 'none', allowedHosts: [], compose: 'internal' });
+  assert.deepEqual(planNetwork('allowlist', ['pypi.org', '*.github.com']), {
+    docker: 'allowlist',
+    allowedHosts: ['pypi.org', '*.github.com'],
+    compose: 'internal',
   });
-  for (const [mode, hosts] of [
-    ['no-network', []],
-    ['allowlist', []],
-  ] as const) {
-    assert.deepEqual(planNetwork(mode, hosts, '[environment]'), {
-      docker: 'none',
-      allowedHosts: [],
-      compose: 'internal',
-      composeWarning: undefined,
-    });
-  }
-  const p = planNetwork('allowlist', ['pypi.org', '*.github.com'], '[verifier.environment]');
-  assert.equal(p.docker, 'allowlist');
-  assert.deepEqual(p.allowedHosts, ['pypi.org', '*.github.com']);
-  // A Compose project has no proxy: closed, and said so.
-  assert.equal(p.compose, 'internal');
-  assert.match(
-    p.composeWarning!,
-    /^\[verifier\.environment\] network_mode = "allowlist" was NOT enforced.*single-container tasks only.*pypi\.org, \*\.github\.com/,
-  );
 });
 
 test('artifact destinations default to the source path inside artifacts/ and never escape it', () => {

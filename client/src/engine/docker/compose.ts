@@ -68,13 +68,23 @@ export class ComposeProject {
 
   /** The running container of `service`, for exec and copy. */
   async service(service: string): Promise<DockerContainer> {
-    const known = this.containers.get(service);
-    if (known) return known;
     if (!this.services.includes(service)) {
       throw new HudStudioError('harbor-config', `the compose project has no service "${service}"`, {
         hint: `use one of: ${this.services.join(', ')}`,
       });
     }
+    return this.containerOf(service);
+  }
+
+  /** The allowlist proxy's container (composeFile.ts), when the project has one: the engine's, not the task's. */
+  async egress(): Promise<DockerContainer | undefined> {
+    const name = this.prepared.egressService;
+    return name ? this.containerOf(name) : undefined;
+  }
+
+  private async containerOf(service: string): Promise<DockerContainer> {
+    const known = this.containers.get(service);
+    if (known) return known;
     const r = await this.run(['ps', '-q', service], { timeoutMs: 60_000 });
     const id = r.stdout.trim().split('\n').filter(Boolean)[0];
     if (!id)

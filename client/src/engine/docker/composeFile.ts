@@ -13,6 +13,7 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { NO_HOST_ADDRESS_OPTION } from './rolloutNetwork';
+import { EGRESS_DNS_OPTIONS, EGRESS_PORT, EGRESS_SERVICE, proxyVariables } from './egressProxy';
 import { HudStudioError } from '../errors';
 import { buildImage } from './build';
 import { composePidsLimit } from './pidsLimit';
@@ -51,6 +52,11 @@ export interface PrepareComposeOptions {
    * to the compose file's folder); the file's own `main` entries overlay it.
    */
   mainBase?: { image: string } | { context: string; dockerfile: string };
+  /**
+   * A Harbor allowlist (with `network: 'internal'`): the project gets HUD Studio's proxy as a service of its
+   * own, from this image (docs/harbor.md, "Allowlists"); the engine starts the proxy in it.
+   */
+  egress?: { image: string };
   /** Replace main's command with `sleep infinity` when it has none (Harbor tasks exec into main). */
   keepMainAlive?: boolean;
   buildTimeoutMs?: number;
@@ -63,7 +69,10 @@ export interface PreparedCompose {
   file: string;
   /** Where relative paths of the original file resolve. */
   projectDirectory: string;
+  /** The task's services (not HUD Studio's proxy). */
   services: string[];
+  /** The allowlist proxy's service, when the project has one. */
+  egressService?: string;
   /** Image each service runs, after building. */
   images: Record<string, { image: string; imageId?: string; cached?: boolean }>;
   /**
@@ -215,12 +224,16 @@ async function prepareIn(
     }
   }
 
+  const taskServices = Object.keys(services);
+  if (opts.egress) addEgress(services, networks, opts.egress.image, labels, composeFile);
+
   const file = join(dir, 'docker-compose.yaml');
   writeFileSync(file, stringify(doc), 'utf8');
   return {
     file,
     projectDirectory,
-    services: Object.keys(services),
+    services: taskServices,
+    ...(opts.egress ? { egressService: EGRESS_SERVICE } : {}),
     images,
     warnings,
     env,
@@ -355,4 +368,47 @@ function confine(net: Record<string, unknown>): void {
   net.internal = true;
   if (!net.external && (net.driver === undefined || net.driver === 'bridge'))
     net.driver_opts = { ...labelMap(net.driver_opts), [NO_HOST_ADDRESS_OPTION]: 'true' };
+}
+
+/**
+ * A Compose task's allowlist: the proxy's service joins every network of `main` (internal ones, see
+ * {@link confine}) and one of its own that reaches out, and `main` gets the proxy's variables, with the
+ * project's services reached directly. Other services keep no way out, as before.
+ */
+function addEgress(
+  services: Record<string, ServiceDoc>,
+  networks: Record<string, Record<string, unknown> | null>,
+  image: string,
+  labels: Record<string, string>,
+  composeFile: string,
+): void {
+  if (services[EGRESS_SERVICE])
+    throw new HudStudioError(
+      'harbor-config',
+      `${composeFile} has a service named "${EGRESS_SERVICE}", the name of HUD Studio's allowlist proxy`,
+      { location: { file: composeFile, key: `services.${EGRESS_SERVICE}` }, hint: 'give the service another name' },
+    );
+  const main = services[MAIN_SERVICE]!;
+  const out = `${EGRESS_SERVICE}-out`;
+  networks[out] = { labels };
+  services[EGRESS_SERVICE] = {
+    image,
+    command: ['sleep', 'infinity'],
+    init: true,
+    labels,
+    networks: [...networkNames(main.networks), out],
+    pids_limit: 256,
+    security_opt: ['no-new-privileges:true'],
+  };
+  const direct = Object.keys(services).filter((name) => name !== EGRESS_SERVICE);
+  main.environment = withEnv(main.environment, proxyVariables(`http://${EGRESS_SERVICE}:${EGRESS_PORT}`, direct));
+  const own = main.dns_opt === undefined ? [] : Array.isArray(main.dns_opt) ? main.dns_opt : [main.dns_opt];
+  main.dns_opt = [...(own as unknown[]), ...EGRESS_DNS_OPTIONS];
+}
+
+/** The networks a service joins: the list's names, the map's keys, or the project's default. */
+function networkNames(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map(String);
+  if (v && typeof v === 'object') return Object.keys(v);
+  return ['default'];
 }

@@ -24,6 +24,14 @@ import { NO_HOST_ADDRESS_OPTION } from './rolloutNetwork';
 import type { ManagedContainer, RunningExec } from './types';
 
 export const EGRESS_PORT = 3128;
+/** The proxy's service in a Compose task's project (docker/composeFile.ts adds it; no task may name one so). */
+export const EGRESS_SERVICE = 'hud-studio-egress';
+/**
+ * For a task's container on an allowlist's network: no name resolves there (the proxy resolves what it
+ * carries), and Docker's resolver there never answers, so a client that looks a name up itself waited 20 s to
+ * be told so. One try of one second each.
+ */
+export const EGRESS_DNS_OPTIONS = ['timeout:1', 'attempts:1'];
 /** Marks the networks the engine makes for allowlists, so leftovers can be told from the user's. */
 export const EGRESS_NETWORK_LABEL = 'dev.hud-studio.network';
 const READY_TIMEOUT_MS = 30_000;
@@ -48,11 +56,7 @@ export interface EgressRoute {
   readonly network: string;
   /** The proxy variables for the task's container. */
   readonly env: Record<string, string>;
-  /**
-   * For the task's container: no name resolves on its network (the proxy resolves what it carries), and
-   * Docker's resolver there never answers, so a client that looks a name up itself waited 20 s to be told
-   * so. One try of one second each.
-   */
+  /** resolv.conf options for the task's container ({@link EGRESS_DNS_OPTIONS}). */
   readonly dnsOptions: string[];
   /** Removes the proxy and the network (after the task's container is gone). Idempotent. */
   close(): Promise<void>;
@@ -84,7 +88,6 @@ export async function openEgress(opts: EgressOptions): Promise<EgressRoute> {
     madeNetwork = false;
   };
   try {
-    proxySource ??= readFileSync(join(runtimePythonDir(), 'hud_studio', 'egress.py'), 'utf8');
     await ensureImage(opts.image, { ...(opts.signal ? { signal: opts.signal } : {}), onLog: opts.log });
     await docker.createNetwork({
       Name: name,
@@ -110,13 +113,13 @@ export async function openEgress(opts: EgressOptions): Promise<EgressRoute> {
     const inspected = await docker.getContainer(proxy.id).inspect();
     const address = inspected.NetworkSettings.Networks[name]?.IPAddress;
     if (!address) throw new ContainerError(`the allowlist proxy got no address on its network ${name}`);
-    running = await startProxy(proxy, opts);
+    running = await serveEgress(proxy, opts);
     const url = `http://${address}:${EGRESS_PORT}`;
     opts.log(`allowlist: only ${opts.allowedHosts.join(', ')} through HUD Studio's proxy at ${url}`);
     return {
       network: name,
       env: proxyVariables(url),
-      dnsOptions: ['timeout:1', 'attempts:1'],
+      dnsOptions: EGRESS_DNS_OPTIONS,
       close,
     };
   } catch (err) {
@@ -126,9 +129,12 @@ export async function openEgress(opts: EgressOptions): Promise<EgressRoute> {
   }
 }
 
-/** The variables curl, pip, apt, git, npm and Python's urllib read, in both spellings. */
-function proxyVariables(url: string): Record<string, string> {
-  const local = 'localhost,127.0.0.1,::1';
+/**
+ * The variables curl, pip, apt, git, npm and Python's urllib read, in both spellings; `direct`: names reached
+ * without the proxy besides the loopback (a Compose task's services).
+ */
+export function proxyVariables(url: string, direct: readonly string[] = []): Record<string, string> {
+  const local = ['localhost', '127.0.0.1', '::1', ...direct].join(',');
   return {
     HTTP_PROXY: url,
     HTTPS_PROXY: url,
@@ -151,7 +157,15 @@ function hostAddresses(): string[] {
     .map((i) => i.address);
 }
 
-async function startProxy(proxy: ManagedContainer, opts: EgressOptions): Promise<RunningExec> {
+/**
+ * Runs the proxy in `proxy` (a container of an image with python3, kept alive by a sleep), as nobody, its
+ * decisions to `opts.log`; settles once it listens on {@link EGRESS_PORT}.
+ */
+export async function serveEgress(
+  proxy: ManagedContainer,
+  opts: Pick<EgressOptions, 'allowedHosts' | 'image' | 'log'>,
+): Promise<RunningExec> {
+  proxySource ??= readFileSync(join(runtimePythonDir(), 'hud_studio', 'egress.py'), 'utf8');
   const config = JSON.stringify({ allowed: opts.allowedHosts, blocked: hostAddresses(), port: EGRESS_PORT });
   let ready!: () => void;
   const isReady = new Promise<void>((resolve) => (ready = resolve));
@@ -181,7 +195,7 @@ async function startProxy(proxy: ManagedContainer, opts: EgressOptions): Promise
     if (stream === 'stdout') onLine(line);
     else stderr = `${stderr}\n${line}`.slice(-4000);
   });
-  const running = await proxy.spawn(['python3', '-c', proxySource!, config], {
+  const running = await proxy.spawn(['python3', '-c', proxySource, config], {
     user: PROXY_USER,
     onOutput: (stream, text) => output.onOutput(stream, text),
   });

@@ -10,7 +10,7 @@ import { ComposeProject } from '../docker/compose';
 import { MAIN_SERVICE } from '../docker/composeFile';
 import { sweepOrphansOnce } from '../docker/cleanup';
 import { createContainer } from '../docker/container';
-import { openEgress } from '../docker/egressProxy';
+import { openEgress, serveEgress } from '../docker/egressProxy';
 import { CONTAINER_PIDS_LIMIT } from '../docker/pidsLimit';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
@@ -75,14 +75,13 @@ export interface StartOptions {
 export async function startEnvironment(opts: StartOptions): Promise<TrialEnvironment> {
   const { config } = opts;
   const policy = opts.networkOverride ?? { mode: config.network_mode, hosts: config.allowed_hosts };
-  const net = planNetwork(policy.mode, policy.hosts, opts.where);
+  const net = planNetwork(policy.mode, policy.hosts);
   const warnings: string[] = [];
   // What killed runs left (an allowlist's network among it) goes before anything new starts.
   await sweepOrphansOnce(opts.log);
   const buildTimeoutMs = config.build_timeout_sec * 1000;
 
   if (opts.definition.kind === 'compose') {
-    if (net.composeWarning) warnings.push(net.composeWarning);
     for (const [key, value] of [
       ['storage_mb', config.storage_mb],
       ['gpus', config.gpus || undefined],
@@ -92,12 +91,16 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
           `${opts.where} ${key} = ${value} was not applied: Compose tasks set limits in docker-compose.yaml`,
         );
     }
+    const allowlist = net.docker === 'allowlist';
+    if (allowlist)
+      await ensureImage(DEFAULT_IMAGE, { ...(opts.signal ? { signal: opts.signal } : {}), onLog: opts.log });
     const project = await ComposeProject.up({
       composeFile: opts.definition.composeFile,
       mainBase: opts.definition.mainBase,
       rolloutId: opts.rolloutId,
       phase: opts.phase,
       network: net.compose,
+      ...(allowlist ? { egress: { image: DEFAULT_IMAGE } } : {}),
       keepMainAlive: true,
       allowHostAccess: opts.allowHostAccess,
       ownFolder: opts.definition.taskDir,
@@ -111,7 +114,12 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
       log: opts.log,
     });
     warnings.push(...project.prepared.warnings);
-    const main = await project.service(MAIN_SERVICE).catch(async (err: unknown) => {
+    const started = async (): Promise<ManagedContainer> => {
+      const proxy = await project.egress();
+      if (proxy) await serveEgress(proxy, { allowedHosts: net.allowedHosts, image: DEFAULT_IMAGE, log: opts.log });
+      return project.service(MAIN_SERVICE);
+    };
+    const main = await started().catch(async (err: unknown) => {
       await project.down().catch(() => undefined);
       throw err;
     });
@@ -122,7 +130,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
         isolation: 'container',
         image: main.image,
         imageId: main.imageId,
-        network: net.compose === 'internal' ? 'internal' : 'bridge',
+        network: allowlist ? 'allowlist' : net.compose === 'internal' ? 'internal' : 'bridge',
       },
       warnings,
       services: project.services,

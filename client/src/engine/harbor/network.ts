@@ -1,8 +1,7 @@
 /**
- * Harbor's network modes, mapped onto what Docker can enforce. An allowlist with hosts gives a single
- * container an internal network whose only way out is HUD Studio's proxy (docker/egressProxy.ts). A Compose
- * project gets no proxy: its allowlist fails closed (no network beyond its own services) and says so,
- * rather than quietly running with full access.
+ * Harbor's network modes, mapped onto what Docker can enforce. An allowlist with hosts gives the task's
+ * container (a Compose task's `main`) an internal network whose only way out is HUD Studio's proxy
+ * (docker/egressProxy.ts); an allowlist without hosts is no network at all, as in Harbor.
  */
 import type { HarborNetworkMode } from '../../../../common/harbor';
 
@@ -13,21 +12,11 @@ export interface NetworkPlan {
   allowedHosts: readonly string[];
   /** Compose project: an `internal` default network keeps sidecars reachable and nothing else. */
   compose: 'default' | 'internal';
-  /** Shown in the CLI, the editor and the trace when a Compose project's allowlist cannot be kept. */
-  composeWarning: string | undefined;
 }
 
-export function planNetwork(mode: HarborNetworkMode, allowedHosts: readonly string[], where: string): NetworkPlan {
-  if (mode === 'public') return { docker: 'bridge', allowedHosts: [], compose: 'default', composeWarning: undefined };
+export function planNetwork(mode: HarborNetworkMode, allowedHosts: readonly string[]): NetworkPlan {
+  if (mode === 'public') return { docker: 'bridge', allowedHosts: [], compose: 'default' };
   if (mode === 'no-network' || allowedHosts.length === 0)
-    return { docker: 'none', allowedHosts: [], compose: 'internal', composeWarning: undefined };
-  return {
-    docker: 'allowlist',
-    allowedHosts,
-    compose: 'internal',
-    composeWarning:
-      `${where} network_mode = "allowlist" was NOT enforced as an allowlist: HUD Studio's allowlist proxy serves ` +
-      `single-container tasks only, so this Compose task ran with no network beyond its own services (fail closed) ` +
-      `and these allowed hosts were unreachable: ${allowedHosts.join(', ')}`,
-  };
+    return { docker: 'none', allowedHosts: [], compose: 'internal' };
+  return { docker: 'allowlist', allowedHosts, compose: 'internal' };
 }
