@@ -5,6 +5,7 @@
  * import, so the parsing is unit-tested directly.
  */
 import { z } from 'zod';
+import { AllowedHost } from '../../common/harbor/schema';
 
 export const RUNTIMES = ['auto', 'docker', 'local', 'url'] as const;
 export const AGENT_KINDS = ['ask', 'fixed', 'command', 'nop'] as const;
@@ -158,6 +159,20 @@ const fields = {
       'Do nothing (a sane task scores 0).',
       "Run `#hudStudio.agentCommand#` in the task's environment.",
     ],
+  }),
+  harborAllowEnvironmentHosts: setting(z.array(AllowedHost).default([]), {
+    markdownDescription:
+      'Hosts a Harbor task may reach besides its `allowed_hosts`, from its `[environment]` policy on (and a ' +
+      "separate verifier that inherits it), as Harbor's `--allow-environment-host`: a hostname, or " +
+      '`*.example.com` for the names below it. A `no-network` policy becomes an allowlist of these hosts; a ' +
+      '`public` one stays public.',
+    scope: 'resource',
+  }),
+  harborAllowAgentHosts: setting(z.array(AllowedHost).default([]), {
+    markdownDescription:
+      "Hosts a Harbor task's agent may reach besides its `allowed_hosts` (its container only), as Harbor's " +
+      '`--allow-agent-host`; see `#hudStudio.harborAllowEnvironmentHosts#`.',
+    scope: 'resource',
   }),
   envFiles: setting(stringMap.default({}), {
     markdownDescription:

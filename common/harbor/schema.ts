@@ -51,9 +51,10 @@ const networkMode = z.enum(NETWORK_MODES, {
     `unknown network mode ${JSON.stringify(issue.input)}; valid modes are ${NETWORK_MODES.map((m) => `"${m}"`).join(', ')}`,
 });
 
-const allowedHost = z
+export const AllowedHost = z
   .string()
-  .transform((h) => h.trim().toLowerCase().replace(/\.$/, ''))
+  // An overwrite, not a transform: the type stays a string, so a JSON Schema (the editor's settings) keeps it.
+  .overwrite((h) => h.trim().toLowerCase().replace(/\.$/, ''))
   .refine((h) => /^(\*\.)?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(h), {
     message: 'must be a hostname or a "*.suffix" pattern (no scheme, port or path)',
   });
@@ -106,7 +107,7 @@ export const EnvironmentConfig = z.strictObject({
   workdir: absolutePath.optional(),
   user: userField,
   network_mode: networkMode.default('public'),
-  allowed_hosts: z.array(allowedHost).default([]),
+  allowed_hosts: z.array(AllowedHost).default([]),
   healthcheck: Healthcheck.optional(),
 });
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfig>;
@@ -151,7 +152,7 @@ export type ArtifactSpec = z.infer<typeof ArtifactSpec>;
 /** `[agent]` and `[verifier]` may override the environment's network policy for their phase. */
 const phaseNetwork = {
   network_mode: networkMode.optional(),
-  allowed_hosts: z.array(allowedHost).optional(),
+  allowed_hosts: z.array(AllowedHost).optional(),
 };
 
 export const AgentConfig = z.strictObject({

@@ -33,7 +33,7 @@ options:
   --threshold X        a run passes when its reward >= X (default 1.0)
   --model P/M          repeat to compare models: every task runs N times per model (llm agent)
   --agent, --answer, --command, --runtime, --image, --sdk, --trace-dir, --timeout, --call-timeout, --module,
-  --allow-service-access, --allow-shared-secrets, --json
+  --allow-service-access, --allow-shared-secrets, --allow-environment-host, --allow-agent-host, --json
                        as for run (--timeout applies to each rollout)
 
   A PATH that is a Harbor task directory (holds task.toml) runs as a Harbor trial.

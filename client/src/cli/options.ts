@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseSdkChoice } from '../engine/providers/servingSdk';
 import { UsageError } from '../engine/errors';
+import { AllowedHost } from '../../../common/harbor/schema';
 import type { TaskRunRequest } from '../engine/runRequest';
 
 export const COMMON_OPTIONS = {
@@ -28,6 +29,8 @@ export const COMMON_OPTIONS = {
   module: { type: 'string' },
   'allow-service-access': { type: 'boolean', default: false },
   'allow-shared-secrets': { type: 'boolean', default: false },
+  'allow-environment-host': { type: 'string', multiple: true },
+  'allow-agent-host': { type: 'string', multiple: true },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
@@ -74,7 +77,21 @@ type CommonValues = {
   module?: string | undefined;
   'allow-service-access': boolean;
   'allow-shared-secrets': boolean;
+  'allow-environment-host'?: string[] | undefined;
+  'allow-agent-host'?: string[] | undefined;
 };
+
+/** `--allow-*-host` values as Harbor reads an allowlist entry (a hostname or `*.suffix`), or a usage error. */
+function hostsOption(name: string, values: string[] | undefined): string[] {
+  return (values ?? []).map((text) => {
+    const host = AllowedHost.safeParse(text);
+    if (!host.success)
+      throw new UsageError(`--${name} "${text}": ${host.error.issues[0]?.message ?? 'not a hostname'}`, {
+        hint: `give a hostname such as pypi.org, or *.example.com for the names below it`,
+      });
+    return host.data;
+  });
+}
 
 /** The run request the common flags describe (everything but the task reference). */
 export function requestBase(
@@ -95,6 +112,7 @@ export function requestBase(
       },
     },
     consent: { serviceAccess: values['allow-service-access'], sharedSecrets: values['allow-shared-secrets'] },
+    ...extraHosts(values),
     ...(values.module ? { module: values.module } : {}),
     ...(values.image ? { image: values.image } : {}),
     sdk: parseSdkChoice(values.sdk),
@@ -108,4 +126,10 @@ export function requestBase(
         }
       : {}),
   };
+}
+
+function extraHosts(values: CommonValues): Pick<TaskRunRequest, 'extraHosts'> {
+  const environment = hostsOption('allow-environment-host', values['allow-environment-host']);
+  const agent = hostsOption('allow-agent-host', values['allow-agent-host']);
+  return environment.length || agent.length ? { extraHosts: { environment, agent } } : {};
 }

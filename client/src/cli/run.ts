@@ -47,6 +47,12 @@ ${CLI_AGENTS.map((a) => `                    ${a.kind.padEnd(8)} ${a.what}`).joi
   --allow-shared-secrets
                   give a verifier that shares the actor's substrate its secrets anyway
                   (the actor could read them)
+  --allow-environment-host HOST, --allow-agent-host HOST
+                  (repeatable) a Harbor task may reach HOST too: with the first, its
+                  [environment] policy (and a separate verifier that inherits it); with
+                  the second, the agent's container only. A no-network policy becomes an
+                  allowlist of HOST, a public one stays public (as in Harbor); HOST is a
+                  hostname, or *.example.com for the names below it
   --json          print one JSON object instead of the live log
 
 ${MODEL_USAGE}`;

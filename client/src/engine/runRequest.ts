@@ -5,6 +5,7 @@
  * {@link HarborRunRequest} is the Harbor runner's own input, built by
  * `runTask` only. See `docs/engine.md`.
  */
+import type { ExtraHosts } from './harbor/network';
 import type { SdkChoice } from './providers/servingSdk';
 import type { Agent } from './agents/agent';
 import type { AgentChoice } from './agents/create';
@@ -78,6 +79,8 @@ export interface TaskRunRequest {
   judge?: ModelEndpoint;
   /** A regrade: what the stored rollout's actor produced (env.py tasks only). */
   recorded?: RecordedActor;
+  /** Hosts added to a Harbor task's network policies for this run (Harbor's `--allow-*-host`; docs/harbor.md). */
+  extraHosts?: ExtraHosts;
 }
 
 /** Where a run reports and what it shares with the other runs of its job. */
@@ -130,6 +133,8 @@ export interface HarborRunRequest {
   allowSharedSecrets?: boolean;
   /** Run a compose file that gives a service the host (the user's service_access consent, composeHostAccess.ts). */
   allowServiceAccess?: boolean;
+  /** Hosts added to the task's network policies (harbor/network.ts). */
+  extraHosts?: ExtraHosts;
   /** The Docker endpoint the trial runs on (recorded in its trace). */
   dockerHost?: string;
   /**

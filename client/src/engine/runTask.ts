@@ -94,6 +94,7 @@ async function runHarbor(req: TaskRunRequest, ctx: RunContext): Promise<Finished
     notice: ctx.notice ?? (() => undefined),
     allowSharedSecrets: req.consent.sharedSecrets,
     allowServiceAccess: req.consent.serviceAccess,
+    ...(req.extraHosts ? { extraHosts: req.extraHosts } : {}),
     ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
     ...(ctx.rolloutId ? { rolloutId: ctx.rolloutId } : {}),
     ...(req.dockerHost ? { dockerHost: req.dockerHost } : {}),

@@ -433,6 +433,14 @@ export class Runner implements vscode.Disposable {
       traceDir: place.traceDir,
       credentials: place.credentials,
       ...(image && !harbor ? { image } : {}),
+      ...(harbor && (settings.harborAllowEnvironmentHosts.length || settings.harborAllowAgentHosts.length)
+        ? {
+            extraHosts: {
+              environment: settings.harborAllowEnvironmentHosts,
+              agent: settings.harborAllowAgentHosts,
+            },
+          }
+        : {}),
       sdk: settings.sdk,
     };
   }

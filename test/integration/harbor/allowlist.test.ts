@@ -185,6 +185,48 @@ for url in ("http://deb.debian.org/debian/dists/bookworm/Release", "http://debia
   assert.match(logsOf(outcome.trace.phases[0]), /allowlist: only \*\.debian\.org through/);
 });
 
+test("the run's hosts: a no-network task's agent gets the host it adds; a public task ignores them and says so", async () => {
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'allowlist', 'task.toml'), 'utf8');
+  const closed = fixtureVariant('allowlist', {
+    'task.toml': toml.replace(
+      'network_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]',
+      'network_mode = "no-network"',
+    ),
+  });
+  const command = agentPython(`
+out["allowed"] = fetch("http://deb.debian.org/debian/dists/bookworm/Release")
+out["other"] = fetch("http://security.debian.org/")
+`);
+  const { outcome } = await runTrial(
+    closed,
+    { agent: 'command', command },
+    { extraHosts: { environment: [], agent: ['deb.debian.org'] } },
+  );
+  assert.equal(typeof outcome.trace.answer, 'string', logsOf(outcome.trace.phases[0]));
+  const seen = JSON.parse(String(outcome.trace.answer)) as Record<string, string>;
+  assert.equal(seen['allowed'], 'ok 200 True');
+  assert.match(seen['other']!, /403/);
+
+  const open = fixtureVariant('allowlist', {
+    'task.toml': toml.replace(
+      'network_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]',
+      'network_mode = "public"',
+    ),
+  });
+  const { outcome: publicRun } = await runTrial(
+    open,
+    { agent: 'command', command: 'true' },
+    { extraHosts: { environment: ['deb.debian.org'], agent: [] } },
+  );
+  assert.ok(
+    publicRun.trace.warnings.some((w) =>
+      /^--allow-environment-host deb\.debian\.org ignored: the network policy is public/.test(w),
+    ),
+    publicRun.trace.warnings.join('\n'),
+  );
+  assert.equal(publicRun.trace.phases[0]!.substrate!.network, ROLLOUT_NETWORK);
+});
+
 test('a Compose task without network reaches its own services and nothing of the host', async () => {
   const toml = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'task.toml'), 'utf8').replace(
     '[environment]\n',

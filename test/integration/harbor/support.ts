@@ -23,7 +23,7 @@ export async function runTrial(
   taskDir: string,
   agent: { agent: string; command?: string },
   extras: HarborRunExtras &
-    Pick<HarborRunRequest, 'jobId' | 'allowSharedSecrets' | 'allowServiceAccess'> & {
+    Pick<HarborRunRequest, 'jobId' | 'allowSharedSecrets' | 'allowServiceAccess' | 'extraHosts'> & {
       signal?: AbortSignal;
       onEvent?: (e: RolloutEvent) => void;
     } = {},

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyExcludes, artifactDestination, globToRegExp } from '../../../client/src/engine/harbor/artifacts';
-import { planNetwork } from '../../../client/src/engine/harbor/network';
+import { planNetwork, withExtraHosts } from '../../../client/src/engine/harbor/network';
 import { trialName } from '../../../client/src/engine/harbor/trialFolder';
 
 test('network modes: public is bridge, no-network and empty allowlists have no network, allowlists with hosts go through the proxy', () => {
@@ -16,6 +16,32 @@ test('network modes: public is bridge, no-network and empty allowlists have no n
     allowedHosts: ['pypi.org', '*.github.com'],
     compose: 'internal',
   });
+});
+
+test("a run's extra hosts: a public policy stays public (and says so), any other becomes an allowlist of both", () => {
+  const said: string[] = [];
+  const say = (line: string) => said.push(line);
+  assert.deepEqual(withExtraHosts({ mode: 'public', hosts: [] }, ['pypi.org'], '--allow-agent-host', say), {
+    mode: 'public',
+    hosts: [],
+  });
+  assert.match(said[0]!, /^--allow-agent-host pypi\.org ignored: the network policy is public/);
+  assert.deepEqual(withExtraHosts({ mode: 'no-network', hosts: [] }, ['pypi.org'], '--allow-agent-host', say), {
+    mode: 'allowlist',
+    hosts: ['pypi.org'],
+  });
+  assert.deepEqual(
+    withExtraHosts(
+      { mode: 'allowlist', hosts: ['a.org', 'pypi.org'] },
+      ['pypi.org', 'b.org'],
+      '--allow-agent-host',
+      say,
+    ),
+    { mode: 'allowlist', hosts: ['a.org', 'pypi.org', 'b.org'] },
+  );
+  const kept = { mode: 'no-network', hosts: [] } as const;
+  assert.equal(withExtraHosts(kept, [], '--allow-agent-host', say), kept);
+  assert.equal(said.length, 1);
 });
 
 test('artifact destinations default to the source path inside artifacts/ and never escape it', () => {

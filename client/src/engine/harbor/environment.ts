@@ -17,7 +17,7 @@ import { HudStudioError } from '../errors';
 import { DEFAULT_IMAGE } from '../providers/docker';
 import type { SubstrateInfo } from '../../../../common/trace/schema';
 import type { EnvironmentConfig } from '../../../../common/harbor';
-import { planNetwork } from './network';
+import { planNetwork, type NetworkPolicy } from './network';
 
 export interface TrialEnvironment {
   readonly substrate: SubstrateInfo;
@@ -40,20 +40,6 @@ export type EnvironmentDefinition =
       taskDir: string;
     };
 
-/** A network policy: Harbor's mode and, for an allowlist, its hosts. */
-export interface NetworkOverride {
-  mode: EnvironmentConfig['network_mode'];
-  hosts: readonly string[];
-}
-
-/** A phase's network policy when it sets one (Harbor: its mode with its own hosts), else undefined. */
-export function phaseNetwork(phase: {
-  mode: EnvironmentConfig['network_mode'] | undefined;
-  hosts: readonly string[] | undefined;
-}): { networkOverride: NetworkOverride } | Record<string, never> {
-  return phase.mode ? { networkOverride: { mode: phase.mode, hosts: phase.hosts ?? [] } } : {};
-}
-
 export interface StartOptions {
   definition: EnvironmentDefinition;
   config: EnvironmentConfig;
@@ -61,8 +47,8 @@ export interface StartOptions {
   phase: 'actor' | 'verifier';
   /** Label for warnings (`[environment]`, `[verifier.environment]`). */
   where: string;
-  /** A phase's own policy (`[agent]`, `[verifier]`), mode and hosts together, instead of the environment's. */
-  networkOverride?: NetworkOverride;
+  /** The policy the container starts with (the trial resolves Harbor's layers: network.ts). */
+  network: NetworkPolicy;
   /** Container environment (already expanded). */
   env: Record<string, string>;
   user?: string;
@@ -74,8 +60,7 @@ export interface StartOptions {
 
 export async function startEnvironment(opts: StartOptions): Promise<TrialEnvironment> {
   const { config } = opts;
-  const policy = opts.networkOverride ?? { mode: config.network_mode, hosts: config.allowed_hosts };
-  const net = planNetwork(policy.mode, policy.hosts);
+  const net = planNetwork(opts.network.mode, opts.network.hosts);
   const warnings: string[] = [];
   // What killed runs left (an allowlist's network among it) goes before anything new starts.
   await sweepOrphansOnce(opts.log);

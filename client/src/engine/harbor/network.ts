@@ -20,3 +20,33 @@ export function planNetwork(mode: HarborNetworkMode, allowedHosts: readonly stri
     return { docker: 'none', allowedHosts: [], compose: 'internal' };
   return { docker: 'allowlist', allowedHosts, compose: 'internal' };
 }
+
+/** A network policy: Harbor's mode and, for an allowlist, its hosts. */
+export interface NetworkPolicy {
+  mode: HarborNetworkMode;
+  hosts: readonly string[];
+}
+
+/** Hosts a run adds to a task's policies (Harbor's `--allow-environment-host`, `--allow-agent-host`). */
+export interface ExtraHosts {
+  environment: readonly string[];
+  agent: readonly string[];
+}
+
+/**
+ * Harbor's run-time merge: a public policy stays public (the hosts are ignored, and `say` is told); any
+ * other becomes an allowlist of its hosts and the extra ones, so `no-network` plus a host is that host alone.
+ */
+export function withExtraHosts(
+  policy: NetworkPolicy,
+  extra: readonly string[],
+  flag: string,
+  say: (line: string) => void,
+): NetworkPolicy {
+  if (extra.length === 0) return policy;
+  if (policy.mode === 'public') {
+    say(`${flag} ${extra.join(', ')} ignored: the network policy is public, so every host is reachable already`);
+    return policy;
+  }
+  return { mode: 'allowlist', hosts: [...new Set([...policy.hosts, ...extra])] };
+}

@@ -107,6 +107,7 @@ export async function runHarborTask(
     hostEnv: req.hostEnv ?? process.env,
     allowSharedSecrets: req.allowSharedSecrets ?? false,
     allowServiceAccess: req.allowServiceAccess ?? false,
+    ...(req.extraHosts ? { extraHosts: req.extraHosts } : {}),
     agentForStep: (step) => createHarborAgent(choice, task, step),
     ...(req.image ? { image: req.image } : {}),
     ...(stored ? { stored } : {}),

@@ -41,13 +41,8 @@ import {
   type CollectedArtifact,
   type CopyOutResult,
 } from './artifacts';
-import {
-  phaseNetwork,
-  startEnvironment,
-  type EnvironmentDefinition,
-  type NetworkOverride,
-  type TrialEnvironment,
-} from './environment';
+import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
+import { withExtraHosts, type ExtraHosts, type NetworkPolicy } from './network';
 import { HarborTrialError, harborExceptionType } from './errors';
 import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
@@ -98,6 +93,8 @@ export interface TrialOptions {
   allowSharedSecrets: boolean;
   /** Run a compose file whose services get the host (docker/composeHostAccess.ts). */
   allowServiceAccess: boolean;
+  /** Hosts the run adds to the task's network policies (Harbor's run-time merge, network.ts). */
+  extraHosts?: ExtraHosts;
   /** Overrides the environment's image (CLI --image); not for Compose tasks. */
   image?: string;
   /** A multi-step task's agent for one step (the oracle runs that step's solution). */
@@ -516,7 +513,7 @@ export class HarborTrial {
       config: task.config.environment,
       where: '[environment]',
       env: envVars,
-      ...phaseNetwork({ mode: task.config.agent.network_mode, hosts: task.config.agent.allowed_hosts }),
+      network: this.agentNetwork(),
     });
     this.startPhase('actor', env.substrate, false);
     this.stage = 'actor';
@@ -764,7 +761,7 @@ export class HarborTrial {
           ...this.expand(venv.env, settings.environmentInherited ? 'environment.env' : 'verifier.environment.env'),
           ...verifierVars,
         },
-        ...phaseNetwork({ mode: settings.networkMode, hosts: settings.allowedHosts }),
+        network: this.verifierNetwork(settings, venv),
         ...(settings.user ? { user: settings.user } : {}),
       });
       if (announce) this.startPhase('verifier', own.substrate, false);
@@ -882,7 +879,7 @@ export class HarborTrial {
     where: string;
     env: Record<string, string>;
     user?: string;
-    networkOverride?: NetworkOverride;
+    network: NetworkPolicy;
   }): Promise<TrialEnvironment> {
     const env = await startEnvironment({
       ...opts,
@@ -895,6 +892,40 @@ export class HarborTrial {
     this.environments.push(env);
     for (const w of env.warnings) this.warn(w);
     return env;
+  }
+
+  /** The environment's policy with the run's environment hosts (Harbor's baseline at the environment's start). */
+  private environmentNetwork(config: EnvironmentConfig): NetworkPolicy {
+    const baseline = { mode: config.network_mode, hosts: config.allowed_hosts };
+    return withExtraHosts(baseline, this.o.extraHosts?.environment ?? [], '--allow-environment-host', (line) =>
+      this.warnOnce(line),
+    );
+  }
+
+  /**
+   * The agent's container starts with the agent's policy, as Harbor's is while the agent works: the task's
+   * `[agent]` policy, else the environment's; then the run's agent hosts.
+   */
+  private agentNetwork(): NetworkPolicy {
+    const { agent, environment } = this.o.task.config;
+    const own = agent.network_mode
+      ? { mode: agent.network_mode, hosts: agent.allowed_hosts ?? [] }
+      : this.environmentNetwork(environment);
+    return withExtraHosts(own, this.o.extraHosts?.agent ?? [], '--allow-agent-host', (line) => this.warnOnce(line));
+  }
+
+  /** A separate verifier's: its `[verifier]` policy, else its environment's (the run's hosts only when inherited). */
+  private verifierNetwork(settings: VerifierSettings, venv: EnvironmentConfig): NetworkPolicy {
+    if (settings.networkMode) return { mode: settings.networkMode, hosts: settings.allowedHosts ?? [] };
+    return settings.environmentInherited
+      ? this.environmentNetwork(venv)
+      : { mode: venv.network_mode, hosts: venv.allowed_hosts };
+  }
+
+  private readonly warned = new Set<string>();
+  private warnOnce(line: string): void {
+    if (!this.warned.has(line)) this.warn(line);
+    this.warned.add(line);
   }
 
   private async teardown(env: TrialEnvironment): Promise<void> {
