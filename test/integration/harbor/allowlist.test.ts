@@ -8,12 +8,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { dockerClient } from '../../../client/src/engine/docker/client';
 import { ROLLOUT_NETWORK } from '../../../client/src/engine/docker/rolloutNetwork';
 import { dockerReady } from '../docker/support';
+import { HARBOR_PEER_EXAMPLES } from '../../harborPeer';
 import { HARBOR_FIXTURES, fixtureVariant, runTrial } from './support';
 
 let hostService: Server;
@@ -225,6 +226,74 @@ out["other"] = fetch("http://security.debian.org/")
     publicRun.trace.warnings.join('\n'),
   );
   assert.equal(publicRun.trace.phases[0]!.substrate!.network, ROLLOUT_NETWORK);
+});
+
+test("a shared verifier verifies under its own policy: the agent's container moves to its network for the tests", async () => {
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'allowlist', 'task.toml'), 'utf8')
+    .replace('network_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]', 'network_mode = "no-network"')
+    .replace('[verifier]\n', '[verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n');
+  // The tests reach the mirror (through a proxy the agent never had) and see what the agent saw.
+  const tests = `#!/bin/bash
+mkdir -p /logs/verifier
+python3 - <<'PY'
+import json, os, urllib.request
+seen = json.load(open("/app/seen.json"))
+try:
+    mine = urllib.request.urlopen("http://deb.debian.org/debian/dists/bookworm/Release", timeout=20).status
+except Exception as e:
+    mine = str(e)
+print("agent saw", seen, "tests got", mine, "proxy", os.environ.get("HTTP_PROXY"))
+ok = seen["interfaces"] == ["lo"] and mine == 200
+open("/logs/verifier/reward.txt", "w").write("1\\n" if ok else "0\\n")
+PY
+`;
+  const dir = fixtureVariant('allowlist', { 'task.toml': toml, 'tests/test.sh': tests });
+  const command = agentPython(`
+out["interfaces"] = sorted(os.listdir("/sys/class/net"))
+json.dump(out, open("/app/seen.json", "w"))
+`);
+  const { outcome } = await runTrial(dir, { agent: 'command', command });
+  const verifierLog = logsOf(outcome.trace.phases[1]);
+  assert.equal(outcome.reward, 1, verifierLog);
+  assert.match(
+    verifierLog,
+    /the shared verifier's network: allowlist \(deb\.debian\.org\) \(the agent's: no-network\)/,
+  );
+  assert.match(verifierLog, /allowlist: request to deb\.debian\.org:80/);
+});
+
+test("a multi-step task's next agent gets its own network back after a step's verifier took another", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hs-harbor-steps-network-'));
+  cpSync(join(HARBOR_PEER_EXAMPLES, 'hello-multi-step-simple'), dir, { recursive: true });
+  const toml = readFileSync(join(dir, 'task.toml'), 'utf8')
+    .replace('[environment]\n', '[environment]\nnetwork_mode = "no-network"\n')
+    .replaceAll(
+      '[steps.verifier]\n',
+      '[steps.verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n',
+    );
+  writeFileSync(join(dir, 'task.toml'), toml);
+  // These machines have no registry: the example's public base becomes the local one (as peerExamples.test.ts does).
+  const dockerfile = join(dir, 'environment', 'Dockerfile');
+  writeFileSync(dockerfile, readFileSync(dockerfile, 'utf8').replace(/^FROM \S+/m, 'FROM hud-studio/base:bookworm'));
+  // Each step's tests: the agent of that step had no network, and the tests reach the mirror.
+  const tests = `#!/bin/bash
+mkdir -p /logs/verifier
+python3 - <<'PY'
+import json, urllib.request
+last = json.loads(open("/app/seen.jsonl").read().splitlines()[-1])
+try:
+    mine = urllib.request.urlopen("http://deb.debian.org/debian/dists/bookworm/Release", timeout=20).status
+except Exception as e:
+    mine = str(e)
+print("agent saw", last, "tests got", mine)
+open("/logs/verifier/reward.txt", "w").write("1\\n" if last == ["lo"] and mine == 200 else "0\\n")
+PY
+`;
+  for (const step of ['create-file', 'append-content'])
+    writeFileSync(join(dir, 'steps', step, 'tests', 'test.sh'), tests, { mode: 0o755 });
+  const command = `python3 -c 'import os, json; open("/app/seen.jsonl", "a").write(json.dumps(sorted(os.listdir("/sys/class/net"))) + "\\n")'`;
+  const { outcome } = await runTrial(dir, { agent: 'command', command });
+  assert.equal(outcome.reward, 1, outcome.trace.phases.map((p) => logsOf(p)).join('\n---\n'));
 });
 
 test('a Compose task without network reaches its own services and nothing of the host', async () => {

@@ -52,20 +52,20 @@ export const NOT_RUNNABLE: Record<string, string> = {
   'network-policy-matrix/static/e-ve-no-network': 'its agent checks that the public internet is reachable (none here)',
   'network-policy-matrix/static/sv-sve-same':
     'its step verifier checks that the public internet is reachable (none here)',
-  'network-policy-matrix/dynamic/e-a-diff': 'switches network policy between phases of one container (not supported)',
+  'network-policy-matrix/dynamic/e-a-diff': 'a phase of it must reach example.com or www.iana.org (no internet here)',
   'network-policy-matrix/dynamic/e-a-diff-v-match':
-    'switches network policy between phases of one container (not supported)',
-  'network-policy-matrix/dynamic/e-v-diff': 'switches network policy between phases of one container (not supported)',
+    'a phase of it must reach example.com or www.iana.org (no internet here)',
+  'network-policy-matrix/dynamic/e-v-diff': 'a phase of it must reach example.com or www.iana.org (no internet here)',
   'network-policy-matrix/dynamic/e-ve-sa-sv-diff':
-    'switches network policy between phases of one container (not supported)',
+    'a phase of it must reach example.com or www.iana.org (no internet here)',
   'network-policy-matrix/dynamic/e-ve-sve-diff':
-    'switches network policy between phases of one container (not supported)',
-  'network-policy-matrix/dynamic/sa-sv-diff': 'switches network policy between phases of one container (not supported)',
+    'a phase of it must reach example.com or www.iana.org (no internet here)',
+  'network-policy-matrix/dynamic/sa-sv-diff': 'a phase of it must reach example.com or www.iana.org (no internet here)',
   'network-policy-matrix/dynamic/shared-allowlist':
-    'switches network policy between phases of one container (not supported)',
+    'a phase of it must reach example.com or www.iana.org (no internet here)',
   'network-policy-matrix/dynamic/sv-sve-diff':
-    'switches network policy between phases of one container (not supported)',
-  'network-policy-matrix/dynamic/v-ve-diff': 'switches network policy between phases of one container (not supported)',
+    'a phase of it must reach example.com or www.iana.org (no internet here)',
+  'network-policy-matrix/dynamic/v-ve-diff': 'a phase of it must reach example.com or www.iana.org (no internet here)',
 };
 
 /** What the nop agent scores where it is not 0. */

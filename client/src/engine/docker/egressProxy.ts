@@ -114,11 +114,9 @@ export async function openEgress(opts: EgressOptions): Promise<EgressRoute> {
     const address = inspected.NetworkSettings.Networks[name]?.IPAddress;
     if (!address) throw new ContainerError(`the allowlist proxy got no address on its network ${name}`);
     running = await serveEgress(proxy, opts);
-    const url = `http://${address}:${EGRESS_PORT}`;
-    opts.log(`allowlist: only ${opts.allowedHosts.join(', ')} through HUD Studio's proxy at ${url}`);
     return {
       network: name,
-      env: proxyVariables(url),
+      env: proxyVariables(`http://${address}:${EGRESS_PORT}`),
       dnsOptions: EGRESS_DNS_OPTIONS,
       close,
     };
@@ -205,16 +203,17 @@ export async function serveEgress(
     running.done.then(() => 'ended' as const),
     new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), READY_TIMEOUT_MS))),
   ]).finally(() => clearTimeout(timer));
-  if (outcome !== 'ready') {
-    await running.kill('KILL').catch(() => undefined);
-    throw new ContainerError(
-      outcome === 'timeout'
-        ? `the allowlist proxy did not start within ${READY_TIMEOUT_MS / 1000} s`
-        : `the allowlist proxy ended before it listened: ${stderr.trim() || 'no output'}`,
-      { hint: `its image (${opts.image}) needs python3 3.9 or later` },
-    );
+  if (outcome === 'ready') {
+    opts.log(`allowlist: only ${opts.allowedHosts.join(', ')} through HUD Studio's proxy`);
+    return running;
   }
-  return running;
+  await running.kill('KILL').catch(() => undefined);
+  throw new ContainerError(
+    outcome === 'timeout'
+      ? `the allowlist proxy did not start within ${READY_TIMEOUT_MS / 1000} s`
+      : `the allowlist proxy ended before it listened: ${stderr.trim() || 'no output'}`,
+    { hint: `its image (${opts.image}) needs python3 3.9 or later` },
+  );
 }
 
 async function removeNetwork(name: string): Promise<void> {

@@ -10,6 +10,7 @@ import { ComposeProject } from '../docker/compose';
 import { MAIN_SERVICE } from '../docker/composeFile';
 import { sweepOrphansOnce } from '../docker/cleanup';
 import { createContainer } from '../docker/container';
+import { ContainerNetwork } from '../docker/containerNetwork';
 import { openEgress, serveEgress } from '../docker/egressProxy';
 import { CONTAINER_PIDS_LIMIT } from '../docker/pidsLimit';
 import type { ManagedContainer } from '../docker/types';
@@ -25,6 +26,13 @@ export interface TrialEnvironment {
   readonly warnings: string[];
   readonly services: string[];
   service(name: string): Promise<ManagedContainer>;
+  /**
+   * Moves a single container to another policy's network (a shared verifier's own, docker/containerNetwork.ts);
+   * returns the variables the commands under it need. Undefined for a Compose project, which keeps its policy.
+   */
+  setNetwork?(policy: NetworkPolicy): Promise<Record<string, string>>;
+  /** Back to the policy the container started with (the next step's agent). */
+  restoreNetwork?(): Promise<void>;
   /** Stops and removes everything (volumes and networks included). Idempotent. */
   teardown(): Promise<void>;
 }
@@ -142,17 +150,15 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     // Harbor pulls a task's docker_image when the host does not have it.
     await ensureImage(image, { ...(opts.signal ? { signal: opts.signal } : {}), onLog: opts.log });
   }
+  const egressOptions = {
+    image: DEFAULT_IMAGE,
+    rolloutId: opts.rolloutId,
+    phase: opts.phase,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    log: opts.log,
+  };
   const egress =
-    net.docker === 'allowlist'
-      ? await openEgress({
-          allowedHosts: net.allowedHosts,
-          image: DEFAULT_IMAGE,
-          rolloutId: opts.rolloutId,
-          phase: opts.phase,
-          ...(opts.signal ? { signal: opts.signal } : {}),
-          log: opts.log,
-        })
-      : undefined;
+    net.docker === 'allowlist' ? await openEgress({ ...egressOptions, allowedHosts: net.allowedHosts }) : undefined;
   const made = createContainer({
     image,
     rolloutId: opts.rolloutId,
@@ -175,6 +181,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     throw err;
   });
   warnings.push(...container.warnings);
+  const network = new ContainerNetwork(container.id, { kind: net.docker, egress }, egressOptions);
   return {
     substrate: {
       id: container.id,
@@ -196,12 +203,17 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
       }
       return container;
     },
+    setNetwork: (policy) => {
+      const next = planNetwork(policy.mode, policy.hosts);
+      return network.set(next.docker, next.allowedHosts);
+    },
+    restoreNetwork: () => network.restore(),
     teardown: async () => {
       // The task's container first: Docker removes no network a container is still on.
       try {
         await container.remove();
       } finally {
-        await egress?.close();
+        await network.close();
       }
     },
   };

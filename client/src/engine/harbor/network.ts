@@ -50,3 +50,20 @@ export function withExtraHosts(
   }
   return { mode: 'allowlist', hosts: [...new Set([...policy.hosts, ...extra])] };
 }
+
+/** Whether two policies give a container the same network (an allowlist without hosts is no network). */
+export function samePolicy(a: NetworkPolicy, b: NetworkPolicy): boolean {
+  const x = planNetwork(a.mode, a.hosts);
+  const y = planNetwork(b.mode, b.hosts);
+  return x.docker === y.docker && [...x.allowedHosts].sort().join() === [...y.allowedHosts].sort().join();
+}
+
+/** `public`, `no-network`, or `allowlist (a.org, *.b.org)`, for the log. */
+export function describePolicy(p: NetworkPolicy): string {
+  const plan = planNetwork(p.mode, p.hosts);
+  return plan.docker === 'allowlist'
+    ? `allowlist (${plan.allowedHosts.join(', ')})`
+    : plan.docker === 'bridge'
+      ? 'public'
+      : 'no-network';
+}

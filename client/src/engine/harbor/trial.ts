@@ -42,7 +42,7 @@ import {
   type CopyOutResult,
 } from './artifacts';
 import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
-import { withExtraHosts, type ExtraHosts, type NetworkPolicy } from './network';
+import { describePolicy, samePolicy, withExtraHosts, type ExtraHosts, type NetworkPolicy } from './network';
 import { HarborTrialError, harborExceptionType } from './errors';
 import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
@@ -529,6 +529,11 @@ export class HarborTrial {
   /** The agent's turn, then its processes ended, collect hooks run and artifacts collected. */
   private async act(pass: Pass, actor: Actor): Promise<Acted> {
     const { main, env } = actor;
+    // A step's shared verifier may have moved the container to its own network; the next agent gets its own back.
+    if (this.verifierNetworkSet) {
+      await env.restoreNetwork?.();
+      this.verifierNetworkSet = false;
+    }
     const before = await processSnapshot(main);
     const outcome = await this.runAgent(pass, main, actor.workdir);
     this.step('teardown', 'started', 'ending agent sessions');
@@ -725,6 +730,7 @@ export class HarborTrial {
     let container: ManagedContainer;
     let cwd: string | undefined;
     let own: TrialEnvironment | undefined;
+    let networkEnv: Record<string, string> = {};
     if (!separate) {
       if (!actor) {
         throw new HarborTrialError(
@@ -736,6 +742,7 @@ export class HarborTrial {
       }
       container = actor.main;
       cwd = actor.workdir;
+      networkEnv = await this.sharedVerifierNetwork(settings, actor.env);
       if (this.agentIsRoot) {
         this.forgeable = true;
         this.warn(
@@ -784,7 +791,7 @@ export class HarborTrial {
       const lines = streamLines((stream, line) => this.log(stream, line));
       const mergedOutput = join(this.staging(), `test-stdout-${pass.name ?? 'trial'}.txt`);
       const tests = await runTests(container, {
-        env: separate ? {} : verifierVars,
+        env: separate ? {} : { ...verifierVars, ...networkEnv },
         timeoutMs: settings.timeoutSec * 1000,
         signal: this.o.signal,
         outputFile: mergedOutput,
@@ -922,6 +929,37 @@ export class HarborTrial {
       : { mode: venv.network_mode, hosts: venv.allowed_hosts };
   }
 
+  /**
+   * A shared verifier verifies under its own policy, as in Harbor: its `[verifier]` policy, else the
+   * environment's (with the run's environment hosts). When that is not the agent's, the agent's container moves
+   * to that policy's network for the tests (docker/containerNetwork.ts); a Compose project keeps one policy, and
+   * the trial says so. Returns the variables the tests need there.
+   */
+  private async sharedVerifierNetwork(
+    settings: VerifierSettings,
+    env: TrialEnvironment,
+  ): Promise<Record<string, string>> {
+    const wanted = settings.networkMode
+      ? { mode: settings.networkMode, hosts: settings.allowedHosts ?? [] }
+      : this.environmentNetwork(this.o.task.config.environment);
+    const agents = this.agentNetwork();
+    if (samePolicy(wanted, agents)) return {};
+    if (!env.setNetwork) {
+      this.warnOnce(
+        `the shared verifier ran under the agent's network policy, ${describePolicy(agents)}, not its own, ${describePolicy(wanted)}: a Compose task keeps one policy for its project (use environment_mode = "separate" for a verifier with its own)`,
+      );
+      return {};
+    }
+    this.log(
+      'engine',
+      `the shared verifier's network: ${describePolicy(wanted)} (the agent's: ${describePolicy(agents)})`,
+    );
+    const vars = await env.setNetwork(wanted);
+    this.verifierNetworkSet = true;
+    return vars;
+  }
+
+  private verifierNetworkSet = false;
   private readonly warned = new Set<string>();
   private warnOnce(line: string): void {
     if (!this.warned.has(line)) this.warn(line);
