@@ -270,7 +270,9 @@ test("a multi-step task's next agent gets its own network back after a step's ve
     .replaceAll(
       '[steps.verifier]\n',
       '[steps.verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n',
-    );
+    )
+    // A step's own agent policy is one the container cannot take for the agent's commands: said, not silent.
+    .replace('[steps.agent]\n', '[steps.agent]\nnetwork_mode = "public"\n');
   writeFileSync(join(dir, 'task.toml'), toml);
   // These machines have no registry: the example's public base becomes the local one (as peerExamples.test.ts does).
   const dockerfile = join(dir, 'environment', 'Dockerfile');
@@ -294,6 +296,12 @@ PY
   const command = `python3 -c 'import os, json; open("/app/seen.jsonl", "a").write(json.dumps(sorted(os.listdir("/sys/class/net"))) + "\\n")'`;
   const { outcome } = await runTrial(dir, { agent: 'command', command });
   assert.equal(outcome.reward, 1, outcome.trace.phases.map((p) => logsOf(p)).join('\n---\n'));
+  assert.ok(
+    outcome.trace.warnings.includes(
+      'step "create-file": [steps.agent] network_mode = "public" was not applied: its agent worked under the task\'s agent policy, no-network',
+    ),
+    outcome.trace.warnings.join('\n'),
+  );
 });
 
 test('a Compose task without network reaches its own services and nothing of the host', async () => {

@@ -319,6 +319,7 @@ export class HarborTrial {
     const rewards: (Record<string, number> | null)[] = [];
     for (const [i, step] of steps.entries()) {
       const pass = this.stepPass(step, i);
+      this.noteStepAgentNetwork(step);
       const result: StepResultJson = {
         step_name: step.name,
         agent_result: null,
@@ -957,6 +958,17 @@ export class HarborTrial {
     const vars = await env.setNetwork(wanted);
     this.verifierNetworkSet = true;
     return vars;
+  }
+
+  /** A step's own agent policy is not applied: the agent's commands keep the container's (said, not silent). */
+  private noteStepAgentNetwork(step: HarborStepConfig): void {
+    if (!step.agent.network_mode) return;
+    const asked = { mode: step.agent.network_mode, hosts: step.agent.allowed_hosts ?? [] };
+    const kept = this.agentNetwork();
+    if (!samePolicy(asked, kept))
+      this.warnOnce(
+        `step "${step.name}": [steps.agent] network_mode = "${step.agent.network_mode}" was not applied: its agent worked under the task's agent policy, ${describePolicy(kept)}`,
+      );
   }
 
   private verifierNetworkSet = false;
