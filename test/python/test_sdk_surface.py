@@ -139,6 +139,23 @@ class SurfaceTest(unittest.TestCase):
         self.assertEqual(Answer(content={"x": 1}, raw='{"x": 1}').content, {"x": 1})
 
 
+class WorkspaceNetworkTest(unittest.TestCase):
+    def test_a_network_policy_the_bundled_runtime_cannot_apply_is_said(self):
+        import contextlib
+        import io
+        from hud.environment.workspace import Workspace
+        for options, said in (({"allowed_hosts": {"pypi.org"}}, "allowed_hosts=..."),
+                              ({"peers": ["db"], "allowed_hosts": {"x.org"}}, "allowed_hosts=..., peers=..."),
+                              ({"network": True}, None), ({}, None)):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                Workspace(tempfile.gettempdir(), **options)
+            if said is None:
+                self.assertEqual(err.getvalue(), "", options)
+            else:
+                self.assertIn("env.workspace({}) is not applied by the bundled runtime".format(said), err.getvalue())
+
+
 class ServedSurfaceTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

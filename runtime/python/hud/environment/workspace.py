@@ -10,6 +10,7 @@ group; the reply is `{"id", "exit_code", "stdout", "stderr", "timed_out"}`.
 import asyncio
 import json
 import os
+import sys
 from typing import Any, Dict, Optional
 
 from ..capabilities import Capability
@@ -23,7 +24,14 @@ MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
 
 class Workspace:
-    def __init__(self, root: Any, *, env: Optional[Dict[str, str]] = None, **_: Any) -> None:
+    def __init__(self, root: Any, *, env: Optional[Dict[str, str]] = None, **options: Any) -> None:
+        # The SDK gives a workspace's sessions a network of their own where bubblewrap works; here the agent's
+        # commands have the container's (docs/sdk-compatibility.md): an environment that asked for less hears so.
+        unapplied = sorted(k for k in ("allowed_hosts", "peers") if options.get(k))
+        if unapplied:
+            print("[hud-studio] env.workspace({}=...) is not applied by the bundled runtime: the agent's commands "
+                  "have the network of the task's container (runtime_config network_mode)".format(
+                      "=..., ".join(unapplied)), file=sys.stderr, flush=True)
         self.root = os.path.abspath(os.fspath(root))
         self.env = dict(env or {})
         self._server = None  # type: Optional[asyncio.AbstractServer]
