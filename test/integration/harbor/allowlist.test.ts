@@ -45,6 +45,14 @@ before(async () => {
 
 after(() => hostService.close());
 
+/** The sidecar fixture (a Compose task) with these lines at the top of its [environment]. */
+function composeTask(environmentLines: string): string {
+  const toml = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'task.toml'), 'utf8');
+  return fixtureVariant('compose-sidecar', {
+    'task.toml': toml.replace('[environment]\n', `[environment]\n${environmentLines}\n`),
+  });
+}
+
 function logsOf(phase: { logs: { text: string }[] } | undefined): string {
   return (phase?.logs ?? []).map((l) => l.text).join('\n');
 }
@@ -305,11 +313,7 @@ PY
 });
 
 test('a Compose task without network reaches its own services and nothing of the host', async () => {
-  const toml = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'task.toml'), 'utf8').replace(
-    '[environment]\n',
-    '[environment]\nnetwork_mode = "no-network"\n',
-  );
-  const dir = fixtureVariant('compose-sidecar', { 'task.toml': toml });
+  const dir = composeTask('network_mode = "no-network"');
   const command = agentPython(`
 out["api"] = knock("api", 8000, 50)
 out["host"] = knock_host()
@@ -322,11 +326,7 @@ out["host"] = knock_host()
 });
 
 test('allowlist, Compose: main reaches the allowed host through the proxy, its sidecar directly, and nothing of the host', async () => {
-  const toml = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'task.toml'), 'utf8').replace(
-    '[environment]\n',
-    '[environment]\nnetwork_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n',
-  );
-  const dir = fixtureVariant('compose-sidecar', { 'task.toml': toml });
+  const dir = composeTask('network_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]');
   const command = agentPython(`
 out["api"] = knock("api", 8000, 50)
 out["allowed"] = fetch("http://deb.debian.org/debian/dists/bookworm/Release")
