@@ -99,12 +99,14 @@ out["resolv"] = open("/etc/resolv.conf").read()
 # This machine's mirror answers HTTPS with a certificate of its own, which no image trusts: what the
 # tunnel is asked to prove is that it reaches the host, not whose certificate the host shows.
 unverified = urllib.request.HTTPSHandler(context=ssl._create_unverified_context())
-def via_proxy(authority):
+def to_proxy(head):
     # Straight to the proxy: clients skip it for NO_PROXY's loopback names, the agent need not.
     proxy = urllib.parse.urlsplit(os.environ["HTTP_PROXY"])
     with socket.create_connection((proxy.hostname, proxy.port), timeout=20) as s:
-        s.sendall(("GET http://%s/ HTTP/1.1\\r\\nHost: %s\\r\\n\\r\\n" % (authority, authority)).encode())
+        s.sendall(head.encode())
         return s.recv(65536).decode(errors="replace").split("\\r\\n")[0]
+def via_proxy(authority):
+    return to_proxy("GET http://%s/ HTTP/1.1\\r\\nHost: %s\\r\\n\\r\\n" % (authority, authority))
 out["https"] = fetch("https://deb.debian.org/debian/dists/bookworm/Release", urllib.request.build_opener(unverified))
 out["http"] = fetch("http://deb.debian.org/debian/dists/bookworm/Release")
 out["other_host"] = fetch("https://security.debian.org/")
@@ -113,6 +115,8 @@ for address in out["host"]:
     # The task allowlists the host by address; the proxy still refuses it.
     out["proxied_host"][address] = via_proxy("%s:${port}" % address)
 out["proxied_localhost"] = via_proxy("localhost:22")
+# A refusal quotes the host it was asked for: a line break in it must not forge a line of the engine's log.
+out["forged"] = to_proxy("CONNECT x\\nallowlist:443 HTTP/1.1\\r\\n\\r\\n")
 `);
 }
 
@@ -133,6 +137,7 @@ test('allowlist: the allowed host answers through the proxy; other hosts, no pro
     host: Record<string, string>;
     proxied_host: Record<string, string>;
     proxied_localhost: string;
+    forged: string;
     resolv: string;
   };
   assert.deepEqual(seen.interfaces, ['eth0', 'lo']);
@@ -147,6 +152,7 @@ test('allowlist: the allowed host answers through the proxy; other hosts, no pro
     assert.equal(seen.proxied_host[address], 'HTTP/1.1 403 Forbidden', `the proxy carried the agent to ${address}`);
   }
   assert.equal(seen.proxied_localhost, 'HTTP/1.1 403 Forbidden');
+  assert.equal(seen.forged, 'HTTP/1.1 403 Forbidden');
 
   const phase = outcome.trace.phases[0]!;
   assert.match(phase.substrate!.network!, /^hud-studio-egress-/);
@@ -156,6 +162,8 @@ test('allowlist: the allowed host answers through the proxy; other hosts, no pro
   assert.match(log, /allowlist: request to deb\.debian\.org:80/);
   assert.match(log, /allowlist: refused \(403\): security\.debian\.org is not in the task's allowed_hosts/);
   assert.match(log, /allowlist: refused \(403\): localhost resolves to .*, an address of this machine/);
+  assert.match(log, /allowlist: refused \(403\): x\?allowlist is not in the task's allowed_hosts/);
+  assert.ok(!log.split('\n').some((line) => line.startsWith('allowlist is not')), 'a forged line');
   // The verifier's half (shared mode): the agent saved nothing, so 0, but it ran with the same proxy.
   assert.equal(outcome.reward, 0);
 });

@@ -180,12 +180,12 @@ export async function serveEgress(
     }
     if (said.event === 'ready') ready();
     else if (said.event === 'allowed') {
-      const target = `${said.host}:${said.port}`;
+      const target = printable(`${said.host}:${said.port}`);
       if (!seen.has(target)) opts.log(`allowlist: ${said.method === 'CONNECT' ? 'tunnel' : 'request'} to ${target}`);
       seen.add(target);
     } else if (said.event === 'refused') {
       refusals++;
-      if (refusals <= MAX_REFUSALS_LOGGED) opts.log(`allowlist: refused (${said.status}): ${said.detail}`);
+      if (refusals <= MAX_REFUSALS_LOGGED) opts.log(`allowlist: refused (${said.status}): ${printable(said.detail)}`);
       else if (refusals === MAX_REFUSALS_LOGGED + 1) opts.log('allowlist: further refusals are not logged');
     }
   };
@@ -214,6 +214,11 @@ export async function serveEgress(
       : `the allowlist proxy ended before it listened: ${stderr.trim() || 'no output'}`,
     { hint: `its image (${opts.image}) needs python3 3.9 or later` },
   );
+}
+
+/** The agent wrote what a refusal quotes: no control character of it reaches the log (a forged second line). */
+function printable(text: string | undefined): string {
+  return (text ?? '').replace(/[\u0000-\u001f\u007f]/g, '?');
 }
 
 async function removeNetwork(name: string): Promise<void> {
