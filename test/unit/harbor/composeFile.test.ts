@@ -74,13 +74,14 @@ test("without network, every bridge network of the file is internal and gets no 
   const dir = composeDir(`services:
   main:
     image: base:1
-    networks: [back, mesh]
+    networks: [back, mesh, bare]
 networks:
   back:
     driver_opts:
       com.docker.network.driver.mtu: "1400"
   mesh:
     driver: overlay
+  bare:
 `);
   const p = await prepareCompose({
     composeFile: join(dir, 'docker-compose.yaml'),
@@ -99,6 +100,11 @@ networks:
     // Another driver has no bridge to leave the address off; internal still holds.
     assert.equal(networks.mesh.internal, true);
     assert.equal(networks.mesh.driver_opts, undefined);
+    // A network declared with nothing after its name used to stay as Docker makes it: with a way out.
+    assert.deepEqual(networks.bare, {
+      internal: true,
+      driver_opts: { 'com.docker.network.bridge.inhibit_ipv4': 'true' },
+    });
   } finally {
     p.dispose();
   }

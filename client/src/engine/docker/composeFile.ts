@@ -209,7 +209,8 @@ async function prepareIn(
   doc.networks = networks;
   // Per-service networks other than the default would escape `internal`; refuse rather than pretend.
   if (opts.network === 'internal') {
-    for (const net of Object.values(networks)) if (net) confine(net);
+    // `back:` with nothing after it is a network of Docker's defaults, not internal: it is confined too.
+    for (const [name, net] of Object.entries(networks)) confine((networks[name] = net ?? {}));
     for (const [name, svc] of Object.entries(services)) {
       if (svc.network_mode !== undefined) {
         throw new HudStudioError(
