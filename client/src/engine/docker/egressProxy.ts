@@ -21,7 +21,7 @@ import { ContainerError, dockerMessage, dockerStatus } from './errors';
 import { streamLines } from '../output/streamLines';
 import { ensureImage } from './pull';
 import { NO_HOST_ADDRESS_OPTION } from './rolloutNetwork';
-import type { ManagedContainer, RunningExec } from './types';
+import { LABELS, type ManagedContainer, type RunningExec } from './types';
 
 export const EGRESS_PORT = 3128;
 /** The proxy's service in a Compose task's project (docker/composeFile.ts adds it; no task may name one so). */
@@ -32,8 +32,6 @@ export const EGRESS_SERVICE = 'hud-studio-egress';
  * be told so. One try of one second each.
  */
 export const EGRESS_DNS_OPTIONS = ['timeout:1', 'attempts:1'];
-/** Marks the networks the engine makes for allowlists, so leftovers can be told from the user's. */
-export const EGRESS_NETWORK_LABEL = 'dev.hud-studio.network';
 const READY_TIMEOUT_MS = 30_000;
 /** The proxy's user: nobody, so nothing it runs could touch what the container's root holds. */
 const PROXY_USER = '65534:65534';
@@ -56,8 +54,6 @@ export interface EgressRoute {
   readonly network: string;
   /** The proxy variables for the task's container. */
   readonly env: Record<string, string>;
-  /** resolv.conf options for the task's container ({@link EGRESS_DNS_OPTIONS}). */
-  readonly dnsOptions: string[];
   /** Removes the proxy and the network (after the task's container is gone). Idempotent. */
   close(): Promise<void>;
 }
@@ -76,7 +72,7 @@ let proxySource: string | undefined;
 export async function openEgress(opts: EgressOptions): Promise<EgressRoute> {
   const docker = dockerClient();
   const name = `hud-studio-egress-${randomUUID().slice(0, 12)}`;
-  const labels = { ...ownerLabels(opts), [EGRESS_NETWORK_LABEL]: 'egress' };
+  const labels = { ...ownerLabels(opts), [LABELS.network]: 'egress' };
   let proxy: ManagedContainer | undefined;
   let running: RunningExec | undefined;
   let madeNetwork = false;
@@ -107,7 +103,7 @@ export async function openEgress(opts: EgressOptions): Promise<EgressRoute> {
       pidsLimit: 256,
       memoryMb: 256,
       noNewPrivileges: true,
-      extraLabels: { [EGRESS_NETWORK_LABEL]: 'egress' },
+      extraLabels: { [LABELS.network]: 'egress' },
     });
     await docker.getNetwork(name).connect({ Container: proxy.id });
     const inspected = await docker.getContainer(proxy.id).inspect();
@@ -117,7 +113,6 @@ export async function openEgress(opts: EgressOptions): Promise<EgressRoute> {
     return {
       network: name,
       env: proxyVariables(`http://${address}:${EGRESS_PORT}`),
-      dnsOptions: EGRESS_DNS_OPTIONS,
       close,
     };
   } catch (err) {

@@ -17,6 +17,7 @@
 import type Docker from 'dockerode';
 import { HudStudioError } from '../errors';
 import { ContainerError, dockerMessage, dockerStatus } from './errors';
+import { LABELS } from './types';
 
 export const ROLLOUT_NETWORK = 'hud-studio-rollouts';
 const ICC_OPTION = 'com.docker.network.bridge.enable_icc';
@@ -57,7 +58,7 @@ async function ensureNetwork(docker: Docker, name: string): Promise<string> {
     await docker.createNetwork({
       Name: name,
       Driver: 'bridge',
-      Labels: { 'dev.hud-studio.network': 'rollouts' },
+      Labels: { [LABELS.network]: 'rollouts' },
       Options: { [ICC_OPTION]: 'false' },
     });
     found = await named(docker, name);

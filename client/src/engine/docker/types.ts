@@ -12,6 +12,8 @@ export const LABELS = {
   ownerHost: 'dev.hud-studio.owner-host',
   ownerPid: 'dev.hud-studio.owner-pid',
   contextHash: 'dev.hud-studio.context-hash',
+  /** What a network of the engine's is for (`rollouts`, `egress`), so it can be told from the user's. */
+  network: 'dev.hud-studio.network',
 } as const;
 
 /** Harbor's network modes plus Docker's own names. */

@@ -11,7 +11,7 @@ import { MAIN_SERVICE } from '../docker/composeFile';
 import { sweepOrphansOnce } from '../docker/cleanup';
 import { createContainer } from '../docker/container';
 import { ContainerNetwork } from '../docker/containerNetwork';
-import { openEgress, serveEgress } from '../docker/egressProxy';
+import { EGRESS_DNS_OPTIONS, openEgress, serveEgress } from '../docker/egressProxy';
 import { CONTAINER_PIDS_LIMIT } from '../docker/pidsLimit';
 import type { ManagedContainer } from '../docker/types';
 import { HudStudioError } from '../errors';
@@ -166,7 +166,7 @@ export async function startEnvironment(opts: StartOptions): Promise<TrialEnviron
     // The proxy's variables last: a task's own would point at nothing its network reaches.
     env: { ...opts.env, ...egress?.env },
     network: net.docker === 'bridge' ? 'bridge' : 'none',
-    ...(egress ? { networkName: egress.network, dnsOptions: egress.dnsOptions } : {}),
+    ...(egress ? { networkName: egress.network, dnsOptions: EGRESS_DNS_OPTIONS } : {}),
     // Without it, a fork bomb of the agent's takes every pid of the host (docs/security.md, "Exhaustion").
     pidsLimit: CONTAINER_PIDS_LIMIT,
     ...(config.workdir ? { workdir: config.workdir } : {}),

@@ -27,6 +27,22 @@ export interface NetworkPolicy {
   hosts: readonly string[];
 }
 
+/** An environment's policy (`[environment]`, `[verifier.environment]`). */
+export function baselinePolicy(config: {
+  network_mode: HarborNetworkMode;
+  allowed_hosts: readonly string[];
+}): NetworkPolicy {
+  return { mode: config.network_mode, hosts: config.allowed_hosts };
+}
+
+/** A phase's own policy when its table sets a mode (`[agent]`, `[verifier]`): that mode with its own hosts. */
+export function phasePolicy(
+  mode: HarborNetworkMode | undefined,
+  hosts: readonly string[] | undefined,
+): NetworkPolicy | undefined {
+  return mode ? { mode, hosts: hosts ?? [] } : undefined;
+}
+
 /** Hosts a run adds to a task's policies (Harbor's `--allow-environment-host`, `--allow-agent-host`). */
 export interface ExtraHosts {
   environment: readonly string[];

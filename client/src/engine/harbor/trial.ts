@@ -42,7 +42,15 @@ import {
   type CopyOutResult,
 } from './artifacts';
 import { startEnvironment, type EnvironmentDefinition, type TrialEnvironment } from './environment';
-import { describePolicy, samePolicy, withExtraHosts, type ExtraHosts, type NetworkPolicy } from './network';
+import {
+  baselinePolicy,
+  describePolicy,
+  phasePolicy,
+  samePolicy,
+  withExtraHosts,
+  type ExtraHosts,
+  type NetworkPolicy,
+} from './network';
 import { HarborTrialError, harborExceptionType } from './errors';
 import { harborTaskIdentity, harborVerifierIdentity } from './identity';
 import { parseRewardJson, toGradeResult, type HarborReward } from './reward';
@@ -904,9 +912,11 @@ export class HarborTrial {
 
   /** The environment's policy with the run's environment hosts (Harbor's baseline at the environment's start). */
   private environmentNetwork(config: EnvironmentConfig): NetworkPolicy {
-    const baseline = { mode: config.network_mode, hosts: config.allowed_hosts };
-    return withExtraHosts(baseline, this.o.extraHosts?.environment ?? [], '--allow-environment-host', (line) =>
-      this.warnOnce(line),
+    return withExtraHosts(
+      baselinePolicy(config),
+      this.o.extraHosts?.environment ?? [],
+      '--allow-environment-host',
+      (line) => this.warnOnce(line),
     );
   }
 
@@ -916,18 +926,16 @@ export class HarborTrial {
    */
   private agentNetwork(): NetworkPolicy {
     const { agent, environment } = this.o.task.config;
-    const own = agent.network_mode
-      ? { mode: agent.network_mode, hosts: agent.allowed_hosts ?? [] }
-      : this.environmentNetwork(environment);
+    const own = phasePolicy(agent.network_mode, agent.allowed_hosts) ?? this.environmentNetwork(environment);
     return withExtraHosts(own, this.o.extraHosts?.agent ?? [], '--allow-agent-host', (line) => this.warnOnce(line));
   }
 
   /** A separate verifier's: its `[verifier]` policy, else its environment's (the run's hosts only when inherited). */
   private verifierNetwork(settings: VerifierSettings, venv: EnvironmentConfig): NetworkPolicy {
-    if (settings.networkMode) return { mode: settings.networkMode, hosts: settings.allowedHosts ?? [] };
-    return settings.environmentInherited
-      ? this.environmentNetwork(venv)
-      : { mode: venv.network_mode, hosts: venv.allowed_hosts };
+    return (
+      phasePolicy(settings.networkMode, settings.allowedHosts) ??
+      (settings.environmentInherited ? this.environmentNetwork(venv) : baselinePolicy(venv))
+    );
   }
 
   /**
@@ -940,9 +948,9 @@ export class HarborTrial {
     settings: VerifierSettings,
     env: TrialEnvironment,
   ): Promise<Record<string, string>> {
-    const wanted = settings.networkMode
-      ? { mode: settings.networkMode, hosts: settings.allowedHosts ?? [] }
-      : this.environmentNetwork(this.o.task.config.environment);
+    const wanted =
+      phasePolicy(settings.networkMode, settings.allowedHosts) ??
+      this.environmentNetwork(this.o.task.config.environment);
     const agents = this.agentNetwork();
     if (samePolicy(wanted, agents)) return {};
     if (!env.setNetwork) {
@@ -962,12 +970,12 @@ export class HarborTrial {
 
   /** A step's own agent policy is not applied: the agent's commands keep the container's (said, not silent). */
   private noteStepAgentNetwork(step: HarborStepConfig): void {
-    if (!step.agent.network_mode) return;
-    const asked = { mode: step.agent.network_mode, hosts: step.agent.allowed_hosts ?? [] };
+    const asked = phasePolicy(step.agent.network_mode, step.agent.allowed_hosts);
+    if (!asked) return;
     const kept = this.agentNetwork();
     if (!samePolicy(asked, kept))
       this.warnOnce(
-        `step "${step.name}": [steps.agent] network_mode = "${step.agent.network_mode}" was not applied: its agent worked under the task's agent policy, ${describePolicy(kept)}`,
+        `step "${step.name}": [steps.agent] network_mode = "${asked.mode}" was not applied: its agent worked under the task's agent policy, ${describePolicy(kept)}`,
       );
   }
 
