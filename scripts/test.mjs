@@ -5,7 +5,7 @@
 // TypeScript unit, integration and end-to-end tests.
 //
 //   node scripts/test.mjs                 everything
-//   node scripts/test.mjs --only unit     one layer (lint|python|unit|browser|integration|e2e)
+//   node scripts/test.mjs --only unit     one layer (lint|python|unit|browser|integration|compose-v2|e2e)
 //   node scripts/test.mjs --skip-setup    do not install anything
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -17,8 +17,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const skipSetup = args.includes('--skip-setup');
-const layers = only ? [only] : ['lint', 'python', 'unit', 'browser', 'integration', 'e2e'];
-const needsDocker = layers.some((l) => l === 'integration' || l === 'e2e');
+const layers = only ? [only] : ['lint', 'python', 'unit', 'browser', 'integration', 'compose-v2', 'e2e'];
+const needsDocker = layers.some((l) => l === 'integration' || l === 'compose-v2' || l === 'e2e');
 const needsBrowser = layers.some((l) => l === 'e2e' || l === 'browser');
 
 // Where CI's time goes (its budget is about 40 minutes): each setup step and layer prints its wall time.
@@ -61,9 +61,35 @@ function files(dir, suffix) {
   return out;
 }
 
+// The integration files that start Compose projects (HUD environments with runtime_config.compose, Harbor tasks
+// with a docker-compose.yaml, and the checks of a task's own compose file). The integration layer runs them with
+// the machine's Compose (v1 on a Debian 12 machine); this layer runs them again with Compose v2, which most users
+// have, so both readings of a compose file and both CLIs' output are tested (docs/engine.md, "The Compose CLI").
+const COMPOSE_TESTS = [
+  'test/integration/harbor/composeProvider.test.ts',
+  'test/integration/harbor/allowlist.test.ts',
+  'test/integration/harbor/fixtures.test.ts',
+  'test/integration/harbor/safety.test.ts',
+  'test/integration/security/harborPids.test.ts',
+];
+
+/** The integration layer's environment with Compose v2 as `docker compose` (scripts/setup-compose-v2.sh). */
+function composeV2Env(env) {
+  const config = join(env.HUD_STUDIO_TOOLS ?? '/opt/hud-studio-tools', 'compose-v2');
+  const plugin = existsSync(join(config, 'cli-plugins', 'docker-compose'));
+  // Without the plugin there, the machine's own `docker compose` must be v2: the tests check the major version.
+  return {
+    ...env,
+    ...(plugin ? { DOCKER_CONFIG: config } : {}),
+    HUD_STUDIO_TEST_LAYER: 'integration',
+    HUD_STUDIO_COMPOSE_MAJOR: '2',
+  };
+}
+
 if (!existsSync(join(root, 'node_modules', '.package-lock.json'))) timed('npm ci', () => must('npm', ['ci']));
 if (!skipSetup) {
   if (needsDocker) timed('setup: Docker', () => must('bash', ['scripts/setup-docker.sh']));
+  if (layers.includes('compose-v2')) timed('setup: Compose v2', () => must('bash', ['scripts/setup-compose-v2.sh']));
   if (needsBrowser) timed('setup: browser', () => must('bash', ['scripts/setup-browser.sh']));
   if (layers.includes('e2e')) timed('setup: code-server', () => must('bash', ['scripts/setup-code-server.sh']));
 }
@@ -120,10 +146,13 @@ function runLayer(layer, env) {
     return;
   }
   // The conformance suite against the real HUD SDK runs with the integration tests (it needs Docker too).
-  const list = [
-    ...files(`test/${layer}`, '.test.ts'),
-    ...(layer === 'integration' ? files('test/conformance', '.test.ts') : []),
-  ];
+  const list =
+    layer === 'compose-v2'
+      ? COMPOSE_TESTS
+      : [
+          ...files(`test/${layer}`, '.test.ts'),
+          ...(layer === 'integration' ? files('test/conformance', '.test.ts') : []),
+        ];
   if (list.length === 0) {
     console.error(`no ${layer} tests found`);
     failed = true;
@@ -135,7 +164,7 @@ function runLayer(layer, env) {
     {
       cwd: root,
       encoding: 'utf8',
-      env: { ...env, HUD_STUDIO_TEST_LAYER: layer },
+      env: layer === 'compose-v2' ? composeV2Env(env) : { ...env, HUD_STUDIO_TEST_LAYER: layer },
       maxBuffer: 512 * 1024 * 1024,
     },
   );

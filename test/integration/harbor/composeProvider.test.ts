@@ -22,6 +22,7 @@ import {
 } from '../../../client/src/engine/providers/compose';
 import type { EnvironmentSpec, Provider } from '../../../client/src/engine/providers/provider';
 import { dockerClient } from '../../../client/src/engine/docker/client';
+import { detectComposeCli } from '../../../client/src/engine/docker/composeCli';
 import { CONTAINER_PIDS_LIMIT } from '../../../client/src/engine/docker/pidsLimit';
 import { BASE_IMAGE, dockerReady } from '../docker/support';
 import { HARBOR_FIXTURES, assertNothingLeft } from './support';
@@ -34,6 +35,8 @@ const spec = (runtimeConfig: EnvironmentSpec['runtimeConfig']): EnvironmentSpec 
   envDir: ENV_DIR,
   runtimeConfig,
 });
+/** `2.26.1` of `2.26.1-4`: a distribution's own revision is in what the CLI prints, not in what it labels. */
+const release = (version: string) => /\d+\.\d+\.\d+/.exec(version)?.[0] ?? version;
 const acquireOpts = (rolloutId: string) => ({ rolloutId, phase: 'actor' as const, log: () => undefined });
 
 test('a compose project is never taken for an isolated substrate; a plain environment is whatever the base provider says', () => {
@@ -49,7 +52,7 @@ test('a compose project is never taken for an isolated substrate; a plain enviro
   assert.equal(over(false).isolatesSubstrates?.(spec(null)), false);
 });
 
-test('serves env.py in main; the grader reaches the sidecar; release leaves nothing', async () => {
+test('serves env.py in main; the grader reaches the sidecar; release leaves nothing', async (t) => {
   const rolloutId = randomUUID();
   const provider: Provider = new ComposeAwareProvider({
     kind: 'docker',
@@ -75,12 +78,21 @@ test('serves env.py in main; the grader reaches the sidecar; release leaves noth
         const info = await dockerClient()
           .getContainer((await project.service(name)).id)
           .inspect();
-        return [name, { pids: info.HostConfig.PidsLimit, init: info.HostConfig.Init ?? false }];
+        const made = release(info.Config.Labels['com.docker.compose.version'] ?? '');
+        return [name, { pids: info.HostConfig.PidsLimit, init: info.HostConfig.Init ?? false, made }];
       }),
     );
+    // Compose writes its own version on what it makes: the CLI this process found is the one that made the project,
+    // and in the Compose v2 pass of the tests (scripts/test.mjs) that is v2, not whatever else the machine has.
+    const cli = await detectComposeCli();
+    const expected = process.env.HUD_STUDIO_COMPOSE_MAJOR;
+    if (expected !== undefined)
+      assert.equal(String(cli.major), expected, `Compose ${cli.version} ran, not v${expected}`);
+    t.diagnostic(`Compose ${cli.version} (${cli.argv.join(' ')})`);
+    const made = release(cli.version);
     assert.deepEqual(Object.fromEntries(hosts), {
-      main: { pids: CONTAINER_PIDS_LIMIT, init: true },
-      cache: { pids: CONTAINER_PIDS_LIMIT, init: false },
+      main: { pids: CONTAINER_PIDS_LIMIT, init: true, made },
+      cache: { pids: CONTAINER_PIDS_LIMIT, init: false, made },
     });
   } finally {
     await substrate.release();
