@@ -55,12 +55,17 @@ async function named(docker: Docker, name: string): Promise<Docker.NetworkInspec
 async function ensureNetwork(docker: Docker, name: string): Promise<string> {
   let found = await named(docker, name);
   if (found.length === 0) {
-    await docker.createNetwork({
-      Name: name,
-      Driver: 'bridge',
-      Labels: { [LABELS.network]: 'rollouts' },
-      Options: { [ICC_OPTION]: 'false' },
-    });
+    try {
+      await docker.createNetwork({
+        Name: name,
+        Driver: 'bridge',
+        Labels: { [LABELS.network]: 'rollouts' },
+        Options: { [ICC_OPTION]: 'false' },
+      });
+    } catch (err) {
+      // Docker 25 and later refuse a second network of a name (409): another engine made it since we looked.
+      if (dockerStatus(err) !== 409) throw err;
+    }
     found = await named(docker, name);
   }
   const net = found[0];
@@ -71,8 +76,8 @@ async function ensureNetwork(docker: Docker, name: string): Promise<string> {
       { hint: `remove it (\`docker network rm ${name}\`); HUD Studio makes it again with that traffic off` },
     );
   }
-  // Docker makes a second network of the same name when two engines ask at once, and then starts no container
-  // on either ("ambiguous"): so none has any yet, and all but the oldest go.
+  // Docker before 25 makes a second network of the same name when two engines ask at once, and then starts no
+  // container on either ("ambiguous"): so none has any yet, and all but the oldest go.
   for (const extra of found.slice(1)) {
     try {
       await docker.getNetwork(extra.Id).remove();
