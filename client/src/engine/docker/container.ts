@@ -12,11 +12,12 @@ import type { Duplex, Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import type { ExecOptions, ExecResult } from '../providers/provider';
 import { dockerClient } from './client';
-import { ContainerError, ImageMissingError, dockerMessage, dockerStatus } from './errors';
+import { ContainerError, ImageMissingError, copyFailed, dockerMessage, dockerStatus } from './errors';
 import { attachContainer, closeAttached, runExec, spawnExec, watchAttached, type InteractiveExec } from './exec';
 import { enginePath, imageEnvOf } from './enginePath';
 import { extractTar, packEntries, statFields, walkFolder, type FolderEntry } from './tar';
 import { rolloutNetwork } from './rolloutNetwork';
+import { containerdSnapshotter } from './imageStore';
 import { LABELS, type ContainerSpec, type ManagedContainer, type NetworkMode, type RunningExec } from './types';
 
 const MiB = 1024 * 1024;
@@ -75,7 +76,14 @@ export async function createContainer(spec: ContainerSpec, facts?: Promise<Image
     delete host.Init;
   }
   if (spec.capAdd?.length) host.CapAdd = spec.capAdd;
-  if (spec.storageMb !== undefined) host.StorageOpt = { size: `${Math.round(spec.storageMb)}M` };
+  if (spec.storageMb !== undefined) {
+    const snapshotter = await containerdSnapshotter(docker);
+    if (snapshotter === undefined) host.StorageOpt = { size: `${Math.round(spec.storageMb)}M` };
+    else
+      warnings.push(
+        `storage limit of ${spec.storageMb} MB not applied: Docker's containerd image store (snapshotter ${snapshotter}) does not enforce a container's storage size`,
+      );
+  }
   if (spec.gpus !== undefined) {
     host.DeviceRequests = [{ Driver: '', Count: spec.gpus === 'all' ? -1 : spec.gpus, Capabilities: [['gpu']] }];
   }
@@ -382,10 +390,7 @@ export class DockerContainer implements ManagedContainer {
     try {
       await this.handle.putArchive(packed.open(), { path: '/' });
     } catch (err) {
-      throw new ContainerError(
-        `copying ${describeCopy(packed.items)} in container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`,
-        { cause: err },
-      );
+      throw copyFailed(`copying ${describeCopy(packed.items)} in container ${this.id.slice(0, 12)}`, err);
     }
   }
 
@@ -395,10 +400,7 @@ export class DockerContainer implements ManagedContainer {
     try {
       archive = await this.handle.getArchive({ path: src });
     } catch (err) {
-      throw new ContainerError(
-        `copying ${src} out of container ${this.id.slice(0, 12)} failed: ${dockerMessage(err)}`,
-        { cause: err },
-      );
+      throw copyFailed(`copying ${src} out of container ${this.id.slice(0, 12)}`, err);
     }
     await extractTar(archive as Readable, hostDir);
   }

@@ -61,3 +61,23 @@ export function dockerMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/**
+ * A copy into or out of a container that the daemon refused. One refusal gets a fix of its own: Docker 29.5.0, and
+ * distribution builds that took its security fix without the next day's repair (moby/moby#52653; Debian's
+ * 28.5.2+dfsg4 here), refuse every copy of a container that has a mount under a folder its image links elsewhere
+ * (`/var/run/docker.sock`, where `/var/run` links to `/run`), whatever the path copied.
+ */
+export function copyFailed(what: string, err: unknown): ContainerError {
+  const message = dockerMessage(err);
+  const linkedMount = /\bmkdirat \S+: (?:statat \S+: path escapes from parent|file exists)/.test(message);
+  return new ContainerError(`${what} failed: ${message}`, {
+    cause: err,
+    ...(linkedMount && {
+      hint:
+        'this Docker daemon cannot copy files into or out of a container with a mount under a folder its image links elsewhere, ' +
+        'such as /var/run/docker.sock (/var/run links to /run; moby/moby#52653, Docker 29.5.0 and builds with its backport): ' +
+        "update Docker, or mount under the link's target (/run/docker.sock)",
+    }),
+  });
+}
