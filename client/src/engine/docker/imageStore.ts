@@ -21,8 +21,10 @@ export function containerdSnapshotter(docker: Docker): Promise<string | undefine
   const store = docker
     .info()
     .then((info: { Driver?: string; DriverStatus?: unknown }) => snapshotterOf(info.Driver, info.DriverStatus));
-  // A failed lookup is not kept: the next container asks again.
-  store.catch(() => known.delete(docker));
+  // A failed lookup is not kept: the next container asks again (unless a newer lookup has taken its place).
+  store.catch(() => {
+    if (known.get(docker)?.store === store) known.delete(docker);
+  });
   known.set(docker, { at: Date.now(), store });
   return store;
 }
