@@ -35,22 +35,26 @@ export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
 
 /**
  * Closed files parsed before their facts are read (see factsForBatch): up to
- * this many, or this much source, whichever comes first. The trees of a
- * batch are alive at once in wasm memory, which is never given back, and
- * the batch's texts live long enough to be promoted to V8's old generation:
- * at 11,000 files 256 files a batch peaked at 201-214 MB RSS, 64 at 189-203
- * MB, for a ratio to the floor at most a few hundredths higher (1.62-1.65
- * against 1.55-1.63, within the noise of a loaded machine;
- * bench/index/README.md). Batching at all still pays: alternating one parse
- * with one extraction made each evict the other's working set from the CPU
- * caches. The bytes are what binds for real modules (a few KB each): 64 KB
- * instead of 128 took the cold index of the repository's own modules from
- * 1.64-1.74 of their parse (median 1.67) to 1.54-1.67 (median 1.61) in 13
- * alternating pairs (the benchmark's `repoModules`; its generated files, 64
- * to a batch, stay under either).
+ * this many, or this much source, whichever comes first. Batching at all
+ * pays: alternating one parse with one extraction made each evict the
+ * other's working set from the CPU caches, and every switch between the
+ * parser and the readers costs again. So the batch is as large as memory
+ * allows, and what memory binds is whether the trees are kept:
+ *
+ * - Kept trees (through their extraction) are alive at once in wasm memory,
+ *   which is never given back: at 11,000 files 256 kept trees a batch
+ *   peaked at 201-214 MB RSS, 64 at 189-203 MB. The bytes bind for real
+ *   modules (a few KB each): 64 KB instead of 128 took the cold index of
+ *   the repository's own modules from 1.64-1.74 of their parse to 1.54-1.67
+ *   (the benchmark's `repoModules`).
+ * - Trees freed at their parse (treeKeeping.ts) leave only the batch's texts
+ *   alive: 256 files (the server's start-up batch) took the generated
+ *   workspace from 1.47-1.53 of the floor to 1.42-1.46 in three alternating
+ *   pairs, the extraction doing less of its work on cold caches
+ *   (bench/index/README.md, "Larger batches when the trees are freed").
  */
-const PARSE_BATCH_FILES = 64;
-const PARSE_BATCH_BYTES = 64 * 1024;
+const KEPT_TREES_BATCH = { files: 64, bytes: 64 * 1024 };
+const FREED_TREES_BATCH = { files: 256, bytes: 256 * 1024 };
 
 const sizeOf = (content: FileContent): number =>
   typeof content === 'string' ? content.length : content instanceof Uint8Array ? content.byteLength : 0;
@@ -167,6 +171,8 @@ export class Analyzer {
     const gone: string[] = [];
     let batch: [string, FileContent][] = [];
     let bytes = 0;
+    // Decided per batch: whether its trees are kept follows the files read before it.
+    let limit = this.batchLimit();
     const flush = () => {
       for (const [path, f] of this.factsForBatch(batch)) {
         if (f) facts.push([path, f]);
@@ -174,12 +180,13 @@ export class Analyzer {
       }
       batch = [];
       bytes = 0;
+      limit = this.batchLimit();
     };
     for (const entry of entries) {
       if (this.open.has(entry[0])) continue;
       batch.push(entry);
       bytes += sizeOf(entry[1]);
-      if (batch.length >= PARSE_BATCH_FILES || bytes >= PARSE_BATCH_BYTES) flush();
+      if (batch.length >= limit.files || bytes >= limit.bytes) flush();
     }
     flush();
     const t0 = this.phases ? cpuMs() : 0;
@@ -187,6 +194,10 @@ export class Analyzer {
     if (gone.length) for (const a of this.workspace.remove(gone)) affected.add(a);
     if (this.phases) this.phases.link += cpuMs() - t0;
     return affected;
+  }
+
+  private batchLimit(): { files: number; bytes: number } {
+    return this.treeKeeping.keepTrees() ? KEPT_TREES_BATCH : FREED_TREES_BATCH;
   }
 
   setFile(path: string, content: FileContent): Set<string> {
@@ -363,7 +374,7 @@ export class Analyzer {
    * about 0.15x the parse time). A tree is freed right after its parse when
    * the recent extractions rarely asked theirs for nodes (treeKeeping.ts,
    * moduleTree.ts), else as soon as its file is read, so at most
-   * PARSE_BATCH_FILES trees (and PARSE_BATCH_BYTES of source) are alive at once.
+   * KEPT_TREES_BATCH trees are alive at once.
    */
   private factsForBatch(entries: [string, FileContent][]): [string, FileFacts | undefined][] {
     // Per batch, not per file: a clock read per file would weigh on what it measures.
