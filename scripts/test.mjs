@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { composeV2Config, userDockerConfig } from './composeV2Config.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -73,14 +74,20 @@ const COMPOSE_TESTS = [
   'test/integration/security/harborPids.test.ts',
 ];
 
-/** The integration layer's environment with Compose v2 as `docker compose` (scripts/setup-compose-v2.sh). */
+/**
+ * The integration layer's environment with Compose v2 as `docker compose` (scripts/setup-compose-v2.sh), in a
+ * config folder that keeps the user's contexts and credentials (composeV2Config.mjs), made in the layer's
+ * scratch folder and gone with it.
+ */
 function composeV2Env(env) {
-  const config = join(env.HUD_STUDIO_TOOLS ?? '/opt/hud-studio-tools', 'compose-v2');
-  const plugin = existsSync(join(config, 'cli-plugins', 'docker-compose'));
+  const plugin = join(env.HUD_STUDIO_TOOLS ?? '/opt/hud-studio-tools', 'compose-v2', 'cli-plugins', 'docker-compose');
   // Without the plugin there, the machine's own `docker compose` must be v2: the tests check the major version.
+  const config = existsSync(plugin)
+    ? composeV2Config(plugin, join(env.TMPDIR, 'docker-config'), userDockerConfig(env))
+    : undefined;
   return {
     ...env,
-    ...(plugin ? { DOCKER_CONFIG: config } : {}),
+    ...(config ? { DOCKER_CONFIG: config } : {}),
     HUD_STUDIO_TEST_LAYER: 'integration',
     HUD_STUDIO_COMPOSE_MAJOR: '2',
   };
