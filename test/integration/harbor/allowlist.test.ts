@@ -273,12 +273,12 @@ json.dump(out, open("/app/seen.json", "w"))
   assert.equal(outcome.reward, 1, verifierLog);
   assert.match(
     verifierLog,
-    /the shared verifier's network: allowlist \(deb\.debian\.org\) \(the agent's: no-network\)/,
+    /the shared verifier's network: allowlist \(deb\.debian\.org\) \(the task's agent policy: no-network\)/,
   );
   assert.match(verifierLog, /allowlist: request to deb\.debian\.org:80/);
 });
 
-test("a multi-step task's next agent gets its own network back after a step's verifier took another", async () => {
+test("a multi-step task: a step's agent works under its own policy, and the next agent gets the task's back", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hs-harbor-steps-network-'));
   cpSync(join(HARBOR_PEER_EXAMPLES, 'hello-multi-step-simple'), dir, { recursive: true });
   const toml = readFileSync(join(dir, 'task.toml'), 'utf8')
@@ -287,14 +287,15 @@ test("a multi-step task's next agent gets its own network back after a step's ve
       '[steps.verifier]\n',
       '[steps.verifier]\nnetwork_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n',
     )
-    // A step's own agent policy is one the container cannot take for the agent's commands: said, not silent.
-    .replace('[steps.agent]\n', '[steps.agent]\nnetwork_mode = "public"\n');
+    // The first step's agent has a policy of its own (an allowlist, so its commands need the proxy's
+    // variables); the second's has none and works under the task's, no network.
+    .replace('[steps.agent]\n', '[steps.agent]\nnetwork_mode = "allowlist"\nallowed_hosts = ["deb.debian.org"]\n');
   writeFileSync(join(dir, 'task.toml'), toml);
   // These machines have no registry: the example's public base becomes the local one (as peerExamples.test.ts does).
   const dockerfile = join(dir, 'environment', 'Dockerfile');
   writeFileSync(dockerfile, readFileSync(dockerfile, 'utf8').replace(/^FROM \S+/m, 'FROM hud-studio/base:bookworm'));
-  // Each step's tests: the agent of that step had no network, and the tests reach the mirror.
-  const tests = `#!/bin/bash
+  // Each step's tests: what that step's agent reached, and the tests reach the mirror under their own policy.
+  const tests = (agentReached: string) => `#!/bin/bash
 mkdir -p /logs/verifier
 python3 - <<'PY'
 import json, urllib.request
@@ -304,20 +305,31 @@ try:
 except Exception as e:
     mine = str(e)
 print("agent saw", last, "tests got", mine)
-open("/logs/verifier/reward.txt", "w").write("1\\n" if last == ["lo"] and mine == 200 else "0\\n")
+open("/logs/verifier/reward.txt", "w").write("1\\n" if last == ${agentReached} and mine == 200 else "0\\n")
 PY
 `;
-  for (const step of ['create-file', 'append-content'])
-    writeFileSync(join(dir, 'steps', step, 'tests', 'test.sh'), tests, { mode: 0o755 });
-  const command = `python3 -c 'import os, json; open("/app/seen.jsonl", "a").write(json.dumps(sorted(os.listdir("/sys/class/net"))) + "\\n")'`;
+  writeFileSync(join(dir, 'steps', 'create-file', 'tests', 'test.sh'), tests('[True, 200]'), { mode: 0o755 });
+  writeFileSync(join(dir, 'steps', 'append-content', 'tests', 'test.sh'), tests('[False, "error"]'), {
+    mode: 0o755,
+  });
+  // The agent: whether it was handed a proxy, and whether the mirror answered it.
+  const command = `python3 - <<'PY'
+import json, os, urllib.request
+try:
+    got = urllib.request.urlopen("http://deb.debian.org/debian/dists/bookworm/Release", timeout=10).status
+except Exception:
+    got = "error"
+open("/app/seen.jsonl", "a").write(json.dumps([bool(os.environ.get("http_proxy")), got]) + "\\n")
+PY`;
   const { outcome } = await runTrial(dir, { agent: 'command', command });
-  assert.equal(outcome.reward, 1, outcome.trace.phases.map((p) => logsOf(p)).join('\n---\n'));
-  assert.ok(
-    outcome.trace.warnings.includes(
-      'step "create-file": [steps.agent] network_mode = "public" was not applied: its agent worked under the task\'s agent policy, no-network',
-    ),
-    outcome.trace.warnings.join('\n'),
+  const logs = outcome.trace.phases.map((p) => logsOf(p)).join('\n---\n');
+  assert.equal(outcome.reward, 1, logs);
+  assert.match(
+    logs,
+    /step "create-file": the agent's network: allowlist \(deb\.debian\.org\) \(the task's agent policy: no-network\)/,
   );
+  // Applied, so nothing is said of a policy left out.
+  assert.ok(!outcome.trace.warnings.some((w) => /network/.test(w)), outcome.trace.warnings.join('\n'));
 });
 
 test('a Compose task without network reaches its own services and nothing of the host', async () => {

@@ -136,6 +136,8 @@ interface Pass {
   /** Build context of a separate verifier. */
   verifierContext: string;
   dirs: PassDirs;
+  /** The network its agent works under (agentNetwork): a step's own policy, else the task's. */
+  agentNetwork: NetworkPolicy;
 }
 
 interface Actor {
@@ -294,6 +296,7 @@ export class HarborTrial {
     const { task } = this.o;
     return {
       name: undefined,
+      agentNetwork: this.agentNetwork(),
       instruction: task.instruction,
       agent: this.o.agent,
       agentTimeoutSec: task.config.agent.timeout_sec,
@@ -327,7 +330,6 @@ export class HarborTrial {
     const rewards: (Record<string, number> | null)[] = [];
     for (const [i, step] of steps.entries()) {
       const pass = this.stepPass(step, i);
-      this.noteStepAgentNetwork(step);
       const result: StepResultJson = {
         step_name: step.name,
         agent_result: null,
@@ -430,6 +432,7 @@ export class HarborTrial {
       testsDirs: [join(task.dir, 'tests'), stepTests].filter((d) => existsSync(d)),
       verifierContext: existsSync(stepTests) ? stepTests : join(task.dir, 'tests'),
       dirs,
+      agentNetwork: this.agentNetwork(step),
     };
   }
 
@@ -538,13 +541,12 @@ export class HarborTrial {
   /** The agent's turn, then its processes ended, collect hooks run and artifacts collected. */
   private async act(pass: Pass, actor: Actor): Promise<Acted> {
     const { main, env } = actor;
-    // A step's shared verifier may have moved the container to its own network; the next agent gets its own back.
-    if (this.verifierNetworkSet) {
-      await env.restoreNetwork?.();
-      this.verifierNetworkSet = false;
-    }
+    // The agent's policy while it works, as Harbor's: a step's own, else the task's. A step's shared verifier
+    // may have moved the container to its own network; the next agent gets its own back.
+    const who = pass.name ? `step "${pass.name}": the agent` : 'the agent';
+    const agentVars = await this.placeContainer(env, pass.agentNetwork, who);
     const before = await processSnapshot(main);
-    const outcome = await this.runAgent(pass, main, actor.workdir);
+    const outcome = await this.runAgent(pass, main, actor.workdir, agentVars);
     this.step('teardown', 'started', 'ending agent sessions');
     await killNewProcesses(main, before);
     this.agentIsRoot = await this.runsAsRoot(main, pass.agentUser);
@@ -620,10 +622,12 @@ export class HarborTrial {
     if (copied.status === 'too-large') this.warn(`${src} was not collected: ${copied.why}`);
   }
 
+  /** `networkVars`: what the agent's commands need on the network the container is on now (placeContainer). */
   private async runAgent(
     pass: Pass,
     main: ManagedContainer,
     workdir: string,
+    networkVars: Record<string, string>,
   ): Promise<Omit<Acted, 'collected' | 'logsArtifacts'>> {
     const { agent } = pass;
     const timeoutSec = pass.agentTimeoutSec;
@@ -647,6 +651,7 @@ export class HarborTrial {
           const asUser = opts.user ?? user;
           return main.exec(argv, {
             ...opts,
+            ...(Object.keys(networkVars).length > 0 ? { env: { ...networkVars, ...opts.env } } : {}),
             ...(asUser ? { user: asUser } : {}),
             signal: opts.signal ?? deadline.signal,
           });
@@ -921,12 +926,15 @@ export class HarborTrial {
   }
 
   /**
-   * The agent's container starts with the agent's policy, as Harbor's is while the agent works: the task's
-   * `[agent]` policy, else the environment's; then the run's agent hosts.
+   * The agent's policy while it works, as Harbor's: a step's `[steps.agent]` policy, else the task's `[agent]`
+   * policy, else the environment's; then the run's agent hosts. The agent's container starts with the task's.
    */
-  private agentNetwork(): NetworkPolicy {
+  private agentNetwork(step?: HarborStepConfig): NetworkPolicy {
     const { agent, environment } = this.o.task.config;
-    const own = phasePolicy(agent.network_mode, agent.allowed_hosts) ?? this.environmentNetwork(environment);
+    const own =
+      (step && phasePolicy(step.agent.network_mode, step.agent.allowed_hosts)) ??
+      phasePolicy(agent.network_mode, agent.allowed_hosts) ??
+      this.environmentNetwork(environment);
     return withExtraHosts(own, this.o.extraHosts?.agent ?? [], '--allow-agent-host', (line) => this.warnOnce(line));
   }
 
@@ -940,46 +948,57 @@ export class HarborTrial {
 
   /**
    * A shared verifier verifies under its own policy, as in Harbor: its `[verifier]` policy, else the
-   * environment's (with the run's environment hosts). When that is not the agent's, the agent's container moves
-   * to that policy's network for the tests (docker/containerNetwork.ts); a Compose project keeps one policy, and
-   * the trial says so. Returns the variables the tests need there.
+   * environment's (with the run's environment hosts). Returns the variables the tests need there.
    */
-  private async sharedVerifierNetwork(
-    settings: VerifierSettings,
-    env: TrialEnvironment,
-  ): Promise<Record<string, string>> {
+  private sharedVerifierNetwork(settings: VerifierSettings, env: TrialEnvironment): Promise<Record<string, string>> {
     const wanted =
       phasePolicy(settings.networkMode, settings.allowedHosts) ??
       this.environmentNetwork(this.o.task.config.environment);
-    const agents = this.agentNetwork();
-    if (samePolicy(wanted, agents)) return {};
-    if (!env.setNetwork) {
+    return this.placeContainer(
+      env,
+      wanted,
+      'the shared verifier',
+      ' (use environment_mode = "separate" for a verifier with its own)',
+    );
+  }
+
+  /**
+   * Puts the agent's container on `wanted`'s network for the phase `who` names, and returns the variables its
+   * commands need there. The container was made with the task's agent policy; another policy moves it to that
+   * policy's network (docker/containerNetwork.ts), and the task's brings it back. A Compose project keeps one
+   * policy for its run: the phase runs under it, and the trial says so.
+   */
+  private async placeContainer(
+    env: TrialEnvironment,
+    wanted: NetworkPolicy,
+    who: string,
+    composeHint = '',
+  ): Promise<Record<string, string>> {
+    const made = this.agentNetwork();
+    const now = this.movedTo ?? { policy: made, vars: {} };
+    if (samePolicy(wanted, now.policy)) return now.vars;
+    if (!env.setNetwork || !env.restoreNetwork) {
       this.warnOnce(
-        `the shared verifier ran under the agent's network policy, ${describePolicy(agents)}, not its own, ${describePolicy(wanted)}: a Compose task keeps one policy for its project (use environment_mode = "separate" for a verifier with its own)`,
+        `${who} ran under the task's agent policy, ${describePolicy(made)}, not its own, ${describePolicy(wanted)}: a Compose task keeps one policy for its project${composeHint}`,
       );
+      return {};
+    }
+    if (samePolicy(wanted, made)) {
+      await env.restoreNetwork();
+      this.movedTo = undefined;
       return {};
     }
     this.log(
       'engine',
-      `the shared verifier's network: ${describePolicy(wanted)} (the agent's: ${describePolicy(agents)})`,
+      `${who}'s network: ${describePolicy(wanted)} (the task's agent policy: ${describePolicy(made)})`,
     );
     const vars = await env.setNetwork(wanted);
-    this.verifierNetworkSet = true;
+    this.movedTo = { policy: wanted, vars };
     return vars;
   }
 
-  /** A step's own agent policy is not applied: the agent's commands keep the container's (said, not silent). */
-  private noteStepAgentNetwork(step: HarborStepConfig): void {
-    const asked = phasePolicy(step.agent.network_mode, step.agent.allowed_hosts);
-    if (!asked) return;
-    const kept = this.agentNetwork();
-    if (!samePolicy(asked, kept))
-      this.warnOnce(
-        `step "${step.name}": [steps.agent] network_mode = "${asked.mode}" was not applied: its agent worked under the task's agent policy, ${describePolicy(kept)}`,
-      );
-  }
-
-  private verifierNetworkSet = false;
+  /** Where placeContainer moved the agent's container, while it is not on the network it was made on. */
+  private movedTo: { policy: NetworkPolicy; vars: Record<string, string> } | undefined;
   private readonly warned = new Set<string>();
   private warnOnce(line: string): void {
     if (!this.warned.has(line)) this.warn(line);
