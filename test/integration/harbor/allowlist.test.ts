@@ -334,6 +334,9 @@ PY`;
 
 test('a Compose task without network reaches its own services and nothing of the host', async () => {
   const dir = composeTask('network_mode = "no-network"');
+  // A verifier with a policy of its own: a Compose project keeps one for its run, and the trial says so.
+  const toml = join(dir, 'task.toml');
+  writeFileSync(toml, readFileSync(toml, 'utf8').replace('[verifier]\n', '[verifier]\nnetwork_mode = "public"\n'));
   const command = agentPython(`
 out["api"] = knock("api", 8000, 50)
 out["host"] = knock_host()
@@ -343,6 +346,12 @@ out["host"] = knock_host()
   assert.equal(seen.api, 'reached', 'the sidecar stays reachable');
   for (const address of hostAddresses)
     assert.match(seen.host[address]!, /^error /, `the host's service at ${address} answered a no-network Compose task`);
+  assert.ok(
+    outcome.trace.warnings.includes(
+      'the shared verifier ran under the task\'s agent policy, no-network, not its own, public: a Compose task keeps one policy for its project (use environment_mode = "separate" for a verifier with its own)',
+    ),
+    outcome.trace.warnings.join('\n'),
+  );
 });
 
 test('allowlist, Compose: main reaches the allowed host through the proxy, its sidecar directly, and nothing of the host', async () => {
