@@ -29,8 +29,10 @@ echo "${says}"
 describe("the compose-v2 layer's Docker config", () => {
   const dir = tempDir('compose-v2-config');
   after(() => rmSync(dir, { recursive: true, force: true }));
+  // Without DOCKER_HOST or DOCKER_CONTEXT, which would override the context the config folder chooses.
+  const { DOCKER_HOST: _host, DOCKER_CONTEXT: _context, ...base } = process.env;
   const docker = (config: string, ...args: string[]) =>
-    execFileSync('docker', args, { env: { ...process.env, DOCKER_CONFIG: config }, encoding: 'utf8' }).trim();
+    execFileSync('docker', args, { env: { ...base, DOCKER_CONFIG: config }, encoding: 'utf8' }).trim();
 
   test("keeps the user's context and plugins, with Compose v2 in place of theirs", () => {
     const user = join(dir, 'user');
