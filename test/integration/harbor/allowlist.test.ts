@@ -46,10 +46,12 @@ before(async () => {
 after(() => hostService.close());
 
 /** The sidecar fixture (a Compose task) with these lines at the top of its [environment]. */
-function composeTask(environmentLines: string): string {
+function composeTask(environmentLines: string, verifierLines = ''): string {
   const toml = readFileSync(join(HARBOR_FIXTURES, 'compose-sidecar', 'task.toml'), 'utf8');
   return fixtureVariant('compose-sidecar', {
-    'task.toml': toml.replace('[environment]\n', `[environment]\n${environmentLines}\n`),
+    'task.toml': toml
+      .replace('[environment]\n', `[environment]\n${environmentLines}\n`)
+      .replace('[verifier]\n', `[verifier]\n${verifierLines}`),
   });
 }
 
@@ -333,10 +335,8 @@ PY`;
 });
 
 test('a Compose task without network reaches its own services and nothing of the host', async () => {
-  const dir = composeTask('network_mode = "no-network"');
   // A verifier with a policy of its own: a Compose project keeps one for its run, and the trial says so.
-  const toml = join(dir, 'task.toml');
-  writeFileSync(toml, readFileSync(toml, 'utf8').replace('[verifier]\n', '[verifier]\nnetwork_mode = "public"\n'));
+  const dir = composeTask('network_mode = "no-network"', 'network_mode = "public"\n');
   const command = agentPython(`
 out["api"] = knock("api", 8000, 50)
 out["host"] = knock_host()
