@@ -152,55 +152,86 @@ class SequencedUrlProvider implements Provider {
   }
 }
 
+/**
+ * Every run of a case through the engine, `concurrency` at a time, in the
+ * SDK's order (row by row, each row's answers in turn). A run that fails an
+ * assertion stops the others from starting; those under way finish (each
+ * removes its own substrates) before the failure is reported.
+ */
 async function engine(
   c: Case,
   m: { dir: string; envFile: string; tasksFile: string },
   provider: (row: number) => Provider,
+  concurrency = 1,
 ): Promise<Result[]> {
-  const out: Result[] = [];
-  for (const [row, r] of c.rows.entries()) {
-    for (const answer of c.answers) {
-      const outcome = await runRollout({
-        ref: refOf(c, m, row),
-        module: m.envFile,
-        cwd: m.dir,
-        provider: provider(row),
-        agent: new FixedAgent(answer),
-        traceDir: null,
-        timeouts: { rolloutMs: (c.rolloutTimeoutS ?? 180) * 1000 },
-      });
-      const failure = c.failedRows?.[row];
-      if (c.refusedAtLoad) {
-        assert.equal(outcome.error?.phase, 'setup', `${c.name}: ${outcome.status} ${outcome.error?.message}`);
-        assert.match(outcome.error.message, c.refusedAtLoad);
-      } else if (failure) {
-        assert.equal(
-          outcome.error?.phase,
-          'actor',
-          `${c.name} row ${row}: ${outcome.status} ${outcome.error?.message}`,
-        );
-        assert.match(outcome.error.message, failure);
-      } else {
-        assert.ok(
-          outcome.status !== 'error' || outcome.error?.phase !== 'setup',
-          `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`,
-        );
+  const runs = c.rows.flatMap((_, row) => c.answers.map((answer) => ({ row, answer })));
+  const out = new Array<Result>(runs.length);
+  const failures: unknown[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < runs.length && failures.length === 0) {
+      const i = next++;
+      const { row, answer } = runs[i]!;
+      try {
+        out[i] = await engineRun(c, m, row, answer, provider(row));
+      } catch (err) {
+        failures.push(err);
       }
-      out.push(
-        normalise({
-          row,
-          answer,
-          status: outcome.status,
-          reward: outcome.reward,
-          subscores: (outcome.result?.subscores ?? []).map((s) => [s.name, s.value, s.weight]),
-          slug: outcome.trace.task.slug,
-          prompt: promptOf(outcome.trace.prompt),
-        }),
-      );
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, runs.length) }, worker));
+  if (failures.length > 0) throw failures[0];
   return out;
 }
+
+async function engineRun(
+  c: Case,
+  m: { dir: string; envFile: string; tasksFile: string },
+  row: number,
+  answer: string,
+  provider: Provider,
+): Promise<Result> {
+  const r = c.rows[row]!;
+  const outcome = await runRollout({
+    ref: refOf(c, m, row),
+    module: m.envFile,
+    cwd: m.dir,
+    provider,
+    agent: new FixedAgent(answer),
+    traceDir: null,
+    timeouts: { rolloutMs: (c.rolloutTimeoutS ?? 180) * 1000 },
+  });
+  const failure = c.failedRows?.[row];
+  if (c.refusedAtLoad) {
+    assert.equal(outcome.error?.phase, 'setup', `${c.name}: ${outcome.status} ${outcome.error?.message}`);
+    assert.match(outcome.error.message, c.refusedAtLoad);
+  } else if (failure) {
+    assert.equal(outcome.error?.phase, 'actor', `${c.name} row ${row}: ${outcome.status} ${outcome.error?.message}`);
+    assert.match(outcome.error.message, failure);
+  } else {
+    assert.ok(
+      outcome.status !== 'error' || outcome.error?.phase !== 'setup',
+      `${c.name} row ${row} (${r.id}): ${outcome.error?.message}`,
+    );
+  }
+  return normalise({
+    row,
+    answer,
+    status: outcome.status,
+    reward: outcome.reward,
+    subscores: (outcome.result?.subscores ?? []).map((s) => [s.name, s.value, s.weight]),
+    slug: outcome.trace.task.slug,
+    prompt: promptOf(outcome.trace.prompt),
+  });
+}
+
+/**
+ * Runs of one case at once on the bundled runtime: each gets a process or a
+ * container of its own, as in an eval job. Way (c) borrows one server of the
+ * peer's per environment, which the SDK never shares between rollouts, so
+ * its runs go one after another.
+ */
+const RUNS_AT_ONCE = 3;
 
 describe('conformance with the real HUD SDK', () => {
   before(() => void peerPythonPath());
@@ -264,12 +295,12 @@ describe('conformance with the real HUD SDK', () => {
 
       test("(d) HUD Studio's engine on its bundled runtime, local", async () => {
         const local = new LocalProvider();
-        assertSameRuns(c, await engine(c, m, () => local), expected);
+        assertSameRuns(c, await engine(c, m, () => local, RUNS_AT_ONCE), expected);
       });
 
       test("(d) HUD Studio's engine on its bundled runtime, Docker", async () => {
         const docker = new DockerProvider({ stopGraceMs: 2_000 });
-        assertSameRuns(c, await engine(c, m, () => docker), expected);
+        assertSameRuns(c, await engine(c, m, () => docker, RUNS_AT_ONCE), expected);
       });
     });
   }
