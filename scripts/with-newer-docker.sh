@@ -41,18 +41,30 @@ running="$(docker -H "unix://$SOCK" ps -q | wc -l)"
 [ "$running" = 0 ] || refuse "$running container(s) run on the machine's engine, and stopping it would stop them"
 
 dir="$(bash "$here/setup-docker-newer.sh")"
-# The machine's engine as it was started: its program, arguments and folder, to start it again the same way
-# (by the program's own path: PATH leads to the newer engine meanwhile).
-mapfile -d '' old_cmd <"/proc/$old_pid/cmdline"
-old_cmd[0]="$(readlink "/proc/$old_pid/exe")"
-old_cwd="$(readlink "/proc/$old_pid/cwd")"
+# The machine's engine as it was started: its program, arguments, environment and folder, to start it again the
+# same way. Nothing of this script's environment may reach it: the test layer's TMPDIR is removed when the layer
+# ends (containerd keeps runc's files there, and every exec would fail after), and PATH leads to the newer engine.
+mapfile -d '' old_cmd < <($SUDO cat "/proc/$old_pid/cmdline")
+mapfile -d '' old_env < <($SUDO cat "/proc/$old_pid/environ")
+old_cmd[0]="$($SUDO readlink "/proc/$old_pid/exe")"
+old_cwd="$($SUDO readlink "/proc/$old_pid/cwd")"
+old_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+for v in "${old_env[@]}"; do [[ "$v" == PATH=* ]] && old_path="${v#PATH=}"; done
 
-# A daemon in the background that holds none of this script's files open: whoever reads this script's output
-# (the test runner) waits for every writer to close it.
-start_daemon() { # LOG DIR COMMAND...
-  local log="$1" cwd="$2"
-  shift 2
-  (cd "$cwd" && exec $SUDO nohup "$@" </dev/null >>"$log" 2>&1 &)
+# A daemon in the background, in the machine's engine's environment with PATH as given, holding none of this
+# script's files open: whoever reads this script's output (the test runner) waits for every writer to close it.
+start_daemon() { # LOG DIR PATH COMMAND...
+  local log="$1" cwd="$2" path="$3"
+  shift 3
+  (cd "$cwd" && exec $SUDO env -i "${old_env[@]}" PATH="$path" nohup "$@" </dev/null >>"$log" 2>&1 &)
+}
+
+smoke_test() {
+  local id ok=0
+  id="$(docker -H "unix://$SOCK" run -d --rm --network none hud-studio/base:bookworm sleep 60)" || return 1
+  [ "$(docker -H "unix://$SOCK" exec "$id" echo ok 2>&1)" = ok ] || ok=1
+  docker -H "unix://$SOCK" rm -f "$id" >/dev/null 2>&1 || true
+  return "$ok"
 }
 
 restore() {
@@ -65,8 +77,13 @@ restore() {
   fi
   if ! engine_ok >/dev/null; then
     log "starting the machine's engine again: ${old_cmd[*]}"
-    start_daemon /var/log/hud-studio-dockerd.log "$old_cwd" "${old_cmd[@]}"
+    start_daemon /var/log/hud-studio-dockerd.log "$old_cwd" "$old_path" "${old_cmd[@]}"
     wait_up || { log "the machine's engine did not start again; see /var/log/hud-studio-dockerd.log"; status=1; }
+  fi
+  # The machine's engine is left able to start a container and exec in it, which the next test run needs.
+  if ! smoke_test; then
+    log "the machine's engine does not run containers after the swap; see /var/log/hud-studio-dockerd.log"
+    status=1
   fi
   exit "$status"
 }
@@ -76,11 +93,13 @@ log "stopping the machine's engine (Docker $old_version, pid $old_pid)"
 $SUDO kill -TERM "$old_pid"
 wait_gone "$old_pid" || refuse "the machine's engine did not stop"
 
-export PATH="$dir/root/usr/sbin:$dir/root/usr/bin:$PATH"
 $SUDO mkdir -p "$EXEC_ROOT" "$dir/data"
 # Its own data and state folders: the machine's images and networks are not touched.
 : >"$LOG"
-start_daemon "$LOG" / dockerd -H "unix://$SOCK" --pidfile "$PIDFILE" --data-root "$dir/data" --exec-root "$EXEC_ROOT"
+start_daemon "$LOG" / "$dir/root/usr/sbin:$dir/root/usr/bin:$old_path" \
+  dockerd -H "unix://$SOCK" --pidfile "$PIDFILE" --data-root "$dir/data" --exec-root "$EXEC_ROOT"
+# The newer CLI for the command, as a user of that engine would have it.
+export PATH="$dir/root/usr/sbin:$dir/root/usr/bin:$PATH"
 wait_up || { log "the newer engine did not start; see $LOG"; tail -n 30 "$LOG" >&2 || true; exit 1; }
 log "Docker $(engine_ok) answers on $SOCK"
 # The base images the tests build from, imported from the cached root file system (seconds).
