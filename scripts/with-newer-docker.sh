@@ -52,11 +52,12 @@ old_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 for v in "${old_env[@]}"; do [[ "$v" == PATH=* ]] && old_path="${v#PATH=}"; done
 
 # A daemon in the background, in the machine's engine's environment with PATH as given, holding none of this
-# script's files open: whoever reads this script's output (the test runner) waits for every writer to close it.
+# script's files open (whoever reads this script's output, the test runner, waits for every writer to close it),
+# in a session of its own: a Ctrl-C meant for the tests does not reach it.
 start_daemon() { # LOG DIR PATH COMMAND...
   local log="$1" cwd="$2" path="$3"
   shift 3
-  (cd "$cwd" && exec $SUDO env -i "${old_env[@]}" PATH="$path" nohup "$@" </dev/null >>"$log" 2>&1 &)
+  (cd "$cwd" && exec $SUDO env -i "${old_env[@]}" PATH="$path" setsid "$@" </dev/null >>"$log" 2>&1 &)
 }
 
 smoke_test() {
@@ -69,6 +70,10 @@ smoke_test() {
 
 restore() {
   local status=$?
+  # An interrupted test runner is gone with its end of our output, and a failed log line must not stop the
+  # restore: the machine's engine comes back whatever happens here.
+  set +e
+  trap '' PIPE INT TERM HUP
   local pid
   pid="$(cat "$PIDFILE" 2>/dev/null || true)"
   if [ -n "$pid" ] && [ "$pid" != "$old_pid" ]; then
@@ -88,6 +93,9 @@ restore() {
   exit "$status"
 }
 trap restore EXIT
+# A signal ends the script through its EXIT trap, as bash does not run it for a signal's default action.
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
 log "stopping the machine's engine (Docker $old_version, pid $old_pid)"
 $SUDO kill -TERM "$old_pid"
