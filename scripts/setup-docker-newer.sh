@@ -30,7 +30,7 @@ echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.
 # Only this source and this state: the machine's own apt configuration and package lists are left alone.
 apt_opts=(
   -o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
-  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o APT::Sandbox::User=root
+  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o "APT::Sandbox::User=$(id -un)"
 )
 log "fetching docker.io and docker-cli from Debian $SUITE"
 apt-get "${apt_opts[@]}" update -qq
