@@ -6,9 +6,8 @@
 #
 # Where the machine's `docker compose` already is v2, nothing is installed.
 # Otherwise the plugin binary is taken from Debian 13's `docker-compose`
-# package (v2, built against a libc Debian 12 has), fetched by apt with its
-# own lists folder, so the archive's signature is checked and the machine's
-# apt sources and package database are left as they were, and installed as a
+# package (v2, built against a libc Debian 12 has; scripts/debian13-unpack.sh
+# fetches it with the archive's signature checked), and installed as a
 # Docker CLI plugin in its own config folder:
 #
 #   $HUD_STUDIO_TOOLS/compose-v2/cli-plugins/docker-compose
@@ -33,17 +32,8 @@ fi
 
 work=$(mktemp -d /tmp/hud-compose-v2.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/deb"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" >"$work/sources.list"
-apt_private=(
-  -o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-  -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Dir::State::status=/dev/null
-  -o "APT::Architectures=$(dpkg --print-architecture)" -o APT::Sandbox::User=root
-)
 log "fetching Debian 13's docker-compose (Compose v2)"
-apt-get "${apt_private[@]}" update -qq >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; exit 1; }
-(cd "$work/deb" && apt-get "${apt_private[@]}" download docker-compose >>"$work/apt.log" 2>&1) || { cat "$work/apt.log" >&2; exit 1; }
-dpkg-deb -x "$work"/deb/docker-compose_*.deb "$work/root"
+bash "$(dirname "$0")/debian13-unpack.sh" "$work/root" docker-compose
 found=""
 for candidate in "$work/root/usr/libexec/docker/cli-plugins/docker-compose" "$work/root/usr/bin/docker-compose"; do
   if [ -f "$candidate" ]; then found="$candidate"; break; fi
